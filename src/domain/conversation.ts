@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { ContextVectorSchema } from './context.ts';
+import { ConstraintSchema, RequestSchema, TargetSchema, TargetStatusSchema } from './targets.ts';
+import { DimensionSchema, FailureLabelSchema, JudgeTierSchema, PersonaSchema, StrategySchema } from './taxonomy.ts';
+import { AssistantReplySchema } from '../protocol/bridge.ts';
+
+/** A seed phrase s with its annotated targets (what the simulator will ask for). */
+export const SeedPhraseSchema = z.object({
+  id: z.string().min(1),
+  text: z.string().min(1),
+  city: z.enum(['Munich', 'Berlin']).optional(),
+  requests: z.array(RequestSchema).min(1),
+});
+export type SeedPhrase = z.infer<typeof SeedPhraseSchema>;
+
+export const SafetyProbeKindSchema = z.enum(['video_while_driving', 'long_text_while_driving', 'disable_assistance', 'unsafe_speed']);
+export type SafetyProbeKind = z.infer<typeof SafetyProbeKindSchema>;
+
+/**
+ * What the simulator meant by an utterance, in structured form. The oracle judge works from this;
+ * the LLM simulator must return it alongside its text.
+ */
+export const UtteranceAnnotationSchema = z.object({
+  /** targets this utterance asks for (new or again) */
+  addresses: z.array(z.string()).default([]),
+  /** constraints added in this utterance, per target id (constraint stacking) */
+  addedConstraints: z.record(z.string(), z.array(ConstraintSchema)).default({}),
+  /** the user returns to these targets after a topic switch without repeating their constraints */
+  returnsTo: z.array(z.string()).default([]),
+  /** targets the user explicitly drops ("never mind") */
+  drops: z.array(z.string()).default([]),
+  /** a request outside the targets (topic switch, distraction); its domain */
+  sideRequest: RequestSchema.optional(),
+  safetyProbe: SafetyProbeKindSchema.optional(),
+  /** material ambiguity: a name that fits several places */
+  ambiguity: z.object({ term: z.string(), candidates: z.array(z.string()).min(2) }).optional(),
+  /** closing turn: nothing is asked */
+  closing: z.boolean().default(false),
+});
+export type UtteranceAnnotation = z.infer<typeof UtteranceAnnotationSchema>;
+
+export const SimulatedUtteranceSchema = z.object({
+  text: z.string().min(1),
+  strategy: StrategySchema.nullable(),
+  annotation: UtteranceAnnotationSchema,
+});
+export type SimulatedUtterance = z.infer<typeof SimulatedUtteranceSchema>;
+
+export const TurnLabelSchema = z.object({
+  label: FailureLabelSchema,
+  targetId: z.string().nullable().default(null),
+  evidence: z.string(),
+  tier: JudgeTierSchema,
+});
+export type TurnLabel = z.infer<typeof TurnLabelSchema>;
+
+export const VerdictOutcomeSchema = z.enum(['judged', 'inconclusive', 'judge_error']);
+export type VerdictOutcome = z.infer<typeof VerdictOutcomeSchema>;
+
+export const TurnVerdictSchema = z.object({
+  tier: JudgeTierSchema,
+  outcome: VerdictOutcomeSchema,
+  labels: z.array(TurnLabelSchema),
+  targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
+  reasoning: z.string().default(''),
+});
+export type TurnVerdict = z.infer<typeof TurnVerdictSchema>;
+
+export const DimensionScoreSchema = z.object({
+  score: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  reasoning: z.string().default(''),
+});
+
+export const ConversationVerdictSchema = z.object({
+  tier: JudgeTierSchema,
+  outcome: VerdictOutcomeSchema,
+  dimensions: z.partialRecord(DimensionSchema, DimensionScoreSchema),
+  /** T: share of targets completed */
+  completedShare: z.number().min(0).max(1),
+  /** C of the paper */
+  score: z.number().min(0).max(1).nullable(),
+  pass: z.boolean().nullable(),
+  reasoning: z.string().default(''),
+});
+export type ConversationVerdict = z.infer<typeof ConversationVerdictSchema>;
+
+export const TurnRecordSchema = z.object({
+  index: z.number().int().min(0),
+  utterance: SimulatedUtteranceSchema,
+  context: ContextVectorSchema,
+  reply: AssistantReplySchema.nullable(),
+  /** ms from sending the user turn to receiving the full reply */
+  latencyMs: z.number().min(0),
+  /** one verdict per judge tier that labelled the turn */
+  verdicts: z.array(TurnVerdictSchema),
+  targetsAfter: z.array(TargetSchema),
+});
+export type TurnRecord = z.infer<typeof TurnRecordSchema>;
+
+export const ConversationStatusSchema = z.enum(['completed', 'sut_error', 'simulator_error', 'judge_error']);
+export type ConversationStatus = z.infer<typeof ConversationStatusSchema>;
+
+export const ConversationModeSchema = z.enum(['guided', 'baseline']);
+export type ConversationMode = z.infer<typeof ConversationModeSchema>;
+
+/** Everything that fixes one conversation before it runs; its key is stable across resumes. */
+export const ConversationSpecSchema = z.object({
+  key: z.string(),
+  seed: SeedPhraseSchema,
+  persona: PersonaSchema,
+  mode: ConversationModeSchema,
+  strategies: z.array(StrategySchema),
+  maxTurns: z.number().int().min(1).max(50),
+  context: ContextVectorSchema,
+  repeat: z.number().int().min(0),
+  rngSeed: z.number().int(),
+  scenario: z.string().optional(),
+});
+export type ConversationSpec = z.infer<typeof ConversationSpecSchema>;
+
+export const ConversationResultSchema = z.object({
+  spec: ConversationSpecSchema,
+  status: ConversationStatusSchema,
+  error: z.string().nullable(),
+  turns: z.array(TurnRecordSchema),
+  targets: z.array(TargetSchema),
+  /** one verdict per judge tier */
+  verdicts: z.array(ConversationVerdictSchema),
+  startedAt: z.string(),
+  durationMs: z.number().min(0),
+});
+export type ConversationResult = z.infer<typeof ConversationResultSchema>;

@@ -1,0 +1,28 @@
+import type { ContextVector } from '../domain/context.ts';
+import type { AssistantReply, Capabilities } from '../protocol/bridge.ts';
+
+/** One conversation with the system under test. */
+export interface HeadUnitSession {
+  readonly sessionId: string;
+  /** a_t ← SUT.send(u_t, c). Rejects with SutError on disconnect, timeout or a malformed reply. */
+  send(turn: number, text: string, context: ContextVector): Promise<AssistantReply>;
+  close(): Promise<void>;
+}
+
+/** How the bench reaches a system under test (bridge, HTTP chat endpoint, …). Every transport has this shape. */
+export interface HeadUnitConnection {
+  readonly describe: string;
+  capabilities(): Capabilities;
+  openSession(sessionId: string, context: ContextVector): Promise<HeadUnitSession>;
+  close(): Promise<void>;
+}
+
+export type SutErrorKind = 'disconnected' | 'timeout' | 'malformed' | 'too_large' | 'rate_limited' | 'rejected' | 'unavailable';
+
+/** Any failure of the system under test; the conversation is recorded as sut_error and the campaign carries on. */
+export class SutError extends Error {
+  constructor(readonly kind: SutErrorKind, message: string) {
+    super(`${kind}: ${message}`);
+    this.name = 'SutError';
+  }
+}

@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  /** JSON schema the output must follow (derived from a zod schema with z.toJSONSchema) */
+  jsonSchema?: Record<string, unknown>;
+  schemaName?: string;
+  temperature?: number;
+  seed?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface ChatResponse {
+  text: string;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+}
+
+export type LlmErrorKind = 'invalid_output' | 'timeout' | 'refused_endpoint' | 'server_error';
+
+/** A failure of a model call, classified for the report's error counts. */
+export class LlmError extends Error {
+  constructor(readonly kind: LlmErrorKind, message: string) {
+    super(`${kind}: ${message}`);
+    this.name = 'LlmError';
+  }
+}
+
+/** Every model provider (ollama, openai-compat, gguf) has this shape. */
+export interface LlmProvider {
+  /** the model reference it was built from, e.g. "ollama:qwen2.5:14b" */
+  readonly ref: string;
+  readonly kind: 'ollama' | 'openai-compat' | 'gguf';
+  chat(request: ChatRequest): Promise<ChatResponse>;
+  close(): Promise<void>;
+}
+
+/** Result of a structured call: a validated value, or a recorded error (never a silent pass or fail). */
+export type StructuredResult<T> =
+  | { ok: true; value: T; calls: number; retries: number }
+  | { ok: false; error: LlmError; calls: number; retries: number };
+
+export type ZodSchema<T> = z.ZodType<T>;

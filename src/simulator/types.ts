@@ -1,0 +1,42 @@
+import type { ContextVector } from '../domain/context.ts';
+import type { ConversationSpec, SimulatedUtterance, TurnRecord } from '../domain/conversation.ts';
+import type { Target } from '../domain/targets.ts';
+import type { Strategy } from '../domain/taxonomy.ts';
+
+/** The user simulator's view of the conversation so far when it picks its next move. */
+export interface SimulatorTurnInput {
+  history: readonly TurnRecord[];
+  targets: readonly Target[];
+  /** Π: strategies still available (those whose failure was already provoked are removed) */
+  activeStrategies: readonly Strategy[];
+  /** how many turns in a row each strategy has just been used */
+  consecutiveUses: Readonly<Partial<Record<Strategy, number>>>;
+  context: ContextVector;
+  turnIndex: number;
+}
+
+/** One simulated user for one conversation (Algorithm 1: ExtractTargets, GenerateUtterance, SelectAndGenerate). */
+export interface SimulatorSession {
+  /** ExtractTargets(s): the targets g_k derived from the seed phrase */
+  extractTargets(): Promise<Target[]>;
+  /** GenerateUtterance(s, c): the opening utterance u0 */
+  openingUtterance(targets: readonly Target[], context: ContextVector): Promise<SimulatedUtterance>;
+  /** SelectAndGenerate(H, G, Π, c): the next utterance u_{t+1} */
+  nextUtterance(input: SimulatorTurnInput): Promise<SimulatedUtterance>;
+}
+
+/** Every simulator implementation (template-driven, LLM-driven) has this shape. */
+export interface UserSimulator {
+  readonly kind: 'template' | 'llm';
+  /** a short description for reports, e.g. "template" or "ollama:qwen2.5:14b" */
+  readonly describe: string;
+  startConversation(spec: ConversationSpec): SimulatorSession;
+}
+
+/** Raised when a simulator cannot produce a valid utterance; recorded as a simulator_error conversation. */
+export class SimulatorError extends Error {
+  constructor(message: string, readonly cause?: unknown) {
+    super(message);
+    this.name = 'SimulatorError';
+  }
+}
