@@ -26,3 +26,18 @@ export class SutError extends Error {
     this.name = 'SutError';
   }
 }
+
+/** The reply a head-unit implementation produces for one user turn (the bridge adds sessionId and turn). */
+export type HeadUnitReplyBody = Omit<AssistantReply, 'sessionId' | 'turn'>;
+
+/**
+ * The head-unit side of the bridge: what a head unit implements so that the bridge
+ * client can dial it in to the bench (the reference head unit, a vendor adapter, …).
+ */
+export interface HeadUnitHandler {
+  readonly unit: { name: string; version: string };
+  readonly capabilities: Capabilities;
+  startSession(sessionId: string, context: ContextVector): Promise<void> | void;
+  handleTurn(sessionId: string, turn: number, text: string, context: ContextVector | undefined): Promise<HeadUnitReplyBody>;
+  endSession(sessionId: string): Promise<void> | void;
+}
