@@ -40,4 +40,6 @@ export interface HeadUnitHandler {
   startSession(sessionId: string, context: ContextVector): Promise<void> | void;
   handleTurn(sessionId: string, turn: number, text: string, context: ContextVector | undefined): Promise<HeadUnitReplyBody>;
   endSession(sessionId: string): Promise<void> | void;
+  /** vehicle context from the bench (CAN frames batch); payload schema: src/vehicle (VehicleContextMessageSchema) */
+  handleVehicleContext?(sessionId: string | null, payload: unknown): void;
 }
