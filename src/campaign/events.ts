@@ -1,0 +1,15 @@
+import type { ConversationResult, ConversationSpec, TurnRecord } from '../domain/conversation.ts';
+
+/**
+ * Live events a campaign emits while it runs; the CLI progress bar, the bench server's
+ * socket.io feed and tests all consume the same stream.
+ */
+export type CampaignEvent =
+  | { type: 'run_started'; runId: string; name: string; planned: number; remaining: number; budgetMs: number | null }
+  | { type: 'conversation_started'; runId: string; key: string; spec: ConversationSpec }
+  | { type: 'turn'; runId: string; key: string; turn: TurnRecord; activeStrategies: string[] }
+  | { type: 'conversation_finished'; runId: string; key: string; result: ConversationResult }
+  | { type: 'progress'; runId: string; done: number; planned: number; elapsedMs: number; budgetMs: number | null }
+  | { type: 'run_finished'; runId: string; status: 'completed' | 'interrupted' | 'budget_exhausted'; done: number; planned: number };
+
+export type CampaignEventListener = (event: CampaignEvent) => void;
