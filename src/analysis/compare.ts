@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { FAILURE_LABELS } from '../domain/taxonomy.ts';
+import { a12Magnitude, mannWhitneyU, varghaDelaneyA12 } from './stats.ts';
+import type { RunSummary } from './profile.ts';
+
+/** Significance level of the guided-vs-baseline tests (the paper's). */
+export const COMPARISON_ALPHA = 0.05;
+
+const RunSideSchema = z.object({
+  name: z.string(),
+  id: z.string().nullable(),
+  conversations: z.number().int(),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  inconclusive: z.number().int(),
+  errors: z.number().int(),
+  failRate: z.number().nullable(),
+  meanScore: z.number().nullable(),
+  uniqueFailureTypesPerConversation: z.number(),
+});
+
+/** A two-sided Mann–Whitney U test of a against b with Vargha–Delaney Â12 (a beats b). */
+const SampleTestSchema = z.object({
+  nA: z.number().int(),
+  nB: z.number().int(),
+  /** null when either sample is empty */
+  u: z.number().nullable(),
+  z: z.number().nullable(),
+  p: z.number().nullable(),
+  method: z.enum(['exact', 'normal']).nullable(),
+  a12: z.number().nullable(),
+  magnitude: z.enum(['negligible', 'small', 'medium', 'large']).nullable(),
+  significant: z.boolean(),
+});
+export type SampleTest = z.infer<typeof SampleTestSchema>;
+
+export const RunComparisonSchema = z.object({
+  alpha: z.number(),
+  a: RunSideSchema,
+  b: RunSideSchema,
+  /** a.failRate − b.failRate; null when either is undefined */
+  failRateDifference: z.number().nullable(),
+  /** a / b of unique failure types per conversation; null when b found none */
+  uniqueFailureTypesRatio: z.number().nullable(),
+  /** per-conversation C scores of a vs b */
+  scores: SampleTestSchema,
+  /** per-conversation counts of distinct failure labels of a vs b */
+  uniqueFailureTypes: SampleTestSchema,
+  /** per label: share of all failures in a and b, enrichment = shareA / shareB (null when b has none) */
+  enrichment: z.record(
+    z.enum(FAILURE_LABELS),
+    z.object({ countA: z.number().int(), countB: z.number().int(), shareA: z.number(), shareB: z.number(), prevalenceA: z.number(), prevalenceB: z.number(), ratio: z.number().nullable() }),
+  ),
+});
+export type RunComparison = z.infer<typeof RunComparisonSchema>;
+
+function side(summary: RunSummary, fallbackName: string): z.infer<typeof RunSideSchema> {
+  return {
+    name: summary.run?.name ?? fallbackName,
+    id: summary.run?.id ?? null,
+    conversations: summary.conversations,
+    passed: summary.passed,
+    failed: summary.failed,
+    inconclusive: summary.inconclusive,
+    errors: summary.errors.sut_error + summary.errors.simulator_error + summary.errors.judge_error,
+    failRate: summary.failRate,
+    meanScore: summary.meanScore,
+    uniqueFailureTypesPerConversation: summary.uniqueFailureTypesPerConversation,
+  };
+}
+
+export function sampleTest(a: readonly number[], b: readonly number[], alpha = COMPARISON_ALPHA): SampleTest {
+  if (a.length === 0 || b.length === 0) {
+    return { nA: a.length, nB: b.length, u: null, z: null, p: null, method: null, a12: null, magnitude: null, significant: false };
+  }
+  const test = mannWhitneyU(a, b);
+  const a12 = varghaDelaneyA12(a, b);
+  return { nA: a.length, nB: b.length, u: test.u, z: test.z, p: test.p, method: test.method, a12, magnitude: a12Magnitude(a12), significant: test.p < alpha };
+}
+
+/**
+ * Compares run a (e.g. guided) with run b (e.g. baseline): rates, mean scores, the ratio of unique
+ * failure types per conversation, Mann–Whitney U and Â12 on per-conversation C scores and on
+ * per-conversation unique failure counts, and the enrichment of each failure type.
+ */
+export function compareRuns(a: RunSummary, b: RunSummary, alpha = COMPARISON_ALPHA): RunComparison {
+  const scoresOf = (s: RunSummary) => s.perConversation.flatMap((c) => (c.score === null ? [] : [c.score]));
+  const uniqueOf = (s: RunSummary) => s.perConversation.map((c) => c.uniqueFailureTypes);
+  return {
+    alpha,
+    a: side(a, 'A'),
+    b: side(b, 'B'),
+    failRateDifference: a.failRate === null || b.failRate === null ? null : a.failRate - b.failRate,
+    uniqueFailureTypesRatio: b.uniqueFailureTypesPerConversation === 0 ? null : a.uniqueFailureTypesPerConversation / b.uniqueFailureTypesPerConversation,
+    scores: sampleTest(scoresOf(a), scoresOf(b), alpha),
+    uniqueFailureTypes: sampleTest(uniqueOf(a), uniqueOf(b), alpha),
+    enrichment: Object.fromEntries(
+      FAILURE_LABELS.map((label) => {
+        const fa = a.failureTypes[label];
+        const fb = b.failureTypes[label];
+        return [
+          label,
+          { countA: fa.count, countB: fb.count, shareA: fa.share, shareB: fb.share, prevalenceA: fa.prevalence, prevalenceB: fb.prevalence, ratio: fb.share === 0 ? null : fa.share / fb.share },
+        ];
+      }),
+    ) as RunComparison['enrichment'],
+  };
+}

@@ -1,0 +1,254 @@
+import { z } from 'zod';
+import { ConversationStatusSchema, type ConversationResult } from '../domain/conversation.ts';
+import {
+  DIMENSIONS,
+  FAILURE_LABELS,
+  JudgeTierSchema,
+  STRATEGIES,
+  STRATEGY_TARGET_FAILURE,
+  type Dimension,
+  type FailureLabel,
+  type JudgeTier,
+  type Strategy,
+} from '../domain/taxonomy.ts';
+import { combinedVerdict, turnLabels } from './verdict.ts';
+
+/** Number of equal-width bins of the relative turn position 0..1 in `failurePositions.relative`. */
+export const POSITION_BINS = 5;
+
+const rate = z.number().min(0).max(1);
+const count = z.number().int().min(0);
+const countsByLabel = z.record(z.enum(FAILURE_LABELS), count);
+
+const FailureTypeStatsSchema = z.object({
+  /** label occurrences (one per turn and target it was given for) */
+  count,
+  /** count / all label occurrences of the run */
+  share: rate,
+  /** conversations with at least one occurrence */
+  conversations: count,
+  /** conversations / all conversations */
+  prevalence: rate,
+});
+
+const StrategyStatsSchema = z.object({
+  /** turns whose utterance used the strategy */
+  uses: count,
+  conversationsUsing: count,
+  /** uses whose turn got the strategy's target failure ξ(λ) */
+  triggered: count,
+  /** triggered / uses; null when unused */
+  targetTriggered: rate.nullable(),
+  /** uses whose turn got at least one label other than ξ(λ) */
+  collateralTurns: count,
+  /** collateralTurns / uses; null when unused */
+  collateralRate: rate.nullable(),
+  /** occurrences of each other label on those turns */
+  collateral: countsByLabel,
+});
+
+const TierCountsSchema = z.object({
+  judged: count,
+  inconclusive: count,
+  judge_error: count,
+});
+
+export const PerConversationSchema = z.object({
+  key: z.string(),
+  seedId: z.string(),
+  persona: z.string(),
+  mode: z.string(),
+  status: ConversationStatusSchema,
+  outcome: z.enum(['pass', 'fail', 'inconclusive', 'error']),
+  /** C of the deciding verdict */
+  score: z.number().nullable(),
+  decidedBy: JudgeTierSchema.nullable(),
+  turns: count,
+  uniqueFailureTypes: count,
+  labels: z.array(z.enum(FAILURE_LABELS)),
+});
+export type PerConversation = z.infer<typeof PerConversationSchema>;
+
+const ExtensionSchema = z.record(z.string(), z.unknown()).optional();
+
+/** summary.json: everything the Analysis section of the method asks for, for one run. See docs/reports.md. */
+export const RunSummarySchema = z.object({
+  schemaVersion: z.literal(1),
+  run: z
+    .object({ id: z.string(), name: z.string(), mode: z.string(), status: z.string(), createdAt: z.string(), finishedAt: z.string().nullable() })
+    .optional(),
+  conversations: count,
+  passed: count,
+  failed: count,
+  inconclusive: count,
+  /** conversations that did not complete, by status */
+  errors: z.object({ sut_error: count, simulator_error: count, judge_error: count }),
+  /** failed / (passed + failed); null when nothing was decided */
+  failRate: rate.nullable(),
+  /** mean C over conversations with a deciding score; null when none */
+  meanScore: z.number().nullable(),
+  /** mean over all conversations of the number of distinct failure labels */
+  uniqueFailureTypesPerConversation: z.number().min(0),
+  /** all label occurrences */
+  failures: count,
+  failureTypes: z.record(z.enum(FAILURE_LABELS), FailureTypeStatsSchema),
+  strategies: z.record(z.enum(STRATEGIES), StrategyStatsSchema),
+  failurePositions: z.object({
+    /** label occurrences by turn index / (turns − 1), in POSITION_BINS equal bins over 0..1 */
+    relative: z.array(count),
+    /** label occurrences by absolute turn index (0-based) */
+    absolute: z.array(count),
+  }),
+  judgeTiers: z.object({
+    /** conversation verdicts per tier, by outcome */
+    conversation: z.record(JudgeTierSchema, TierCountsSchema),
+    /** turn verdicts per tier, by outcome */
+    turn: z.record(JudgeTierSchema, TierCountsSchema),
+    /** which tier decided each conversation's outcome (inconclusive ones have none) */
+    decidedBy: z.record(JudgeTierSchema, count),
+  }),
+  turns: count,
+  meanTurns: z.number().min(0),
+  /** mean 0..2 score per rubric dimension over deciding verdicts that scored it */
+  dimensions: z.record(z.enum(DIMENSIONS), z.object({ mean: z.number().nullable(), n: count })),
+  perConversation: z.array(PerConversationSchema),
+  /** sections added by other areas (vehicle context, voice path, LLM tiers) */
+  vehicle: ExtensionSchema,
+  voice: ExtensionSchema,
+  llm: ExtensionSchema,
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+export type RunInfo = NonNullable<RunSummary['run']>;
+
+function zeroCounts<K extends string>(keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+}
+
+const TIERS = JudgeTierSchema.options;
+const tierCounts = () => Object.fromEntries(TIERS.map((t) => [t, { judged: 0, inconclusive: 0, judge_error: 0 }])) as Record<JudgeTier, z.infer<typeof TierCountsSchema>>;
+const ratio = (n: number, d: number): number | null => (d === 0 ? null : n / d);
+
+/**
+ * Computes the RunSummary in one pass over the conversations (any iterable, e.g. the store's
+ * stream). Labels count from each turn's deciding tier (see decidingTurnVerdict) and outcomes from
+ * combinedVerdict, so a failure seen by two tiers is counted once.
+ */
+export function computeRunSummary(conversations: Iterable<ConversationResult>, run?: RunInfo): RunSummary {
+  const labelCounts = zeroCounts(FAILURE_LABELS);
+  const labelConversations = zeroCounts(FAILURE_LABELS);
+  const strategies = Object.fromEntries(
+    STRATEGIES.map((s) => [s, { uses: 0, conversationsUsing: 0, triggered: 0, collateralTurns: 0, collateral: zeroCounts(FAILURE_LABELS) }]),
+  ) as Record<Strategy, { uses: number; conversationsUsing: number; triggered: number; collateralTurns: number; collateral: Record<FailureLabel, number> }>;
+  const relative = new Array<number>(POSITION_BINS).fill(0);
+  const absolute: number[] = [];
+  const conversationTiers = tierCounts();
+  const turnTiers = tierCounts();
+  const decidedBy = zeroCounts(TIERS);
+  const dimensionSums = Object.fromEntries(DIMENSIONS.map((d) => [d, { sum: 0, n: 0 }])) as Record<Dimension, { sum: number; n: number }>;
+  const errors = { sut_error: 0, simulator_error: 0, judge_error: 0 };
+  const perConversation: PerConversation[] = [];
+  let passed = 0;
+  let failed = 0;
+  let inconclusive = 0;
+  let turns = 0;
+  let scoreSum = 0;
+  let scored = 0;
+  let uniqueSum = 0;
+
+  for (const result of conversations) {
+    const combined = combinedVerdict(result);
+    if (combined.outcome === 'pass') passed += 1;
+    else if (combined.outcome === 'fail') failed += 1;
+    else if (combined.outcome === 'inconclusive') inconclusive += 1;
+    if (result.status !== 'completed') errors[result.status] += 1;
+    if (combined.tier) decidedBy[combined.tier] += 1;
+    if (combined.score !== null) {
+      scoreSum += combined.score;
+      scored += 1;
+    }
+    for (const [dimension, value] of Object.entries(combined.verdict?.dimensions ?? {})) {
+      if (!value) continue;
+      dimensionSums[dimension as Dimension].sum += value.score;
+      dimensionSums[dimension as Dimension].n += 1;
+    }
+    for (const verdict of result.verdicts) conversationTiers[verdict.tier][verdict.outcome] += 1;
+
+    const distinct = new Set<FailureLabel>();
+    const usedStrategies = new Set<Strategy>();
+    const turnCount = result.turns.length;
+    turns += turnCount;
+    for (const turn of result.turns) {
+      for (const verdict of turn.verdicts) turnTiers[verdict.tier][verdict.outcome] += 1;
+      const labels = turnLabels(turn).map((l) => l.label);
+      const position = turnCount > 1 ? turn.index / (turnCount - 1) : 0;
+      for (const label of labels) {
+        labelCounts[label] += 1;
+        distinct.add(label);
+        relative[Math.min(POSITION_BINS - 1, Math.floor(position * POSITION_BINS))] += 1;
+        while (absolute.length <= turn.index) absolute.push(0);
+        absolute[turn.index] += 1;
+      }
+      const strategy = turn.utterance.strategy;
+      if (strategy) {
+        const stats = strategies[strategy];
+        usedStrategies.add(strategy);
+        stats.uses += 1;
+        const target = STRATEGY_TARGET_FAILURE[strategy];
+        if (labels.includes(target)) stats.triggered += 1;
+        const others = labels.filter((l) => l !== target);
+        if (others.length > 0) stats.collateralTurns += 1;
+        for (const label of others) stats.collateral[label] += 1;
+      }
+    }
+    for (const strategy of usedStrategies) strategies[strategy].conversationsUsing += 1;
+    for (const label of distinct) labelConversations[label] += 1;
+    uniqueSum += distinct.size;
+    perConversation.push({
+      key: result.spec.key,
+      seedId: result.spec.seed.id,
+      persona: result.spec.persona,
+      mode: result.spec.mode,
+      status: result.status,
+      outcome: combined.outcome,
+      score: combined.score,
+      decidedBy: combined.tier,
+      turns: turnCount,
+      uniqueFailureTypes: distinct.size,
+      labels: FAILURE_LABELS.filter((l) => distinct.has(l)),
+    });
+  }
+
+  const total = perConversation.length;
+  const failures = FAILURE_LABELS.reduce((sum, l) => sum + labelCounts[l], 0);
+  return {
+    schemaVersion: 1,
+    ...(run ? { run } : {}),
+    conversations: total,
+    passed,
+    failed,
+    inconclusive,
+    errors,
+    failRate: ratio(failed, passed + failed),
+    meanScore: ratio(scoreSum, scored),
+    uniqueFailureTypesPerConversation: ratio(uniqueSum, total) ?? 0,
+    failures,
+    failureTypes: Object.fromEntries(
+      FAILURE_LABELS.map((l) => [
+        l,
+        { count: labelCounts[l], share: ratio(labelCounts[l], failures) ?? 0, conversations: labelConversations[l], prevalence: ratio(labelConversations[l], total) ?? 0 },
+      ]),
+    ) as RunSummary['failureTypes'],
+    strategies: Object.fromEntries(
+      STRATEGIES.map((s) => {
+        const st = strategies[s];
+        return [s, { ...st, targetTriggered: ratio(st.triggered, st.uses), collateralRate: ratio(st.collateralTurns, st.uses) }];
+      }),
+    ) as RunSummary['strategies'],
+    failurePositions: { relative, absolute },
+    judgeTiers: { conversation: conversationTiers, turn: turnTiers, decidedBy },
+    turns,
+    meanTurns: ratio(turns, total) ?? 0,
+    dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, { mean: ratio(dimensionSums[d].sum, dimensionSums[d].n), n: dimensionSums[d].n }])) as RunSummary['dimensions'],
+    perConversation,
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Schema migrations of the results store, applied in order inside one transaction each.
+ * Never edit a shipped migration: append a new one, so existing workspaces upgrade in place.
+ */
+export const MIGRATIONS: readonly { version: number; description: string; sql: string }[] = [
+  {
+    version: 1,
+    description: 'runs, plan, conversations, turns, labels, scores, artifacts, annotations',
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        config TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running','interrupted','completed','budget_exhausted')),
+        meta TEXT NOT NULL DEFAULT '{}'
+      );
+      CREATE TABLE planned (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        ordinal INTEGER NOT NULL,
+        spec TEXT NOT NULL,
+        PRIMARY KEY (run_id, key)
+      );
+      CREATE INDEX planned_order ON planned(run_id, ordinal);
+      CREATE TABLE conversations (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        score REAL,
+        pass INTEGER,
+        outcome TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        duration_ms REAL NOT NULL,
+        turn_count INTEGER NOT NULL,
+        label_list TEXT NOT NULL,
+        result TEXT NOT NULL,
+        UNIQUE (run_id, key)
+      );
+      CREATE TABLE turns (
+        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        utterance TEXT NOT NULL,
+        strategy TEXT,
+        reply_text TEXT,
+        latency_ms REAL NOT NULL,
+        json TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, idx)
+      );
+      CREATE TABLE labels (
+        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        turn_idx INTEGER NOT NULL,
+        label TEXT NOT NULL,
+        target_id TEXT,
+        tier TEXT NOT NULL,
+        evidence TEXT NOT NULL
+      );
+      CREATE INDEX labels_by_conversation ON labels(conversation_id);
+      CREATE INDEX labels_by_label ON labels(label);
+      CREATE TABLE scores (
+        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        tier TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        score REAL,
+        reasoning TEXT NOT NULL,
+        outcome TEXT NOT NULL
+      );
+      CREATE INDEX scores_by_conversation ON scores(conversation_id);
+      CREATE TABLE artifacts (
+        id INTEGER PRIMARY KEY,
+        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        mime TEXT NOT NULL,
+        bytes BLOB,
+        path TEXT,
+        created_at TEXT NOT NULL,
+        CHECK ((bytes IS NULL) <> (path IS NULL)),
+        UNIQUE (conversation_id, name)
+      );
+      CREATE TABLE annotations (
+        id INTEGER PRIMARY KEY,
+        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        rater TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        score REAL NOT NULL,
+        note TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX annotations_by_conversation ON annotations(conversation_id);
+    `,
+  },
+];

@@ -1,0 +1,464 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import {
+  ConversationResultSchema,
+  ConversationSpecSchema,
+  TurnRecordSchema,
+  type ConversationResult,
+  type ConversationSpec,
+} from '../domain/conversation.ts';
+import { FailureLabelSchema } from '../domain/taxonomy.ts';
+import { parseOrThrow } from '../domain/validation.ts';
+import { combinedVerdict, turnLabels } from '../analysis/verdict.ts';
+import { MIGRATIONS } from './migrations.ts';
+import {
+  AnnotationInputSchema,
+  RunModeSchema,
+  RunStatusSchema,
+  type Annotation,
+  type AnnotationInput,
+  type Artifact,
+  type ConversationFilter,
+  type ConversationRow,
+  type RunMode,
+  type RunRecord,
+  type RunStatus,
+} from './types.ts';
+
+export class StoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+/** A second save of the same conversation key in a run: the store never holds duplicates. */
+export class DuplicateConversationError extends StoreError {
+  constructor(
+    readonly runId: string,
+    readonly key: string,
+  ) {
+    super(`run ${runId}: conversation "${key}" is already stored; a conversation is saved exactly once`);
+    this.name = 'DuplicateConversationError';
+  }
+}
+
+export interface CreateRunInput {
+  name: string;
+  mode: RunMode;
+  /** the campaign config as loaded; stored as JSON */
+  config: unknown;
+  /** every conversation the run will hold; resume works from this list */
+  plan: readonly ConversationSpec[];
+  meta?: Record<string, unknown>;
+}
+
+export interface ArtifactInput {
+  name: string;
+  mime: string;
+  /** inline content, or */
+  bytes?: Uint8Array;
+  /** a file kept beside the store (e.g. long audio) */
+  path?: string;
+}
+
+export interface ConversationPage {
+  total: number;
+  rows: ConversationRow[];
+}
+
+const STREAM_BATCH = 64;
+const TERMINAL_STATUSES: readonly RunStatus[] = ['interrupted', 'completed', 'budget_exhausted'];
+
+/** Short, sortable run id: UTC timestamp to the second plus 4 random characters. */
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString('base64url').slice(0, 4).toLowerCase()}`;
+}
+
+interface RunRow {
+  id: string;
+  name: string;
+  mode: string;
+  config: string;
+  created_at: string;
+  finished_at: string | null;
+  status: string;
+  meta: string;
+  planned: number;
+  stored: number;
+}
+
+interface ConversationDbRow {
+  id: number;
+  key: string;
+  status: string;
+  error: string | null;
+  score: number | null;
+  pass: number | null;
+  outcome: string;
+  started_at: string;
+  duration_ms: number;
+  turn_count: number;
+  label_list: string;
+  result: string;
+  ordinal: number;
+}
+
+const RowLabelsSchema = z.array(FailureLabelSchema);
+
+/**
+ * The results store: one SQLite file per workspace. A conversation is written in one transaction
+ * when it finishes (WAL, synchronous=FULL), so a killed process leaves either the whole
+ * conversation or none of it. Reads validate with zod, so a damaged or foreign file fails loudly.
+ */
+export class ResultStore {
+  private constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+  ) {}
+
+  static open(path: string): ResultStore {
+    const absolute = resolve(path);
+    mkdirSync(dirname(absolute), { recursive: true });
+    let db: Database.Database;
+    try {
+      db = new Database(absolute);
+      db.pragma('journal_mode = WAL');
+    } catch (error) {
+      throw new StoreError(`${absolute}: cannot open as an icabench results store (SQLite): ${(error as Error).message}`);
+    }
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const store = new ResultStore(db, absolute);
+    store.migrate();
+    return store;
+  }
+
+  private migrate(): void {
+    this.db.exec('CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    const current = (this.db.prepare('SELECT MAX(version) AS v FROM migrations').get() as { v: number | null }).v ?? 0;
+    const latest = MIGRATIONS[MIGRATIONS.length - 1].version;
+    if (current > latest) {
+      throw new StoreError(`${this.path}: store schema version ${current} is newer than this icabench supports (${latest}); upgrade icabench`);
+    }
+    for (const migration of MIGRATIONS.filter((m) => m.version > current)) {
+      this.db.transaction(() => {
+        this.db.exec(migration.sql);
+        this.db
+          .prepare('INSERT INTO migrations (version, description, applied_at) VALUES (?, ?, ?)')
+          .run(migration.version, migration.description, new Date().toISOString());
+      })();
+    }
+  }
+
+  schemaVersion(): number {
+    return (this.db.prepare('SELECT MAX(version) AS v FROM migrations').get() as { v: number }).v;
+  }
+
+  createRun(input: CreateRunInput): string {
+    const mode = parseOrThrow(RunModeSchema, input.mode, 'createRun: mode');
+    const plan = input.plan.map((spec, i) => parseOrThrow(ConversationSpecSchema, spec, `createRun: plan[${i}]`));
+    const seen = new Set<string>();
+    for (const spec of plan) {
+      if (seen.has(spec.key)) throw new StoreError(`createRun: plan has the conversation key "${spec.key}" twice; keys must be unique in a run`);
+      seen.add(spec.key);
+    }
+    const id = newRunId();
+    const insertPlanned = this.db.prepare('INSERT INTO planned (run_id, key, ordinal, spec) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO runs (id, name, mode, config, created_at, finished_at, status, meta) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)')
+        .run(id, input.name, mode, JSON.stringify(input.config ?? null), new Date().toISOString(), 'running', JSON.stringify(input.meta ?? {}));
+      plan.forEach((spec, ordinal) => insertPlanned.run(id, spec.key, ordinal, JSON.stringify(spec)));
+    })();
+    return id;
+  }
+
+  getRun(runId: string): RunRecord | null {
+    const row = this.db.prepare(`${RUN_SELECT} WHERE r.id = ?`).get(runId) as RunRow | undefined;
+    return row ? this.toRunRecord(row) : null;
+  }
+
+  /** Newest first. */
+  listRuns(): RunRecord[] {
+    return (this.db.prepare(`${RUN_SELECT} ORDER BY r.created_at DESC, r.id DESC`).all() as RunRow[]).map((row) => this.toRunRecord(row));
+  }
+
+  setRunStatus(runId: string, status: RunStatus): void {
+    parseOrThrow(RunStatusSchema, status, 'setRunStatus: status');
+    const finishedAt = TERMINAL_STATUSES.includes(status) ? new Date().toISOString() : null;
+    const changed = this.db.prepare('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(status, finishedAt, runId).changes;
+    if (changed === 0) throw this.unknownRun(runId);
+  }
+
+  /** The planned specs not yet stored, in plan order: what a resumed run still has to do. */
+  remainingSpecs(runId: string): ConversationSpec[] {
+    this.requireRun(runId);
+    const rows = this.db
+      .prepare(
+        `SELECT p.key, p.spec FROM planned p
+         WHERE p.run_id = ? AND NOT EXISTS (SELECT 1 FROM conversations c WHERE c.run_id = p.run_id AND c.key = p.key)
+         ORDER BY p.ordinal`,
+      )
+      .all(runId) as { key: string; spec: string }[];
+    return rows.map((row) => parseOrThrow(ConversationSpecSchema, JSON.parse(row.spec), `${this.path}: run ${runId} planned spec "${row.key}"`));
+  }
+
+  /**
+   * Stores a finished conversation with its turns, labels, scores and (optionally) artifacts in one
+   * transaction. Rejects, without writing anything: an invalid result, an unknown run, a key outside
+   * the run's plan, and a key already stored.
+   */
+  saveConversation(runId: string, result: ConversationResult, artifacts: readonly ArtifactInput[] = []): void {
+    const key = typeof result?.spec?.key === 'string' ? result.spec.key : '(no key)';
+    const valid = parseOrThrow(ConversationResultSchema, result, `saveConversation: run ${runId} conversation "${key}"`);
+    this.requireRun(runId);
+    const planned = this.db.prepare('SELECT 1 FROM planned WHERE run_id = ? AND key = ?').get(runId, valid.spec.key);
+    if (!planned) throw new StoreError(`saveConversation: run ${runId} has no planned conversation "${valid.spec.key}"; only planned keys can be stored`);
+    artifacts.forEach((artifact, i) => checkArtifact(artifact, `saveConversation: artifacts[${i}]`));
+
+    const combined = combinedVerdict(valid);
+    const labels = [...new Set(valid.turns.flatMap((turn) => turnLabels(turn).map((l) => l.label)))];
+    const { turns, ...withoutTurns } = valid;
+    const insertTurn = this.db.prepare(
+      'INSERT INTO turns (conversation_id, idx, utterance, strategy, reply_text, latency_ms, json) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    const insertLabel = this.db.prepare('INSERT INTO labels (conversation_id, turn_idx, label, target_id, tier, evidence) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertScore = this.db.prepare('INSERT INTO scores (conversation_id, tier, dimension, score, reasoning, outcome) VALUES (?, ?, ?, ?, ?, ?)');
+
+    this.db.transaction(() => {
+      const exists = this.db.prepare('SELECT 1 FROM conversations WHERE run_id = ? AND key = ?').get(runId, valid.spec.key);
+      if (exists) throw new DuplicateConversationError(runId, valid.spec.key);
+      const conversationId = Number(
+        this.db
+          .prepare(
+            `INSERT INTO conversations (run_id, key, status, error, score, pass, outcome, started_at, duration_ms, turn_count, label_list, result)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            runId,
+            valid.spec.key,
+            valid.status,
+            valid.error,
+            combined.score,
+            combined.outcome === 'pass' ? 1 : combined.outcome === 'fail' ? 0 : null,
+            combined.outcome,
+            valid.startedAt,
+            valid.durationMs,
+            turns.length,
+            JSON.stringify(labels),
+            JSON.stringify(withoutTurns),
+          ).lastInsertRowid,
+      );
+      for (const turn of turns) {
+        insertTurn.run(conversationId, turn.index, turn.utterance.text, turn.utterance.strategy, turn.reply?.text ?? null, turn.latencyMs, JSON.stringify(turn));
+        for (const verdict of turn.verdicts) {
+          for (const label of verdict.labels) insertLabel.run(conversationId, turn.index, label.label, label.targetId, label.tier, label.evidence);
+        }
+      }
+      for (const verdict of valid.verdicts) {
+        insertScore.run(conversationId, verdict.tier, 'C', verdict.score, verdict.reasoning, verdict.outcome);
+        for (const [dimension, value] of Object.entries(verdict.dimensions)) {
+          if (value) insertScore.run(conversationId, verdict.tier, dimension, value.score, value.reasoning, verdict.outcome);
+        }
+      }
+      for (const artifact of artifacts) this.insertArtifact(conversationId, artifact);
+    })();
+  }
+
+  countConversations(runId: string, filter: ConversationFilter = {}): number {
+    const { where, params } = filterClause(runId, filter);
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM conversations c WHERE ${where}`).get(...params) as { n: number }).n;
+  }
+
+  /** Streams a run's conversations in plan order, a batch at a time, so a large run never sits in memory. */
+  *conversations(runId: string): Generator<ConversationResult> {
+    this.requireRun(runId);
+    const page = this.db.prepare(
+      `SELECT c.*, p.ordinal FROM conversations c JOIN planned p ON p.run_id = c.run_id AND p.key = c.key
+       WHERE c.run_id = ? AND p.ordinal > ? ORDER BY p.ordinal LIMIT ?`,
+    );
+    let after = -1;
+    for (;;) {
+      const rows = page.all(runId, after, STREAM_BATCH) as ConversationDbRow[];
+      for (const row of rows) yield this.toResult(runId, row);
+      if (rows.length < STREAM_BATCH) return;
+      after = rows[rows.length - 1].ordinal;
+    }
+  }
+
+  getConversation(runId: string, key: string): ConversationResult | null {
+    const row = this.db
+      .prepare(
+        `SELECT c.*, p.ordinal FROM conversations c JOIN planned p ON p.run_id = c.run_id AND p.key = c.key
+         WHERE c.run_id = ? AND c.key = ?`,
+      )
+      .get(runId, key) as ConversationDbRow | undefined;
+    return row ? this.toResult(runId, row) : null;
+  }
+
+  /** Summary rows (no turns) in plan order, for conversation lists in UIs and reports. */
+  pageConversations(runId: string, options: { offset?: number; limit?: number; filter?: ConversationFilter } = {}): ConversationPage {
+    const { where, params } = filterClause(runId, options.filter ?? {});
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM conversations c WHERE ${where}`).get(...params) as { n: number }).n;
+    const rows = this.db
+      .prepare(
+        `SELECT c.id, c.key, c.status, c.error, c.score, c.pass, c.outcome, c.started_at, c.duration_ms, c.turn_count, c.label_list, p.ordinal
+         FROM conversations c JOIN planned p ON p.run_id = c.run_id AND p.key = c.key
+         WHERE ${where} ORDER BY p.ordinal LIMIT ? OFFSET ?`,
+      )
+      .all(...params, options.limit ?? 50, options.offset ?? 0) as Omit<ConversationDbRow, 'result'>[];
+    return {
+      total,
+      rows: rows.map((row) => ({
+        key: row.key,
+        status: row.status as ConversationRow['status'],
+        outcome: row.outcome as ConversationRow['outcome'],
+        score: row.score,
+        pass: row.pass === null ? null : row.pass === 1,
+        error: row.error,
+        turns: row.turn_count,
+        labels: parseOrThrow(RowLabelsSchema, JSON.parse(row.label_list), `${this.path}: run ${runId} conversation "${row.key}" labels`),
+        startedAt: row.started_at,
+        durationMs: row.duration_ms,
+      })),
+    };
+  }
+
+  /** Adds an artifact to a stored conversation (replacing one of the same name). */
+  saveArtifact(runId: string, key: string, artifact: ArtifactInput): void {
+    checkArtifact(artifact, 'saveArtifact');
+    const conversationId = this.conversationId(runId, key);
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM artifacts WHERE conversation_id = ? AND name = ?').run(conversationId, artifact.name);
+      this.insertArtifact(conversationId, artifact);
+    })();
+  }
+
+  artifacts(runId: string, key: string): Artifact[] {
+    const conversationId = this.conversationId(runId, key);
+    const rows = this.db
+      .prepare('SELECT name, mime, bytes, path, created_at FROM artifacts WHERE conversation_id = ? ORDER BY id')
+      .all(conversationId) as { name: string; mime: string; bytes: Buffer | null; path: string | null; created_at: string }[];
+    return rows.map((row) => ({
+      name: row.name,
+      mime: row.mime,
+      bytes: row.bytes ? new Uint8Array(row.bytes) : null,
+      path: row.path,
+      createdAt: row.created_at,
+    }));
+  }
+
+  saveAnnotation(runId: string, input: AnnotationInput): void {
+    const annotation = parseOrThrow(AnnotationInputSchema, input, 'saveAnnotation');
+    const conversationId = this.conversationId(runId, annotation.key);
+    this.db
+      .prepare('INSERT INTO annotations (conversation_id, rater, dimension, score, note, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(conversationId, annotation.rater, annotation.dimension, annotation.score, annotation.note, new Date().toISOString());
+  }
+
+  annotations(runId: string): Annotation[] {
+    this.requireRun(runId);
+    return this.db
+      .prepare(
+        `SELECT c.key, a.rater, a.dimension, a.score, a.note, a.created_at AS createdAt
+         FROM annotations a JOIN conversations c ON c.id = a.conversation_id WHERE c.run_id = ? ORDER BY a.id`,
+      )
+      .all(runId) as Annotation[];
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private insertArtifact(conversationId: number, artifact: ArtifactInput): void {
+    this.db
+      .prepare('INSERT INTO artifacts (conversation_id, name, mime, bytes, path, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(
+        conversationId,
+        artifact.name,
+        artifact.mime,
+        artifact.bytes ? Buffer.from(artifact.bytes.buffer, artifact.bytes.byteOffset, artifact.bytes.byteLength) : null,
+        artifact.path ?? null,
+        new Date().toISOString(),
+      );
+  }
+
+  private toResult(runId: string, row: ConversationDbRow): ConversationResult {
+    const where = `${this.path}: run ${runId} conversation "${row.key}"`;
+    const turns = (this.db.prepare('SELECT idx, json FROM turns WHERE conversation_id = ? ORDER BY idx').all(row.id) as { idx: number; json: string }[]).map(
+      (turn) => parseOrThrow(TurnRecordSchema, JSON.parse(turn.json), `${where} turn ${turn.idx}`),
+    );
+    return parseOrThrow(ConversationResultSchema, { ...JSON.parse(row.result), turns }, where);
+  }
+
+  private toRunRecord(row: RunRow): RunRecord {
+    const where = `${this.path}: run ${row.id}`;
+    return {
+      id: row.id,
+      name: row.name,
+      mode: parseOrThrow(RunModeSchema, row.mode, `${where} mode`),
+      config: JSON.parse(row.config),
+      createdAt: row.created_at,
+      finishedAt: row.finished_at,
+      status: parseOrThrow(RunStatusSchema, row.status, `${where} status`),
+      meta: parseOrThrow(z.record(z.string(), z.unknown()), JSON.parse(row.meta), `${where} meta`),
+      planned: row.planned,
+      stored: row.stored,
+    };
+  }
+
+  private conversationId(runId: string, key: string): number {
+    this.requireRun(runId);
+    const row = this.db.prepare('SELECT id FROM conversations WHERE run_id = ? AND key = ?').get(runId, key) as { id: number } | undefined;
+    if (!row) throw new StoreError(`run ${runId}: no stored conversation "${key}"`);
+    return row.id;
+  }
+
+  private requireRun(runId: string): void {
+    if (!this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(runId)) throw this.unknownRun(runId);
+  }
+
+  private unknownRun(runId: string): StoreError {
+    return new StoreError(`${this.path}: no run with id "${runId}"`);
+  }
+}
+
+const RUN_SELECT = `SELECT r.*,
+  (SELECT COUNT(*) FROM planned p WHERE p.run_id = r.id) AS planned,
+  (SELECT COUNT(*) FROM conversations c WHERE c.run_id = r.id) AS stored
+  FROM runs r`;
+
+function checkArtifact(artifact: ArtifactInput, where: string): void {
+  if (!artifact.name || !artifact.mime) throw new StoreError(`${where}: an artifact needs a name and a mime type`);
+  if ((artifact.bytes === undefined) === (artifact.path === undefined)) {
+    throw new StoreError(`${where}: artifact "${artifact.name}" needs exactly one of bytes or path`);
+  }
+}
+
+function filterClause(runId: string, filter: ConversationFilter): { where: string; params: unknown[] } {
+  const parts = ['c.run_id = ?'];
+  const params: unknown[] = [runId];
+  if (filter.status) {
+    parts.push('c.status = ?');
+    params.push(filter.status);
+  }
+  if (filter.outcome) {
+    parts.push('c.outcome = ?');
+    params.push(filter.outcome);
+  }
+  if (filter.label) {
+    parts.push('EXISTS (SELECT 1 FROM json_each(c.label_list) WHERE value = ?)');
+    params.push(filter.label);
+  }
+  if (filter.keyContains) {
+    parts.push("instr(c.key, ?) > 0");
+    params.push(filter.keyContains);
+  }
+  return { where: parts.join(' AND '), params };
+}
