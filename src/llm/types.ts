@@ -14,6 +14,8 @@ export interface ChatRequest {
   seed?: number;
   maxTokens?: number;
   signal?: AbortSignal;
+  /** repeat index of the conversation (pass^k); part of the request-cache key so repeats stay independent */
+  repeat?: number;
 }
 
 export interface ChatResponse {
@@ -21,6 +23,12 @@ export interface ChatResponse {
   promptTokens: number;
   completionTokens: number;
   latencyMs: number;
+  /** the server stopped at the token limit (the text is likely cut off) */
+  truncated?: boolean;
+  /** server-reported compute time in ms (Ollama total_duration, local gguf evaluation); used for GPU-seconds */
+  computeMs?: number;
+  /** answered from the development request cache, no model call made */
+  cached?: boolean;
 }
 
 export type LlmErrorKind = 'invalid_output' | 'timeout' | 'refused_endpoint' | 'server_error';

@@ -1,0 +1,106 @@
+import { requestCacheKey, type RequestCache } from './cache.ts';
+import type { EndpointPolicy } from './endpointPolicy.ts';
+import { ConcurrencyLimiter, sharedLimiter } from './limiter.ts';
+import { parseModelRef } from './modelRef.ts';
+import { createGgufProvider, type GgufProviderOptions } from './providers/gguf.ts';
+import { createOllamaProvider, resolveOllamaHost } from './providers/ollama.ts';
+import { createOpenAiCompatProvider } from './providers/openaiCompat.ts';
+import type { ChatRequest, ChatResponse, LlmProvider } from './types.ts';
+
+export { parseModelRef, ModelRefSchema, ModelRefError, MODEL_REF_FORMS, type ModelRef } from './modelRef.ts';
+export { LlmUsageTracker, PriceTableSchema, LlmUsageSummarySchema, type LlmUsageSummary, type LlmCallRecord, type LlmCallKind, type PriceTable } from './usage.ts';
+export { generateStructured, jsonSchemaFor, DEFAULT_MAX_RETRIES, type StructuredOptions } from './structured.ts';
+export { parseNearJson } from './nearJson.ts';
+export { assertAllowedEndpoint, guardedFetch, type EndpointPolicy } from './endpointPolicy.ts';
+export { ConcurrencyLimiter, sharedLimiter } from './limiter.ts';
+export { FileRequestCache, MemoryRequestCache, requestCacheKey, type RequestCache } from './cache.ts';
+export { resolveOllamaHost, DEFAULT_OLLAMA_HOST } from './providers/ollama.ts';
+export { ModelManifestSchema, loadModelManifest, type ModelManifest } from './manifest.ts';
+export { LlmError, type LlmProvider, type ChatRequest, type ChatResponse, type StructuredResult } from './types.ts';
+
+export interface ProviderOptions extends EndpointPolicy {
+  /** Ollama server; default OLLAMA_HOST, else 127.0.0.1:11434 */
+  ollamaHost?: string;
+  /** per-call time limit (the time spent queued in the limiter does not count) */
+  timeoutMs?: number;
+  /**
+   * Calls in flight at once against this provider's server. Default: OLLAMA_NUM_PARALLEL (else 1) for
+   * Ollama, 4 for openai-compat servers, 1 for in-process gguf. Further calls queue.
+   */
+  maxConcurrent?: number;
+  /** a limiter to use instead of the per-endpoint shared one */
+  limiter?: ConcurrencyLimiter;
+  /** development request cache; off unless given */
+  cache?: RequestCache;
+  stream?: boolean;
+  keepAlive?: string | number;
+  apiKey?: string;
+  openaiStructuredMode?: 'json_schema' | 'tool';
+  gguf?: GgufProviderOptions;
+  /** replaces the global fetch (tests); still guarded by the endpoint policy */
+  fetch?: typeof fetch;
+}
+
+function defaultConcurrency(kind: LlmProvider['kind']): number {
+  if (kind === 'ollama') {
+    const parallel = Number(process.env.OLLAMA_NUM_PARALLEL);
+    return Number.isInteger(parallel) && parallel > 0 ? parallel : 1;
+  }
+  return kind === 'openai-compat' ? 4 : 1;
+}
+
+/**
+ * Builds the provider for a model reference ("ollama:…", "openai-compat:…#…", "gguf:…").
+ * Throws LlmError('refused_endpoint') for a server outside loopback and `allowedHosts`,
+ * before any connection is opened.
+ */
+export function createProvider(ref: string, options: ProviderOptions = {}): LlmProvider {
+  const parsed = parseModelRef(ref);
+  const policy: EndpointPolicy = { allowedHosts: options.allowedHosts };
+  let raw: LlmProvider;
+  let endpoint: string;
+  switch (parsed.provider) {
+    case 'ollama': {
+      const host = resolveOllamaHost(options.ollamaHost);
+      raw = createOllamaProvider(ref, parsed.model, { ...policy, host, timeoutMs: options.timeoutMs, stream: options.stream, keepAlive: options.keepAlive, fetch: options.fetch });
+      endpoint = `ollama ${host}`;
+      break;
+    }
+    case 'openai-compat':
+      raw = createOpenAiCompatProvider(ref, parsed.baseUrl, parsed.model, {
+        ...policy,
+        apiKey: options.apiKey,
+        timeoutMs: options.timeoutMs,
+        stream: options.stream,
+        structuredMode: options.openaiStructuredMode,
+        fetch: options.fetch,
+      });
+      endpoint = `openai-compat ${parsed.baseUrl}`;
+      break;
+    case 'gguf':
+      raw = createGgufProvider(ref, parsed.path, options.gguf);
+      endpoint = `gguf ${ref}`;
+      break;
+  }
+  const limiter = options.limiter ?? sharedLimiter(endpoint, options.maxConcurrent ?? defaultConcurrency(raw.kind));
+  return withLimiterAndCache(raw, limiter, options.cache);
+}
+
+/** Queues calls through the limiter and answers repeated identical requests from the cache when one is given. */
+export function withLimiterAndCache(provider: LlmProvider, limiter: ConcurrencyLimiter, cache?: RequestCache): LlmProvider {
+  return {
+    ref: provider.ref,
+    kind: provider.kind,
+    close: () => provider.close(),
+    async chat(request: ChatRequest): Promise<ChatResponse> {
+      const key = cache ? requestCacheKey(provider.ref, request) : '';
+      if (cache) {
+        const hit = await cache.get(key);
+        if (hit) return { ...hit, cached: true };
+      }
+      const response = await limiter.run(() => provider.chat(request));
+      if (cache) await cache.set(key, response);
+      return response;
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * At most `maxConcurrent` calls in flight; the rest wait in FIFO order (backpressure:
+ * a campaign with more workers than the server has slots queues here instead of piling
+ * requests onto the server, where they would time out).
+ */
+export class ConcurrencyLimiter {
+  private active = 0;
+  private peak = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly maxConcurrent: number) {
+    if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) {
+      throw new Error(`concurrency limit must be a positive integer, got ${maxConcurrent}`);
+    }
+  }
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** highest number of calls that were in flight at once */
+  get peakInFlight(): number {
+    return this.peak;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.maxConcurrent) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.active++;
+    }
+    this.peak = Math.max(this.peak, this.active);
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      // hand the slot straight to the next waiter so the count never dips and lets a newcomer jump the queue
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+const shared = new Map<string, ConcurrencyLimiter>();
+
+/**
+ * One limiter per server endpoint, shared by every provider that talks to it (the simulator and
+ * the judge on the same Ollama share its parallel slots). The first caller fixes the limit.
+ */
+export function sharedLimiter(endpoint: string, maxConcurrent: number): ConcurrencyLimiter {
+  let limiter = shared.get(endpoint);
+  if (!limiter) {
+    limiter = new ConcurrencyLimiter(maxConcurrent);
+    shared.set(endpoint, limiter);
+  }
+  return limiter;
+}

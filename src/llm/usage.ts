@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import type { LlmErrorKind } from './types.ts';
+
+export const LlmCallKindSchema = z.enum(['simulator', 'judge']);
+export type LlmCallKind = z.infer<typeof LlmCallKindSchema>;
+
+/** USD per million tokens for metered endpoints, keyed by model reference. Refs not listed are local (GPU-seconds). */
+export const PriceTableSchema = z.record(
+  z.string(),
+  z.object({ inputPerMTokUsd: z.number().min(0), outputPerMTokUsd: z.number().min(0) }),
+);
+export type PriceTable = z.infer<typeof PriceTableSchema>;
+
+/** One model call (one HTTP request or one in-process generation); a retry is a call of its own. */
+export interface LlmCallRecord {
+  ref: string;
+  kind: LlmCallKind;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+  /** 0 for the first attempt of a structured request, 1 for its first retry, … */
+  retries: number;
+  error: LlmErrorKind | null;
+  /** server-reported compute time when known (Ollama total_duration, gguf evaluation) */
+  computeMs?: number;
+  /** answered from the development cache: not a model call, not counted in calls/tokens/time */
+  cached?: boolean;
+}
+
+export const LlmUsageSummarySchema = z.object({
+  calls: z.number().int(),
+  callsPerTurn: z.number(),
+  tokensIn: z.number().int(),
+  tokensOut: z.number().int(),
+  meanLatencyMs: z.number(),
+  /** calls that ended in each error kind (a structured request that failed after retries contributes one per attempt) */
+  errors: z.object({
+    invalid_output: z.number().int(),
+    timeout: z.number().int(),
+    refused_endpoint: z.number().int(),
+    server_error: z.number().int(),
+  }),
+  cachedCalls: z.number().int(),
+  byKind: z.partialRecord(LlmCallKindSchema, z.object({ calls: z.number().int(), tokensIn: z.number().int(), tokensOut: z.number().int() })),
+  costUsd: z.number().optional(),
+  gpuSeconds: z.number().optional(),
+});
+/** The `llm` section of summary.json. */
+export type LlmUsageSummary = z.infer<typeof LlmUsageSummarySchema>;
+
+/** Accounting for every model call of a run; one tracker per campaign, shared by simulator and judge. */
+export class LlmUsageTracker {
+  private readonly calls: LlmCallRecord[] = [];
+  private readonly prices: PriceTable;
+
+  constructor(options: { prices?: PriceTable } = {}) {
+    this.prices = PriceTableSchema.parse(options.prices ?? {});
+  }
+
+  record(call: LlmCallRecord): void {
+    this.calls.push({ ...call });
+  }
+
+  get records(): readonly LlmCallRecord[] {
+    return this.calls;
+  }
+
+  /** @param turns conversation turns in the run, for calls per turn */
+  summary(turns: number): LlmUsageSummary {
+    const real = this.calls.filter((c) => !c.cached);
+    const errors = { invalid_output: 0, timeout: 0, refused_endpoint: 0, server_error: 0 };
+    const byKind: LlmUsageSummary['byKind'] = {};
+    let tokensIn = 0;
+    let tokensOut = 0;
+    let latency = 0;
+    let cost = 0;
+    let priced = false;
+    let gpuMs = 0;
+    let local = false;
+    for (const call of real) {
+      tokensIn += call.promptTokens;
+      tokensOut += call.completionTokens;
+      latency += call.latencyMs;
+      if (call.error) errors[call.error]++;
+      const kind = (byKind[call.kind] ??= { calls: 0, tokensIn: 0, tokensOut: 0 });
+      kind.calls++;
+      kind.tokensIn += call.promptTokens;
+      kind.tokensOut += call.completionTokens;
+      const price = this.prices[call.ref];
+      if (price) {
+        priced = true;
+        cost += (call.promptTokens * price.inputPerMTokUsd + call.completionTokens * price.outputPerMTokUsd) / 1e6;
+      } else if (call.error !== 'refused_endpoint') {
+        local = true;
+        gpuMs += call.computeMs ?? call.latencyMs;
+      }
+    }
+    return {
+      calls: real.length,
+      callsPerTurn: turns > 0 ? real.length / turns : 0,
+      tokensIn,
+      tokensOut,
+      meanLatencyMs: real.length ? latency / real.length : 0,
+      errors,
+      cachedCalls: this.calls.length - real.length,
+      byKind,
+      ...(priced ? { costUsd: cost } : {}),
+      ...(local ? { gpuSeconds: gpuMs / 1000 } : {}),
+    };
+  }
+}

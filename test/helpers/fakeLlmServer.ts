@@ -1,0 +1,219 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for Ollama and OpenAI-compatible servers, speaking their real HTTP APIs
+ * (Ollama: /api/chat with NDJSON streaming, /api/tags, /api/version; OpenAI: /v1/chat/completions
+ * with SSE streaming, /v1/models) with scripted answers, so the official client libraries can be
+ * tested without a model. It records every request as received.
+ */
+export interface FakeReply {
+  /** assistant text (or, for an OpenAI request with tools, the tool call's arguments) */
+  content?: string;
+  /** answer with this HTTP status and an error body instead */
+  status?: number;
+  error?: string;
+  /** extra delay before answering, on top of the server's latencyMs */
+  delayMs?: number;
+  /** "length": the model hit the token limit */
+  finishReason?: 'stop' | 'length';
+  promptTokens?: number;
+  completionTokens?: number;
+  /** streaming only: send part of the stream and then drop the connection */
+  cutStream?: boolean;
+}
+
+export interface RecordedRequest {
+  api: 'ollama' | 'openai';
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+export interface FakeLlmServerOptions {
+  /** consumed in order, one per chat request; when empty, `respond` answers */
+  replies?: Array<FakeReply | string>;
+  respond?: (request: RecordedRequest) => FakeReply | string | Promise<FakeReply | string>;
+  /** delay before every chat answer */
+  latencyMs?: number;
+  models?: string[];
+  version?: string;
+}
+
+export interface FakeLlmServer {
+  /** base URL, e.g. http://127.0.0.1:43123 (Ollama host; OpenAI base is `${url}/v1`) */
+  url: string;
+  requests: RecordedRequest[];
+  /** chat requests only */
+  chatRequests(): RecordedRequest[];
+  /** most chat requests being served at the same time */
+  readonly peakConcurrent: number;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
+  const queue = [...(options.replies ?? [])];
+  const requests: RecordedRequest[] = [];
+  const models = options.models ?? ['qwen2.5:14b'];
+  let active = 0;
+  let peak = 0;
+
+  async function nextReply(request: RecordedRequest): Promise<FakeReply> {
+    const scripted = queue.length ? queue.shift()! : options.respond ? await options.respond(request) : { status: 500, error: 'fake server: no scripted reply left' };
+    return typeof scripted === 'string' ? { content: scripted } : scripted;
+  }
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const rawBody = Buffer.concat(chunks).toString('utf8');
+    const path = (req.url ?? '/').split('?')[0];
+    const api: RecordedRequest['api'] = path.startsWith('/v1') ? 'openai' : 'ollama';
+    let body: any = null;
+    if (rawBody) {
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        body = rawBody;
+      }
+    }
+    const recorded: RecordedRequest = { api, method: req.method ?? 'GET', path, headers: req.headers, body };
+    requests.push(recorded);
+    try {
+      if (req.method === 'GET' && path === '/api/version') return json(res, 200, { version: options.version ?? '0.12.6' });
+      if (req.method === 'GET' && path === '/api/tags') {
+        return json(res, 200, {
+          models: models.map((name) => ({
+            name,
+            model: name,
+            modified_at: '2026-01-01T00:00:00Z',
+            size: 1000,
+            digest: 'sha256:0',
+            details: { format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '1B', quantization_level: 'Q4_0' },
+          })),
+        });
+      }
+      if (req.method === 'GET' && path === '/v1/models') {
+        return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) });
+      }
+      if (req.method === 'POST' && (path === '/api/chat' || path === '/v1/chat/completions')) {
+        active++;
+        peak = Math.max(peak, active);
+        try {
+          const reply = await nextReply(recorded);
+          await sleep((options.latencyMs ?? 0) + (reply.delayMs ?? 0));
+          if (res.destroyed) return;
+          if (reply.status && reply.status >= 400) {
+            const message = reply.error ?? `HTTP ${reply.status}`;
+            return json(res, reply.status, api === 'ollama' ? { error: message } : { error: { message, type: 'server_error', code: null } });
+          }
+          return api === 'ollama' ? ollamaChat(res, body, reply) : openaiChat(res, body, reply);
+        } finally {
+          active--;
+        }
+      }
+      json(res, 404, api === 'ollama' ? { error: `no route ${path}` } : { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
+    } catch (error) {
+      if (!res.headersSent) json(res, 500, { error: String(error) });
+      else res.destroy();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    chatRequests: () => requests.filter((r) => r.path === '/api/chat' || r.path === '/v1/chat/completions'),
+    get peakConcurrent() {
+      return peak;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function json(res: ServerResponse, status: number, payload: unknown): void {
+  const text = JSON.stringify(payload);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Splits text into up to three pieces, as a model streams tokens. */
+function pieces(text: string): string[] {
+  if (text.length < 3) return [text];
+  const a = Math.floor(text.length / 3);
+  return [text.slice(0, a), text.slice(a, 2 * a), text.slice(2 * a)];
+}
+
+function usage(body: any, reply: FakeReply, content: string) {
+  const prompt = reply.promptTokens ?? Math.ceil(JSON.stringify(body?.messages ?? []).length / 4);
+  const completion = reply.completionTokens ?? Math.ceil(content.length / 4);
+  return { prompt, completion };
+}
+
+function ollamaChat(res: ServerResponse, body: any, reply: FakeReply): void {
+  const content = reply.content ?? '';
+  const { prompt, completion } = usage(body, reply, content);
+  const base = { model: body?.model, created_at: new Date(0).toISOString() };
+  const final = {
+    ...base,
+    message: { role: 'assistant', content: '' },
+    done: true,
+    done_reason: reply.finishReason ?? 'stop',
+    total_duration: 42_000_000,
+    load_duration: 1_000_000,
+    prompt_eval_count: prompt,
+    prompt_eval_duration: 10_000_000,
+    eval_count: completion,
+    eval_duration: 30_000_000,
+  };
+  // Ollama streams unless the request says stream: false
+  if (body?.stream === false) return json(res, 200, { ...final, message: { role: 'assistant', content } });
+  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+  const parts = pieces(content);
+  for (const [i, part] of parts.entries()) {
+    res.write(`${JSON.stringify({ ...base, message: { role: 'assistant', content: part }, done: false })}\n`);
+    if (reply.cutStream && i === 0) {
+      res.socket?.destroy();
+      return;
+    }
+  }
+  res.end(`${JSON.stringify(final)}\n`);
+}
+
+function openaiChat(res: ServerResponse, body: any, reply: FakeReply): void {
+  const content = reply.content ?? '';
+  const { prompt, completion } = usage(body, reply, content);
+  const tool = body?.tools?.[0]?.function?.name as string | undefined;
+  const finish = reply.finishReason ?? (tool ? 'tool_calls' : 'stop');
+  const base = { id: 'chatcmpl-fake', created: 0, model: body?.model };
+  const usageBlock = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  if (!body?.stream) {
+    const message = tool
+      ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: tool, arguments: content } }] }
+      : { role: 'assistant', content };
+    return json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage: usageBlock });
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
+  const parts = pieces(content);
+  for (const [i, part] of parts.entries()) {
+    const delta = tool
+      ? { ...(i === 0 ? { role: 'assistant' } : {}), tool_calls: [{ index: 0, ...(i === 0 ? { id: 'call_0', type: 'function' } : {}), function: { ...(i === 0 ? { name: tool } : {}), arguments: part } }] }
+      : { ...(i === 0 ? { role: 'assistant' } : {}), content: part };
+    send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: null }] });
+    if (reply.cutStream && i === 0) {
+      res.socket?.destroy();
+      return;
+    }
+  }
+  send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: finish }] });
+  if (body?.stream_options?.include_usage) send({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageBlock });
+  res.end('data: [DONE]\n\n');
+}
