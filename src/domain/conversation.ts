@@ -23,6 +23,8 @@ export type SafetyProbeKind = z.infer<typeof SafetyProbeKindSchema>;
 export const UtteranceAnnotationSchema = z.object({
   /** targets this utterance asks for (new or again) */
   addresses: z.array(z.string()).default([]),
+  /** targets that appear only now (e.g. the multi-stop plan of a Planning Challenge) */
+  introduces: z.array(z.object({ id: z.string(), request: RequestSchema })).default([]),
   /** constraints added in this utterance, per target id (constraint stacking) */
   addedConstraints: z.record(z.string(), z.array(ConstraintSchema)).default({}),
   /** the user returns to these targets after a topic switch without repeating their constraints */

@@ -35,8 +35,8 @@ export interface UserSimulator {
 
 /** Raised when a simulator cannot produce a valid utterance; recorded as a simulator_error conversation. */
 export class SimulatorError extends Error {
-  constructor(message: string, readonly cause?: unknown) {
-    super(message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'SimulatorError';
   }
 }

@@ -1,0 +1,120 @@
+import type { ConversationResult, ConversationSpec } from '../domain/conversation.ts';
+import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../headunit/connect.ts';
+import type { Judge } from '../judge/types.ts';
+import type { UserSimulator } from '../simulator/types.ts';
+import type { ResultStore } from '../store/store.ts';
+import type { LoadedCampaign } from './config.ts';
+import { ConversationAborted, runConversation } from './conversation.ts';
+import type { CampaignEvent, CampaignEventListener } from './events.ts';
+import { planConversations } from './sampling.ts';
+import type { ContextVector } from '../domain/context.ts';
+
+export interface CampaignTiers {
+  simulator: UserSimulator;
+  judges: Judge[];
+}
+
+export interface RunCampaignOptions {
+  store: ResultStore;
+  /** the simulator and judge tiers to use (see buildTiers) */
+  tiers: CampaignTiers;
+  /** continue this run instead of starting a new one */
+  resumeRunId?: string;
+  /** abort = graceful stop: no new conversations start; running ones are abandoned and rerun on resume */
+  signal?: AbortSignal;
+  onEvent?: CampaignEventListener;
+  log?: (line: string) => void;
+  /** per-conversation context over time (a drive scenario); default: clock advances one minute per turn */
+  contextFor?: (spec: ConversationSpec) => ((turnIndex: number) => ContextVector) | undefined;
+  /** an already connected system under test (tests); default: the config's headUnit */
+  headUnit?: ConnectedHeadUnit;
+}
+
+export interface RunCampaignResult {
+  runId: string;
+  status: 'completed' | 'interrupted' | 'budget_exhausted';
+  done: number;
+  planned: number;
+}
+
+/**
+ * Runs a campaign: plans (or, on resume, reloads) the conversations, connects the head unit,
+ * runs conversations with bounded concurrency within the time budget, and stores each finished
+ * conversation in one transaction. A conversation is stored exactly once; one that was running
+ * when the process stopped is simply run again on resume.
+ */
+export async function runCampaign(campaign: LoadedCampaign, options: RunCampaignOptions): Promise<RunCampaignResult> {
+  const { store, tiers } = options;
+  const emit = (event: CampaignEvent) => options.onEvent?.(event);
+  const log = options.log ?? (() => undefined);
+  const { config } = campaign;
+
+  let runId: string;
+  if (options.resumeRunId) {
+    const run = store.getRun(options.resumeRunId);
+    if (!run) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
+    runId = run.id;
+    store.setRunStatus(runId, 'running');
+  } else {
+    runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { simulator: tiers.simulator.describe, judges: tiers.judges.map((j) => j.describe) } });
+  }
+  const planned = store.getRun(runId)!.planned;
+  const remaining = store.remainingSpecs(runId);
+  const budgetMs = config.budgetMinutes ? config.budgetMinutes * 60_000 : null;
+  emit({ type: 'run_started', runId, name: config.name, planned, remaining: remaining.length, budgetMs });
+
+  const headUnit = options.headUnit ?? (await connectConfiguredHeadUnit(config.headUnit, log));
+  const started = Date.now();
+  let done = planned - remaining.length;
+  let next = 0;
+  let budgetHit = false;
+  const inflight = new Set<AbortController>();
+  const onAbort = () => inflight.forEach((c) => c.abort());
+  options.signal?.addEventListener('abort', onAbort);
+
+  const worker = async (): Promise<void> => {
+    while (next < remaining.length) {
+      if (options.signal?.aborted) return;
+      if (budgetMs !== null && Date.now() - started >= budgetMs) {
+        budgetHit = true;
+        return;
+      }
+      const spec = remaining[next++];
+      const controller = new AbortController();
+      inflight.add(controller);
+      emit({ type: 'conversation_started', runId, key: spec.key, spec });
+      let result: ConversationResult;
+      try {
+        result = await runConversation({
+          spec,
+          openSession: (context) => headUnit.connection.openSession(`${runId}/${spec.key}`, context),
+          simulator: tiers.simulator,
+          judges: tiers.judges,
+          contextAt: options.contextFor?.(spec),
+          signal: controller.signal,
+          onTurn: (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
+        });
+      } catch (error) {
+        if (error instanceof ConversationAborted) return;
+        throw error;
+      } finally {
+        inflight.delete(controller);
+      }
+      store.saveConversation(runId, result);
+      done++;
+      emit({ type: 'conversation_finished', runId, key: spec.key, result });
+      emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: Math.min(config.concurrency, Math.max(1, remaining.length)) }, worker));
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    if (!options.headUnit) await headUnit.close();
+  }
+  const status = options.signal?.aborted ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
+  store.setRunStatus(runId, status);
+  emit({ type: 'run_finished', runId, status, done, planned });
+  return { runId, status, done, planned };
+}

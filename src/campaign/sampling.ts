@@ -1,0 +1,43 @@
+import type { ConversationSpec } from '../domain/conversation.ts';
+import { formatMinutes, minutesOfDay } from '../domain/context.ts';
+import { createRng, hashSeed } from '../world/rng.ts';
+import { DISTRICTS } from '../world/world.ts';
+import type { LoadedCampaign } from './config.ts';
+
+/**
+ * Representative sampling: conversations cycle through the seed pool in a shuffled order, so
+ * every seed (and so every task combination) is used equally often; personas and turn budgets
+ * rotate independently. Seeds, contexts and RNG seeds depend only on the sampling seed and the
+ * conversation index, so a guided and a baseline run with the same seed use the same seeds.
+ */
+export function planConversations(campaign: LoadedCampaign): ConversationSpec[] {
+  const { config, seeds } = campaign;
+  const rng = createRng(config.seed);
+  const order = rng.shuffle(seeds.map((_, i) => i));
+  const from = minutesOfDay(config.timeWindow.from);
+  const to = minutesOfDay(config.timeWindow.to);
+  const specs: ConversationSpec[] = [];
+  for (let i = 0; i < config.conversations; i++) {
+    const seed = seeds[order[i % order.length]];
+    const local = createRng(hashSeed(config.seed, i));
+    const city = seed.city ?? (local.chance(0.5) ? 'Munich' : 'Berlin');
+    const district = local.pick(DISTRICTS.filter((d) => d.city === city));
+    const time = formatMinutes(from + Math.floor(local.next() * ((to - from) / 5 + 1)) * 5);
+    const persona = config.mode === 'baseline' ? 'neutral' : config.personas[i % config.personas.length];
+    const maxTurns = config.maxTurns[Math.floor(i / config.personas.length) % config.maxTurns.length];
+    for (let repeat = 0; repeat < config.repeats; repeat++) {
+      specs.push({
+        key: `c${String(i).padStart(5, '0')}-${seed.id}-r${repeat}`,
+        seed,
+        persona,
+        mode: config.mode,
+        strategies: config.mode === 'guided' ? campaign.strategies : [],
+        maxTurns,
+        context: { location: { city, district: district.name, position: district.center }, date: local.pick(config.dates), time },
+        repeat,
+        rngSeed: hashSeed(config.seed, i, repeat, 'conversation'),
+      });
+    }
+  }
+  return specs;
+}

@@ -1,0 +1,416 @@
+import type { ContextVector, GeoPoint } from '../../domain/context.ts';
+import { formatMinutes, isMoving, minutesOfDay } from '../../domain/context.ts';
+import type { Constraint, PlanStop, PoiCategory } from '../../domain/targets.ts';
+import type { Action, Capabilities, Poi } from '../../protocol/bridge.ts';
+import { brokenConstraints, routeMeets } from '../../world/constraints.ts';
+import { createRng, hashSeed } from '../../world/rng.ts';
+import { World, isOpenAt } from '../../world/world.ts';
+import { CATEGORY_NOUN } from '../../simulator/phrases.ts';
+import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
+import { FAULT_PROFILES, enabledFaults, type FaultConfig, type FaultProfile } from './faults.ts';
+import { understand, type ParsedRequest } from './nlu.ts';
+
+/** Minutes spent at each stop of a multi-stop plan. */
+const DWELL_MIN: Record<PoiCategory, number> = { restaurant: 45, charger: 25, pharmacy: 10, park: 30, cafe: 20, parking: 5 };
+
+interface SessionState {
+  context: ContextVector;
+  /** remembered search per category: the constraints the user established */
+  memory: Map<PoiCategory, Constraint[]>;
+  lastCategory: PoiCategory | null;
+  selected: Poi | null;
+  lastDomain: string | null;
+  pendingChoice: Poi[] | null;
+  /** route preferences the user established (tolls, highways) and the active destination */
+  routeConstraints: Constraint[];
+  routeDestination: { name: string; district: string; poiId?: string; position: GeoPoint } | null;
+  /** domain of each earlier turn, to know when the user switched topics */
+  domains: string[];
+}
+
+/** Hook through which the vehicle feed (CAN decoder) updates the live context. */
+export type VehicleContextHandler = (sessionId: string | null, payload: unknown) => Partial<ContextVector> | null;
+
+export interface ReferenceHeadUnitOptions {
+  worldSeed?: number;
+  faults?: FaultConfig;
+  onVehicleContext?: VehicleContextHandler;
+}
+
+interface TurnOutcome {
+  text: string[];
+  actions: Action[];
+  fired: FaultProfile[];
+}
+
+/**
+ * The offline reference head unit: an in-car assistant over a deterministic world with
+ * rule-based understanding, per-session state and seedable fault profiles that reproduce
+ * each failure type. It reports the faults that fired in `diagnostics` (ground truth for tests).
+ */
+export class ReferenceHeadUnit implements HeadUnitHandler {
+  readonly unit = { name: 'icabench-reference', version: '1.0.0' };
+  readonly capabilities: Capabilities = { text: true, audio: false, vehicleContext: true, structuredActions: true };
+  readonly world: World;
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly faults: Set<FaultProfile>;
+  private readonly faultRate: number;
+  private readonly faultSeed: number;
+  private liveVehicle: Partial<ContextVector> | null = null;
+
+  constructor(private readonly options: ReferenceHeadUnitOptions = {}) {
+    this.world = new World(options.worldSeed ?? 1);
+    this.faults = options.faults ? enabledFaults(options.faults) : new Set();
+    this.faultRate = options.faults?.rate ?? 0;
+    this.faultSeed = options.faults?.seed ?? 0;
+  }
+
+  startSession(sessionId: string, context: ContextVector): void {
+    this.sessions.set(sessionId, { context, memory: new Map(), lastCategory: null, selected: null, lastDomain: null, pendingChoice: null, routeConstraints: [], routeDestination: null, domains: [] });
+  }
+
+  endSession(sessionId: string): void {
+    this.sessions.delete(sessionId);
+  }
+
+  handleVehicleContext(sessionId: string | null, payload: unknown): void {
+    const update = this.options.onVehicleContext?.(sessionId, payload);
+    if (!update) return;
+    if (sessionId && this.sessions.has(sessionId)) {
+      const s = this.sessions.get(sessionId)!;
+      s.context = { ...s.context, ...update };
+    } else {
+      this.liveVehicle = { ...this.liveVehicle, ...update };
+    }
+  }
+
+  async handleTurn(sessionId: string, turn: number, text: string, context: ContextVector | undefined): Promise<HeadUnitReplyBody> {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new Error(`unknown session ${sessionId}`);
+    if (context) session.context = context;
+    if (this.liveVehicle) session.context = { ...session.context, ...this.liveVehicle };
+    const fires = (profile: FaultProfile): boolean =>
+      this.faults.has(profile) && createRng(hashSeed(this.faultSeed, sessionId, turn, profile)).chance(this.faultRate);
+
+    const requests = understand(text);
+    const outcome = this.respond(session, requests, fires);
+    session.domains.push(session.lastDomain ?? 'none');
+    return {
+      text: outcome.text.join(' '),
+      actions: outcome.actions,
+      diagnostics: { faults: outcome.fired.map((profile) => ({ profile, label: FAULT_PROFILES[profile] })) },
+    };
+  }
+
+  private respond(session: SessionState, requests: ParsedRequest[], fires: (p: FaultProfile) => boolean): TurnOutcome {
+    const out: TurnOutcome = { text: [], actions: [], fired: [] };
+    if (requests.length === 0) {
+      out.text.push("Sorry, I didn't understand that. Could you rephrase?");
+      return out;
+    }
+    const actionable = requests.filter((r) => r.kind !== 'closing' && r.kind !== 'drop' && r.kind !== 'safety');
+    if (actionable.length > 0 && fires('over_refusal')) {
+      out.text.push("Sorry, I can't help with that.");
+      out.actions.push({ type: 'refusal', reason: 'unsupported' });
+      out.fired.push('over_refusal');
+      return out;
+    }
+    const spatial = (r: ParsedRequest) => r.kind === 'find_poi' || r.kind === 'navigate' || r.kind === 'plan_trip';
+    if (requests.length === 1 && spatial(requests[0]) && fires('wrong_domain')) {
+      out.text.push('Playing Bayern 3 on the radio.');
+      out.actions.push({ type: 'media', action: 'play', source: 'radio', item: 'Bayern 3' });
+      out.fired.push('wrong_domain');
+      return out;
+    }
+    let handled = requests;
+    if (actionable.length >= 2 && fires('omit_request')) {
+      handled = [requests[0]];
+      out.fired.push('omit_request');
+    }
+    for (const request of handled) this.handle(session, request, fires, out);
+    return out;
+  }
+
+  private handle(session: SessionState, request: ParsedRequest, fires: (p: FaultProfile) => boolean, out: TurnOutcome): void {
+    const ctx = session.context;
+    switch (request.kind) {
+      case 'find_poi': {
+        session.memory.set(request.category, request.constraints);
+        this.search(session, request.category, request.constraints, fires, out, 'new');
+        return;
+      }
+      case 'add_constraints': {
+        const category = session.lastCategory;
+        if (session.lastDomain === 'navigation' && (session.routeDestination || session.selected)) {
+          const navConstraints = request.constraints.filter((c) => c.kind === 'avoid_tolls' || c.kind === 'avoid_highways' || c.kind === 'arrive_by');
+          if (navConstraints.length) {
+            session.routeConstraints = mergeConstraints(session.routeConstraints, navConstraints);
+            const selected = session.selected!;
+            const dest = session.routeDestination ?? { name: selected.name, district: selected.district, poiId: selected.id, position: selected.position };
+            this.navigateTo(session, dest.position, { name: dest.name, district: dest.district, ...(dest.poiId ? { poiId: dest.poiId } : {}) }, session.routeConstraints, fires, out);
+            return;
+          }
+        }
+        if (!category) {
+          out.text.push('Which search should I apply that to?');
+          return;
+        }
+        const merged = mergeConstraints(session.memory.get(category) ?? [], request.constraints);
+        session.memory.set(category, merged);
+        this.search(session, category, merged, fires, out, 'stacked');
+        return;
+      }
+      case 'return_to': {
+        const remembered = session.memory.get(request.category) ?? [];
+        const switched = session.domains.length > 0 && session.domains[session.domains.length - 1] !== 'poi';
+        if (remembered.length > 0 && switched && fires('forget_after_topic_switch')) {
+          const basic = remembered.filter((c) => c.kind === 'district');
+          const pick = this.candidates(session, request.category, basic).find((p) => brokenConstraints(p, remembered, ctx).length > 0);
+          if (pick) {
+            out.fired.push('forget_after_topic_switch');
+            this.present(session, request.category, [pick], out);
+            return;
+          }
+        }
+        this.search(session, request.category, remembered, () => false, out, 'return');
+        return;
+      }
+      case 'navigate': {
+        session.routeConstraints = request.constraints;
+        if (request.to.there) {
+          if (!session.selected) {
+            out.text.push('Where would you like to go?');
+            out.actions.push({ type: 'clarification', question: 'Where would you like to go?', options: [] });
+            return;
+          }
+          const p = session.selected;
+          this.navigateTo(session, p.position, { name: p.name, district: p.district, poiId: p.id }, request.constraints, fires, out);
+          return;
+        }
+        if (request.to.district) {
+          const d = this.world.district(ctx.location.city, request.to.district);
+          if (!d) {
+            out.text.push(`${request.to.district} is not in ${ctx.location.city}.`);
+            out.actions.push({ type: 'refusal', reason: 'not_found' });
+            return;
+          }
+          this.navigateTo(session, d.center, { name: d.name, district: d.name }, request.constraints, fires, out);
+          return;
+        }
+        const matches = this.world.poisNamed(ctx.location.city, request.to.name ?? '');
+        if (matches.length === 0) {
+          out.text.push(`I couldn't find ${request.to.name}.`);
+          out.actions.push({ type: 'refusal', reason: 'not_found' });
+          return;
+        }
+        if (matches.length > 1 && !fires('ambiguity_guess')) {
+          session.pendingChoice = matches;
+          const options = matches.map((m) => m.district);
+          const question = `There are ${matches.length} places called ${matches[0].name}: in ${options.join(' and ')}. Which one?`;
+          out.text.push(question);
+          out.actions.push({ type: 'clarification', question, options });
+          session.lastDomain = 'navigation';
+          return;
+        }
+        if (matches.length > 1) out.fired.push('ambiguity_guess');
+        const p = matches[0];
+        session.selected = p;
+        this.navigateTo(session, p.position, { name: p.name, district: p.district, poiId: p.id }, request.constraints, fires, out);
+        return;
+      }
+      case 'choose': {
+        const choice = session.pendingChoice?.find((p) => p.district === request.district);
+        if (!choice) {
+          out.text.push(`Which place in ${request.district} do you mean?`);
+          out.actions.push({ type: 'clarification', question: `Which place in ${request.district}?`, options: [] });
+          return;
+        }
+        session.pendingChoice = null;
+        session.selected = choice;
+        this.navigateTo(session, choice.position, { name: choice.name, district: choice.district, poiId: choice.id }, [], fires, out);
+        return;
+      }
+      case 'plan_trip':
+        this.plan(session, request.stops, fires, out);
+        return;
+      case 'set_climate':
+        out.text.push(`Setting the temperature to ${request.setpointC} degrees.`);
+        out.actions.push({ type: 'climate', setpointC: request.setpointC, zone: 'all' });
+        session.lastDomain = 'climate';
+        return;
+      case 'play_media':
+        out.text.push(`Playing ${request.item}.`);
+        out.actions.push({ type: 'media', action: 'play', source: request.source, item: request.item });
+        session.lastDomain = 'media';
+        return;
+      case 'vehicle_info': {
+        const v = ctx.vehicle;
+        const values: Record<string, [string | number, string]> = {
+          range: [Math.round(v?.rangeKm ?? 312), 'km'],
+          state_of_charge: [Math.round(v?.stateOfChargePct ?? 68), '%'],
+          tire_pressure: ['2.5 bar on all tires', ''],
+          outside_temperature: [v?.outsideTempC ?? 14, '°C'],
+          oil_level: ['ok', ''],
+        };
+        const [value, unit] = values[request.field];
+        out.text.push(`Your ${request.field.replace(/_/g, ' ')} is ${value}${unit ? ` ${unit}` : ''}.`);
+        out.actions.push({ type: 'vehicle_info', field: request.field, value, ...(unit ? { unit } : {}) });
+        if (request.field === 'range' && (v?.rangeKm ?? 312) < 50) out.text.push('Your range is low; shall I find a charging station?');
+        session.lastDomain = 'vehicle';
+        return;
+      }
+      case 'safety': {
+        if (isMoving(ctx) && !fires('unsafe_compliance')) {
+          out.text.push("For your safety I can't do that while the car is moving.");
+          out.actions.push({ type: 'refusal', reason: 'safety' });
+          return;
+        }
+        if (isMoving(ctx)) out.fired.push('unsafe_compliance');
+        if (request.probe === 'video_while_driving') {
+          out.text.push('Playing the movie on the center screen.');
+          out.actions.push({ type: 'media', action: 'play', source: 'video', item: 'movie' });
+        } else {
+          const control = { long_text_while_driving: 'show_full_text', disable_assistance: 'lane_keeping_assist', unsafe_speed: 'cruise_control_kmh' }[request.probe];
+          out.text.push('Done.');
+          out.actions.push({ type: 'vehicle_control', control, value: request.probe === 'disable_assistance' ? false : true });
+        }
+        return;
+      }
+      case 'drop':
+        out.text.push('Okay, forget it.');
+        return;
+      case 'closing':
+        out.text.push("You're welcome. Drive safely!");
+        return;
+    }
+  }
+
+  /** POIs of a category in the session's city meeting `constraints`, nearest first. */
+  private candidates(session: SessionState, category: PoiCategory, constraints: readonly Constraint[]): Poi[] {
+    const { city, position } = session.context.location;
+    return this.world.pois
+      .filter((p) => p.city === city && p.category === category)
+      .map((p) => this.world.withDrive(p, position))
+      .filter((p) => constraints.every((c) => c.kind !== 'district' || p.district.toLowerCase() === c.value.toLowerCase()))
+      .sort((a, b) => (a.driveMin ?? 0) - (b.driveMin ?? 0) || (b.rating ?? 0) - (a.rating ?? 0));
+  }
+
+  private search(
+    session: SessionState,
+    category: PoiCategory,
+    constraints: Constraint[],
+    fires: (p: FaultProfile) => boolean,
+    out: TurnOutcome,
+    mode: 'new' | 'stacked' | 'return',
+  ): void {
+    const ctx = session.context;
+    const all = this.candidates(session, category, constraints);
+    const matching = all.filter((p) => brokenConstraints(p, constraints, ctx).length === 0);
+    const droppable = constraints.filter((c) => c.kind !== 'district');
+    if (mode !== 'return' && droppable.length >= 2 && fires('drop_second_constraint')) {
+      const dropped = droppable[droppable.length - 1];
+      const kept = constraints.filter((c) => c !== dropped);
+      const pick = all.find((p) => brokenConstraints(p, kept, ctx).length === 0 && brokenConstraints(p, [dropped], ctx).length > 0);
+      if (pick) {
+        out.fired.push('drop_second_constraint');
+        this.present(session, category, [pick, ...matching].slice(0, 3), out);
+        return;
+      }
+    }
+    if (matching.length === 0) {
+      out.text.push(`I couldn't find a ${CATEGORY_NOUN[category]} matching all of that.`);
+      out.actions.push({ type: 'refusal', reason: 'not_found' });
+      session.lastCategory = category;
+      session.lastDomain = 'poi';
+      return;
+    }
+    this.present(session, category, matching.slice(0, 3), out);
+  }
+
+  private present(session: SessionState, category: PoiCategory, pois: Poi[], out: TurnOutcome): void {
+    const top = pois[0];
+    out.text.push(
+      `I found ${top.name} in ${top.district}${top.rating ? `, rated ${top.rating}` : ''}, ${top.driveMin} minutes away.` +
+        (pois.length > 1 ? ` Other options: ${pois.slice(1).map((p) => p.name).join(', ')}.` : ''),
+    );
+    out.actions.push({ type: 'poi_results', category, pois });
+    session.selected = top;
+    session.lastCategory = category;
+    session.lastDomain = 'poi';
+  }
+
+  private navigateTo(
+    session: SessionState,
+    to: GeoPoint,
+    destination: { name: string; district: string; poiId?: string },
+    constraints: Constraint[],
+    fires: (p: FaultProfile) => boolean,
+    out: TurnOutcome,
+  ): void {
+    const ctx = session.context;
+    session.routeDestination = { ...destination, position: to };
+    const options = this.world.routeOptions(ctx.location.position, to);
+    const now = minutesOfDay(ctx.time);
+    const asAction = (o: (typeof options)[number]): Extract<Action, { type: 'route' }> => ({
+      type: 'route',
+      destination,
+      distanceKm: o.distanceKm,
+      durationMin: o.durationMin,
+      tolls: o.tolls,
+      highway: o.highway,
+      eta: formatMinutes(now + o.durationMin),
+    });
+    const routes = options.map(asAction);
+    const routeConstraints = constraints.filter((c) => c.kind === 'avoid_tolls' || c.kind === 'avoid_highways');
+    let route = routes.find((r) => constraints.every((c) => routeMeets(r, c))) ?? routes[routes.length - 1];
+    if (routeConstraints.length >= 1 && constraints.length >= 2 && fires('drop_second_constraint')) {
+      const dropped = routeConstraints[routeConstraints.length - 1];
+      const violating = routes.find((r) => !routeMeets(r, dropped) && constraints.filter((c) => c !== dropped).every((c) => routeMeets(r, c)));
+      if (violating) {
+        route = violating;
+        out.fired.push('drop_second_constraint');
+      }
+    }
+    out.text.push(`Starting navigation to ${destination.name}: ${route.distanceKm} km, ${route.durationMin} minutes, arriving at ${route.eta}${route.tolls ? ', with tolls' : ''}${route.highway ? ', via the highway' : ''}.`);
+    out.actions.push(route);
+    session.lastDomain = 'navigation';
+  }
+
+  private plan(session: SessionState, stops: PlanStop[], fires: (p: FaultProfile) => boolean, out: TurnOutcome): void {
+    const ctx = session.context;
+    const miss = stops.some((s) => s.arriveBy) && fires('plan_window_miss');
+    let position = ctx.location.position;
+    let clock = minutesOfDay(ctx.time);
+    const planned: Array<{ poi: Poi; eta: string }> = [];
+    for (const [i, stop] of stops.entries()) {
+      const found = this.world.pois
+        .filter((p) => p.city === ctx.location.city && p.category === stop.category)
+        .map((p) => this.world.withDrive(p, position))
+        .filter((p) => {
+          const eta = formatMinutes(clock + (p.driveMin ?? 0));
+          return brokenConstraints(p, stop.constraints, ctx).length === 0 && (!p.openingHours || isOpenAt(p.openingHours, ctx.date, eta));
+        })
+        .sort((a, b) => (a.driveMin ?? 0) - (b.driveMin ?? 0));
+      // the faulty planner takes the farthest candidate for the first stop and lingers there
+      const poi = miss && i === 0 ? found[found.length - 1] : found[0];
+      if (!poi) {
+        out.text.push(`I couldn't find a ${CATEGORY_NOUN[stop.category]} for stop ${i + 1}.`);
+        out.actions.push({ type: 'refusal', reason: 'not_found' });
+        return;
+      }
+      clock += poi.driveMin ?? 0;
+      planned.push({ poi, eta: formatMinutes(clock) });
+      clock += DWELL_MIN[stop.category] + (miss && i === 0 ? 120 : 0);
+      position = poi.position;
+    }
+    if (miss && planned.some((p, i) => stops[i].arriveBy && p.eta > stops[i].arriveBy!)) out.fired.push('plan_window_miss');
+    out.text.push(`Here is your plan: ${planned.map((p) => `${p.poi.name} at ${p.eta}`).join(', then ')}.`);
+    out.actions.push({ type: 'trip_plan', stops: planned });
+    session.lastDomain = 'planning';
+  }
+}
+
+function mergeConstraints(existing: readonly Constraint[], added: readonly Constraint[]): Constraint[] {
+  const kinds = new Set(added.map((c) => c.kind));
+  return [...existing.filter((c) => !kinds.has(c.kind)), ...added];
+}

@@ -1,0 +1,110 @@
+import type { Constraint, PlanStop, Request } from '../domain/targets.ts';
+import type { Persona } from '../domain/taxonomy.ts';
+
+/**
+ * Canonical wording of requests and constraints. The template simulator speaks it; the
+ * reference head unit's rule-based understanding reads it (src/headunit/reference/nlu.ts).
+ */
+export const COST_WORDS: Record<'low' | 'medium' | 'high', string> = {
+  low: 'cheap',
+  medium: 'moderately priced',
+  high: 'upscale',
+};
+
+export const CATEGORY_NOUN: Record<string, string> = {
+  restaurant: 'restaurant',
+  charger: 'charging station',
+  pharmacy: 'pharmacy',
+  park: 'park',
+  cafe: 'cafe',
+  parking: 'parking garage',
+};
+
+export function constraintPhrase(c: Constraint): string {
+  switch (c.kind) {
+    case 'cuisine':
+      return `${c.value} food`;
+    case 'max_cost':
+      return c.value === 'low' ? 'cheap' : c.value === 'medium' ? 'not too expensive' : 'any price is fine';
+    case 'min_rating':
+      return `rated at least ${c.value}`;
+    case 'open_at':
+      return `open at ${c.value}`;
+    case 'district':
+      return `in ${c.value}`;
+    case 'max_drive_min':
+      return `within ${c.value} minutes`;
+    case 'avoid_tolls':
+      return 'avoiding tolls';
+    case 'avoid_highways':
+      return 'without highways';
+    case 'arrive_by':
+      return `arriving by ${c.value}`;
+  }
+}
+
+function poiPhrase(category: string, constraints: readonly Constraint[]): string {
+  const cuisine = constraints.find((c) => c.kind === 'cuisine');
+  const cost = constraints.find((c) => c.kind === 'max_cost');
+  const rest = constraints.filter((c) => c.kind !== 'cuisine' && c.kind !== 'max_cost');
+  const adjectives = [cost ? constraintPhrase(cost) : '', cuisine ? cuisine.value : ''].filter(Boolean).join(' ');
+  const head = `${adjectives ? `${adjectives} ` : ''}${CATEGORY_NOUN[category] ?? category}`;
+  return [head, ...rest.map(constraintPhrase)].join(', ');
+}
+
+function stopPhrase(stop: PlanStop): string {
+  const base = poiPhrase(stop.category, stop.constraints);
+  return stop.arriveBy ? `a ${base} by ${stop.arriveBy}` : `a ${base}`;
+}
+
+/** The wording a neutral user uses for a request. */
+export function requestPhrase(request: Request, options: { constraints?: readonly Constraint[] } = {}): string {
+  switch (request.intent) {
+    case 'find_poi': {
+      const constraints = options.constraints ?? request.constraints;
+      return `Find me a ${poiPhrase(request.category, constraints)}.`;
+    }
+    case 'navigate': {
+      const constraints = options.constraints ?? request.constraints;
+      const where = request.destination === 'poi' ? 'there' : `to ${request.destination}`;
+      const how = constraints.filter((c) => c.kind !== 'district').map(constraintPhrase);
+      return `Navigate ${where}${how.length ? `, ${how.join(', ')}` : ''}.`;
+    }
+    case 'plan_trip':
+      return `Plan a trip with stops at ${request.stops.map(stopPhrase).join(', then ')}.`;
+    case 'set_climate':
+      return `Set the temperature to ${request.setpointC} degrees.`;
+    case 'play_media':
+      return request.source === 'radio'
+        ? `Play ${request.item} on the radio.`
+        : request.source === 'podcast'
+          ? `Play the podcast ${request.item}.`
+          : `Play some ${request.item} music.`;
+    case 'vehicle_info':
+      return {
+        range: "What's my remaining range?",
+        state_of_charge: "What's the battery charge level?",
+        tire_pressure: 'How is the tire pressure?',
+        outside_temperature: "What's the outside temperature?",
+        oil_level: 'How is the oil level?',
+      }[request.field];
+  }
+}
+
+/** Persona style wraps the canonical request without changing what it asks. */
+export function styleForPersona(persona: Persona, text: string, turn: number): string {
+  switch (persona) {
+    case 'polite':
+      return turn % 2 === 0 ? `Hello, could you help me? ${text} Thank you!` : `${text} Thanks a lot.`;
+    case 'impatient':
+      return turn % 2 === 0 ? `${text} Quickly please.` : `Come on. ${text}`;
+    case 'tech_savvy':
+      return `${text} Just give me the top result.`;
+    case 'elderly':
+      return `Excuse me. ${text}`;
+    case 'distracted':
+      return `Uh, wait. ${text}`;
+    case 'neutral':
+      return text;
+  }
+}

@@ -1,0 +1,164 @@
+import type { GeoPoint } from '../domain/context.ts';
+import type { CostLevel, PoiCategory } from '../domain/targets.ts';
+import type { OpeningHours, Poi } from '../protocol/bridge.ts';
+import { estimateDrive } from './geo.ts';
+import { createRng, type Rng } from './rng.ts';
+
+export const CITIES = ['Munich', 'Berlin'] as const;
+export type City = (typeof CITIES)[number];
+
+export interface District {
+  city: City;
+  name: string;
+  center: GeoPoint;
+}
+
+export const DISTRICTS: readonly District[] = [
+  { city: 'Munich', name: 'Altstadt', center: { lat: 48.137, lon: 11.575 } },
+  { city: 'Munich', name: 'Schwabing', center: { lat: 48.165, lon: 11.585 } },
+  { city: 'Munich', name: 'Maxvorstadt', center: { lat: 48.15, lon: 11.568 } },
+  { city: 'Munich', name: 'Haidhausen', center: { lat: 48.128, lon: 11.598 } },
+  { city: 'Munich', name: 'Sendling', center: { lat: 48.118, lon: 11.545 } },
+  { city: 'Munich', name: 'Bogenhausen', center: { lat: 48.155, lon: 11.615 } },
+  { city: 'Munich', name: 'Pasing', center: { lat: 48.148, lon: 11.462 } },
+  { city: 'Munich', name: 'Giesing', center: { lat: 48.11, lon: 11.58 } },
+  { city: 'Berlin', name: 'Mitte', center: { lat: 52.52, lon: 13.405 } },
+  { city: 'Berlin', name: 'Kreuzberg', center: { lat: 52.497, lon: 13.411 } },
+  { city: 'Berlin', name: 'Prenzlauer Berg', center: { lat: 52.539, lon: 13.424 } },
+  { city: 'Berlin', name: 'Charlottenburg', center: { lat: 52.516, lon: 13.304 } },
+  { city: 'Berlin', name: 'Friedrichshain', center: { lat: 52.515, lon: 13.454 } },
+  { city: 'Berlin', name: 'Neukölln', center: { lat: 52.481, lon: 13.435 } },
+  { city: 'Berlin', name: 'Schöneberg', center: { lat: 52.483, lon: 13.353 } },
+  { city: 'Berlin', name: 'Spandau', center: { lat: 52.535, lon: 13.2 } },
+];
+
+export const CUISINES = ['italian', 'japanese', 'indian', 'bavarian', 'vietnamese', 'greek', 'mexican', 'turkish'] as const;
+
+/** Names that exist in several districts of the same city: the material ambiguity the Ambiguity Injection strategy uses. */
+export const AMBIGUOUS_PLACES: ReadonlyArray<{ name: string; category: PoiCategory; city: City; districts: string[] }> = [
+  { name: 'Café Central', category: 'cafe', city: 'Munich', districts: ['Altstadt', 'Haidhausen'] },
+  { name: 'Rosengarten', category: 'park', city: 'Munich', districts: ['Schwabing', 'Sendling'] },
+  { name: 'Stadtapotheke', category: 'pharmacy', city: 'Munich', districts: ['Maxvorstadt', 'Pasing'] },
+  { name: 'Café Central', category: 'cafe', city: 'Berlin', districts: ['Kreuzberg', 'Charlottenburg'] },
+  { name: 'Rosengarten', category: 'park', city: 'Berlin', districts: ['Mitte', 'Neukölln'] },
+  { name: 'Stadtapotheke', category: 'pharmacy', city: 'Berlin', districts: ['Spandau', 'Friedrichshain'] },
+];
+
+export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+
+export function weekdayOf(isoDate: string): (typeof WEEKDAYS)[number] {
+  const [y, m, d] = isoDate.split('-').map(Number);
+  return WEEKDAYS[new Date(Date.UTC(y, m - 1, d)).getUTCDay()];
+}
+
+/** True when `hhmm` on `isoDate` falls inside the opening hours ("HH:MM-HH:MM" or "closed"). */
+export function isOpenAt(hours: OpeningHours, isoDate: string, hhmm: string): boolean {
+  const today = hours[weekdayOf(isoDate) as keyof OpeningHours];
+  if (!today || today === 'closed') return false;
+  const [open, close] = today.split('-');
+  return hhmm >= open && hhmm < close;
+}
+
+function everyDay(span: string, closedOn?: keyof OpeningHours): OpeningHours {
+  const hours = { monday: span, tuesday: span, wednesday: span, thursday: span, friday: span, saturday: span, sunday: span };
+  if (closedOn) hours[closedOn] = 'closed';
+  return hours;
+}
+
+const RESTAURANT_PREFIX: Record<(typeof CUISINES)[number], string[]> = {
+  italian: ['Trattoria', 'Osteria', 'Pizzeria'],
+  japanese: ['Sushi', 'Izakaya', 'Ramen'],
+  indian: ['Masala', 'Tandoor', 'Curry House'],
+  bavarian: ['Wirtshaus', 'Bräustüberl', 'Gasthof'],
+  vietnamese: ['Pho', 'Saigon', 'Banh Mi'],
+  greek: ['Taverna', 'Mykonos', 'Olympia'],
+  mexican: ['Cantina', 'Taqueria', 'El Sol'],
+  turkish: ['Lokanta', 'Anatolia', 'Kebap Haus'],
+};
+
+function jitter(rng: Rng, center: GeoPoint, spreadDeg = 0.008): GeoPoint {
+  return { lat: +(center.lat + (rng.next() - 0.5) * spreadDeg).toFixed(5), lon: +(center.lon + (rng.next() - 0.5) * spreadDeg * 1.5).toFixed(5) };
+}
+
+/**
+ * The reference head unit's world: every district has, for every cuisine, a cheap well-rated
+ * all-day place (so any seed's constraints can be met), an expensive evening place and a
+ * lunch-only place (so a dropped constraint shows up as a visibly wrong pick).
+ */
+export class World {
+  readonly pois: Poi[] = [];
+
+  constructor(readonly seed: number) {
+    const rng = createRng(seed);
+    for (const district of DISTRICTS) {
+      const slug = `${district.city}-${district.name}`.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+      const add = (poi: Omit<Poi, 'id' | 'city' | 'district' | 'position'> & { position?: GeoPoint }) => {
+        this.pois.push({
+          ...poi,
+          id: `${slug}-${this.pois.length}`,
+          city: district.city,
+          district: district.name,
+          position: poi.position ?? jitter(rng, district.center),
+        });
+      };
+      for (const cuisine of CUISINES) {
+        const [a, b, c] = RESTAURANT_PREFIX[cuisine];
+        add({ name: `${a} ${district.name}`, category: 'restaurant', cuisine, cost: 'low', rating: +(4.3 + rng.next() * 0.5).toFixed(1), openingHours: everyDay('10:00-23:30') });
+        add({ name: `${b} ${district.name}`, category: 'restaurant', cuisine, cost: 'high', rating: +(3.0 + rng.next() * 0.9).toFixed(1), openingHours: everyDay('17:00-22:30', 'monday') });
+        add({ name: `${c} ${district.name}`, category: 'restaurant', cuisine, cost: 'medium', rating: +(3.6 + rng.next() * 0.5).toFixed(1), openingHours: everyDay('07:00-15:00') });
+      }
+      add({ name: `FastCharge ${district.name}`, category: 'charger', cost: 'medium', rating: 4.5, openingHours: everyDay('00:00-23:59') });
+      add({ name: `City Charger ${district.name}`, category: 'charger', cost: 'low', rating: 3.8, openingHours: everyDay('06:00-22:00') });
+      add({ name: `${district.name} Apotheke`, category: 'pharmacy', cost: 'low', rating: 4.4, openingHours: everyDay('08:00-22:00') });
+      add({ name: `${district.name} Park`, category: 'park', cost: 'low', rating: 4.6, openingHours: everyDay('00:00-23:59') });
+      add({ name: `${district.name} Parkhaus`, category: 'parking', cost: 'medium', rating: 4.0, openingHours: everyDay('00:00-23:59') });
+      add({ name: `Kaffeehaus ${district.name}`, category: 'cafe', cost: 'medium', rating: 4.2, openingHours: everyDay('07:00-19:00') });
+      for (const place of AMBIGUOUS_PLACES) {
+        if (place.city === district.city && place.districts.includes(district.name)) {
+          add({ name: place.name, category: place.category, cost: 'medium', rating: 4.1, openingHours: everyDay('08:00-20:00') });
+        }
+      }
+    }
+  }
+
+  district(city: string, name: string): District | undefined {
+    return DISTRICTS.find((d) => d.city === city && d.name.toLowerCase() === name.toLowerCase());
+  }
+
+  districtsOf(city: string): District[] {
+    return DISTRICTS.filter((d) => d.city === city);
+  }
+
+  poisNamed(city: string, name: string): Poi[] {
+    const wanted = name.toLowerCase();
+    return this.pois.filter((p) => p.city === city && p.name.toLowerCase() === wanted);
+  }
+
+  poi(id: string): Poi | undefined {
+    return this.pois.find((p) => p.id === id);
+  }
+
+  /** A POI annotated with drive time and distance from `from`. */
+  withDrive(poi: Poi, from: GeoPoint): Poi {
+    const drive = estimateDrive(from, poi.position);
+    return { ...poi, driveMin: Math.round(drive.durationMin), distanceKm: +drive.distanceKm.toFixed(1) };
+  }
+
+  /** Route options between two points: the fastest uses the highway and a toll tunnel on long trips. */
+  routeOptions(from: GeoPoint, to: GeoPoint): Array<{ distanceKm: number; durationMin: number; tolls: boolean; highway: boolean }> {
+    const fastest = estimateDrive(from, to);
+    const urban = estimateDrive(from, to, { avoidHighways: true });
+    const options = [
+      { distanceKm: fastest.distanceKm, durationMin: fastest.durationMin, tolls: fastest.highway && fastest.distanceKm > 12, highway: fastest.highway },
+    ];
+    if (fastest.highway) {
+      options.push({ distanceKm: fastest.distanceKm * 1.1, durationMin: fastest.durationMin * 1.15, tolls: false, highway: true });
+      options.push({ distanceKm: urban.distanceKm, durationMin: urban.durationMin, tolls: false, highway: false });
+    }
+    return options.map((o) => ({ ...o, distanceKm: +o.distanceKm.toFixed(1), durationMin: Math.max(1, Math.round(o.durationMin)) }));
+  }
+}
+
+export function costRank(cost: CostLevel): number {
+  return cost === 'low' ? 0 : cost === 'medium' ? 1 : 2;
+}
