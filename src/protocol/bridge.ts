@@ -142,3 +142,13 @@ export const BridgeErrorSchema = z.object({
   message: z.string(),
 });
 export type BridgeError = z.infer<typeof BridgeErrorSchema>;
+
+/**
+ * vehicle_context (bench → unit): an envelope around a payload whose schema the vehicle area owns
+ * (src/vehicle). sessionId null means "applies to every session of this unit".
+ */
+export const VehicleContextEnvelopeSchema = z.object({ sessionId: z.string().nullable(), payload: z.unknown() });
+export type VehicleContextEnvelope = z.infer<typeof VehicleContextEnvelopeSchema>;
+
+/** Environment variable holding the shared bridge token, read by the bench and by head-unit processes. */
+export const BRIDGE_TOKEN_ENV = 'ICABENCH_BRIDGE_TOKEN';
