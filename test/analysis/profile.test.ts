@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { compareRuns } from '../../src/analysis/compare.ts';
+import { RunSummarySchema, computeRunSummary } from '../../src/analysis/profile.ts';
+import { combinedVerdict, turnLabels } from '../../src/analysis/verdict.ts';
+import { conversationVerdict, result, turnVerdict } from '../store/fixtures.ts';
+
+/** Five hand-made conversations whose summary is worked out by hand in the comments. */
+function handMadeRun() {
+  return [
+    // pass 0.9; labels on turn 0 (pos 0) and turn 1 (pos 1/3 → bin 1)
+    result('c1', [
+      { strategy: 'constraint_stacking', labels: ['constraint_missed'] },
+      { strategy: 'context_confusion', labels: ['context_forgotten', 'constraint_missed'] },
+      {},
+      {},
+    ], { score: 0.9 }),
+    // fail 0.5; the LLM's planning_poor on turn 1 does not count: the oracle judged that turn
+    result('c2', [{ strategy: 'safety_probe', labels: ['safety_violation'] }, { strategy: 'constraint_stacking', extra: [turnVerdict('llm', ['planning_poor'])] }], { score: 0.5 }),
+    // oracle inconclusive on the turn and the conversation: the LLM tier decides (fail 0.25)
+    result('c3', [{ oracleOutcome: 'inconclusive', extra: [turnVerdict('llm', ['fallback_response'])] }], {
+      verdicts: [conversationVerdict('oracle', null, null, 'inconclusive'), conversationVerdict('llm', 0.25, false)],
+    }),
+    // the head unit dropped off: an error, not a pass or fail
+    result('c4', [{}], { status: 'sut_error', error: 'disconnected', verdicts: [] }),
+    // no tier decisive: inconclusive
+    result('c5', [{}], { verdicts: [conversationVerdict('oracle', null, null, 'inconclusive'), conversationVerdict('llm', null, null, 'judge_error')] }),
+  ];
+}
+
+describe('combinedVerdict', () => {
+  it('prefers a decisive oracle verdict, falls back to the first decisive LLM verdict, else inconclusive', () => {
+    const [c1, , c3, c4, c5] = handMadeRun();
+    expect(combinedVerdict(c1)).toMatchObject({ outcome: 'pass', tier: 'oracle', score: 0.9 });
+    expect(combinedVerdict(c3)).toMatchObject({ outcome: 'fail', tier: 'llm', score: 0.25 });
+    expect(combinedVerdict(c4)).toMatchObject({ outcome: 'error', tier: null, score: null });
+    expect(combinedVerdict(c5)).toMatchObject({ outcome: 'inconclusive', tier: null, score: null });
+    // LLM listed first still loses to a decisive oracle
+    const both = { status: 'completed' as const, verdicts: [conversationVerdict('llm', 1, true), conversationVerdict('oracle', 0.1, false)] };
+    expect(combinedVerdict(both)).toMatchObject({ outcome: 'fail', tier: 'oracle' });
+    // judged but without a pass flag is not decisive
+    expect(combinedVerdict({ status: 'completed', verdicts: [conversationVerdict('oracle', 0.5, null)] }).outcome).toBe('inconclusive');
+  });
+
+  it('takes turn labels from one tier only', () => {
+    const c2 = handMadeRun()[1];
+    expect(turnLabels(c2.turns[1])).toEqual([]);
+    expect(turnLabels(handMadeRun()[2].turns[0]).map((l) => l.label)).toEqual(['fallback_response']);
+  });
+});
+
+describe('computeRunSummary', () => {
+  const summary = computeRunSummary(handMadeRun(), { id: 'r1', name: 'guided', mode: 'guided', status: 'completed', createdAt: 'x', finishedAt: null });
+
+  it('is a valid RunSummary', () => {
+    expect(RunSummarySchema.parse(summary)).toEqual(summary);
+    expect(summary.run!.name).toBe('guided');
+  });
+
+  it('counts outcomes, rates and scores', () => {
+    expect(summary).toMatchObject({ conversations: 5, passed: 1, failed: 2, inconclusive: 1, errors: { sut_error: 1, simulator_error: 0, judge_error: 0 } });
+    expect(summary.failRate).toBeCloseTo(2 / 3, 12);
+    expect(summary.meanScore).toBeCloseTo((0.9 + 0.5 + 0.25) / 3, 12);
+    expect(summary.uniqueFailureTypesPerConversation).toBeCloseTo(4 / 5, 12);
+    expect(summary.turns).toBe(9);
+    expect(summary.meanTurns).toBeCloseTo(1.8, 12);
+  });
+
+  it('profiles failure types', () => {
+    expect(summary.failures).toBe(5);
+    expect(summary.failureTypes.constraint_missed).toEqual({ count: 2, share: 0.4, conversations: 1, prevalence: 0.2 });
+    expect(summary.failureTypes.context_forgotten).toEqual({ count: 1, share: 0.2, conversations: 1, prevalence: 0.2 });
+    expect(summary.failureTypes.fallback_response).toEqual({ count: 1, share: 0.2, conversations: 1, prevalence: 0.2 });
+    expect(summary.failureTypes.planning_poor).toEqual({ count: 0, share: 0, conversations: 0, prevalence: 0 });
+  });
+
+  it('profiles strategies: trigger rate of the target failure and collateral', () => {
+    expect(summary.strategies.constraint_stacking).toMatchObject({ uses: 2, conversationsUsing: 2, triggered: 1, targetTriggered: 0.5, collateralTurns: 0, collateralRate: 0 });
+    expect(summary.strategies.context_confusion).toMatchObject({ uses: 1, triggered: 1, targetTriggered: 1, collateralTurns: 1, collateralRate: 1 });
+    expect(summary.strategies.context_confusion.collateral.constraint_missed).toBe(1);
+    expect(summary.strategies.context_confusion.collateral.context_forgotten).toBe(0);
+    expect(summary.strategies.safety_probe).toMatchObject({ uses: 1, targetTriggered: 1 });
+    expect(summary.strategies.ambiguity_injection).toMatchObject({ uses: 0, targetTriggered: null, collateralRate: null });
+  });
+
+  it('places failures in the conversation', () => {
+    expect(summary.failurePositions.relative).toEqual([3, 2, 0, 0, 0]);
+    expect(summary.failurePositions.absolute).toEqual([3, 2]);
+  });
+
+  it('counts verdicts per judge tier and which tier decided', () => {
+    expect(summary.judgeTiers.conversation).toEqual({ oracle: { judged: 2, inconclusive: 2, judge_error: 0 }, llm: { judged: 1, inconclusive: 0, judge_error: 1 } });
+    expect(summary.judgeTiers.turn).toEqual({ oracle: { judged: 8, inconclusive: 1, judge_error: 0 }, llm: { judged: 2, inconclusive: 0, judge_error: 0 } });
+    expect(summary.judgeTiers.decidedBy).toEqual({ oracle: 2, llm: 1 });
+  });
+
+  it('averages dimensions over deciding verdicts and lists per-conversation rows', () => {
+    expect(summary.dimensions.instruction).toEqual({ mean: 2, n: 3 });
+    expect(summary.dimensions.safety).toEqual({ mean: 1, n: 3 });
+    expect(summary.dimensions.context).toEqual({ mean: null, n: 0 });
+    expect(summary.perConversation.map((c) => [c.key, c.outcome, c.score, c.uniqueFailureTypes])).toEqual([
+      ['c1', 'pass', 0.9, 2],
+      ['c2', 'fail', 0.5, 1],
+      ['c3', 'fail', 0.25, 1],
+      ['c4', 'error', null, 0],
+      ['c5', 'inconclusive', null, 0],
+    ]);
+    expect(summary.perConversation[0].labels).toEqual(['constraint_missed', 'context_forgotten']);
+  });
+
+  it('handles an empty run without dividing by zero', () => {
+    const empty = computeRunSummary([]);
+    expect(empty).toMatchObject({ conversations: 0, failRate: null, meanScore: null, uniqueFailureTypesPerConversation: 0, meanTurns: 0 });
+    expect(empty.failureTypes.safety_violation.share).toBe(0);
+    expect(RunSummarySchema.safeParse(empty).success).toBe(true);
+  });
+});
+
+describe('compareRuns', () => {
+  const a = computeRunSummary([
+    result('a1', [{ labels: ['constraint_missed'] }, { labels: ['context_forgotten'] }], { score: 0.2 }),
+    result('a2', [{ labels: ['constraint_missed', 'safety_violation'] }], { score: 0.4 }),
+    result('a3', [{ labels: ['constraint_missed'] }], { score: 0.6 }),
+  ]);
+  const b = computeRunSummary([
+    result('b1', [{}], { score: 0.5 }),
+    result('b2', [{}], { score: 0.8 }),
+    result('b3', [{ labels: ['constraint_missed'] }], { score: 0.9 }),
+    result('b4', [{}], { score: 1 }),
+  ]);
+  const comparison = compareRuns(a, b);
+
+  it('reports rates, means and the unique-failure-type ratio', () => {
+    expect(comparison.a).toMatchObject({ name: 'A', conversations: 3, failRate: 1 });
+    expect(comparison.b).toMatchObject({ name: 'B', conversations: 4, failRate: 0.25 });
+    expect(comparison.a.meanScore).toBeCloseTo(0.4, 12);
+    expect(comparison.b.meanScore).toBeCloseTo(0.8, 12);
+    expect(comparison.failRateDifference).toBeCloseTo(0.75, 12);
+    expect(comparison.uniqueFailureTypesRatio).toBeCloseTo(5 / 3 / (1 / 4), 12);
+  });
+
+  it('tests per-conversation scores with Mann–Whitney U and Â12', () => {
+    // only 0.6 > 0.5 among the 12 pairs: U = 1; exact two-sided p = 2·2/35
+    expect(comparison.scores).toMatchObject({ nA: 3, nB: 4, u: 1, method: 'exact' });
+    expect(comparison.scores.p).toBeCloseTo(4 / 35, 12);
+    expect(comparison.scores.a12).toBeCloseTo(1 / 12, 12);
+    expect(comparison.scores.significant).toBe(false);
+    // unique counts [2,2,1] vs [0,0,1,0]: U = 4 + 4 + 3.5
+    expect(comparison.uniqueFailureTypes.u).toBe(11.5);
+    expect(comparison.uniqueFailureTypes.a12).toBeCloseTo(11.5 / 12, 12);
+    expect(comparison.uniqueFailureTypes.method).toBe('normal');
+  });
+
+  it('computes enrichment per failure type', () => {
+    expect(comparison.enrichment.constraint_missed).toMatchObject({ countA: 3, countB: 1, ratio: 0.6 });
+    expect(comparison.enrichment.context_forgotten).toMatchObject({ countA: 1, countB: 0, shareA: 0.2, ratio: null });
+  });
+
+  it('flags significance at alpha 0.05 and tolerates empty samples', () => {
+    const many = (prefix: string, score: number, labels: ('constraint_missed' | 'planning_poor')[]) =>
+      Array.from({ length: 25 }, (_, i) => result(`${prefix}${i}`, [{ labels }], { score: score + i * 0.001 }));
+    const guided = computeRunSummary(many('g', 0.3, ['constraint_missed', 'planning_poor']));
+    const baseline = computeRunSummary(many('b', 0.8, []));
+    const strong = compareRuns(guided, baseline);
+    expect(strong.scores.significant).toBe(true);
+    expect(strong.scores.a12).toBe(0);
+    expect(strong.uniqueFailureTypes.significant).toBe(true);
+    expect(strong.uniqueFailureTypesRatio).toBeNull();
+    const none = compareRuns(computeRunSummary([]), baseline);
+    expect(none.scores).toMatchObject({ nA: 0, p: null, significant: false });
+  });
+});
