@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { ConversationStatusSchema } from '../domain/conversation.ts';
+import { FailureLabelSchema } from '../domain/taxonomy.ts';
+import { CombinedOutcomeSchema } from '../store/types.ts';
+
+/** Request schemas of the bench API; the UI builds its requests to the same shapes. */
+
+export const ConfigNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,100}\.ya?ml$/, 'expected a config file name ending in .yaml or .yml');
+
+export const ValidateConfigBodySchema = z.object({ text: z.string().max(200_000, 'config text is limited to 200,000 characters') }).strict();
+
+export const StartCampaignBodySchema = z
+  .object({
+    configName: ConfigNameSchema,
+    /** edited YAML text to run instead of the file's; validated with the same schema */
+    text: z.string().max(200_000).optional(),
+  })
+  .strict();
+
+export const StopCampaignBodySchema = z.object({}).strict();
+
+export const ResumeCampaignBodySchema = z.object({ runId: z.string().min(1).max(100) }).strict();
+
+export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'expected a run id');
+
+export const PageQuerySchema = z
+  .object({
+    offset: z.coerce.number().int().min(0).default(0),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    status: ConversationStatusSchema.optional(),
+    outcome: CombinedOutcomeSchema.optional(),
+    label: FailureLabelSchema.optional(),
+    key: z.string().max(200).optional(),
+  })
+  .strict();
+
+export const CompareQuerySchema = z.object({ a: RunIdSchema, b: RunIdSchema }).strict();

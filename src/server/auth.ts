@@ -1,0 +1,62 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import { ApiError } from './http-util.ts';
+
+export function newToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return plain === '::1' || (isIP(plain) === 4 && plain.startsWith('127.'));
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || isLoopbackAddress(host.replace(/^\[|\]$/g, ''));
+}
+
+export function tokensEqual(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function bearerToken(req: IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+/**
+ * Who may do what:
+ * - on a loopback listener, the Host header must name the loopback (a DNS-rebinding page cannot read the API);
+ * - reading from the loopback needs no token (other local users of the rig machine can already read the workspace);
+ * - anything that changes state, and anything from another machine, needs the token.
+ */
+export function authorize(req: IncomingMessage, options: { token: string; loopbackOnly: boolean; mutating: boolean }): void {
+  if (options.loopbackOnly) {
+    const hostname = hostnameOf(req.headers.host);
+    if (hostname === null || !isLoopbackHost(hostname)) {
+      throw new ApiError(403, 'forbidden_host', `Host "${req.headers.host ?? ''}" is not a loopback name; use http://127.0.0.1`);
+    }
+  }
+  const fromLoopback = isLoopbackAddress(req.socket.remoteAddress);
+  if (!options.mutating && fromLoopback) return;
+  const given = bearerToken(req);
+  if (given === null) {
+    throw new ApiError(401, 'token_required', options.mutating ? 'this request changes state and needs "Authorization: Bearer <token>"' : 'requests from other machines need "Authorization: Bearer <token>"');
+  }
+  if (!tokensEqual(given, options.token)) throw new ApiError(401, 'token_invalid', 'the bearer token does not match this server');
+}
+
+function hostnameOf(host: string | undefined): string | null {
+  if (!host) return null;
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+
+/** One field-level problem in a request, shown next to the field in the UI. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** An error the API answers with a 4xx/5xx status and a JSON body naming what was wrong. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields: FieldError[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export function fieldErrorsOf(error: z.ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.join('.') : '(root)',
+    message: issue.message,
+  }));
+}
+
+/** Parses `value` with `schema` or throws a 400 naming each bad field of `where`. */
+export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const fields = fieldErrorsOf(result.error);
+    throw new ApiError(400, 'invalid_request', `${where}: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`, fields);
+  }
+  return result.data;
+}
+
+/**
+ * Reads a JSON body, refusing more than `maxBytes` before parsing anything:
+ * a declared Content-Length over the limit is rejected without reading, a body
+ * that grows past it is cut off.
+ */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new ApiError(415, 'unsupported_media_type', `expected Content-Type application/json, got "${type || '(none)'}"`);
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new ApiError(413, 'payload_too_large', `request body is ${declared} bytes; the limit is ${maxBytes} bytes`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      throw new ApiError(413, 'payload_too_large', `request body exceeds the limit of ${maxBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, 'malformed_json', `request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(payload);
+}
+
+export function sendError(res: ServerResponse, error: unknown): void {
+  if (error instanceof ApiError) {
+    sendJson(res, error.status, { error: { code: error.code, message: error.message, fields: error.fields } });
+    return;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  sendJson(res, 500, { error: { code: 'internal', message, fields: [] } });
+}

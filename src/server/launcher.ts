@@ -1,0 +1,50 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
+import { runCampaign } from '../campaign/runner.ts';
+import { buildTiers } from '../campaign/tiers.ts';
+import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../headunit/connect.ts';
+import type { ResultStore } from '../store/store.ts';
+import type { CampaignLauncher } from './campaign-control.ts';
+import type { ConnectedUnit } from './rig-status.ts';
+
+/**
+ * The real campaign runner behind the bench server. It connects the head unit itself (rather
+ * than leaving it to runCampaign) so the rig status can show the unit while a campaign runs.
+ */
+export class RunnerLauncher {
+  private headUnit: ConnectedHeadUnit | null = null;
+
+  constructor(private readonly store: ResultStore) {}
+
+  readonly launch: CampaignLauncher = async ({ campaign, resumeRunId, signal, onEvent }) => {
+    const tiers = await buildTiers(campaign.config);
+    const headUnit = await connectConfiguredHeadUnit(campaign.config.headUnit);
+    this.headUnit = headUnit;
+    try {
+      const result = await runCampaign(campaign, { store: this.store, tiers, resumeRunId, signal, onEvent, headUnit });
+      return { runId: result.runId, status: result.status };
+    } finally {
+      this.headUnit = null;
+      await headUnit.close();
+    }
+  };
+
+  connectedUnits = (): ConnectedUnit[] => this.headUnit?.bridge?.connectedUnits() ?? [];
+}
+
+/**
+ * A config the UI edited, or one a run stored, becomes a file again so it loads exactly like
+ * `icabench run` loads it. Its seed pool path is made absolute first: the copy lives in the
+ * workspace, not beside the original.
+ */
+export function materializeConfig(config: Record<string, unknown> | CampaignConfig, configsDir: string, workspace: string, label: string): LoadedCampaign {
+  const seeds = String(config.seeds ?? '');
+  const copy = { ...config, seeds: isAbsolute(seeds) ? seeds : resolve(configsDir, seeds) };
+  const dir = join(workspace, 'edited-configs');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${label.replace(/[^A-Za-z0-9._-]/g, '_')}-${Date.now()}.yaml`);
+  writeFileSync(path, stringify(copy));
+  return loadCampaignConfig(path);
+}

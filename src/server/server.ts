@@ -1,0 +1,375 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { Server as SocketServer } from 'socket.io';
+import type { z } from 'zod';
+import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
+import { compareRuns } from '../analysis/compare.ts';
+import { CampaignConfigSchema, ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
+import type { ConversationResult } from '../domain/conversation.ts';
+import type { ResultStore } from '../store/store.ts';
+import type { RunRecord } from '../store/types.ts';
+import { computeAgreement } from './agreement.ts';
+import { RatingFormSchema, decodeRatings, encodeRating } from './annotations.ts';
+import {
+  CompareQuerySchema,
+  ConfigNameSchema,
+  PageQuerySchema,
+  ResumeCampaignBodySchema,
+  RunIdSchema,
+  StartCampaignBodySchema,
+  StopCampaignBodySchema,
+  ValidateConfigBodySchema,
+} from './api-schemas.ts';
+import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
+import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
+import { ConfigCatalog } from './configs.ts';
+import { RunnerLauncher, materializeConfig } from './launcher.ts';
+import { ApiError, parseRequest, readJsonBody, sendError, sendJson } from './http-util.ts';
+import { rigStatus, type RigStatusSources } from './rig-status.ts';
+import { securityHeaders, serveUi } from './static.ts';
+
+export interface BenchServerOptions {
+  store: ResultStore;
+  workspace: string;
+  /** bench-configs/ */
+  configsDir: string;
+  /** default: the real campaign runner (RunnerLauncher); tests pass a scripted one */
+  launcher?: CampaignLauncher;
+  /** default 127.0.0.1; anything else requires the token on every request */
+  host?: string;
+  /** default 0 (any free port) */
+  port?: number;
+  /** default: a fresh random token */
+  token?: string;
+  /** built UI (src/ui/dist); null serves a "not built" notice */
+  uiDir?: string | null;
+  /** JSON request bodies above this are refused with 413 (default 1 MiB) */
+  maxBodyBytes?: number;
+  rig?: Omit<RigStatusSources, 'workspace'>;
+}
+
+export interface BenchServer {
+  /** http://host:port, no trailing slash */
+  url: string;
+  token: string;
+  workspace: string;
+  control: CampaignControl;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** socket.io frames from the UI carry nothing; keep them tiny */
+const SOCKET_MAX_BYTES = 16 * 1024;
+
+type Params = Record<string, string>;
+interface Route {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  handle: (req: IncomingMessage, res: ServerResponse, params: Params, query: URLSearchParams) => Promise<void>;
+}
+
+/** Starts the bench server: JSON API under /api, live campaign events over socket.io, the UI everywhere else. */
+export async function startBenchServer(options: BenchServerOptions): Promise<BenchServer> {
+  const host = options.host ?? '127.0.0.1';
+  const loopbackOnly = isLoopbackHost(host);
+  const token = options.token ?? newToken();
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const { store } = options;
+  const catalog = new ConfigCatalog(options.configsDir, CampaignConfigSchema);
+  const runner = options.launcher ? null : new RunnerLauncher(store);
+  const control = new CampaignControl(options.launcher ?? runner!.launch);
+  const rigSources: RigStatusSources = { workspace: options.workspace, connectedUnits: runner?.connectedUnits, ...options.rig };
+  const loadCampaign = (load: () => LoadedCampaign): LoadedCampaign => {
+    try {
+      return load();
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ApiError(400, 'invalid_config', error.message);
+      throw error;
+    }
+  };
+  const summaries = new SummaryCache(store);
+
+  const requireRun = (id: string): RunRecord => {
+    const runId = parseRequest(RunIdSchema, id, 'run id');
+    const run = store.getRun(runId);
+    if (!run) throw new ApiError(404, 'run_not_found', `no run "${runId}" in this workspace`);
+    return run;
+  };
+  const requireConversation = (runId: string, key: string): ConversationResult => {
+    const result = store.getConversation(runId, key);
+    if (!result) throw new ApiError(404, 'conversation_not_found', `run ${runId} has no stored conversation "${key}"`);
+    return result;
+  };
+  const body = async <S extends z.ZodType>(req: IncomingMessage, schema: S, where: string): Promise<z.output<S>> =>
+    parseRequest(schema, await readJsonBody(req, maxBodyBytes), where);
+  const ok = (res: ServerResponse, value: unknown, status = 200) => {
+    sendJson(res, status, value);
+    return Promise.resolve();
+  };
+
+  const routes: Route[] = [
+    { method: 'GET', pattern: /^\/api\/health$/, handle: (_q, res) => ok(res, { ok: true, workspace: options.workspace }) },
+    {
+      method: 'GET',
+      pattern: /^\/api\/rig$/,
+      handle: async (_q, res) => ok(res, { checks: await rigStatus(rigSources) }),
+    },
+    { method: 'GET', pattern: /^\/api\/configs$/, handle: async (_q, res) => ok(res, { configs: await catalog.list() }) },
+    {
+      method: 'GET',
+      pattern: /^\/api\/configs\/(?<name>[^/]+)$/,
+      handle: async (_q, res, p) => {
+        const read = await catalog.read(parseRequest(ConfigNameSchema, p.name, 'config name'));
+        return ok(res, { name: read.name, text: read.text, valid: read.valid, errors: read.errors });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/configs\/validate$/,
+      handle: async (req, res) => {
+        const { text } = await body(req, ValidateConfigBodySchema, 'config validation request');
+        const check = catalog.check(text);
+        return ok(res, { valid: check.valid, errors: check.errors });
+      },
+    },
+    { method: 'GET', pattern: /^\/api\/campaign$/, handle: (_q, res) => ok(res, control.current()) },
+    {
+      method: 'POST',
+      pattern: /^\/api\/campaign\/start$/,
+      handle: async (req, res) => {
+        const request = await body(req, StartCampaignBodySchema, 'start request');
+        const config = await catalog.read(request.configName);
+        const check = request.text === undefined ? config : catalog.check(request.text);
+        if (!check.valid) {
+          throw new ApiError(400, 'invalid_config', `${request.configName}: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
+        }
+        const campaign = loadCampaign(() =>
+          request.text === undefined
+            ? loadCampaignConfig(join(options.configsDir, request.configName))
+            : materializeConfig(check.config as CampaignConfig, options.configsDir, options.workspace, request.configName),
+        );
+        const started = await control.start({ campaign, configName: request.configName });
+        return ok(res, started, 202);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/campaign\/resume$/,
+      handle: async (req, res) => {
+        const { runId } = await body(req, ResumeCampaignBodySchema, 'resume request');
+        const run = requireRun(runId);
+        if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${runId} is complete; nothing to resume`);
+        const check = catalog.checkValue(run.config);
+        if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${runId}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
+        const campaign = loadCampaign(() => materializeConfig(check.config as CampaignConfig, options.configsDir, options.workspace, run.name));
+        const started = await control.start({ campaign, configName: run.name, resumeRunId: runId });
+        return ok(res, started, 202);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/campaign\/stop$/,
+      handle: async (req, res) => {
+        await body(req, StopCampaignBodySchema, 'stop request');
+        return ok(res, await control.stop());
+      },
+    },
+    { method: 'GET', pattern: /^\/api\/runs$/, handle: (_q, res) => ok(res, { runs: store.listRuns().map(withoutConfig) }) },
+    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)$/, handle: (_q, res, p) => ok(res, { run: withoutConfig(requireRun(p.id)) }) },
+    {
+      method: 'GET',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/summary$/,
+      handle: (_q, res, p) => {
+        const { perConversation: _omitted, ...summary } = summaries.get(requireRun(p.id));
+        return ok(res, { summary });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/conversations$/,
+      handle: (_q, res, p, query) => {
+        const run = requireRun(p.id);
+        const q = parseRequest(PageQuerySchema, Object.fromEntries(query), 'conversation page query');
+        const page = store.pageConversations(run.id, {
+          offset: q.offset,
+          limit: q.limit,
+          filter: { status: q.status, outcome: q.outcome, label: q.label, keyContains: q.key },
+        });
+        return ok(res, { ...page, offset: q.offset, limit: q.limit });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/conversations\/(?<key>[^/]+)$/,
+      handle: (_q, res, p) => {
+        const run = requireRun(p.id);
+        const result = requireConversation(run.id, p.key);
+        const artifacts = store.artifacts(run.id, p.key).map((a) => ({ name: a.name, mime: a.mime, size: a.bytes?.length ?? null }));
+        const ratings = decodeRatings(store.annotations(run.id).filter((a) => a.key === p.key));
+        return ok(res, { result, artifacts, ratings });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/conversations\/(?<key>[^/]+)\/artifacts\/(?<name>[^/]+)$/,
+      handle: async (_q, res, p) => {
+        const run = requireRun(p.id);
+        requireConversation(run.id, p.key);
+        const artifact = store.artifacts(run.id, p.key).find((a) => a.name === p.name);
+        if (!artifact) throw new ApiError(404, 'artifact_not_found', `conversation "${p.key}" has no artifact "${p.name}"`);
+        const bytes = artifact.bytes ?? (await readFile(isAbsolute(artifact.path ?? '') ? artifact.path! : resolve(options.workspace, artifact.path ?? '')));
+        res.writeHead(200, { 'content-type': artifact.mime, 'content-length': bytes.length, 'cache-control': 'no-store', ...securityHeaders() });
+        res.end(bytes);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/conversations\/(?<key>[^/]+)\/ratings$/,
+      handle: async (req, res, p) => {
+        const run = requireRun(p.id);
+        const form = await body(req, RatingFormSchema, 'rating');
+        const result = requireConversation(run.id, p.key);
+        const known = new Set(result.targets.map((t) => t.id));
+        const unknown = Object.keys(form.targets).filter((id) => !known.has(id));
+        if (unknown.length) throw new ApiError(400, 'invalid_request', `rating: targets.${unknown[0]}: not a target of this conversation`, unknown.map((id) => ({ path: `targets.${id}`, message: 'not a target of this conversation' })));
+        const badTurn = form.turnLabels.find((l) => l.turn >= result.turns.length);
+        if (badTurn) throw new ApiError(400, 'invalid_request', `rating: turnLabels: turn ${badTurn.turn} does not exist (the conversation has ${result.turns.length} turns)`, [{ path: 'turnLabels', message: `turn ${badTurn.turn} does not exist` }]);
+        const previous = decodeRatings(store.annotations(run.id).filter((a) => a.key === p.key && a.rater === form.rater))[0] ?? null;
+        // everything is checked above, so each row below is valid and the conversation exists
+        for (const row of encodeRating(p.key, form, previous)) store.saveAnnotation(run.id, row);
+        const saved = decodeRatings(store.annotations(run.id).filter((a) => a.key === p.key && a.rater === form.rater))[0];
+        return ok(res, { rating: saved }, 201);
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/agreement$/,
+      handle: (_q, res, p) => {
+        const run = requireRun(p.id);
+        const ratings = decodeRatings(store.annotations(run.id));
+        const judged = new Map<string, ConversationResult>();
+        for (const key of new Set(ratings.map((r) => r.key))) {
+          const result = store.getConversation(run.id, key);
+          if (result) judged.set(key, result);
+        }
+        return ok(res, { agreement: computeAgreement(ratings, judged), ratings });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/compare$/,
+      handle: (_q, res, _p, query) => {
+        const q = parseRequest(CompareQuerySchema, Object.fromEntries(query), 'compare query');
+        const a = summaries.get(requireRun(q.a));
+        const b = summaries.get(requireRun(q.b));
+        return ok(res, { comparison: compareRuns(a, b) });
+      },
+    },
+  ];
+
+  const http = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => sendError(res, error));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://bench.invalid');
+    const method = req.method ?? 'GET';
+    const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
+    const mutating = !['GET', 'HEAD', 'OPTIONS'].includes(method);
+    authorize(req, { token, loopbackOnly, mutating: mutating || (isApi && !loopbackOnly) });
+    if (!isApi) {
+      if (method !== 'GET' && method !== 'HEAD') throw new ApiError(405, 'method_not_allowed', `${method} ${url.pathname}: the UI is read-only`);
+      await serveUi(options.uiDir ?? null, url.pathname, res);
+      return;
+    }
+    let pathMatched = false;
+    for (const route of routes) {
+      const match = route.pattern.exec(url.pathname);
+      if (!match) continue;
+      pathMatched = true;
+      if (route.method !== method) continue;
+      const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+      await route.handle(req, res, params, url.searchParams);
+      return;
+    }
+    if (pathMatched) throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
+    throw new ApiError(404, 'not_found', `no API endpoint ${method} ${url.pathname}`);
+  }
+
+  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: SOCKET_MAX_BYTES, allowRequest: (req, callback) => {
+    const hostname = (() => {
+      try {
+        return new URL(`http://${req.headers.host ?? ''}`).hostname;
+      } catch {
+        return '';
+      }
+    })();
+    callback(null, !loopbackOnly || isLoopbackHost(hostname));
+  } });
+  // the live feed reveals the campaign, so a socket always needs the token (browsers let any page open a WebSocket to the loopback)
+  io.use((socket, next) => {
+    const given = (socket.handshake.auth as { token?: unknown }).token;
+    if (typeof given === 'string' && tokensEqual(given, token)) next();
+    else next(new Error(given === undefined ? 'token_required' : 'token_invalid'));
+  });
+  io.on('connection', (socket) => {
+    socket.emit('campaign', { type: 'control', snapshot: control.current() });
+    // the UI only listens; anything it sends is ignored
+    socket.onAny(() => undefined);
+  });
+  control.subscribe((event) => {
+    io.emit('campaign', event);
+    if (event.type === 'conversation_finished' || event.type === 'run_finished') summaries.invalidate(event.runId);
+  });
+
+  await new Promise<void>((resolveListen, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, host, () => resolveListen());
+  });
+  const address = http.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    token,
+    workspace: options.workspace,
+    control,
+    async close() {
+      if (control.isRunning()) await control.stop().catch(() => undefined);
+      await new Promise<void>((done) => io.close(() => done()));
+      http.closeAllConnections();
+    },
+  };
+}
+
+function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {
+  const { config: _config, ...rest } = run;
+  return rest;
+}
+
+/** The summary of a run reads every conversation; it is cached until the run changes. */
+class SummaryCache {
+  private readonly cache = new Map<string, { stamp: string; summary: RunSummary }>();
+  constructor(private readonly store: ResultStore) {}
+
+  get(run: RunRecord): RunSummary {
+    const stamp = `${run.stored}:${run.status}`;
+    const hit = this.cache.get(run.id);
+    if (hit && hit.stamp === stamp) return hit.summary;
+    const summary = computeRunSummary(this.store.conversations(run.id), {
+      id: run.id,
+      name: run.name,
+      mode: run.mode,
+      status: run.status,
+      createdAt: run.createdAt,
+      finishedAt: run.finishedAt,
+    });
+    this.cache.set(run.id, { stamp, summary });
+    return summary;
+  }
+
+  invalidate(runId: string): void {
+    this.cache.delete(runId);
+  }
+}
