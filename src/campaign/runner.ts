@@ -87,7 +87,10 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       try {
         result = await runConversation({
           spec,
-          openSession: (context) => headUnit.connection.openSession(`${runId}/${spec.key}`, context),
+          openSession: async (context) => {
+            await headUnit.ensureReady();
+            return headUnit.connection.openSession(`${runId}/${spec.key}`, context);
+          },
           simulator: tiers.simulator,
           judges: tiers.judges,
           contextAt: options.contextFor?.(spec),

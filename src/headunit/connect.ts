@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connectHeadUnit, type BridgeClient } from '../bridge/client.ts';
-import { startBridgeServer, type BridgeServer } from '../bridge/server.ts';
+import { startBridgeServer, type BridgeHeadUnitConnection, type BridgeServer } from '../bridge/server.ts';
 import type { HeadUnitConfig } from '../campaign/config.ts';
 import { ConfigError } from '../campaign/config.ts';
 import { ReferenceHeadUnit } from './reference/reference-headunit.ts';
@@ -12,7 +12,18 @@ export interface ConnectedHeadUnit {
   bridge: BridgeServer | null;
   /** the in-process reference head unit, when the config asks for it */
   reference: ReferenceHeadUnit | null;
+  /** Waits (bounded) for a head unit that dropped off the bridge to dial in again before a new session starts. */
+  ensureReady(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** How long a new conversation waits for a head unit that dropped off the bridge to come back. */
+export const RECONNECT_GRACE_MS = 5_000;
+
+export function bridgeReadiness(bridge: BridgeServer, connection: BridgeHeadUnitConnection, graceMs = RECONNECT_GRACE_MS): () => Promise<void> {
+  return async () => {
+    if (!connection.connected) await bridge.waitForHeadUnit(graceMs, connection.name);
+  };
 }
 
 /**
@@ -26,7 +37,8 @@ export async function connectConfiguredHeadUnit(
 ): Promise<ConnectedHeadUnit> {
   if (config.type === 'reference') {
     const token = randomBytes(16).toString('hex');
-    const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token });
+    // the reference head unit answers instantly, so the flood guard meant for real units would only get in the way
+    const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token, maxMessagesPerSecond: 1_000_000 });
     const reference = new ReferenceHeadUnit({ worldSeed: config.worldSeed, faults: config.faults });
     let client: BridgeClient | null = null;
     try {
@@ -36,6 +48,7 @@ export async function connectConfiguredHeadUnit(
         connection,
         bridge,
         reference,
+        ensureReady: bridgeReadiness(bridge, connection),
         close: async () => {
           await client?.close();
           await bridge.close();
@@ -60,7 +73,7 @@ export async function connectConfiguredHeadUnit(
     log(`bridge listening on ${bridge.url}; waiting up to ${config.waitSeconds} s for a head unit to dial in`);
     try {
       const connection = await bridge.waitForHeadUnit(config.waitSeconds * 1000);
-      return { connection, bridge, reference: null, close: () => bridge.close() };
+      return { connection, bridge, reference: null, ensureReady: bridgeReadiness(bridge, connection), close: () => bridge.close() };
     } catch (error) {
       await bridge.close();
       throw error;
@@ -69,5 +82,5 @@ export async function connectConfiguredHeadUnit(
   const { HttpChatHeadUnit } = await import('./http-chat.ts');
   const apiKey = config.apiKeyEnv ? process.env[config.apiKeyEnv] : undefined;
   const connection = new HttpChatHeadUnit({ baseUrl: config.baseUrl, model: config.model, timeoutMs: config.timeoutMs, ...(apiKey ? { apiKey } : {}), ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}) });
-  return { connection, bridge: null, reference: null, close: () => connection.close() };
+  return { connection, bridge: null, reference: null, ensureReady: async () => undefined, close: () => connection.close() };
 }

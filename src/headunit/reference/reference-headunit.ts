@@ -400,7 +400,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       }
       clock += poi.driveMin ?? 0;
       planned.push({ poi, eta: formatMinutes(clock) });
-      clock += DWELL_MIN[stop.category] + (miss && i === 0 ? 120 : 0);
+      clock += DWELL_MIN[stop.category] + (miss && i === 0 ? 180 : 0);
       position = poi.position;
     }
     if (miss && planned.some((p, i) => stops[i].arriveBy && p.eta > stops[i].arriveBy!)) out.fired.push('plan_window_miss');

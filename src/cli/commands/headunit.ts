@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { connectHeadUnit } from '../../bridge/client.ts';
+import { BRIDGE_TOKEN_ENV } from '../../protocol/bridge.ts';
+import { FaultConfigSchema, FAULT_PROFILE_NAMES } from '../../headunit/reference/faults.ts';
+import { ReferenceHeadUnit } from '../../headunit/reference/reference-headunit.ts';
+import { parseOrThrow } from '../../domain/validation.ts';
+
+export function registerHeadunitCommands(program: Command): void {
+  program
+    .command('headunit')
+    .description('run the reference head unit as its own process; it dials in to a bench bridge')
+    .option('--url <url>', 'the bench bridge URL', 'http://127.0.0.1:7311')
+    .option('--token <token>', `shared token (default: $${BRIDGE_TOKEN_ENV})`)
+    .option('--faults <profiles>', `comma-separated fault profiles, or "all" (${FAULT_PROFILE_NAMES.join(', ')})`, '')
+    .option('--fault-rate <p>', 'probability that an applicable fault fires', '0.5')
+    .option('--fault-seed <n>', 'seed of the fault draws', '7')
+    .option('--world-seed <n>', 'seed of the generated world', '1')
+    .action(async (options: { url: string; token?: string; faults: string; faultRate: string; faultSeed: string; worldSeed: string }) => {
+      const token = options.token ?? process.env[BRIDGE_TOKEN_ENV];
+      if (!token) throw new Error(`--token or $${BRIDGE_TOKEN_ENV} is required: the bench only accepts head units that present its shared token`);
+      const faults = parseOrThrow(
+        FaultConfigSchema,
+        { profiles: options.faults === 'all' ? 'all' : options.faults.split(',').filter(Boolean), rate: Number(options.faultRate), seed: Number(options.faultSeed) },
+        '--faults/--fault-rate/--fault-seed',
+      );
+      const handler = new ReferenceHeadUnit({ worldSeed: Number(options.worldSeed), faults });
+      const client = await connectHeadUnit({ url: options.url, token, handler, reconnect: true });
+      console.log(`reference head unit connected to ${options.url} (faults: ${options.faults || 'none'}); Ctrl+C to stop`);
+      process.once('SIGINT', () => void client.close().then(() => process.exit(0)));
+    });
+}

@@ -1,0 +1,116 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { loadCampaignConfig } from '../../campaign/config.ts';
+import { runCampaign } from '../../campaign/runner.ts';
+import { buildTiers } from '../../campaign/tiers.ts';
+import type { CampaignEvent } from '../../campaign/events.ts';
+import { ResultStore } from '../../store/store.ts';
+import { combinedVerdict } from '../../analysis/verdict.ts';
+import { writeRunOutputs } from '../outputs.ts';
+
+export function workspaceStorePath(workspace: string): string {
+  mkdirSync(workspace, { recursive: true });
+  return join(workspace, 'icabench.db');
+}
+
+interface RunOptions {
+  out?: string;
+  workspace: string;
+  resume?: string | boolean;
+  simulator?: string;
+  judge?: string[];
+  progress: boolean;
+}
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command('run')
+    .description('run a campaign (bench-configs/*.yaml) and write summary.json, report.html, junit.xml and conversations.csv')
+    .argument('<config>', 'campaign config, e.g. bench-configs/quickstart.yaml')
+    .option('--out <dir>', 'where to write the report (default: runs/<run id>)')
+    .option('--workspace <dir>', 'workspace holding the results store (icabench.db)', 'workspace')
+    .option('--resume [runId]', 'continue an interrupted run (default: the latest unfinished run of this config)')
+    .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
+    .option('--judge <ref...>', 'override the judge tiers: oracle and/or model references')
+    .option('--no-progress', 'print plain progress lines instead of a progress bar')
+    .action(async (configPath: string, options: RunOptions) => {
+      const campaign = loadCampaignConfig(configPath);
+      const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
+      try {
+        let resumeRunId: string | undefined;
+        if (options.resume) {
+          resumeRunId =
+            typeof options.resume === 'string'
+              ? options.resume
+              : store
+                  .listRuns()
+                  .filter((r) => r.name === campaign.config.name && r.status !== 'completed')
+                  .at(-1)?.id;
+          if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
+        }
+        const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge });
+        console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.describe).join(', ')}`);
+        const controller = new AbortController();
+        let interrupts = 0;
+        const onSigint = () => {
+          interrupts++;
+          if (interrupts === 1) {
+            console.error('\nStopping: no new conversations start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
+            controller.abort();
+          } else {
+            process.exit(130);
+          }
+        };
+        process.on('SIGINT', onSigint);
+        const display = progressDisplay(options.progress && process.stderr.isTTY === true);
+        let result;
+        try {
+          result = await runCampaign(campaign, { store, tiers, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
+        } finally {
+          display.stop();
+          process.off('SIGINT', onSigint);
+        }
+        const out = resolve(options.out ?? join('runs', result.runId));
+        const summary = await writeRunOutputs(store, result.runId, out, { llmRefs: tiers.llmRefs, tiers });
+        console.log(
+          `run ${result.runId} ${result.status}: ${summary.conversations} conversations, fail rate ${summary.failRate === null ? 'n/a' : `${(summary.failRate * 100).toFixed(1)}%`}, ` +
+            `mean C ${summary.meanScore?.toFixed(3) ?? 'n/a'}, unique failure types/conversation ${summary.uniqueFailureTypesPerConversation.toFixed(2)}`,
+        );
+        console.log(`report: ${join(out, 'report.html')}`);
+        if (result.status === 'interrupted') process.exitCode = 130;
+      } finally {
+        store.close();
+      }
+    });
+}
+
+/** A progress bar on a terminal; a line every 10% otherwise (CI logs). */
+function progressDisplay(tty: boolean): { onEvent: (e: CampaignEvent) => void; stop: () => void } {
+  let bar: cliProgress.SingleBar | null = null;
+  let lastDecile = -1;
+  let failed = 0;
+  return {
+    onEvent(event) {
+      if (event.type === 'conversation_finished' && combinedVerdict(event.result).outcome === 'fail') failed++;
+      if (event.type === 'run_started') {
+        console.error(`run ${event.runId}: ${event.planned} conversations planned, ${event.remaining} to run${event.budgetMs ? `, budget ${Math.round(event.budgetMs / 60000)} min` : ''}`);
+        if (tty) {
+          bar = new cliProgress.SingleBar({ format: ' {bar} {value}/{total} conversations | {eta_formatted} left | failures so far: {failed}', hideCursor: true }, cliProgress.Presets.shades_classic);
+          bar.start(event.planned, event.planned - event.remaining, { failed: 0 });
+        }
+      } else if (event.type === 'progress') {
+        if (bar) bar.update(event.done, { failed });
+        const decile = Math.floor((event.done / event.planned) * 10);
+        if (!bar && decile !== lastDecile) {
+          lastDecile = decile;
+          console.error(`  ${event.done}/${event.planned} conversations (${(event.elapsedMs / 1000).toFixed(1)} s)`);
+        }
+      }
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { runConversation } from '../../src/campaign/conversation.ts';
+import type { ConversationResult, ConversationSpec, SeedPhrase } from '../../src/domain/conversation.ts';
+import { PERSONAS, STRATEGIES } from '../../src/domain/taxonomy.ts';
+import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
+import type { FaultConfig } from '../../src/headunit/reference/faults.ts';
+import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
+import { OracleJudge } from '../../src/judge/oracle.ts';
+import { TemplateSimulator } from '../../src/simulator/template.ts';
+import { DISTRICTS } from '../../src/world/world.ts';
+
+export const SEEDS: SeedPhrase[] = parse(readFileSync(new URL('../../bench-configs/seeds/in-car.yaml', import.meta.url), 'utf8')).seeds;
+
+export function specFor(i: number, mode: 'guided' | 'baseline' = 'guided', overrides: Partial<ConversationSpec> = {}): ConversationSpec {
+  const seed = SEEDS[i % SEEDS.length];
+  const city = seed.city ?? 'Munich';
+  const district = DISTRICTS.filter((d) => d.city === city)[i % 8];
+  return {
+    key: `test-${mode}-${i}`,
+    seed,
+    persona: mode === 'baseline' ? 'neutral' : PERSONAS[1 + (i % (PERSONAS.length - 1))],
+    mode,
+    strategies: mode === 'guided' ? [...STRATEGIES] : [],
+    maxTurns: 10,
+    context: { location: { city, district: district.name, position: district.center }, date: '2026-05-12', time: '13:00' },
+    repeat: 0,
+    rngSeed: 1000 + i,
+    ...overrides,
+  };
+}
+
+/** Runs `count` conversations in process against the reference head unit with the given faults. */
+export async function runMany(count: number, faults: FaultConfig | undefined, mode: 'guided' | 'baseline' = 'guided'): Promise<ConversationResult[]> {
+  const headUnit = new InProcessHeadUnit(new ReferenceHeadUnit({ faults }));
+  const simulator = new TemplateSimulator();
+  const judges = [new OracleJudge()];
+  const results: ConversationResult[] = [];
+  for (let i = 0; i < count; i++) {
+    const spec = specFor(i, mode);
+    results.push(await runConversation({ spec, openSession: (ctx) => headUnit.openSession(spec.key, ctx), simulator, judges }));
+  }
+  return results;
+}
