@@ -1,6 +1,9 @@
 import { Command } from 'commander';
+import { registerHeadunitCommands } from './commands/headunit.ts';
+import { registerResultCommands } from './commands/results.ts';
+import { registerRunCommands } from './commands/run.ts';
 
-/** Each area registers its own subcommands; main only assembles them. */
+/** Each area registers its own subcommands; main only assembles them and reports errors plainly. */
 export async function main(argv: string[]): Promise<void> {
   const program = new Command();
   program
@@ -8,5 +11,15 @@ export async function main(argv: string[]): Promise<void> {
     .description('Test bench for in-car conversational assistants (offline, multi-turn, two-tier judge).')
     .showHelpAfterError();
   // area registrations (one line each)
-  await program.parseAsync(argv);
+  registerRunCommands(program);
+  registerResultCommands(program);
+  registerHeadunitCommands(program);
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    // configuration and input errors already name the file, line and field: print them without a stack
+    console.error(`icabench: ${error instanceof Error ? error.message : String(error)}`);
+    if (process.env.ICABENCH_DEBUG && error instanceof Error) console.error(error.stack);
+    process.exitCode = 2;
+  }
 }

@@ -1,0 +1,108 @@
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { once } from 'node:events';
+import type { Command } from 'commander';
+import { compareRuns } from '../../analysis/compare.ts';
+import { exportJsonl } from '../../store/export.ts';
+import { ResultStore } from '../../store/store.ts';
+import { writeComparisonReport } from '../../report/comparison-report.ts';
+import { loadSummary, writeRunOutputs } from '../outputs.ts';
+import { workspaceStorePath } from './run.ts';
+
+function openStore(workspace: string, mustExist = true): ResultStore | null {
+  const path = join(resolve(workspace), 'icabench.db');
+  if (!existsSync(path)) {
+    if (mustExist) throw new Error(`no results store at ${path} (run a campaign first, or pass --workspace)`);
+    return null;
+  }
+  return ResultStore.open(workspaceStorePath(resolve(workspace)));
+}
+
+export function registerResultCommands(program: Command): void {
+  program
+    .command('runs')
+    .description('list the runs in the workspace')
+    .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
+    .option('--json', 'print JSON')
+    .action((options: { workspace: string; json?: boolean }) => {
+      const store = openStore(options.workspace)!;
+      try {
+        const runs = store.listRuns();
+        if (options.json) console.log(JSON.stringify(runs, null, 2));
+        else for (const r of runs) console.log(`${r.id}  ${r.status.padEnd(16)} ${r.mode.padEnd(9)} ${String(r.stored).padStart(5)}/${r.planned}  ${r.name}`);
+      } finally {
+        store.close();
+      }
+    });
+
+  program
+    .command('compare')
+    .description('compare two runs (guided vs baseline, model vs model): rates, mean scores, unique-failure ratio, Mann–Whitney U, Â12')
+    .argument('<a>', 'run id in the workspace, or a run output directory with summary.json')
+    .argument('<b>', 'run id in the workspace, or a run output directory with summary.json')
+    .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
+    .option('--json', 'print the comparison as JSON')
+    .option('--out <dir>', 'also write comparison.json and comparison.html here')
+    .action(async (a: string, b: string, options: { workspace: string; json?: boolean; out?: string }) => {
+      const store = openStore(options.workspace, false);
+      try {
+        const comparison = compareRuns(loadSummary(store, a), loadSummary(store, b));
+        if (options.out) await writeComparisonReport(resolve(options.out), comparison);
+        if (options.json) {
+          console.log(JSON.stringify(comparison, null, 2));
+          return;
+        }
+        const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+        const num = (x: number | null, d = 3) => (x === null ? 'n/a' : x.toFixed(d));
+        console.log(`A ${comparison.a.name}: ${comparison.a.conversations} conversations, fail rate ${pct(comparison.a.failRate)}, mean C ${num(comparison.a.meanScore)}, unique failure types/conv ${num(comparison.a.uniqueFailureTypesPerConversation, 2)}`);
+        console.log(`B ${comparison.b.name}: ${comparison.b.conversations} conversations, fail rate ${pct(comparison.b.failRate)}, mean C ${num(comparison.b.meanScore)}, unique failure types/conv ${num(comparison.b.uniqueFailureTypesPerConversation, 2)}`);
+        console.log(`unique failure types ratio A/B: ${num(comparison.uniqueFailureTypesRatio, 2)}`);
+        for (const [what, t] of [['C scores', comparison.scores], ['unique failure types', comparison.uniqueFailureTypes]] as const) {
+          console.log(`${what}: Mann–Whitney U = ${num(t.u, 1)}, p = ${t.p === null ? 'n/a' : t.p.toExponential(2)} (${t.method ?? 'n/a'}), Â12 = ${num(t.a12)} (${t.magnitude ?? 'n/a'})${t.significant ? `, significant at α = ${comparison.alpha}` : ''}`);
+        }
+      } finally {
+        store?.close();
+      }
+    });
+
+  program
+    .command('report')
+    .description('(re)write summary.json, report.html, junit.xml and conversations.csv for a stored run')
+    .argument('<runId>', 'run id (icabench runs lists them)')
+    .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
+    .option('--out <dir>', 'output directory (default: runs/<run id>)')
+    .action(async (runId: string, options: { workspace: string; out?: string }) => {
+      const store = openStore(options.workspace)!;
+      try {
+        const out = resolve(options.out ?? join('runs', runId));
+        await writeRunOutputs(store, runId, out);
+        console.log(`report: ${join(out, 'report.html')}`);
+      } finally {
+        store.close();
+      }
+    });
+
+  program
+    .command('export')
+    .description('stream a stored run as JSONL, one conversation per line')
+    .argument('<runId>', 'run id (icabench runs lists them)')
+    .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
+    .option('--out <file>', 'write to this file instead of standard output')
+    .action(async (runId: string, options: { workspace: string; out?: string }) => {
+      const store = openStore(options.workspace)!;
+      try {
+        if (options.out) {
+          mkdirSync(dirname(resolve(options.out)), { recursive: true });
+          const file = createWriteStream(options.out);
+          const lines = await exportJsonl(store, runId, file);
+          file.end();
+          await once(file, 'finish');
+          console.error(`${lines} conversations written to ${options.out}`);
+        } else {
+          await exportJsonl(store, runId, process.stdout);
+        }
+      } finally {
+        store.close();
+      }
+    });
+}
