@@ -263,3 +263,462 @@ export function a12Magnitude(a12: number): 'negligible' | 'small' | 'medium' | '
   if (d < 0.21) return 'medium';
   return 'large';
 }
+
+// ---------------------------------------------------------------------------
+// Agreement between raters
+// ---------------------------------------------------------------------------
+
+export type KappaWeights = 'none' | 'linear' | 'quadratic';
+export type Category = number | string;
+
+/** Sorted distinct categories (numbers numerically, otherwise as strings). */
+function categoriesOf(values: readonly Category[]): Category[] {
+  const distinct = [...new Set(values)];
+  const numeric = distinct.every((v) => typeof v === 'number');
+  return numeric ? (distinct as number[]).sort((x, y) => x - y) : distinct.map(String).sort();
+}
+
+/** Disagreement weight between category positions i and j of k ordered categories. */
+function disagreementWeight(i: number, j: number, k: number, weights: KappaWeights): number {
+  if (weights === 'none') return i === j ? 0 : 1;
+  const d = Math.abs(i - j) / Math.max(1, k - 1);
+  return weights === 'linear' ? d : d * d;
+}
+
+/**
+ * Cohen's κ for two raters, unweighted or weighted by ordinal distance.
+ *
+ * With observed proportions o_ij, expected e_ij = row_i·col_j (marginals) and disagreement
+ * weights w_ij (0/1; |i−j|/(k−1); (|i−j|/(k−1))²): κ_w = 1 − Σ w_ij o_ij / Σ w_ij e_ij.
+ * Unweighted this is (p_o − p_e)/(1 − p_e).
+ * Categories are the union of both raters' values in order, or `categories` when given (needed when
+ * a middle scale point was never used, since weights depend on positions on the scale).
+ * Worked example (Wikipedia "Cohen's kappa"): 50 proposals, yes/yes 20, yes/no 5, no/yes 10, no/no 15 → κ = 0.4.
+ * Returns 1 when both raters use a single identical category throughout (no disagreement possible).
+ */
+export function cohensKappa(
+  a: readonly Category[],
+  b: readonly Category[],
+  options: { weights?: KappaWeights; categories?: readonly Category[] } = {},
+): number {
+  requireSameLength(a, b, 'cohensKappa');
+  if (a.length === 0) throw new RangeError('cohensKappa: no ratings');
+  const weights = options.weights ?? 'none';
+  const categories = options.categories ? [...options.categories] : categoriesOf([...a, ...b]);
+  const index = new Map(categories.map((c, i) => [c, i] as const));
+  const k = categories.length;
+  const observed = Array.from({ length: k }, () => new Array<number>(k).fill(0));
+  const rowTotals = new Array<number>(k).fill(0);
+  const colTotals = new Array<number>(k).fill(0);
+  for (let n = 0; n < a.length; n++) {
+    const i = index.get(a[n]);
+    const j = index.get(b[n]);
+    if (i === undefined || j === undefined) throw new RangeError(`cohensKappa: rating ${n} (${a[n]}, ${b[n]}) is not one of the categories ${categories.join(', ')}`);
+    observed[i][j]++;
+    rowTotals[i]++;
+    colTotals[j]++;
+  }
+  const total = a.length;
+  let observedDisagreement = 0;
+  let expectedDisagreement = 0;
+  for (let i = 0; i < k; i++) {
+    for (let j = 0; j < k; j++) {
+      const w = disagreementWeight(i, j, k, weights);
+      observedDisagreement += (w * observed[i][j]) / total;
+      expectedDisagreement += (w * rowTotals[i] * colTotals[j]) / (total * total);
+    }
+  }
+  if (expectedDisagreement === 0) return 1;
+  return 1 - observedDisagreement / expectedDisagreement;
+}
+
+/**
+ * Light's κ: the mean of Cohen's κ over all pairs of raters (Light 1971).
+ * `ratingsByRater[r][i]` is rater r's rating of item i; every rater rates every item.
+ */
+export function lightsKappa(
+  ratingsByRater: readonly (readonly Category[])[],
+  options: { weights?: KappaWeights; categories?: readonly Category[] } = {},
+): number {
+  if (ratingsByRater.length < 2) throw new RangeError(`lightsKappa: needs at least 2 raters, got ${ratingsByRater.length}`);
+  const categories = options.categories ?? categoriesOf(ratingsByRater.flat());
+  let sum = 0;
+  let pairs = 0;
+  for (let r = 0; r < ratingsByRater.length; r++) {
+    for (let s = r + 1; s < ratingsByRater.length; s++) {
+      sum += cohensKappa(ratingsByRater[r], ratingsByRater[s], { weights: options.weights, categories });
+      pairs++;
+    }
+  }
+  return sum / pairs;
+}
+
+/**
+ * Fleiss' κ for a fixed number n of raters per item (Fleiss 1971).
+ * `counts[i][j]` = raters who put item i in category j. With N items:
+ * P_i = (Σ_j n_ij² − n)/(n(n−1)), P̄ = mean P_i, p_j = Σ_i n_ij/(N n), P̄e = Σ_j p_j², κ = (P̄ − P̄e)/(1 − P̄e).
+ * Worked example (Wikipedia "Fleiss' kappa", 10 items × 14 raters × 5 categories): P̄ = 0.378, P̄e = 0.213, κ = 0.210.
+ */
+export function fleissKappa(counts: readonly (readonly number[])[]): number {
+  if (counts.length === 0) throw new RangeError('fleissKappa: no items');
+  const raters = counts[0].reduce((s, c) => s + c, 0);
+  if (raters < 2) throw new RangeError(`fleissKappa: needs at least 2 ratings per item, item 0 has ${raters}`);
+  const k = counts[0].length;
+  const categoryTotals = new Array<number>(k).fill(0);
+  let agreementSum = 0;
+  counts.forEach((row, i) => {
+    if (row.length !== k) throw new RangeError(`fleissKappa: item ${i} has ${row.length} categories, expected ${k}`);
+    const n = row.reduce((s, c) => s + c, 0);
+    if (n !== raters) throw new RangeError(`fleissKappa: item ${i} has ${n} ratings, expected ${raters} (same number of raters per item)`);
+    let squares = 0;
+    row.forEach((c, j) => {
+      squares += c * c;
+      categoryTotals[j] += c;
+    });
+    agreementSum += (squares - raters) / (raters * (raters - 1));
+  });
+  const meanAgreement = agreementSum / counts.length;
+  const expected = categoryTotals.reduce((s, t) => s + (t / (counts.length * raters)) ** 2, 0);
+  if (expected === 1) return 1;
+  return (meanAgreement - expected) / (1 - expected);
+}
+
+/** Turns per-item rating lists (`ratingsByItem[i]` = all ratings of item i) into Fleiss count rows over `categories`. */
+export function categoryCounts(ratingsByItem: readonly (readonly Category[])[], categories?: readonly Category[]): number[][] {
+  const cats = categories ?? categoriesOf(ratingsByItem.flat());
+  const index = new Map(cats.map((c, i) => [c, i] as const));
+  return ratingsByItem.map((ratings, item) => {
+    const row = new Array<number>(cats.length).fill(0);
+    for (const r of ratings) {
+      const j = index.get(r);
+      if (j === undefined) throw new RangeError(`categoryCounts: item ${item} has rating ${r}, not one of ${cats.join(', ')}`);
+      row[j]++;
+    }
+    return row;
+  });
+}
+
+/** Share of items on which two raters give exactly the same rating. */
+export function exactAgreement(a: readonly Category[], b: readonly Category[]): number {
+  requireSameLength(a, b, 'exactAgreement');
+  if (a.length === 0) throw new RangeError('exactAgreement: no ratings');
+  let same = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] === b[i]) same++;
+  return same / a.length;
+}
+
+/** Share of items on which two numeric ratings differ by at most `tolerance` (default 1 scale point). */
+export function withinOneAgreement(a: readonly number[], b: readonly number[], tolerance = 1): number {
+  requireSameLength(a, b, 'withinOneAgreement');
+  if (a.length === 0) throw new RangeError('withinOneAgreement: no ratings');
+  let close = 0;
+  for (let i = 0; i < a.length; i++) if (Math.abs(a[i] - b[i]) <= tolerance) close++;
+  return close / a.length;
+}
+
+// ---------------------------------------------------------------------------
+// Correlation and reliability
+// ---------------------------------------------------------------------------
+
+/**
+ * Pearson's r = Σ(x−x̄)(y−ȳ) / √(Σ(x−x̄)² Σ(y−ȳ)²). NaN when either variable is constant.
+ * Worked example (Anscombe 1973, data set I): r = 0.816.
+ */
+export function pearson(x: readonly number[], y: readonly number[]): number {
+  requireSameLength(x, y, 'pearson');
+  if (x.length < 2) throw new RangeError(`pearson: needs at least 2 pairs, got ${x.length}`);
+  requireFinite(x, 'x');
+  requireFinite(y, 'y');
+  const mx = mean(x);
+  const my = mean(y);
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < x.length; i++) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) ** 2;
+    syy += (y[i] - my) ** 2;
+  }
+  return sxy / Math.sqrt(sxx * syy);
+}
+
+/**
+ * Spearman's ρ: Pearson's r of the average ranks (so ties are handled correctly; without ties
+ * it equals 1 − 6Σd²/(n(n²−1))).
+ * Worked example (Wikipedia "Spearman's rank correlation coefficient", IQ vs hours of TV): ρ = −29/165 = −0.175757….
+ */
+export function spearman(x: readonly number[], y: readonly number[]): number {
+  requireSameLength(x, y, 'spearman');
+  return pearson(averageRanks(x).ranks, averageRanks(y).ranks);
+}
+
+/**
+ * ICC(3,1) of Shrout & Fleiss (1979): two-way mixed model, consistency, single rater.
+ * `ratings[i][j]` = judge j's rating of target i (n targets, k judges):
+ * ICC(3,1) = (BMS − EMS)/(BMS + (k−1)·EMS), BMS the between-targets mean square and EMS the residual mean square.
+ * Worked example (Shrout & Fleiss 1979, Table 2, 6 targets × 4 judges): ICC(3,1) = 0.71 (0.7148…).
+ */
+export function icc31(ratings: readonly (readonly number[])[]): number {
+  const n = ratings.length;
+  if (n < 2) throw new RangeError(`icc31: needs at least 2 targets, got ${n}`);
+  const k = ratings[0].length;
+  if (k < 2) throw new RangeError(`icc31: needs at least 2 judges, got ${k}`);
+  ratings.forEach((row, i) => {
+    if (row.length !== k) throw new RangeError(`icc31: target ${i} has ${row.length} ratings, expected ${k}`);
+    requireFinite(row, `ratings[${i}]`);
+  });
+  const grand = mean(ratings.flat());
+  const rowMeans = ratings.map((row) => mean(row));
+  const colMeans = Array.from({ length: k }, (_, j) => mean(ratings.map((row) => row[j])));
+  let ssRows = 0;
+  let ssCols = 0;
+  let ssTotal = 0;
+  for (let i = 0; i < n; i++) ssRows += k * (rowMeans[i] - grand) ** 2;
+  for (let j = 0; j < k; j++) ssCols += n * (colMeans[j] - grand) ** 2;
+  for (const row of ratings) for (const v of row) ssTotal += (v - grand) ** 2;
+  const bms = ssRows / (n - 1);
+  const ems = (ssTotal - ssRows - ssCols) / ((n - 1) * (k - 1));
+  return (bms - ems) / (bms + (k - 1) * ems);
+}
+
+// ---------------------------------------------------------------------------
+// Classification
+// ---------------------------------------------------------------------------
+
+export interface ClassificationScores {
+  truePositives: number;
+  falsePositives: number;
+  falseNegatives: number;
+  trueNegatives: number;
+  /** TP/(TP+FP); 0 when nothing was predicted positive */
+  precision: number;
+  /** TP/(TP+FN); 0 when there are no positives */
+  recall: number;
+  /** 2PR/(P+R) = 2TP/(2TP+FP+FN); 0 when undefined */
+  f1: number;
+  accuracy: number;
+}
+
+/** Precision, recall and F1 of boolean predictions against boolean truth (true = the positive class). */
+export function precisionRecallF1(predicted: readonly boolean[], actual: readonly boolean[]): ClassificationScores {
+  requireSameLength(predicted, actual, 'precisionRecallF1');
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  let tn = 0;
+  for (let i = 0; i < predicted.length; i++) {
+    if (predicted[i] && actual[i]) tp++;
+    else if (predicted[i]) fp++;
+    else if (actual[i]) fn++;
+    else tn++;
+  }
+  const precision = tp + fp === 0 ? 0 : tp / (tp + fp);
+  const recall = tp + fn === 0 ? 0 : tp / (tp + fn);
+  const f1 = 2 * tp + fp + fn === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn);
+  const accuracy = predicted.length === 0 ? 0 : (tp + tn) / predicted.length;
+  return { truePositives: tp, falsePositives: fp, falseNegatives: fn, trueNegatives: tn, precision, recall, f1, accuracy };
+}
+
+// ---------------------------------------------------------------------------
+// Kruskal–Wallis H
+// ---------------------------------------------------------------------------
+
+/**
+ * Kruskal–Wallis H test over g ≥ 2 groups, tie corrected, p from the chi-square distribution with g−1 df:
+ * H = [12/(N(N+1)) Σ R_i²/n_i − 3(N+1)] / (1 − Σ(t³−t)/(N³−N)).
+ * Worked examples (SciPy docs, scipy.stats.kruskal): [1,3,5,7,9] vs [2,4,6,8,10] → H = 0.2727…, p = 0.6015…;
+ * [1,1,1], [2,2,2], [2,2] → H = 7.0, p = 0.0301973834223185.
+ */
+export function kruskalWallis(groups: readonly (readonly number[])[]): { h: number; df: number; p: number } {
+  if (groups.length < 2) throw new RangeError(`kruskalWallis: needs at least 2 groups, got ${groups.length}`);
+  groups.forEach((g, i) => {
+    if (g.length === 0) throw new RangeError(`kruskalWallis: group ${i} is empty`);
+    requireFinite(g, `groups[${i}]`);
+  });
+  const pooled = groups.flat();
+  const total = pooled.length;
+  const { ranks, tieTerm } = averageRanks(pooled);
+  let offset = 0;
+  let sum = 0;
+  for (const g of groups) {
+    let rankSum = 0;
+    for (let i = 0; i < g.length; i++) rankSum += ranks[offset + i];
+    sum += (rankSum * rankSum) / g.length;
+    offset += g.length;
+  }
+  const correction = 1 - tieTerm / (total ** 3 - total);
+  const df = groups.length - 1;
+  if (correction === 0) return { h: 0, df, p: 1 };
+  const h = ((12 / (total * (total + 1))) * sum - 3 * (total + 1)) / correction;
+  return { h, df, p: chiSquareSf(h, df) };
+}
+
+// ---------------------------------------------------------------------------
+// Bootstrap
+// ---------------------------------------------------------------------------
+
+/** Deterministic PRNG (mulberry32): the same seed gives the same stream, uniform in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Linear-interpolation quantile of sorted values (type 7, the default of R and NumPy). */
+export function quantileSorted(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) throw new RangeError('quantileSorted: empty array');
+  const position = (sorted.length - 1) * q;
+  const lower = Math.floor(position);
+  const upper = Math.ceil(position);
+  return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - lower);
+}
+
+export interface BootstrapInterval {
+  estimate: number;
+  lower: number;
+  upper: number;
+  confidence: number;
+  resamples: number;
+  seed: number;
+}
+
+/**
+ * Percentile bootstrap confidence interval (Efron & Tibshirani 1993, ch. 13): resample the items
+ * with replacement `resamples` times, compute the statistic each time, and take the (1−c)/2 and
+ * (1+c)/2 quantiles. Items are resampled as units, so paired data (judge, human) stay paired.
+ * Seeded, so the same call gives the same interval. Resamples where the statistic is NaN are dropped.
+ */
+export function bootstrapCI<T>(
+  items: readonly T[],
+  statistic: (sample: readonly T[]) => number,
+  options: { resamples?: number; confidence?: number; seed?: number } = {},
+): BootstrapInterval {
+  if (items.length === 0) throw new RangeError('bootstrapCI: no items');
+  const resamples = options.resamples ?? 2000;
+  const confidence = options.confidence ?? 0.95;
+  const seed = options.seed ?? 1;
+  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`bootstrapCI: confidence must be in (0, 1), got ${confidence}`);
+  const random = seededRandom(seed);
+  const values: number[] = [];
+  const sample = new Array<T>(items.length);
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < items.length; i++) sample[i] = items[Math.floor(random() * items.length)];
+    const v = statistic(sample);
+    if (!Number.isNaN(v)) values.push(v);
+  }
+  if (values.length === 0) throw new RangeError('bootstrapCI: the statistic was NaN on every resample');
+  values.sort((x, y) => x - y);
+  return {
+    estimate: statistic(items),
+    lower: quantileSorted(values, (1 - confidence) / 2),
+    upper: quantileSorted(values, (1 + confidence) / 2),
+    confidence,
+    resamples: values.length,
+    seed,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Judge-vs-human agreement (the multi-turn paper's Table III)
+// ---------------------------------------------------------------------------
+
+/**
+ * The humans' consensus on one item: the most frequent score; a tie between modes goes to the
+ * mode nearest the median, then to the lower one (deterministic and stays on the scale).
+ */
+export function majorityScore(ratings: readonly number[]): number {
+  if (ratings.length === 0) throw new RangeError('majorityScore: no ratings');
+  const counts = new Map<number, number>();
+  for (const r of ratings) counts.set(r, (counts.get(r) ?? 0) + 1);
+  const top = Math.max(...counts.values());
+  const modes = [...counts.entries()].filter(([, c]) => c === top).map(([v]) => v).sort((x, y) => x - y);
+  const mid = median(ratings);
+  return modes.reduce((best, v) => (Math.abs(v - mid) < Math.abs(best - mid) ? v : best), modes[0]);
+}
+
+export interface AgreementReport {
+  items: number;
+  /** weighted Cohen's κ of the judge against the per-item majority score */
+  kappa: number;
+  kappaWeights: KappaWeights;
+  /** Spearman ρ of the judge against the per-item mean human score */
+  spearman: number;
+  /** share of items where the judge equals the majority score */
+  exact: number;
+  /** share of items where the judge is within one point of the majority score */
+  withinOne: number;
+  /** pass/fail of the judge against the human majority vote on pass/fail; positive class = `positive` */
+  passFail: ClassificationScores & { positive: 'pass' | 'fail' };
+  /** human–human baseline: Light's κ (mean pairwise, same weights) when every item has the same raters in the same order */
+  humanLightsKappa: number | null;
+  /** human–human baseline: Fleiss' κ (unweighted) when every item has the same number of ratings */
+  humanFleissKappa: number | null;
+}
+
+export interface AgreementOptions {
+  /** κ weights for the ordinal scale (default quadratic) */
+  weights?: KappaWeights;
+  /** the full ordinal scale, e.g. [1,2,3,4,5]; default: every score that occurs */
+  scale?: readonly number[];
+  /** a score ≥ this is a pass, unless explicit pass/fail is given (default: the scale's midpoint) */
+  passThreshold?: number;
+  judgePass?: readonly boolean[];
+  /** `humanPass[i][r]`: rater r's pass/fail on item i */
+  humanPass?: readonly (readonly boolean[])[];
+  /** which class counts as positive for F1 (default "fail": the bench's judge exists to find failures) */
+  positive?: 'pass' | 'fail';
+  /** true when `humanRatings[i][r]` is the same rater r on every item (enables Light's κ) */
+  ratersAligned?: boolean;
+}
+
+/**
+ * Judge-vs-human agreement for one dimension, as in Negi et al.'s Table III.
+ * `judge[i]` is the judge's score for item i; `humanRatings[i]` all human scores for item i.
+ */
+export function agreementReport(judge: readonly number[], humanRatings: readonly (readonly number[])[], options: AgreementOptions = {}): AgreementReport {
+  requireSameLength(judge, humanRatings, 'agreementReport (judge scores vs items with human ratings)');
+  if (judge.length === 0) throw new RangeError('agreementReport: no items');
+  humanRatings.forEach((r, i) => {
+    if (r.length === 0) throw new RangeError(`agreementReport: item ${i} has no human ratings`);
+  });
+  const weights = options.weights ?? 'quadratic';
+  const scale = options.scale ?? (categoriesOf([...judge, ...humanRatings.flat()]) as number[]);
+  const threshold = options.passThreshold ?? (scale[0] + scale[scale.length - 1]) / 2;
+  const positive = options.positive ?? 'fail';
+  const majority = humanRatings.map((r) => majorityScore(r));
+  const humanMean = humanRatings.map((r) => mean(r));
+
+  const judgePass = options.judgePass ?? judge.map((s) => s >= threshold);
+  const humanPassVotes = options.humanPass ?? humanRatings.map((r) => r.map((s) => s >= threshold));
+  requireSameLength(judgePass, judge, 'agreementReport judgePass');
+  requireSameLength(humanPassVotes, judge, 'agreementReport humanPass');
+  // majority vote on pass/fail; a tie counts as fail (the conservative reading for a test bench)
+  const humanPass = humanPassVotes.map((votes) => votes.filter(Boolean).length * 2 > votes.length);
+  const asPositive = (pass: boolean) => (positive === 'pass' ? pass : !pass);
+  const passFail = precisionRecallF1(judgePass.map(asPositive), humanPass.map(asPositive));
+
+  const sameCount = humanRatings.every((r) => r.length === humanRatings[0].length);
+  const raters = humanRatings[0].length;
+  const humanLightsKappa =
+    options.ratersAligned && sameCount && raters >= 2
+      ? lightsKappa(Array.from({ length: raters }, (_, r) => humanRatings.map((item) => item[r])), { weights, categories: scale })
+      : null;
+  const humanFleissKappa = sameCount && raters >= 2 ? fleissKappa(categoryCounts(humanRatings, scale)) : null;
+
+  return {
+    items: judge.length,
+    kappa: cohensKappa(judge, majority, { weights, categories: scale }),
+    kappaWeights: weights,
+    spearman: spearman(judge, humanMean),
+    exact: exactAgreement(judge, majority),
+    withinOne: withinOneAgreement(judge, majority),
+    passFail: { ...passFail, positive },
+    humanLightsKappa,
+    humanFleissKappa,
+  };
+}
