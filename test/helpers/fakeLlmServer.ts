@@ -217,3 +217,27 @@ function openaiChat(res: ServerResponse, body: any, reply: FakeReply): void {
   if (body?.stream_options?.include_usage) send({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageBlock });
   res.end('data: [DONE]\n\n');
 }
+
+/** The system prompt of a recorded chat request (Ollama and OpenAI bodies both carry `messages`). */
+export function systemPromptOf(request: RecordedRequest): string {
+  return (request.body?.messages ?? []).find((m: { role: string }) => m.role === 'system')?.content ?? '';
+}
+
+/**
+ * A stand-in "model" for the bench's own prompts: it recognises the step from the system prompt
+ * (ExtractTargets, GenerateUtterance, SelectAndGenerate, EvaluateTurn, EvaluateConversation) and
+ * answers with valid JSON for it. It does not understand anything; it only lets the full loop run.
+ */
+export function benchModelResponder(options: { dimensionScore?: 0 | 1 | 2 } = {}): (request: RecordedRequest) => string {
+  return (request) => {
+    const system = systemPromptOf(request);
+    if (system.includes('ExtractTargets')) {
+      return JSON.stringify({ targets: [{ request: { intent: 'find_poi', category: 'restaurant', constraints: [{ kind: 'cuisine', value: 'italian' }] } }] });
+    }
+    if (system.includes('GenerateUtterance')) return JSON.stringify({ text: 'Find me an Italian restaurant nearby.', annotation: { addresses: ['g1'] } });
+    if (system.includes('SelectAndGenerate')) return JSON.stringify({ strategy: null, text: 'Thanks, that is all.', annotation: { closing: true } });
+    if (system.includes('EvaluateTurn')) return JSON.stringify({ labels: [], targetUpdates: [{ targetId: 'g1', status: 1 }], reasoning: 'The reply lists Italian restaurants.' });
+    if (system.includes('EvaluateConversation')) return JSON.stringify({ score: options.dimensionScore ?? 2, reasoning: 'Requests handled.' });
+    return 'I do not know this prompt.';
+  };
+}

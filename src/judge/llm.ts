@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { ConversationVerdict, TurnVerdict } from '../domain/conversation.ts';
+import { TargetStatusSchema } from '../domain/targets.ts';
+import { DIMENSION_TITLES, DIMENSIONS, FailureLabelSchema, PER_TARGET_LABELS, type Dimension, type FailureLabel } from '../domain/taxonomy.ts';
+import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
+import { delimitUntrusted, loadPromptSections, renderPrompt } from '../llm/prompts.ts';
+import type { LlmProvider } from '../llm/types.ts';
+import { describeContext, describeTargets, transcript } from '../simulator/llm.ts';
+import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
+import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
+
+export const JUDGE_PROMPTS = {
+  turn: 'judge/turn-labels.v1',
+  dimension: 'judge/dimension.v1',
+  rubrics: 'judge/rubrics.v1',
+} as const;
+
+export interface LlmJudgeOptions {
+  tracker?: LlmUsageTracker;
+  temperature?: number;
+  /** default: the conversation's rngSeed */
+  seed?: number;
+  maxRetries?: number;
+  maxTokens?: number;
+  scoring?: Scoring;
+  provider?: ProviderOptions;
+  /** an already built provider (shared with the simulator, or a test double) */
+  llm?: LlmProvider;
+}
+
+const PER_TARGET = new Set<FailureLabel>(PER_TARGET_LABELS);
+
+/** The turn judge's answer; target ids must be real, per-target labels exclusive per target, per-response labels without a target. */
+export function turnOutputSchema(targetIds: readonly string[]) {
+  return z
+    .object({
+      labels: z.array(z.object({ label: FailureLabelSchema, targetId: z.string().nullable(), evidence: z.string().max(1000) })).max(12),
+      targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
+      reasoning: z.string().max(2000),
+    })
+    .superRefine((value, ctx) => {
+      const seen = new Set<string>();
+      value.labels.forEach((l, i) => {
+        if (PER_TARGET.has(l.label)) {
+          if (l.targetId === null || !targetIds.includes(l.targetId)) {
+            ctx.addIssue({ code: 'custom', path: ['labels', i, 'targetId'], message: `${l.label} is a per-target label: targetId must be one of ${targetIds.join(', ') || '(no targets)'}` });
+          } else if (seen.has(l.targetId)) {
+            ctx.addIssue({ code: 'custom', path: ['labels', i], message: `only one per-target label per target; ${l.targetId} already has one` });
+          } else seen.add(l.targetId);
+        } else if (l.targetId !== null) {
+          ctx.addIssue({ code: 'custom', path: ['labels', i, 'targetId'], message: `${l.label} describes the whole reply: targetId must be null` });
+        }
+      });
+      value.targetUpdates.forEach((u, i) => {
+        if (!targetIds.includes(u.targetId)) ctx.addIssue({ code: 'custom', path: ['targetUpdates', i, 'targetId'], message: `unknown target id "${u.targetId}"` });
+      });
+    });
+}
+
+export const DimensionOutputSchema = z.object({ score: z.union([z.literal(0), z.literal(1), z.literal(2)]), reasoning: z.string().min(1).max(2000) });
+
+class LlmJudge implements Judge {
+  readonly tier = 'llm' as const;
+  readonly describe: string;
+  private readonly scoring: Scoring;
+
+  constructor(
+    private readonly provider: LlmProvider,
+    private readonly options: LlmJudgeOptions,
+  ) {
+    this.describe = provider.ref;
+    this.scoring = options.scoring ?? DEFAULT_SCORING;
+  }
+
+  private request(system: string, user: string, seed: number, repeat: number) {
+    return {
+      messages: [
+        { role: 'system' as const, content: system },
+        { role: 'user' as const, content: user },
+      ],
+      temperature: this.options.temperature ?? 0,
+      seed: this.options.seed ?? seed,
+      ...(this.options.maxTokens ? { maxTokens: this.options.maxTokens } : {}),
+      repeat,
+    };
+  }
+
+  async evaluateTurn(input: TurnJudgeInput): Promise<TurnVerdict> {
+    const actions = input.reply.actions.length ? `\nactions: ${JSON.stringify(input.reply.actions).slice(0, 3000)}` : '';
+    const prompt = renderPrompt(JUDGE_PROMPTS.turn, {
+      context: describeContext(input.context),
+      targets: describeTargets(input.targets),
+      history: transcript(input.history),
+      turnIndex: String(input.turnIndex),
+      utterance: input.utterance.text,
+      annotation: JSON.stringify(input.utterance.annotation),
+      reply: delimitUntrusted('head_unit_reply', input.reply.text + actions),
+    });
+    const result = await generateStructured(
+      this.provider,
+      this.request(prompt.system, prompt.user, input.spec.rngSeed, input.spec.repeat),
+      turnOutputSchema(input.targets.map((t) => t.id)),
+      { kind: 'judge', tracker: this.options.tracker, maxRetries: this.options.maxRetries, schemaName: 'turn_verdict' },
+    );
+    if (!result.ok) {
+      return { tier: 'llm', outcome: 'judge_error', labels: [], targetUpdates: [], reasoning: `LLM judge ${this.provider.ref}: ${result.error.message}` };
+    }
+    return {
+      tier: 'llm',
+      outcome: 'judged',
+      labels: result.value.labels.map((l) => ({ ...l, tier: 'llm' as const })),
+      targetUpdates: result.value.targetUpdates,
+      reasoning: result.value.reasoning,
+    };
+  }
+
+  /** Four independent evaluators, one call each; C comes from the shared scorer. Any failed evaluator makes the verdict a judge_error. */
+  async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
+    const live = input.targets.filter((t) => t.status !== -1);
+    const completedShare = live.length === 0 ? 1 : live.filter((t) => t.status === 1).length / live.length;
+    const rubrics = loadPromptSections(JUDGE_PROMPTS.rubrics);
+    const shared = {
+      context: describeContext(input.spec.context),
+      persona: input.spec.persona,
+      targets: describeTargets(input.targets),
+      history: transcript(input.turns),
+    };
+    const outcomes = await Promise.all(
+      DIMENSIONS.map(async (dimension) => {
+        const prompt = renderPrompt(JUDGE_PROMPTS.dimension, { ...shared, dimensionTitle: DIMENSION_TITLES[dimension], rubric: rubrics[dimension] });
+        const result = await generateStructured(this.provider, this.request(prompt.system, prompt.user, input.spec.rngSeed, input.spec.repeat), DimensionOutputSchema, {
+          kind: 'judge',
+          tracker: this.options.tracker,
+          maxRetries: this.options.maxRetries,
+          schemaName: `dimension_${dimension}`,
+        });
+        return [dimension, result] as const;
+      }),
+    );
+    const dimensions: ConversationVerdict['dimensions'] = {};
+    const failures: string[] = [];
+    for (const [dimension, result] of outcomes) {
+      if (result.ok) dimensions[dimension as Dimension] = result.value;
+      else failures.push(`${dimension}: ${result.error.message}`);
+    }
+    if (failures.length) {
+      return { tier: 'llm', outcome: 'judge_error', dimensions, completedShare, score: null, pass: null, reasoning: `LLM judge ${this.provider.ref}: ${failures.join('; ')}` };
+    }
+    const scores = Object.fromEntries(Object.entries(dimensions).map(([d, s]) => [d, s.score])) as Partial<Record<Dimension, 0 | 1 | 2>>;
+    const { score, pass } = computeConversationScore(scores, completedShare, this.scoring);
+    return { tier: 'llm', outcome: 'judged', dimensions, completedShare, score, pass, reasoning: `T = ${completedShare.toFixed(2)}` };
+  }
+}
+
+/** The model-driven judge tier (turn labels with the paper's taxonomy; four rubric evaluators per conversation). */
+export function createLlmJudge(ref: string, options: LlmJudgeOptions = {}): Judge {
+  return new LlmJudge(options.llm ?? createProvider(ref, options.provider), options);
+}

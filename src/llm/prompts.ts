@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Prompts live as versioned files under prompts/ (e.g. prompts/judge/turn-labels.v1.md), so a
+ * prompt change is a new version and a run records which one it used. A file is split into
+ * sections by lines "=== name ===" (e.g. system, user); "{{name}}" placeholders are filled at render time.
+ */
+export const PROMPTS_DIR = fileURLToPath(new URL('../../prompts/', import.meta.url));
+
+const cache = new Map<string, Record<string, string>>();
+
+/** @param id path under prompts/ without ".md", version included: "simulator/extract-targets.v1" */
+export function loadPromptSections(id: string): Record<string, string> {
+  const cached = cache.get(id);
+  if (cached) return cached;
+  const file = `${PROMPTS_DIR}${id}.md`;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new Error(`prompt file ${file} not found (prompt id "${id}")`);
+  }
+  const sections: Record<string, string> = {};
+  let current: string | null = null;
+  const lines: string[] = [];
+  const flush = () => {
+    if (current) sections[current] = lines.join('\n').trim();
+    lines.length = 0;
+  };
+  for (const line of text.split('\n')) {
+    const header = /^===\s*([\w-]+)\s*===\s*$/.exec(line);
+    if (header) {
+      flush();
+      current = header[1];
+    } else if (current) lines.push(line);
+  }
+  flush();
+  if (Object.keys(sections).length === 0) throw new Error(`prompt file ${file} has no "=== section ===" headers`);
+  cache.set(id, sections);
+  return sections;
+}
+
+/** Fills {{placeholders}}; a placeholder without a value is an error, so a prompt never goes out half-filled. */
+export function renderTemplate(template: string, values: Record<string, string>, where: string): string {
+  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (_match, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`${where}: no value for placeholder {{${name}}}`);
+    return value;
+  });
+}
+
+/** The system and user messages of a prompt file, rendered. */
+export function renderPrompt(id: string, values: Record<string, string>): { system: string; user: string } {
+  const sections = loadPromptSections(id);
+  if (sections.system === undefined || sections.user === undefined) throw new Error(`prompt "${id}" needs "=== system ===" and "=== user ===" sections`);
+  return { system: renderTemplate(sections.system, values, id), user: renderTemplate(sections.user, values, id) };
+}
+
+/**
+ * Wraps text from the system under test (untrusted) in a named block. Any occurrence of the
+ * block's tag inside the text is defused, so the text cannot close the block and speak as the bench.
+ */
+export function delimitUntrusted(tag: string, text: string): string {
+  const defused = text.replace(new RegExp(`<(\\s*/?\\s*${tag})`, 'gi'), '‹$1');
+  return `<${tag}>\n${defused}\n</${tag}>`;
+}

@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import type { ContextVector } from '../domain/context.ts';
+import { SimulatedUtteranceSchema, UtteranceAnnotationSchema, type ConversationSpec, type SimulatedUtterance, type TurnRecord } from '../domain/conversation.ts';
+import { RequestSchema, type Target } from '../domain/targets.ts';
+import { DEFAULT_CONSECUTIVE_LIMITS, StrategySchema, type Strategy } from '../domain/taxonomy.ts';
+import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
+import { delimitUntrusted, loadPromptSections, renderPrompt } from '../llm/prompts.ts';
+import type { LlmProvider } from '../llm/types.ts';
+import { SimulatorError, type SimulatorSession, type SimulatorTurnInput, type UserSimulator } from './types.ts';
+
+/** Prompt files (prompts/<id>.md) this simulator uses; a new prompt version is a new file. */
+export const SIMULATOR_PROMPTS = {
+  extractTargets: 'simulator/extract-targets.v1',
+  opening: 'simulator/opening-utterance.v1',
+  next: 'simulator/select-and-generate.v1',
+  strategies: 'simulator/strategies.v1',
+  personas: 'simulator/personas.v1',
+} as const;
+
+export interface LlmSimulatorOptions {
+  tracker?: LlmUsageTracker;
+  /** paper default 0 */
+  temperature?: number;
+  /** default: the conversation's rngSeed, so each conversation is reproducible and repeats differ */
+  seed?: number;
+  maxRetries?: number;
+  maxTokens?: number;
+  consecutiveLimits?: Partial<Record<Strategy, number>>;
+  provider?: ProviderOptions;
+  /** an already built provider (shared with the judge, or a test double) instead of one built from the ref */
+  llm?: LlmProvider;
+}
+
+export const ExtractedTargetsSchema = z.object({ targets: z.array(z.object({ request: RequestSchema })).min(1).max(5) });
+
+/** What the model returns for an utterance; ids it mentions must be targets (or ones it introduces now). */
+export function utteranceOutputSchema(targetIds: readonly string[], allowed: readonly Strategy[] | null) {
+  const base = z.object({
+    ...(allowed === null ? {} : { strategy: (allowed.length ? z.enum(allowed as [Strategy, ...Strategy[]]) : z.never()).nullable() }),
+    text: z.string().min(1).max(600),
+    annotation: UtteranceAnnotationSchema,
+  });
+  return base.superRefine((value, ctx) => {
+    const introduced = value.annotation.introduces.map((t) => t.id);
+    for (const id of introduced) {
+      if (targetIds.includes(id)) ctx.addIssue({ code: 'custom', path: ['annotation', 'introduces'], message: `"${id}" is already a target id; use a new id` });
+    }
+    const known = new Set([...targetIds, ...introduced]);
+    const refs: Array<[string, string[]]> = [
+      ['addresses', value.annotation.addresses],
+      ['returnsTo', value.annotation.returnsTo],
+      ['drops', value.annotation.drops],
+      ['addedConstraints', Object.keys(value.annotation.addedConstraints)],
+    ];
+    for (const [field, ids] of refs) {
+      for (const id of ids) {
+        if (!known.has(id)) ctx.addIssue({ code: 'custom', path: ['annotation', field], message: `unknown target id "${id}" (known: ${[...known].join(', ')})` });
+      }
+    }
+  });
+}
+
+export function describeContext(context: ContextVector): string {
+  const vehicle = context.vehicle ? `, vehicle ${context.vehicle.speedKmh} km/h gear ${context.vehicle.gear}` : ', driving';
+  return `${context.location.district}, ${context.location.city}; ${context.date} ${context.time}${vehicle}`;
+}
+
+export function describeTargets(targets: readonly Target[]): string {
+  return JSON.stringify(targets.map((t) => ({ id: t.id, status: t.status, request: t.request })));
+}
+
+/** The dialogue so far; the head unit's words are delimited as untrusted data. */
+export function transcript(history: readonly TurnRecord[]): string {
+  if (history.length === 0) return '(no turns yet)';
+  return history
+    .map((turn) => {
+      const reply = turn.reply ? turn.reply.text : '(no reply)';
+      const actions = turn.reply?.actions.length ? `\nactions: ${JSON.stringify(turn.reply.actions).slice(0, 1500)}` : '';
+      return `Turn ${turn.index}\nDriver: ${turn.utterance.text}\nAssistant:\n${delimitUntrusted('head_unit_reply', reply + actions)}`;
+    })
+    .join('\n\n');
+}
+
+class LlmSimulatorSession implements SimulatorSession {
+  constructor(
+    private readonly simulator: LlmSimulator,
+    private readonly spec: ConversationSpec,
+  ) {}
+
+  async extractTargets(): Promise<Target[]> {
+    const prompt = renderPrompt(SIMULATOR_PROMPTS.extractTargets, {
+      seed: this.spec.seed.text,
+      city: this.spec.seed.city ?? this.spec.context.location.city,
+      context: describeContext(this.spec.context),
+    });
+    const value = await this.simulator.ask(this.spec, prompt, ExtractedTargetsSchema, 'targets', 'ExtractTargets');
+    return value.targets.map((t, i) => ({ id: `g${i + 1}`, request: t.request, status: 0, introducedTurn: null, completedTurn: null }));
+  }
+
+  async openingUtterance(targets: readonly Target[], context: ContextVector): Promise<SimulatedUtterance> {
+    const prompt = renderPrompt(SIMULATOR_PROMPTS.opening, {
+      persona: this.spec.persona,
+      personaStyle: personaStyle(this.spec.persona),
+      seed: this.spec.seed.text,
+      context: describeContext(context),
+      targets: describeTargets(targets),
+    });
+    const schema = utteranceOutputSchema(targets.map((t) => t.id), null);
+    const value = await this.simulator.ask(this.spec, prompt, schema, 'utterance', 'GenerateUtterance');
+    return SimulatedUtteranceSchema.parse({ text: value.text, strategy: null, annotation: value.annotation });
+  }
+
+  async nextUtterance(input: SimulatorTurnInput): Promise<SimulatedUtterance> {
+    const allowed = this.spec.mode === 'baseline' ? [] : this.simulator.allowedStrategies(input);
+    const strategySections = loadPromptSections(SIMULATOR_PROMPTS.strategies);
+    const strategies = allowed.length ? allowed.map((s) => `- ${s}: ${strategySections[s]}`).join('\n') : `- none: ${strategySections.none}`;
+    const prompt = renderPrompt(SIMULATOR_PROMPTS.next, {
+      persona: this.spec.persona,
+      personaStyle: personaStyle(this.spec.persona),
+      strategies,
+      context: describeContext(input.context),
+      turnIndex: String(input.turnIndex),
+      maxTurns: String(this.spec.maxTurns),
+      targets: describeTargets(input.targets),
+      history: transcript(input.history),
+    });
+    const schema = utteranceOutputSchema(input.targets.map((t) => t.id), allowed);
+    const value = await this.simulator.ask(this.spec, prompt, schema, 'next_utterance', 'SelectAndGenerate');
+    return SimulatedUtteranceSchema.parse({ text: value.text, strategy: (value as { strategy?: Strategy | null }).strategy ?? null, annotation: value.annotation });
+  }
+}
+
+function personaStyle(persona: string): string {
+  return loadPromptSections(SIMULATOR_PROMPTS.personas)[persona] ?? 'plain, clear requests.';
+}
+
+class LlmSimulator implements UserSimulator {
+  readonly kind = 'llm' as const;
+  readonly describe: string;
+  private readonly limits: Record<Strategy, number>;
+
+  constructor(
+    private readonly provider: LlmProvider,
+    private readonly options: LlmSimulatorOptions,
+  ) {
+    this.describe = provider.ref;
+    this.limits = { ...DEFAULT_CONSECUTIVE_LIMITS, ...options.consecutiveLimits };
+  }
+
+  startConversation(spec: ConversationSpec): SimulatorSession {
+    return new LlmSimulatorSession(this, spec);
+  }
+
+  /** Π minus the strategies that hit their consecutive-use limit (paper: safety 1, constraint 2). */
+  allowedStrategies(input: SimulatorTurnInput): Strategy[] {
+    return input.activeStrategies.filter((s) => StrategySchema.safeParse(s).success && (input.consecutiveUses[s] ?? 0) < this.limits[s]);
+  }
+
+  async ask<S extends z.ZodType>(spec: ConversationSpec, prompt: { system: string; user: string }, schema: S, schemaName: string, step: string): Promise<z.output<S>> {
+    const result = await generateStructured(
+      this.provider,
+      {
+        messages: [
+          { role: 'system', content: prompt.system },
+          { role: 'user', content: prompt.user },
+        ],
+        temperature: this.options.temperature ?? 0,
+        seed: this.options.seed ?? spec.rngSeed,
+        ...(this.options.maxTokens ? { maxTokens: this.options.maxTokens } : {}),
+        repeat: spec.repeat,
+      },
+      schema,
+      { kind: 'simulator', tracker: this.options.tracker, maxRetries: this.options.maxRetries, schemaName },
+    );
+    if (!result.ok) throw new SimulatorError(`LLM simulator ${this.provider.ref}, ${step}: ${result.error.message}`, result.error);
+    return result.value;
+  }
+}
+
+/** The model-driven user simulator (Algorithm 1: ExtractTargets, GenerateUtterance, SelectAndGenerate). */
+export function createLlmSimulator(ref: string, options: LlmSimulatorOptions = {}): UserSimulator {
+  return new LlmSimulator(options.llm ?? createProvider(ref, options.provider), options);
+}
