@@ -14,6 +14,11 @@ export interface HeadUnitConnection {
   readonly describe: string;
   capabilities(): Capabilities;
   openSession(sessionId: string, context: ContextVector): Promise<HeadUnitSession>;
+  /**
+   * Vehicle context (a payload the caller validated, e.g. VehicleContextMessage of src/vehicle) for one
+   * session, or with null for all sessions. Only transports that carry it (the bridge) implement it.
+   */
+  sendVehicleContext?(sessionId: string | null, payload: unknown): void;
   close(): Promise<void>;
 }
 
