@@ -303,4 +303,18 @@ describe('bridge reconnect', () => {
     const fresh = await again.openSession('s', CONTEXT);
     expect((await fresh.send(0, 'hi', CONTEXT)).text).toBe('s#0: hi');
   });
+
+  it('with reconnect on, a unit dials in again by itself after the bench restarts on the same port', async () => {
+    const first = await startBridgeServer({ token: TOKEN });
+    const port = first.port;
+    const client = await connectHeadUnit({ url: first.url, token: TOKEN, handler: new ScriptedHandler({ name: 'hu', version: '1' }), reconnect: true });
+    cleanups.push(() => client.close());
+    await first.close();
+    await eventually(() => expect(client.connected).toBe(false));
+    const second = await bench({ port });
+    const connection = await second.waitForHeadUnit(10_000, 'hu');
+    const session = await connection.openSession('s', CONTEXT);
+    expect((await session.send(0, 'back?', CONTEXT)).text).toBe('s#0: back?');
+    expect(client.connected).toBe(true);
+  });
 });
