@@ -75,7 +75,8 @@ export function sampleTest(a: readonly number[], b: readonly number[], alpha = C
   }
   const test = mannWhitneyU(a, b);
   const a12 = varghaDelaneyA12(a, b);
-  return { nA: a.length, nB: b.length, u: test.u, z: test.z, p: test.p, method: test.method, a12, magnitude: a12Magnitude(a12), significant: test.p < alpha };
+  // z is -0 when U sits at its mean; JSON cannot keep the sign, so report +0 and round-trip exactly
+  return { nA: a.length, nB: b.length, u: test.u, z: test.z === 0 ? 0 : test.z, p: test.p, method: test.method, a12, magnitude: a12Magnitude(a12), significant: test.p < alpha };
 }
 
 /**

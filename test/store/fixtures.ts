@@ -1,4 +1,4 @@
-import { ConversationResultSchema, type ConversationResult, type ConversationSpec, type ConversationVerdict, type TurnRecord, type TurnVerdict } from '../../src/domain/conversation.ts';
+import { ConversationResultSchema, type ConversationResult, type ConversationSpec, type ConversationVerdict, type TurnRecord, type TurnVerdict, UtteranceAnnotationSchema } from '../../src/domain/conversation.ts';
 import type { FailureLabel, JudgeTier, Strategy } from '../../src/domain/taxonomy.ts';
 
 /** Hand-made conversations for store, profile and report tests: small, readable, exact. */
@@ -56,7 +56,7 @@ export function turn(index: number, plan: TurnPlan = {}): TurnRecord {
     utterance: {
       text: plan.utterance ?? `utterance ${index}`,
       strategy: plan.strategy ?? null,
-      annotation: { addresses: [], addedConstraints: {}, returnsTo: [], drops: [], closing: false },
+      annotation: UtteranceAnnotationSchema.parse({}),
     },
     context: CONTEXT,
     reply: reply === null ? null : { sessionId: 's1', turn: index, text: reply, actions: [] },

@@ -1,0 +1,57 @@
+import type { ConversationResult } from '../domain/conversation.ts';
+import { combinedVerdict, turnLabels } from '../analysis/verdict.ts';
+import { csvRow } from './escape.ts';
+
+export const CONVERSATION_CSV_COLUMNS = [
+  'key',
+  'seed_id',
+  'persona',
+  'mode',
+  'repeat',
+  'status',
+  'outcome',
+  'score',
+  'decided_by',
+  'turns',
+  'unique_failure_types',
+  'labels',
+  'strategies_used',
+  'error',
+  'started_at',
+  'duration_ms',
+] as const;
+
+/** conversations.csv: one row per conversation; labels and strategies joined with ";". */
+export class ConversationCsvWriter {
+  private readonly rows: string[] = [csvRow(CONVERSATION_CSV_COLUMNS)];
+
+  add(result: ConversationResult): void {
+    const combined = combinedVerdict(result);
+    const labels = [...new Set(result.turns.flatMap((t) => turnLabels(t).map((l) => l.label)))];
+    const strategies = [...new Set(result.turns.flatMap((t) => (t.utterance.strategy ? [t.utterance.strategy] : [])))];
+    this.rows.push(
+      csvRow([
+        result.spec.key,
+        result.spec.seed.id,
+        result.spec.persona,
+        result.spec.mode,
+        result.spec.repeat,
+        result.status,
+        combined.outcome,
+        combined.score,
+        combined.tier,
+        result.turns.length,
+        labels.length,
+        labels.join(';'),
+        strategies.join(';'),
+        result.error,
+        result.startedAt,
+        Math.round(result.durationMs),
+      ]),
+    );
+  }
+
+  toString(): string {
+    return this.rows.join('');
+  }
+}
