@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerHeadunitCommands } from './commands/headunit.ts';
 import { registerResultCommands } from './commands/results.ts';
 import { registerRunCommands } from './commands/run.ts';
+import { registerCanCommands } from './commands/can.ts';
 
 /** Each area registers its own subcommands; main only assembles them and reports errors plainly. */
 export async function main(argv: string[]): Promise<void> {
@@ -14,6 +15,7 @@ export async function main(argv: string[]): Promise<void> {
   registerRunCommands(program);
   registerResultCommands(program);
   registerHeadunitCommands(program);
+  registerCanCommands(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -1,0 +1,127 @@
+import type { Command } from 'commander';
+import { BRIDGE_TOKEN_ENV } from '../../protocol/bridge.ts';
+import { startBridgeServer } from '../../bridge/server.ts';
+import { DbcCodec } from '../../vehicle/dbc/codec.ts';
+import { loadDbc } from '../../vehicle/dbc/parser.ts';
+import { scenarioEpoch, scenarioScheduler } from '../../vehicle/feed.ts';
+import { loadMapping } from '../../vehicle/mapping.ts';
+import { loadScenario } from '../../vehicle/scenario.ts';
+import { replayFrames } from '../../vehicle/replay.ts';
+import { CandumpFileSink, readCandumpLog, type CandumpProblem } from '../../vehicle/transports/candump.ts';
+import { openFrameSink, parseTransportSpec, type FrameSink } from '../../vehicle/transports/index.ts';
+
+function positiveNumber(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}: expected a positive number, got "${value}"`);
+    return n;
+  };
+}
+
+function reportProblems(file: string, problems: CandumpProblem[]): void {
+  for (const p of problems) console.error(`${file}:${p.line}: skipped corrupt line (${p.reason}): ${p.text}`);
+}
+
+export function registerCanCommands(program: Command): void {
+  const can = program.command('can').description('Vehicle context over CAN: record drive scenarios, decode and replay candump logs.');
+
+  can
+    .command('record')
+    .description('Write the frames of a drive scenario as a candump log (virtual time: instant, reproducible).')
+    .argument('<scenario>', 'scenario name (bench-configs/scenarios) or YAML path')
+    .requiredOption('--seconds <n>', 'scenario seconds to record', positiveNumber('--seconds'))
+    .requiredOption('--out <file>', 'candump log to write')
+    .option('--mapping <name|path>', 'DBC mapping (hardware/mappings) the frames follow', 'icabench_vehicle')
+    .option('--from <s>', 'scenario second to start at', '0')
+    .option('--iface <name>', 'interface name written in the log', 'can0')
+    .action(async (scenarioName: string, options: { seconds: number; out: string; mapping: string; from: string; iface: string }) => {
+      const scenario = loadScenario(scenarioName);
+      const mapping = loadMapping(options.mapping);
+      const from = Number(options.from);
+      if (!Number.isFinite(from) || from < 0) throw new Error(`--from: expected seconds >= 0, got "${options.from}"`);
+      const frames = scenarioScheduler(scenario, mapping).framesBetween(from, from + options.seconds, scenarioEpoch(scenario));
+      const sink = new CandumpFileSink(options.out, options.iface);
+      await sink.send(frames);
+      await sink.close();
+      console.error(`${options.out}: ${frames.length} frames, scenario ${scenario.name} t=${from}..${from + options.seconds} s on ${mapping.dbcName}`);
+    });
+
+  can
+    .command('decode')
+    .description('Decode a candump log with a DBC: one line per frame (JSON with --json).')
+    .argument('<dbc>', 'DBC file')
+    .argument('<log>', 'candump log')
+    .option('--json', 'print one JSON object per frame: {t, id, message, signals, labels}')
+    .action((dbcPath: string, logPath: string, options: { json?: boolean }) => {
+      const codec = new DbcCodec(loadDbc(dbcPath));
+      const { entries, problems } = readCandumpLog(logPath);
+      reportProblems(logPath, problems);
+      let rejected = 0;
+      let outOfRange = 0;
+      const out: string[] = [];
+      const flush = () => {
+        if (out.length) process.stdout.write(out.join('\n') + '\n');
+        out.length = 0;
+      };
+      for (const { frame, line } of entries) {
+        const result = codec.decode(frame);
+        if (!result.ok) {
+          rejected++;
+          console.error(`${logPath}:${line}: ${result.problem}: ${result.detail}`);
+          if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, error: result.problem, detail: result.detail }));
+          continue;
+        }
+        const { message, signals, labels } = result.frame;
+        for (const o of result.frame.outOfRange) {
+          outOfRange++;
+          console.error(`${logPath}:${line}: out of range: ${message.name}.${o.signal} = ${o.value}, declared [${o.minimum}|${o.maximum}]`);
+        }
+        if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, message: message.name, signals, labels }));
+        else out.push(`${frame.t.toFixed(6)} ${message.name} ${Object.entries(signals).map(([k, v]) => `${k}=${labels[k] ?? v}`).join(' ')}`);
+        if (out.length >= 1000) flush();
+      }
+      flush();
+      console.error(`${logPath}: ${entries.length} frames, ${rejected} rejected, ${outOfRange} values out of range, ${problems.length} corrupt lines`);
+    });
+
+  can
+    .command('replay')
+    .description('Send a candump log over a transport, at the recorded pace (candump output is written at once).')
+    .argument('<log>', 'candump log')
+    .option('--transport <spec>', 'candump[:FILE] (stdout without FILE), slcan:/dev/ttyX, socketcan:IFACE or bridge', 'candump')
+    .option('--bitrate <n>', 'SLCAN bus bit rate', '500000')
+    .option('--dbc-name <name>', 'bridge: the DBC name the head unit decodes with', 'icabench_vehicle')
+    .option('--port <n>', 'bridge: port the bench listens on for the head unit (0: any free port)', '0')
+    .option('--wait <s>', 'bridge: seconds to wait for a head unit to dial in', '60')
+    .option('--no-pace', 'send as fast as the transport takes frames')
+    .action(async (logPath: string, options: { transport: string; bitrate: string; dbcName: string; port: string; wait: string; pace: boolean }) => {
+      const spec = parseTransportSpec(options.transport);
+      if (!spec) throw new Error(`--transport: expected candump, candump:FILE, slcan:/dev/ttyX, socketcan:IFACE or bridge, got "${options.transport}"`);
+      const { entries, problems } = readCandumpLog(logPath);
+      reportProblems(logPath, problems);
+      const frames = entries.map((e) => e.frame);
+      let closeBridge: (() => Promise<void>) | undefined;
+      let sink: FrameSink;
+      if (spec.kind === 'bridge') {
+        const token = process.env[BRIDGE_TOKEN_ENV];
+        if (!token) throw new Error(`the bridge transport needs the shared token in ${BRIDGE_TOKEN_ENV}`);
+        const server = await startBridgeServer({ token, port: Number(options.port) });
+        closeBridge = () => server.close();
+        console.error(`waiting up to ${options.wait} s for a head unit at ${server.url}`);
+        const unit = await server.waitForHeadUnit(Number(options.wait) * 1000);
+        sink = await openFrameSink(spec, { bridge: { dbc: options.dbcName, emit: (payload) => unit.sendVehicleContext(null, payload) } });
+      } else {
+        sink = await openFrameSink(spec, { bitrate: Number(options.bitrate), iface: entries[0]?.iface });
+      }
+      try {
+        const result = await replayFrames(frames, sink, { pace: spec.kind !== 'candump' && options.pace });
+        for (const error of result.errors) console.error(`${sink.describe}: ${error}`);
+        console.error(`${logPath} -> ${sink.describe}: ${result.sent} frames sent, ${result.failed} failed, ${problems.length} corrupt lines skipped`);
+        if (result.failed > 0) process.exitCode = 1;
+      } finally {
+        await sink.close();
+        await closeBridge?.();
+      }
+    });
+}
+
