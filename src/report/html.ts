@@ -74,6 +74,7 @@ const CHART_SCRIPT = `
   if (typeof Chart === 'undefined') return;
   Chart.defaults.font.family = 'system-ui, sans-serif';
   Chart.defaults.maintainAspectRatio = false;
+  Chart.defaults.animation = false;
   document.querySelectorAll('canvas[data-chart]').forEach(function(canvas){
     var spec = D.charts[canvas.getAttribute('data-chart')];
     if (!spec) return;
@@ -278,6 +279,7 @@ ${panel('Judge tiers', 'judgeTiers', '', `Decided by: ${Object.entries(summary.j
 </div>
 ${more}
 <h2>Conversations</h2>
+<p class="muted">Click a conversation to open its turns: what the simulator said and with which strategy, the head unit's reply, and the failure labels with their evidence.</p>
 ${capped}
 <div class="toolbar"><input id="conv-filter" placeholder="filter by key, seed, persona, failure…" size="40">
 <select id="conv-outcome"><option value="">all outcomes</option><option>pass</option><option>fail</option><option>inconclusive</option><option>error</option></select></div>
