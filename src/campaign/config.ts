@@ -13,7 +13,7 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('reference'),
     worldSeed: z.number().int().default(1),
-    faults: FaultConfigSchema.default({ profiles: [], rate: 0.5, seed: 7 }),
+    faults: FaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
   }),
   /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
   z.object({
@@ -64,7 +64,7 @@ export const CampaignConfigSchema = z
     concurrency: z.number().int().min(1).max(64).default(4),
     /** sampling seed: the same seed and pool give the same conversations */
     seed: z.number().int().default(42),
-    headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, seed: 7 } }),
+    headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
     /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
     simulator: z.string().default('template'),
     /** judge tiers in precedence order: "oracle" and/or model references */

@@ -3,6 +3,7 @@ import { registerHeadunitCommands } from './commands/headunit.ts';
 import { registerResultCommands } from './commands/results.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerCanCommands } from './commands/can.ts';
+import { registerServeCommands } from './commands/serve.ts';
 
 /** Each area registers its own subcommands; main only assembles them and reports errors plainly. */
 export async function main(argv: string[]): Promise<void> {
@@ -16,6 +17,7 @@ export async function main(argv: string[]): Promise<void> {
   registerResultCommands(program);
   registerHeadunitCommands(program);
   registerCanCommands(program);
+  registerServeCommands(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -4,7 +4,7 @@ import { runConversation } from '../../src/campaign/conversation.ts';
 import type { ConversationResult, ConversationSpec, SeedPhrase } from '../../src/domain/conversation.ts';
 import { PERSONAS, STRATEGIES } from '../../src/domain/taxonomy.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
-import type { FaultConfig } from '../../src/headunit/reference/faults.ts';
+import type { FaultConfigInput } from '../../src/headunit/reference/faults.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import { OracleJudge } from '../../src/judge/oracle.ts';
 import { TemplateSimulator } from '../../src/simulator/template.ts';
@@ -31,7 +31,7 @@ export function specFor(i: number, mode: 'guided' | 'baseline' = 'guided', overr
 }
 
 /** Runs `count` conversations in process against the reference head unit with the given faults. */
-export async function runMany(count: number, faults: FaultConfig | undefined, mode: 'guided' | 'baseline' = 'guided'): Promise<ConversationResult[]> {
+export async function runMany(count: number, faults: FaultConfigInput | undefined, mode: 'guided' | 'baseline' = 'guided'): Promise<ConversationResult[]> {
   const headUnit = new InProcessHeadUnit(new ReferenceHeadUnit({ faults }));
   const simulator = new TemplateSimulator();
   const judges = [new OracleJudge()];

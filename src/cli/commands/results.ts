@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { compareRuns } from '../../analysis/compare.ts';
 import { exportJsonl } from '../../store/export.ts';
 import { ResultStore } from '../../store/store.ts';
-import { writeComparisonReport } from '../../report/comparison-report.ts';
+import { writeComparisonReport } from '../../report/write.ts';
 import { loadSummary, writeRunOutputs } from '../outputs.ts';
 import { workspaceStorePath } from './run.ts';
 

@@ -23,13 +23,20 @@ export const FaultProfileSchema = z.enum(FAULT_PROFILE_NAMES as [FaultProfile, .
 
 export const FaultConfigSchema = z.object({
   /** which faults are on; "all" turns on every profile */
-  profiles: z.union([z.literal('all'), z.array(FaultProfileSchema)]).default([]),
+  profiles: z
+    .union([z.literal('all'), z.array(FaultProfileSchema)], { error: () => `expected "all" or a list of fault profiles (${FAULT_PROFILE_NAMES.join(', ')})` })
+    .default([]),
   /** probability that an enabled fault fires on a turn where it is applicable */
   rate: z.number().min(0).max(1).default(0.5),
+  /** per-profile probabilities that override `rate` */
+  rates: z.partialRecord(FaultProfileSchema, z.number().min(0).max(1)).default({}),
   seed: z.number().int().default(7),
 });
 export type FaultConfig = z.infer<typeof FaultConfigSchema>;
+export type FaultConfigInput = z.input<typeof FaultConfigSchema>;
 
-export function enabledFaults(config: FaultConfig): Set<FaultProfile> {
-  return new Set(config.profiles === 'all' ? FAULT_PROFILE_NAMES : config.profiles);
+/** The firing probability of every enabled profile. */
+export function faultRates(config: FaultConfig): Map<FaultProfile, number> {
+  const enabled = config.profiles === 'all' ? FAULT_PROFILE_NAMES : config.profiles;
+  return new Map(enabled.map((profile) => [profile, config.rates[profile] ?? config.rate]));
 }

@@ -7,7 +7,7 @@ import { createRng, hashSeed } from '../../world/rng.ts';
 import { World, isOpenAt } from '../../world/world.ts';
 import { CATEGORY_NOUN } from '../../simulator/phrases.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
-import { FAULT_PROFILES, enabledFaults, type FaultConfig, type FaultProfile } from './faults.ts';
+import { FAULT_PROFILES, FaultConfigSchema, faultRates, type FaultConfigInput, type FaultProfile } from './faults.ts';
 import { understand, type ParsedRequest } from './nlu.ts';
 
 /** Minutes spent at each stop of a multi-stop plan. */
@@ -33,7 +33,7 @@ export type VehicleContextHandler = (sessionId: string | null, payload: unknown)
 
 export interface ReferenceHeadUnitOptions {
   worldSeed?: number;
-  faults?: FaultConfig;
+  faults?: FaultConfigInput;
   onVehicleContext?: VehicleContextHandler;
 }
 
@@ -53,15 +53,13 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
   readonly capabilities: Capabilities = { text: true, audio: false, vehicleContext: true, structuredActions: true };
   readonly world: World;
   private readonly sessions = new Map<string, SessionState>();
-  private readonly faults: Set<FaultProfile>;
-  private readonly faultRate: number;
+  private readonly faultRates: Map<FaultProfile, number>;
   private readonly faultSeed: number;
   private liveVehicle: Partial<ContextVector> | null = null;
 
   constructor(private readonly options: ReferenceHeadUnitOptions = {}) {
     this.world = new World(options.worldSeed ?? 1);
-    this.faults = options.faults ? enabledFaults(options.faults) : new Set();
-    this.faultRate = options.faults?.rate ?? 0;
+    this.faultRates = options.faults ? faultRates(FaultConfigSchema.parse(options.faults)) : new Map();
     this.faultSeed = options.faults?.seed ?? 0;
   }
 
@@ -90,7 +88,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     if (context) session.context = context;
     if (this.liveVehicle) session.context = { ...session.context, ...this.liveVehicle };
     const fires = (profile: FaultProfile): boolean =>
-      this.faults.has(profile) && createRng(hashSeed(this.faultSeed, sessionId, turn, profile)).chance(this.faultRate);
+      this.faultRates.has(profile) && createRng(hashSeed(this.faultSeed, sessionId, turn, profile)).chance(this.faultRates.get(profile)!);
 
     const requests = understand(text);
     const outcome = this.respond(session, requests, fires);

@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { isLoopbackHost } from '../../server/auth.ts';
+import { DEFAULT_PORT, startBenchApp } from '../../server/bench.ts';
+
+export function registerServeCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('start the bench server and web UI (loopback only unless --host is given) and print its URL')
+    .option('--workspace <dir>', 'workspace holding the results store (icabench.db)', 'workspace')
+    .option('--host <host>', 'interface to listen on; anything but the loopback requires the token on every request', '127.0.0.1')
+    .option('--port <port>', 'port (0 = any free port)', String(DEFAULT_PORT))
+    .option('--token <token>', 'use this token instead of a fresh random one (env ICABENCH_SERVER_TOKEN also works)')
+    .action(async (options: { workspace: string; host: string; port: string; token?: string }) => {
+      const port = Number(options.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: expected an integer 0–65535, got "${options.port}"`);
+      const app = await startBenchApp({ workspace: options.workspace, host: options.host, port, token: options.token ?? process.env.ICABENCH_SERVER_TOKEN });
+      const url = `${app.url}/#token=${encodeURIComponent(app.token)}`;
+      console.log(`icabench bench app: ${url}`);
+      if (!app.uiBuilt) console.log('The UI is not built yet: run `npm run build:ui` (the API works meanwhile).');
+      if (!isLoopbackHost(options.host)) console.log(`Listening on ${options.host}: every request needs "Authorization: Bearer ${app.token}".`);
+      console.log('Press Ctrl+C to stop.');
+      await new Promise<void>((resolveStop) => {
+        const stop = () => resolveStop();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await app.close();
+    });
+}
