@@ -94,8 +94,12 @@ export const RunSummarySchema = z.object({
   failureTypes: z.record(z.enum(FAILURE_LABELS), FailureTypeStatsSchema),
   strategies: z.record(z.enum(STRATEGIES), StrategyStatsSchema),
   failurePositions: z.object({
-    /** label occurrences by turn index / (turns − 1), in POSITION_BINS equal bins over 0..1 */
-    relative: z.array(count),
+    /**
+     * label occurrences by relative position in POSITION_BINS equal bins over 0..1: turn k of n covers
+     * [k/n, (k+1)/n] and each label is spread over the bins that span in proportion, so conversation
+     * lengths that do not divide evenly into the bins leave no saw-tooth; values are fractional
+     */
+    relative: z.array(z.number().min(0)),
     /** label occurrences by absolute turn index (0-based) */
     absolute: z.array(count),
   }),
@@ -119,6 +123,16 @@ export const RunSummarySchema = z.object({
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type RunInfo = NonNullable<RunSummary['run']>;
+
+/** How much of turn `index` of `turns` falls into each relative-position bin (sums to 1). */
+export function positionShares(index: number, turns: number): number[] {
+  const start = index / turns;
+  const end = (index + 1) / turns;
+  return Array.from({ length: POSITION_BINS }, (_, bin) => {
+    const overlap = Math.min(end, (bin + 1) / POSITION_BINS) - Math.max(start, bin / POSITION_BINS);
+    return overlap > 0 ? overlap / (end - start) : 0;
+  });
+}
 
 function zeroCounts<K extends string>(keys: readonly K[]): Record<K, number> {
   return Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
@@ -180,11 +194,11 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     for (const turn of result.turns) {
       for (const verdict of turn.verdicts) turnTiers[verdict.tier][verdict.outcome] += 1;
       const labels = turnLabels(turn).map((l) => l.label);
-      const position = turnCount > 1 ? turn.index / (turnCount - 1) : 0;
+      const share = positionShares(turn.index, turnCount);
       for (const label of labels) {
         labelCounts[label] += 1;
         distinct.add(label);
-        relative[Math.min(POSITION_BINS - 1, Math.floor(position * POSITION_BINS))] += 1;
+        share.forEach((weight, bin) => (relative[bin] += weight));
         while (absolute.length <= turn.index) absolute.push(0);
         absolute[turn.index] += 1;
       }

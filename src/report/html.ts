@@ -159,7 +159,7 @@ export function runChartData(summary: RunSummary): Record<string, ChartSpec> {
     },
     positionRelative: {
       labels: Array.from({ length: POSITION_BINS }, (_, i) => `${(i / POSITION_BINS).toFixed(1)}–${((i + 1) / POSITION_BINS).toFixed(1)}`),
-      series: [{ label: 'failures', data: summary.failurePositions.relative }],
+      series: [{ label: 'failures', data: summary.failurePositions.relative.map((v) => Math.round(v * 100) / 100) }],
       yTitle: 'failure labels',
     },
     positionAbsolute: {
@@ -268,7 +268,7 @@ export class RunHtmlWriter {
 <div class="grid">
 ${panel('Failure-type profile', 'failureTypes', failureTable, 'Share: of all failure labels. Prevalence: share of conversations with at least one.')}
 ${panel('Strategies: target failure and collateral', 'strategies', strategyTable, 'Triggered: uses whose turn got the strategy’s target failure. Collateral: uses whose turn got any other label.')}
-${panel('Where failures occur (relative position)', 'positionRelative', '', 'Turn index ÷ (turns − 1): 0 is the first turn, 1 the last.')}
+${panel('Where failures occur (relative position)', 'positionRelative', '', '0 is the start of the conversation, 1 its end; turn k of n spans k/n to (k+1)/n and its failures are spread over the bins it covers, so conversations of any length compare.')}
 ${panel('Where failures occur (turn)', 'positionAbsolute')}
 </div>
 <h2>Scores and judges</h2>

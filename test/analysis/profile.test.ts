@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/analysis/compare.ts';
-import { RunSummarySchema, computeRunSummary } from '../../src/analysis/profile.ts';
+import { RunSummarySchema, computeRunSummary, positionShares } from '../../src/analysis/profile.ts';
 import { combinedVerdict, turnLabels } from '../../src/analysis/verdict.ts';
 import { conversationVerdict, result, turnVerdict } from '../store/fixtures.ts';
 
@@ -83,7 +83,10 @@ describe('computeRunSummary', () => {
   });
 
   it('places failures in the conversation', () => {
-    expect(summary.failurePositions.relative).toEqual([3, 2, 0, 0, 0]);
+    // c1 (4 turns): turn 0 covers 0–0.25 (0.8 in bin 0, 0.2 in bin 1), turn 1 covers 0.25–0.5 (0.6 bin 1, 0.4 bin 2) with 2 labels;
+    // c2 (2 turns): turn 0 covers 0–0.5 (0.4, 0.4, 0.2); c3 (1 turn) spreads 0.2 over every bin
+    const expected = [0.8 + 0.4 + 0.2, 0.2 + 1.2 + 0.4 + 0.2, 0.8 + 0.2 + 0.2, 0.2, 0.2];
+    summary.failurePositions.relative.forEach((value, bin) => expect(value).toBeCloseTo(expected[bin], 12));
     expect(summary.failurePositions.absolute).toEqual([3, 2]);
   });
 
@@ -112,6 +115,15 @@ describe('computeRunSummary', () => {
     expect(empty).toMatchObject({ conversations: 0, failRate: null, meanScore: null, uniqueFailureTypesPerConversation: 0, meanTurns: 0 });
     expect(empty.failureTypes.safety_violation.share).toBe(0);
     expect(RunSummarySchema.safeParse(empty).success).toBe(true);
+  });
+});
+
+describe('positionShares', () => {
+  it('spreads a turn over the bins it covers, evenly for any conversation length', () => {
+    expect(positionShares(0, 1)).toEqual([0.2, 0.2, 0.2, 0.2, 0.2].map((v) => expect.closeTo(v, 12)));
+    expect(positionShares(2, 5)).toEqual([0, 0, 1, 0, 0]);
+    const eight = Array.from({ length: 8 }, (_, i) => positionShares(i, 8)).reduce((sum, s) => sum.map((v, b) => v + s[b]));
+    eight.forEach((v) => expect(v).toBeCloseTo(8 / 5, 12));
   });
 });
 
