@@ -10,12 +10,13 @@ import {
   type ConversationResult,
   type ConversationSpec,
 } from '../domain/conversation.ts';
-import { FailureLabelSchema } from '../domain/taxonomy.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { combinedVerdict, turnLabels } from '../analysis/verdict.ts';
 import { MIGRATIONS } from './migrations.ts';
 import {
   AnnotationInputSchema,
+  AnnotationSchema,
+  ConversationRowSchema,
   RunModeSchema,
   RunStatusSchema,
   type Annotation,
@@ -107,8 +108,6 @@ interface ConversationDbRow {
   result: string;
   ordinal: number;
 }
-
-const RowLabelsSchema = z.array(FailureLabelSchema);
 
 /**
  * The results store: one SQLite file per workspace. A conversation is written in one transaction
@@ -315,18 +314,24 @@ export class ResultStore {
       .all(...params, options.limit ?? 50, options.offset ?? 0) as Omit<ConversationDbRow, 'result'>[];
     return {
       total,
-      rows: rows.map((row) => ({
-        key: row.key,
-        status: row.status as ConversationRow['status'],
-        outcome: row.outcome as ConversationRow['outcome'],
-        score: row.score,
-        pass: row.pass === null ? null : row.pass === 1,
-        error: row.error,
-        turns: row.turn_count,
-        labels: parseOrThrow(RowLabelsSchema, JSON.parse(row.label_list), `${this.path}: run ${runId} conversation "${row.key}" labels`),
-        startedAt: row.started_at,
-        durationMs: row.duration_ms,
-      })),
+      rows: rows.map((row) =>
+        parseOrThrow(
+          ConversationRowSchema,
+          {
+            key: row.key,
+            status: row.status,
+            outcome: row.outcome,
+            score: row.score,
+            pass: row.pass === null ? null : row.pass === 1,
+            error: row.error,
+            turns: row.turn_count,
+            labels: JSON.parse(row.label_list),
+            startedAt: row.started_at,
+            durationMs: row.duration_ms,
+          },
+          `${this.path}: run ${runId} conversation "${row.key}"`,
+        ),
+      ),
     };
   }
 
@@ -364,12 +369,13 @@ export class ResultStore {
 
   annotations(runId: string): Annotation[] {
     this.requireRun(runId);
-    return this.db
+    const rows = this.db
       .prepare(
         `SELECT c.key, a.rater, a.dimension, a.score, a.note, a.created_at AS createdAt
          FROM annotations a JOIN conversations c ON c.id = a.conversation_id WHERE c.run_id = ? ORDER BY a.id`,
       )
-      .all(runId) as Annotation[];
+      .all(runId);
+    return rows.map((row, i) => parseOrThrow(AnnotationSchema, row, `${this.path}: run ${runId} annotation ${i + 1}`));
   }
 
   close(): void {
