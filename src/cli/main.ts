@@ -4,6 +4,8 @@ import { registerResultCommands } from './commands/results.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerCanCommands } from './commands/can.ts';
 import { registerServeCommands } from './commands/serve.ts';
+import { registerDoctorCommands } from './commands/doctor.ts';
+import { registerJudgeBenchCommands } from './commands/judge-bench.ts';
 
 /** Each area registers its own subcommands; main only assembles them and reports errors plainly. */
 export async function main(argv: string[]): Promise<void> {
@@ -18,6 +20,8 @@ export async function main(argv: string[]): Promise<void> {
   registerHeadunitCommands(program);
   registerCanCommands(program);
   registerServeCommands(program);
+  registerDoctorCommands(program);
+  registerJudgeBenchCommands(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -1,0 +1,74 @@
+import { createProvider, type ProviderOptions } from '../llm/index.ts';
+import type { LlmProvider } from '../llm/types.ts';
+import type { PriceTable } from '../llm/usage.ts';
+import type { JudgeBenchConfig } from './config.ts';
+import { readDataset, type Pair } from './dataset.ts';
+import { generateDataset } from './generator.ts';
+import type { JudgeBenchOutput } from './report.ts';
+import { configurationLabel } from './report.ts';
+import { llmConfiguration, oracleConfiguration, runConfiguration, summarize, type JudgeConfiguration, type RunOptions } from './runner.ts';
+
+export interface LoadedDataset {
+  source: string;
+  pairs: Pair[];
+}
+
+export function datasetFor(config: Pick<JudgeBenchConfig, 'dataset' | 'generate' | 'limit'>): LoadedDataset {
+  const loaded = config.dataset
+    ? { source: config.dataset, pairs: readDataset(config.dataset) }
+    : {
+        source: `generated (seed ${config.generate!.seed}, ${config.generate!.users} users${config.generate!.includePreferences ? '' : ', utterance only'})`,
+        pairs: generateDataset(config.generate!),
+      };
+  return config.limit ? { ...loaded, pairs: loaded.pairs.slice(0, config.limit) } : loaded;
+}
+
+/** Builds every judge × technique configuration; providers are created once per model reference. */
+export function buildConfigurations(
+  config: Pick<JudgeBenchConfig, 'judges' | 'seed' | 'maxRetries' | 'timeoutMs' | 'allowedHosts'>,
+  makeProvider: (ref: string, options: ProviderOptions) => LlmProvider = createProvider,
+): { configurations: JudgeConfiguration[]; providers: LlmProvider[] } {
+  const providers = new Map<string, LlmProvider>();
+  const provider = (ref: string) => {
+    let p = providers.get(ref);
+    if (!p) {
+      p = makeProvider(ref, { timeoutMs: config.timeoutMs, allowedHosts: config.allowedHosts });
+      providers.set(ref, p);
+    }
+    return p;
+  };
+  const configurations: JudgeConfiguration[] = [];
+  for (const judge of config.judges) {
+    if (judge.kind === 'oracle') {
+      configurations.push(oracleConfiguration(judge.name));
+      continue;
+    }
+    const models = judge.models.map(provider);
+    for (const technique of judge.techniques) {
+      configurations.push(llmConfiguration(judge.name ?? judge.models.join('+'), technique, models, { seed: config.seed, maxRetries: config.maxRetries }));
+    }
+  }
+  return { configurations, providers: [...providers.values()] };
+}
+
+/** Runs every configuration over the dataset, one configuration after another (so latencies do not compete). */
+export async function runJudgeBench(
+  name: string,
+  dataset: LoadedDataset,
+  configurations: readonly JudgeConfiguration[],
+  prices: PriceTable,
+  options: RunOptions = {},
+): Promise<JudgeBenchOutput> {
+  const output: JudgeBenchOutput = {
+    name,
+    dataset: { source: dataset.source, pairs: dataset.pairs.length, withPreferences: dataset.pairs.filter((p) => p.user.preferences).length },
+    configurations: [],
+    pairs: {},
+  };
+  for (const configuration of configurations) {
+    const results = await runConfiguration(configuration, dataset.pairs, options);
+    output.configurations.push(summarize(configuration, results, prices));
+    output.pairs[configurationLabel(configuration)] = results;
+  }
+  return output;
+}

@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { agreementReport, type AgreementReport, type KappaWeights } from '../analysis/stats.ts';
+import { describeZodError, ValidationError } from '../domain/validation.ts';
+
+/**
+ * Human-agreement study over files: ratings (rater, conversation, dimension, score, pass) from
+ * CSV or JSON, judge scores in the same shape, and the multi-turn paper's Table III per dimension
+ * (judge vs the human majority, and the human–human baseline). The store-backed view of the same
+ * figures lives in the bench server (src/server/agreement.ts).
+ */
+
+const PassSchema = z.union([z.boolean(), z.enum(['pass', 'fail', 'true', 'false', '1', '0', ''])]).transform((v) => (v === '' ? undefined : v === true || v === 'pass' || v === 'true' || v === '1'));
+
+export const RatingRowSchema = z.object({
+  rater: z.string().min(1).default('judge'),
+  conversation: z.string().min(1),
+  dimension: z.string().min(1),
+  score: z.coerce.number().refine(Number.isFinite, 'expected a number'),
+  pass: PassSchema.optional(),
+});
+export type RatingRow = z.infer<typeof RatingRowSchema>;
+
+/** RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. Returns rows with their starting line. */
+export function parseCsv(text: string): Array<{ line: number; fields: string[] }> {
+  const rows: Array<{ line: number; fields: string[] }> = [];
+  let fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  let line = 1;
+  let rowLine = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else {
+        if (c === '\n') line++;
+        field += c;
+      }
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      fields.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      fields.push(field);
+      if (fields.some((f) => f !== '')) rows.push({ line: rowLine, fields });
+      fields = [];
+      field = '';
+      line++;
+      rowLine = line;
+    } else field += c;
+  }
+  fields.push(field);
+  if (fields.some((f) => f !== '')) rows.push({ line: rowLine, fields });
+  return rows;
+}
+
+/** Reads ratings from .csv (header row with the column names) or .json (an array of objects); errors name the line or index. */
+export function parseRatings(text: string, source: string): RatingRow[] {
+  const trimmed = text.trimStart();
+  if (source.toLowerCase().endsWith('.json') || trimmed.startsWith('[')) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new ValidationError(source, `not valid JSON (${(error as Error).message})`);
+    }
+    if (!Array.isArray(raw)) throw new ValidationError(source, 'expected a JSON array of rating objects');
+    return raw.map((item, index) => {
+      const parsed = RatingRowSchema.safeParse(item);
+      if (!parsed.success) throw new ValidationError(`${source}[${index}]`, describeZodError(parsed.error));
+      return parsed.data;
+    });
+  }
+  const [header, ...rows] = parseCsv(text);
+  if (!header) throw new ValidationError(source, 'empty ratings file');
+  const columns = header.fields.map((f) => f.trim().toLowerCase());
+  for (const required of ['conversation', 'dimension', 'score']) {
+    if (!columns.includes(required)) throw new ValidationError(`${source}:1`, `missing column "${required}" (columns: rater, conversation, dimension, score, pass)`);
+  }
+  return rows.map(({ line, fields }) => {
+    const record = Object.fromEntries(columns.map((c, i) => [c, fields[i]?.trim() ?? '']).filter(([c, v]) => c !== 'rater' || v !== ''));
+    const parsed = RatingRowSchema.safeParse(record);
+    if (!parsed.success) throw new ValidationError(`${source}:${line}`, describeZodError(parsed.error));
+    return parsed.data;
+  });
+}
+
+export function readRatings(path: string): RatingRow[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ValidationError(path, `cannot read the ratings (${(error as Error).message})`);
+  }
+  return parseRatings(text, path);
+}
+
+export interface DimensionAgreement extends AgreementReport {
+  dimension: string;
+  raters: number;
+}
+
+/**
+ * Table III per dimension. Items are the conversations with a judge score and at least one human
+ * rating; the human ratings of an item are ordered by rater name, and Light's κ is computed when
+ * every item was rated by the same raters.
+ */
+export function humanAgreementStudy(
+  humans: readonly RatingRow[],
+  judge: readonly RatingRow[],
+  options: { weights?: KappaWeights; scale?: readonly number[]; passThreshold?: number } = {},
+): DimensionAgreement[] {
+  const dimensions = [...new Set(judge.map((r) => r.dimension))].sort();
+  const out: DimensionAgreement[] = [];
+  for (const dimension of dimensions) {
+    const judged = new Map(judge.filter((r) => r.dimension === dimension).map((r) => [r.conversation, r]));
+    const byConversation = new Map<string, RatingRow[]>();
+    for (const r of humans) {
+      if (r.dimension !== dimension || !judged.has(r.conversation)) continue;
+      const list = byConversation.get(r.conversation) ?? [];
+      list.push(r);
+      byConversation.set(r.conversation, list);
+    }
+    const conversations = [...byConversation.keys()].sort();
+    if (conversations.length === 0) continue;
+    const raters = [...new Set(conversations.flatMap((c) => byConversation.get(c)!.map((r) => r.rater)))].sort();
+    const rows = conversations.map((c) => [...byConversation.get(c)!].sort((a, b) => a.rater.localeCompare(b.rater)));
+    const aligned = rows.every((r) => r.length === raters.length && r.every((x, i) => x.rater === raters[i]));
+    const judgeRows = conversations.map((c) => judged.get(c)!);
+    const explicitPass = judgeRows.every((r) => r.pass !== undefined) && rows.every((r) => r.every((x) => x.pass !== undefined));
+    const report = agreementReport(
+      judgeRows.map((r) => r.score),
+      rows.map((r) => r.map((x) => x.score)),
+      {
+        weights: options.weights,
+        scale: options.scale,
+        passThreshold: options.passThreshold,
+        ratersAligned: aligned,
+        ...(explicitPass ? { judgePass: judgeRows.map((r) => r.pass!), humanPass: rows.map((r) => r.map((x) => x.pass!)) } : {}),
+      },
+    );
+    out.push({ dimension, raters: raters.length, ...report });
+  }
+  return out;
+}
