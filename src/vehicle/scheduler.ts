@@ -115,7 +115,7 @@ export class FrameScheduler {
         firstError ??= (error as Error).message;
       }
     }
-    const expected = this.dueBetween(0, durationUs).length;
+    const expected = this.slots.reduce((n, slot) => n + Math.max(0, Math.ceil((durationUs - slot.phaseUs) / slot.cycleUs)), 0);
     return summarize(expected, sent, failed, latenessUs, firstError, (performance.now() - start) / 1000);
   }
 }

@@ -156,7 +156,8 @@ describe('can CLI', () => {
   });
 
   it('replay over SocketCAN fails with a clear message when the interface cannot be opened', () => {
-    const result = cli('can', 'replay', 'corrupt.log', '--transport', 'socketcan:icabenchcan9');
+    writeFileSync(join(dir, 'one.log'), '(1.000000) can0 310#01\n');
+    const result = cli('can', 'replay', 'one.log', '--transport', 'socketcan:icabenchcan9');
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('cannot open SocketCAN interface "icabenchcan9": no such network interface');
   });

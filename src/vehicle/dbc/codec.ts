@@ -107,7 +107,6 @@ function rawToPhysical(signal: DbcSignal, unsigned: number | bigint): number {
 
 /** The integer raw value of a signal from its physical value (may be a VAL_ label); throws EncodeError instead of clipping. */
 export function physicalToRaw(message: DbcMessage, signal: DbcSignal, value: number | string): number | bigint {
-  let physical: number;
   if (typeof value === 'string') {
     const entry = [...signal.valueTable].find(([, label]) => label === value);
     if (!entry) {
@@ -116,7 +115,7 @@ export function physicalToRaw(message: DbcMessage, signal: DbcSignal, value: num
     const raw = entry[0];
     return signal.signed && raw < 0 ? (signal.length <= MAX_NUMBER_BITS ? raw + POW2[signal.length] : BigInt(raw) + (1n << BigInt(signal.length))) : raw;
   }
-  physical = value;
+  const physical = value;
   if (!Number.isFinite(physical)) throw new EncodeError(message.name, signal.name, `value ${physical} is not a finite number`);
   if (signal.minimum !== undefined && signal.maximum !== undefined && (physical < signal.minimum || physical > signal.maximum)) {
     throw new EncodeError(message.name, signal.name, `value ${physical} is outside its declared range [${signal.minimum}|${signal.maximum}]`);
