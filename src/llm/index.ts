@@ -16,6 +16,8 @@ export { ConcurrencyLimiter, sharedLimiter } from './limiter.ts';
 export { FileRequestCache, MemoryRequestCache, requestCacheKey, type RequestCache } from './cache.ts';
 export { resolveOllamaHost, DEFAULT_OLLAMA_HOST } from './providers/ollama.ts';
 export { ModelManifestSchema, loadModelManifest, type ModelManifest } from './manifest.ts';
+export { checkModelAvailability, type ModelAvailability, type AvailabilityOptions } from './availability.ts';
+export { LlmSettingsSchema, providerOptionsFrom, type LlmSettings } from './settings.ts';
 export { LlmError, type LlmProvider, type ChatRequest, type ChatResponse, type StructuredResult } from './types.ts';
 
 export interface ProviderOptions extends EndpointPolicy {

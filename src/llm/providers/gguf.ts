@@ -38,7 +38,7 @@ export function createGgufProvider(ref: string, path: string, options: GgufProvi
     try {
       await access(modelPath);
     } catch {
-      throw new LlmError('server_error', `${ref}: model file ${modelPath} not found (see models/README.md for the manifest and how to place it)`);
+      throw new LlmError('server_error', `${ref}: model file ${modelPath} not found (see models/default.yaml and docs/llm-tiers.md)`);
     }
     try {
       const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { FileRequestCache } from './cache.ts';
+import type { ProviderOptions } from './index.ts';
+import { PriceTableSchema } from './usage.ts';
+
+/**
+ * The `llm` section of a bench config: how model tiers reach their servers. Everything has an
+ * offline, conservative default (loopback only, no cache, temperature 0).
+ */
+export const LlmSettingsSchema = z.object({
+  /** lab hosts allowed besides loopback (names or IPs, matched exactly, not resolved) */
+  allowedHosts: z.array(z.string().min(1)).default([]),
+  /** Ollama server; default OLLAMA_HOST, else 127.0.0.1:11434 */
+  ollamaHost: z.string().optional(),
+  timeoutMs: z.number().int().positive().default(120_000),
+  /** calls in flight per server; default OLLAMA_NUM_PARALLEL or 1 for Ollama, 4 for OpenAI-compatible, 1 for gguf */
+  maxConcurrent: z.number().int().min(1).max(256).optional(),
+  maxRetries: z.number().int().min(0).max(10).default(2),
+  temperature: z.number().min(0).max(2).default(0),
+  /** fixed seed for every call; default the conversation's rngSeed */
+  seed: z.number().int().optional(),
+  stream: z.boolean().default(false),
+  keepAlive: z.union([z.string(), z.number()]).default('30m'),
+  /** development request cache directory; off when absent (campaigns measure, they do not replay) */
+  cacheDir: z.string().optional(),
+  /** USD per million tokens for metered endpoints, by model reference */
+  prices: PriceTableSchema.default({}),
+  openaiStructuredMode: z.enum(['json_schema', 'tool']).default('json_schema'),
+  gguf: z.object({ gpu: z.union([z.literal('auto'), z.literal(false)]).default('auto'), contextSize: z.number().int().min(512).default(8192), threads: z.number().int().min(1).optional() }).default({ gpu: 'auto', contextSize: 8192 }),
+});
+export type LlmSettings = z.infer<typeof LlmSettingsSchema>;
+
+export function providerOptionsFrom(settings: LlmSettings): ProviderOptions {
+  return {
+    allowedHosts: settings.allowedHosts,
+    ollamaHost: settings.ollamaHost,
+    timeoutMs: settings.timeoutMs,
+    maxConcurrent: settings.maxConcurrent,
+    stream: settings.stream,
+    keepAlive: settings.keepAlive,
+    openaiStructuredMode: settings.openaiStructuredMode,
+    gguf: settings.gguf,
+    ...(settings.cacheDir ? { cache: new FileRequestCache(settings.cacheDir) } : {}),
+  };
+}
