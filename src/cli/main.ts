@@ -5,7 +5,6 @@ import { registerRunCommands } from './commands/run.ts';
 import { registerCanCommands } from './commands/can.ts';
 import { registerServeCommands } from './commands/serve.ts';
 import { registerDoctorCommands } from './commands/doctor.ts';
-import { registerDoctorCommands } from './commands/doctor.ts';
 import { registerJudgeBenchCommands } from './commands/judge-bench.ts';
 
 /** Each area registers its own subcommands; main only assembles them and reports errors plainly. */
@@ -21,7 +20,6 @@ export async function main(argv: string[]): Promise<void> {
   registerHeadunitCommands(program);
   registerCanCommands(program);
   registerServeCommands(program);
-  registerDoctorCommands(program);
   registerDoctorCommands(program);
   registerJudgeBenchCommands(program);
   try {
