@@ -1,7 +1,7 @@
 import type { LoadedCampaign } from '../campaign/config.ts';
 import type { CampaignEvent } from '../campaign/events.ts';
-import type { ConversationResult, TurnRecord } from '../domain/conversation.ts';
 import { ApiError } from './http-util.ts';
+import { applyCampaignEvent, emptySnapshot, type LiveSnapshot } from './live-snapshot.ts';
 
 /** What the server needs from the campaign runner: run one campaign to the end, reporting every event. */
 export type CampaignLauncher = (request: {
@@ -10,42 +10,6 @@ export type CampaignLauncher = (request: {
   signal: AbortSignal;
   onEvent: (event: CampaignEvent) => void;
 }) => Promise<{ runId: string; status: string }>;
-
-/** A conversation that is running now, as the live view shows it. */
-export interface LiveConversation {
-  key: string;
-  seedText: string;
-  persona: string;
-  mode: string;
-  turns: TurnRecord[];
-  activeStrategies: string[];
-}
-
-export interface LiveFinished {
-  key: string;
-  status: ConversationResult['status'];
-  pass: boolean | null;
-  score: number | null;
-  turns: number;
-}
-
-/** Everything a live view needs to draw itself when it connects mid-run. */
-export interface LiveSnapshot {
-  state: 'idle' | 'running' | 'stopping' | 'finished' | 'failed';
-  runId: string | null;
-  name: string | null;
-  configName: string | null;
-  planned: number;
-  done: number;
-  elapsedMs: number;
-  budgetMs: number | null;
-  finalStatus: string | null;
-  error: string | null;
-  active: LiveConversation[];
-  recent: LiveFinished[];
-}
-
-const RECENT_LIMIT = 50;
 
 /**
  * Runs at most one campaign at a time (the rig has one head unit), keeps the live snapshot
@@ -86,7 +50,7 @@ export class CampaignControl {
       resumeRunId: request.resumeRunId,
       signal: abort.signal,
       onEvent: (event) => {
-        this.apply(event);
+        applyCampaignEvent(this.snapshot, event);
         announceRun(event.runId);
         for (const listener of this.listeners) listener(event);
       },
@@ -131,76 +95,5 @@ export class CampaignControl {
     const event = { type: 'control' as const, snapshot: this.current() };
     for (const listener of this.listeners) listener(event);
   }
-
-  private apply(event: CampaignEvent): void {
-    const s = this.snapshot;
-    s.runId = event.runId;
-    switch (event.type) {
-      case 'run_started':
-        s.name = event.name;
-        s.planned = event.planned;
-        s.done = event.planned - event.remaining;
-        s.budgetMs = event.budgetMs;
-        break;
-      case 'conversation_started':
-        s.active.push({
-          key: event.key,
-          seedText: event.spec.seed.text,
-          persona: event.spec.persona,
-          mode: event.spec.mode,
-          turns: [],
-          activeStrategies: [...event.spec.strategies],
-        });
-        break;
-      case 'turn': {
-        const live = s.active.find((c) => c.key === event.key);
-        if (live) {
-          live.turns.push(event.turn);
-          live.activeStrategies = event.activeStrategies;
-        }
-        break;
-      }
-      case 'conversation_finished': {
-        s.active = s.active.filter((c) => c.key !== event.key);
-        const verdict = event.result.verdicts[0];
-        s.recent.unshift({
-          key: event.key,
-          status: event.result.status,
-          pass: verdict?.pass ?? null,
-          score: verdict?.score ?? null,
-          turns: event.result.turns.length,
-        });
-        s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
-        break;
-      }
-      case 'progress':
-        s.done = event.done;
-        s.planned = event.planned;
-        s.elapsedMs = event.elapsedMs;
-        s.budgetMs = event.budgetMs;
-        break;
-      case 'run_finished':
-        s.done = event.done;
-        s.planned = event.planned;
-        s.finalStatus = event.status;
-        break;
-    }
-  }
 }
 
-function emptySnapshot(): LiveSnapshot {
-  return {
-    state: 'idle',
-    runId: null,
-    name: null,
-    configName: null,
-    planned: 0,
-    done: 0,
-    elapsedMs: 0,
-    budgetMs: null,
-    finalStatus: null,
-    error: null,
-    active: [],
-    recent: [],
-  };
-}

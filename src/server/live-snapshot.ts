@@ -1,0 +1,120 @@
+import type { CampaignEvent } from '../campaign/events.ts';
+import { combinedVerdict, type CombinedOutcome } from '../analysis/verdict.ts';
+import type { ConversationResult, TurnRecord } from '../domain/conversation.ts';
+
+// The live view's state, folded from campaign events. The server keeps one (for pages that
+// connect mid-run) and the UI folds the same events with the same function.
+
+/** A conversation that is running now, as the live view shows it. */
+export interface LiveConversation {
+  key: string;
+  seedText: string;
+  persona: string;
+  mode: string;
+  turns: TurnRecord[];
+  activeStrategies: string[];
+}
+
+export interface LiveFinished {
+  key: string;
+  status: ConversationResult['status'];
+  outcome: CombinedOutcome;
+  score: number | null;
+  turns: number;
+}
+
+/** Everything a live view needs to draw itself when it connects mid-run. */
+export interface LiveSnapshot {
+  state: 'idle' | 'running' | 'stopping' | 'finished' | 'failed';
+  runId: string | null;
+  name: string | null;
+  configName: string | null;
+  planned: number;
+  done: number;
+  elapsedMs: number;
+  budgetMs: number | null;
+  finalStatus: string | null;
+  error: string | null;
+  active: LiveConversation[];
+  /** the latest turns across all conversations, newest first (they stay after their conversation ends) */
+  feed: { key: string; turn: TurnRecord }[];
+  recent: LiveFinished[];
+}
+
+const RECENT_LIMIT = 50;
+const FEED_LIMIT = 30;
+
+/** Folds one event into the snapshot (mutates it). */
+export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void {
+  s.runId = event.runId;
+  switch (event.type) {
+    case 'run_started':
+      s.name = event.name;
+      s.planned = event.planned;
+      s.done = event.planned - event.remaining;
+      s.budgetMs = event.budgetMs;
+      break;
+    case 'conversation_started':
+      s.active.push({
+        key: event.key,
+        seedText: event.spec.seed.text,
+        persona: event.spec.persona,
+        mode: event.spec.mode,
+        turns: [],
+        activeStrategies: [...event.spec.strategies],
+      });
+      break;
+    case 'turn': {
+      const live = s.active.find((c) => c.key === event.key);
+      if (live) {
+        live.turns.push(event.turn);
+        live.activeStrategies = event.activeStrategies;
+      }
+      s.feed.unshift({ key: event.key, turn: event.turn });
+      s.feed.length = Math.min(s.feed.length, FEED_LIMIT);
+      break;
+    }
+    case 'conversation_finished': {
+      s.active = s.active.filter((c) => c.key !== event.key);
+      const combined = combinedVerdict(event.result);
+      s.recent.unshift({
+        key: event.key,
+        status: event.result.status,
+        outcome: combined.outcome,
+        score: combined.score,
+        turns: event.result.turns.length,
+      });
+      s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
+      break;
+    }
+    case 'progress':
+      s.done = event.done;
+      s.planned = event.planned;
+      s.elapsedMs = event.elapsedMs;
+      s.budgetMs = event.budgetMs;
+      break;
+    case 'run_finished':
+      s.done = event.done;
+      s.planned = event.planned;
+      s.finalStatus = event.status;
+      break;
+  }
+}
+
+export function emptySnapshot(): LiveSnapshot {
+  return {
+    state: 'idle',
+    runId: null,
+    name: null,
+    configName: null,
+    planned: 0,
+    done: 0,
+    elapsedMs: 0,
+    budgetMs: null,
+    finalStatus: null,
+    error: null,
+    active: [],
+    feed: [],
+    recent: [],
+  };
+}

@@ -1,0 +1,46 @@
+import { useRoute } from './hooks.ts';
+import { RigStatusView } from './views/RigStatusView.tsx';
+import { CampaignSetupView } from './views/CampaignSetupView.tsx';
+import { LiveView } from './views/LiveView.tsx';
+import { RunsView } from './views/RunsView.tsx';
+import { RunReportView } from './views/RunReportView.tsx';
+import { ConversationView } from './views/ConversationView.tsx';
+import { AgreementView } from './views/AgreementView.tsx';
+import { CompareView } from './views/CompareView.tsx';
+
+const NAV = [
+  ['rig', 'Rig status'],
+  ['setup', 'Campaign setup'],
+  ['live', 'Live'],
+  ['runs', 'Runs'],
+  ['compare', 'Compare'],
+] as const;
+
+export function App() {
+  const route = useRoute();
+  const [section = 'rig', id, sub, key] = route;
+  let view;
+  if (section === 'setup') view = <CampaignSetupView />;
+  else if (section === 'live') view = <LiveView />;
+  else if (section === 'runs' && id && sub === 'conversations' && key) view = <ConversationView runId={id} conversationKey={key} />;
+  else if (section === 'runs' && id && sub === 'agreement') view = <AgreementView runId={id} />;
+  else if (section === 'runs' && id) view = <RunReportView runId={id} />;
+  else if (section === 'runs') view = <RunsView />;
+  else if (section === 'compare') view = <CompareView a={id ?? null} b={sub ?? null} />;
+  else view = <RigStatusView />;
+  return (
+    <div className="app">
+      <header className="topbar">
+        <span className="brand">icabench</span>
+        <nav>
+          {NAV.map(([target, title]) => (
+            <a key={target} href={`#/${target}`} className={section === target ? 'active' : ''}>
+              {title}
+            </a>
+          ))}
+        </nav>
+      </header>
+      <main>{view}</main>
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+import type { ReactNode } from 'react';
+
+export function Pill({ kind, children }: { kind: string; children: ReactNode }) {
+  return <span className={`pill pill-${kind}`}>{children}</span>;
+}
+
+export function Loading({ what }: { what: string }) {
+  return <p className="muted">Loading {what}…</p>;
+}
+
+export function ErrorBox({ message }: { message: string }) {
+  return (
+    <p className="error-box" role="alert">
+      {message}
+    </p>
+  );
+}
+
+export function Stat({ label, value, testId }: { label: string; value: ReactNode; testId?: string }) {
+  return (
+    <div className="stat" data-testid={testId}>
+      <div className="stat-value">{value}</div>
+      <div className="stat-label">{label}</div>
+    </div>
+  );
+}
+
+/** Fixed precision for rates and statistics; "n/a" for an undefined statistic. */
+export function fmt(value: number | null | undefined, digits = 2): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
+}
+
+export function pct(value: number | null | undefined): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : `${(value * 100).toFixed(1)} %`;
+}
+
+export function Pager({ offset, limit, total, onChange }: { offset: number; limit: number; total: number; onChange: (offset: number) => void }) {
+  const page = Math.floor(offset / limit) + 1;
+  const pages = Math.max(1, Math.ceil(total / limit));
+  return (
+    <div className="pager">
+      <button disabled={offset === 0} onClick={() => onChange(0)}>
+        «
+      </button>
+      <button disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
+        ‹ Prev
+      </button>
+      <span data-testid="pager-status">
+        page {page} of {pages} · {total} conversations
+      </span>
+      <button disabled={page >= pages} onClick={() => onChange(offset + limit)}>
+        Next ›
+      </button>
+      <button disabled={page >= pages} onClick={() => onChange((pages - 1) * limit)}>
+        »
+      </button>
+    </div>
+  );
+}

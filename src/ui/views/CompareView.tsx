@@ -1,0 +1,86 @@
+import { useMemo } from 'react';
+import type { ChartConfiguration } from 'chart.js';
+import type { RunComparison } from '../../analysis/compare.ts';
+import { FAILURE_LABELS } from '../../domain/taxonomy.ts';
+import type { RunRecord } from '../../store/types.ts';
+import { ChartCanvas } from '../components/ChartCanvas.tsx';
+import { ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
+import { navigate, useApi } from '../hooks.ts';
+
+export function CompareView({ a, b }: { a: string | null; b: string | null }) {
+  const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
+  const comparison = useApi<{ comparison: RunComparison }>(a && b ? `/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}` : null);
+  const choose = (which: 'a' | 'b', id: string) => navigate('compare', ...(which === 'a' ? [id, b ?? ''] : [a ?? '', id]).filter(Boolean));
+  return (
+    <section>
+      <h1>Compare two runs</h1>
+      <div className="filters">
+        {(['a', 'b'] as const).map((which) => (
+          <select key={which} value={(which === 'a' ? a : b) ?? ''} onChange={(e) => choose(which, e.target.value)} aria-label={`run ${which}`}>
+            <option value="">run {which.toUpperCase()}…</option>
+            {(runs.data?.runs ?? []).map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name} · {r.id}
+              </option>
+            ))}
+          </select>
+        ))}
+      </div>
+      {comparison.error && <ErrorBox message={comparison.error} />}
+      {a && b && !comparison.data && !comparison.error && <Loading what="comparison" />}
+      {comparison.data && <Comparison c={comparison.data.comparison} />}
+    </section>
+  );
+}
+
+function Comparison({ c }: { c: RunComparison }) {
+  const chart = useMemo<ChartConfiguration>(
+    () => ({
+      type: 'bar',
+      data: {
+        labels: [...FAILURE_LABELS],
+        datasets: [
+          { label: `A: ${c.a.name}`, data: FAILURE_LABELS.map((l) => c.enrichment[l].prevalenceA), backgroundColor: '#2f6fde' },
+          { label: `B: ${c.b.name}`, data: FAILURE_LABELS.map((l) => c.enrichment[l].prevalenceB), backgroundColor: '#e3a31b' },
+        ],
+      },
+      options: { indexAxis: 'y', plugins: { title: { display: true, text: 'Share of conversations with each failure' } } },
+    }),
+    [c],
+  );
+  const rows: [string, string, string][] = [
+    ['Conversations', String(c.a.conversations), String(c.b.conversations)],
+    ['Passed / failed / inconclusive', `${c.a.passed} / ${c.a.failed} / ${c.a.inconclusive}`, `${c.b.passed} / ${c.b.failed} / ${c.b.inconclusive}`],
+    ['Errors', String(c.a.errors), String(c.b.errors)],
+    ['Fail rate', pct(c.a.failRate), pct(c.b.failRate)],
+    ['Mean C', fmt(c.a.meanScore), fmt(c.b.meanScore)],
+    ['Unique failure types / conversation', fmt(c.a.uniqueFailureTypesPerConversation), fmt(c.b.uniqueFailureTypesPerConversation)],
+  ];
+  return (
+    <>
+      <table className="table" data-testid="comparison-table">
+        <thead>
+          <tr>
+            <th />
+            <th>A: {c.a.name}</th>
+            <th>B: {c.b.name}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([label, x, y]) => (
+            <tr key={label}>
+              <td>{label}</td>
+              <td>{x}</td>
+              <td>{y}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p>
+        Scores A vs B: Mann–Whitney p = {fmt(c.scores.p, 4)}, Â12 = {fmt(c.scores.a12)} ({c.scores.magnitude ?? 'n/a'}){c.scores.significant ? ', significant' : ''} at α = {c.alpha}. Unique failure
+        types: p = {fmt(c.uniqueFailureTypes.p, 4)}, Â12 = {fmt(c.uniqueFailureTypes.a12)}.
+      </p>
+      <ChartCanvas config={chart} label="failure prevalence A vs B" height={300} />
+    </>
+  );
+}

@@ -1,0 +1,294 @@
+import { useEffect, useState } from 'react';
+import { decidingTurnVerdict } from '../../analysis/verdict.ts';
+import type { ConversationResult, TurnRecord } from '../../domain/conversation.ts';
+import type { TargetStatus } from '../../domain/targets.ts';
+import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, type Dimension, type FailureLabel } from '../../domain/taxonomy.ts';
+import type { Rating } from '../../server/annotations.ts';
+import { api, ApiFailure, blobUrl } from '../api.ts';
+import { ErrorBox, Loading, Pill, fmt } from '../components/common.tsx';
+import { useApi } from '../hooks.ts';
+import { describeAction, describeRequest, targetStatusText } from './describe.ts';
+import { COMPLETION_HELP, RUBRIC } from './rubric.ts';
+
+interface Detail {
+  result: ConversationResult;
+  artifacts: { name: string; mime: string; size: number | null }[];
+  ratings: Rating[];
+}
+
+export function ConversationView({ runId, conversationKey }: { runId: string; conversationKey: string }) {
+  const path = `/api/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(conversationKey)}`;
+  const detail = useApi<Detail>(path);
+  if (detail.error) return <ErrorBox message={detail.error} />;
+  if (!detail.data) return <Loading what="conversation" />;
+  const { result, artifacts, ratings } = detail.data;
+  return (
+    <section>
+      <div className="title-row">
+        <h1 data-testid="conversation-title">{result.spec.key}</h1>
+        <a href={`#/runs/${encodeURIComponent(runId)}`}>← run report</a>
+      </div>
+      <p className="muted">
+        “{result.spec.seed.text}” · persona {result.spec.persona} · {result.spec.mode} · {result.spec.context.location.city}, {result.spec.context.location.district} ·{' '}
+        {result.spec.context.date} {result.spec.context.time} · status {result.status}
+        {result.error ? ` (${result.error})` : ''}
+      </p>
+      <div className="conversation-grid">
+        <div>
+          <Verdicts result={result} />
+          <Targets result={result} />
+          {artifacts.length > 0 && <Artifacts path={path} artifacts={artifacts} />}
+          <h2>Turns</h2>
+          <ol className="turns">
+            {result.turns.map((turn) => (
+              <TurnDetail key={turn.index} turn={turn} />
+            ))}
+          </ol>
+        </div>
+        <RatingPanel path={path} result={result} ratings={ratings} onSaved={detail.reload} runId={runId} />
+      </div>
+    </section>
+  );
+}
+
+function Verdicts({ result }: { result: ConversationResult }) {
+  return (
+    <>
+      <h2>Judge verdicts</h2>
+      {result.verdicts.length === 0 && <p className="muted">No conversation verdict.</p>}
+      {result.verdicts.map((v, i) => (
+        <div key={i} className="card verdict" data-testid="conversation-verdict">
+          <div>
+            <Pill kind="tier">tier: {v.tier}</Pill> <Pill kind={v.outcome === 'judged' ? 'ok' : 'warn'}>{v.outcome}</Pill>{' '}
+            {v.pass !== null && <Pill kind={v.pass ? 'pass' : 'fail'}>{v.pass ? 'pass' : 'fail'}</Pill>} C = {fmt(v.score)} · T = {fmt(v.completedShare)}
+          </div>
+          <table className="dims">
+            <tbody>
+              {DIMENSIONS.map((d) => (
+                <tr key={d}>
+                  <td>{DIMENSION_TITLES[d]}</td>
+                  <td>
+                    <strong>{v.dimensions[d]?.score ?? '—'}</strong>
+                  </td>
+                  <td className="muted">{v.dimensions[d]?.reasoning}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {v.reasoning && <p className="reasoning">Reasoning: {v.reasoning}</p>}
+        </div>
+      ))}
+    </>
+  );
+}
+
+function Targets({ result }: { result: ConversationResult }) {
+  return (
+    <>
+      <h2>Targets</h2>
+      <table className="table">
+        <tbody>
+          {result.targets.map((t) => (
+            <tr key={t.id}>
+              <td>{t.id}</td>
+              <td>{describeRequest(t.request)}</td>
+              <td>
+                <Pill kind={t.status === 1 ? 'ok' : t.status === -1 ? 'muted' : 'warn'}>{targetStatusText(t.status)}</Pill>
+              </td>
+              <td className="muted">
+                introduced turn {t.introducedTurn ?? '—'}, completed turn {t.completedTurn ?? '—'}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function Artifacts({ path, artifacts }: { path: string; artifacts: Detail['artifacts'] }) {
+  const [urls, setUrls] = useState<Record<string, string>>({});
+  useEffect(() => {
+    let cancelled = false;
+    const made: string[] = [];
+    for (const a of artifacts.filter((x) => x.mime.startsWith('audio/'))) {
+      blobUrl(`${path}/artifacts/${encodeURIComponent(a.name)}`).then((url) => {
+        made.push(url);
+        if (!cancelled) setUrls((u) => ({ ...u, [a.name]: url }));
+      });
+    }
+    return () => {
+      cancelled = true;
+      made.forEach((u) => URL.revokeObjectURL(u));
+    };
+  }, [path, artifacts]);
+  return (
+    <>
+      <h2>Recordings and artifacts</h2>
+      <ul>
+        {artifacts.map((a) => (
+          <li key={a.name}>
+            {a.name} <span className="muted">({a.mime})</span>
+            {a.mime.startsWith('audio/') && urls[a.name] && <audio controls src={urls[a.name]} />}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function TurnDetail({ turn }: { turn: TurnRecord }) {
+  const deciding = decidingTurnVerdict(turn);
+  return (
+    <li className="turn" data-testid="turn">
+      <div className="utterance">
+        <span className="who">User {turn.index}</span>
+        {turn.utterance.strategy && <Pill kind="strategy">{turn.utterance.strategy}</Pill>} {turn.utterance.text}
+      </div>
+      <div className="reply">
+        <span className="who">Assistant</span> {turn.reply?.text ?? <em>no reply</em>} <span className="muted">({turn.latencyMs.toFixed(0)} ms)</span>
+        {turn.reply && turn.reply.actions.length > 0 && (
+          <ul className="actions">
+            {turn.reply.actions.map((a, i) => (
+              <li key={i}>{describeAction(a)}</li>
+            ))}
+          </ul>
+        )}
+      </div>
+      {turn.context.vehicle && (
+        <div className="muted">
+          vehicle: {turn.context.vehicle.speedKmh} km/h, gear {turn.context.vehicle.gear}
+          {turn.context.vehicle.stateOfChargePct !== undefined ? `, SoC ${turn.context.vehicle.stateOfChargePct} %` : ''}
+        </div>
+      )}
+      {turn.verdicts.map((v, i) => (
+        <div key={i} className={v === deciding ? 'turn-verdict deciding' : 'turn-verdict'}>
+          <Pill kind="tier">tier: {v.tier}</Pill> <Pill kind={v.outcome === 'judged' ? 'ok' : 'warn'}>{v.outcome}</Pill>
+          {v.labels.map((l, j) => (
+            <span key={j} className="label-line" data-testid="turn-label">
+              <Pill kind="label">{l.label}</Pill>
+              {l.targetId ? ` target ${l.targetId}: ` : ' '}
+              {l.evidence}
+            </span>
+          ))}
+          {v.labels.length === 0 && <span className="muted"> no failure</span>}
+          {v.reasoning && <div className="reasoning">Reasoning: {v.reasoning}</div>}
+        </div>
+      ))}
+    </li>
+  );
+}
+
+const RATER_KEY = 'icabench.rater';
+
+function RatingPanel({ path, result, ratings, onSaved, runId }: { path: string; result: ConversationResult; ratings: Rating[]; onSaved: () => void; runId: string }) {
+  const [rater, setRater] = useState(() => localStorage.getItem(RATER_KEY) ?? '');
+  const mine = ratings.find((r) => r.rater === rater.trim()) ?? null;
+  const [dims, setDims] = useState<Partial<Record<Dimension, 0 | 1 | 2>>>({});
+  const [targets, setTargets] = useState<Record<string, TargetStatus>>({});
+  const [labels, setLabels] = useState<{ turn: number; label: FailureLabel }[]>([]);
+  const [note, setNote] = useState('');
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+
+  // a rater sees their own earlier rating, never the others' (to keep ratings independent)
+  useEffect(() => {
+    setDims(mine?.dimensions ?? {});
+    setTargets(mine?.targets ?? Object.fromEntries(result.targets.map((t) => [t.id, 0 as TargetStatus])));
+    setLabels(mine?.turnLabels ?? []);
+    setNote(mine?.note ?? '');
+    setMessage(null);
+    setFieldErrors({});
+  }, [mine, result]);
+
+  async function save() {
+    localStorage.setItem(RATER_KEY, rater.trim());
+    try {
+      const saved = await api.post<{ rating: Rating }>(`${path}/ratings`, { rater, dimensions: dims, targets, turnLabels: labels, note });
+      setMessage({ kind: 'ok', text: `Saved for ${saved.rating.rater}: C = ${saved.rating.score.toFixed(2)}, ${saved.rating.pass ? 'pass' : 'fail'}` });
+      setFieldErrors({});
+      onSaved();
+    } catch (error) {
+      setMessage({ kind: 'error', text: (error as Error).message });
+      if (error instanceof ApiFailure) setFieldErrors(Object.fromEntries(error.fields.map((f) => [f.path.split('.')[0] === 'dimensions' ? f.path : f.path.split('.')[0], f.message])));
+    }
+  }
+
+  const toggleLabel = (turn: number, label: FailureLabel) =>
+    setLabels((current) => (current.some((l) => l.turn === turn && l.label === label) ? current.filter((l) => !(l.turn === turn && l.label === label)) : [...current, { turn, label }]));
+
+  return (
+    <aside className="card rating" data-testid="rating-panel">
+      <h2>Rate this conversation</h2>
+      <p className="muted">{ratings.length} rater(s) so far: {ratings.map((r) => r.rater).join(', ') || 'none'}</p>
+      <label>
+        Rater{' '}
+        <input value={rater} onChange={(e) => setRater(e.target.value)} placeholder="your name" data-testid="rater-name" />
+      </label>
+      {fieldErrors.rater && <div className="field-error-inline">{fieldErrors.rater}</div>}
+      {DIMENSIONS.map((d) => (
+        <fieldset key={d} className="dimension">
+          <legend>{DIMENSION_TITLES[d]}</legend>
+          <div className="choices">
+            {([0, 1, 2] as const).map((score) => (
+              <label key={score} title={RUBRIC[d].levels[score]}>
+                <input type="radio" name={`dim-${d}`} checked={dims[d] === score} onChange={() => setDims((x) => ({ ...x, [d]: score }))} data-testid={`dim-${d}-${score}`} /> {score}
+              </label>
+            ))}
+          </div>
+          {fieldErrors[`dimensions.${d}`] && <div className="field-error-inline">{fieldErrors[`dimensions.${d}`]}</div>}
+          <ul className="rubric">
+            {RUBRIC[d].levels.map((level) => (
+              <li key={level}>{level}</li>
+            ))}
+            <li className="example">Example: {RUBRIC[d].example}</li>
+          </ul>
+        </fieldset>
+      ))}
+      <fieldset>
+        <legend>Target completion</legend>
+        <p className="muted">{COMPLETION_HELP}</p>
+        {result.targets.map((t) => (
+          <label key={t.id} className="target-choice">
+            {t.id} · {describeRequest(t.request)}{' '}
+            <select value={targets[t.id] ?? 0} onChange={(e) => setTargets((x) => ({ ...x, [t.id]: Number(e.target.value) as TargetStatus }))} data-testid={`target-${t.id}`}>
+              <option value={1}>completed</option>
+              <option value={0}>incomplete</option>
+              <option value={-1}>dropped</option>
+            </select>
+          </label>
+        ))}
+      </fieldset>
+      <details>
+        <summary>Turn labels (optional)</summary>
+        {result.turns.map((turn) => (
+          <div key={turn.index} className="turn-labels">
+            <strong>Turn {turn.index}</strong>{' '}
+            {FAILURE_LABELS.map((l) => (
+              <label key={l} className="chip">
+                <input type="checkbox" checked={labels.some((x) => x.turn === turn.index && x.label === l)} onChange={() => toggleLabel(turn.index, l)} /> {l}
+              </label>
+            ))}
+          </div>
+        ))}
+      </details>
+      <label>
+        Note
+        <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} />
+      </label>
+      <div className="buttons">
+        <button className="primary" onClick={save} data-testid="save-rating">
+          Save rating
+        </button>
+        <a href={`#/runs/${encodeURIComponent(runId)}/agreement`} data-testid="agreement-link">
+          Agreement →
+        </a>
+      </div>
+      {message && (
+        <p className={message.kind === 'ok' ? 'ok-box' : 'error-box'} data-testid="rating-message">
+          {message.text}
+        </p>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,171 @@
+import type { TurnRecord } from '../../domain/conversation.ts';
+import type { VehicleState } from '../../domain/context.ts';
+import { turnLabels } from '../../analysis/verdict.ts';
+import type { LiveConversation } from '../../server/live-snapshot.ts';
+import { Pill, Stat } from '../components/common.tsx';
+import { useLiveCampaign } from '../hooks.ts';
+import { describeRequest, targetStatusText } from './describe.ts';
+
+function minutes(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function Bar({ value, max, label, testId }: { value: number; max: number; label: string; testId?: string }) {
+  const share = max > 0 ? Math.min(1, value / max) : 0;
+  return (
+    <div className="bar" data-testid={testId}>
+      <div className="bar-fill" style={{ width: `${(share * 100).toFixed(1)}%` }} />
+      <span className="bar-label">{label}</span>
+    </div>
+  );
+}
+
+function Gauge({ label, value, unit, max }: { label: string; value: number | undefined; unit: string; max: number }) {
+  if (value === undefined) return null;
+  return (
+    <div className="gauge">
+      <div className="gauge-label">{label}</div>
+      <Bar value={value} max={max} label={`${value.toFixed(value < 10 ? 1 : 0)} ${unit}`} />
+    </div>
+  );
+}
+
+function VehicleGauges({ vehicle }: { vehicle: VehicleState }) {
+  return (
+    <div className="gauges" data-testid="vehicle-gauges">
+      <Gauge label="Speed" value={vehicle.speedKmh} unit="km/h" max={200} />
+      <Gauge label="State of charge" value={vehicle.stateOfChargePct} unit="%" max={100} />
+      <Gauge label="Range" value={vehicle.rangeKm} unit="km" max={600} />
+      <Gauge label="Outside" value={vehicle.outsideTempC} unit="°C" max={45} />
+      <div className="gauge">
+        <div className="gauge-label">Gear</div>
+        <strong>{vehicle.gear}</strong>
+      </div>
+    </div>
+  );
+}
+
+function Turn({ turn, conversationKey }: { turn: TurnRecord; conversationKey?: string }) {
+  const labels = turnLabels(turn);
+  return (
+    <li className="turn" data-testid="live-turn">
+      <div className="utterance">
+        {conversationKey && <span className="muted">{conversationKey} · </span>}
+        <span className="who">User {turn.index}</span>
+        {turn.utterance.strategy && <Pill kind="strategy">{turn.utterance.strategy}</Pill>} {turn.utterance.text}
+      </div>
+      <div className="reply">
+        <span className="who">Assistant</span> {turn.reply?.text ?? <em>no reply</em>}
+      </div>
+      {labels.length > 0 && (
+        <div className="labels">
+          {labels.map((l, i) => (
+            <Pill key={i} kind="label">
+              {l.label}
+              {l.targetId ? ` · ${l.targetId}` : ''}
+            </Pill>
+          ))}
+        </div>
+      )}
+    </li>
+  );
+}
+
+function ActiveConversation({ conversation }: { conversation: LiveConversation }) {
+  const last = conversation.turns[conversation.turns.length - 1];
+  return (
+    <article className="card live-conversation" data-testid="live-conversation">
+      <header>
+        <strong>{conversation.key}</strong> <Pill kind="muted">{conversation.persona}</Pill> <Pill kind="muted">{conversation.mode}</Pill>
+        <div className="muted">{conversation.seedText}</div>
+        <div>
+          Active strategies:{' '}
+          {conversation.activeStrategies.length ? conversation.activeStrategies.map((s) => <Pill key={s} kind="strategy">{s}</Pill>) : <em>none left</em>}
+        </div>
+      </header>
+      {last && (
+        <table className="targets">
+          <tbody>
+            {last.targetsAfter.map((t) => (
+              <tr key={t.id}>
+                <td>{t.id}</td>
+                <td>{describeRequest(t.request)}</td>
+                <td>
+                  <Pill kind={t.status === 1 ? 'ok' : t.status === -1 ? 'muted' : 'warn'}>{targetStatusText(t.status)}</Pill>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {last?.context.vehicle && <VehicleGauges vehicle={last.context.vehicle} />}
+      <ol className="turns">
+        {conversation.turns.map((t) => (
+          <Turn key={t.index} turn={t} />
+        ))}
+      </ol>
+    </article>
+  );
+}
+
+export function LiveView() {
+  const { snapshot, connected } = useLiveCampaign();
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Live</h1>
+        <Pill kind={connected ? 'ok' : 'fail'}>{connected ? 'live feed connected' : 'live feed disconnected'}</Pill>
+      </div>
+      <div className="stats">
+        <Stat label="State" value={<span data-testid="live-state">{snapshot.state}</span>} />
+        <Stat label="Run" value={snapshot.runId ? <a href={`#/runs/${encodeURIComponent(snapshot.runId)}`}>{snapshot.name ?? snapshot.runId}</a> : '—'} />
+        <Stat label="Done" value={<span data-testid="live-done">{`${snapshot.done} / ${snapshot.planned}`}</span>} />
+        <Stat label="Elapsed" value={minutes(snapshot.elapsedMs)} />
+        {snapshot.finalStatus && <Stat label="Finished" value={snapshot.finalStatus} />}
+      </div>
+      <Bar value={snapshot.done} max={snapshot.planned} label={`conversations ${snapshot.done}/${snapshot.planned}`} testId="progress-bar" />
+      {snapshot.budgetMs !== null ? (
+        <Bar value={snapshot.elapsedMs} max={snapshot.budgetMs} label={`time ${minutes(snapshot.elapsedMs)} of ${minutes(snapshot.budgetMs)} budget`} />
+      ) : (
+        <p className="muted">No time budget: the run ends when every planned conversation is done.</p>
+      )}
+      {snapshot.error && <p className="error-box">{snapshot.error}</p>}
+      <div className="live-grid">
+        <div>
+          <h2>Running now ({snapshot.active.length})</h2>
+          {snapshot.active.length === 0 && <p className="muted">No conversation is running.</p>}
+          {snapshot.active.map((c) => (
+            <ActiveConversation key={c.key} conversation={c} />
+          ))}
+        </div>
+        <div>
+          <h2>Latest turns</h2>
+          {snapshot.feed.length === 0 && <p className="muted">No turns yet.</p>}
+          <ol className="turns feed" data-testid="turn-feed">
+            {snapshot.feed.slice(0, 12).map((f) => (
+              <Turn key={`${f.key}#${f.turn.index}`} turn={f.turn} conversationKey={f.key} />
+            ))}
+          </ol>
+          <h2>Just finished</h2>
+          <table className="table" data-testid="recent-table">
+            <tbody>
+              {snapshot.recent.slice(0, 15).map((r) => (
+                <tr key={r.key}>
+                  <td>
+                    {snapshot.runId ? <a href={`#/runs/${encodeURIComponent(snapshot.runId)}/conversations/${encodeURIComponent(r.key)}`}>{r.key}</a> : r.key}
+                  </td>
+                  <td>
+                    <Pill kind={r.outcome}>{r.outcome}</Pill>
+                  </td>
+                  <td>{r.score === null ? '—' : r.score.toFixed(2)}</td>
+                  <td>{r.turns} turns</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </section>
+  );
+}

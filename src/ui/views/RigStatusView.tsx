@@ -1,0 +1,51 @@
+import type { RigCheck } from '../../server/rig-status.ts';
+import { ErrorBox, Loading, Pill } from '../components/common.tsx';
+import { useApi } from '../hooks.ts';
+
+const AREA_TITLES: Record<RigCheck['area'], string> = {
+  head_unit: 'Head unit',
+  models: 'Model providers',
+  audio: 'Audio',
+  can: 'CAN transport',
+  disk: 'Disk',
+};
+
+export function RigStatusView() {
+  const rig = useApi<{ checks: RigCheck[] }>('/api/rig');
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Rig status</h1>
+        <button onClick={rig.reload}>Check again</button>
+      </div>
+      {rig.error && <ErrorBox message={rig.error} />}
+      {!rig.data && !rig.error && <Loading what="rig checks" />}
+      {rig.data && (
+        <table className="table" data-testid="rig-table">
+          <thead>
+            <tr>
+              <th>Area</th>
+              <th>Check</th>
+              <th>Status</th>
+              <th>Detail</th>
+              <th>Fix</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rig.data.checks.map((check, i) => (
+              <tr key={i} className={`row-${check.status}`}>
+                <td>{AREA_TITLES[check.area]}</td>
+                <td>{check.title}</td>
+                <td>
+                  <Pill kind={check.status}>{check.status}</Pill>
+                </td>
+                <td>{check.detail}</td>
+                <td>{check.fix ? <code>{check.fix}</code> : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,190 @@
+import { useCallback, useMemo, useState } from 'react';
+import type { ChartConfiguration } from 'chart.js';
+import type { RunSummary } from '../../analysis/profile.ts';
+import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../domain/taxonomy.ts';
+import type { ConversationPage } from '../../store/store.ts';
+import type { RunRecord } from '../../store/types.ts';
+import { ChartCanvas } from '../components/ChartCanvas.tsx';
+import { ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../components/common.tsx';
+import { navigate, useApi } from '../hooks.ts';
+
+type Summary = Omit<RunSummary, 'perConversation'>;
+const PAGE = 50;
+const OUTCOMES = ['pass', 'fail', 'inconclusive', 'error'] as const;
+
+export function RunReportView({ runId }: { runId: string }) {
+  const run = useApi<{ run: Omit<RunRecord, 'config'> }>(`/api/runs/${encodeURIComponent(runId)}`);
+  const summary = useApi<{ summary: Summary }>(`/api/runs/${encodeURIComponent(runId)}/summary`);
+  const [offset, setOffset] = useState(0);
+  const [outcome, setOutcome] = useState('');
+  const [label, setLabel] = useState('');
+  const [keyFilter, setKeyFilter] = useState('');
+  const query = new URLSearchParams({ offset: String(offset), limit: String(PAGE) });
+  if (outcome) query.set('outcome', outcome);
+  if (label) query.set('label', label);
+  if (keyFilter) query.set('key', keyFilter);
+  const page = useApi<ConversationPage>(`/api/runs/${encodeURIComponent(runId)}/conversations?${query}`);
+  const filterBy = (set: (v: string) => void, value: string) => {
+    set(value);
+    setOffset(0);
+  };
+  // stable, so the charts are not rebuilt on every page change
+  const onLabel = useCallback((value: string) => {
+    setLabel(value);
+    setOffset(0);
+  }, []);
+  const onOutcome = useCallback((value: string) => {
+    setOutcome(value);
+    setOffset(0);
+  }, []);
+
+  return (
+    <section>
+      <div className="title-row">
+        <h1>
+          Run <span data-testid="run-title">{run.data?.run.name ?? runId}</span>
+        </h1>
+        <span className="muted">{runId}</span>
+        <a href={`#/runs/${encodeURIComponent(runId)}/agreement`}>Rater agreement →</a>
+        <a href={`#/compare/${encodeURIComponent(runId)}`}>Compare with… →</a>
+      </div>
+      {run.error && <ErrorBox message={run.error} />}
+      {run.data && (
+        <div className="stats">
+          <Stat label="Status" value={run.data.run.status} />
+          <Stat label="Mode" value={run.data.run.mode} />
+          <Stat label="Stored / planned" value={`${run.data.run.stored} / ${run.data.run.planned}`} testId="run-stored" />
+          {summary.data && (
+            <>
+              <Stat label="Passed" value={summary.data.summary.passed} testId="stat-passed" />
+              <Stat label="Failed" value={summary.data.summary.failed} testId="stat-failed" />
+              <Stat label="Inconclusive" value={summary.data.summary.inconclusive} />
+              <Stat label="Errors" value={summary.data.summary.errors.sut_error + summary.data.summary.errors.simulator_error + summary.data.summary.errors.judge_error} />
+              <Stat label="Fail rate" value={pct(summary.data.summary.failRate)} />
+              <Stat label="Mean C" value={fmt(summary.data.summary.meanScore)} />
+              <Stat label="Unique failure types / conv." value={fmt(summary.data.summary.uniqueFailureTypesPerConversation)} />
+            </>
+          )}
+        </div>
+      )}
+      {summary.error && <ErrorBox message={summary.error} />}
+      {!summary.data && !summary.error && <Loading what="report figures" />}
+      {summary.data && <Charts summary={summary.data.summary} onLabel={onLabel} onOutcome={onOutcome} />}
+
+      <h2>Conversations</h2>
+      <div className="filters">
+        <select value={outcome} onChange={(e) => filterBy(setOutcome, e.target.value)} aria-label="outcome filter">
+          <option value="">all outcomes</option>
+          {OUTCOMES.map((o) => (
+            <option key={o}>{o}</option>
+          ))}
+        </select>
+        <select value={label} onChange={(e) => filterBy(setLabel, e.target.value)} aria-label="label filter">
+          <option value="">any failure label</option>
+          {FAILURE_LABELS.map((l) => (
+            <option key={l}>{l}</option>
+          ))}
+        </select>
+        <input placeholder="key contains…" value={keyFilter} onChange={(e) => filterBy(setKeyFilter, e.target.value)} />
+      </div>
+      {page.error && <ErrorBox message={page.error} />}
+      {page.data && (
+        <>
+          <Pager offset={offset} limit={PAGE} total={page.data.total} onChange={setOffset} />
+          <table className="table" data-testid="conversation-table">
+            <thead>
+              <tr>
+                <th>Conversation</th>
+                <th>Outcome</th>
+                <th>C</th>
+                <th>Turns</th>
+                <th>Failure labels</th>
+                <th>Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.rows.map((row) => (
+                <tr key={row.key} className="clickable" onClick={() => navigate('runs', runId, 'conversations', row.key)}>
+                  <td>
+                    <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(row.key)}`}>{row.key}</a>
+                  </td>
+                  <td>
+                    <Pill kind={row.outcome}>{row.outcome}</Pill>
+                  </td>
+                  <td>{fmt(row.score)}</td>
+                  <td>{row.turns}</td>
+                  <td>
+                    {row.labels.map((l) => (
+                      <Pill key={l} kind="label">
+                        {l}
+                      </Pill>
+                    ))}
+                  </td>
+                  <td>{row.status}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}
+
+const COLORS = ['#2f6fde', '#d94c3d', '#e3a31b', '#3c9a5f', '#8a5cd1', '#5b6b7a', '#1aa3a3', '#c2528b'];
+
+function Charts({ summary, onLabel, onOutcome }: { summary: Summary; onLabel: (label: string) => void; onOutcome: (outcome: string) => void }) {
+  const configs = useMemo(() => {
+    const errors = summary.errors.sut_error + summary.errors.simulator_error + summary.errors.judge_error;
+    const outcomes: ChartConfiguration = {
+      type: 'doughnut',
+      data: { labels: [...OUTCOMES], datasets: [{ data: [summary.passed, summary.failed, summary.inconclusive, errors], backgroundColor: ['#3c9a5f', '#d94c3d', '#e3a31b', '#5b6b7a'] }] },
+      options: { onClick: (_e, elements) => elements[0] && onOutcome(OUTCOMES[elements[0].index]), plugins: { title: { display: true, text: 'Outcomes (click to filter)' } } },
+    };
+    const labels: ChartConfiguration = {
+      type: 'bar',
+      data: {
+        labels: [...FAILURE_LABELS],
+        datasets: [
+          { label: 'occurrences', data: FAILURE_LABELS.map((l) => summary.failureTypes[l].count), backgroundColor: COLORS[1] },
+          { label: 'conversations', data: FAILURE_LABELS.map((l) => summary.failureTypes[l].conversations), backgroundColor: COLORS[0] },
+        ],
+      },
+      options: { indexAxis: 'y', onClick: (_e, elements) => elements[0] && onLabel(FAILURE_LABELS[elements[0].index]), plugins: { title: { display: true, text: 'Failure types (click to filter)' } } },
+    };
+    const dimensions: ChartConfiguration = {
+      type: 'bar',
+      data: { labels: DIMENSIONS.map((d) => DIMENSION_TITLES[d]), datasets: [{ label: 'mean score (0–2)', data: DIMENSIONS.map((d) => summary.dimensions[d].mean), backgroundColor: COLORS[3] }] },
+      options: { scales: { y: { min: 0, max: 2 } }, plugins: { title: { display: true, text: 'Rubric dimensions' } } },
+    };
+    const strategies: ChartConfiguration = {
+      type: 'bar',
+      data: {
+        labels: [...STRATEGIES],
+        datasets: [
+          { label: 'target failure triggered', data: STRATEGIES.map((s) => summary.strategies[s].targetTriggered), backgroundColor: COLORS[4] },
+          { label: 'collateral failures', data: STRATEGIES.map((s) => summary.strategies[s].collateralRate), backgroundColor: COLORS[2] },
+        ],
+      },
+      options: { scales: { y: { min: 0, max: 1 } }, plugins: { title: { display: true, text: 'Strategy effectiveness (share of uses)' } } },
+    };
+    const positions: ChartConfiguration = {
+      type: 'bar',
+      data: {
+        labels: summary.failurePositions.relative.map((_, i, all) => `${Math.round((i / all.length) * 100)}–${Math.round(((i + 1) / all.length) * 100)} %`),
+        datasets: [{ label: 'failures by relative turn position', data: summary.failurePositions.relative, backgroundColor: COLORS[6] }],
+      },
+      options: { plugins: { title: { display: true, text: 'Where in the conversation failures happen' } } },
+    };
+    return { outcomes, labels, dimensions, strategies, positions };
+  }, [summary, onLabel, onOutcome]);
+  return (
+    <div className="charts" data-testid="report-charts">
+      <ChartCanvas config={configs.outcomes} label="outcomes" />
+      <ChartCanvas config={configs.labels} label="failure types" />
+      <ChartCanvas config={configs.dimensions} label="rubric dimensions" />
+      <ChartCanvas config={configs.strategies} label="strategy effectiveness" />
+      <ChartCanvas config={configs.positions} label="failure positions" />
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+import type { RunRecord } from '../../store/types.ts';
+import { ErrorBox, Loading, Pill } from '../components/common.tsx';
+import { useApi } from '../hooks.ts';
+
+export function RunsView() {
+  const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
+  return (
+    <section>
+      <h1>Runs</h1>
+      {runs.error && <ErrorBox message={runs.error} />}
+      {!runs.data && !runs.error && <Loading what="runs" />}
+      {runs.data && runs.data.runs.length === 0 && <p className="muted">No runs yet. Start one from Campaign setup.</p>}
+      {runs.data && runs.data.runs.length > 0 && (
+        <table className="table" data-testid="runs-table">
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Name</th>
+              <th>Mode</th>
+              <th>Status</th>
+              <th>Conversations</th>
+              <th>Started</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {runs.data.runs.map((r) => (
+              <tr key={r.id}>
+                <td>
+                  <a href={`#/runs/${encodeURIComponent(r.id)}`}>{r.id}</a>
+                </td>
+                <td>{r.name}</td>
+                <td>{r.mode}</td>
+                <td>
+                  <Pill kind={r.status === 'completed' ? 'ok' : r.status === 'running' ? 'warn' : 'muted'}>{r.status}</Pill>
+                </td>
+                <td>
+                  {r.stored} / {r.planned}
+                </td>
+                <td>{new Date(r.createdAt).toLocaleString()}</td>
+                <td>
+                  <a href={`#/runs/${encodeURIComponent(r.id)}/agreement`}>agreement</a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
