@@ -122,3 +122,14 @@ describe('icabench judge-bench', () => {
     expect(existsSync(join(dir, 'never'))).toBe(false);
   });
 });
+
+describe('shipped judge-bench configs', () => {
+  it('validate', async () => {
+    const { loadJudgeBenchConfig } = await import('../../src/judgebench/config.ts');
+    const root = new URL('../../bench-configs/', import.meta.url);
+    const full = loadJudgeBenchConfig(new URL('judge-bench.yaml', root).pathname);
+    expect(full.judges.map((j) => j.kind)).toEqual(['oracle', 'llm', 'llm']);
+    const oracleOnly = loadJudgeBenchConfig(new URL('judge-bench-oracle.yaml', root).pathname);
+    expect(oracleOnly.generate).toEqual({ seed: 42, users: 100, includePreferences: false });
+  });
+});

@@ -33,7 +33,7 @@ describe('dataset generator', () => {
   });
 
   it('draws users from the 10 Berlin/Munich locations, dates in 2024 and times 08:00–22:00', () => {
-    const descriptions = new Set(USER_LOCATIONS.map((l) => l.description));
+    const descriptions = new Set<string>(USER_LOCATIONS.map((l) => l.description));
     for (const { user } of pairs) {
       expect(descriptions.has(user.location.description)).toBe(true);
       expect(user.date.startsWith('2024-')).toBe(true);

@@ -62,6 +62,12 @@ export function registerJudgeBenchCommands(program: Command): void {
           );
         }
         console.log(`wrote ${files.summary}, ${files.results}, ${files.html}`);
+        for (const s of output.configurations.filter((c) => c.errors > 0)) {
+          const first = output.pairs[configurationLabel(s)].find((r) => r.error)?.error;
+          console.error(`warning: ${configurationLabel(s)}: ${s.errors}/${s.pairs} pairs got no verdict (counted as wrong); first error: ${first}`);
+          // a configuration that never produced a verdict is a setup problem, not a score
+          if (s.errors === s.pairs) process.exitCode = 1;
+        }
       } finally {
         process.off('SIGINT', onInterrupt);
         await Promise.all(providers.map((p) => p.close()));
