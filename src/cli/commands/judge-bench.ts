@@ -32,7 +32,7 @@ export function registerJudgeBenchCommands(program: Command): void {
   program
     .command('judge-bench')
     .description('benchmark judges on the contextual-understanding set: precision/recall/F1 overall and per error category, latency, tokens, cost (HTML + JSON)')
-    .argument('[config]', 'judge-bench YAML config (see bench-configs/judge-bench.yaml)')
+    .argument('[config]', 'judge-bench YAML config (see bench-configs/judge-bench/judge-bench.yaml)')
     .requiredOption('--out <dir>', 'output directory (summary.json, results.json, report.html)')
     .option('--dataset <file>', 'JSONL dataset, instead of a config')
     .option('--judges <list>', 'with --dataset: comma-separated "oracle" and/or model references', 'oracle')
