@@ -161,7 +161,7 @@ export function averageRanks(values: readonly number[]): { ranks: number[]; tieT
 export interface MannWhitneyResult {
   /** U of sample a: the number of pairs (x in a, y in b) with x > y, ties counting ½ */
   u: number;
-  /** signed standard score of U (continuity corrected); 0 for the exact method's centre */
+  /** signed standard score of U (normal approximation, tie-corrected, continuity corrected), given for both methods */
   z: number;
   /** two-sided p-value */
   p: number;
