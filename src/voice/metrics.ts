@@ -94,7 +94,7 @@ export interface VoiceTurnMetrics {
   bargeIn: boolean;
   /** SNR of the driver audio, null for clean speech */
   snrDb: number | null;
-  /** the turn failed on the voice path (no reply, no reply audio, an audio error) */
+  /** the voice path failed this turn: the head unit misheard at least one word, or no reply audio came */
   failed: boolean;
 }
 

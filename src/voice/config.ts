@@ -1,0 +1,107 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { SeedPhrase } from '../domain/conversation.ts';
+import { CabinAcousticsSchema } from './acoustics.ts';
+import type { AudioLink } from './audio-link.ts';
+import { BenchVoice, type SpokenTurnResult } from './bench-voice.ts';
+import { EspeakTts } from './espeak.ts';
+import { loadUtteranceLibrary } from './library.ts';
+import { POCKETSPHINX_ACOUSTIC_MODEL, PocketsphinxStt } from './pocketsphinx.ts';
+import { ESPEAK_NG, POCKETSPHINX, missingProgramMessage, runProgram } from './system.ts';
+import { VoiceError } from './types.ts';
+import { SileroVad } from './vad.ts';
+import { driverVocabulary, replyVocabulary } from './vocabulary.ts';
+import { writeWav } from './wav.ts';
+import { DEFAULT_WHISPER_MODEL_DIR, WhisperStt } from './whisper.ts';
+
+/** The campaign's `voice:` section. */
+export const VoiceConfigSchema = z.object({
+  /** spoken turns instead of typed ones */
+  enabled: z.boolean().default(true),
+  acoustics: CabinAcousticsSchema.default({ snrDb: null, noise: { kind: 'road', seed: 1 }, bandLimit: null, clip: null }),
+  /** stream driver audio at real time (a live microphone); false is faster and gives the same recognition */
+  realtime: z.boolean().default(false),
+  replyTimeoutMs: z.number().int().positive().default(15_000),
+  /** how the bench transcribes spoken replies */
+  replyRecognizer: z
+    .discriminatedUnion('engine', [
+      z.object({ engine: z.literal('pocketsphinx') }),
+      z.object({ engine: z.literal('whisper'), modelDir: z.string().default(DEFAULT_WHISPER_MODEL_DIR) }),
+    ])
+    .default({ engine: 'pocketsphinx' }),
+  /** trim reply audio to speech with Silero VAD before transcribing */
+  vad: z.boolean().default(true),
+  /** utterance library folder (relative to the campaign file): recordings used in place of synthesis */
+  library: z.string().optional(),
+  /** store each turn's driver and reply audio as WAV next to the run's results */
+  saveAudio: z.boolean().default(true),
+});
+export type VoiceConfig = z.infer<typeof VoiceConfigSchema>;
+export type VoiceConfigInput = z.input<typeof VoiceConfigSchema>;
+
+/** Problems that would stop a voice campaign, each naming what to install; empty when ready. */
+export async function checkVoicePrerequisites(config?: VoiceConfig): Promise<string[]> {
+  const problems: string[] = [];
+  try {
+    await runProgram(ESPEAK_NG, ['--version']);
+  } catch {
+    problems.push(missingProgramMessage(ESPEAK_NG));
+  }
+  try {
+    await runProgram(POCKETSPHINX, ['-logfn', '/dev/null', '-help', 'yes']).catch((error: VoiceError) => {
+      if (error.message.includes('not found on PATH')) throw error;
+    });
+  } catch {
+    problems.push(missingProgramMessage(POCKETSPHINX));
+  }
+  if (!existsSync(join(POCKETSPHINX_ACOUSTIC_MODEL, 'mdef'))) problems.push(`${POCKETSPHINX_ACOUSTIC_MODEL} is missing: install the Debian package "pocketsphinx-en-us"`);
+  if (config?.replyRecognizer.engine === 'whisper') {
+    const dir = resolve(config.replyRecognizer.modelDir);
+    if (!existsSync(join(dir, 'config.json'))) problems.push(`Whisper model not found at ${dir}`);
+  }
+  return problems;
+}
+
+export interface CreateBenchVoiceOptions {
+  link: AudioLink;
+  /** the campaign's seed phrases: their wording joins the recognisers' vocabulary */
+  seeds?: readonly SeedPhrase[];
+  /** extra reply sentences the head unit is known to say */
+  replySentences?: readonly string[];
+  worldSeed?: number;
+  /** folder the campaign file is in (resolves `library`) */
+  baseDir?: string;
+}
+
+/** Builds the bench's voice side from the campaign's `voice:` section. */
+export async function createBenchVoice(config: VoiceConfig, options: CreateBenchVoiceOptions): Promise<BenchVoice> {
+  const replyStt =
+    config.replyRecognizer.engine === 'whisper'
+      ? new WhisperStt(resolve(options.baseDir ?? '.', config.replyRecognizer.modelDir))
+      : new PocketsphinxStt({ vocabulary: [...replyVocabulary(options.worldSeed), ...(options.replySentences ?? []), ...driverVocabulary(options.seeds)] });
+  return new BenchVoice({
+    link: options.link,
+    tts: new EspeakTts(),
+    replyStt,
+    vad: config.vad ? new SileroVad() : undefined,
+    acoustics: config.acoustics,
+    realtime: config.realtime,
+    replyTimeoutMs: config.replyTimeoutMs,
+    library: config.library ? await loadUtteranceLibrary(resolve(options.baseDir ?? '.', config.library)) : undefined,
+  });
+}
+
+/** Writes a turn's driver and reply audio as WAVs; returns their paths relative to `dir` (for the report's players). */
+export async function saveTurnAudio(dir: string, conversationKey: string, result: SpokenTurnResult, turn: number): Promise<{ driver: string; reply: string | null }> {
+  const safeKey = conversationKey.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const level = result.snrDb === null ? 'clean' : `snr${result.snrDb}`;
+  const driver = join('audio', safeKey, `turn${turn}-${level}-driver.wav`);
+  await writeWav(join(dir, driver), result.driverAudio);
+  let reply: string | null = null;
+  if (result.replyAudio && result.replyAudio.samples.length > 0) {
+    reply = join('audio', safeKey, `turn${turn}-${level}-reply.wav`);
+    await writeWav(join(dir, reply), result.replyAudio);
+  }
+  return { driver, reply };
+}
