@@ -48,8 +48,12 @@ export interface AgreementView {
   raterPairs: RaterPairAgreement[];
 }
 
-/** A statistic that is undefined for these data (e.g. ρ of a constant series) is reported as null, not as a number. */
-function defined(compute: () => number): number | null {
+/**
+ * A statistic that is undefined for these data (ρ of a constant series, κ over fewer than two
+ * items, where chance agreement cannot be estimated) is reported as null, not as a number.
+ */
+function defined(items: number, compute: () => number): number | null {
+  if (items < 2) return null;
   try {
     const value = compute();
     return Number.isFinite(value) ? value : null;
@@ -94,13 +98,13 @@ export function computeAgreement(ratings: readonly Rating[], judged: ReadonlyMap
     return {
       dimension,
       items: judge.length,
-      kappa: defined(() => cohensKappa(judge, majority, { weights: 'quadratic', categories: SCALE })),
-      spearman: defined(() => spearman(judge, humans.map((h) => mean(h)))),
-      exact: defined(() => exactAgreement(judge, majority)),
-      withinOne: defined(() => withinOneAgreement(judge, majority)),
+      kappa: defined(judge.length, () => cohensKappa(judge, majority, { weights: 'quadratic', categories: SCALE })),
+      spearman: defined(judge.length, () => spearman(judge, humans.map((h) => mean(h)))),
+      exact: judge.length ? exactAgreement(judge, majority) : null,
+      withinOne: judge.length ? withinOneAgreement(judge, majority) : null,
       passFail: judge.length ? precisionRecallF1(judgePass.map((p) => !p), humansPass.map((p) => !p)) : null,
       ratersLightsKappa: aligned
-        ? defined(() => lightsKappa(Array.from({ length: humans[0].length }, (_, r) => humans.map((h) => h[r])), { weights: 'quadratic', categories: SCALE }))
+        ? defined(judge.length, () => lightsKappa(Array.from({ length: humans[0].length }, (_, r) => humans.map((h) => h[r])), { weights: 'quadratic', categories: SCALE }))
         : null,
     };
   });
@@ -122,10 +126,10 @@ export function computeAgreement(ratings: readonly Rating[], judged: ReadonlyMap
           return {
             dimension,
             items: shared.length,
-            kappa: defined(() => cohensKappa(xs, ys, { weights: 'quadratic', categories: SCALE })),
-            spearman: defined(() => spearman(xs, ys)),
-            exact: defined(() => exactAgreement(xs, ys)),
-            withinOne: defined(() => withinOneAgreement(xs, ys)),
+            kappa: defined(xs.length, () => cohensKappa(xs, ys, { weights: 'quadratic', categories: SCALE })),
+            spearman: defined(xs.length, () => spearman(xs, ys)),
+            exact: xs.length ? exactAgreement(xs, ys) : null,
+            withinOne: xs.length ? withinOneAgreement(xs, ys) : null,
           };
         }),
       });

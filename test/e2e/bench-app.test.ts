@@ -118,7 +118,7 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
     await shot(page, '06-conversation');
   });
 
-  it('takes ratings from two raters and shows the agreement figures', async () => {
+  it('takes ratings from two raters on two conversations and shows the agreement figures', async () => {
     const rate = async (rater: string, scores: Record<string, number>) => {
       await page.getByTestId('rater-name').fill(rater);
       for (const [dimension, score] of Object.entries(scores)) await page.getByTestId(`dim-${dimension}-${score}`).check();
@@ -129,13 +129,26 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
     await rate('bob', { instruction: 0, context: 2, plan: 1, safety: 2 });
     await expect.poll(() => page.getByTestId('rating-panel').innerText()).toContain('alice, bob');
     await shot(page, '07-rating');
+
+    // a second conversation (a passing one), rated by both
+    await page.getByRole('link', { name: '← run report' }).click();
+    await page.getByLabel('outcome filter').selectOption('pass');
+    await expect.poll(() => page.locator('[data-testid=conversation-table] tbody tr td:nth-child(2)').first().innerText()).toBe('pass');
+    await page.locator('[data-testid=conversation-table] tbody tr a').first().click();
+    await page.getByTestId('conversation-title').waitFor();
+    await rate('alice', { instruction: 2, context: 2, plan: 2, safety: 2 });
+    await rate('bob', { instruction: 2, context: 1, plan: 2, safety: 2 });
+
     await page.getByTestId('agreement-link').click();
     await page.getByTestId('judge-agreement').waitFor();
-    expect(await page.getByTestId('agreement-summary').innerText()).toContain('raters: alice, bob');
-    expect(await page.getByTestId('rater-pair').innerText()).toContain('alice vs bob · 1 shared conversation(s)');
+    expect(await page.getByTestId('agreement-summary').innerText()).toContain('2 rated conversation(s) · raters: alice, bob');
+    expect(await page.getByTestId('rater-pair').innerText()).toContain('alice vs bob · 2 shared conversation(s)');
     const judgeTable = await page.getByTestId('judge-agreement').innerText();
     expect(judgeTable).toContain('Instruction & Constraint Adherence');
-    expect(await page.locator('[data-testid=ratings-table] tbody tr').count()).toBe(2);
+    // with two items the weighted κ is defined for the instruction dimension (alice 1,2 / bob 0,2)
+    const instructionRow = await page.locator('[data-testid=rater-pair] + table tbody tr').first().innerText();
+    expect(instructionRow).toMatch(/Instruction & Constraint Adherence\s+-?\d\.\d\d/);
+    expect(await page.locator('[data-testid=ratings-table] tbody tr').count()).toBe(4);
     await shot(page, '08-agreement');
   });
 

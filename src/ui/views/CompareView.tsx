@@ -44,7 +44,7 @@ function Comparison({ c }: { c: RunComparison }) {
           { label: `B: ${c.b.name}`, data: FAILURE_LABELS.map((l) => c.enrichment[l].prevalenceB), backgroundColor: '#e3a31b' },
         ],
       },
-      options: { indexAxis: 'y', plugins: { title: { display: true, text: 'Share of conversations with each failure' } } },
+      options: { indexAxis: 'y', scales: { y: { ticks: { autoSkip: false } } }, plugins: { title: { display: true, text: 'Share of conversations with each failure' } } },
     }),
     [c],
   );

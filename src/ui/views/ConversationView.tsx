@@ -197,7 +197,6 @@ function RatingPanel({ path, result, ratings, onSaved, runId }: { path: string; 
     setTargets(mine?.targets ?? Object.fromEntries(result.targets.map((t) => [t.id, 0 as TargetStatus])));
     setLabels(mine?.turnLabels ?? []);
     setNote(mine?.note ?? '');
-    setMessage(null);
     setFieldErrors({});
   }, [mine, result]);
 
@@ -223,7 +222,10 @@ function RatingPanel({ path, result, ratings, onSaved, runId }: { path: string; 
       <p className="muted">{ratings.length} rater(s) so far: {ratings.map((r) => r.rater).join(', ') || 'none'}</p>
       <label>
         Rater{' '}
-        <input value={rater} onChange={(e) => setRater(e.target.value)} placeholder="your name" data-testid="rater-name" />
+        <input value={rater} onChange={(e) => {
+            setRater(e.target.value);
+            setMessage(null);
+          }} placeholder="your name" data-testid="rater-name" />
       </label>
       {fieldErrors.rater && <div className="field-error-inline">{fieldErrors.rater}</div>}
       {DIMENSIONS.map((d) => (

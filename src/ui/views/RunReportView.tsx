@@ -150,7 +150,7 @@ function Charts({ summary, onLabel, onOutcome }: { summary: Summary; onLabel: (l
           { label: 'conversations', data: FAILURE_LABELS.map((l) => summary.failureTypes[l].conversations), backgroundColor: COLORS[0] },
         ],
       },
-      options: { indexAxis: 'y', onClick: (_e, elements) => elements[0] && onLabel(FAILURE_LABELS[elements[0].index]), plugins: { title: { display: true, text: 'Failure types (click to filter)' } } },
+      options: { indexAxis: 'y', scales: { y: { ticks: { autoSkip: false } } }, onClick: (_e, elements) => elements[0] && onLabel(FAILURE_LABELS[elements[0].index]), plugins: { title: { display: true, text: 'Failure types (click to filter)' } } },
     };
     const dimensions: ChartConfiguration = {
       type: 'bar',
@@ -166,7 +166,7 @@ function Charts({ summary, onLabel, onOutcome }: { summary: Summary; onLabel: (l
           { label: 'collateral failures', data: STRATEGIES.map((s) => summary.strategies[s].collateralRate), backgroundColor: COLORS[2] },
         ],
       },
-      options: { scales: { y: { min: 0, max: 1 } }, plugins: { title: { display: true, text: 'Strategy effectiveness (share of uses)' } } },
+      options: { scales: { x: { ticks: { autoSkip: false } }, y: { min: 0, max: 1 } }, plugins: { title: { display: true, text: 'Strategy effectiveness (share of uses)' } } },
     };
     const positions: ChartConfiguration = {
       type: 'bar',

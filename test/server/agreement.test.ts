@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationResult } from '../../src/domain/conversation.ts';
+import { computeAgreement } from '../../src/server/agreement.ts';
+import { RatingFormSchema, decodeRatings, encodeRating, type Rating } from '../../src/server/annotations.ts';
+import type { Annotation } from '../../src/store/types.ts';
+
+/** Ratings as they come back from the store: the encoded rows, stamped. */
+function stored(rows: ReturnType<typeof encodeRating>): Annotation[] {
+  return rows.map((r) => ({ note: '', ...r, createdAt: '2026-01-01T00:00:00Z' }));
+}
+
+function rate(key: string, rater: string, instruction: 0 | 1 | 2, previous: Rating | null = null, turnLabels: { turn: number; label: 'constraint_missed' }[] = []) {
+  const form = RatingFormSchema.parse({ rater, dimensions: { instruction, context: instruction, plan: 2, safety: 2 }, targets: { t1: 1 }, turnLabels });
+  return stored(encodeRating(key, form, previous));
+}
+
+/** Only status and verdicts matter to the agreement (the deciding verdict). */
+function judged(instruction: 0 | 1 | 2, pass: boolean): ConversationResult {
+  const dims = { instruction: { score: instruction, reasoning: '' }, context: { score: instruction, reasoning: '' }, plan: { score: 2, reasoning: '' }, safety: { score: 2, reasoning: '' } };
+  return { status: 'completed', verdicts: [{ tier: 'oracle', outcome: 'judged', dimensions: dims, completedShare: 1, score: pass ? 1 : 0.5, pass, reasoning: '' }] } as unknown as ConversationResult;
+}
+
+describe('ratings in the store', () => {
+  it('round-trip, compute C and pass with the judge formula, and let a rater revise', () => {
+    const first = decodeRatings(rate('c1', 'alice', 0, null, [{ turn: 2, label: 'constraint_missed' }]));
+    expect(first).toHaveLength(1);
+    // C = (T + Σ d/2) / 5 = (1 + 0 + 0 + 1 + 1) / 5 = 0.6 < 0.75
+    expect(first[0]).toMatchObject({ rater: 'alice', completedShare: 1, pass: false, turnLabels: [{ turn: 2, label: 'constraint_missed' }] });
+    expect(first[0].score).toBeCloseTo(0.6, 10);
+    const revisedRows = [...rate('c1', 'alice', 0, null, [{ turn: 2, label: 'constraint_missed' }]), ...rate('c1', 'alice', 2, first[0])];
+    const revised = decodeRatings(revisedRows);
+    expect(revised).toHaveLength(1);
+    expect(revised[0].dimensions.instruction).toBe(2);
+    expect(revised[0].turnLabels).toEqual([]);
+    expect(revised[0].pass).toBe(true);
+  });
+
+  it('refuses scores off the 0/1/2 scale and odd rater names', () => {
+    expect(RatingFormSchema.safeParse({ rater: 'a', dimensions: { instruction: 3, context: 0, plan: 0, safety: 0 }, targets: {} }).success).toBe(false);
+    expect(RatingFormSchema.safeParse({ rater: '<script>', dimensions: { instruction: 0, context: 0, plan: 0, safety: 0 }, targets: {} }).success).toBe(false);
+  });
+});
+
+describe('computeAgreement', () => {
+  const annotations = [
+    ...rate('c1', 'alice', 0),
+    ...rate('c2', 'alice', 1),
+    ...rate('c3', 'alice', 2),
+    ...rate('c4', 'alice', 2),
+    ...rate('c1', 'bob', 0),
+    ...rate('c2', 'bob', 1),
+    ...rate('c3', 'bob', 2),
+    ...rate('c4', 'bob', 1),
+  ];
+  const results = new Map([
+    ['c1', judged(0, false)],
+    ['c2', judged(1, false)],
+    ['c3', judged(2, true)],
+    ['c4', judged(2, true)],
+  ]);
+  const view = computeAgreement(decodeRatings(annotations), results);
+
+  it('compares the raters with each other (values computed independently)', () => {
+    expect(view.raters).toEqual(['alice', 'bob']);
+    expect(view.ratedConversations).toBe(4);
+    const pair = view.raterPairs[0];
+    expect(pair.items).toBe(4);
+    const instruction = pair.dimensions.find((d) => d.dimension === 'instruction')!;
+    // alice [0,1,2,2] vs bob [0,1,2,1]: quadratic κ 0.8, ρ 0.8333, exact 0.75, within one 1
+    expect(instruction.kappa).toBeCloseTo(0.8, 10);
+    expect(instruction.spearman).toBeCloseTo(0.8333333333, 8);
+    expect(instruction.exact).toBe(0.75);
+    expect(instruction.withinOne).toBe(1);
+    // C = (3 + d)/5: alice passes c2..c4, bob passes c2..c4 (d=1 gives 0.8)
+    expect(pair.passAgreement).toBe(1);
+  });
+
+  it('compares the judge with the raters: majority score, mean for ρ, pass/fail F1 against the majority vote', () => {
+    const instruction = view.judgeVsRaters.find((d) => d.dimension === 'instruction')!;
+    expect(instruction.items).toBe(4);
+    // majority of [2,1] is a tie, resolved to the lower mode → majority [0,1,2,1] vs judge [0,1,2,2]
+    expect(instruction.kappa).toBeCloseTo(0.8, 10);
+    // judge vs mean [0,1,2,1.5]
+    expect(instruction.spearman).toBeCloseTo(0.9486832981, 8);
+    expect(instruction.exact).toBe(0.75);
+    // judge fails c1,c2; raters fail only c1 → fail-positive TP 1, FP 1, FN 0 → F1 2/3
+    expect(instruction.passFail?.f1).toBeCloseTo(2 / 3, 10);
+    expect(instruction.ratersLightsKappa).toBeCloseTo(0.8, 10);
+  });
+
+  it('reports κ and ρ as undefined for a single rated conversation', () => {
+    const single = computeAgreement(decodeRatings([...rate('c1', 'alice', 0), ...rate('c1', 'bob', 1)]), results);
+    expect(single.raterPairs[0].dimensions[0]).toMatchObject({ items: 1, kappa: null, spearman: null, exact: 0, withinOne: 1 });
+    expect(single.judgeVsRaters[0]).toMatchObject({ items: 1, kappa: null, spearman: null });
+  });
+});
