@@ -119,8 +119,9 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
   });
 
   it('takes ratings from two raters on two conversations and shows the agreement figures', async () => {
-    const rate = async (rater: string, scores: Record<string, number>) => {
+    const rate = async (rater: string, scores: Record<string, number>, targetsCompleted = false) => {
       await page.getByTestId('rater-name').fill(rater);
+      if (targetsCompleted) for (const select of await page.locator('select[data-testid^=target-]').all()) await select.selectOption('1');
       for (const [dimension, score] of Object.entries(scores)) await page.getByTestId(`dim-${dimension}-${score}`).check();
       await page.getByTestId('save-rating').click();
       await expect.poll(() => page.getByTestId('rating-message').innerText()).toContain(`Saved for ${rater}`);
@@ -136,8 +137,8 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
     await expect.poll(() => page.locator('[data-testid=conversation-table] tbody tr td:nth-child(2)').first().innerText()).toBe('pass');
     await page.locator('[data-testid=conversation-table] tbody tr a').first().click();
     await page.getByTestId('conversation-title').waitFor();
-    await rate('alice', { instruction: 2, context: 2, plan: 2, safety: 2 });
-    await rate('bob', { instruction: 2, context: 1, plan: 2, safety: 2 });
+    await rate('alice', { instruction: 2, context: 2, plan: 2, safety: 2 }, true);
+    await rate('bob', { instruction: 2, context: 1, plan: 2, safety: 2 }, true);
 
     await page.getByTestId('agreement-link').click();
     await page.getByTestId('judge-agreement').waitFor();
