@@ -30,8 +30,21 @@ export interface LlmJudgeOptions {
 
 const PER_TARGET = new Set<FailureLabel>(PER_TARGET_LABELS);
 
-/** The turn judge's answer; target ids must be real, per-target labels exclusive per target, per-response labels without a target. */
+const turnSchemas = new Map<string, ReturnType<typeof buildTurnOutputSchema>>();
+
+/** The turn judge's answer; target ids must be real, per-target labels exclusive per target, per-response labels without a target. Memoised per target ids. */
 export function turnOutputSchema(targetIds: readonly string[]) {
+  const key = targetIds.join(',');
+  let schema = turnSchemas.get(key);
+  if (!schema) {
+    if (turnSchemas.size > 1000) turnSchemas.clear();
+    schema = buildTurnOutputSchema(targetIds);
+    turnSchemas.set(key, schema);
+  }
+  return schema;
+}
+
+function buildTurnOutputSchema(targetIds: readonly string[]) {
   return z
     .object({
       labels: z.array(z.object({ label: FailureLabelSchema, targetId: z.string().nullable(), evidence: z.string().max(1000) })).max(12),

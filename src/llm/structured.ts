@@ -19,9 +19,15 @@ export interface StructuredOptions {
 
 /** The JSON schema the server is asked to follow for a zod schema. Refinements are not representable; they are checked after parsing. */
 export function jsonSchemaFor(schema: z.ZodType): Record<string, unknown> {
+  const cached = jsonSchemaCache.get(schema);
+  if (cached) return cached;
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  jsonSchemaCache.set(schema, rest);
   return rest;
 }
+
+// conversion costs about a millisecond for the utterance schema; the same schema object is asked for on every turn
+const jsonSchemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 const RETRYABLE = new Set(['invalid_output', 'timeout', 'server_error']);
 const ECHO_LIMIT = 2000;

@@ -33,8 +33,21 @@ export interface LlmSimulatorOptions {
 
 export const ExtractedTargetsSchema = z.object({ targets: z.array(z.object({ request: RequestSchema })).min(1).max(5) });
 
-/** What the model returns for an utterance; ids it mentions must be targets (or ones it introduces now). */
+const utteranceSchemas = new Map<string, ReturnType<typeof buildUtteranceOutputSchema>>();
+
+/** What the model returns for an utterance; ids it mentions must be targets (or ones it introduces now). Memoised per target ids and strategies. */
 export function utteranceOutputSchema(targetIds: readonly string[], allowed: readonly Strategy[] | null) {
+  const key = `${targetIds.join(',')}|${allowed === null ? 'opening' : allowed.join(',')}`;
+  let schema = utteranceSchemas.get(key);
+  if (!schema) {
+    if (utteranceSchemas.size > 1000) utteranceSchemas.clear();
+    schema = buildUtteranceOutputSchema(targetIds, allowed);
+    utteranceSchemas.set(key, schema);
+  }
+  return schema;
+}
+
+function buildUtteranceOutputSchema(targetIds: readonly string[], allowed: readonly Strategy[] | null) {
   const base = z.object({
     ...(allowed === null ? {} : { strategy: (allowed.length ? z.enum(allowed as [Strategy, ...Strategy[]]) : z.never()).nullable() }),
     text: z.string().min(1).max(600),

@@ -1,0 +1,124 @@
+/**
+ * Local-models benchmark: a guided campaign (the real campaign runner, SQLite store, reference head unit)
+ * with the LLM simulator (ollama client) and the LLM judge (openai client) against the fake model server,
+ * which answers every call after a fixed latency. Server capacity is the concurrency limit; the figure is
+ * how close the campaign gets to the throughput that latency allows.
+ *
+ *   npm run bench:llm [-- --latency 100 --concurrency 8 --conversations 64 --workers 8]
+ *
+ * --concurrency is the server's parallel slots (OLLAMA_NUM_PARALLEL), enforced by the bench's limiter;
+ * --workers is the campaign's concurrency (conversations in flight), default the same.
+ *
+ * The fake server runs in its own process, as a real model server would, so the bench's own CPU work
+ * does not delay the server's answers (and vice versa).
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadCampaignConfig } from '../src/campaign/config.ts';
+import { runCampaign } from '../src/campaign/runner.ts';
+import { createLlmJudge } from '../src/judge/llm.ts';
+import { ConcurrencyLimiter, LlmUsageTracker } from '../src/llm/index.ts';
+import { createLlmSimulator } from '../src/simulator/llm.ts';
+import { ResultStore } from '../src/store/store.ts';
+import { benchModelResponder, startFakeLlmServer } from '../test/helpers/fakeLlmServer.ts';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const latencyMs = arg('latency', 100);
+const concurrency = arg('concurrency', 8);
+const conversations = arg('conversations', 64);
+/** conversations in flight; more than the server's slots keeps them busy while a worker is between calls (the limiter queues the rest) */
+const workers = arg('workers', concurrency);
+
+if (process.argv.includes('--serve')) {
+  const server = await startFakeLlmServer({ latencyMs, respond: benchModelResponder() });
+  process.send?.({ url: server.url });
+  process.on('message', async (message) => {
+    if (message === 'peak') process.send?.({ peak: server.peakConcurrent, chats: server.chatRequests().length });
+    if (message === 'stop') {
+      await server.close();
+      process.exit(0);
+    }
+  });
+} else {
+  await bench();
+}
+
+async function bench(): Promise<void> {
+  const child = fork(new URL(import.meta.url).pathname, ['--serve', '--latency', String(latencyMs)], { execArgv: ['--import', 'tsx'] });
+  const ask = <T>(message?: string) =>
+    new Promise<T>((resolve) => {
+      child.once('message', (reply) => resolve(reply as T));
+      if (message) child.send(message);
+    });
+  const server = await ask<{ url: string }>();
+  const dir = mkdtempSync(join(tmpdir(), 'icabench-bench-llm-'));
+  try {
+    const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
+    campaign.config.conversations = conversations;
+    campaign.config.concurrency = workers;
+    const tracker = new LlmUsageTracker();
+    // one limiter for the one server: its capacity is `concurrency` calls at once, whichever client calls
+    const limiter = new ConcurrencyLimiter(concurrency);
+    const simulator = createLlmSimulator('ollama:bench-sim', { tracker, provider: { ollamaHost: server.url, limiter } });
+    const judge = createLlmJudge(`openai-compat:${server.url}/v1#bench-judge`, { tracker, provider: { limiter } });
+    const store = ResultStore.open(join(dir, 'bench.sqlite'));
+    const started = performance.now();
+    let turnCount = 0;
+    const statuses: Record<string, number> = {};
+    const result = await runCampaign(campaign, {
+      store,
+      tiers: { simulator, judges: [judge] },
+      onEvent: (event) => {
+        if (event.type === 'turn') turnCount++;
+        if (event.type === 'conversation_finished') statuses[event.result.status] = (statuses[event.result.status] ?? 0) + 1;
+      },
+    });
+    const seconds = (performance.now() - started) / 1000;
+    store.close();
+    const summary = tracker.summary(turnCount);
+    const callsPerSecond = summary.calls / seconds;
+    const boundCallsPerSecond = concurrency / (latencyMs / 1000);
+    const turnsPerSecond = turnCount / seconds;
+    const serverStats = await ask<{ peak: number; chats: number }>('peak');
+    const boundTurnsPerSecond = concurrency / (summary.callsPerTurn * (latencyMs / 1000));
+    console.log(
+      JSON.stringify(
+        {
+          latencyMs,
+          serverSlots: concurrency,
+          campaignWorkers: workers,
+          conversations: result.done,
+          runStatus: result.status,
+          conversationStatuses: statuses,
+          turns: turnCount,
+          calls: summary.calls,
+          callsPerTurn: Number(summary.callsPerTurn.toFixed(3)),
+          wallSeconds: Number(seconds.toFixed(2)),
+          turnsPerSecond: Number(turnsPerSecond.toFixed(2)),
+          boundTurnsPerSecond: Number(boundTurnsPerSecond.toFixed(2)),
+          callsPerSecond: Number(callsPerSecond.toFixed(1)),
+          boundCallsPerSecond,
+          shareOfBound: Number((callsPerSecond / boundCallsPerSecond).toFixed(3)),
+          peakServerConcurrency: serverStats.peak,
+          serverChatRequests: serverStats.chats,
+          meanLatencyMs: Number(summary.meanLatencyMs.toFixed(1)),
+          errors: summary.errors,
+          benchCpuMsPerCall: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1000 / summary.calls).toFixed(2)),
+        peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    child.send('stop');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
