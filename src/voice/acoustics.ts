@@ -68,7 +68,7 @@ function normalizeRms(signal: Float32Array, rms: number): Float32Array {
 }
 
 /**
- * Deterministic synthetic cabin noise. road: low rumble (tyres, drivetrain) with a slow level swell;
+ * Deterministic synthetic cabin noise. road: tyre and drivetrain roar, strongest below 300 Hz, with a slow level swell;
  * wind: band-passed hiss with gusts; fan: broadband hiss plus a blade-rate hum and harmonics;
  * rain: soft hiss with random droplet clicks.
  */
@@ -80,7 +80,8 @@ export function generateNoise(kind: NoiseKind, samples: number, seed = 1): Float
   let out: Float32Array;
   switch (kind) {
     case 'road': {
-      const rumble = lowPass(lowPass(white, 200), 200);
+      // tyre roar falls off at about 6 dB per octave above 300 Hz, so it reaches into the speech band
+      const rumble = lowPass(white, 300);
       out = rumble.map((v, i) => v * (1 + 0.3 * Math.sin(2 * Math.PI * 0.4 * t(i))));
       break;
     }
@@ -120,23 +121,31 @@ export function measureSnrDb(signal: Float32Array | Int16Array, noise: Float32Ar
   return 10 * Math.log10(meanPower(signal) / meanPower(noise));
 }
 
+/** Loud noise would push the mix past full scale; the mix is scaled down to this peak instead (like a microphone's gain control). */
+const MIX_PEAK = 0.95;
+
 /**
  * Adds `noise` to `speech` scaled so the SNR (speech power over the whole utterance against noise
- * power) is `snrDb`. Returns the mix and the scaled noise so callers can verify the level.
+ * power) is `snrDb`. If the sum would clip, the whole mix is scaled by `gain` (< 1), which keeps the
+ * SNR. Returns the mix, the noise as added (before `gain`) and `gain`.
  */
-export function mixAtSnr(speech: Float32Array, noise: Float32Array, snrDb: number): { mix: Float32Array; scaledNoise: Float32Array } {
+export function mixAtSnr(speech: Float32Array, noise: Float32Array, snrDb: number): { mix: Float32Array; scaledNoise: Float32Array; gain: number } {
   if (noise.length < speech.length) throw new VoiceError(`noise bed is shorter (${noise.length} samples) than the speech (${speech.length})`);
   const speechPower = meanPower(speech);
   if (speechPower === 0) throw new VoiceError('cannot mix at an SNR: the speech is silent');
   const noisePower = meanPower(noise.subarray(0, speech.length));
-  const gain = Math.sqrt(speechPower / (noisePower * 10 ** (snrDb / 10)));
+  const noiseGain = Math.sqrt(speechPower / (noisePower * 10 ** (snrDb / 10)));
   const scaledNoise = new Float32Array(speech.length);
   const mix = new Float32Array(speech.length);
+  let peak = 0;
   for (let i = 0; i < speech.length; i++) {
-    scaledNoise[i] = noise[i] * gain;
+    scaledNoise[i] = noise[i] * noiseGain;
     mix[i] = speech[i] + scaledNoise[i];
+    peak = Math.max(peak, Math.abs(mix[i]));
   }
-  return { mix, scaledNoise };
+  const gain = peak > MIX_PEAK ? MIX_PEAK / peak : 1;
+  if (gain < 1) for (let i = 0; i < mix.length; i++) mix[i] *= gain;
+  return { mix, scaledNoise, gain };
 }
 
 /** Second-order Butterworth sections (RBJ biquads) for the band limit. */
