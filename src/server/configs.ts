@@ -49,6 +49,17 @@ export class ConfigCatalog {
     );
   }
 
+  /** Model references (simulator, judges) the valid configs name, for the rig status. */
+  async modelRefs(): Promise<string[]> {
+    const refs = new Set<string>();
+    for (const listing of await this.list()) {
+      if (!listing.valid) continue;
+      const config = (await this.read(listing.name)).config as { simulator?: string; judges?: string[] };
+      for (const ref of [config.simulator, ...(config.judges ?? [])]) if (ref && ref !== 'template' && ref !== 'oracle') refs.add(ref);
+    }
+    return [...refs];
+  }
+
   async read(name: string): Promise<{ name: string; text: string } & ConfigCheck> {
     if (!CONFIG_NAME.test(name)) throw new ApiError(400, 'invalid_config_name', `config name "${name}" must be a file name ending in .yaml or .yml`);
     let text: string;

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
-import { readdir, statfs } from 'node:fs/promises';
-import { promisify } from 'node:util';
+import { readdir } from 'node:fs/promises';
+import { runDoctor, type DoctorResult } from '../cli/commands/doctor.ts';
 import type { Capabilities } from '../protocol/bridge.ts';
 
-const run = promisify(execFile);
-
-export type RigArea = 'head_unit' | 'models' | 'audio' | 'can' | 'disk';
+export type RigArea = 'head_unit' | 'models' | 'audio' | 'can' | 'disk' | 'system';
 
 /** One line of the rig status screen: what was checked, how it stands, and how to fix it. */
 export interface RigCheck {
@@ -24,24 +21,35 @@ export interface ConnectedUnit {
 }
 
 export interface RigStatusSources {
-  workspace: string;
-  /** head units dialled in to a bridge this process hosts; null when it hosts none */
+  /** head units dialled in to a bridge this process hosts */
   connectedUnits?: () => ConnectedUnit[];
-  /** further checks (model providers, …) contributed by other areas */
-  extraChecks?: () => Promise<RigCheck[]>;
+  /** model references the bench configs use (checked for availability) */
+  models?: () => Promise<string[]>;
 }
 
-const MIN_FREE_BYTES = 1024 ** 3;
-
+/**
+ * The rig status screen: the head unit (from the bridge this server hosts), the SocketCAN
+ * interfaces, and every `icabench doctor` check (Node, SQLite, disk, GPU, Ollama and models,
+ * speech and CAN tools), so the screen and the CLI report the same problems with the same fixes.
+ */
 export async function rigStatus(sources: RigStatusSources): Promise<RigCheck[]> {
-  const groups = await Promise.all([
-    headUnitChecks(sources),
-    audioChecks(),
-    canChecks(),
-    diskCheck(sources.workspace),
-    sources.extraChecks ? sources.extraChecks() : Promise.resolve([]),
-  ]);
-  return groups.flat();
+  const models = sources.models ? await sources.models() : [];
+  const [units, can, doctor] = await Promise.all([headUnitChecks(sources), canChecks(), runDoctor({ models, allowedHosts: [] })]);
+  return [...units, ...can, ...doctor.map(fromDoctor)];
+}
+
+function areaOf(result: DoctorResult): RigArea {
+  if (result.name === 'disk') return 'disk';
+  if (result.name === 'ollama' || result.name === 'gpu' || /^(model|file) /.test(result.name)) return 'models';
+  if (/^(speech|audio)/.test(result.name)) return 'audio';
+  if (result.name === 'can-utils') return 'can';
+  return 'system';
+}
+
+function fromDoctor(result: DoctorResult): RigCheck {
+  const check: RigCheck = { area: areaOf(result), title: result.name, status: result.status, detail: result.detail };
+  if (result.status !== 'ok') check.fix = result.fix ?? 'run `icabench doctor` for details';
+  return check;
 }
 
 async function headUnitChecks(sources: RigStatusSources): Promise<RigCheck[]> {
@@ -68,27 +76,6 @@ async function headUnitChecks(sources: RigStatusSources): Promise<RigCheck[]> {
   }));
 }
 
-async function onPath(command: string): Promise<string | null> {
-  try {
-    const { stdout } = await run('sh', ['-c', `command -v ${command}`]);
-    return stdout.trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-async function audioChecks(): Promise<RigCheck[]> {
-  const [espeak, sphinx] = await Promise.all([onPath('espeak-ng'), onPath('pocketsphinx')]);
-  return [
-    espeak
-      ? { area: 'audio', title: 'Speech synthesis (espeak-ng)', status: 'ok', detail: espeak }
-      : { area: 'audio', title: 'Speech synthesis (espeak-ng)', status: 'warn', detail: 'espeak-ng is not installed; spoken turns are unavailable', fix: 'apt-get install -y espeak-ng' },
-    sphinx
-      ? { area: 'audio', title: 'Speech recognition (pocketsphinx)', status: 'ok', detail: sphinx }
-      : { area: 'audio', title: 'Speech recognition (pocketsphinx)', status: 'warn', detail: 'pocketsphinx is not installed; spoken replies cannot be transcribed', fix: 'apt-get install -y pocketsphinx pocketsphinx-en-us' },
-  ];
-}
-
 async function canChecks(): Promise<RigCheck[]> {
   let interfaces: string[] = [];
   try {
@@ -106,18 +93,4 @@ async function canChecks(): Promise<RigCheck[]> {
       fix: 'sudo modprobe vcan && sudo ip link add dev vcan0 type vcan && sudo ip link set up vcan0 (or plug in the CAN adapter)',
     },
   ];
-}
-
-async function diskCheck(workspace: string): Promise<RigCheck[]> {
-  try {
-    const stats = await statfs(workspace);
-    const free = stats.bavail * stats.bsize;
-    const gib = (free / 1024 ** 3).toFixed(1);
-    if (free < MIN_FREE_BYTES) {
-      return [{ area: 'disk', title: 'Disk', status: 'fail', detail: `${gib} GiB free under ${workspace}`, fix: 'free at least 1 GiB (old runs can be deleted from the workspace)' }];
-    }
-    return [{ area: 'disk', title: 'Disk', status: 'ok', detail: `${gib} GiB free under ${workspace}` }];
-  } catch (error) {
-    return [{ area: 'disk', title: 'Disk', status: 'fail', detail: `cannot read ${workspace}: ${(error as Error).message}`, fix: `create the workspace directory ${workspace}` }];
-  }
 }

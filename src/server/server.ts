@@ -47,7 +47,8 @@ export interface BenchServerOptions {
   uiDir?: string | null;
   /** JSON request bodies above this are refused with 413 (default 1 MiB) */
   maxBodyBytes?: number;
-  rig?: Omit<RigStatusSources, 'workspace'>;
+  /** where the rig status gets connected head units and model references (defaults: the runner's bridge, the bench configs) */
+  rig?: RigStatusSources;
 }
 
 export interface BenchServer {
@@ -62,6 +63,8 @@ export interface BenchServer {
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** socket.io frames from the UI carry nothing; keep them tiny */
 const SOCKET_MAX_BYTES = 16 * 1024;
+/** conversations read between two yields to the event loop while summarising a run */
+const SUMMARY_SLICE = 50;
 
 type Params = Record<string, string>;
 interface Route {
@@ -80,7 +83,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const catalog = new ConfigCatalog(options.configsDir, CampaignConfigSchema);
   const runner = options.launcher ? null : new RunnerLauncher(store);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
-  const rigSources: RigStatusSources = { workspace: options.workspace, connectedUnits: runner?.connectedUnits, ...options.rig };
+  const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(), ...options.rig };
   const loadCampaign = (load: () => LoadedCampaign): LoadedCampaign => {
     try {
       return load();
@@ -181,8 +184,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     {
       method: 'GET',
       pattern: /^\/api\/runs\/(?<id>[^/]+)\/summary$/,
-      handle: (_q, res, p) => {
-        const { perConversation: _omitted, ...summary } = summaries.get(requireRun(p.id));
+      handle: async (_q, res, p) => {
+        const { perConversation: _omitted, ...summary } = await summaries.get(requireRun(p.id));
         return ok(res, { summary });
       },
     },
@@ -260,10 +263,9 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     {
       method: 'GET',
       pattern: /^\/api\/compare$/,
-      handle: (_q, res, _p, query) => {
+      handle: async (_q, res, _p, query) => {
         const q = parseRequest(CompareQuerySchema, Object.fromEntries(query), 'compare query');
-        const a = summaries.get(requireRun(q.a));
-        const b = summaries.get(requireRun(q.b));
+        const [a, b] = await Promise.all([summaries.get(requireRun(q.a)), summaries.get(requireRun(q.b))]);
         return ok(res, { comparison: compareRuns(a, b) });
       },
     },
@@ -348,16 +350,40 @@ function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {
   return rest;
 }
 
-/** The summary of a run reads every conversation; it is cached until the run changes. */
+/**
+ * The summary of a run reads every conversation (seconds for 10,000), so it is cached until the
+ * run changes, computed once however many pages ask, and read in slices that yield to the event
+ * loop: conversation pages and the live feed stay responsive meanwhile.
+ */
 class SummaryCache {
-  private readonly cache = new Map<string, { stamp: string; summary: RunSummary }>();
+  private readonly cache = new Map<string, { stamp: string; summary: Promise<RunSummary> }>();
   constructor(private readonly store: ResultStore) {}
 
-  get(run: RunRecord): RunSummary {
+  get(run: RunRecord): Promise<RunSummary> {
     const stamp = `${run.stored}:${run.status}`;
     const hit = this.cache.get(run.id);
     if (hit && hit.stamp === stamp) return hit.summary;
-    const summary = computeRunSummary(this.store.conversations(run.id), {
+    const summary = this.compute(run);
+    this.cache.set(run.id, { stamp, summary });
+    summary.catch(() => this.cache.delete(run.id));
+    return summary;
+  }
+
+  invalidate(runId: string): void {
+    this.cache.delete(runId);
+  }
+
+  private async compute(run: RunRecord): Promise<RunSummary> {
+    const results: ConversationResult[] = [];
+    let sinceYield = 0;
+    for (const result of this.store.conversations(run.id)) {
+      results.push(result);
+      if (++sinceYield === SUMMARY_SLICE) {
+        sinceYield = 0;
+        await new Promise((resolveTick) => setImmediate(resolveTick));
+      }
+    }
+    return computeRunSummary(results, {
       id: run.id,
       name: run.name,
       mode: run.mode,
@@ -365,11 +391,5 @@ class SummaryCache {
       createdAt: run.createdAt,
       finishedAt: run.finishedAt,
     });
-    this.cache.set(run.id, { stamp, summary });
-    return summary;
-  }
-
-  invalidate(runId: string): void {
-    this.cache.delete(runId);
   }
 }

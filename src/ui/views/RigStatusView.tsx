@@ -8,6 +8,7 @@ const AREA_TITLES: Record<RigCheck['area'], string> = {
   audio: 'Audio',
   can: 'CAN transport',
   disk: 'Disk',
+  system: 'System',
 };
 
 export function RigStatusView() {
