@@ -61,7 +61,7 @@ async function headUnitChecks(sources: RigStatusSources): Promise<RigCheck[]> {
         title: 'Head unit',
         status: 'warn',
         detail: 'no head unit is connected to this bench server; campaigns that use the in-process reference head unit still run',
-        fix: 'connect the head unit with its bridge client (docs/bridge-protocol.md), or use a config whose sut is the reference head unit',
+        fix: 'connect the head unit with its bridge client (docs/bridge-protocol.md), or use a config with headUnit.type: reference (runs in-process)',
       },
     ];
   }

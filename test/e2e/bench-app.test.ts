@@ -153,6 +153,14 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
     await shot(page, '08-agreement');
   });
 
+  it('compares two runs side by side', async () => {
+    const runId = decodeURIComponent(/#\/runs\/([^/]+)/.exec(page.url())![1]);
+    await page.goto(`${new URL(serve.url).origin}/#/compare/${encodeURIComponent(runId)}/${encodeURIComponent(runId)}`);
+    await page.getByTestId('comparison-table').waitFor();
+    expect(await page.getByTestId('comparison-table').innerText()).toMatch(/Conversations\s+60\s+60/);
+    await shot(page, '09-compare');
+  });
+
   it('raised no script or CSP errors in the page', () => {
     expect(pageErrors).toEqual([]);
   });

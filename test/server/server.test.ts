@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CONTENT_SECURITY_POLICY } from '../../src/server/csp.ts';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connectSocket } from 'socket.io-client';
@@ -242,6 +244,56 @@ describe('bench server guards', () => {
   it('answers an unknown endpoint with 404 and a wrong method with 405', async () => {
     expect((await h.api('/api/nothing')).status).toBe(404);
     expect((await h.api('/api/runs', { method: 'DELETE' })).status).toBe(405);
+  });
+});
+
+describe('stop and resume with the real runner', () => {
+  it('stops a running campaign (interrupted) and resumes it to completion under the same run id', async () => {
+    const h = await startHarness();
+    try {
+      const text = QUICKSTART.replace(/^conversations: \d+$/m, 'conversations: 40').replace(/^concurrency: \d+$/m, 'concurrency: 1');
+      const started = await h.api('/api/campaign/start', { body: { configName: 'quickstart.yaml', text } });
+      expect(started.status).toBe(202);
+      const stopped = await h.api('/api/campaign/stop', { body: {} });
+      expect(stopped.json).toMatchObject({ state: 'finished', finalStatus: 'interrupted' });
+      const interrupted = h.store.getRun(started.json.runId)!;
+      expect(interrupted.status).toBe('interrupted');
+      expect(interrupted.stored).toBeLessThan(40);
+
+      const resumed = await h.api('/api/campaign/resume', { body: { runId: started.json.runId } });
+      expect(resumed.status).toBe(202);
+      expect(resumed.json.runId).toBe(started.json.runId);
+      await h.server.control.settled();
+      expect(h.store.getRun(started.json.runId)).toMatchObject({ status: 'completed', stored: 40, planned: 40 });
+      expect(h.store.listRuns()).toHaveLength(1);
+      const again = await h.api('/api/campaign/resume', { body: { runId: started.json.runId } });
+      expect(again.status).toBe(409);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('the UI files', () => {
+  it('are served with the strict CSP, and a path outside the build gets the app shell', async () => {
+    const uiDir = mkdtempSync(join(tmpdir(), 'icabench-ui-'));
+    writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>shell</title>');
+    mkdirSync(join(uiDir, 'assets'));
+    writeFileSync(join(uiDir, 'assets', 'app.js'), 'console.log(1)');
+    const h = await startHarness({ uiDir });
+    try {
+      const index = await fetch(`${h.server.url}/`);
+      expect(index.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+      expect(await index.text()).toContain('shell');
+      const asset = await fetch(`${h.server.url}/assets/app.js`);
+      expect(asset.headers.get('content-type')).toContain('javascript');
+      const escape = await rawRequest(`${h.server.url}/..%2F..%2Fpackage.json`, { method: 'GET', headers: {} });
+      expect(escape.text).toContain('shell');
+      expect((await fetch(`${h.server.url}/`, { method: 'POST', headers: { authorization: `Bearer ${h.server.token}` } })).status).toBe(405);
+    } finally {
+      await h.close();
+      rmSync(uiDir, { recursive: true, force: true });
+    }
   });
 });
 
