@@ -2,12 +2,13 @@ import type { HeadUnitHandler, HeadUnitReplyBody } from '../headunit/types.ts';
 import type { ContextVector } from '../domain/context.ts';
 import { UtteranceCollector, streamUtterance, type AudioLink } from './audio-link.ts';
 import { EspeakTts } from './espeak.ts';
+import { digitsFromSpokenNumbers } from './metrics.ts';
 import { PocketsphinxStt } from './pocketsphinx.ts';
 import type { SttEngine, TtsEngine, VoiceParams } from './types.ts';
 import { driverVocabulary } from './vocabulary.ts';
 
 /** The reference head unit's own voice (distinct from every driver persona). */
-export const ASSISTANT_VOICE: VoiceParams = { voice: 'en-us+f5', rateWpm: 170, pitch: 60, amplitude: 100 };
+export const ASSISTANT_VOICE: VoiceParams = { voice: 'en-us+klatt2', rateWpm: 165, pitch: 70, amplitude: 100 };
 
 /**
  * A bridge user_turn whose text is this (empty) string is a spoken turn: the words are in the
@@ -41,11 +42,13 @@ export class HeadUnitVoiceFrontEnd {
     this.tts = options.tts ?? new EspeakTts();
   }
 
-  /** What the driver said in this turn, as the unit's recogniser hears it. */
+  /** What the driver said in this turn, as the unit's recogniser hears it (numbers as digits). */
   async recognizeTurn(sessionId: string, turn: number): Promise<string> {
     const utterance = await this.collector.take(sessionId, turn, this.options.utteranceTimeoutMs ?? 10_000);
     if (utterance.pcm.samples.length === 0) return '';
-    return (await this.stt.transcribe(utterance.pcm, { source: `session ${sessionId} turn ${turn} driver audio` })).text;
+    const heard = await this.stt.transcribe(utterance.pcm, { source: `session ${sessionId} turn ${turn} driver audio` });
+    // recognisers spell numbers out; the assistant's understanding reads digits, as from a keyboard
+    return digitsFromSpokenNumbers(heard.text);
   }
 
   /** Synthesizes the reply and streams it to the bench; resolves when the last chunk is sent. */

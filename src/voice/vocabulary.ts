@@ -87,6 +87,7 @@ export function replyVocabulary(worldSeed = 1): string[] {
     sentences.add(`I found ${poi.name} in ${poi.district}, rated ${poi.rating ?? 4}, 7 minutes away.`);
     sentences.add(`Starting navigation to ${poi.name}: 3.5 km, 12 minutes, arriving at 18:45.`);
     sentences.add(`Other options: ${poi.name}.`);
+    sentences.add(`I couldn't find ${poi.name}.`);
   }
   for (const district of DISTRICTS) {
     sentences.add(`Starting navigation to ${district.name}: 8.2 km, 21 minutes, arriving at 19:30, with tolls, via the highway.`);
@@ -97,8 +98,29 @@ export function replyVocabulary(worldSeed = 1): string[] {
   for (const setpoint of CLIMATE_SETPOINTS) sentences.add(`Setting the temperature to ${setpoint} degrees.`);
   for (const items of Object.values(MEDIA_ITEMS)) for (const item of items) sentences.add(`Playing ${item}.`);
   for (const field of VEHICLE_INFO_FIELDS) sentences.add(`Your ${field.replace(/_/g, ' ')} is 42 km.`);
-  sentences.add("Here is your plan: I can't do that while you are driving. Sorry, I can't help with that.");
-  // numbers the replies read out (minutes, distances, times)
+  for (const fixed of [
+    "Sorry, I didn't understand that. Could you rephrase?",
+    "Sorry, I can't help with that.",
+    "For your safety I can't do that while the car is moving.",
+    "You're welcome. Drive safely!",
+    'Done.',
+    'Okay, forget it.',
+    'Where would you like to go?',
+    'Which search should I apply that to?',
+    'Your range is low; shall I find a charging station?',
+    'Playing Bayern 3 on the radio.',
+    'Playing the movie on the center screen.',
+  ])
+    sentences.add(fixed);
+  const names = world.pois.map((p) => p.name);
+  for (let i = 0; i + 1 < names.length; i += 2) sentences.add(`Here is your plan: ${names[i]} at 18:30, then ${names[i + 1]} at 19:15.`);
+  for (const category of POI_CATEGORIES) sentences.add(`I couldn't find a ${CATEGORY_NOUN[category]} for stop 2.`);
+  // the numbers replies read out, in the positions they are read: ratings, drive minutes, distances, times
+  for (let tenth = 30; tenth <= 50; tenth++) sentences.add(`rated ${(tenth / 10).toFixed(1)}, ${tenth % 25} minutes away.`);
+  for (let minutes = 0; minutes <= 90; minutes++) {
+    sentences.add(`${minutes} minutes away.`);
+    sentences.add(`${(minutes / 3).toFixed(1)} km, ${minutes} minutes, arriving at ${String(17 + (minutes % 6)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}.`);
+  }
   sentences.add(Array.from({ length: 60 }, (_, i) => numberToWords(i)).join(' '));
   return [...sentences];
 }
