@@ -66,57 +66,72 @@ export class FrameScheduler {
     }));
   }
 
-  /** the next due time (µs) strictly after `afterUs` */
-  private nextDueUs(afterUs: number): number {
-    let next = Infinity;
-    for (const slot of this.slots) {
-      const k = Math.max(0, Math.floor((afterUs - slot.phaseUs) / slot.cycleUs) + 1);
-      next = Math.min(next, slot.phaseUs + k * slot.cycleUs);
-    }
-    return next;
-  }
-
   /**
    * Real time: sends each frame when it is due, measured against one start instant (drift-free: a late
    * tick does not push later ones back). Frames carry their scheduled timestamp; lateness is measured.
    */
   async runRealtime(sink: FrameSink, options: RealtimeOptions): Promise<RealtimeStats> {
     const durationUs = Math.round(options.durationSec * 1e6);
-    const latenessUs: number[] = [];
+    const lateness = new LatenessHistogram();
     let sent = 0;
     let failed = 0;
     let firstError: string | undefined;
+    const origin = options.timeOrigin ?? 0;
+    // next due time of each slot; advancing by whole cycles keeps the schedule drift-free
+    const nextUs = this.slots.map((slot) => slot.phaseUs);
+    const dueTimes: number[] = [];
     const start = performance.now();
-    let cursorUs = 0; // frames due before this have been handled
-    while (cursorUs < durationUs && !options.signal?.aborted) {
+    while (!options.signal?.aborted) {
+      let earliest = Infinity;
+      for (const t of nextUs) if (t < earliest) earliest = t;
+      if (earliest >= durationUs) break;
       const nowUs = (performance.now() - start) * 1000;
-      const dueUs = Math.min(this.nextDueUs(cursorUs - 1), durationUs);
-      if (dueUs >= durationUs) break;
-      if (dueUs > nowUs) {
-        await sleepUntil(start, dueUs);
+      if (earliest > nowUs) {
+        await sleepUntil(start, earliest);
         continue;
       }
       // everything due up to now goes out in one batch (catches up after a late wake-up, nothing is skipped)
-      const batch = this.dueBetween(cursorUs, Math.min(Math.floor(nowUs) + 1, durationUs));
-      cursorUs = Math.min(Math.floor(nowUs) + 1, durationUs);
-      const frames = batch.map(({ slot, tUs }) => ({
-        t: (options.timeOrigin ?? 0) + tUs / 1e6,
-        id: slot.message.id,
-        extended: slot.message.extended,
-        data: slot.message.payload(tUs / 1e6),
-      }));
+      const frames: TimedFrame[] = [];
+      dueTimes.length = 0;
+      for (let i = 0; i < this.slots.length; i++) {
+        const slot = this.slots[i];
+        while (nextUs[i] <= nowUs && nextUs[i] < durationUs) {
+          const tUs = nextUs[i];
+          frames.push({ t: origin + tUs / 1e6, id: slot.message.id, extended: slot.message.extended, data: slot.message.payload(tUs / 1e6) });
+          dueTimes.push(tUs);
+          nextUs[i] += slot.cycleUs;
+        }
+      }
+      let ordered = true;
+      for (let k = 1; k < dueTimes.length && ordered; k++) ordered = dueTimes[k] >= dueTimes[k - 1];
+      if (!ordered) {
+        // a catch-up batch spans several due times: keep it in time order (stable for equal times)
+        const order = frames.map((_, k) => k).sort((a, b) => dueTimes[a] - dueTimes[b] || a - b);
+        const sortedFrames = order.map((k) => frames[k]);
+        const sortedTimes = order.map((k) => dueTimes[k]);
+        frames.splice(0, frames.length, ...sortedFrames);
+        dueTimes.splice(0, dueTimes.length, ...sortedTimes);
+      }
       const sentAtUs = (performance.now() - start) * 1000;
       try {
         await sink.send(frames);
         sent += frames.length;
-        for (const { tUs } of batch) latenessUs.push(sentAtUs - tUs);
+        for (const tUs of dueTimes) lateness.add(sentAtUs - tUs);
       } catch (error) {
         failed += frames.length;
         firstError ??= (error as Error).message;
       }
     }
     const expected = this.slots.reduce((n, slot) => n + Math.max(0, Math.ceil((durationUs - slot.phaseUs) / slot.cycleUs)), 0);
-    return summarize(expected, sent, failed, latenessUs, firstError, (performance.now() - start) / 1000);
+    return {
+      framesExpected: expected,
+      framesSent: sent,
+      framesDropped: expected - sent,
+      sendErrors: failed,
+      firstError,
+      latenessMs: { p50: lateness.percentileMs(0.5), p99: lateness.percentileMs(0.99), max: lateness.maxMs() },
+      elapsedSec: (performance.now() - start) / 1000,
+    };
   }
 }
 
@@ -139,32 +154,49 @@ export interface RealtimeStats {
   elapsedSec: number;
 }
 
-function percentile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+/**
+ * Lateness in 10 µs bins up to 1 s (beyond that in the last bin): fixed memory however long the run,
+ * so a 10-minute run does not add garbage-collection pauses of its own.
+ */
+class LatenessHistogram {
+  private static readonly BIN_US = 10;
+  private readonly bins = new Float64Array(100_000);
+  private count = 0;
+  private max = 0;
+
+  add(us: number): void {
+    const value = Math.max(0, us);
+    this.bins[Math.min(this.bins.length - 1, Math.floor(value / LatenessHistogram.BIN_US))]++;
+    this.count++;
+    if (value > this.max) this.max = value;
+  }
+
+  /** upper edge of the bin holding the q-quantile, in ms */
+  percentileMs(q: number): number {
+    if (this.count === 0) return 0;
+    const rank = Math.ceil(q * this.count);
+    let seen = 0;
+    for (let i = 0; i < this.bins.length; i++) {
+      seen += this.bins[i];
+      if (seen >= rank) return ((i + 1) * LatenessHistogram.BIN_US) / 1000;
+    }
+    return this.maxMs();
+  }
+
+  maxMs(): number {
+    return Math.round(this.max) / 1000;
+  }
 }
 
-function summarize(expected: number, sent: number, failed: number, latenessUs: number[], firstError: string | undefined, elapsedSec: number): RealtimeStats {
-  const sorted = Float64Array.from(latenessUs).sort();
-  const asMs = (us: number) => Math.round(us) / 1000;
-  return {
-    framesExpected: expected,
-    framesSent: sent,
-    framesDropped: expected - sent,
-    sendErrors: failed,
-    firstError,
-    latenessMs: {
-      p50: asMs(percentile(sorted, 0.5)),
-      p99: asMs(percentile(sorted, 0.99)),
-      max: asMs(sorted.length ? sorted[sorted.length - 1] : 0),
-    },
-    elapsedSec,
-  };
-}
+const waitCell = new Int32Array(new SharedArrayBuffer(4));
 
-/** setTimeout wakes up to ~1 ms late; sleeping to 1 ms before the deadline and yielding the rest keeps frames on time */
+/**
+ * setTimeout wakes up to ~1 ms late: sleep with it until 1 ms before the deadline, then block for the rest
+ * (at most 1.5 ms) with Atomics.wait, which is precise and, unlike spinning on the clock, allocates nothing.
+ */
 function sleepUntil(start: number, dueUs: number): Promise<void> {
   const remainingMs = dueUs / 1000 - (performance.now() - start);
   if (remainingMs > 1.5) return new Promise((resolve) => setTimeout(resolve, remainingMs - 1));
-  return new Promise((resolve) => setImmediate(resolve));
+  if (remainingMs > 0) Atomics.wait(waitCell, 0, 0, remainingMs);
+  return Promise.resolve();
 }

@@ -148,6 +148,8 @@ export function physicalToRaw(message: DbcMessage, signal: DbcSignal, value: num
 export class DbcCodec {
   private readonly byKey = new Map<number, DbcMessage>();
   private readonly byName = new Map<string, DbcMessage>();
+  /** per message: signals by name and the multiplexer, built once (encoding runs thousands of times a second) */
+  private readonly layouts = new Map<DbcMessage, { byName: Map<string, DbcSignal>; switchSignal: DbcSignal | undefined }>();
 
   constructor(readonly db: DbcDatabase) {
     for (const message of db.messages) {
@@ -163,6 +165,15 @@ export class DbcCodec {
     return message;
   }
 
+  private layoutOf(message: DbcMessage): { byName: Map<string, DbcSignal>; switchSignal: DbcSignal | undefined } {
+    let layout = this.layouts.get(message);
+    if (!layout) {
+      layout = { byName: new Map(message.signals.map((s) => [s.name, s])), switchSignal: message.signals.find((s) => s.multiplex === 'multiplexer') };
+      this.layouts.set(message, layout);
+    }
+    return layout;
+  }
+
   signal(messageName: string, signalName: string): DbcSignal {
     const message = this.message(messageName);
     const signal = message.signals.find((s) => s.name === signalName);
@@ -176,22 +187,20 @@ export class DbcCodec {
    */
   encode(messageName: string, values: Record<string, number | string>): Uint8Array {
     const message = this.message(messageName);
+    const layout = this.layoutOf(message);
     const data = new Uint8Array(message.length);
-    const known = new Set(message.signals.map((s) => s.name));
-    for (const name of Object.keys(values)) {
-      if (!known.has(name)) throw new EncodeError(message.name, name, `no such signal in ${this.db.source}`);
-    }
-    const switchSignal = message.signals.find((s) => s.multiplex === 'multiplexer');
     let muxValue: number | undefined;
-    if (switchSignal) {
-      const raw = values[switchSignal.name] === undefined ? 0 : physicalToRaw(message, switchSignal, values[switchSignal.name]);
-      muxValue = Number(raw);
+    if (layout.switchSignal) {
+      const given = values[layout.switchSignal.name];
+      muxValue = given === undefined ? 0 : Number(physicalToRaw(message, layout.switchSignal, given));
     }
-    for (const signal of message.signals) {
-      const value = values[signal.name];
+    for (const name in values) {
+      const signal = layout.byName.get(name);
+      if (!signal) throw new EncodeError(message.name, name, `no such signal in ${this.db.source}`);
+      const value = values[name];
       if (value === undefined) continue;
       if (typeof signal.multiplex === 'number' && signal.multiplex !== muxValue) {
-        throw new EncodeError(message.name, signal.name, `present only when ${switchSignal!.name} = ${signal.multiplex}, but it is ${muxValue}`);
+        throw new EncodeError(message.name, signal.name, `present only when ${layout.switchSignal!.name} = ${signal.multiplex}, but it is ${muxValue}`);
       }
       writeRaw(data, signal, physicalToRaw(message, signal, value));
     }
@@ -210,7 +219,7 @@ export class DbcCodec {
         detail: `${message.name} (id ${idText}) has ${message.length} bytes in ${this.db.source}, frame has ${frame.data.length} (${bytesToHex(frame.data)})`,
       };
     }
-    const switchSignal = message.signals.find((s) => s.multiplex === 'multiplexer');
+    const { switchSignal } = this.layoutOf(message);
     const muxValue = switchSignal ? Number(readRaw(frame.data, switchSignal)) : undefined;
     const decoded: DecodedFrame = { message, signals: {}, labels: {}, outOfRange: [] };
     for (const signal of message.signals) {
