@@ -44,6 +44,7 @@ export interface SpokenTurnInput {
 
 export interface SpokenTurnResult extends VoiceTurnMetrics {
   reply: AssistantReply;
+  replyText: string;
   /** what was played into the head unit (after cabin acoustics) */
   driverAudio: Pcm16;
   replyAudio: Pcm16 | null;
