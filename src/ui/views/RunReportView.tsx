@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import type { RunSummary } from '../../analysis/profile.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../domain/taxonomy.ts';
@@ -14,7 +14,6 @@ const OUTCOMES = ['pass', 'fail', 'inconclusive', 'error'] as const;
 
 export function RunReportView({ runId }: { runId: string }) {
   const run = useApi<{ run: Omit<RunRecord, 'config'> }>(`/api/runs/${encodeURIComponent(runId)}`);
-  const summary = useApi<{ summary: Summary }>(`/api/runs/${encodeURIComponent(runId)}/summary`);
   const [offset, setOffset] = useState(0);
   const [outcome, setOutcome] = useState('');
   const [label, setLabel] = useState('');
@@ -24,6 +23,13 @@ export function RunReportView({ runId }: { runId: string }) {
   if (label) query.set('label', label);
   if (keyFilter) query.set('key', keyFilter);
   const page = useApi<ConversationPage>(`/api/runs/${encodeURIComponent(runId)}/conversations?${query}`);
+  // the figures read every conversation of the run (seconds for 10,000 when not cached): ask only once the list is drawn
+  const listDrawn = page.data !== null || page.error !== null;
+  const [summaryWanted, setSummaryWanted] = useState(false);
+  useEffect(() => {
+    if (listDrawn) setSummaryWanted(true);
+  }, [listDrawn]);
+  const summary = useApi<{ summary: Summary }>(summaryWanted ? `/api/runs/${encodeURIComponent(runId)}/summary` : null);
   const filterBy = (set: (v: string) => void, value: string) => {
     set(value);
     setOffset(0);
