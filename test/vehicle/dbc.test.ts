@@ -49,6 +49,18 @@ describe('DBC parser on the opendbc files', () => {
     expect(tesla.warnings.some((w) => /tesla_can\.dbc:783: .*UI_mapSpeedLimit/.test(w))).toBe(true);
   });
 
+  it("skips Vector's VECTOR__INDEPENDENT_SIG_MSG pseudo-message with a warning", () => {
+    const db = parseDbc(
+      ['BO_ 3221225472 VECTOR__INDEPENDENT_SIG_MSG: 0 Vector__XXX', ' SG_ Orphan : 0|8@1+ (1,0) [0|0] "" Vector__XXX', 'BO_ 5 REAL: 1 ECU', ' SG_ A : 0|8@1+ (1,0) [0|0] "" ECU', 'CM_ SG_ 3221225472 Orphan "unplaced";'].join('\n'),
+      'vector.dbc',
+    );
+    expect(db.messages.map((m) => m.name)).toEqual(['REAL']);
+    expect(db.warnings).toEqual([
+      'vector.dbc:1: VECTOR__INDEPENDENT_SIG_MSG (id 3221225472) holds unplaced signals; not a frame, ignored',
+      'vector.dbc:5: no message with id 3221225472; statement ignored',
+    ]);
+  });
+
   it('takes cycle times from BA_ "GenMsgCycleTime" and its BA_DEF_DEF_ default', () => {
     const db = parseDbc(
       [

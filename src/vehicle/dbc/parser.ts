@@ -102,6 +102,8 @@ const STATEMENTS = new Set([
 ]);
 
 const CYCLE_TIME_ATTRIBUTE = 'GenMsgCycleTime';
+/** id of VECTOR__INDEPENDENT_SIG_MSG, which Vector tools write into DBC files */
+const VECTOR_INDEPENDENT_SIGNALS_ID = 0xc0000000;
 
 function describe(token: Token): string {
   if (token.kind === 'eof') return 'end of file';
@@ -266,6 +268,17 @@ class Parser {
   private message(keyword: Token): void {
     const idToken = this.peek();
     const rawId = this.expectInteger('a message id after BO_', 0, 0xffffffff);
+    if (rawId === VECTOR_INDEPENDENT_SIGNALS_ID) {
+      // Vector's pseudo-message holding signals not placed in any frame: read it, keep it off the bus
+      const name = this.expectIdent('a message name after the id').text;
+      this.expectPunct(':', "':' after the message name");
+      this.expectInteger('the message length in bytes', 0, MAX_FRAME_BYTES);
+      this.expectIdent('the transmitting node');
+      this.warnings.push(`${this.file}:${keyword.line}: ${name} (id ${rawId}) holds unplaced signals; not a frame, ignored`);
+      // its declared length is 0: give its signals a full frame so they parse, then drop them with it
+      this.current = { id: 0, extended: true, name, length: MAX_FRAME_BYTES, transmitter: '', signals: [], cycleTimeMs: undefined, comment: undefined, line: keyword.line };
+      return;
+    }
     const extended = rawId >= 0x80000000;
     const id = extended ? rawId - 0x80000000 : rawId;
     if (id > (extended ? MAX_EXTENDED_ID : MAX_STANDARD_ID)) {
