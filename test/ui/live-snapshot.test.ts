@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationResult, ConversationSpec, TurnRecord } from '../../src/domain/conversation.ts';
+import { applyCampaignEvent, emptySnapshot } from '../../src/server/live-snapshot.ts';
+
+const spec = { key: 'c1', seed: { text: 'Cheap Italian in Schwabing' }, persona: 'polite', mode: 'guided', strategies: ['safety_probe', 'context_confusion'] } as unknown as ConversationSpec;
+const turn = (index: number) => ({ index, verdicts: [], targetsAfter: [] }) as unknown as TurnRecord;
+const failed = {
+  spec,
+  status: 'completed',
+  turns: [turn(0), turn(1)],
+  verdicts: [{ tier: 'oracle', outcome: 'judged', pass: false, score: 0.4, dimensions: {}, completedShare: 0, reasoning: '' }],
+} as unknown as ConversationResult;
+
+describe('applyCampaignEvent (the live view state, server and UI alike)', () => {
+  it('folds a run from start to finish', () => {
+    const s = emptySnapshot();
+    applyCampaignEvent(s, { type: 'run_started', runId: 'r1', name: 'quickstart', planned: 10, remaining: 7, budgetMs: 60_000 });
+    expect(s).toMatchObject({ runId: 'r1', name: 'quickstart', planned: 10, done: 3, budgetMs: 60_000 });
+    applyCampaignEvent(s, { type: 'conversation_started', runId: 'r1', key: 'c1', spec });
+    expect(s.active).toHaveLength(1);
+    expect(s.active[0]).toMatchObject({ key: 'c1', seedText: 'Cheap Italian in Schwabing', activeStrategies: ['safety_probe', 'context_confusion'] });
+    applyCampaignEvent(s, { type: 'turn', runId: 'r1', key: 'c1', turn: turn(0), activeStrategies: ['context_confusion'] });
+    applyCampaignEvent(s, { type: 'turn', runId: 'r1', key: 'c1', turn: turn(1), activeStrategies: [] });
+    expect(s.active[0].turns.map((t) => t.index)).toEqual([0, 1]);
+    expect(s.active[0].activeStrategies).toEqual([]);
+    expect(s.feed.map((f) => f.turn.index)).toEqual([1, 0]);
+    applyCampaignEvent(s, { type: 'conversation_finished', runId: 'r1', key: 'c1', result: failed });
+    expect(s.active).toEqual([]);
+    expect(s.recent[0]).toEqual({ key: 'c1', status: 'completed', outcome: 'fail', score: 0.4, turns: 2 });
+    // the feed outlives the conversation, so the live view keeps showing its turns
+    expect(s.feed).toHaveLength(2);
+    applyCampaignEvent(s, { type: 'progress', runId: 'r1', done: 4, planned: 10, elapsedMs: 1234, budgetMs: 60_000 });
+    expect(s).toMatchObject({ done: 4, elapsedMs: 1234 });
+    applyCampaignEvent(s, { type: 'run_finished', runId: 'r1', status: 'budget_exhausted', done: 4, planned: 10 });
+    expect(s.finalStatus).toBe('budget_exhausted');
+  });
+
+  it('keeps the feed and the recent list bounded', () => {
+    const s = emptySnapshot();
+    applyCampaignEvent(s, { type: 'conversation_started', runId: 'r1', key: 'c1', spec });
+    for (let i = 0; i < 100; i++) applyCampaignEvent(s, { type: 'turn', runId: 'r1', key: 'c1', turn: turn(i), activeStrategies: [] });
+    expect(s.feed).toHaveLength(30);
+    expect(s.feed[0].turn.index).toBe(99);
+    for (let i = 0; i < 80; i++) applyCampaignEvent(s, { type: 'conversation_finished', runId: 'r1', key: `k${i}`, result: failed });
+    expect(s.recent).toHaveLength(50);
+    expect(s.recent[0].key).toBe('k79');
+  });
+});
