@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { requestCacheKey, type RequestCache } from './cache.ts';
 import type { EndpointPolicy } from './endpointPolicy.ts';
 import { ConcurrencyLimiter, sharedLimiter } from './limiter.ts';
@@ -81,7 +82,8 @@ export function createProvider(ref: string, options: ProviderOptions = {}): LlmP
       break;
     case 'gguf':
       raw = createGgufProvider(ref, parsed.path, options.gguf);
-      endpoint = `gguf ${ref}`;
+      // one in-process model per file: providers on the same file share its slots
+      endpoint = `gguf ${resolve(parsed.path)}`;
       break;
   }
   const limiter = options.limiter ?? sharedLimiter(endpoint, options.maxConcurrent ?? defaultConcurrency(raw.kind));

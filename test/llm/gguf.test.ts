@@ -57,6 +57,14 @@ describe('gguf provider (node-llama-cpp, tiny random-weight model)', () => {
     expect(tracker.summary(1).gpuSeconds).toBeGreaterThan(0);
   });
 
+  it('shares one loaded model between providers on the same file; closing one leaves the other working', async () => {
+    const other = createProvider(`gguf:${modelPath}`, { gguf: { gpu: false, threads: 1, contextSize: 2048 } });
+    const ask = (p: LlmProvider) => generateStructured(p, { messages: [{ role: 'user', content: 'Rate.' }], temperature: 0, maxTokens: 64 }, Verdict, { kind: 'judge', maxRetries: 0 });
+    expect((await ask(other)).ok).toBe(true);
+    await other.close();
+    expect((await ask(provider)).ok).toBe(true);
+  });
+
   it('reports a missing model file as a server_error naming the path', async () => {
     const missing = createProvider(`gguf:${join(dir, 'absent.gguf')}`, { gguf: { gpu: false, threads: 1 } });
     await expect(missing.chat({ messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ kind: 'server_error', message: expect.stringMatching(/absent\.gguf not found/) });

@@ -83,6 +83,18 @@ function splitPrompt(request: RecordedRequest): { system: string; user: string }
   return { system: messages.find((m) => m.role === 'system')!.content, user: messages.find((m) => m.role === 'user')!.content };
 }
 
+describe('LLM judge, ground truth', () => {
+  it("never shows the reference head unit's diagnostics (its fault log) to the judge", async () => {
+    server = await startFakeLlmServer({ replies: ['{"labels": [], "targetUpdates": [], "reasoning": "r"}'] });
+    const input = turnInput('Route set.');
+    const withDiagnostics = { ...input, reply: { ...input.reply, diagnostics: { faults: [{ profile: 'drop_second_constraint', label: 'constraint_missed' as const }] } } };
+    await judgeFor(server.url).evaluateTurn(withDiagnostics);
+    const sent = JSON.stringify(server.chatRequests()[0].body.messages);
+    expect(sent).toContain('Route set.');
+    expect(sent).not.toContain('drop_second_constraint');
+  });
+});
+
 describe('LLM judge, conversation level', () => {
   const turns = [turn(0, 'Find an Italian place', 'Here are Italian restaurants.'), turn(1, 'Play a video', INJECTION)];
   const targets = [{ ...TARGETS[0], status: 1 as const, completedTurn: 0 }, TARGETS[1]];

@@ -29,31 +29,58 @@ export function toGrammarSchema(schema: unknown): unknown {
   return out;
 }
 
+interface LoadedModel {
+  llama: Llama;
+  model: LlamaModel;
+}
+
+/** Loaded models by file and GPU setting, shared by every provider on the same file (a 14B model is loaded once, not once for the simulator and once for the judge). */
+const loadedModels = new Map<string, { loading: Promise<LoadedModel>; users: number }>();
+
+async function loadModel(ref: string, modelPath: string, gpu: 'auto' | false): Promise<LoadedModel> {
+  try {
+    await access(modelPath);
+  } catch {
+    throw new LlmError('server_error', `${ref}: model file ${modelPath} not found (see models/default.yaml and docs/llm-tiers.md)`);
+  }
+  try {
+    const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
+    const llama = await getLlama({ gpu, build: 'never', logLevel: LlamaLogLevel.error });
+    const model = await llama.loadModel({ modelPath });
+    return { llama, model };
+  } catch (error) {
+    throw new LlmError('server_error', `${ref}: node-llama-cpp could not load ${modelPath}: ${(error as Error).message}`);
+  }
+}
+
 /** In-process generation from a GGUF file with node-llama-cpp; JSON output is forced by a grammar built from the schema. */
 export function createGgufProvider(ref: string, path: string, options: GgufProviderOptions = {}): LlmProvider {
   const modelPath = resolve(path);
-  let loading: Promise<{ llama: Llama; model: LlamaModel }> | undefined;
+  const key = `${modelPath}|${options.gpu ?? 'auto'}`;
+  let acquired = false;
 
-  async function load(): Promise<{ llama: Llama; model: LlamaModel }> {
-    try {
-      await access(modelPath);
-    } catch {
-      throw new LlmError('server_error', `${ref}: model file ${modelPath} not found (see models/default.yaml and docs/llm-tiers.md)`);
+  async function load(): Promise<LoadedModel> {
+    let entry = loadedModels.get(key);
+    if (!entry) {
+      entry = { loading: loadModel(ref, modelPath, options.gpu ?? 'auto'), users: 0 };
+      loadedModels.set(key, entry);
+      // a failed load is forgotten, so the next call tries again (e.g. after the file was placed)
+      entry.loading.catch(() => loadedModels.delete(key));
+    }
+    if (!acquired) {
+      entry.users++;
+      acquired = true;
     }
     try {
-      const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
-      const llama = await getLlama({ gpu: options.gpu ?? 'auto', build: 'never', logLevel: LlamaLogLevel.error });
-      const model = await llama.loadModel({ modelPath });
-      return { llama, model };
+      return await entry.loading;
     } catch (error) {
-      throw new LlmError('server_error', `${ref}: node-llama-cpp could not load ${modelPath}: ${(error as Error).message}`);
+      acquired = false;
+      throw error;
     }
   }
 
   async function chat(request: ChatRequest): Promise<ChatResponse> {
-    loading ??= load();
-    loading.catch(() => (loading = undefined));
-    const { llama, model } = await loading;
+    const { llama, model } = await load();
     const started = performance.now();
     const messages = request.messages;
     const last = messages[messages.length - 1];
@@ -102,9 +129,12 @@ export function createGgufProvider(ref: string, path: string, options: GgufProvi
   }
 
   async function close(): Promise<void> {
-    if (!loading) return;
-    const loaded = await loading.catch(() => undefined);
-    loading = undefined;
+    if (!acquired) return;
+    acquired = false;
+    const entry = loadedModels.get(key);
+    if (!entry || --entry.users > 0) return;
+    loadedModels.delete(key);
+    const loaded = await entry.loading.catch(() => undefined);
     await loaded?.model.dispose();
   }
 
