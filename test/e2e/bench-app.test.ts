@@ -1,13 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
 import { CHROMIUM, launchBrowser } from './browser.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** how many conversations the quickstart plans (the lead may tune it) */
+const PLANNED = (parse(readFileSync(join(ROOT, 'bench-configs', 'quickstart.yaml'), 'utf8')) as { conversations: number }).conversations;
 const SCREENS = join(ROOT, 'test-results', 'screens');
 
 /** Starts `icabench serve` on a free port and resolves with the URL it prints. */
@@ -74,7 +77,7 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
     const editor = page.getByTestId('config-editor');
     await expect.poll(() => editor.inputValue()).toContain('name: quickstart');
     const original = await editor.inputValue();
-    await editor.fill(original.replace('conversations: 60', 'conversations: -5'));
+    await editor.fill(original.replace(/^conversations: \d+$/m, 'conversations: -5'));
     await page.getByTestId('field-error').first().waitFor();
     expect(await page.getByTestId('field-error').first().innerText()).toContain('conversations');
     expect(await page.getByTestId('start-campaign').isDisabled()).toBe(true);
@@ -89,7 +92,7 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
     await page.getByTestId('live-turn').first().waitFor({ timeout: 60_000 });
     await shot(page, '03-live-running');
     await expect.poll(() => page.getByTestId('live-state').innerText(), { timeout: 180_000, interval: 500 }).toBe('finished');
-    expect(await page.getByTestId('live-done').innerText()).toBe('60 / 60');
+    expect(await page.getByTestId('live-done').innerText()).toBe(`${PLANNED} / ${PLANNED}`);
     expect(await page.locator('[data-testid=turn-feed] [data-testid=live-turn]').count()).toBeGreaterThan(0);
     await shot(page, '04-live-finished');
   });
@@ -97,8 +100,8 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
   it('opens the report with its charts and a paged conversation list', async () => {
     await page.getByRole('link', { name: 'quickstart' }).click();
     await page.getByTestId('report-charts').waitFor();
-    await expect.poll(() => page.getByTestId('pager-status').innerText()).toContain('60 conversations');
-    expect(await page.locator('[data-testid=conversation-table] tbody tr').count()).toBe(50);
+    await expect.poll(() => page.getByTestId('pager-status').innerText()).toContain(`${PLANNED} conversations`);
+    expect(await page.locator('[data-testid=conversation-table] tbody tr').count()).toBe(Math.min(50, PLANNED));
     expect(await page.locator('[data-testid=report-charts] canvas').count()).toBe(5);
     const passed = Number(await page.locator('[data-testid=stat-passed] .stat-value').innerText());
     const failed = Number(await page.locator('[data-testid=stat-failed] .stat-value').innerText());
@@ -109,7 +112,7 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
   it('drills into a conversation with every turn, its labels and the judge reasoning', async () => {
     // a failed conversation, so there are labels to see
     await page.getByLabel('outcome filter').selectOption('fail');
-    await expect.poll(() => page.getByTestId('pager-status').innerText()).not.toContain('60 conversations');
+    await expect.poll(() => page.getByTestId('pager-status').innerText()).not.toContain(`${PLANNED} conversations`);
     await page.locator('[data-testid=conversation-table] tbody tr a').first().click();
     await page.getByTestId('conversation-title').waitFor();
     expect(await page.getByTestId('turn').count()).toBeGreaterThan(1);
@@ -157,7 +160,7 @@ describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
     const runId = decodeURIComponent(/#\/runs\/([^/]+)/.exec(page.url())![1]);
     await page.goto(`${new URL(serve.url).origin}/#/compare/${encodeURIComponent(runId)}/${encodeURIComponent(runId)}`);
     await page.getByTestId('comparison-table').waitFor();
-    expect(await page.getByTestId('comparison-table').innerText()).toMatch(/Conversations\s+60\s+60/);
+    expect(await page.getByTestId('comparison-table').innerText()).toMatch(new RegExp(`Conversations\\s+${PLANNED}\\s+${PLANNED}`));
     await shot(page, '09-compare');
   });
 
