@@ -49,7 +49,7 @@ export function utteranceOutputSchema(targetIds: readonly string[], allowed: rea
 
 function buildUtteranceOutputSchema(targetIds: readonly string[], allowed: readonly Strategy[] | null) {
   const base = z.object({
-    ...(allowed === null ? {} : { strategy: (allowed.length ? z.enum(allowed as [Strategy, ...Strategy[]]) : z.never()).nullable() }),
+    ...(allowed === null ? {} : { strategy: allowed.length ? z.enum(allowed as [Strategy, ...Strategy[]]).nullable() : z.null() }),
     text: z.string().min(1).max(600),
     annotation: UtteranceAnnotationSchema,
   });

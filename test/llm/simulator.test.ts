@@ -102,6 +102,7 @@ describe('LLM simulator', () => {
     expect(utterance.strategy).toBeNull();
     expect(server.chatRequests()).toHaveLength(2);
     expect(server.chatRequests()[0].body.messages[0].content).toMatch(/- none: No strategy is available/);
+    expect(server.chatRequests()[0].body.format.properties.strategy).toEqual({ type: 'null' });
   });
 
   it('throws SimulatorError after the bounded retries (recorded as simulator_error by the loop)', async () => {
