@@ -6,6 +6,7 @@ import { registerCanCommands } from './commands/can.ts';
 import { registerServeCommands } from './commands/serve.ts';
 import { registerDoctorCommands } from './commands/doctor.ts';
 import { registerJudgeBenchCommands } from './commands/judge-bench.ts';
+import { registerVoiceCommands } from './commands/voice.ts';
 
 /** Each area registers its own subcommands; main only assembles them and reports errors plainly. */
 export async function main(argv: string[]): Promise<void> {
@@ -22,6 +23,7 @@ export async function main(argv: string[]): Promise<void> {
   registerServeCommands(program);
   registerDoctorCommands(program);
   registerJudgeBenchCommands(program);
+  registerVoiceCommands(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {
