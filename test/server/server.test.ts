@@ -86,6 +86,17 @@ describe('bench server over a real campaign', () => {
     expect(detail.json.ratings).toEqual([]);
   });
 
+  it('lists the audio artifacts of a conversation and serves their bytes', async () => {
+    const wav = new Uint8Array([82, 73, 70, 70, 1, 2, 3, 4]);
+    h.store.saveArtifact(runId, key, { name: 'turn-0-user.wav', mime: 'audio/wav', bytes: wav });
+    const detail = await h.api(`/api/runs/${runId}/conversations/${encodeURIComponent(key)}`);
+    expect(detail.json.artifacts).toEqual([{ name: 'turn-0-user.wav', mime: 'audio/wav', size: 8 }]);
+    const res = await fetch(`${h.server.url}/api/runs/${runId}/conversations/${encodeURIComponent(key)}/artifacts/turn-0-user.wav`);
+    expect(res.headers.get('content-type')).toBe('audio/wav');
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(wav);
+    expect((await h.api(`/api/runs/${runId}/conversations/${encodeURIComponent(key)}/artifacts/nope.wav`)).status).toBe(404);
+  });
+
   it('stores ratings per rater and computes agreement', async () => {
     const detail = (await h.api(`/api/runs/${runId}/conversations/${encodeURIComponent(key)}`)).json.result;
     const targets = Object.fromEntries(detail.targets.map((t: { id: string; status: number }) => [t.id, t.status]));

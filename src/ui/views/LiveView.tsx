@@ -31,7 +31,7 @@ function Gauge({ label, value, unit, max }: { label: string; value: number | und
   );
 }
 
-function VehicleGauges({ vehicle }: { vehicle: VehicleState }) {
+export function VehicleGauges({ vehicle }: { vehicle: VehicleState }) {
   return (
     <div className="gauges" data-testid="vehicle-gauges">
       <Gauge label="Speed" value={vehicle.speedKmh} unit="km/h" max={200} />
