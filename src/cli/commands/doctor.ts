@@ -3,8 +3,10 @@ import { access, constants, statfs } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
-import { checkModelAvailability, guardedFetch, LlmError, loadModelManifest, resolveOllamaHost } from '../../llm/index.ts';
-import { verifyManifestFiles } from '../../llm/manifest.ts';
+
+// the model clients (openai, ollama, node-llama-cpp) load only when the doctor runs, not on every CLI start
+const llm = () => import('../../llm/index.ts');
+const manifests = () => import('../../llm/manifest.ts');
 
 /** One line of the doctor's report. */
 export interface DoctorResult {
@@ -93,6 +95,7 @@ export const gpuCheck: DoctorCheck = async () => {
 };
 
 export const ollamaCheck: DoctorCheck = async (context) => {
+  const { guardedFetch, LlmError, resolveOllamaHost } = await llm();
   const host = resolveOllamaHost(context.ollamaHost);
   try {
     const response = await guardedFetch({ allowedHosts: context.allowedHosts })(`${host}/api/version`, { signal: AbortSignal.timeout(2000) });
@@ -105,6 +108,7 @@ export const ollamaCheck: DoctorCheck = async (context) => {
 };
 
 export const modelsCheck: DoctorCheck = async (context) => {
+  const { checkModelAvailability } = await llm();
   const results: DoctorResult[] = [];
   for (const ref of context.models) {
     const availability = await checkModelAvailability(ref, { allowedHosts: context.allowedHosts, ollamaHost: context.ollamaHost, checkGgufRuntime: true });
@@ -115,6 +119,7 @@ export const modelsCheck: DoctorCheck = async (context) => {
 
 export const manifestFilesCheck: DoctorCheck = async (context) => {
   if (!context.manifest) return [];
+  const { loadModelManifest, verifyManifestFiles } = await manifests();
   const manifest = await loadModelManifest(context.manifest);
   return (await verifyManifestFiles(manifest)).map((check) => ({
     name: `file ${check.set}.${check.role}`,
@@ -157,6 +162,7 @@ export async function runDoctor(context: DoctorContext, checks: readonly DoctorC
 
 /** Model refs named by a manifest set (or all sets). */
 async function manifestRefs(path: string, set?: string): Promise<string[]> {
+  const { loadModelManifest } = await manifests();
   const manifest = await loadModelManifest(path);
   const sets = set ? { [set]: manifest.sets[set] } : manifest.sets;
   if (set && !manifest.sets[set]) throw new Error(`${path}: no model set "${set}" (has: ${Object.keys(manifest.sets).join(', ')})`);
