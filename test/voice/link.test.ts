@@ -126,8 +126,11 @@ describe('first-reply latency over socket.io', () => {
     const voice = benchVoice(benchLink, realtime);
     const result = await voice.runSpokenTurn({ session, turn: 0, text: 'play some jazz music', context: MUNICH_CONTEXT, persona: 'neutral', snrDb: null });
     expect(trueLatencies).toHaveLength(1);
+    // the true answer delay is the unit's own (timers may fire late on a loaded machine)
+    const trueDelay = trueLatencies[0];
+    expect(trueDelay).toBeGreaterThanOrEqual(delayMs - 1);
     expect(result.firstReplyLatencyMs).not.toBeNull();
-    expect(Math.abs((result.firstReplyLatencyMs as number) - delayMs)).toBeLessThanOrEqual(20);
+    expect(Math.abs((result.firstReplyLatencyMs as number) - trueDelay)).toBeLessThanOrEqual(20);
     expect(result.replyDurationMs).toBe(300);
     expect(result.bargeIn).toBe(false);
     expect(result.recognizedText).toBe('play some jazz music');
