@@ -113,7 +113,7 @@ class LlmJudge implements Judge {
       this.provider,
       this.request(prompt.system, prompt.user, input.spec.rngSeed, input.spec.repeat),
       turnOutputSchema(input.targets.map((t) => t.id)),
-      { kind: 'judge', tracker: this.options.tracker, maxRetries: this.options.maxRetries, schemaName: 'turn_verdict' },
+      { kind: 'judge', tracker: this.options.tracker, maxRetries: this.options.maxRetries, schemaName: 'turn_verdict', conversationKey: input.spec.key },
     );
     if (!result.ok) {
       return { tier: 'llm', outcome: 'judge_error', labels: [], targetUpdates: [], reasoning: `LLM judge ${this.provider.ref}: ${result.error.message}` };
@@ -146,6 +146,7 @@ class LlmJudge implements Judge {
           tracker: this.options.tracker,
           maxRetries: this.options.maxRetries,
           schemaName: `dimension_${dimension}`,
+          conversationKey: input.spec.key,
         });
         return [dimension, result] as const;
       }),

@@ -13,6 +13,8 @@ export interface StructuredOptions {
   kind: LlmCallKind;
   /** name sent with the schema (OpenAI response_format name, tool name) */
   schemaName?: string;
+  /** the conversation this call serves (ConversationSpec.key), recorded for per-conversation figures */
+  conversationKey?: string;
   /** JSON schema sent to the server; default: z.toJSONSchema of `schema` (input side, so defaults are optional) */
   jsonSchema?: Record<string, unknown>;
 }
@@ -48,6 +50,7 @@ export async function generateStructured<S extends z.ZodType>(
   const messages: ChatMessage[] = [...request.messages];
   let lastError = new LlmError('server_error', `${provider.ref}: no attempt made`);
   let calls = 0;
+  const conversation = options.conversationKey !== undefined ? { conversationKey: options.conversationKey } : {};
   for (let attempt = 0; attempt <= maxRetries; attempt++) {
     calls++;
     let response;
@@ -56,12 +59,13 @@ export async function generateStructured<S extends z.ZodType>(
     } catch (error) {
       if (request.signal?.aborted && !(error instanceof LlmError)) throw error;
       lastError = error instanceof LlmError ? error : new LlmError('server_error', `${provider.ref}: ${(error as Error).message}`);
-      options.tracker?.record({ ref: provider.ref, kind: options.kind, promptTokens: 0, completionTokens: 0, latencyMs: 0, retries: attempt, error: lastError.kind });
+      options.tracker?.record({ ref: provider.ref, kind: options.kind, promptTokens: 0, completionTokens: 0, latencyMs: 0, retries: attempt, error: lastError.kind, ...conversation });
       if (!RETRYABLE.has(lastError.kind)) break;
       continue;
     }
     const problem = validate(response.text, schema);
     const callRecord = {
+      ...conversation,
       ref: provider.ref,
       kind: options.kind,
       promptTokens: response.promptTokens,

@@ -25,6 +25,8 @@ export interface LlmCallRecord {
   computeMs?: number;
   /** answered from the development cache: not a model call, not counted in calls/tokens/time */
   cached?: boolean;
+  /** the conversation the call served (ConversationSpec.key), for per-conversation figures */
+  conversationKey?: string;
 }
 
 export const LlmUsageSummarySchema = z.object({
@@ -42,6 +44,8 @@ export const LlmUsageSummarySchema = z.object({
   }),
   cachedCalls: z.number().int(),
   byKind: z.partialRecord(LlmCallKindSchema, z.object({ calls: z.number().int(), tokensIn: z.number().int(), tokensOut: z.number().int() })),
+  /** means over the conversations that made calls: calls, tokens and time spent waiting for models */
+  perConversation: z.object({ conversations: z.number().int(), calls: z.number(), tokensIn: z.number(), tokensOut: z.number(), modelSeconds: z.number() }),
   costUsd: z.number().optional(),
   gpuSeconds: z.number().optional(),
 });
@@ -95,6 +99,9 @@ export class LlmUsageTracker {
         gpuMs += call.computeMs ?? call.latencyMs;
       }
     }
+    const conversations = new Set(real.map((c) => c.conversationKey).filter((k): k is string => k !== undefined));
+    const per = (total: number) => (conversations.size ? total / conversations.size : 0);
+    const attributed = real.filter((c) => c.conversationKey !== undefined);
     return {
       calls: real.length,
       callsPerTurn: turns > 0 ? real.length / turns : 0,
@@ -104,6 +111,13 @@ export class LlmUsageTracker {
       errors,
       cachedCalls: this.calls.length - real.length,
       byKind,
+      perConversation: {
+        conversations: conversations.size,
+        calls: per(attributed.length),
+        tokensIn: per(attributed.reduce((sum, c) => sum + c.promptTokens, 0)),
+        tokensOut: per(attributed.reduce((sum, c) => sum + c.completionTokens, 0)),
+        modelSeconds: per(attributed.reduce((sum, c) => sum + c.latencyMs, 0)) / 1000,
+      },
       ...(priced ? { costUsd: cost } : {}),
       ...(local ? { gpuSeconds: gpuMs / 1000 } : {}),
     };

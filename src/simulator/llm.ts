@@ -183,7 +183,7 @@ class LlmSimulator implements UserSimulator {
         repeat: spec.repeat,
       },
       schema,
-      { kind: 'simulator', tracker: this.options.tracker, maxRetries: this.options.maxRetries, schemaName },
+      { kind: 'simulator', tracker: this.options.tracker, maxRetries: this.options.maxRetries, schemaName, conversationKey: spec.key },
     );
     if (!result.ok) throw new SimulatorError(`LLM simulator ${this.provider.ref}, ${step}: ${result.error.message}`, result.error);
     return result.value;

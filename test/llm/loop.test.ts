@@ -41,6 +41,8 @@ describe('LLM tiers in the conversation loop (reference head unit)', () => {
     expect(summary.byKind.simulator?.calls).toBe(2 + result.turns.length - 1);
     expect(summary.byKind.judge?.calls).toBe(result.turns.length + 4);
     expect(server.chatRequests().filter((r) => r.api === 'ollama')).toHaveLength(summary.byKind.simulator!.calls);
+    expect(summary.perConversation).toMatchObject({ conversations: 1, calls: summary.calls, tokensIn: summary.tokensIn });
+    expect(summary.perConversation.modelSeconds).toBeGreaterThan(0);
   });
 
   it('records simulator_error when the simulator model keeps answering off-schema', async () => {
