@@ -7,6 +7,7 @@ import { SeedPhraseSchema } from '../domain/conversation.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../domain/taxonomy.ts';
 import { FaultConfigSchema } from '../headunit/reference/faults.ts';
 import { ScoringSchema } from '../judge/score.ts';
+import { VehicleConfigSchema } from '../vehicle/config.ts';
 
 export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   /** the offline reference head unit, dialled in over the bridge inside this process */
@@ -69,6 +70,8 @@ export const CampaignConfigSchema = z
     simulator: z.string().default('template'),
     /** judge tiers in precedence order: "oracle" and/or model references */
     judges: z.array(z.string()).min(1).default(['oracle']),
+    /** drive scenario feeding the context vector and CAN frames (see docs/vehicle.md) */
+    vehicle: VehicleConfigSchema.optional(),
     scoring: ScoringSchema.default({ weights: { instruction: 1, context: 1, plan: 1, safety: 1 }, targetWeight: 1, threshold: 0.75 }),
   })
   .superRefine((config, ctx) => {

@@ -17,6 +17,8 @@ export interface ConversationDeps {
   /** context at turn t; default: the spec's context with the clock advanced one minute per turn */
   contextAt?: (turnIndex: number) => ContextVector;
   onTurn?: (turn: TurnRecord, activeStrategies: readonly Strategy[]) => void;
+  /** runs before each user turn is sent (e.g. the CAN frames leading up to it) */
+  beforeTurn?: (session: HeadUnitSession, turnIndex: number, context: ContextVector) => Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -119,6 +121,7 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       const context = contextAt(t);
       targets = applyUtterance(targets, utterance, t);
       stage = 'sut';
+      await deps.beforeTurn?.(session, t, context);
       const sent = performance.now();
       const reply = await session.send(t, utterance.text, context);
       const latencyMs = performance.now() - sent;

@@ -7,7 +7,7 @@ import type { LoadedCampaign } from './config.ts';
 import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { planConversations } from './sampling.ts';
-import type { ContextVector } from '../domain/context.ts';
+import { VehicleFeed, type VehicleSection } from './vehicle-feed.ts';
 
 export interface CampaignTiers {
   simulator: UserSimulator;
@@ -24,8 +24,6 @@ export interface RunCampaignOptions {
   signal?: AbortSignal;
   onEvent?: CampaignEventListener;
   log?: (line: string) => void;
-  /** per-conversation context over time (a drive scenario); default: clock advances one minute per turn */
-  contextFor?: (spec: ConversationSpec) => ((turnIndex: number) => ContextVector) | undefined;
   /** an already connected system under test (tests); default: the config's headUnit */
   headUnit?: ConnectedHeadUnit;
 }
@@ -35,6 +33,8 @@ export interface RunCampaignResult {
   status: 'completed' | 'interrupted' | 'budget_exhausted';
   done: number;
   planned: number;
+  /** the summary's `vehicle` section when a drive scenario fed the run (counts of this invocation) */
+  vehicle: VehicleSection | null;
 }
 
 /**
@@ -63,7 +63,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const budgetMs = config.budgetMinutes ? config.budgetMinutes * 60_000 : null;
   emit({ type: 'run_started', runId, name: config.name, planned, remaining: remaining.length, budgetMs });
 
-  const headUnit = options.headUnit ?? (await connectConfiguredHeadUnit(config.headUnit, log));
+  const vehicle = config.vehicle ? await VehicleFeed.open(config.vehicle, config.concurrency) : null;
+  const headUnit = options.headUnit ?? (await connectConfiguredHeadUnit(config.headUnit, log, { vehicleMapping: vehicle?.mapping }));
   const started = Date.now();
   let done = planned - remaining.length;
   let next = 0;
@@ -93,7 +94,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
           },
           simulator: tiers.simulator,
           judges: tiers.judges,
-          contextAt: options.contextFor?.(spec),
+          contextAt: vehicle?.contextAt(spec),
+          beforeTurn: vehicle ? (session, turn) => vehicle.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
           signal: controller.signal,
           onTurn: (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
         });
@@ -115,9 +117,12 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     if (!options.headUnit) await headUnit.close();
+    await vehicle?.close();
   }
   const status = options.signal?.aborted ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
   store.setRunStatus(runId, status);
   emit({ type: 'run_finished', runId, status, done, planned });
-  return { runId, status, done, planned };
+  const rejected = headUnit.reference?.vehicleCounts();
+  const vehicleSection = vehicle ? vehicle.section(rejected ? rejected.unknownId + rejected.lengthMismatch + rejected.valuesRejected : null) : null;
+  return { runId, status, done, planned, vehicle: vehicleSection };
 }

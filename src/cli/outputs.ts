@@ -4,6 +4,7 @@ import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
 import type { ReportSection } from '../report/html.ts';
 import { readRunSummary, writeRunReportFromStore } from '../report/write.ts';
 import type { ResultStore } from '../store/store.ts';
+import { vehicleTimelineSection } from '../report/vehicle-section.ts';
 
 /** What other parts of the bench add to a run's outputs: summary sections (vehicle, voice, llm) and report sections. */
 export interface RunOutputExtras {
@@ -13,8 +14,9 @@ export interface RunOutputExtras {
 
 /** Computes the run's summary from the store and writes summary.json, report.html, junit.xml and conversations.csv. */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string, extras: RunOutputExtras = {}): Promise<RunSummary> {
+  const vehicle = vehicleTimelineSection(store.conversations(runId));
   const { summary } = writeRunReportFromStore(store, runId, outDir, {
-    extraSections: extras.sections,
+    extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : [])],
     extend: (base) => ({ ...base, ...extras.summary }),
   });
   return summary;

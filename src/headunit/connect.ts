@@ -5,6 +5,7 @@ import type { HeadUnitConfig } from '../campaign/config.ts';
 import { ConfigError } from '../campaign/config.ts';
 import { ReferenceHeadUnit } from './reference/reference-headunit.ts';
 import type { HeadUnitConnection } from './types.ts';
+import type { VehicleMapping } from '../vehicle/mapping.ts';
 
 export interface ConnectedHeadUnit {
   connection: HeadUnitConnection;
@@ -34,12 +35,13 @@ export function bridgeReadiness(bridge: BridgeServer, connection: BridgeHeadUnit
 export async function connectConfiguredHeadUnit(
   config: HeadUnitConfig,
   log: (line: string) => void = () => undefined,
+  options: { vehicleMapping?: VehicleMapping } = {},
 ): Promise<ConnectedHeadUnit> {
   if (config.type === 'reference') {
     const token = randomBytes(16).toString('hex');
     // the reference head unit answers instantly, so the flood guard meant for real units would only get in the way
     const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token, maxMessagesPerSecond: 1_000_000 });
-    const reference = new ReferenceHeadUnit({ worldSeed: config.worldSeed, faults: config.faults });
+    const reference = new ReferenceHeadUnit({ worldSeed: config.worldSeed, faults: config.faults, vehicleMapping: options.vehicleMapping });
     let client: BridgeClient | null = null;
     try {
       client = await connectHeadUnit({ url: bridge.url, token, handler: reference });

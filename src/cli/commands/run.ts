@@ -73,7 +73,7 @@ export function registerRunCommands(program: Command): void {
           process.off('SIGINT', onSigint);
         }
         const out = resolve(options.out ?? join('runs', result.runId));
-        const summary = await writeRunOutputs(store, result.runId, out);
+        const summary = await writeRunOutputs(store, result.runId, out, { summary: { ...(result.vehicle ? { vehicle: { ...result.vehicle } } : {}) } });
         console.log(
           `run ${result.runId} ${result.status}: ${summary.conversations} conversations, fail rate ${summary.failRate === null ? 'n/a' : `${(summary.failRate * 100).toFixed(1)}%`}, ` +
             `mean C ${summary.meanScore?.toFixed(3) ?? 'n/a'}, unique failure types/conversation ${summary.uniqueFailureTypesPerConversation.toFixed(2)}`,

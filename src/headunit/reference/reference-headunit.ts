@@ -9,6 +9,8 @@ import { CATEGORY_NOUN } from '../../simulator/phrases.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
 import { FAULT_PROFILES, FaultConfigSchema, faultRates, type FaultConfigInput, type FaultProfile } from './faults.ts';
 import { understand, type ParsedRequest } from './nlu.ts';
+import { VehicleContextDecoder, type DecodedVehicleContext, type VehicleDecoderCounts } from '../../vehicle/decoder.ts';
+import type { VehicleMapping } from '../../vehicle/mapping.ts';
 
 /** Minutes spent at each stop of a multi-stop plan. */
 const DWELL_MIN: Record<PoiCategory, number> = { restaurant: 45, charger: 25, pharmacy: 10, park: 30, cafe: 20, parking: 5 };
@@ -26,15 +28,15 @@ interface SessionState {
   routeDestination: { name: string; district: string; poiId?: string; position: GeoPoint } | null;
   /** domain of each earlier turn, to know when the user switched topics */
   domains: string[];
+  /** decodes this session's CAN frames; what it knows overrides the bench's context */
+  can: VehicleContextDecoder | null;
 }
-
-/** Hook through which the vehicle feed (CAN decoder) updates the live context. */
-export type VehicleContextHandler = (sessionId: string | null, payload: unknown) => Partial<ContextVector> | null;
 
 export interface ReferenceHeadUnitOptions {
   worldSeed?: number;
   faults?: FaultConfigInput;
-  onVehicleContext?: VehicleContextHandler;
+  /** the DBC mapping whose frames this head unit decodes (vehicle_context over the bridge) */
+  vehicleMapping?: VehicleMapping;
 }
 
 interface TurnOutcome {
@@ -55,38 +57,48 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
   private readonly sessions = new Map<string, SessionState>();
   private readonly faultRates: Map<FaultProfile, number>;
   private readonly faultSeed: number;
-  private liveVehicle: Partial<ContextVector> | null = null;
+  /** vehicle frames addressed to every session (sessionId null) */
+  private readonly sharedCan: VehicleContextDecoder | null;
+  private readonly retiredCanCounts: VehicleDecoderCounts[] = [];
 
   constructor(private readonly options: ReferenceHeadUnitOptions = {}) {
     this.world = new World(options.worldSeed ?? 1);
     this.faultRates = options.faults ? faultRates(FaultConfigSchema.parse(options.faults)) : new Map();
     this.faultSeed = options.faults?.seed ?? 0;
+    this.sharedCan = options.vehicleMapping ? new VehicleContextDecoder(options.vehicleMapping) : null;
   }
 
   startSession(sessionId: string, context: ContextVector): void {
-    this.sessions.set(sessionId, { context, memory: new Map(), lastCategory: null, selected: null, lastDomain: null, pendingChoice: null, routeConstraints: [], routeDestination: null, domains: [] });
+    this.sessions.set(sessionId, { context, memory: new Map(), lastCategory: null, selected: null, lastDomain: null, pendingChoice: null, routeConstraints: [], routeDestination: null, domains: [],
+      can: this.options.vehicleMapping ? new VehicleContextDecoder(this.options.vehicleMapping) : null });
   }
 
   endSession(sessionId: string): void {
+    const can = this.sessions.get(sessionId)?.can;
+    if (can) this.retiredCanCounts.push(can.counts());
     this.sessions.delete(sessionId);
   }
 
+  /** Frames are decoded with the configured DBC mapping; bad frames are counted by the decoder, never used. */
   handleVehicleContext(sessionId: string | null, payload: unknown): void {
-    const update = this.options.onVehicleContext?.(sessionId, payload);
-    if (!update) return;
-    if (sessionId && this.sessions.has(sessionId)) {
-      const s = this.sessions.get(sessionId)!;
-      s.context = { ...s.context, ...update };
-    } else {
-      this.liveVehicle = { ...this.liveVehicle, ...update };
-    }
+    const decoder = sessionId === null ? this.sharedCan : this.sessions.get(sessionId)?.can;
+    decoder?.ingest(payload);
+  }
+
+  /** Totals over every session's decoder: frames accepted and rejected (unknown id, wrong length, bad values). */
+  vehicleCounts(): VehicleDecoderCounts {
+    const all = [...this.retiredCanCounts, ...[...this.sessions.values()].flatMap((s) => (s.can ? [s.can.counts()] : [])), ...(this.sharedCan ? [this.sharedCan.counts()] : [])];
+    const total: VehicleDecoderCounts = { framesAccepted: 0, unknownId: 0, lengthMismatch: 0, valuesRejected: 0, messagesRejected: 0 };
+    for (const c of all) for (const k of Object.keys(total) as Array<keyof VehicleDecoderCounts>) total[k] += c[k];
+    return total;
   }
 
   async handleTurn(sessionId: string, turn: number, text: string, context: ContextVector | undefined): Promise<HeadUnitReplyBody> {
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error(`unknown session ${sessionId}`);
     if (context) session.context = context;
-    if (this.liveVehicle) session.context = { ...session.context, ...this.liveVehicle };
+    const decoded = session.can?.state() ?? this.sharedCan?.state() ?? null;
+    if (decoded) session.context = withDecodedVehicle(session.context, decoded);
     const fires = (profile: FaultProfile): boolean =>
       this.faultRates.has(profile) && createRng(hashSeed(this.faultSeed, sessionId, turn, profile)).chance(this.faultRates.get(profile)!);
 
@@ -406,6 +418,18 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     out.actions.push({ type: 'trip_plan', stops: planned });
     session.lastDomain = 'planning';
   }
+}
+
+/** The head unit believes its own CAN bus over what the bench says in the turn. */
+function withDecodedVehicle(context: ContextVector, decoded: DecodedVehicleContext): ContextVector {
+  const { position, date, time, ...vehicle } = decoded;
+  return {
+    ...context,
+    vehicle,
+    location: position ? { ...context.location, position } : context.location,
+    ...(date ? { date } : {}),
+    ...(time ? { time } : {}),
+  };
 }
 
 function mergeConstraints(existing: readonly Constraint[], added: readonly Constraint[]): Constraint[] {

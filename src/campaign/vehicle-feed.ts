@@ -1,0 +1,83 @@
+import type { ContextVector } from '../domain/context.ts';
+import type { ConversationSpec } from '../domain/conversation.ts';
+import type { HeadUnitConnection } from '../headunit/types.ts';
+import { framesToMessage } from '../vehicle/bridge.ts';
+import type { VehicleConfig } from '../vehicle/config.ts';
+import { framesForInterval } from '../vehicle/feed.ts';
+import { loadMapping, type VehicleMapping } from '../vehicle/mapping.ts';
+import { loadScenario, type Scenario } from '../vehicle/scenario.ts';
+import { openFrameSink, type FrameSink } from '../vehicle/transports/index.ts';
+import { ConfigError } from './config.ts';
+
+/** How much of the bus the head unit sees before each turn: the last second of every cyclic message. */
+const WINDOW_BEFORE_TURN_S = 1;
+
+export interface VehicleSection {
+  scenario: string;
+  mapping: string;
+  dbc: string;
+  transport: string;
+  secondsPerTurn: number;
+  framesSent: number;
+  /** frames the receiving head unit rejected (known for the reference head unit; null otherwise) */
+  framesRejected: number | null;
+}
+
+/**
+ * Feeds a drive scenario to the conversations of a campaign: the context vector of turn t is the
+ * scenario's state at t × secondsPerTurn, and before each turn the frames of the second leading up
+ * to it go to the head unit — over the bridge to that conversation's session, or to a candump log,
+ * an SLCAN adapter or a SocketCAN interface.
+ */
+export class VehicleFeed {
+  private framesSent = 0;
+  private constructor(
+    readonly config: VehicleConfig,
+    readonly scenario: Scenario,
+    readonly mapping: VehicleMapping,
+    private readonly sink: FrameSink | null,
+  ) {}
+
+  static async open(config: VehicleConfig, concurrency: number): Promise<VehicleFeed> {
+    const scenario = loadScenario(config.scenario);
+    const mapping = loadMapping(config.mapping);
+    if (config.transport.kind !== 'bridge' && concurrency > 1) {
+      throw new ConfigError(`vehicle.transport: ${config.transport.kind} is one bus shared by every conversation; set concurrency: 1 (or use the bridge transport)`);
+    }
+    const sink = config.transport.kind === 'bridge' ? null : await openFrameSink(config.transport);
+    return new VehicleFeed(config, scenario, mapping, sink);
+  }
+
+  contextAt(spec: ConversationSpec): (turn: number) => ContextVector {
+    return (turn) => this.scenario.contextAt(turn * this.config.secondsPerTurn, spec.context);
+  }
+
+  /** Sends the frames leading up to turn `turn` before the turn itself goes out. */
+  async beforeTurn(connection: HeadUnitConnection, sessionId: string, turn: number): Promise<void> {
+    const at = turn * this.config.secondsPerTurn;
+    const frames = framesForInterval(this.scenario, this.mapping, Math.max(0, at - WINDOW_BEFORE_TURN_S), at + 1e-9);
+    this.framesSent += frames.length;
+    if (this.sink) {
+      await this.sink.send(frames);
+      return;
+    }
+    if (!connection.sendVehicleContext) throw new ConfigError(`vehicle.transport: bridge, but ${connection.describe} cannot receive vehicle context`);
+    connection.sendVehicleContext(sessionId, framesToMessage(this.mapping.dbcName, frames));
+  }
+
+  section(framesRejected: number | null): VehicleSection {
+    return {
+      scenario: this.scenario.name,
+      mapping: this.config.mapping,
+      dbc: this.mapping.dbcName,
+      transport: this.sink?.describe ?? 'bridge',
+      secondsPerTurn: this.config.secondsPerTurn,
+      framesSent: this.framesSent,
+      framesRejected,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.sink?.close();
+  }
+}
