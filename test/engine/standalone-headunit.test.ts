@@ -31,7 +31,7 @@ describe('a head unit in its own process dials in to the bench', () => {
     const bench = spawn(process.execPath, [CLI, 'run', config, '--workspace', join(dir, 'ws'), '--out', join(dir, 'out'), '--no-progress'], { env });
     bench.stderr.on('data', (d) => (stderr += d));
     // start the head unit once the bench says it is listening
-    for (let i = 0; i < 200 && !stderr.includes('waiting up to'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 1200 && !stderr.includes('waiting up to'); i++) await new Promise((r) => setTimeout(r, 50));
     const headUnit = spawn(process.execPath, [CLI, 'headunit', '--url', `http://127.0.0.1:${port}`, '--faults', 'all', '--fault-rate', '0.5'], { env, stdio: 'ignore' });
     const code = await exitOf(bench);
     headUnit.kill('SIGINT');
@@ -47,11 +47,11 @@ describe('a head unit in its own process dials in to the bench', () => {
     const dir = mkdtempSync(join(tmpdir(), 'icabench-standalone-'));
     const port = await freePort();
     const config = join(dir, 'bridge.yaml');
-    writeFileSync(config, `name: standalone\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: 2\nheadUnit: { type: bridge, port: ${port}, waitSeconds: 3 }\n`);
+    writeFileSync(config, `name: standalone\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: 2\nheadUnit: { type: bridge, port: ${port}, waitSeconds: 10 }\n`);
     let stderr = '';
     const bench = spawn(process.execPath, [CLI, 'run', config, '--workspace', join(dir, 'ws'), '--no-progress'], { env: { ...process.env, ICABENCH_BRIDGE_TOKEN: 'right' } });
     bench.stderr.on('data', (d) => (stderr += d));
-    for (let i = 0; i < 200 && !stderr.includes('waiting up to'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 1200 && !stderr.includes('waiting up to'); i++) await new Promise((r) => setTimeout(r, 50));
     let unitOutput = '';
     const headUnit = spawn(process.execPath, [CLI, 'headunit', '--url', `http://127.0.0.1:${port}`, '--token', 'wrong']);
     headUnit.stderr.on('data', (d) => (unitOutput += d));
