@@ -37,6 +37,10 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENS, `${name}.png`), fullPage: true });
 }
 
+// Outside CI a machine without Debian's chromium skips these (scripts/setup-system.sh installs it);
+// in CI a missing browser must fail, not pass quietly.
+if (process.env.CI && !existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup-system.sh (apt-get install chromium) before the browser tests`);
+
 describe.skipIf(!existsSync(CHROMIUM))('bench app in Chromium', () => {
   let workspace: string;
   let serve: { child: ChildProcess; url: string };
