@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { escapeHtml, jsonForScript } from '../report/escape.ts';
+import { chartJs } from '../report/html.ts';
 import { ERROR_CATEGORIES } from './dataset.ts';
 import type { ConfigurationSummary, PairResult } from './runner.ts';
 
@@ -14,20 +14,6 @@ export interface JudgeBenchOutput {
 }
 
 export const configurationLabel = (s: { judge: string; technique: string }) => `${s.judge}/${s.technique}`;
-
-let chartJsSource: string | null = null;
-/** Chart.js inlined from node_modules, so the report opens offline. */
-function chartJs(): string {
-  if (chartJsSource === null) {
-    const file = join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
-    try {
-      chartJsSource = readFileSync(file, 'utf8').replace(/<\/(script)/gi, '<\\/$1');
-    } catch (error) {
-      throw new Error(`judge-bench report: cannot read Chart.js from ${file} (is the chart.js package installed?): ${(error as Error).message}`);
-    }
-  }
-  return chartJsSource;
-}
 
 const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
 const h = escapeHtml;

@@ -19,7 +19,7 @@ export const DRILL_DOWN_LIMIT = 200;
 
 let chartJsSource: string | null = null;
 /** Chart.js is inlined from node_modules at report time, so the report opens offline with no external URL. */
-function chartJs(): string {
+export function chartJs(): string {
   if (chartJsSource === null) {
     const entry = createRequire(import.meta.url).resolve('chart.js');
     const file = join(dirname(entry), 'chart.umd.min.js');
