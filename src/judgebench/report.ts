@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { escapeHtml, jsonForScript } from '../report/escape.ts';
 import { chartJs } from '../report/html.ts';
 import { ERROR_CATEGORIES } from './dataset.ts';
