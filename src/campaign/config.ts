@@ -8,6 +8,7 @@ import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../dom
 import { FaultConfigSchema } from '../headunit/reference/faults.ts';
 import { ScoringSchema } from '../judge/score.ts';
 import { VehicleConfigSchema } from '../vehicle/config.ts';
+import { LlmSettingsSchema } from '../llm/settings.ts';
 
 export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   /** the offline reference head unit, dialled in over the bridge inside this process */
@@ -70,6 +71,8 @@ export const CampaignConfigSchema = z
     simulator: z.string().default('template'),
     /** judge tiers in precedence order: "oracle" and/or model references */
     judges: z.array(z.string()).min(1).default(['oracle']),
+    /** model-driven tiers: servers, allowed lab hosts, retries, temperature, prices (docs/llm-tiers.md) */
+    llm: LlmSettingsSchema.prefault({}),
     /** drive scenario feeding the context vector and CAN frames (see docs/vehicle.md) */
     vehicle: VehicleConfigSchema.optional(),
     scoring: ScoringSchema.default({ weights: { instruction: 1, context: 1, plan: 1, safety: 1 }, targetWeight: 1, threshold: 0.75 }),

@@ -5,19 +5,22 @@ import type { ReportSection } from '../report/html.ts';
 import { readRunSummary, writeRunReportFromStore } from '../report/write.ts';
 import type { ResultStore } from '../store/store.ts';
 import { vehicleTimelineSection } from '../report/vehicle-section.ts';
+import { tierDisagreementSection } from '../report/tier-section.ts';
 
 /** What other parts of the bench add to a run's outputs: summary sections (vehicle, voice, llm) and report sections. */
 export interface RunOutputExtras {
-  summary?: Pick<RunSummary, 'vehicle' | 'voice' | 'llm'>;
+  /** computed from the base summary (e.g. the llm section needs the run's turn count) */
+  summary?: (base: RunSummary) => Pick<RunSummary, 'vehicle' | 'voice' | 'llm'>;
   sections?: readonly ReportSection[];
 }
 
 /** Computes the run's summary from the store and writes summary.json, report.html, junit.xml and conversations.csv. */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string, extras: RunOutputExtras = {}): Promise<RunSummary> {
   const vehicle = vehicleTimelineSection(store.conversations(runId));
+  const disagreements = tierDisagreementSection(store.conversations(runId));
   const { summary } = writeRunReportFromStore(store, runId, outDir, {
-    extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : [])],
-    extend: (base) => ({ ...base, ...extras.summary }),
+    extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : []), ...(disagreements ? [disagreements] : [])],
+    extend: (base) => ({ ...base, ...extras.summary?.(base) }),
   });
   return summary;
 }

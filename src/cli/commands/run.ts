@@ -50,7 +50,7 @@ export function registerRunCommands(program: Command): void {
                   .at(-1)?.id;
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
         }
-        const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge });
+        const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge }, (line) => console.error(line));
         console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.describe).join(', ')}`);
         const controller = new AbortController();
         let interrupts = 0;
@@ -73,7 +73,12 @@ export function registerRunCommands(program: Command): void {
           process.off('SIGINT', onSigint);
         }
         const out = resolve(options.out ?? join('runs', result.runId));
-        const summary = await writeRunOutputs(store, result.runId, out, { summary: { ...(result.vehicle ? { vehicle: { ...result.vehicle } } : {}) } });
+        const summary = await writeRunOutputs(store, result.runId, out, {
+          summary: (base) => ({
+            ...(result.vehicle ? { vehicle: { ...result.vehicle } } : {}),
+            ...(tiers.tracker ? { llm: { ...tiers.tracker.summary(base.turns) } } : {}),
+          }),
+        });
         console.log(
           `run ${result.runId} ${result.status}: ${summary.conversations} conversations, fail rate ${summary.failRate === null ? 'n/a' : `${(summary.failRate * 100).toFixed(1)}%`}, ` +
             `mean C ${summary.meanScore?.toFixed(3) ?? 'n/a'}, unique failure types/conversation ${summary.uniqueFailureTypesPerConversation.toFixed(2)}`,
