@@ -27,6 +27,8 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     waitSeconds: z.number().positive().default(60),
     turnTimeoutMs: z.number().int().positive().default(15_000),
     maxMessageBytes: z.number().int().positive().optional(),
+    /** flood guard: messages per second one head unit may send (a reply per turn, so far above real use) */
+    maxMessagesPerSecond: z.number().positive().default(500),
   }),
   /** a text-only assistant behind an OpenAI-compatible chat endpoint */
   z.object({

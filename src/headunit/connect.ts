@@ -70,6 +70,7 @@ export async function connectConfiguredHeadUnit(
       port: config.port,
       token,
       turnTimeoutMs: config.turnTimeoutMs,
+      maxMessagesPerSecond: config.maxMessagesPerSecond,
       ...(config.maxMessageBytes ? { maxMessageBytes: config.maxMessageBytes } : {}),
     });
     log(`bridge listening on ${bridge.url}; waiting up to ${config.waitSeconds} s for a head unit to dial in`);
