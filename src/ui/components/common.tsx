@@ -1,7 +1,14 @@
 import type { ReactNode } from 'react';
+import type { TargetStatus } from '../../domain/targets.ts';
+import { targetStatusText } from '../views/describe.ts';
 
 export function Pill({ kind, children }: { kind: string; children: ReactNode }) {
   return <span className={`pill pill-${kind}`}>{children}</span>;
+}
+
+/** A target's status g_k (1 completed, -1 dropped, 0 open) as a coloured pill. */
+export function TargetStatusPill({ status }: { status: TargetStatus }) {
+  return <Pill kind={status === 1 ? 'ok' : status === -1 ? 'muted' : 'warn'}>{targetStatusText(status)}</Pill>;
 }
 
 export function Loading({ what }: { what: string }) {

@@ -5,9 +5,9 @@ import type { TargetStatus } from '../../domain/targets.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, type Dimension, type FailureLabel } from '../../domain/taxonomy.ts';
 import type { Rating } from '../../server/annotations.ts';
 import { api, ApiFailure, blobUrl } from '../api.ts';
-import { ErrorBox, Loading, Pill, fmt } from '../components/common.tsx';
+import { ErrorBox, Loading, Pill, TargetStatusPill, fmt } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
-import { describeAction, describeRequest, targetStatusText } from './describe.ts';
+import { describeAction, describeRequest } from './describe.ts';
 import { COMPLETION_HELP, RUBRIC } from './rubric.ts';
 
 interface Detail {
@@ -93,7 +93,7 @@ function Targets({ result }: { result: ConversationResult }) {
               <td>{t.id}</td>
               <td>{describeRequest(t.request)}</td>
               <td>
-                <Pill kind={t.status === 1 ? 'ok' : t.status === -1 ? 'muted' : 'warn'}>{targetStatusText(t.status)}</Pill>
+                <TargetStatusPill status={t.status} />
               </td>
               <td className="muted">
                 introduced turn {t.introducedTurn ?? '—'}, completed turn {t.completedTurn ?? '—'}

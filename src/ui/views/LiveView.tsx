@@ -2,9 +2,9 @@ import type { TurnRecord } from '../../domain/conversation.ts';
 import type { VehicleState } from '../../domain/context.ts';
 import { turnLabels } from '../../analysis/verdict.ts';
 import type { LiveConversation } from '../../server/live-snapshot.ts';
-import { Pill, Stat } from '../components/common.tsx';
+import { Pill, Stat, TargetStatusPill } from '../components/common.tsx';
 import { useLiveCampaign } from '../hooks.ts';
-import { describeRequest, targetStatusText } from './describe.ts';
+import { describeRequest } from './describe.ts';
 
 function minutes(ms: number): string {
   const s = Math.round(ms / 1000);
@@ -92,7 +92,7 @@ function ActiveConversation({ conversation }: { conversation: LiveConversation }
                 <td>{t.id}</td>
                 <td>{describeRequest(t.request)}</td>
                 <td>
-                  <Pill kind={t.status === 1 ? 'ok' : t.status === -1 ? 'muted' : 'warn'}>{targetStatusText(t.status)}</Pill>
+                  <TargetStatusPill status={t.status} />
                 </td>
               </tr>
             ))}
