@@ -84,7 +84,7 @@ export function digitsFromSpokenNumbers(text: string): string {
 /**
  * The words a listener hears in a text: lower case, no accents or punctuation, numbers spelt out
  * ("21°C" → "twenty one degrees c", "20:00" → "twenty zero zero",
- * "3 km" → "three k m", as espeak-ng says them). Language models and WER both use it,
+ * "3 km" → "three k m", "km/h" → "k m slash h", as espeak-ng says them). Language models and WER both use it,
  * so the recogniser's vocabulary and the reference agree on spelling.
  */
 export function normalizeWords(text: string): string[] {
@@ -97,6 +97,7 @@ export function normalizeWords(text: string): string[] {
     .replace(/°/g, ' degrees ')
     .replace(/%/g, ' percent ')
     .replace(/&/g, ' and ')
+    .replace(/\//g, ' slash ')
     .replace(/\bkm\b/g, ' k m ')
     .replace(/\b(\d{1,2}):(\d)(\d)\b/g, (_, h: string, m1: string, m2: string) =>
       ` ${numberToWords(Number(h))} ${m1 === '0' ? `zero ${ONES[Number(m2)]}` : numberToWords(Number(m1 + m2))} `,

@@ -23,6 +23,8 @@ export interface DomainLanguageModel {
   arpa: string;
   /** every word of the model, normalized (see normalizeWords) */
   words: string[];
+  /** spellings the sentences used for a word when they differ from it ("neukölln" for "neukolln"); synthesis reads these */
+  surfaceForms: Map<string, Set<string>>;
   order: number;
 }
 
@@ -115,7 +117,20 @@ export function buildDomainLanguageModel(sentences: readonly string[], order = 3
   entries.forEach((section, i) => lines.push(`\\${i + 1}-grams:`, ...section, ''));
   lines.push('\\end\\', '');
   const words = [...counts[1].keys()].filter((w) => w !== SENTENCE_END).sort();
-  return { arpa: lines.join('\n'), words, order };
+  return { arpa: lines.join('\n'), words, order, surfaceForms: surfaceFormsOf(sentences) };
+}
+
+function surfaceFormsOf(sentences: readonly string[]): Map<string, Set<string>> {
+  const forms = new Map<string, Set<string>>();
+  for (const sentence of sentences) {
+    for (const token of sentence.match(/[\p{L}']+/gu) ?? []) {
+      const surface = token.toLowerCase();
+      const normalized = normalizeWords(token);
+      if (normalized.length !== 1 || normalized[0] === surface) continue;
+      forms.set(normalized[0], (forms.get(normalized[0]) ?? new Set()).add(surface));
+    }
+  }
+  return forms;
 }
 
 /** espeak-ng -x mnemonics to CMU ARPAbet, longest match first. */
@@ -167,15 +182,24 @@ function loadCmuDictionary(): Map<string, string[]> {
 
 /**
  * A pronunciation dictionary for the model's words: the CMU entries plus espeak-ng's own
- * pronunciation as a variant (it is what synthetic speech actually sounds like, and the only
- * source for German place names).
+ * pronunciations as variants — of the word and of the spellings the sentences used for it
+ * (espeak-ng says "Neukölln" differently from "Neukolln"). They are what synthetic speech actually
+ * sounds like, and the only source for German place names.
  */
-export async function buildPronunciationDictionary(words: readonly string[], espeak: SystemProgram = ESPEAK_NG): Promise<string> {
+export async function buildPronunciationDictionary(
+  words: readonly string[],
+  espeak: SystemProgram = ESPEAK_NG,
+  surfaceForms: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+): Promise<string> {
   const cmu = loadCmuDictionary();
-  const espeakPronunciations = (await espeakPhonemes(words, espeak)).map(espeakToArpabet);
+  const spellings = words.map((word) => [word, ...(surfaceForms.get(word) ?? [])]);
+  const flat = spellings.flat();
+  const phonemes = (await espeakPhonemes(flat, espeak)).map(espeakToArpabet);
+  const byText = new Map(flat.map((text, i) => [text, phonemes[i]]));
   const lines: string[] = [];
   words.forEach((word, index) => {
-    const variants = [...new Set([...(cmu.get(word) ?? []), espeakPronunciations[index]].filter(Boolean))];
+    const fromEspeak = spellings[index].map((text) => byText.get(text) ?? '');
+    const variants = [...new Set([...(cmu.get(word) ?? []), ...fromEspeak].filter(Boolean))];
     if (variants.length === 0) throw new VoiceError(`no pronunciation for "${word}" (neither in ${CMU_DICTIONARY} nor from espeak-ng)`);
     variants.forEach((phones, v) => lines.push(`${v === 0 ? word : `${word}(${v + 1})`} ${phones}`));
   });
@@ -216,7 +240,7 @@ export class PocketsphinxStt implements SttEngine {
       if (!existsSync(`${POCKETSPHINX_ACOUSTIC_MODEL}/mdef`))
         throw new VoiceError(`${POCKETSPHINX_ACOUSTIC_MODEL} is missing: install the Debian package "pocketsphinx-en-us" (or run scripts/setup-system.sh)`);
       const model = buildDomainLanguageModel(this.options.vocabulary, this.options.ngramOrder);
-      const dictionary = await buildPronunciationDictionary(model.words, this.options.espeak);
+      const dictionary = await buildPronunciationDictionary(model.words, this.options.espeak, model.surfaceForms);
       const dir = await mkdtemp(join(tmpdir(), 'icabench-sphinx-'));
       await writeFile(join(dir, 'domain.arpa'), model.arpa);
       await writeFile(join(dir, 'domain.dict'), dictionary);
