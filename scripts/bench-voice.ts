@@ -11,6 +11,7 @@ import { PocketsphinxStt } from '../src/voice/pocketsphinx.ts';
 import { durationMs } from '../src/voice/types.ts';
 import { SileroVad, speechOnly } from '../src/voice/vad.ts';
 import { QUICKSTART_VOICE_UTTERANCES, driverVocabulary, replyVocabulary } from '../src/voice/vocabulary.ts';
+import { quickstartCampaignUtterances } from './voice-quickstart-utterances.ts';
 
 const REPLIES = [
   'I found Schwabing Apotheke in Schwabing, rated 4.4, 0 minutes away.',
@@ -52,6 +53,22 @@ async function main(): Promise<void> {
   }
   console.log(`driver path (espeak-ng TTS + pocketsphinx domain LM), ${pairs.length} utterances, ${(audioMs / 1000).toFixed(1)} s of speech:`);
   console.log(`  RTF overall ${fmt(workMs / audioMs)}, per utterance p50 ${fmt(percentile(rtfs, 50))} p95 ${fmt(percentile(rtfs, 95))}; WER ${fmt(corpusWordErrorRate(pairs))}`);
+
+  // 1b. what the quickstart campaign really says: template-simulator utterances of its first 20 conversations
+  const campaign = await quickstartCampaignUtterances(20);
+  const campaignStt = new PocketsphinxStt({ vocabulary: driverVocabulary(campaign.seeds) });
+  const campaignPairs: Array<{ reference: string; hypothesis: string }> = [];
+  audioMs = 0;
+  workMs = 0;
+  for (const u of campaign.utterances) {
+    const start = performance.now();
+    const pcm = await tts.synthesize(u.text, voiceForPersona(u.persona));
+    campaignPairs.push({ reference: u.text, hypothesis: (await campaignStt.transcribe(pcm)).text });
+    workMs += performance.now() - start;
+    audioMs += durationMs(pcm);
+  }
+  console.log(`quickstart campaign utterances (20 conversations, ${campaignPairs.length} utterances, ${(audioMs / 1000).toFixed(1)} s): RTF ${fmt(workMs / audioMs)}; WER ${fmt(corpusWordErrorRate(campaignPairs))}`);
+  await campaignStt.dispose();
 
   // 2. reply path: assistant TTS + VAD + reply recognition
   t = performance.now();
