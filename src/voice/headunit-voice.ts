@@ -18,8 +18,10 @@ export const SPOKEN_TURN_TEXT = '';
 
 export interface HeadUnitVoiceOptions {
   link: AudioLink;
-  /** recogniser for the driver's audio; default pocketsphinx with a domain model of driverVocabulary() */
+  /** recogniser for the driver's audio; default pocketsphinx with a domain model of `vocabulary` */
   stt?: SttEngine;
+  /** sentences the default recogniser expects; default driverVocabulary() (pass driverVocabulary(seeds) for a campaign) */
+  vocabulary?: readonly string[];
   tts?: TtsEngine;
   voice?: VoiceParams;
   /** stream reply audio at real time (a loudspeaker); false sends it as fast as possible */
@@ -38,7 +40,7 @@ export class HeadUnitVoiceFrontEnd {
 
   constructor(private readonly options: HeadUnitVoiceOptions) {
     this.collector = new UtteranceCollector(options.link, 'to_unit');
-    this.stt = options.stt ?? new PocketsphinxStt({ vocabulary: driverVocabulary() });
+    this.stt = options.stt ?? new PocketsphinxStt({ vocabulary: options.vocabulary ?? driverVocabulary() });
     this.tts = options.tts ?? new EspeakTts();
   }
 
