@@ -7,11 +7,12 @@
 #   sox                  microphone recording through node-record-lpcm16 (sox/rec), audio conversion
 # Packages other areas need (they add theirs to EXTRA_PACKAGES, one word each):
 #   can-utils            candump/cansend for the CAN vehicle context (docs/vehicle.md, icabench doctor)
+#   socat                pseudo-terminal pairs for the SLCAN transport tests (test/vehicle)
 #   chromium             the browser the bench app's end-to-end tests drive (docs/bench-app.md)
 set -euo pipefail
 
 PACKAGES=(espeak-ng pocketsphinx pocketsphinx-en-us sox)
-EXTRA_PACKAGES=(can-utils chromium)
+EXTRA_PACKAGES=(can-utils socat chromium)
 
 missing=()
 for pkg in "${PACKAGES[@]}" "${EXTRA_PACKAGES[@]}"; do
