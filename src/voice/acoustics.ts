@@ -29,7 +29,7 @@ export type BandLimit = z.infer<typeof BandLimitSchema>;
 export const TELEPHONE_BAND = { lowHz: 300, highHz: 3400 } as const;
 
 export const CabinAcousticsSchema = z.object({
-  /** one SNR, or a list to sweep (each spoken turn is run at every level); null = no noise */
+  /** one SNR, or a list to sweep (the campaign repeats its conversations at each level, see snrLevels); null = no noise */
   snrDb: z.union([z.number().min(-20).max(60), z.array(z.number().min(-20).max(60)).min(1)]).nullable().default(null),
   noise: NoiseSourceSchema.default({ kind: 'road', seed: 1 }),
   bandLimit: BandLimitSchema.nullable().default(null),

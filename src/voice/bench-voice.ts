@@ -1,6 +1,7 @@
 import type { ContextVector } from '../domain/context.ts';
 import type { Persona } from '../domain/taxonomy.ts';
 import type { AssistantReply } from '../protocol/bridge.ts';
+import type { HeadUnitSession } from '../headunit/types.ts';
 import { applyCabinAcoustics, type CabinAcoustics } from './acoustics.ts';
 import { UtteranceCollector, streamUtterance, type AudioLink, type ReceivedUtterance } from './audio-link.ts';
 import { voiceForPersona } from './espeak.ts';
@@ -146,4 +147,24 @@ export class BenchVoice {
   close(): void {
     this.replies.close();
   }
+}
+
+/**
+ * A HeadUnitSession whose turns are spoken: drop-in for the campaign's conversation loop (wrap the
+ * session that openSession returns). Each result goes to `onResult` for the voice summary and audio files.
+ */
+export function speakingSession(
+  session: HeadUnitSession,
+  voice: BenchVoice,
+  options: { persona: Persona; snrDb: number | null; onResult?: (result: SpokenTurnResult, turn: number) => void | Promise<void> },
+): HeadUnitSession {
+  return {
+    sessionId: session.sessionId,
+    close: () => session.close(),
+    async send(turn, text, context) {
+      const result = await voice.runSpokenTurn({ session, turn, text, context, persona: options.persona, snrDb: options.snrDb });
+      await options.onResult?.(result, turn);
+      return result.reply;
+    },
+  };
 }

@@ -2,7 +2,7 @@ import type { HeadUnitHandler, HeadUnitReplyBody } from '../headunit/types.ts';
 import type { ContextVector } from '../domain/context.ts';
 import { UtteranceCollector, streamUtterance, type AudioLink } from './audio-link.ts';
 import { EspeakTts } from './espeak.ts';
-import { digitsFromSpokenNumbers } from './metrics.ts';
+import { formatRecognizedText, surfaceSpellings } from './formatting.ts';
 import { PocketsphinxStt } from './pocketsphinx.ts';
 import type { SttEngine, TtsEngine, VoiceParams } from './types.ts';
 import { driverVocabulary } from './vocabulary.ts';
@@ -37,20 +37,23 @@ export class HeadUnitVoiceFrontEnd {
   private readonly collector: UtteranceCollector;
   private readonly stt: SttEngine;
   private readonly tts: TtsEngine;
+  private readonly spellings: Map<string, string[]>;
 
   constructor(private readonly options: HeadUnitVoiceOptions) {
     this.collector = new UtteranceCollector(options.link, 'to_unit');
-    this.stt = options.stt ?? new PocketsphinxStt({ vocabulary: options.vocabulary ?? driverVocabulary() });
+    const vocabulary = options.vocabulary ?? driverVocabulary();
+    this.stt = options.stt ?? new PocketsphinxStt({ vocabulary });
+    this.spellings = surfaceSpellings(vocabulary);
     this.tts = options.tts ?? new EspeakTts();
   }
 
-  /** What the driver said in this turn, as the unit's recogniser hears it (numbers as digits). */
+  /** What the driver said in this turn, as the unit's recogniser hears it, formatted as text (see formatting.ts). */
   async recognizeTurn(sessionId: string, turn: number): Promise<string> {
     const utterance = await this.collector.take(sessionId, turn, this.options.utteranceTimeoutMs ?? 10_000);
     if (utterance.pcm.samples.length === 0) return '';
     const heard = await this.stt.transcribe(utterance.pcm, { source: `session ${sessionId} turn ${turn} driver audio` });
-    // recognisers spell numbers out; the assistant's understanding reads digits, as from a keyboard
-    return digitsFromSpokenNumbers(heard.text);
+    // the unit's understanding reads typed text: punctuation, proper spellings, digits
+    return formatRecognizedText(heard, this.spellings);
   }
 
   /** Synthesizes the reply and streams it to the bench; resolves when the last chunk is sent. */

@@ -12,74 +12,8 @@ export function numberToWords(n: number): string {
   return String(n).split('').map((d) => ONES[Number(d)]).join(' ');
 }
 
-const WORD_VALUES = new Map<string, number>([...ONES.map((w, i) => [w, i] as const), ...TENS.flatMap((w, i) => (w ? [[w, i * 10] as const] : []))]);
-
-/** Reads a run of number words starting at `start` ("twenty one" → 21, "one hundred five" → 105); null if none. */
-function readNumber(words: readonly string[], start: number): { value: number; next: number } | null {
-  let i = start;
-  const first = WORD_VALUES.get(words[i]);
-  if (first === undefined) return null;
-  let value = first;
-  i += 1;
-  if (first >= 20 && first % 10 === 0 && (WORD_VALUES.get(words[i]) ?? 10) < 10 && WORD_VALUES.get(words[i]) !== 0) value += WORD_VALUES.get(words[i++]) as number;
-  else if (first > 0 && first < 10 && words[i] === 'hundred') {
-    value = first * 100;
-    i += 1;
-    const rest = readNumber(words, i);
-    if (rest && rest.value < 100) {
-      value += rest.value;
-      i = rest.next;
-    }
-  }
-  return { value, next: i };
-}
-
-/**
- * Inverse text normalization for recogniser output: spoken numbers back to the digits a text
- * assistant expects ("twenty one degrees" → "21 degrees", "four point two" → "4.2",
- * "at twenty zero zero" → "at 20:00", "at twelve thirty" → "at 12:30"). normalizeWords undoes it.
- */
-export function digitsFromSpokenNumbers(text: string): string {
-  const words = text.trim().split(/\s+/).filter(Boolean);
-  const out: string[] = [];
-  for (let i = 0; i < words.length; ) {
-    const number = readNumber(words, i);
-    if (!number) {
-      out.push(words[i++]);
-      continue;
-    }
-    const afterTimeWord = i > 0 && ['at', 'by', 'until'].includes(words[i - 1]);
-    if (afterTimeWord && number.value < 24) {
-      if (words[number.next] === 'zero') {
-        const digit = WORD_VALUES.get(words[number.next + 1]);
-        if (digit !== undefined && digit < 10) {
-          out.push(`${number.value}:0${digit}`);
-          i = number.next + 2;
-          continue;
-        }
-      }
-      const minutes = readNumber(words, number.next);
-      if (minutes && minutes.value >= 10 && minutes.value < 60) {
-        out.push(`${number.value}:${minutes.value}`);
-        i = minutes.next;
-        continue;
-      }
-    }
-    if (words[number.next] === 'point') {
-      const fraction: number[] = [];
-      let j = number.next + 1;
-      while (j < words.length && (WORD_VALUES.get(words[j]) ?? 10) < 10) fraction.push(WORD_VALUES.get(words[j++]) as number);
-      if (fraction.length) {
-        out.push(`${number.value}.${fraction.join('')}`);
-        i = j;
-        continue;
-      }
-    }
-    out.push(String(number.value));
-    i = number.next;
-  }
-  return out.join(' ');
-}
+/** The value of each number word normalizeWords produces ("zero"…"nineteen", "twenty"…"ninety"). */
+export const SPOKEN_NUMBER_VALUES: ReadonlyMap<string, number> = new Map([...ONES.map((w, i) => [w, i] as const), ...TENS.flatMap((w, i) => (w ? [[w, i * 10] as const] : []))]);
 
 /**
  * The words a listener hears in a text: lower case, no accents or punctuation, numbers spelt out

@@ -3,9 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { espeakPhonemes } from './espeak.ts';
+import { surfaceSpellings } from './formatting.ts';
 import { normalizeWords } from './metrics.ts';
 import { ESPEAK_NG, POCKETSPHINX, runProgram, type SystemProgram } from './system.ts';
-import { VoiceError, type Pcm16, type SttEngine, type TranscribeOptions, type Transcript } from './types.ts';
+import { VoiceError, type Pcm16, type RecognizedWord, type SttEngine, type TranscribeOptions, type Transcript } from './types.ts';
 import { encodeWav } from './wav.ts';
 
 /** Where Debian's pocketsphinx-en-us puts the US English acoustic model and the CMU dictionary. */
@@ -122,14 +123,7 @@ export function buildDomainLanguageModel(sentences: readonly string[], order = 3
 
 function surfaceFormsOf(sentences: readonly string[]): Map<string, Set<string>> {
   const forms = new Map<string, Set<string>>();
-  for (const sentence of sentences) {
-    for (const token of sentence.match(/[\p{L}']+/gu) ?? []) {
-      const surface = token.toLowerCase();
-      const normalized = normalizeWords(token);
-      if (normalized.length !== 1 || normalized[0] === surface) continue;
-      forms.set(normalized[0], (forms.get(normalized[0]) ?? new Set()).add(surface));
-    }
-  }
+  for (const [word, spellings] of surfaceSpellings(sentences)) forms.set(word, new Set(spellings.map((s) => s.toLowerCase())));
   return forms;
 }
 
@@ -216,6 +210,26 @@ function padWithSilence(pcm: Pcm16, ms: number): Pcm16 {
   return { sampleRate: pcm.sampleRate, samples };
 }
 
+/** "word start end confidence" lines that -time yes prints after each hypothesis (seconds). */
+const TIMED_WORD = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (\S+)$/;
+/** silence, sentence marks and filler models: not words */
+const NON_WORD = /^(<s>|<\/s>|<sil>|\[.*\]|\+\+.*\+\+)$/;
+
+/** Parses pocketsphinx_continuous -time yes output into words with times (ms, minus the padding added). */
+export function parseTimedOutput(output: string, paddingMs: number): Transcript {
+  const words: RecognizedWord[] = [];
+  for (const line of output.split('\n')) {
+    const match = TIMED_WORD.exec(line.trim());
+    if (!match || NON_WORD.test(match[1])) continue;
+    words.push({
+      word: match[1].replace(/\(\d+\)$/, ''),
+      startMs: Math.max(0, Number(match[2]) * 1000 - paddingMs),
+      endMs: Math.max(0, Number(match[3]) * 1000 - paddingMs),
+    });
+  }
+  return { text: words.map((w) => w.word).join(' '), words };
+}
+
 export interface PocketsphinxOptions {
   /** sentences the recogniser should expect (the campaign's utterances, the head unit's reply phrases) */
   vocabulary: readonly string[];
@@ -260,9 +274,9 @@ export class PocketsphinxStt implements SttEngine {
         '-lm', join(dir, 'domain.arpa'),
         '-dict', join(dir, 'domain.dict'),
         '-logfn', '/dev/null',
+        '-time', 'yes',
       ]);
-      const text = stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
-      return { text };
+      return parseTimedOutput(stdout.toString('utf8'), EDGE_SILENCE_MS);
     } catch (error) {
       if (error instanceof VoiceError) throw new VoiceError(`${options.source ?? 'audio'}: ${error.message}`);
       throw error;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import type { HeadUnitHandler } from '../../src/headunit/types.ts';
 import { snrLevels } from '../../src/voice/acoustics.ts';
-import type { BenchVoice, SpokenTurnResult, SpokenTurnSender } from '../../src/voice/bench-voice.ts';
+import { speakingSession, type BenchVoice, type SpokenTurnResult, type SpokenTurnSender } from '../../src/voice/bench-voice.ts';
 import { VoiceConfigSchema, createBenchVoice, saveTurnAudio } from '../../src/voice/config.ts';
 import { HeadUnitVoiceFrontEnd, withVoiceFrontEnd } from '../../src/voice/headunit-voice.ts';
 import { buildVoiceSummary } from '../../src/voice/metrics.ts';
@@ -77,6 +77,17 @@ describe('voice loop against the reference head unit over socket.io', () => {
     expect(saved.driver).toBe(join('audio', 'conv_1', 'turn0-snr20-driver.wav'));
     expect((await readWav(join(dir, saved.driver))).samples.length).toBe(clean[0].driverAudio.samples.length);
     expect(saved.reply).not.toBeNull();
+  });
+
+  it('speakingSession turns a text session into a spoken one for the conversation loop', async () => {
+    const results: SpokenTurnResult[] = [];
+    const spoken = speakingSession({ ...session, close: async () => undefined }, bench, { persona: 'tech_savvy', snrDb: null, onResult: (r) => void results.push(r) });
+    const reply = await spoken.send(40, 'Navigate to Sendling, avoiding tolls.', MUNICH_CONTEXT);
+    expect(reply.recognizedText).toBe('Navigate to Sendling, avoiding tolls.');
+    expect(reply.actions.some((a) => a.type === 'route')).toBe(true);
+    expect(results).toHaveLength(1);
+    expect(results[0].reply).toBe(reply);
+    expect(results[0].firstReplyLatencyMs).not.toBeNull();
   });
 
   it('passes typed turns through unchanged', async () => {
