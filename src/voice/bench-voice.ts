@@ -144,8 +144,9 @@ export class BenchVoice {
     return (await this.options.replyStt.transcribe(audio, { source })).text;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.replies.close();
+    await Promise.all([this.options.replyStt.dispose?.(), this.options.vad?.dispose?.()]);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../headunit/types.ts';
 import type { ContextVector } from '../domain/context.ts';
-import { UtteranceCollector, streamUtterance, type AudioLink } from './audio-link.ts';
+import { UtteranceCollector, nowMs, streamUtterance, type AudioLink } from './audio-link.ts';
 import { EspeakTts } from './espeak.ts';
 import { formatRecognizedText, surfaceSpellings } from './formatting.ts';
 import { PocketsphinxStt } from './pocketsphinx.ts';
@@ -58,9 +58,17 @@ export class HeadUnitVoiceFrontEnd {
 
   /** Synthesizes the reply and streams it to the bench; resolves when the last chunk is sent. */
   async speak(sessionId: string, turn: number, text: string): Promise<void> {
-    if (!text.trim()) return;
-    const pcm = await this.tts.synthesize(text, this.options.voice ?? ASSISTANT_VOICE);
-    await streamUtterance(this.options.link, pcm, { sessionId, turn, direction: 'to_bench', realtime: this.options.realtime ?? false });
+    // with nothing to say (or no voice) the bench still gets its end-of-utterance instead of waiting out a timeout
+    const silence = () =>
+      this.options.link.endOfUtterance({ sessionId, turn, direction: 'to_bench', chunks: 0, durationMs: 0, sentAt: nowMs(), reason: 'completed' });
+    if (!text.trim()) return silence();
+    try {
+      const pcm = await this.tts.synthesize(text, this.options.voice ?? ASSISTANT_VOICE);
+      await streamUtterance(this.options.link, pcm, { sessionId, turn, direction: 'to_bench', realtime: this.options.realtime ?? false });
+    } catch (error) {
+      silence();
+      throw error;
+    }
   }
 
   /** speak() without waiting; failures go to options.onError (the text reply has already been returned) */
@@ -68,8 +76,9 @@ export class HeadUnitVoiceFrontEnd {
     this.speak(sessionId, turn, text).catch((error: Error) => this.options.onError?.(error));
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.collector.close();
+    await this.stt.dispose?.();
   }
 }
 

@@ -52,6 +52,8 @@ export interface TranscribeOptions {
 export interface SttEngine {
   readonly name: string;
   transcribe(pcm: Pcm16, options?: TranscribeOptions): Promise<Transcript>;
+  /** releases temporary files or model sessions */
+  dispose?(): Promise<void>;
 }
 
 /** A stretch of speech found by voice-activity detection, in ms from the start of the audio. */
@@ -63,6 +65,7 @@ export interface SpeechSegment {
 export interface VoiceActivityDetector {
   readonly name: string;
   segments(pcm: Pcm16): Promise<SpeechSegment[]>;
+  dispose?(): Promise<void>;
 }
 
 /** Any failure on the voice path (bad audio, a missing program, an unusable model); names what to fix. */

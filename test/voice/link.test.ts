@@ -6,7 +6,7 @@ import { CabinAcousticsSchema } from '../../src/voice/acoustics.ts';
 import { UtteranceCollector, createAudioLinkPair, nowMs, streamUtterance, type AudioLink } from '../../src/voice/audio-link.ts';
 import { BenchVoice, type SpokenTurnSender } from '../../src/voice/bench-voice.ts';
 import { createSocketAudioLink } from '../../src/voice/socket-audio-link.ts';
-import { SPOKEN_TURN_TEXT } from '../../src/voice/headunit-voice.ts';
+import { HeadUnitVoiceFrontEnd, SPOKEN_TURN_TEXT, withVoiceFrontEnd } from '../../src/voice/headunit-voice.ts';
 import { pcm16, type Pcm16, type SttEngine, type TtsEngine } from '../../src/voice/types.ts';
 import { MUNICH_CONTEXT, socketPair, type SocketPair } from './helpers.ts';
 
@@ -157,6 +157,28 @@ describe('first-reply latency over socket.io', () => {
     expect(result.recognizedText).toBeNull();
     expect(result.firstReplyLatencyMs).toBeNull();
     voice.close();
+  });
+});
+
+describe('head-unit front end without a voice', () => {
+  it('ends the reply utterance at once when synthesis fails, so the bench does not wait out its timeout', async () => {
+    const errors: Error[] = [];
+    const brokenTts: TtsEngine = { name: 'broken', synthesize: async () => { throw new Error('no voice'); } };
+    const frontEnd = new HeadUnitVoiceFrontEnd({ link: unitLink, stt: echoStt, tts: brokenTts, onError: (e) => errors.push(e) });
+    const unit = withVoiceFrontEnd(
+      { unit: { name: 'u', version: '1' }, capabilities: { text: true, audio: false, vehicleContext: false, structuredActions: false }, startSession: () => undefined, endSession: () => undefined, handleTurn: async () => ({ text: 'Okay.', actions: [] }) },
+      frontEnd,
+    );
+    const session: SpokenTurnSender = { sessionId: 'b', send: async (turn, text, context) => ({ sessionId: 'b', turn, ...(await unit.handleTurn('b', turn, text, context)) }) };
+    const voice = new BenchVoice({ link: benchLink, tts: toneTts, replyStt: echoStt, acoustics: CabinAcousticsSchema.parse({}), realtime: false, replyTimeoutMs: 60_000 });
+    const result = await voice.runSpokenTurn({ session, turn: 0, text: 'hello there', context: MUNICH_CONTEXT, persona: 'neutral', snrDb: null });
+    expect(result.recognizedText).toBe('reply heard');
+    expect(result.replyAudio?.samples.length).toBe(0);
+    expect(result.failed).toBe(true);
+    expect(result.voiceError).toBeNull();
+    expect(errors.map((e) => e.message)).toEqual(['no voice']);
+    await voice.close();
+    await frontEnd.close();
   });
 });
 

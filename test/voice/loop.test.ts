@@ -32,8 +32,8 @@ describe('voice loop against the reference head unit over socket.io', () => {
     bench = await createBenchVoice(config, { link: createSocketAudioLink(pair.bench) });
   });
   afterAll(async () => {
-    bench.close();
-    frontEnd.close();
+    await bench.close();
+    await frontEnd.close();
     await pair.close();
   });
 
