@@ -9,7 +9,6 @@ export interface SystemProgram {
 
 export const ESPEAK_NG: SystemProgram = { binary: 'espeak-ng', debianPackage: 'espeak-ng' };
 export const POCKETSPHINX: SystemProgram = { binary: 'pocketsphinx_continuous', debianPackage: 'pocketsphinx' };
-export const SOX: SystemProgram = { binary: 'sox', debianPackage: 'sox' };
 
 export function missingProgramMessage(program: SystemProgram): string {
   return (
