@@ -676,31 +676,66 @@ export interface AgreementOptions {
   ratersAligned?: boolean;
 }
 
+/** The part of an agreement report that one item already defines (κ and ρ need at least two). */
+export type AgreementShares = Pick<AgreementReport, 'items' | 'exact' | 'withinOne' | 'passFail'>;
+
+/**
+ * Checks the inputs and computes what agreementReport and agreementShares have in common: the
+ * scale, the per-item majority score, and the shares (exact, within one, pass/fail).
+ */
+function agreementBasis(
+  name: string,
+  judge: readonly number[],
+  humanRatings: readonly (readonly number[])[],
+  options: AgreementOptions,
+): { scale: readonly number[]; majority: number[]; shares: AgreementShares } {
+  requireSameLength(judge, humanRatings, `${name} (judge scores vs items with human ratings)`);
+  if (judge.length === 0) throw new RangeError(`${name}: no items`);
+  humanRatings.forEach((r, i) => {
+    if (r.length === 0) throw new RangeError(`${name}: item ${i} has no human ratings`);
+  });
+  const scale = options.scale ?? (categoriesOf([...judge, ...humanRatings.flat()]) as number[]);
+  const threshold = options.passThreshold ?? (scale[0] + scale[scale.length - 1]) / 2;
+  const positive = options.positive ?? 'fail';
+  const majority = humanRatings.map((r) => majorityScore(r));
+
+  const judgePass = options.judgePass ?? judge.map((s) => s >= threshold);
+  const humanPassVotes = options.humanPass ?? humanRatings.map((r) => r.map((s) => s >= threshold));
+  requireSameLength(judgePass, judge, `${name} judgePass`);
+  requireSameLength(humanPassVotes, judge, `${name} humanPass`);
+  // majority vote on pass/fail; a tie counts as fail (the conservative reading for a test bench)
+  const humanPass = humanPassVotes.map((votes) => votes.filter(Boolean).length * 2 > votes.length);
+  const asPositive = (pass: boolean) => (positive === 'pass' ? pass : !pass);
+  const passFail = precisionRecallF1(judgePass.map(asPositive), humanPass.map(asPositive));
+  return {
+    scale,
+    majority,
+    shares: {
+      items: judge.length,
+      exact: exactAgreement(judge, majority),
+      withinOne: withinOneAgreement(judge, majority),
+      passFail: { ...passFail, positive },
+    },
+  };
+}
+
+/**
+ * The shares of agreementReport, which are defined from a single item on: exact and within-one
+ * agreement of the judge with the per-item majority score, and the judge's pass/fail against the
+ * humans' majority vote. Same inputs and options as agreementReport.
+ */
+export function agreementShares(judge: readonly number[], humanRatings: readonly (readonly number[])[], options: AgreementOptions = {}): AgreementShares {
+  return agreementBasis('agreementShares', judge, humanRatings, options).shares;
+}
+
 /**
  * Judge-vs-human agreement for one dimension, as in Negi et al.'s Table III.
  * `judge[i]` is the judge's score for item i; `humanRatings[i]` all human scores for item i.
  */
 export function agreementReport(judge: readonly number[], humanRatings: readonly (readonly number[])[], options: AgreementOptions = {}): AgreementReport {
-  requireSameLength(judge, humanRatings, 'agreementReport (judge scores vs items with human ratings)');
-  if (judge.length === 0) throw new RangeError('agreementReport: no items');
-  humanRatings.forEach((r, i) => {
-    if (r.length === 0) throw new RangeError(`agreementReport: item ${i} has no human ratings`);
-  });
+  const { scale, majority, shares } = agreementBasis('agreementReport', judge, humanRatings, options);
   const weights = options.weights ?? 'quadratic';
-  const scale = options.scale ?? (categoriesOf([...judge, ...humanRatings.flat()]) as number[]);
-  const threshold = options.passThreshold ?? (scale[0] + scale[scale.length - 1]) / 2;
-  const positive = options.positive ?? 'fail';
-  const majority = humanRatings.map((r) => majorityScore(r));
   const humanMean = humanRatings.map((r) => mean(r));
-
-  const judgePass = options.judgePass ?? judge.map((s) => s >= threshold);
-  const humanPassVotes = options.humanPass ?? humanRatings.map((r) => r.map((s) => s >= threshold));
-  requireSameLength(judgePass, judge, 'agreementReport judgePass');
-  requireSameLength(humanPassVotes, judge, 'agreementReport humanPass');
-  // majority vote on pass/fail; a tie counts as fail (the conservative reading for a test bench)
-  const humanPass = humanPassVotes.map((votes) => votes.filter(Boolean).length * 2 > votes.length);
-  const asPositive = (pass: boolean) => (positive === 'pass' ? pass : !pass);
-  const passFail = precisionRecallF1(judgePass.map(asPositive), humanPass.map(asPositive));
 
   const sameCount = humanRatings.every((r) => r.length === humanRatings[0].length);
   const raters = humanRatings[0].length;
@@ -711,13 +746,13 @@ export function agreementReport(judge: readonly number[], humanRatings: readonly
   const humanFleissKappa = sameCount && raters >= 2 ? fleissKappa(categoryCounts(humanRatings, scale)) : null;
 
   return {
-    items: judge.length,
+    items: shares.items,
     kappa: cohensKappa(judge, majority, { weights, categories: scale }),
     kappaWeights: weights,
     spearman: spearman(judge, humanMean),
-    exact: exactAgreement(judge, majority),
-    withinOne: withinOneAgreement(judge, majority),
-    passFail: { ...passFail, positive },
+    exact: shares.exact,
+    withinOne: shares.withinOne,
+    passFail: shares.passFail,
     humanLightsKappa,
     humanFleissKappa,
   };

@@ -1,10 +1,10 @@
 import { combinedVerdict } from '../analysis/verdict.ts';
-import { cohensKappa, exactAgreement, lightsKappa, majorityScore, mean, precisionRecallF1, spearman, withinOneAgreement, type ClassificationScores } from '../analysis/stats.ts';
+import { agreementReport, agreementShares, type AgreementOptions, type AgreementReport } from '../analysis/stats.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import { DIMENSIONS, type Dimension } from '../domain/taxonomy.ts';
 import type { Rating } from './annotations.ts';
 
-const SCALE = [0, 1, 2] as const;
+const SCALE = [0, 1, 2];
 
 export interface JudgeAgreement {
   dimension: Dimension;
@@ -17,7 +17,7 @@ export interface JudgeAgreement {
   exact: number | null;
   withinOne: number | null;
   /** the judge's pass/fail against the raters' majority vote (a tie counts as fail); positive class: fail */
-  passFail: ClassificationScores | null;
+  passFail: AgreementReport['passFail'] | null;
   /** mean pairwise weighted κ among raters, when the same raters rated every item */
   ratersLightsKappa: number | null;
 }
@@ -48,24 +48,36 @@ export interface AgreementView {
   raterPairs: RaterPairAgreement[];
 }
 
+type Stats = Omit<JudgeAgreement, 'dimension'>;
+
 /**
- * A statistic that is undefined for these data (ρ of a constant series, κ over fewer than two
- * items, where chance agreement cannot be estimated) is reported as null, not as a number.
+ * agreementReport (stats.ts) of one series of 0/1/2 scores against items rated by one or more
+ * others, quadratic κ, fail as the positive class. A statistic these data do not define is null,
+ * not a number: nothing without items, κ, ρ and Light's κ over a single item (agreementShares
+ * gives the rest), ρ of a constant series.
  */
-function defined(items: number, compute: () => number): number | null {
-  if (items < 2) return null;
-  try {
-    const value = compute();
-    return Number.isFinite(value) ? value : null;
-  } catch {
-    return null;
-  }
+function agreement(first: number[], others: number[][], firstPass: boolean[], othersPass: boolean[][], ratersAligned: boolean): Stats {
+  if (first.length === 0) return { items: 0, kappa: null, spearman: null, exact: null, withinOne: null, passFail: null, ratersLightsKappa: null };
+  const options: AgreementOptions = { weights: 'quadratic', scale: SCALE, positive: 'fail', judgePass: firstPass, humanPass: othersPass, ratersAligned };
+  if (first.length === 1) return { ...agreementShares(first, others, options), kappa: null, spearman: null, ratersLightsKappa: null };
+  const report = agreementReport(first, others, options);
+  const finite = (value: number | null) => (value !== null && Number.isFinite(value) ? value : null);
+  return {
+    items: report.items,
+    kappa: finite(report.kappa),
+    spearman: finite(report.spearman),
+    exact: report.exact,
+    withinOne: report.withinOne,
+    passFail: report.passFail,
+    ratersLightsKappa: finite(report.humanLightsKappa),
+  };
 }
 
 /**
  * Agreement between raters and between the judge and the raters over the rated conversations
  * of one run: quadratic-weighted Cohen's κ, Spearman ρ, exact and within-one agreement per
  * dimension, F1 of the judge's pass/fail against the raters' majority vote (positive class: fail).
+ * Every statistic comes from agreementReport; two raters are compared as one "judge" against one "rater".
  */
 export function computeAgreement(ratings: readonly Rating[], judged: ReadonlyMap<string, ConversationResult>): AgreementView {
   const raters = [...new Set(ratings.map((r) => r.rater))].sort();
@@ -82,31 +94,16 @@ export function computeAgreement(ratings: readonly Rating[], judged: ReadonlyMap
     for (const [key, list] of byKey) {
       const result = judged.get(key);
       if (!result) continue;
-      const deciding = combinedVerdict(result);
-      const judgeScore = deciding.verdict?.dimensions[dimension]?.score;
-      if (judgeScore === undefined || deciding.verdict?.pass === null || deciding.verdict === null) continue;
+      const deciding = combinedVerdict(result).verdict;
+      const judgeScore = deciding?.dimensions[dimension]?.score;
+      if (judgeScore === undefined || !deciding || deciding.pass === null) continue;
       judge.push(judgeScore);
       humans.push(list.map((r) => r.dimensions[dimension] as number));
-      judgePass.push(deciding.verdict.pass as boolean);
+      judgePass.push(deciding.pass);
       humanPass.push(list.map((r) => r.pass));
       raterSets.add(list.map((r) => r.rater).join('\u0000'));
     }
-    const majority = humans.map((h) => majorityScore(h));
-    const aligned = raterSets.size === 1 && humans.length > 0 && humans[0].length >= 2;
-    // majority vote on pass/fail; a tie counts as fail, as in agreementReport (stats.ts)
-    const humansPass = humanPass.map((votes) => votes.filter(Boolean).length * 2 > votes.length);
-    return {
-      dimension,
-      items: judge.length,
-      kappa: defined(judge.length, () => cohensKappa(judge, majority, { weights: 'quadratic', categories: SCALE })),
-      spearman: defined(judge.length, () => spearman(judge, humans.map((h) => mean(h)))),
-      exact: judge.length ? exactAgreement(judge, majority) : null,
-      withinOne: judge.length ? withinOneAgreement(judge, majority) : null,
-      passFail: judge.length ? precisionRecallF1(judgePass.map((p) => !p), humansPass.map((p) => !p)) : null,
-      ratersLightsKappa: aligned
-        ? defined(judge.length, () => lightsKappa(Array.from({ length: humans[0].length }, (_, r) => humans.map((h) => h[r])), { weights: 'quadratic', categories: SCALE }))
-        : null,
-    };
+    return { dimension, ...agreement(judge, humans, judgePass, humanPass, raterSets.size === 1) };
   });
 
   const raterPairs: RaterPairAgreement[] = [];
@@ -115,6 +112,8 @@ export function computeAgreement(ratings: readonly Rating[], judged: ReadonlyMap
       const shared = [...byKey.values()]
         .map((list) => [list.find((r) => r.rater === raters[i]), list.find((r) => r.rater === raters[j])] as const)
         .filter((pair): pair is readonly [Rating, Rating] => pair[0] !== undefined && pair[1] !== undefined);
+      const aPass = shared.map(([x]) => x.pass);
+      const bPass = shared.map(([, y]) => [y.pass]);
       raterPairs.push({
         a: raters[i],
         b: raters[j],
@@ -122,15 +121,9 @@ export function computeAgreement(ratings: readonly Rating[], judged: ReadonlyMap
         passAgreement: shared.length ? shared.filter(([x, y]) => x.pass === y.pass).length / shared.length : null,
         dimensions: DIMENSIONS.map((dimension) => {
           const xs = shared.map(([x]) => x.dimensions[dimension] as number);
-          const ys = shared.map(([, y]) => y.dimensions[dimension] as number);
-          return {
-            dimension,
-            items: shared.length,
-            kappa: defined(xs.length, () => cohensKappa(xs, ys, { weights: 'quadratic', categories: SCALE })),
-            spearman: defined(xs.length, () => spearman(xs, ys)),
-            exact: xs.length ? exactAgreement(xs, ys) : null,
-            withinOne: xs.length ? withinOneAgreement(xs, ys) : null,
-          };
+          const ys = shared.map(([, y]) => [y.dimensions[dimension] as number]);
+          const { items, kappa, spearman, exact, withinOne } = agreement(xs, ys, aPass, bPass, false);
+          return { dimension, items, kappa, spearman, exact, withinOne };
         }),
       });
     }

@@ -85,12 +85,47 @@ describe('computeAgreement', () => {
     expect(instruction.exact).toBe(0.75);
     // judge fails c1,c2; raters fail only c1 → fail-positive TP 1, FP 1, FN 0 → F1 2/3
     expect(instruction.passFail?.f1).toBeCloseTo(2 / 3, 10);
+    expect(instruction.passFail).toMatchObject({ truePositives: 1, falsePositives: 1, falseNegatives: 0, trueNegatives: 2, positive: 'fail' });
     expect(instruction.ratersLightsKappa).toBeCloseTo(0.8, 10);
   });
 
-  it('reports κ and ρ as undefined for a single rated conversation', () => {
+  it('reports κ and ρ as undefined for a single rated conversation, and still the shares', () => {
     const single = computeAgreement(decodeRatings([...rate('c1', 'alice', 0), ...rate('c1', 'bob', 1)]), results);
     expect(single.raterPairs[0].dimensions[0]).toMatchObject({ items: 1, kappa: null, spearman: null, exact: 0, withinOne: 1 });
-    expect(single.judgeVsRaters[0]).toMatchObject({ items: 1, kappa: null, spearman: null });
+    expect(single.raterPairs[0].passAgreement).toBe(0);
+    // majority of [0,1] is a tie, resolved to the lower mode 0 = the judge's score;
+    // alice fails (C 0.6), bob passes (C 0.8): a tied vote counts as fail, as the judge says
+    expect(single.judgeVsRaters[0]).toMatchObject({ items: 1, kappa: null, spearman: null, exact: 1, withinOne: 1, ratersLightsKappa: null });
+    expect(single.judgeVsRaters[0].passFail).toMatchObject({ truePositives: 1, falsePositives: 0, falseNegatives: 0, trueNegatives: 0, f1: 1, positive: 'fail' });
+  });
+
+  it('reports ρ of a constant series as undefined while κ and the shares stand', () => {
+    // every judge and rater score on plan is 2
+    const plan = view.judgeVsRaters.find((d) => d.dimension === 'plan')!;
+    expect(plan).toMatchObject({ items: 4, kappa: 1, spearman: null, exact: 1, withinOne: 1 });
+    const pairPlan = view.raterPairs[0].dimensions.find((d) => d.dimension === 'plan')!;
+    expect(pairPlan).toMatchObject({ items: 4, kappa: 1, spearman: null, exact: 1 });
+  });
+
+  it('leaves every statistic undefined when no rated conversation was judged', () => {
+    const none = computeAgreement(decodeRatings(annotations), new Map());
+    expect(none.ratedConversations).toBe(4);
+    for (const row of none.judgeVsRaters) {
+      expect(row).toMatchObject({ items: 0, kappa: null, spearman: null, exact: null, withinOne: null, passFail: null, ratersLightsKappa: null });
+    }
+  });
+
+  it("gives the raters' Light's κ only when the same raters rated every conversation", () => {
+    const uneven = computeAgreement(decodeRatings([...annotations, ...rate('c1', 'carol', 1)]), results);
+    const instruction = uneven.judgeVsRaters.find((d) => d.dimension === 'instruction')!;
+    expect(instruction.items).toBe(4);
+    expect(instruction.ratersLightsKappa).toBeNull();
+    // c1 now has [0,0,1] → majority 0, mean 1/3; the rest as before
+    expect(instruction.kappa).toBeCloseTo(0.8, 10);
+    expect(uneven.raterPairs.map((p) => [p.a, p.b, p.items])).toEqual([
+      ['alice', 'bob', 4],
+      ['alice', 'carol', 1],
+      ['bob', 'carol', 1],
+    ]);
   });
 });
