@@ -7,6 +7,7 @@ import { brokenConstraints, routeMeets } from '../world/constraints.ts';
 import { isOpenAt } from '../world/world.ts';
 import { describeConstraint } from '../domain/targets.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
+import { completedTargetShare } from './targets.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 
 const ACTION_DOMAIN: Partial<Record<Action['type'], string>> = {
@@ -108,8 +109,7 @@ export class OracleJudge implements Judge {
 
   async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
     const verdicts = input.turns.flatMap((t) => t.verdicts.filter((v) => v.tier === 'oracle'));
-    const live = input.targets.filter((t) => t.status !== -1);
-    const completedShare = live.length === 0 ? 1 : live.filter((t) => t.status === 1).length / live.length;
+    const completedShare = completedTargetShare(input.targets.map((t) => t.status));
     if (verdicts.length > 0 && verdicts.every((v) => v.outcome !== 'judged')) {
       return { tier: 'oracle', outcome: 'inconclusive', dimensions: {}, completedShare, score: null, pass: null, reasoning: 'No turn could be checked from structured replies.' };
     }

@@ -3,6 +3,7 @@ import { DIMENSIONS, FailureLabelSchema, type Dimension, type FailureLabel } fro
 import type { Annotation, AnnotationInput } from '../store/types.ts';
 import { TargetStatusSchema, type TargetStatus } from '../domain/targets.ts';
 import { computeConversationScore } from '../judge/score.ts';
+import { completedTargetShare } from '../judge/targets.ts';
 
 const Score012 = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 
@@ -87,7 +88,7 @@ export function decodeRatings(annotations: readonly Annotation[]): Rating[] {
         if (parsed.success) turnLabels.push({ turn: Number(turn), label: parsed.data });
       }
     }
-    const completedShare = shareCompleted(Object.values(targets));
+    const completedShare = completedTargetShare(Object.values(targets));
     const { score, pass } = computeConversationScore(dimensions, completedShare);
     ratings.push({
       key: rows[0].key,
@@ -102,10 +103,4 @@ export function decodeRatings(annotations: readonly Annotation[]): Rating[] {
     });
   }
   return ratings;
-}
-
-/** Dropped targets do not count against the assistant: T = completed / (completed + incomplete). */
-export function shareCompleted(statuses: readonly TargetStatus[]): number {
-  const live = statuses.filter((s) => s !== -1);
-  return live.length === 0 ? 1 : live.filter((s) => s === 1).length / live.length;
 }

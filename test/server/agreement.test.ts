@@ -35,6 +35,17 @@ describe('ratings in the store', () => {
     expect(revised[0].pass).toBe(true);
   });
 
+  it("takes T from the rater's target statuses by the judge's rule: dropped targets do not count", () => {
+    const form = RatingFormSchema.parse({ rater: 'alice', dimensions: { instruction: 2, context: 2, plan: 2, safety: 0 }, targets: { t1: 1, t2: 0, t3: -1 } });
+    const [rating] = decodeRatings(stored(encodeRating('c1', form, null)));
+    expect(rating.completedShare).toBe(0.5);
+    // C = (0.5 + 1 + 1 + 1 + 0) / 5 = 0.7 < 0.75
+    expect(rating.score).toBeCloseTo(0.7, 12);
+    expect(rating.pass).toBe(false);
+    const allDropped = RatingFormSchema.parse({ ...form, targets: { t1: -1 } });
+    expect(decodeRatings(stored(encodeRating('c1', allDropped, null)))[0].completedShare).toBe(1);
+  });
+
   it('refuses scores off the 0/1/2 scale and odd rater names', () => {
     expect(RatingFormSchema.safeParse({ rater: 'a', dimensions: { instruction: 3, context: 0, plan: 0, safety: 0 }, targets: {} }).success).toBe(false);
     expect(RatingFormSchema.safeParse({ rater: '<script>', dimensions: { instruction: 0, context: 0, plan: 0, safety: 0 }, targets: {} }).success).toBe(false);
