@@ -6,29 +6,24 @@ import type { Rating } from './annotations.ts';
 
 const SCALE = [0, 1, 2];
 
-export interface JudgeAgreement {
+/** One series of scores against another on one dimension (a rater pair's, and the start of the judge's). */
+export interface PairDimensionAgreement {
   dimension: Dimension;
-  /** conversations with both a decisive judge score and at least one rating */
+  /** conversations compared (the judge: those with a decisive judge score and at least one rating) */
   items: number;
-  /** quadratic-weighted κ of the judge against the per-conversation majority score */
+  /** quadratic-weighted κ (the judge: against the per-conversation majority score) */
   kappa: number | null;
-  /** ρ of the judge against the mean rater score */
+  /** Spearman ρ (the judge: against the mean rater score) */
   spearman: number | null;
   exact: number | null;
   withinOne: number | null;
+}
+
+export interface JudgeAgreement extends PairDimensionAgreement {
   /** the judge's pass/fail against the raters' majority vote (a tie counts as fail); positive class: fail */
   passFail: AgreementReport['passFail'] | null;
   /** mean pairwise weighted κ among raters, when the same raters rated every item */
   ratersLightsKappa: number | null;
-}
-
-export interface PairDimensionAgreement {
-  dimension: Dimension;
-  items: number;
-  kappa: number | null;
-  spearman: number | null;
-  exact: number | null;
-  withinOne: number | null;
 }
 
 export interface RaterPairAgreement {
