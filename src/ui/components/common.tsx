@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
-import type { TargetStatus } from '../../domain/targets.ts';
-import { targetStatusText } from '../views/describe.ts';
+import type { Target, TargetStatus } from '../../domain/targets.ts';
+import { describeRequest, targetStatusText } from '../views/describe.ts';
 
 export function Pill({ kind, children }: { kind: string; children: ReactNode }) {
   return <span className={`pill pill-${kind}`}>{children}</span>;
@@ -9,6 +9,33 @@ export function Pill({ kind, children }: { kind: string; children: ReactNode }) 
 /** A target's status g_k (1 completed, -1 dropped, 0 open) as a coloured pill. */
 export function TargetStatusPill({ status }: { status: TargetStatus }) {
   return <Pill kind={status === 1 ? 'ok' : status === -1 ? 'muted' : 'warn'}>{targetStatusText(status)}</Pill>;
+}
+
+/**
+ * The targets G of a conversation: id, request and status, and with `turns` the turns that
+ * introduced and completed each. The live view and the conversation view both show it.
+ */
+export function TargetTable({ targets, className, turns = false }: { targets: readonly Target[]; className: string; turns?: boolean }) {
+  return (
+    <table className={className} data-testid="target-table">
+      <tbody>
+        {targets.map((t) => (
+          <tr key={t.id}>
+            <td>{t.id}</td>
+            <td>{describeRequest(t.request)}</td>
+            <td>
+              <TargetStatusPill status={t.status} />
+            </td>
+            {turns && (
+              <td className="muted">
+                introduced turn {t.introducedTurn ?? '—'}, completed turn {t.completedTurn ?? '—'}
+              </td>
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 
 export function Loading({ what }: { what: string }) {

@@ -5,7 +5,7 @@ import type { TargetStatus } from '../../domain/targets.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, type Dimension, type FailureLabel } from '../../domain/taxonomy.ts';
 import type { Rating } from '../../server/annotations.ts';
 import { api, ApiFailure, blobUrl } from '../api.ts';
-import { ErrorBox, Loading, Pill, TargetStatusPill, fmt } from '../components/common.tsx';
+import { ErrorBox, Loading, Pill, TargetTable, fmt } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 import { describeAction, describeRequest } from './describe.ts';
 import { COMPLETION_HELP, RUBRIC } from './rubric.ts';
@@ -82,26 +82,11 @@ function Verdicts({ result }: { result: ConversationResult }) {
   );
 }
 
-function Targets({ result }: { result: ConversationResult }) {
+export function Targets({ result }: { result: ConversationResult }) {
   return (
     <>
       <h2>Targets</h2>
-      <table className="table">
-        <tbody>
-          {result.targets.map((t) => (
-            <tr key={t.id}>
-              <td>{t.id}</td>
-              <td>{describeRequest(t.request)}</td>
-              <td>
-                <TargetStatusPill status={t.status} />
-              </td>
-              <td className="muted">
-                introduced turn {t.introducedTurn ?? '—'}, completed turn {t.completedTurn ?? '—'}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <TargetTable targets={result.targets} className="table" turns />
     </>
   );
 }

@@ -2,9 +2,8 @@ import type { TurnRecord } from '../../domain/conversation.ts';
 import type { VehicleState } from '../../domain/context.ts';
 import { turnLabels } from '../../analysis/verdict.ts';
 import type { LiveConversation } from '../../server/live-snapshot.ts';
-import { Pill, Stat, TargetStatusPill } from '../components/common.tsx';
+import { Pill, Stat, TargetTable } from '../components/common.tsx';
 import { useLiveCampaign } from '../hooks.ts';
-import { describeRequest } from './describe.ts';
 
 function minutes(ms: number): string {
   const s = Math.round(ms / 1000);
@@ -72,7 +71,7 @@ function Turn({ turn, conversationKey }: { turn: TurnRecord; conversationKey?: s
   );
 }
 
-function ActiveConversation({ conversation }: { conversation: LiveConversation }) {
+export function ActiveConversation({ conversation }: { conversation: LiveConversation }) {
   const last = conversation.turns[conversation.turns.length - 1];
   return (
     <article className="card live-conversation" data-testid="live-conversation">
@@ -84,21 +83,7 @@ function ActiveConversation({ conversation }: { conversation: LiveConversation }
           {conversation.activeStrategies.length ? conversation.activeStrategies.map((s) => <Pill key={s} kind="strategy">{s}</Pill>) : <em>none left</em>}
         </div>
       </header>
-      {last && (
-        <table className="targets">
-          <tbody>
-            {last.targetsAfter.map((t) => (
-              <tr key={t.id}>
-                <td>{t.id}</td>
-                <td>{describeRequest(t.request)}</td>
-                <td>
-                  <TargetStatusPill status={t.status} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {last && <TargetTable targets={last.targetsAfter} className="targets" />}
       {last?.context.vehicle && <VehicleGauges vehicle={last.context.vehicle} />}
       <ol className="turns">
         {conversation.turns.map((t) => (
