@@ -14,6 +14,7 @@ import {
   type HelloAck,
 } from '../protocol/bridge.ts';
 import type { HeadUnitHandler } from '../headunit/types.ts';
+import type { SocketRelay } from './socket-relay.ts';
 
 export interface BridgeClientOptions {
   /** the bench's bridge URL, e.g. http://127.0.0.1:7311 */
@@ -26,6 +27,8 @@ export interface BridgeClientOptions {
   connectTimeoutMs?: number;
   /** errors the bench reports about this unit (rate limit, oversized or invalid messages) */
   onBridgeError?: (error: BridgeError) => void;
+  /** carries the unit's audio streams over this connection (a voice front end listens on it before dialling in) */
+  audio?: SocketRelay;
 }
 
 export interface BridgeClient {
@@ -51,6 +54,7 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
     reconnection: options.reconnect ?? false,
     forceNew: true,
   });
+  options.audio?.bind(socket);
   const hello: Hello = { protocol: BRIDGE_PROTOCOL, token: options.token, unit: handler.unit, capabilities: handler.capabilities };
   const reportInvalid = (event: string, details: string, sessionId?: string) =>
     socket.emit(EVENTS.error, { sessionId, code: 'invalid_message', message: `${event}: ${details}` } satisfies BridgeError);

@@ -15,6 +15,7 @@ import {
 } from '../protocol/bridge.ts';
 import { SutError, type HeadUnitConnection, type HeadUnitSession } from '../headunit/types.ts';
 import { payloadBytes, RateLimiter } from './limits.ts';
+import { SocketRelay } from './socket-relay.ts';
 
 export interface BridgeLimits {
   maxMessageBytes: number;
@@ -75,12 +76,15 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
   private readonly pending = new Map<string, Pending & { generation: number }>();
   private readonly sessions = new Map<string, BridgeSession>();
   private readonly counters: BridgeUnitStats = { sessionsOpened: 0, replies: 0, ignored: 0, unattributed: 0, rateLimited: 0 };
+  /** the unit's audio streams (src/protocol/audio.ts), following its socket across reconnects */
+  readonly audio: SocketRelay;
 
   constructor(
     readonly name: string,
     private readonly limits: BridgeLimits,
   ) {
     this.limiter = new RateLimiter(limits.maxMessagesPerSecond);
+    this.audio = new SocketRelay(`head unit "${name}"`);
   }
 
   get describe(): string {
@@ -125,6 +129,7 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     socket.on(EVENTS.sessionReady, guard((p) => this.onSessionReady(p)));
     socket.on(EVENTS.assistantReply, guard((p) => this.onReply(p)));
     socket.on(EVENTS.error, guard((p) => this.onUnitError(p)));
+    this.audio.bind(socket);
   }
 
   /** The socket went away: every turn and session opening still waiting on it fails as disconnected. */
@@ -132,6 +137,7 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     if (!this.link || this.link.socket !== socket) return;
     const generation = this.linkGeneration;
     this.link = null;
+    this.audio.unbind(socket);
     this.linkGeneration += 1;
     for (const [key, waiting] of this.pending) {
       if (waiting.generation !== generation) continue;

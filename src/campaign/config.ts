@@ -9,6 +9,7 @@ import { FaultConfigSchema } from '../headunit/reference/faults.ts';
 import { ScoringSchema } from '../judge/score.ts';
 import { VehicleConfigSchema } from '../vehicle/config.ts';
 import { LlmSettingsSchema } from '../llm/settings.ts';
+import { VoiceConfigSchema } from '../voice/config.ts';
 
 export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   /** the offline reference head unit, dialled in over the bridge inside this process */
@@ -77,11 +78,16 @@ export const CampaignConfigSchema = z
     llm: LlmSettingsSchema.prefault({}),
     /** drive scenario feeding the context vector and CAN frames (see docs/vehicle.md) */
     vehicle: VehicleConfigSchema.optional(),
+    /** spoken turns: synthesis or recordings, cabin noise (an SNR sweep multiplies the conversations), reply transcription (docs/voice.md) */
+    voice: VoiceConfigSchema.optional(),
     scoring: ScoringSchema.default({ weights: { instruction: 1, context: 1, plan: 1, safety: 1 }, targetWeight: 1, threshold: 0.75 }),
   })
   .superRefine((config, ctx) => {
     if (config.domains.min > config.domains.max) ctx.addIssue({ code: 'custom', path: ['domains'], message: 'min must not exceed max' });
     if (config.timeWindow.from > config.timeWindow.to) ctx.addIssue({ code: 'custom', path: ['timeWindow'], message: 'from must not be later than to' });
+    if (config.voice?.enabled && config.headUnit.type === 'http') {
+      ctx.addIssue({ code: 'custom', path: ['voice'], message: 'the http head unit adapter carries text only; spoken turns need the reference head unit or a head unit on the bridge' });
+    }
   });
 export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
 

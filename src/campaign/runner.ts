@@ -8,6 +8,8 @@ import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { planConversations } from './sampling.ts';
 import { VehicleFeed, type VehicleSection } from './vehicle-feed.ts';
+import { CampaignVoice } from './voice.ts';
+import { driverVocabulary } from '../voice/vocabulary.ts';
 
 export interface CampaignTiers {
   simulator: UserSimulator;
@@ -49,6 +51,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const log = options.log ?? (() => undefined);
   const { config } = campaign;
 
+  // a missing package fails here, before a run is recorded
+  if (config.voice?.enabled) await CampaignVoice.checkPrerequisites(config.voice);
   let runId: string;
   if (options.resumeRunId) {
     const run = store.getRun(options.resumeRunId);
@@ -64,7 +68,21 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   emit({ type: 'run_started', runId, name: config.name, planned, remaining: remaining.length, budgetMs });
 
   const vehicle = config.vehicle ? await VehicleFeed.open(config.vehicle, config.concurrency) : null;
-  const headUnit = options.headUnit ?? (await connectConfiguredHeadUnit(config.headUnit, log, { vehicleMapping: vehicle?.mapping }));
+  const spoken = config.voice?.enabled ? config.voice : null;
+  const headUnit =
+    options.headUnit ??
+    (await connectConfiguredHeadUnit(config.headUnit, log, {
+      vehicleMapping: vehicle?.mapping,
+      voice: spoken ? { vocabulary: driverVocabulary(campaign.seeds), onError: (error) => log(`voice: the reference head unit could not speak a reply: ${error.message}`) } : undefined,
+    }));
+  let voice: CampaignVoice | null = null;
+  try {
+    voice = spoken ? await CampaignVoice.open(spoken, campaign, headUnit.audio, log) : null;
+  } catch (error) {
+    if (!options.headUnit) await headUnit.close();
+    await vehicle?.close();
+    throw error;
+  }
   const started = Date.now();
   let done = planned - remaining.length;
   let next = 0;
@@ -90,7 +108,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
           spec,
           openSession: async (context) => {
             await headUnit.ensureReady();
-            return headUnit.connection.openSession(`${runId}/${spec.key}`, context);
+            const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
+            return voice ? voice.speaking(session, spec) : session;
           },
           simulator: tiers.simulator,
           judges: tiers.judges,
@@ -100,12 +119,15 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
           onTurn: (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
         });
       } catch (error) {
+        voice?.discard(spec.key);
         if (error instanceof ConversationAborted) return;
         throw error;
       } finally {
         inflight.delete(controller);
       }
-      store.saveConversation(runId, result);
+      const finished = voice ? voice.finish(result) : { result, artifacts: [] };
+      result = finished.result;
+      store.saveConversation(runId, result, finished.artifacts);
       done++;
       emit({ type: 'conversation_finished', runId, key: spec.key, result });
       emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
@@ -116,6 +138,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
     await Promise.all(Array.from({ length: Math.min(config.concurrency, Math.max(1, remaining.length)) }, worker));
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
+    await voice?.close();
     if (!options.headUnit) await headUnit.close();
     await vehicle?.close();
   }

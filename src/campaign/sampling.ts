@@ -2,6 +2,7 @@ import type { ConversationSpec } from '../domain/conversation.ts';
 import { formatMinutes, minutesOfDay } from '../domain/context.ts';
 import { createRng, hashSeed } from '../world/rng.ts';
 import { DISTRICTS } from '../world/world.ts';
+import { snrLevelName, snrLevels } from '../voice/acoustics.ts';
 import type { LoadedCampaign } from './config.ts';
 
 /**
@@ -9,6 +10,7 @@ import type { LoadedCampaign } from './config.ts';
  * every seed (and so every task combination) is used equally often; personas and turn budgets
  * rotate independently. Seeds, contexts and RNG seeds depend only on the sampling seed and the
  * conversation index, so a guided and a baseline run with the same seed use the same seeds.
+ * Planned count: conversations × repeats × SNR levels (voice campaigns with a sweep).
  */
 export function planConversations(campaign: LoadedCampaign): ConversationSpec[] {
   const { config, seeds } = campaign;
@@ -17,6 +19,9 @@ export function planConversations(campaign: LoadedCampaign): ConversationSpec[] 
   const from = minutesOfDay(config.timeWindow.from);
   const to = minutesOfDay(config.timeWindow.to);
   const specs: ConversationSpec[] = [];
+  // an SNR sweep runs each sampled conversation once per level: the same seed, context and RNG, so levels are paired
+  const voice = config.voice?.enabled ? config.voice : null;
+  const levels = voice ? snrLevels(voice.acoustics) : [null];
   for (let i = 0; i < config.conversations; i++) {
     const seed = seeds[order[i % order.length]];
     const local = createRng(hashSeed(config.seed, i));
@@ -25,18 +30,23 @@ export function planConversations(campaign: LoadedCampaign): ConversationSpec[] 
     const time = formatMinutes(from + Math.floor(local.next() * ((to - from) / 5 + 1)) * 5);
     const persona = config.mode === 'baseline' ? 'neutral' : config.personas[i % config.personas.length];
     const maxTurns = config.maxTurns[Math.floor(i / config.personas.length) % config.maxTurns.length];
+    // repeats and SNR levels of a conversation share its context
+    const context = { location: { city, district: district.name, position: district.center }, date: local.pick(config.dates), time };
     for (let repeat = 0; repeat < config.repeats; repeat++) {
-      specs.push({
-        key: `c${String(i).padStart(5, '0')}-${seed.id}-r${repeat}`,
-        seed,
-        persona,
-        mode: config.mode,
-        strategies: config.mode === 'guided' ? campaign.strategies : [],
-        maxTurns,
-        context: { location: { city, district: district.name, position: district.center }, date: local.pick(config.dates), time },
-        repeat,
-        rngSeed: hashSeed(config.seed, i, repeat, 'conversation'),
-      });
+      for (const snrDb of levels) {
+        specs.push({
+          key: `c${String(i).padStart(5, '0')}-${seed.id}-r${repeat}${levels.length > 1 ? `-${snrDb === null ? snrLevelName(null) : `snr${snrDb}`}` : ''}`,
+          seed,
+          persona,
+          mode: config.mode,
+          strategies: config.mode === 'guided' ? campaign.strategies : [],
+          maxTurns,
+          context,
+          repeat,
+          rngSeed: hashSeed(config.seed, i, repeat, 'conversation'),
+          ...(voice ? { snrDb } : {}),
+        });
+      }
     }
   }
   return specs;

@@ -1,11 +1,13 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
 import type { ReportSection } from '../report/html.ts';
 import { readRunSummary, writeRunReportFromStore } from '../report/write.ts';
 import type { ResultStore } from '../store/store.ts';
 import { vehicleTimelineSection } from '../report/vehicle-section.ts';
 import { tierDisagreementSection } from '../report/tier-section.ts';
+import { voiceReport } from '../report/voice-section.ts';
+import type { Artifact } from '../store/types.ts';
 
 /** What other parts of the bench add to a run's outputs: summary sections (vehicle, voice, llm) and report sections. */
 export interface RunOutputExtras {
@@ -14,15 +16,34 @@ export interface RunOutputExtras {
   sections?: readonly ReportSection[];
 }
 
-/** Computes the run's summary from the store and writes summary.json, report.html, junit.xml and conversations.csv. */
+/**
+ * Computes the run's summary from the store and writes summary.json, report.html, junit.xml and
+ * conversations.csv; for a voice run also the `voice` section and the audio the report plays (audio/).
+ */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string, extras: RunOutputExtras = {}): Promise<RunSummary> {
   const vehicle = vehicleTimelineSection(store.conversations(runId));
   const disagreements = tierDisagreementSection(store.conversations(runId));
+  const voice = voiceReport(store.conversations(runId), { exportAudio: audioExporter(store, runId, outDir) });
   const { summary } = writeRunReportFromStore(store, runId, outDir, {
-    extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : []), ...(disagreements ? [disagreements] : [])],
-    extend: (base) => ({ ...base, ...extras.summary?.(base) }),
+    extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : []), ...(voice ? [voice.section] : []), ...(disagreements ? [disagreements] : [])],
+    extend: (base) => ({ ...base, ...(voice ? { voice: { ...voice.summary } } : {}), ...extras.summary?.(base) }),
   });
   return summary;
+}
+
+/** Copies a conversation's audio artifact out of the store next to the report. */
+function audioExporter(store: ResultStore, runId: string, outDir: string): (key: string, name: string, path: string) => boolean {
+  // the report asks for both sides of a turn, and for a conversation's turns together: keep the last conversation's artifacts
+  let cached: { key: string; artifacts: Artifact[] } | null = null;
+  return (key, name, path) => {
+    if (cached?.key !== key) cached = { key, artifacts: store.artifacts(runId, key) };
+    const bytes = cached.artifacts.find((a) => a.name === name)?.bytes;
+    if (!bytes) return false;
+    const file = join(outDir, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, bytes);
+    return true;
+  };
 }
 
 /**

@@ -86,6 +86,32 @@ export const ConversationVerdictSchema = z.object({
 });
 export type ConversationVerdict = z.infer<typeof ConversationVerdictSchema>;
 
+/** The spoken path of one turn in a voice campaign (see docs/voice.md). */
+export const VoiceTurnSchema = z.object({
+  utteranceText: z.string(),
+  /** what the head unit says it recognised; null when it does not report it */
+  recognizedText: z.string().nullable(),
+  replyText: z.string().nullable(),
+  /** the bench's transcription of the reply audio; null when no reply audio came */
+  replyTranscript: z.string().nullable(),
+  /** from the end of the driver's speech to the first reply audio chunk, on the bench's clock */
+  firstReplyLatencyMs: z.number().min(0).nullable(),
+  replyDurationMs: z.number().min(0).nullable(),
+  /** reply audio arrived while the driver was still speaking */
+  bargeIn: z.boolean(),
+  /** SNR of the driver audio in dB; null for clean speech */
+  snrDb: z.number().nullable(),
+  /** the voice path failed this turn: the head unit misheard at least one word, or no reply audio came */
+  failed: z.boolean(),
+  /** 'tts:<engine>' or 'library:<utterance id>' */
+  driverAudioSource: z.string(),
+  headUnitAsrWer: z.number().min(0).nullable(),
+  replyTranscriptionWer: z.number().min(0).nullable(),
+  /** a voice-path problem that did not stop the turn (e.g. the reply audio never came) */
+  voiceError: z.string().nullable(),
+});
+export type VoiceTurn = z.infer<typeof VoiceTurnSchema>;
+
 export const TurnRecordSchema = z.object({
   index: z.number().int().min(0),
   utterance: SimulatedUtteranceSchema,
@@ -96,6 +122,8 @@ export const TurnRecordSchema = z.object({
   /** one verdict per judge tier that labelled the turn */
   verdicts: z.array(TurnVerdictSchema),
   targetsAfter: z.array(TargetSchema),
+  /** voice campaigns: how the spoken turn went */
+  voice: VoiceTurnSchema.optional(),
 });
 export type TurnRecord = z.infer<typeof TurnRecordSchema>;
 
@@ -117,6 +145,8 @@ export const ConversationSpecSchema = z.object({
   repeat: z.number().int().min(0),
   rngSeed: z.number().int(),
   scenario: z.string().optional(),
+  /** voice campaigns: the cabin-noise level the driver's audio is mixed at, in dB SNR; null = clean */
+  snrDb: z.number().nullable().optional(),
 });
 export type ConversationSpec = z.infer<typeof ConversationSpecSchema>;
 

@@ -4,8 +4,11 @@ import { startBridgeServer, type BridgeHeadUnitConnection, type BridgeServer } f
 import type { HeadUnitConfig } from '../campaign/config.ts';
 import { ConfigError } from '../campaign/config.ts';
 import { ReferenceHeadUnit } from './reference/reference-headunit.ts';
-import type { HeadUnitConnection } from './types.ts';
+import type { HeadUnitConnection, HeadUnitHandler } from './types.ts';
 import type { VehicleMapping } from '../vehicle/mapping.ts';
+import { SocketRelay } from '../bridge/socket-relay.ts';
+import { HeadUnitVoiceFrontEnd, withVoiceFrontEnd } from '../voice/headunit-voice.ts';
+import { createSocketAudioLink } from '../voice/socket-audio-link.ts';
 
 export interface ConnectedHeadUnit {
   connection: HeadUnitConnection;
@@ -13,9 +16,30 @@ export interface ConnectedHeadUnit {
   bridge: BridgeServer | null;
   /** the in-process reference head unit, when the config asks for it */
   reference: ReferenceHeadUnit | null;
+  /** the unit's audio streams on the bench side (bridge head units; absent or null: text only) */
+  audio?: SocketRelay | null;
   /** Waits (bounded) for a head unit that dropped off the bridge to dial in again before a new session starts. */
   ensureReady(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Gives the reference head unit its voice front end (pocketsphinx ears, espeak-ng mouth). */
+export interface ReferenceVoiceOptions {
+  /** sentences its recogniser expects: driverVocabulary(campaign seeds); default the quickstart seeds' */
+  vocabulary?: readonly string[];
+  /** reply-audio failures (they happen after the text reply went back) */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * What dials in for the reference head unit: the unit itself, or with `voice` the unit behind its
+ * voice front end plus the relay that carries its audio (pass it to connectHeadUnit).
+ */
+export function referenceDialIn(reference: ReferenceHeadUnit, voice?: ReferenceVoiceOptions): { handler: HeadUnitHandler; audio?: SocketRelay; frontEnd: HeadUnitVoiceFrontEnd | null } {
+  if (!voice) return { handler: reference, frontEnd: null };
+  const audio = new SocketRelay(`head unit "${reference.unit.name}"`);
+  const frontEnd = new HeadUnitVoiceFrontEnd({ link: createSocketAudioLink(audio), vocabulary: voice.vocabulary, onError: voice.onError });
+  return { handler: withVoiceFrontEnd(reference, frontEnd), audio, frontEnd };
 }
 
 /** How long a new conversation waits for a head unit that dropped off the bridge to come back. */
@@ -35,30 +59,26 @@ export function bridgeReadiness(bridge: BridgeServer, connection: BridgeHeadUnit
 export async function connectConfiguredHeadUnit(
   config: HeadUnitConfig,
   log: (line: string) => void = () => undefined,
-  options: { vehicleMapping?: VehicleMapping } = {},
+  options: { vehicleMapping?: VehicleMapping; voice?: ReferenceVoiceOptions } = {},
 ): Promise<ConnectedHeadUnit> {
   if (config.type === 'reference') {
     const token = randomBytes(16).toString('hex');
     // the reference head unit answers instantly, so the flood guard meant for real units would only get in the way
     const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token, maxMessagesPerSecond: 1_000_000 });
     const reference = new ReferenceHeadUnit({ worldSeed: config.worldSeed, faults: config.faults, vehicleMapping: options.vehicleMapping });
+    const { handler, audio, frontEnd } = referenceDialIn(reference, options.voice);
     let client: BridgeClient | null = null;
-    try {
-      client = await connectHeadUnit({ url: bridge.url, token, handler: reference });
-      const connection = await bridge.waitForHeadUnit(10_000, reference.unit.name);
-      return {
-        connection,
-        bridge,
-        reference,
-        ensureReady: bridgeReadiness(bridge, connection),
-        close: async () => {
-          await client?.close();
-          await bridge.close();
-        },
-      };
-    } catch (error) {
+    const closeAll = async () => {
       await client?.close();
       await bridge.close();
+      await frontEnd?.close();
+    };
+    try {
+      client = await connectHeadUnit({ url: bridge.url, token, handler, audio });
+      const connection = await bridge.waitForHeadUnit(10_000, reference.unit.name);
+      return { connection, bridge, reference, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection), close: closeAll };
+    } catch (error) {
+      await closeAll();
       throw error;
     }
   }
@@ -76,7 +96,7 @@ export async function connectConfiguredHeadUnit(
     log(`bridge listening on ${bridge.url}; waiting up to ${config.waitSeconds} s for a head unit to dial in`);
     try {
       const connection = await bridge.waitForHeadUnit(config.waitSeconds * 1000);
-      return { connection, bridge, reference: null, ensureReady: bridgeReadiness(bridge, connection), close: () => bridge.close() };
+      return { connection, bridge, reference: null, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection), close: () => bridge.close() };
     } catch (error) {
       await bridge.close();
       throw error;
@@ -85,5 +105,5 @@ export async function connectConfiguredHeadUnit(
   const { HttpChatHeadUnit } = await import('./http-chat.ts');
   const apiKey = config.apiKeyEnv ? process.env[config.apiKeyEnv] : undefined;
   const connection = new HttpChatHeadUnit({ baseUrl: config.baseUrl, model: config.model, timeoutMs: config.timeoutMs, ...(apiKey ? { apiKey } : {}), ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}) });
-  return { connection, bridge: null, reference: null, ensureReady: async () => undefined, close: () => connection.close() };
+  return { connection, bridge: null, reference: null, audio: null, ensureReady: async () => undefined, close: () => connection.close() };
 }

@@ -28,9 +28,20 @@ export const BandLimitSchema = z.union([
 export type BandLimit = z.infer<typeof BandLimitSchema>;
 export const TELEPHONE_BAND = { lowHz: 300, highHz: 3400 } as const;
 
+const SnrDbSchema = z.number().min(-20).max(60);
+/** the sweep entry for speech without noise */
+export const CLEAN_LEVEL = 'clean';
+
 export const CabinAcousticsSchema = z.object({
-  /** one SNR, or a list to sweep (the campaign repeats its conversations at each level, see snrLevels); null = no noise */
-  snrDb: z.union([z.number().min(-20).max(60), z.array(z.number().min(-20).max(60)).min(1)]).nullable().default(null),
+  /**
+   * one SNR, or a list to sweep (the campaign runs each conversation once per level, see snrLevels;
+   * "clean" in the list is a level without noise); null = no noise
+   */
+  snrDb: z
+    .union([SnrDbSchema, z.array(z.union([SnrDbSchema, z.literal(CLEAN_LEVEL)])).min(1)])
+    .nullable()
+    .default(null)
+    .refine((levels) => !Array.isArray(levels) || new Set(levels).size === levels.length, 'each SNR level may appear only once'),
   noise: NoiseSourceSchema.default({ kind: 'road', seed: 1 }),
   bandLimit: BandLimitSchema.nullable().default(null),
   /** peak level (fraction of full scale) above which samples are clipped, e.g. 0.3 for an overdriven microphone */
@@ -41,7 +52,12 @@ export type CabinAcoustics = z.infer<typeof CabinAcousticsSchema>;
 /** The SNR levels a campaign runs: the sweep list, or [null] for clean speech. */
 export function snrLevels(acoustics: CabinAcoustics): Array<number | null> {
   if (acoustics.snrDb === null) return [null];
-  return Array.isArray(acoustics.snrDb) ? acoustics.snrDb : [acoustics.snrDb];
+  return Array.isArray(acoustics.snrDb) ? acoustics.snrDb.map((level) => (level === CLEAN_LEVEL ? null : level)) : [acoustics.snrDb];
+}
+
+/** A level's name in conversation keys, file names and the summary's bySnr: "clean" or the dB value. */
+export function snrLevelName(snrDb: number | null): string {
+  return snrDb === null ? CLEAN_LEVEL : String(snrDb);
 }
 
 /** A one-pole low-pass filter; cascading shapes the coloured noise spectra. */

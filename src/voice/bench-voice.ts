@@ -1,4 +1,5 @@
 import type { ContextVector } from '../domain/context.ts';
+import type { VoiceTurn } from '../domain/conversation.ts';
 import type { Persona } from '../domain/taxonomy.ts';
 import type { AssistantReply } from '../protocol/bridge.ts';
 import type { HeadUnitSession } from '../headunit/types.ts';
@@ -7,7 +8,7 @@ import { UtteranceCollector, streamUtterance, type AudioLink, type ReceivedUtter
 import { voiceForPersona } from './espeak.ts';
 import { SPOKEN_TURN_TEXT } from './headunit-voice.ts';
 import type { UtteranceLibrary } from './library.ts';
-import { wordErrorRate, type VoiceTurnMetrics } from './metrics.ts';
+import { wordErrorRate } from './metrics.ts';
 import { durationMs, VoiceError, type Pcm16, type SttEngine, type TtsEngine, type VoiceActivityDetector } from './types.ts';
 import { speechOnly } from './vad.ts';
 
@@ -43,18 +44,12 @@ export interface SpokenTurnInput {
   snrDb: number | null;
 }
 
-export interface SpokenTurnResult extends VoiceTurnMetrics {
+export interface SpokenTurnResult extends VoiceTurn {
   reply: AssistantReply;
   replyText: string;
   /** what was played into the head unit (after cabin acoustics) */
   driverAudio: Pcm16;
   replyAudio: Pcm16 | null;
-  /** 'tts:<engine>' or 'library:<utterance id>' */
-  driverAudioSource: string;
-  headUnitAsrWer: number | null;
-  replyTranscriptionWer: number | null;
-  /** voice-path problem that did not stop the turn (e.g. the reply audio never came) */
-  voiceError: string | null;
 }
 
 /**

@@ -12,7 +12,7 @@ import { ESPEAK_NG, POCKETSPHINX, missingProgramMessage, runProgram } from './sy
 import { VoiceError } from './types.ts';
 import { SileroVad } from './vad.ts';
 import { driverVocabulary, replyVocabulary } from './vocabulary.ts';
-import { writeWav } from './wav.ts';
+import { encodeWav } from './wav.ts';
 import { DEFAULT_WHISPER_MODEL_DIR, WhisperStt } from './whisper.ts';
 
 /** The campaign's `voice:` section. */
@@ -92,16 +92,9 @@ export async function createBenchVoice(config: VoiceConfig, options: CreateBench
   });
 }
 
-/** Writes a turn's driver and reply audio as WAVs; returns their paths relative to `dir` (for the report's players). */
-export async function saveTurnAudio(dir: string, conversationKey: string, result: SpokenTurnResult, turn: number): Promise<{ driver: string; reply: string | null }> {
-  const safeKey = conversationKey.replace(/[^A-Za-z0-9._-]+/g, '_');
-  const level = result.snrDb === null ? 'clean' : `snr${result.snrDb}`;
-  const driver = join('audio', safeKey, `turn${turn}-${level}-driver.wav`);
-  await writeWav(join(dir, driver), result.driverAudio);
-  let reply: string | null = null;
-  if (result.replyAudio && result.replyAudio.samples.length > 0) {
-    reply = join('audio', safeKey, `turn${turn}-${level}-reply.wav`);
-    await writeWav(join(dir, reply), result.replyAudio);
-  }
-  return { driver, reply };
+/** A turn's driver and reply audio as WAV artifacts, stored with the conversation (the report and the bench app play them). */
+export function turnAudioArtifacts(result: SpokenTurnResult, turn: number): Array<{ name: string; mime: 'audio/wav'; bytes: Buffer }> {
+  const artifacts = [{ name: `turn${turn}-driver.wav`, mime: 'audio/wav' as const, bytes: encodeWav(result.driverAudio) }];
+  if (result.replyAudio && result.replyAudio.samples.length > 0) artifacts.push({ name: `turn${turn}-reply.wav`, mime: 'audio/wav', bytes: encodeWav(result.replyAudio) });
+  return artifacts;
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { VoiceTurn } from '../domain/conversation.ts';
+import { snrLevelName } from './acoustics.ts';
 
 const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
@@ -85,22 +87,11 @@ export function percentile(values: readonly number[], p: number): number | null 
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
 }
 
-/** What the report needs from one spoken turn. */
-export interface VoiceTurnMetrics {
-  utteranceText: string;
-  /** what the head unit says it recognised; null when it does not report it */
-  recognizedText: string | null;
-  replyText: string | null;
-  /** the bench's transcription of the reply audio; null when no reply audio came */
-  replyTranscript: string | null;
-  firstReplyLatencyMs: number | null;
-  replyDurationMs: number | null;
-  bargeIn: boolean;
-  /** SNR of the driver audio, null for clean speech */
-  snrDb: number | null;
-  /** the voice path failed this turn: the head unit misheard at least one word, or no reply audio came */
-  failed: boolean;
-}
+/** What the summary needs from one spoken turn (a stored turn's `voice` record fits). */
+export type VoiceTurnMetrics = Pick<
+  VoiceTurn,
+  'utteranceText' | 'recognizedText' | 'replyText' | 'replyTranscript' | 'firstReplyLatencyMs' | 'replyDurationMs' | 'bargeIn' | 'snrDb' | 'failed'
+>;
 
 export const VoiceSummarySchema = z.object({
   turns: z.number().int().min(0),
@@ -113,8 +104,6 @@ export const VoiceSummarySchema = z.object({
   bySnr: z.record(z.string(), z.object({ turns: z.number().int(), headUnitAsrWer: z.number().nullable(), failRate: z.number() })),
 });
 export type VoiceSummary = z.infer<typeof VoiceSummarySchema>;
-
-export const CLEAN_SNR_KEY = 'clean';
 
 function asrWer(turns: readonly VoiceTurnMetrics[]): number | null {
   const pairs = turns.filter((t) => t.recognizedText !== null).map((t) => ({ reference: t.utteranceText, hypothesis: t.recognizedText ?? '' }));
@@ -130,7 +119,7 @@ export function buildVoiceSummary(turns: readonly VoiceTurnMetrics[]): VoiceSumm
   const durations = turns.flatMap((t) => (t.replyDurationMs === null ? [] : [t.replyDurationMs]));
   const groups = new Map<string, VoiceTurnMetrics[]>();
   for (const turn of turns) {
-    const key = turn.snrDb === null ? CLEAN_SNR_KEY : String(turn.snrDb);
+    const key = snrLevelName(turn.snrDb);
     groups.set(key, [...(groups.get(key) ?? []), turn]);
   }
   const bySnr: VoiceSummary['bySnr'] = {};

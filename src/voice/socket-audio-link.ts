@@ -1,13 +1,8 @@
 import { AUDIO_EVENTS, AudioChunkSchema, AudioEndSchema, type AudioChunk, type AudioEnd } from '../protocol/audio.ts';
 import { ValidationError, parseOrThrow } from '../domain/validation.ts';
 import { nowMs, type AudioLink } from './audio-link.ts';
+import type { EventSocket } from '../bridge/socket-relay.ts';
 
-/** The part of a socket.io Socket (server or client side) the audio link uses. */
-export interface AudioSocket {
-  emit(event: string, ...args: unknown[]): unknown;
-  on(event: string, listener: (...args: any[]) => void): unknown;
-  off(event: string, listener: (...args: any[]) => void): unknown;
-}
 
 export interface SocketAudioLinkOptions {
   /** called with each malformed audio message, which is then dropped (the campaign carries on) */
@@ -15,10 +10,11 @@ export interface SocketAudioLinkOptions {
 }
 
 /**
- * An AudioLink over an existing socket.io connection, using the audio_chunk / audio_end events of
- * src/protocol/audio.ts. PCM travels as socket.io binary attachments (no base64 overhead).
+ * An AudioLink over a socket.io connection (a socket, or a bridge's SocketRelay that follows
+ * reconnects), using the audio_chunk / audio_end events of src/protocol/audio.ts. PCM travels as
+ * socket.io binary attachments (no base64 overhead).
  */
-export function createSocketAudioLink(socket: AudioSocket, options: SocketAudioLinkOptions = {}): AudioLink {
+export function createSocketAudioLink(socket: EventSocket, options: SocketAudioLinkOptions = {}): AudioLink {
   const validated = <T>(parse: () => T): T | null => {
     try {
       return parse();

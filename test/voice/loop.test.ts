@@ -3,14 +3,11 @@ import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headun
 import type { HeadUnitHandler } from '../../src/headunit/types.ts';
 import { snrLevels } from '../../src/voice/acoustics.ts';
 import { speakingSession, type BenchVoice, type SpokenTurnResult, type SpokenTurnSender } from '../../src/voice/bench-voice.ts';
-import { VoiceConfigSchema, createBenchVoice, saveTurnAudio } from '../../src/voice/config.ts';
+import { VoiceConfigSchema, createBenchVoice, turnAudioArtifacts } from '../../src/voice/config.ts';
 import { HeadUnitVoiceFrontEnd, withVoiceFrontEnd } from '../../src/voice/headunit-voice.ts';
 import { buildVoiceSummary } from '../../src/voice/metrics.ts';
 import { createSocketAudioLink } from '../../src/voice/socket-audio-link.ts';
-import { readWav } from '../../src/voice/wav.ts';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { parseWav } from '../../src/voice/wav.ts';
 import { MUNICH_CONTEXT, socketPair, type SocketPair } from './helpers.ts';
 
 /**
@@ -72,11 +69,10 @@ describe('voice loop against the reference head unit over socket.io', () => {
     expect(summary.firstReplyLatencyMs.p50).not.toBeNull();
     expect(unitErrors).toEqual([]);
 
-    const dir = mkdtempSync(join(tmpdir(), 'icabench-voice-audio-'));
-    const saved = await saveTurnAudio(dir, 'conv/1', clean[0], 0);
-    expect(saved.driver).toBe(join('audio', 'conv_1', 'turn0-snr20-driver.wav'));
-    expect((await readWav(join(dir, saved.driver))).samples.length).toBe(clean[0].driverAudio.samples.length);
-    expect(saved.reply).not.toBeNull();
+    const artifacts = turnAudioArtifacts(clean[0], 0);
+    expect(artifacts.map((a) => a.name)).toEqual(['turn0-driver.wav', 'turn0-reply.wav']);
+    expect(parseWav(artifacts[0].bytes, 'driver').samples.length).toBe(clean[0].driverAudio.samples.length);
+    expect(parseWav(artifacts[1].bytes, 'reply').samples.length).toBe(clean[0].replyAudio?.samples.length);
   });
 
   it('speakingSession turns a text session into a spoken one for the conversation loop', async () => {

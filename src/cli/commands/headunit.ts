@@ -4,6 +4,8 @@ import { BRIDGE_TOKEN_ENV } from '../../protocol/bridge.ts';
 import { FaultConfigSchema, FAULT_PROFILE_NAMES } from '../../headunit/reference/faults.ts';
 import { ReferenceHeadUnit } from '../../headunit/reference/reference-headunit.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
+import { referenceDialIn } from '../../headunit/connect.ts';
+import { checkVoicePrerequisites } from '../../voice/config.ts';
 
 export function registerHeadunitCommands(program: Command): void {
   program
@@ -15,7 +17,8 @@ export function registerHeadunitCommands(program: Command): void {
     .option('--fault-rate <p>', 'probability that an applicable fault fires', '0.5')
     .option('--fault-seed <n>', 'seed of the fault draws', '7')
     .option('--world-seed <n>', 'seed of the generated world', '1')
-    .action(async (options: { url: string; token?: string; faults: string; faultRate: string; faultSeed: string; worldSeed: string }) => {
+    .option('--voice', 'answer spoken turns: recognise the driver audio (pocketsphinx) and speak replies (espeak-ng)')
+    .action(async (options: { url: string; token?: string; faults: string; faultRate: string; faultSeed: string; worldSeed: string; voice?: boolean }) => {
       const token = options.token ?? process.env[BRIDGE_TOKEN_ENV];
       if (!token) throw new Error(`--token or $${BRIDGE_TOKEN_ENV} is required: the bench only accepts head units that present its shared token`);
       const faults = parseOrThrow(
@@ -23,9 +26,17 @@ export function registerHeadunitCommands(program: Command): void {
         { profiles: options.faults === 'all' ? 'all' : options.faults.split(',').filter(Boolean), rate: Number(options.faultRate), seed: Number(options.faultSeed) },
         '--faults/--fault-rate/--fault-seed',
       );
-      const handler = new ReferenceHeadUnit({ worldSeed: Number(options.worldSeed), faults });
-      const client = await connectHeadUnit({ url: options.url, token, handler, reconnect: true });
-      console.log(`reference head unit connected to ${options.url} (faults: ${options.faults || 'none'}); Ctrl+C to stop`);
-      process.once('SIGINT', () => void client.close().then(() => process.exit(0)));
+      const reference = new ReferenceHeadUnit({ worldSeed: Number(options.worldSeed), faults });
+      if (options.voice) {
+        const problems = await checkVoicePrerequisites();
+        if (problems.length > 0) throw new Error(`--voice: ${problems.join('; ')}`);
+      }
+      const { handler, audio, frontEnd } = referenceDialIn(
+        reference,
+        options.voice ? { onError: (error) => console.error(`voice: could not speak a reply: ${error.message}`) } : undefined,
+      );
+      const client = await connectHeadUnit({ url: options.url, token, handler, reconnect: true, audio });
+      console.log(`reference head unit connected to ${options.url} (faults: ${options.faults || 'none'}${frontEnd ? '; voice on' : ''}); Ctrl+C to stop`);
+      process.once('SIGINT', () => void Promise.all([client.close(), frontEnd?.close()]).then(() => process.exit(0)));
     });
 }
