@@ -51,38 +51,28 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const log = options.log ?? (() => undefined);
   const { config } = campaign;
 
-  // a missing package fails here, before a run is recorded
-  if (config.voice?.enabled) await CampaignVoice.checkPrerequisites(config.voice);
+  const resumed = options.resumeRunId ? store.getRun(options.resumeRunId) : null;
+  if (options.resumeRunId && !resumed) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
+  // the rig comes up before the run is recorded: a missing package, scenario or head unit leaves no half-started run behind
+  const rig = await openRig(campaign, options, log);
+  const { vehicle, headUnit, voice } = rig;
   let runId: string;
-  if (options.resumeRunId) {
-    const run = store.getRun(options.resumeRunId);
-    if (!run) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
-    runId = run.id;
-    store.setRunStatus(runId, 'running');
-  } else {
-    runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { simulator: tiers.simulator.describe, judges: tiers.judges.map((j) => j.describe) } });
+  try {
+    if (resumed) {
+      runId = resumed.id;
+      store.setRunStatus(runId, 'running');
+    } else {
+      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { simulator: tiers.simulator.describe, judges: tiers.judges.map((j) => j.describe) } });
+    }
+  } catch (error) {
+    await rig.close();
+    throw error;
   }
   const planned = store.getRun(runId)!.planned;
   const remaining = store.remainingSpecs(runId);
   const budgetMs = config.budgetMinutes ? config.budgetMinutes * 60_000 : null;
   emit({ type: 'run_started', runId, name: config.name, planned, remaining: remaining.length, budgetMs });
 
-  const vehicle = config.vehicle ? await VehicleFeed.open(config.vehicle, config.concurrency) : null;
-  const spoken = config.voice?.enabled ? config.voice : null;
-  const headUnit =
-    options.headUnit ??
-    (await connectConfiguredHeadUnit(config.headUnit, log, {
-      vehicleMapping: vehicle?.mapping,
-      voice: spoken ? { vocabulary: driverVocabulary(campaign.seeds), onError: (error) => log(`voice: the reference head unit could not speak a reply: ${error.message}`) } : undefined,
-    }));
-  let voice: CampaignVoice | null = null;
-  try {
-    voice = spoken ? await CampaignVoice.open(spoken, campaign, headUnit.audio, log) : null;
-  } catch (error) {
-    if (!options.headUnit) await headUnit.close();
-    await vehicle?.close();
-    throw error;
-  }
   const started = Date.now();
   let done = planned - remaining.length;
   let next = 0;
@@ -138,9 +128,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
     await Promise.all(Array.from({ length: Math.min(config.concurrency, Math.max(1, remaining.length)) }, worker));
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
-    await voice?.close();
-    if (!options.headUnit) await headUnit.close();
-    await vehicle?.close();
+    await rig.close();
   }
   const status = options.signal?.aborted ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
   store.setRunStatus(runId, status);
@@ -148,4 +136,45 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const rejected = headUnit.reference?.vehicleCounts();
   const vehicleSection = vehicle ? vehicle.section(rejected ? rejected.unknownId + rejected.lengthMismatch + rejected.valuesRejected : null) : null;
   return { runId, status, done, planned, vehicle: vehicleSection };
+}
+
+interface Rig {
+  vehicle: VehicleFeed | null;
+  headUnit: ConnectedHeadUnit;
+  voice: CampaignVoice | null;
+  /** closes what the run opened (a head unit passed in by the caller stays open) */
+  close(): Promise<void>;
+}
+
+/** The drive-scenario feed, the connected head unit and the bench's voice; on any failure, what was opened is closed again. */
+async function openRig(campaign: LoadedCampaign, options: RunCampaignOptions, log: (line: string) => void): Promise<Rig> {
+  const { config } = campaign;
+  const spoken = config.voice?.enabled ? config.voice : null;
+  if (spoken) await CampaignVoice.checkPrerequisites(spoken);
+  const vehicle = config.vehicle ? await VehicleFeed.open(config.vehicle, config.concurrency) : null;
+  let headUnit: ConnectedHeadUnit | undefined;
+  try {
+    headUnit =
+      options.headUnit ??
+      (await connectConfiguredHeadUnit(config.headUnit, log, {
+        vehicleMapping: vehicle?.mapping,
+        voice: spoken ? { vocabulary: driverVocabulary(campaign.seeds), onError: (error) => log(`voice: the reference head unit could not speak a reply: ${error.message}`) } : undefined,
+      }));
+    const voice = spoken ? await CampaignVoice.open(spoken, campaign, headUnit, log) : null;
+    const connected = headUnit;
+    return {
+      vehicle,
+      headUnit,
+      voice,
+      close: async () => {
+        await voice?.close();
+        if (!options.headUnit) await connected.close();
+        await vehicle?.close();
+      },
+    };
+  } catch (error) {
+    if (headUnit && !options.headUnit) await headUnit.close();
+    await vehicle?.close();
+    throw error;
+  }
 }

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { ConversationResult, ConversationSpec } from '../domain/conversation.ts';
-import type { EventSocket } from '../bridge/socket-relay.ts';
+import type { ConnectedHeadUnit } from '../headunit/connect.ts';
 import type { HeadUnitSession } from '../headunit/types.ts';
 import type { ArtifactInput } from '../store/store.ts';
 import { speakingSession, type BenchVoice, type SpokenTurnResult } from '../voice/bench-voice.ts';
@@ -29,8 +29,12 @@ export class CampaignVoice {
     if (problems.length > 0) throw new VoiceError(`voice: the campaign cannot speak:\n- ${problems.join('\n- ')}`);
   }
 
-  static async open(config: VoiceConfig, campaign: LoadedCampaign, audio: EventSocket | null | undefined, log: (line: string) => void): Promise<CampaignVoice> {
+  static async open(config: VoiceConfig, campaign: LoadedCampaign, headUnit: ConnectedHeadUnit, log: (line: string) => void): Promise<CampaignVoice> {
+    const audio = headUnit.audio;
     if (!audio) throw new ConfigError('voice: this head unit connection carries no audio; spoken turns need the reference head unit or a head unit on the bridge');
+    if (!headUnit.connection.capabilities().audio) {
+      throw new ConfigError(`voice: ${headUnit.connection.describe} does not announce capabilities.audio in its hello, so it cannot take spoken turns (docs/bridge-protocol.md, "Audio")`);
+    }
     const worldSeed = campaign.config.headUnit.type === 'reference' ? campaign.config.headUnit.worldSeed : undefined;
     const link = createSocketAudioLink(audio, { onInvalid: (error) => log(`voice: dropped a malformed audio message from the head unit: ${error.message}`) });
     const bench = await createBenchVoice(config, { link, seeds: campaign.seeds, worldSeed, baseDir: dirname(campaign.path) });

@@ -10,6 +10,10 @@ import { buildTiers } from '../../src/campaign/tiers.ts';
 import { planConversations } from '../../src/campaign/sampling.ts';
 import { writeRunOutputs } from '../../src/cli/outputs.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { connectHeadUnit } from '../../src/bridge/client.ts';
+import { startBridgeServer } from '../../src/bridge/server.ts';
+import { bridgeReadiness } from '../../src/headunit/connect.ts';
+import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import { VoiceSummarySchema } from '../../src/voice/metrics.ts';
 import { parseWav } from '../../src/voice/wav.ts';
 
@@ -127,6 +131,24 @@ describe('voice campaign configuration', () => {
       expect(store.listRuns()).toEqual([]);
     } finally {
       process.env.PATH = path;
+      store.close();
+    }
+  });
+
+  it('refuses a bridge head unit that does not declare audio, before any conversation', async () => {
+    const campaign = loadCampaignConfig(configFile('voice: {}\n'));
+    const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-voice-store-')), 'icabench.db'));
+    const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token: 't' });
+    const client = await connectHeadUnit({ url: bridge.url, token: 't', handler: new ReferenceHeadUnit({}) });
+    try {
+      const connection = await bridge.waitForHeadUnit(5_000);
+      const headUnit = { connection, bridge, reference: null, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection), close: async () => undefined };
+      await expect(runCampaign(campaign, { store, tiers: await buildTiers(campaign.config), headUnit })).rejects.toThrow(/voice: bridge head unit "icabench-reference".* does not announce capabilities\.audio/);
+      await expect(runCampaign(campaign, { store, tiers: await buildTiers(campaign.config), headUnit: { ...headUnit, audio: null } })).rejects.toThrow(/voice: this head unit connection carries no audio/);
+      expect(store.listRuns()).toEqual([]);
+    } finally {
+      await client.close();
+      await bridge.close();
       store.close();
     }
   });
