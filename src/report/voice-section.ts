@@ -1,6 +1,7 @@
 import type { ConversationResult, VoiceTurn } from '../domain/conversation.ts';
 import { snrLevelName } from '../voice/acoustics.ts';
-import { buildVoiceSummary, type VoiceSummary } from '../voice/metrics.ts';
+import { combinedVerdict } from '../analysis/verdict.ts';
+import { buildVoiceSummary, type VoiceConversationOutcome, type VoiceSummary } from '../voice/metrics.ts';
 import { escapeHtml as h } from './escape.ts';
 import type { ReportSection } from './html.ts';
 
@@ -53,12 +54,16 @@ function levelOrder(a: string, b: string): number {
 export function voiceReport(conversations: Iterable<ConversationResult>, options: VoiceReportOptions = {}): VoiceReport | null {
   const limit = options.limit ?? MISHEARD_LIMIT;
   const turns: SpokenTurn[] = [];
+  const outcomes: VoiceConversationOutcome[] = [];
   const exported = new Map<string, boolean>();
   for (const result of conversations) {
-    for (const turn of result.turns) if (turn.voice) turns.push({ key: result.spec.key, turn: turn.index, voice: turn.voice });
+    const spoken = result.turns.filter((turn) => turn.voice);
+    if (spoken.length === 0) continue;
+    outcomes.push({ snrDb: result.spec.snrDb ?? spoken[0].voice!.snrDb, outcome: combinedVerdict(result).outcome });
+    for (const turn of spoken) turns.push({ key: result.spec.key, turn: turn.index, voice: turn.voice! });
   }
   if (turns.length === 0) return null;
-  const summary = buildVoiceSummary(turns.map((t) => t.voice));
+  const summary = buildVoiceSummary(turns.map((t) => t.voice), outcomes);
   const players = (t: SpokenTurn) =>
     (['driver', 'reply'] as const)
       .map((side) => {
@@ -74,7 +79,7 @@ export function voiceReport(conversations: Iterable<ConversationResult>, options
   const levelRows = levels
     .map((level) => {
       const s = summary.bySnr[level];
-      return `<tr><td>${h(levelTitle(level))}</td><td class="n">${s.turns}</td><td class="n">${pct(s.headUnitAsrWer)}</td><td class="n">${pct(s.failRate)}</td></tr>`;
+      return `<tr><td>${h(levelTitle(level))}</td><td class="n">${s.conversations}</td><td class="n">${pct(s.failRate)}</td><td class="n">${s.turns}</td><td class="n">${pct(s.headUnitAsrWer)}</td><td class="n">${pct(s.voiceFailRate)}</td></tr>`;
     })
     .join('');
   const examples = levels
@@ -96,8 +101,8 @@ export function voiceReport(conversations: Iterable<ConversationResult>, options
     `<p>Spoken turns: ${summary.turns}. Head-unit recognition WER ${pct(summary.headUnitAsrWer)} (its reported recognised text against what the driver said); ` +
     `bench transcription of the replies WER ${pct(summary.replyTranscriptionWer)}; first reply audio ${ms(summary.firstReplyLatencyMs.p50)} p50 / ${ms(summary.firstReplyLatencyMs.p95)} p95 after the driver stopped speaking; ` +
     `reply duration ${ms(summary.replyDurationMs.p50)} p50; barge-in events ${summary.bargeInEvents}.</p>` +
-    `<table><thead><tr><th>SNR</th><th class="n">turns</th><th class="n">head-unit WER</th><th class="n">voice fail rate</th></tr></thead><tbody>${levelRows}</tbody></table>` +
-    `<p class="muted">A turn fails on the voice path when the head unit misheard at least one word or no reply audio came. WERs are corpus-level (all edits over all words).</p>` +
+    `<table><thead><tr><th>SNR</th><th class="n">conversations</th><th class="n">fail rate</th><th class="n">turns</th><th class="n">head-unit WER</th><th class="n">turns failed on the voice path</th></tr></thead><tbody>${levelRows}</tbody></table>` +
+    `<p class="muted">Fail rate: conversations failed / decided at that level, as the run's fail rate. A turn fails on the voice path when the head unit misheard at least one word or no reply audio came. WERs are corpus-level (all edits over all words).</p>` +
     `<h3>Listen: one turn per level</h3><table><thead><tr><th>SNR</th><th>driver said</th><th>head unit heard</th><th>audio (driver, reply)</th></tr></thead><tbody>${examples}</tbody></table>` +
     (misheard.length > 0
       ? `<h3>Misheard turns</h3>${more}<table><thead><tr><th>conversation</th><th class="n">turn</th><th>SNR</th><th>driver said</th><th>head unit heard</th><th class="n">WER</th><th>voice error</th><th>audio</th></tr></thead><tbody>${misheardRows}</tbody></table>`

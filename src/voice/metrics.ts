@@ -101,7 +101,18 @@ export const VoiceSummarySchema = z.object({
   replyDurationMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
   bargeInEvents: z.number().int().min(0),
   /** keyed by SNR in dB, or "clean" */
-  bySnr: z.record(z.string(), z.object({ turns: z.number().int(), headUnitAsrWer: z.number().nullable(), failRate: z.number() })),
+  bySnr: z.record(
+    z.string(),
+    z.object({
+      turns: z.number().int(),
+      headUnitAsrWer: z.number().nullable(),
+      /** share of the level's turns that failed on the voice path (misheard, or no reply audio) */
+      voiceFailRate: z.number(),
+      conversations: z.number().int(),
+      /** the level's conversation fail rate, failed / (passed + failed) as the run's failRate; null when none was decided */
+      failRate: z.number().nullable(),
+    }),
+  ),
 });
 export type VoiceSummary = z.infer<typeof VoiceSummarySchema>;
 
@@ -110,8 +121,17 @@ function asrWer(turns: readonly VoiceTurnMetrics[]): number | null {
   return pairs.length ? corpusWordErrorRate(pairs) : null;
 }
 
-/** The summary.json `voice` section. WERs are corpus-level; latencies are p50/p95 over turns with reply audio. */
-export function buildVoiceSummary(turns: readonly VoiceTurnMetrics[]): VoiceSummary {
+/** A conversation's judged outcome at its SNR level (combinedVerdict's outcome). */
+export interface VoiceConversationOutcome {
+  snrDb: number | null;
+  outcome: 'pass' | 'fail' | 'inconclusive' | 'error';
+}
+
+/**
+ * The summary.json `voice` section. WERs are corpus-level; latencies are p50/p95 over turns with
+ * reply audio; per level, the voice-path fail rate of turns and the fail rate of the conversations.
+ */
+export function buildVoiceSummary(turns: readonly VoiceTurnMetrics[], conversations: readonly VoiceConversationOutcome[] = []): VoiceSummary {
   const replyPairs = turns
     .filter((t) => t.replyText !== null && t.replyTranscript !== null)
     .map((t) => ({ reference: t.replyText ?? '', hypothesis: t.replyTranscript ?? '' }));
@@ -124,7 +144,16 @@ export function buildVoiceSummary(turns: readonly VoiceTurnMetrics[]): VoiceSumm
   }
   const bySnr: VoiceSummary['bySnr'] = {};
   for (const [key, group] of groups) {
-    bySnr[key] = { turns: group.length, headUnitAsrWer: asrWer(group), failRate: group.filter((t) => t.failed).length / group.length };
+    const level = conversations.filter((c) => snrLevelName(c.snrDb) === key);
+    const failed = level.filter((c) => c.outcome === 'fail').length;
+    const decided = failed + level.filter((c) => c.outcome === 'pass').length;
+    bySnr[key] = {
+      turns: group.length,
+      headUnitAsrWer: asrWer(group),
+      voiceFailRate: group.filter((t) => t.failed).length / group.length,
+      conversations: level.length,
+      failRate: decided === 0 ? null : failed / decided,
+    };
   }
   return {
     turns: turns.length,

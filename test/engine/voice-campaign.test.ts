@@ -55,7 +55,14 @@ describe('voice campaign, end to end offline', () => {
     expect(voice.bySnr.clean.headUnitAsrWer).toBeLessThanOrEqual(0.1);
     // road noise at 0 dB drowns the speech; clean speech is recognised
     expect(voice.bySnr['0'].headUnitAsrWer as number).toBeGreaterThan(0.5);
-    expect(voice.bySnr['0'].failRate).toBeGreaterThan(voice.bySnr.clean.failRate);
+    expect(voice.bySnr['0'].voiceFailRate).toBeGreaterThan(voice.bySnr.clean.voiceFailRate);
+    for (const level of Object.values(voice.bySnr)) expect(level.conversations).toBe(1);
+    // per level, the conversation fail rate is that level's conversation outcome in conversations.csv
+    const rows = readFileSync(join(out, 'conversations.csv'), 'utf8').trim().split('\n').slice(1).map((line) => line.split(','));
+    for (const [key, , , , , , outcome] of rows) {
+      const level = key.endsWith('-clean') ? 'clean' : key.replace(/^.*-snr/, '');
+      expect(voice.bySnr[level].failRate).toBe(outcome === 'fail' ? 1 : outcome === 'pass' ? 0 : null);
+    }
     expect(voice.replyTranscriptionWer).not.toBeNull();
     expect(voice.firstReplyLatencyMs.p50 as number).toBeGreaterThan(0);
     expect(voice.firstReplyLatencyMs.p95 as number).toBeGreaterThanOrEqual(voice.firstReplyLatencyMs.p50 as number);

@@ -62,12 +62,20 @@ describe('buildVoiceSummary', () => {
   });
 
   it('aggregates WERs, latency percentiles, barge-ins and per-SNR levels', () => {
-    const summary = buildVoiceSummary([
-      turn({}),
-      turn({ firstReplyLatencyMs: 600, snrDb: 10 }),
-      turn({ recognizedText: 'find me a park in schwabing', snrDb: 0, failed: true, firstReplyLatencyMs: 800, bargeIn: true }),
-      turn({ recognizedText: null, replyTranscript: null, firstReplyLatencyMs: null, replyDurationMs: null, snrDb: 0, failed: true }),
-    ]);
+    const summary = buildVoiceSummary(
+      [
+        turn({}),
+        turn({ firstReplyLatencyMs: 600, snrDb: 10 }),
+        turn({ recognizedText: 'find me a park in schwabing', snrDb: 0, failed: true, firstReplyLatencyMs: 800, bargeIn: true }),
+        turn({ recognizedText: null, replyTranscript: null, firstReplyLatencyMs: null, replyDurationMs: null, snrDb: 0, failed: true }),
+      ],
+      [
+        { snrDb: 0, outcome: 'fail' },
+        { snrDb: 0, outcome: 'pass' },
+        { snrDb: 0, outcome: 'inconclusive' },
+        { snrDb: null, outcome: 'error' },
+      ],
+    );
     expect(VoiceSummarySchema.parse(summary)).toEqual(summary);
     expect(summary.turns).toBe(4);
     expect(summary.headUnitAsrWer).toBeCloseTo(1 / 18, 10); // 1 wrong word of 3 × 6
@@ -75,8 +83,10 @@ describe('buildVoiceSummary', () => {
     expect(summary.firstReplyLatencyMs).toEqual({ p50: 600, p95: 800 });
     expect(summary.bargeInEvents).toBe(1);
     expect(Object.keys(summary.bySnr).sort()).toEqual(['0', '10', 'clean']);
-    expect(summary.bySnr['0']).toEqual({ turns: 2, headUnitAsrWer: 1 / 6, failRate: 1 });
-    expect(summary.bySnr.clean).toEqual({ turns: 1, headUnitAsrWer: 0, failRate: 0 });
+    // conversation fail rate over decided conversations only (inconclusive and errors are not decided)
+    expect(summary.bySnr['0']).toEqual({ turns: 2, headUnitAsrWer: 1 / 6, voiceFailRate: 1, conversations: 3, failRate: 0.5 });
+    expect(summary.bySnr.clean).toEqual({ turns: 1, headUnitAsrWer: 0, voiceFailRate: 0, conversations: 1, failRate: null });
+    expect(summary.bySnr['10']).toMatchObject({ conversations: 0, failRate: null });
   });
 
   it('reports nulls when nothing was measured', () => {
