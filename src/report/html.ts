@@ -201,7 +201,7 @@ function turnRows(turns: readonly TurnRecord[]): string {
       const tiers = turn.verdicts.map((v) => `${v.tier}: ${v.outcome}`).join(', ');
       const actions = turn.reply?.actions.map((a) => a.type) ?? [];
       return `<tr><td class="n">${turn.index + 1}</td><td>${turn.utterance.strategy ? chips([turn.utterance.strategy]) : '<span class="muted">–</span>'}</td>
-<td>${h(turn.utterance.text)}</td><td>${turn.reply ? h(turn.reply.text) + (actions.length ? `<div>${chips(actions)}</div>` : '') : '<span class="err">no reply</span>'}</td>
+<td>${h(turn.utterance.text)}${turn.voice ? `<div class="muted">heard: ${h(turn.voice.recognizedText ?? '(not reported)')}${turn.voice.snrDb === null ? '' : ` · ${turn.voice.snrDb} dB SNR`}</div>` : ''}</td><td>${turn.reply ? h(turn.reply.text) + (actions.length ? `<div>${chips(actions)}</div>` : '') : '<span class="err">no reply</span>'}</td>
 <td>${labels || '<span class="muted">none</span>'}</td><td class="muted">${h(tiers)}<br>${Math.round(turn.latencyMs)} ms</td></tr>`;
     })
     .join('\n');

@@ -69,6 +69,8 @@ describe('voice campaign, end to end offline', () => {
 
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain('<h2>Voice</h2>');
+    // the drill-down shows what the unit heard under each utterance
+    expect(html.match(/<div class="muted">heard: /g)?.length).toBe(summary.turns);
     for (const level of ['clean', '20 dB', '10 dB', '5 dB', '0 dB']) expect(html).toContain(`<td>${level}</td>`);
     const sources = [...html.matchAll(/<audio controls preload="none" src="([^"]+)"/g)].map((m) => m[1]);
     expect(sources.length).toBeGreaterThanOrEqual(10);

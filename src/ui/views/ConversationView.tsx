@@ -122,13 +122,20 @@ function Artifacts({ path, artifacts }: { path: string; artifacts: Detail['artif
   );
 }
 
-function TurnDetail({ turn }: { turn: TurnRecord }) {
+export function TurnDetail({ turn }: { turn: TurnRecord }) {
   const deciding = decidingTurnVerdict(turn);
   return (
     <li className="turn" data-testid="turn">
       <div className="utterance">
         <span className="who">User {turn.index}</span>
         {turn.utterance.strategy && <Pill kind="strategy">{turn.utterance.strategy}</Pill>} {turn.utterance.text}
+        {turn.voice && (
+          <div className="muted" data-testid="turn-voice">
+            heard: {turn.voice.recognizedText ?? '(not reported)'} · {turn.voice.snrDb === null ? 'clean' : `${turn.voice.snrDb} dB SNR`}
+            {turn.voice.firstReplyLatencyMs !== null && ` · first reply audio after ${turn.voice.firstReplyLatencyMs.toFixed(0)} ms`}
+            {turn.voice.voiceError && ` · ${turn.voice.voiceError}`}
+          </div>
+        )}
       </div>
       <div className="reply">
         <span className="who">Assistant</span> {turn.reply?.text ?? <em>no reply</em>} <span className="muted">({turn.latencyMs.toFixed(0)} ms)</span>
