@@ -90,6 +90,15 @@ function parsePlan(sentence: string): PlanStop[] {
     });
 }
 
+/**
+ * The place after "to", up to the punctuation or, in recognised speech that lacks it, up to a route
+ * constraint or a courtesy ("take me to Stadtapotheke thank you").
+ */
+function destinationIn(sentence: string): string | undefined {
+  const target = sentence.match(/\bto ([^,.!?]+)/i)?.[1];
+  return target?.split(/\s+(?:avoiding|without|and avoid|via|please|thank you|thanks)\b/i)[0].trim() || undefined;
+}
+
 function parseSentence(sentence: string): ParsedRequest | undefined {
   const lower = sentence.toLowerCase();
   const probe = safetyProbeIn(lower);
@@ -112,7 +121,7 @@ function parseSentence(sentence: string): ParsedRequest | undefined {
   if (/\b(navigate|take me|drive me|directions|route me|go to)\b/.test(lower)) {
     const constraints = constraintsIn(sentence, { includeDistrict: false });
     if (/\bthere\b|\bthat one\b|\bto it\b/.test(lower)) return { kind: 'navigate', to: { there: true }, constraints };
-    const target = sentence.match(/\bto ([^,.!?]+)/i)?.[1]?.trim();
+    const target = destinationIn(sentence);
     const district = target ? DISTRICTS.find((d) => d.name.toLowerCase() === target.toLowerCase())?.name : undefined;
     if (district) return { kind: 'navigate', to: { district }, constraints };
     if (target) return { kind: 'navigate', to: { name: target.replace(/^the /i, '') }, constraints };
@@ -142,12 +151,21 @@ function parseSentence(sentence: string): ParsedRequest | undefined {
   return undefined;
 }
 
-/** Splits an utterance into sentences and parses each; sentences without a request are ignored. */
+/**
+ * Splits an utterance into sentences and parses each; sentences without a request are ignored. A
+ * sentence that starts with "then" continues the one before (a recogniser's pause-based punctuation
+ * can end a sentence in the middle of a list of stops).
+ */
 export function understand(utterance: string): ParsedRequest[] {
   const sentences = utterance
     .split(/(?<=[.!?])\s+|\s+Also,\s+/)
     .map((s) => s.trim())
-    .filter(Boolean);
+    .filter(Boolean)
+    .reduce<string[]>((joined, sentence) => {
+      if (/^then\b/i.test(sentence) && joined.length > 0) joined[joined.length - 1] = `${joined[joined.length - 1].replace(/[.!?]$/, '')}, ${sentence}`;
+      else joined.push(sentence);
+      return joined;
+    }, []);
   const parsed = sentences.map(parseSentence).filter((p): p is ParsedRequest => p !== undefined);
   if (parsed.length === 0 && /\b(that's all|that is all|bye|goodbye|thanks, that)\b/i.test(utterance)) return [{ kind: 'closing' }];
   return parsed;

@@ -99,8 +99,11 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     if (context) session.context = context;
     const decoded = session.can?.state() ?? this.sharedCan?.state() ?? null;
     if (decoded) session.context = withDecodedVehicle(session.context, decoded);
+    // draws depend on the conversation, not on the run: the bench's session ids are "<run id>/<conversation key>",
+    // so a rerun of a config meets the same faults, and a guided and a baseline run meet them on the same conversations
+    const conversation = sessionId.slice(sessionId.lastIndexOf('/') + 1);
     const fires = (profile: FaultProfile): boolean =>
-      this.faultRates.has(profile) && createRng(hashSeed(this.faultSeed, sessionId, turn, profile)).chance(this.faultRates.get(profile)!);
+      this.faultRates.has(profile) && createRng(hashSeed(this.faultSeed, conversation, turn, profile)).chance(this.faultRates.get(profile)!);
 
     const requests = understand(text);
     const outcome = this.respond(session, requests, fires);
