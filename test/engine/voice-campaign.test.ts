@@ -16,6 +16,8 @@ import { bridgeReadiness } from '../../src/headunit/connect.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import { VoiceSummarySchema } from '../../src/voice/metrics.ts';
 import { parseWav } from '../../src/voice/wav.ts';
+import { addUtterance } from '../../src/voice/library.ts';
+import { EspeakTts } from '../../src/voice/espeak.ts';
 
 const CLI = resolve('bin/icabench.js');
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
@@ -97,6 +99,47 @@ describe('voice campaign, end to end offline', () => {
       }
       const rebuilt = await writeRunOutputs(store, run.id, join(dir, 'rebuilt'));
       expect(rebuilt.voice).toEqual(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).voice);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('voice campaign with recorded utterances', () => {
+  it('plays a recording from the library when its transcript matches what the simulator says, and synthesizes the rest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-voice-library-'));
+    const path = configFile('maxTurns: [2]\nconcurrency: 1\nvoice: { library: lib }\n');
+    const campaign = loadCampaignConfig(path);
+    const store = ResultStore.open(join(dir, 'icabench.db'));
+    try {
+      // first the opening line the simulator will say (the plan and the template simulator are deterministic)
+      const first = await runCampaign({ ...campaign, config: { ...campaign.config, voice: undefined } }, { store, tiers: await buildTiers(campaign.config) });
+      const opening = [...store.conversations(first.runId)][0].turns[0].utterance.text;
+      // a "recording" of it: here another espeak-ng voice stands in for a person
+      await addUtterance(join(path, '..', 'lib'), { id: 'opening-1', text: opening, speaker: 'stand-in' }, await new EspeakTts().synthesize(opening, { voice: 'en-us+klatt4', rateWpm: 150, pitch: 40, amplitude: 100 }));
+      const spoken = await runCampaign(loadCampaignConfig(path), { store, tiers: await buildTiers(campaign.config) });
+      const turns = [...store.conversations(spoken.runId)][0].turns;
+      expect(turns[0].utterance.text).toBe(opening);
+      expect(turns[0].voice?.driverAudioSource).toBe('library:opening-1');
+      expect(turns[0].voice?.headUnitAsrWer).toBe(0);
+      expect(turns.slice(1).every((t) => t.voice?.driverAudioSource === 'tts:espeak-ng')).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('names the file when a library recording is not 16 kHz mono, before a run is recorded', async () => {
+    const path = configFile('voice: { library: badlib }\n');
+    const lib = join(path, '..', 'badlib');
+    await addUtterance(lib, { id: 'x', text: 'hello' }, await new EspeakTts().synthesize('hello', { voice: 'en-us+klatt', rateWpm: 150, pitch: 50, amplitude: 100 }));
+    const wav = readFileSync(join(lib, 'x.wav'));
+    wav.writeUInt16LE(2, 22); // channels: stereo
+    writeFileSync(join(lib, 'x.wav'), wav);
+    const campaign = loadCampaignConfig(path);
+    const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-voice-store-')), 'icabench.db'));
+    try {
+      await expect(runCampaign(campaign, { store, tiers: await buildTiers(campaign.config) })).rejects.toThrow(/x\.wav.*(stereo|channel)/i);
+      expect(store.listRuns()).toEqual([]);
     } finally {
       store.close();
     }
