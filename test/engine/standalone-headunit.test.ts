@@ -43,6 +43,34 @@ describe('a head unit in its own process dials in to the bench', () => {
     expect(summary.failures).toBeGreaterThan(0);
   });
 
+  it('speaks to `icabench headunit --voice` over the bridge: audio both ways, the unit reports what it heard', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-standalone-voice-'));
+    const port = await freePort();
+    const config = join(dir, 'voice-bridge.yaml');
+    writeFileSync(
+      config,
+      `name: standalone-voice\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: 2\nmaxTurns: [3]\nconcurrency: 1\n` +
+        `headUnit: { type: bridge, port: ${port}, waitSeconds: 30 }\nvoice: { acoustics: { snrDb: 20 } }\n`,
+    );
+    const env = { ...process.env, ICABENCH_BRIDGE_TOKEN: 'rig-secret' };
+    let stderr = '';
+    const bench = spawn(process.execPath, [CLI, 'run', config, '--workspace', join(dir, 'ws'), '--out', join(dir, 'out'), '--no-progress'], { env });
+    bench.stderr.on('data', (d) => (stderr += d));
+    for (let i = 0; i < 1200 && !stderr.includes('waiting up to'); i++) await new Promise((r) => setTimeout(r, 50));
+    const headUnit = spawn(process.execPath, [CLI, 'headunit', '--url', `http://127.0.0.1:${port}`, '--voice'], { env, stdio: 'ignore' });
+    const code = await exitOf(bench);
+    headUnit.kill('SIGINT');
+    await exitOf(headUnit);
+    expect(code, stderr).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'out', 'summary.json'), 'utf8'));
+    expect(summary.errors).toEqual({ sut_error: 0, simulator_error: 0, judge_error: 0 });
+    expect(Object.keys(summary.voice.bySnr)).toEqual(['20']);
+    expect(summary.voice.turns).toBe(summary.turns);
+    expect(summary.voice.headUnitAsrWer).toBeLessThan(0.2);
+    expect(summary.voice.firstReplyLatencyMs.p50).toBeGreaterThan(0);
+    expect(summary.voice.replyTranscriptionWer).not.toBeNull();
+  });
+
   it('refuses a head unit with the wrong token, and the run reports that no head unit dialled in', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'icabench-standalone-'));
     const port = await freePort();
