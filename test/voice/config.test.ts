@@ -10,7 +10,7 @@ describe('VoiceConfigSchema', () => {
     const examples = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1]).voice);
     expect(examples.length).toBeGreaterThanOrEqual(2);
     for (const example of examples) expect(VoiceConfigSchema.safeParse(example).error).toBeUndefined();
-    expect(snrLevels(VoiceConfigSchema.parse(examples[1]).acoustics)).toEqual([20, 10, 5, 0]);
+    expect(snrLevels(VoiceConfigSchema.parse(examples[1]).acoustics)).toEqual([null, 20, 10, 5, 0]);
   });
 
   it('has offline defaults and rejects unknown recognisers by field', () => {
