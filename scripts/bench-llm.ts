@@ -14,7 +14,7 @@
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCampaignConfig } from '../src/campaign/config.ts';
 import { runCampaign } from '../src/campaign/runner.ts';
@@ -22,7 +22,7 @@ import { createLlmJudge } from '../src/judge/llm.ts';
 import { ConcurrencyLimiter, LlmUsageTracker } from '../src/llm/index.ts';
 import { createLlmSimulator } from '../src/simulator/llm.ts';
 import { ResultStore } from '../src/store/store.ts';
-import { benchModelResponder, startFakeLlmServer } from '../test/helpers/fakeLlmServer.ts';
+import { benchModelResponder, startFakeLlmServer, type FakeLlmServer } from '../test/helpers/fakeLlmServer.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -39,7 +39,10 @@ if (process.argv.includes('--serve')) {
   const server = await startFakeLlmServer({ latencyMs, respond: benchModelResponder() });
   process.send?.({ url: server.url });
   process.on('message', async (message) => {
-    if (message === 'peak') process.send?.({ peak: server.peakConcurrent, chats: server.chatRequests().length });
+    if (message === 'peak') {
+      const cpu = process.cpuUsage();
+      process.send?.({ peak: server.peakConcurrent, chats: server.chatRequests().length, connections: server.connections, delays: server.answerDelays(), cpuMs: (cpu.user + cpu.system) / 1000 });
+    }
     if (message === 'stop') {
       await server.close();
       process.exit(0);
@@ -68,7 +71,9 @@ async function bench(): Promise<void> {
     const simulator = createLlmSimulator('ollama:bench-sim', { tracker, provider: { ollamaHost: server.url, limiter } });
     const judge = createLlmJudge(`openai-compat:${server.url}/v1#bench-judge`, { tracker, provider: { limiter } });
     const store = ResultStore.open(join(dir, 'bench.sqlite'));
+    const loadBefore = loadavg()[0];
     const started = performance.now();
+    let lastStartMs = 0;
     let turnCount = 0;
     const statuses: Record<string, number> = {};
     const result = await runCampaign(campaign, {
@@ -76,6 +81,7 @@ async function bench(): Promise<void> {
       tiers: { simulator, judges: [judge] },
       onEvent: (event) => {
         if (event.type === 'turn') turnCount++;
+        if (event.type === 'conversation_started') lastStartMs = performance.now() - started;
         if (event.type === 'conversation_finished') statuses[event.result.status] = (statuses[event.result.status] ?? 0) + 1;
       },
     });
@@ -85,11 +91,13 @@ async function bench(): Promise<void> {
     const callsPerSecond = summary.calls / seconds;
     const boundCallsPerSecond = concurrency / (latencyMs / 1000);
     const turnsPerSecond = turnCount / seconds;
-    const serverStats = await ask<{ peak: number; chats: number }>('peak');
+    const serverStats = await ask<{ peak: number; chats: number; connections: number; delays: ReturnType<FakeLlmServer['answerDelays']>; cpuMs: number }>('peak');
+    const slots = limiter.slotUse;
     const boundTurnsPerSecond = concurrency / (summary.callsPerTurn * (latencyMs / 1000));
     console.log(
       JSON.stringify(
         {
+          machine: { cpus: availableParallelism(), loadAverage1mBefore: Number(loadBefore.toFixed(2)), loadAverage1mAfter: Number(loadavg()[0].toFixed(2)) },
           latencyMs,
           serverSlots: concurrency,
           campaignWorkers: workers,
@@ -109,10 +117,23 @@ async function bench(): Promise<void> {
           shareOfBoundAtObservedLatency: Number((callsPerSecond / (concurrency / (summary.meanLatencyMs / 1000))).toFixed(3)),
           peakServerConcurrency: serverStats.peak,
           serverChatRequests: serverStats.chats,
+          // HTTP keep-alive: connections opened for all those requests
+          serverConnections: serverStats.connections,
           meanLatencyMs: Number(summary.meanLatencyMs.toFixed(1)),
+          // where the share goes: share of bound = slot occupancy × latency / mean slot hold
+          // server: request fully received → answer written (the fake model's own time; never under latencyMs)
+          serverAnswerMs: { mean: Number(serverStats.delays.meanMs.toFixed(2)), min: Number(serverStats.delays.minMs.toFixed(2)), max: Number(serverStats.delays.maxMs.toFixed(1)) },
+          // limiter: a slot is held from the provider call's start to its parsed response (server time + HTTP + client work)
+          meanSlotHoldMs: Number((slots.heldMs / slots.calls).toFixed(2)),
+          // share of the run's slot time (slots × wall) that a call held a slot: idle at the start, between calls, and in the tail
+          slotOccupancy: Number((slots.heldMs / (concurrency * seconds * 1000)).toFixed(3)),
+          // wind-down: from the last conversation's start to the end, when fewer and fewer workers have work
+          windDownSeconds: Number((seconds - lastStartMs / 1000).toFixed(2)),
           errors: summary.errors,
           benchCpuMsPerCall: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1000 / summary.calls).toFixed(2)),
-        peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+          peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+          // the fake server's process, start-up included
+          serverCpuMsPerCall: Number((serverStats.cpuMs / serverStats.chats).toFixed(2)),
         },
         null,
         2,

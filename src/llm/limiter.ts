@@ -6,6 +6,8 @@
 export class ConcurrencyLimiter {
   private active = 0;
   private peak = 0;
+  private held = 0;
+  private runs = 0;
   private readonly waiting: Array<() => void> = [];
 
   constructor(readonly maxConcurrent: number) {
@@ -27,6 +29,11 @@ export class ConcurrencyLimiter {
     return this.peak;
   }
 
+  /** calls that held a slot and finished, and the total time they held it (ms): how busy the slots were */
+  get slotUse(): { calls: number; heldMs: number } {
+    return { calls: this.runs, heldMs: this.held };
+  }
+
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.active >= this.maxConcurrent) {
       await new Promise<void>((resolve) => this.waiting.push(resolve));
@@ -34,9 +41,12 @@ export class ConcurrencyLimiter {
       this.active++;
     }
     this.peak = Math.max(this.peak, this.active);
+    const start = performance.now();
     try {
       return await task();
     } finally {
+      this.held += performance.now() - start;
+      this.runs++;
       const next = this.waiting.shift();
       // hand the slot straight to the next waiter so the count never dips and lets a newcomer jump the queue
       if (next) next();

@@ -48,7 +48,8 @@ export async function generateStructured<S extends z.ZodType>(
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const jsonSchema = options.jsonSchema ?? jsonSchemaFor(schema);
   const messages: ChatMessage[] = [...request.messages];
-  let lastError = new LlmError('server_error', `${provider.ref}: no attempt made`);
+  // built only when an attempt fails (an Error captures a stack trace, and most calls succeed first time)
+  let lastError: LlmError | undefined;
   let calls = 0;
   const conversation = options.conversationKey !== undefined ? { conversationKey: options.conversationKey } : {};
   for (let attempt = 0; attempt <= maxRetries; attempt++) {
@@ -90,6 +91,7 @@ export async function generateStructured<S extends z.ZodType>(
       },
     );
   }
+  lastError ??= new LlmError('server_error', `${provider.ref}: no attempt made`);
   return { ok: false, error: new LlmError(lastError.kind, `${lastError.message.replace(/^\w+: /, '')} (after ${calls} call${calls === 1 ? '' : 's'})`), calls, retries: calls - 1 };
 }
 

@@ -115,10 +115,22 @@ interface ConversationDbRow {
  * conversation or none of it. Reads validate with zod, so a damaged or foreign file fails loudly.
  */
 export class ResultStore {
+  /** statements with fixed SQL, prepared once per store (preparing costs more than running a small insert) */
+  private readonly statements = new Map<string, Database.Statement>();
+
   private constructor(
     private readonly db: Database.Database,
     readonly path: string,
   ) {}
+
+  private prepared(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   static open(path: string): ResultStore {
     const absolute = resolve(path);
@@ -168,7 +180,7 @@ export class ResultStore {
       seen.add(spec.key);
     }
     const id = newRunId();
-    const insertPlanned = this.db.prepare('INSERT INTO planned (run_id, key, ordinal, spec) VALUES (?, ?, ?, ?)');
+    const insertPlanned = this.prepared('INSERT INTO planned (run_id, key, ordinal, spec) VALUES (?, ?, ?, ?)');
     this.db.transaction(() => {
       this.db
         .prepare('INSERT INTO runs (id, name, mode, config, created_at, finished_at, status, meta) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)')
@@ -179,7 +191,7 @@ export class ResultStore {
   }
 
   getRun(runId: string): RunRecord | null {
-    const row = this.db.prepare(`${RUN_SELECT} WHERE r.id = ?`).get(runId) as RunRow | undefined;
+    const row = this.prepared(`${RUN_SELECT} WHERE r.id = ?`).get(runId) as RunRow | undefined;
     return row ? this.toRunRecord(row) : null;
   }
 
@@ -191,7 +203,7 @@ export class ResultStore {
   setRunStatus(runId: string, status: RunStatus): void {
     parseOrThrow(RunStatusSchema, status, 'setRunStatus: status');
     const finishedAt = TERMINAL_STATUSES.includes(status) ? new Date().toISOString() : null;
-    const changed = this.db.prepare('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(status, finishedAt, runId).changes;
+    const changed = this.prepared('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(status, finishedAt, runId).changes;
     if (changed === 0) throw this.unknownRun(runId);
   }
 
@@ -217,25 +229,25 @@ export class ResultStore {
     const key = typeof result?.spec?.key === 'string' ? result.spec.key : '(no key)';
     const valid = parseOrThrow(ConversationResultSchema, result, `saveConversation: run ${runId} conversation "${key}"`);
     this.requireRun(runId);
-    const planned = this.db.prepare('SELECT 1 FROM planned WHERE run_id = ? AND key = ?').get(runId, valid.spec.key);
+    const planned = this.prepared('SELECT 1 FROM planned WHERE run_id = ? AND key = ?').get(runId, valid.spec.key);
     if (!planned) throw new StoreError(`saveConversation: run ${runId} has no planned conversation "${valid.spec.key}"; only planned keys can be stored`);
     artifacts.forEach((artifact, i) => checkArtifact(artifact, `saveConversation: artifacts[${i}]`));
 
     const combined = combinedVerdict(valid);
     const labels = [...new Set(valid.turns.flatMap((turn) => turnLabels(turn).map((l) => l.label)))];
     const { turns, ...withoutTurns } = valid;
-    const insertTurn = this.db.prepare(
+    const insertTurn = this.prepared(
       'INSERT INTO turns (conversation_id, idx, utterance, strategy, reply_text, latency_ms, json) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    const insertLabel = this.db.prepare('INSERT INTO labels (conversation_id, turn_idx, label, target_id, tier, evidence) VALUES (?, ?, ?, ?, ?, ?)');
-    const insertScore = this.db.prepare('INSERT INTO scores (conversation_id, tier, dimension, score, reasoning, outcome) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertLabel = this.prepared('INSERT INTO labels (conversation_id, turn_idx, label, target_id, tier, evidence) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertScore = this.prepared('INSERT INTO scores (conversation_id, tier, dimension, score, reasoning, outcome) VALUES (?, ?, ?, ?, ?, ?)');
 
     this.db.transaction(() => {
-      const exists = this.db.prepare('SELECT 1 FROM conversations WHERE run_id = ? AND key = ?').get(runId, valid.spec.key);
+      const exists = this.prepared('SELECT 1 FROM conversations WHERE run_id = ? AND key = ?').get(runId, valid.spec.key);
       if (exists) throw new DuplicateConversationError(runId, valid.spec.key);
       const conversationId = Number(
-        this.db
-          .prepare(
+        this
+          .prepared(
             `INSERT INTO conversations (run_id, key, status, error, score, pass, outcome, started_at, duration_ms, turn_count, label_list, result)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
@@ -397,7 +409,7 @@ export class ResultStore {
 
   private toResult(runId: string, row: ConversationDbRow): ConversationResult {
     const where = `${this.path}: run ${runId} conversation "${row.key}"`;
-    const turns = (this.db.prepare('SELECT idx, json FROM turns WHERE conversation_id = ? ORDER BY idx').all(row.id) as { idx: number; json: string }[]).map(
+    const turns = (this.prepared('SELECT idx, json FROM turns WHERE conversation_id = ? ORDER BY idx').all(row.id) as { idx: number; json: string }[]).map(
       (turn) => parseOrThrow(TurnRecordSchema, JSON.parse(turn.json), `${where} turn ${turn.idx}`),
     );
     return parseOrThrow(ConversationResultSchema, { ...JSON.parse(row.result), turns }, where);
@@ -421,13 +433,13 @@ export class ResultStore {
 
   private conversationId(runId: string, key: string): number {
     this.requireRun(runId);
-    const row = this.db.prepare('SELECT id FROM conversations WHERE run_id = ? AND key = ?').get(runId, key) as { id: number } | undefined;
+    const row = this.prepared('SELECT id FROM conversations WHERE run_id = ? AND key = ?').get(runId, key) as { id: number } | undefined;
     if (!row) throw new StoreError(`run ${runId}: no stored conversation "${key}"`);
     return row.id;
   }
 
   private requireRun(runId: string): void {
-    if (!this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(runId)) throw this.unknownRun(runId);
+    if (!this.prepared('SELECT 1 FROM runs WHERE id = ?').get(runId)) throw this.unknownRun(runId);
   }
 
   private unknownRun(runId: string): StoreError {

@@ -35,7 +35,7 @@ export interface FakeLlmServerOptions {
   /** consumed in order, one per chat request; when empty, `respond` answers */
   replies?: Array<FakeReply | string>;
   respond?: (request: RecordedRequest) => FakeReply | string | Promise<FakeReply | string>;
-  /** delay before every chat answer */
+  /** delay before every chat answer, counted from the moment the whole request has been received; never shorter */
   latencyMs?: number;
   models?: string[];
   version?: string;
@@ -49,10 +49,39 @@ export interface FakeLlmServer {
   chatRequests(): RecordedRequest[];
   /** most chat requests being served at the same time */
   readonly peakConcurrent: number;
+  /** TCP connections accepted so far (clients that keep connections alive open few) */
+  readonly connections: number;
+  /** chat answers written, and their delay from the request received to the answer written (ms) */
+  answerDelays(): { answers: number; meanMs: number; minMs: number; maxMs: number };
   close(): Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Resolves at `deadline` (a performance.now() time), never before. Node timers have millisecond
+ * granularity and count from the event loop's cached clock, which lags the real one, so a timer often
+ * fires a fraction of a millisecond early; sleeping another whole millisecond would then answer up to
+ * 1 ms late. A remainder under a millisecond is instead waited out one event-loop turn at a time
+ * (other requests are still served meanwhile).
+ */
+async function sleepUntil(deadline: number): Promise<void> {
+  for (let left = deadline - performance.now(); left > 0; left = deadline - performance.now()) {
+    if (left >= 1) await sleep(Math.ceil(left));
+    else await immediate();
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}
 
 export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
   const queue = [...(options.replies ?? [])];
@@ -60,6 +89,14 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
   const models = options.models ?? ['qwen2.5:14b'];
   let active = 0;
   let peak = 0;
+  const delays = { answers: 0, sumMs: 0, minMs: Infinity, maxMs: 0 };
+  const answered = (receivedAt: number) => {
+    const ms = performance.now() - receivedAt;
+    delays.answers++;
+    delays.sumMs += ms;
+    delays.minMs = Math.min(delays.minMs, ms);
+    delays.maxMs = Math.max(delays.maxMs, ms);
+  };
 
   async function nextReply(request: RecordedRequest): Promise<FakeReply> {
     const scripted = queue.length ? queue.shift()! : options.respond ? await options.respond(request) : { status: 500, error: 'fake server: no scripted reply left' };
@@ -67,9 +104,9 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
   }
 
   const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const rawBody = Buffer.concat(chunks).toString('utf8');
+    const rawBody = await readBody(req);
+    // the model's time starts once the whole request is in, as a real server can only start then
+    const receivedAt = performance.now();
     const path = (req.url ?? '/').split('?')[0];
     const api: RecordedRequest['api'] = path.startsWith('/v1') ? 'openai' : 'ollama';
     let body: any = null;
@@ -104,13 +141,15 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
         peak = Math.max(peak, active);
         try {
           const reply = await nextReply(recorded);
-          await sleep((options.latencyMs ?? 0) + (reply.delayMs ?? 0));
+          await sleepUntil(receivedAt + (options.latencyMs ?? 0) + (reply.delayMs ?? 0));
           if (res.destroyed) return;
           if (reply.status && reply.status >= 400) {
             const message = reply.error ?? `HTTP ${reply.status}`;
             return json(res, reply.status, api === 'ollama' ? { error: message } : { error: { message, type: 'server_error', code: null } });
           }
-          return api === 'ollama' ? ollamaChat(res, body, reply) : openaiChat(res, body, reply);
+          if (api === 'ollama') ollamaChat(res, body, reply);
+          else openaiChat(res, body, reply);
+          return answered(receivedAt);
         } finally {
           active--;
         }
@@ -121,6 +160,8 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
       else res.destroy();
     }
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -130,6 +171,10 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
     get peakConcurrent() {
       return peak;
     },
+    get connections() {
+      return connections;
+    },
+    answerDelays: () => ({ answers: delays.answers, meanMs: delays.answers ? delays.sumMs / delays.answers : 0, minMs: delays.answers ? delays.minMs : 0, maxMs: delays.maxMs }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
