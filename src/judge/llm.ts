@@ -8,6 +8,7 @@ import type { LlmProvider } from '../llm/types.ts';
 import { describeContext, describeTargets, transcript } from '../simulator/llm.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
+import { completedTargetShare } from './targets.ts';
 
 export const JUDGE_PROMPTS = {
   turn: 'judge/turn-labels.v1',
@@ -129,8 +130,7 @@ class LlmJudge implements Judge {
 
   /** Four independent evaluators, one call each; C comes from the shared scorer. Any failed evaluator makes the verdict a judge_error. */
   async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
-    const live = input.targets.filter((t) => t.status !== -1);
-    const completedShare = live.length === 0 ? 1 : live.filter((t) => t.status === 1).length / live.length;
+    const completedShare = completedTargetShare(input.targets.map((t) => t.status));
     const rubrics = loadPromptSections(JUDGE_PROMPTS.rubrics);
     const shared = {
       context: describeContext(input.spec.context),
