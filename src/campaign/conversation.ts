@@ -5,7 +5,7 @@ import type { Constraint, Target } from '../domain/targets.ts';
 import { STRATEGY_TARGET_FAILURE, type Strategy } from '../domain/taxonomy.ts';
 import { SutError, type HeadUnitSession } from '../headunit/types.ts';
 import type { Judge } from '../judge/types.ts';
-import type { UserSimulator } from '../simulator/types.ts';
+import { SimulatorError, type UserSimulator } from '../simulator/types.ts';
 
 export interface ConversationDeps {
   spec: ConversationSpec;
@@ -147,7 +147,8 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
     }
   } catch (caught) {
     if (caught instanceof ConversationAborted) throw caught;
-    status = caught instanceof SutError || stage === 'sut' ? 'sut_error' : 'simulator_error';
+    // a SimulatorError is the bench's side even when it surfaces while talking to the unit (e.g. the driver's speech could not be synthesized)
+    status = caught instanceof SutError ? 'sut_error' : caught instanceof SimulatorError ? 'simulator_error' : stage === 'sut' ? 'sut_error' : 'simulator_error';
     error = errorText(caught);
   } finally {
     if (session) await session.close().catch(() => undefined);

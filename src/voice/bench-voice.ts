@@ -3,6 +3,7 @@ import type { VoiceTurn } from '../domain/conversation.ts';
 import type { Persona } from '../domain/taxonomy.ts';
 import type { AssistantReply } from '../protocol/bridge.ts';
 import type { HeadUnitSession } from '../headunit/types.ts';
+import { SimulatorError } from '../simulator/types.ts';
 import { applyCabinAcoustics, type CabinAcoustics } from './acoustics.ts';
 import { UtteranceCollector, streamUtterance, type AudioLink, type ReceivedUtterance } from './audio-link.ts';
 import { voiceForPersona } from './espeak.ts';
@@ -75,7 +76,13 @@ export class BenchVoice {
   /** Runs one spoken turn. SutErrors from the session propagate (the campaign records sut_error). */
   async runSpokenTurn(input: SpokenTurnInput): Promise<SpokenTurnResult> {
     const { session, turn } = input;
-    const driver = await this.driverAudio(input.text, input.persona, input.snrDb);
+    let driver: { pcm: Pcm16; source: string };
+    try {
+      driver = await this.driverAudio(input.text, input.persona, input.snrDb);
+    } catch (error) {
+      // the bench's own failure (synthesis, noise bed), not the head unit's: the conversation ends as simulator_error
+      throw new SimulatorError(`the simulated driver could not speak turn ${turn}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
     let bargeIn = false;
     let speaking = true;
     const stopWatching = this.replies.onChunk((chunk) => {
