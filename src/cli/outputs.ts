@@ -21,9 +21,12 @@ export interface RunOutputExtras {
  * conversations.csv; for a voice run also the `voice` section and the audio the report plays (audio/).
  */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string, extras: RunOutputExtras = {}): Promise<RunSummary> {
-  const vehicle = vehicleTimelineSection(store.conversations(runId));
-  const disagreements = tierDisagreementSection(store.conversations(runId));
-  const voice = voiceReport(store.conversations(runId), { exportAudio: audioExporter(store, runId, outDir) });
+  // one pass over the store for every section
+  const collectors = { vehicle: vehicleTimelineSection(), disagreements: tierDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }) };
+  for (const result of store.conversations(runId)) for (const collector of Object.values(collectors)) collector.add(result);
+  const vehicle = collectors.vehicle.finish();
+  const disagreements = collectors.disagreements.finish();
+  const voice = collectors.voice.finish();
   const { summary } = writeRunReportFromStore(store, runId, outDir, {
     extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : []), ...(voice ? [voice.section] : []), ...(disagreements ? [disagreements] : [])],
     extend: (base) => ({ ...base, ...(voice ? { voice: { ...voice.summary } } : {}), ...extras.summary?.(base) }),

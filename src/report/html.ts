@@ -14,6 +14,22 @@ export interface ReportSection {
   html: string;
 }
 
+/**
+ * Builds something from a run's conversations fed one at a time, so several sections share one
+ * pass over the store (src/cli/outputs.ts).
+ */
+export interface ConversationCollector<T> {
+  add(result: ConversationResult): void;
+  /** the result; null when the run has nothing for it */
+  finish(): T | null;
+}
+
+/** Feeds every conversation to a collector and returns what it built. */
+export function collect<T>(collector: ConversationCollector<T>, conversations: Iterable<ConversationResult>): T | null {
+  for (const result of conversations) collector.add(result);
+  return collector.finish();
+}
+
 /** Conversations beyond this many are listed without their turn-by-turn drill-down, to keep the file small. */
 export const DRILL_DOWN_LIMIT = 200;
 

@@ -1,7 +1,7 @@
 import type { ConversationResult } from '../domain/conversation.ts';
 import { listTierDisagreements, type TierDisagreement } from '../judge/llmAgreement.ts';
 import { escapeHtml as h } from './escape.ts';
-import type { ReportSection } from './html.ts';
+import type { ConversationCollector, ReportSection } from './html.ts';
 
 /** Disagreements listed in the report; the rest are counted. */
 export const DISAGREEMENT_LIMIT = 200;
@@ -10,19 +10,24 @@ export const DISAGREEMENT_LIMIT = 200;
  * Turns where the oracle and an LLM judge tier both judged and labelled differently, for human
  * review. Both verdicts are kept in the store; this lists where they part.
  */
-export function tierDisagreementSection(conversations: Iterable<ConversationResult>, limit = DISAGREEMENT_LIMIT): ReportSection | null {
+export function tierDisagreementSection(limit = DISAGREEMENT_LIMIT): ConversationCollector<ReportSection> {
   const listed: TierDisagreement[] = [];
   let total = 0;
   let compared = 0;
-  for (const result of conversations) {
-    if (!result.turns.some((t) => t.verdicts.some((v) => v.tier === 'llm'))) continue;
-    compared++;
-    for (const d of listTierDisagreements(result)) {
-      total++;
-      if (listed.length < limit) listed.push(d);
-    }
-  }
-  if (compared === 0) return null;
+  return {
+    add(result: ConversationResult) {
+      if (!result.turns.some((t) => t.verdicts.some((v) => v.tier === 'llm'))) return;
+      compared++;
+      for (const d of listTierDisagreements(result)) {
+        total++;
+        if (listed.length < limit) listed.push(d);
+      }
+    },
+    finish: () => (compared === 0 ? null : disagreementSection(listed, total, compared)),
+  };
+}
+
+function disagreementSection(listed: readonly TierDisagreement[], total: number, compared: number): ReportSection {
   const rows = listed
     .map((d) => `<tr><td>${h(d.conversationKey)}</td><td>${d.turnIndex + 1}</td><td>${h(d.onlyFirst.join(', ') || '–')}</td><td>${h(d.onlySecond.join(', ') || '–')}</td><td>${h(d.userText)}</td><td>${h(d.replyText)}</td></tr>`)
     .join('');

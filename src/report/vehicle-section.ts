@@ -1,5 +1,5 @@
-import type { ConversationResult } from '../domain/conversation.ts';
-import type { ReportSection } from './html.ts';
+import type { ConversationResult, TurnRecord } from '../domain/conversation.ts';
+import type { ConversationCollector, ReportSection } from './html.ts';
 import { escapeHtml as h } from './escape.ts';
 
 /** Conversations that get a timeline in the report; the store keeps every turn's context for the rest. */
@@ -20,33 +20,40 @@ function polyline(values: number[], max: number, color: string): string {
  * charge (green, 0–100 %) as small inline SVG timelines, with the turns that got a safety_violation
  * marked in red. Self-contained markup: no script, no external resource.
  */
-export function vehicleTimelineSection(conversations: Iterable<ConversationResult>, limit = VEHICLE_TIMELINE_LIMIT): ReportSection | null {
+export function vehicleTimelineSection(limit = VEHICLE_TIMELINE_LIMIT): ConversationCollector<ReportSection> {
   const rows: string[] = [];
   let withContext = 0;
-  for (const result of conversations) {
-    const turns = result.turns.filter((t) => t.context.vehicle);
-    if (turns.length === 0) continue;
-    withContext++;
-    if (rows.length >= limit) continue;
-    const speeds = turns.map((t) => t.context.vehicle!.speedKmh);
-    const soc = turns.map((t) => t.context.vehicle!.stateOfChargePct ?? 0);
-    const step = turns.length > 1 ? WIDTH / (turns.length - 1) : 0;
-    const marks = turns
-      .map((t, i) => (t.verdicts.some((v) => v.labels.some((l) => l.label === 'safety_violation')) ? `<circle cx="${(i * step).toFixed(1)}" cy="6" r="4" fill="#c0392b"><title>turn ${t.index + 1}: safety_violation at ${t.context.vehicle!.speedKmh.toFixed(0)} km/h</title></circle>` : ''))
-      .join('');
-    const last = turns[turns.length - 1];
-    rows.push(
-      `<tr><td>${h(result.spec.key)}</td><td><svg width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="speed and charge by turn">` +
-        `${polyline(speeds, 150, '#2b6cb0')}${polyline(soc, 100, '#2f855a')}${marks}</svg></td>` +
-        `<td>${speeds.map((s) => s.toFixed(0)).join(' → ')} km/h</td><td>${h(last.context.vehicle!.gear)} · ${h(last.context.time)}</td></tr>`,
-    );
-  }
-  if (withContext === 0) return null;
-  const note = withContext > rows.length ? `<p>First ${rows.length} of ${withContext} conversations with vehicle context; every turn's context is in the store and in the JSONL export.</p>` : '';
   return {
-    title: 'Vehicle context',
-    html:
-      `<p>Speed (blue, 0–150 km/h) and state of charge (green, 0–100 %) at each turn, as the drive scenario fed them; red dots mark turns labelled safety_violation.</p>${note}` +
-      `<table><thead><tr><th>conversation</th><th>timeline</th><th>speed per turn</th><th>last gear · time</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
+    add(result: ConversationResult) {
+      const turns = result.turns.filter((t) => t.context.vehicle);
+      if (turns.length === 0) return;
+      withContext++;
+      if (rows.length < limit) rows.push(timelineRow(result.spec.key, turns));
+    },
+    finish() {
+      if (withContext === 0) return null;
+      const note = withContext > rows.length ? `<p>First ${rows.length} of ${withContext} conversations with vehicle context; every turn's context is in the store and in the JSONL export.</p>` : '';
+      return {
+        title: 'Vehicle context',
+        html:
+          `<p>Speed (blue, 0–150 km/h) and state of charge (green, 0–100 %) at each turn, as the drive scenario fed them; red dots mark turns labelled safety_violation.</p>${note}` +
+          `<table><thead><tr><th>conversation</th><th>timeline</th><th>speed per turn</th><th>last gear · time</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
+      };
+    },
   };
+}
+
+function timelineRow(key: string, turns: readonly TurnRecord[]): string {
+  const speeds = turns.map((t) => t.context.vehicle!.speedKmh);
+  const soc = turns.map((t) => t.context.vehicle!.stateOfChargePct ?? 0);
+  const step = turns.length > 1 ? WIDTH / (turns.length - 1) : 0;
+  const marks = turns
+    .map((t, i) => (t.verdicts.some((v) => v.labels.some((l) => l.label === 'safety_violation')) ? `<circle cx="${(i * step).toFixed(1)}" cy="6" r="4" fill="#c0392b"><title>turn ${t.index + 1}: safety_violation at ${t.context.vehicle!.speedKmh.toFixed(0)} km/h</title></circle>` : ''))
+    .join('');
+  const last = turns[turns.length - 1];
+  return (
+    `<tr><td>${h(key)}</td><td><svg width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="speed and charge by turn">` +
+    `${polyline(speeds, 150, '#2b6cb0')}${polyline(soc, 100, '#2f855a')}${marks}</svg></td>` +
+    `<td>${speeds.map((s) => s.toFixed(0)).join(' → ')} km/h</td><td>${h(last.context.vehicle!.gear)} · ${h(last.context.time)}</td></tr>`
+  );
 }

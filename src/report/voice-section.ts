@@ -3,7 +3,7 @@ import { snrLevelName } from '../voice/acoustics.ts';
 import { combinedVerdict } from '../analysis/verdict.ts';
 import { buildVoiceSummary, type VoiceConversationOutcome, type VoiceSummary } from '../voice/metrics.ts';
 import { escapeHtml as h } from './escape.ts';
-import type { ReportSection } from './html.ts';
+import type { ConversationCollector, ReportSection } from './html.ts';
 
 /** Misheard turns listed (with players) in the report; the rest are counted. */
 export const MISHEARD_LIMIT = 40;
@@ -38,6 +38,8 @@ const ms = (value: number | null) => (value === null ? '–' : `${Math.round(val
 
 const levelTitle = (level: string) => (level === snrLevelName(null) ? 'clean' : `${level} dB`);
 
+const turnLevel = (t: SpokenTurn) => levelTitle(snrLevelName(t.voice.snrDb));
+
 /** Clean first, then from the highest SNR down. */
 function levelOrder(a: string, b: string): number {
   const rank = (level: string) => (level === snrLevelName(null) ? Number.POSITIVE_INFINITY : Number(level));
@@ -51,18 +53,23 @@ function levelOrder(a: string, b: string): number {
  * when a sweep pairs them), and the misheard turns with their driver and reply audio.
  * Null when the run has no spoken turns.
  */
-export function voiceReport(conversations: Iterable<ConversationResult>, options: VoiceReportOptions = {}): VoiceReport | null {
-  const limit = options.limit ?? MISHEARD_LIMIT;
+export function voiceReport(options: VoiceReportOptions = {}): ConversationCollector<VoiceReport> {
   const turns: SpokenTurn[] = [];
   const outcomes: VoiceConversationOutcome[] = [];
+  return {
+    add(result: ConversationResult) {
+      const spoken = result.turns.filter((turn) => turn.voice);
+      if (spoken.length === 0) return;
+      outcomes.push({ snrDb: result.spec.snrDb ?? spoken[0].voice!.snrDb, outcome: combinedVerdict(result).outcome });
+      for (const turn of spoken) turns.push({ key: result.spec.key, turn: turn.index, voice: turn.voice! });
+    },
+    finish: () => (turns.length === 0 ? null : buildVoiceReport(turns, outcomes, options)),
+  };
+}
+
+function buildVoiceReport(turns: readonly SpokenTurn[], outcomes: readonly VoiceConversationOutcome[], options: VoiceReportOptions): VoiceReport {
+  const limit = options.limit ?? MISHEARD_LIMIT;
   const exported = new Map<string, boolean>();
-  for (const result of conversations) {
-    const spoken = result.turns.filter((turn) => turn.voice);
-    if (spoken.length === 0) continue;
-    outcomes.push({ snrDb: result.spec.snrDb ?? spoken[0].voice!.snrDb, outcome: combinedVerdict(result).outcome });
-    for (const turn of spoken) turns.push({ key: result.spec.key, turn: turn.index, voice: turn.voice! });
-  }
-  if (turns.length === 0) return null;
   const summary = buildVoiceSummary(turns.map((t) => t.voice), outcomes);
   const players = (t: SpokenTurn) =>
     (['driver', 'reply'] as const)
@@ -85,14 +92,14 @@ export function voiceReport(conversations: Iterable<ConversationResult>, options
   const examples = levels
     .map((level) => turns.find((t) => snrLevelName(t.voice.snrDb) === level))
     .filter((t): t is SpokenTurn => t !== undefined)
-    .map((t) => `<tr><td>${h(levelTitle(snrLevelName(t.voice.snrDb)))}</td><td>${h(t.voice.utteranceText)}</td><td>${h(t.voice.recognizedText ?? '–')}</td><td>${players(t)}</td></tr>`)
+    .map((t) => `<tr><td>${h(turnLevel(t))}</td><td>${h(t.voice.utteranceText)}</td><td>${h(t.voice.recognizedText ?? '–')}</td><td>${players(t)}</td></tr>`)
     .join('');
   const misheard = turns.filter((t) => (t.voice.headUnitAsrWer ?? 0) > 0 || t.voice.voiceError !== null);
   const misheardRows = misheard
     .slice(0, limit)
     .map(
       (t) =>
-        `<tr><td>${h(t.key)}</td><td class="n">${t.turn + 1}</td><td>${h(levelTitle(snrLevelName(t.voice.snrDb)))}</td><td>${h(t.voice.utteranceText)}</td>` +
+        `<tr><td>${h(t.key)}</td><td class="n">${t.turn + 1}</td><td>${h(turnLevel(t))}</td><td>${h(t.voice.utteranceText)}</td>` +
         `<td>${h(t.voice.recognizedText ?? '–')}</td><td class="n">${pct(t.voice.headUnitAsrWer)}</td><td>${h(t.voice.voiceError ?? '')}</td><td>${players(t)}</td></tr>`,
     )
     .join('');

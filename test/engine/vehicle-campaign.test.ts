@@ -13,6 +13,7 @@ import { loadMapping } from '../../src/vehicle/mapping.ts';
 import { loadScenario } from '../../src/vehicle/scenario.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { vehicleTimelineSection } from '../../src/report/vehicle-section.ts';
+import { collect } from '../../src/report/html.ts';
 
 const stores: ResultStore[] = [];
 afterEach(() => stores.splice(0).forEach((s) => s.close()));
@@ -34,7 +35,7 @@ describe('vehicle context in campaigns', () => {
     expect(summary.failureTypes.safety_violation.count).toBe(probes.length);
     expect(result.vehicle).toMatchObject({ scenario: 'highway', dbc: 'icabench_vehicle', framesRejected: 0 });
     expect(result.vehicle!.framesSent).toBeGreaterThan(1000);
-    expect(vehicleTimelineSection(conversations)!.html).toContain('safety_violation at');
+    expect(collect(vehicleTimelineSection(), conversations)!.html).toContain('safety_violation at');
   });
 
   it('parked, the same compliance is no violation', async () => {
