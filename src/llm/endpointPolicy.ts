@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { httpFetch } from './httpFetch.ts';
 import { LlmError } from './types.ts';
 
 /**
@@ -41,8 +40,7 @@ export function assertAllowedEndpoint(url: string | URL, policy: EndpointPolicy 
 
 /**
  * A fetch that enforces the policy on every request (including ones a client library builds itself)
- * and refuses redirects, so a server cannot bounce the bench to another address. The default base is
- * the keep-alive node:http fetch (httpFetch.ts), much cheaper per call than the global fetch.
+ * and refuses redirects, so a server cannot bounce the bench to another address.
  */
 export function guardedFetch(policy: EndpointPolicy, baseFetch?: typeof fetch): typeof fetch {
   return (input, init) => {
@@ -52,6 +50,6 @@ export function guardedFetch(policy: EndpointPolicy, baseFetch?: typeof fetch): 
     } catch (error) {
       return Promise.reject(error);
     }
-    return (baseFetch ?? httpFetch)(input, { ...init, redirect: 'error' });
+    return (baseFetch ?? globalThis.fetch)(input, { ...init, redirect: 'error' });
   };
 }
