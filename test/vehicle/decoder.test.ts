@@ -11,6 +11,7 @@ import type { TimedFrame } from '../../src/vehicle/frames.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { opendbcPath } from './helpers.ts';
 
 /** the last timestamp at which each message id was sent */
 function lastSent(frames: TimedFrame[]): Map<number, number> {
@@ -112,7 +113,7 @@ describe('mappings onto opendbc cars', () => {
     expect(() => loadMapping(write('b.yaml', `${header}signals:\n  speedKmh: { message: VEHICLE_MOTION, signal: X }\n${gear}`))).toThrow(/b\.yaml: signals\.speedKmh\.signal: X is not a signal of VEHICLE_MOTION/);
     expect(() => loadMapping(write('c.yaml', `${header}signals:\n  speedKmh: { message: VEHICLE_MOTION, signal: VehicleSpeed }\n`))).toThrow(/c\.yaml: signals\.gear: /);
     expect(() => loadMapping(write('d.yaml', `${header}signals:\n  speedKmh: { message: VEHICLE_MOTION, signal: VehicleSpeed }\n  gear: { message: VEHICLE_MOTION, signal: Gear, values: { P: Park, R: R, N: N, D: D } }\n`))).toThrow(/d\.yaml: signals\.gear\.values\.P: "Park" is not a label of Gear/);
-    const tesla = join(import.meta.dirname, '../../../shared/data/opendbc/tesla_can.dbc');
+    const tesla = opendbcPath('tesla_can.dbc');
     expect(() => loadMapping(write('e.yaml', `name: t\ndbc: ${tesla}\nsignals:\n  speedKmh: { message: DI_torque2, signal: DI_vehicleSpeed }\n  gear: { message: DI_torque2, signal: DI_gear, values: { P: 1, R: 2, N: 3, D: 4 } }\n`))).toThrow(/e\.yaml: cycleMs\.DI_torque2: required, the DBC gives DI_torque2 no GenMsgCycleTime/);
   });
 });

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { SHARED_DATA_DIR, sharedDataPath } from '../helpers/sharedData.ts';
 
-/** ../shared/data/opendbc, beside the repository (as in CI). */
-export const OPENDBC_DIR = resolve(import.meta.dirname, '../../../shared/data/opendbc');
+/** opendbc DBC files in the shared test data. */
+export const OPENDBC_DIR = resolve(SHARED_DATA_DIR, 'opendbc');
 export const OPENDBC_FILES = [
   'toyota_prius_2010_pt.dbc',
   'hyundai_2015_ccan.dbc',
@@ -11,9 +11,7 @@ export const OPENDBC_FILES = [
 ];
 
 export function opendbcPath(file: string): string {
-  const path = resolve(OPENDBC_DIR, file);
-  if (!existsSync(path)) throw new Error(`test data missing: ${path} (the shared/ data folder must sit beside the repository)`);
-  return path;
+  return sharedDataPath(`opendbc/${file}`);
 }
 
 /** Deterministic PRNG (mulberry32) so property tests are reproducible. */
