@@ -2,7 +2,7 @@ import type { ConversationSpec } from '../domain/conversation.ts';
 import { formatMinutes, minutesOfDay } from '../domain/context.ts';
 import { createRng, hashSeed } from '../world/rng.ts';
 import { DISTRICTS } from '../world/world.ts';
-import { snrLevelName, snrLevels } from '../voice/acoustics.ts';
+import { CLEAN_LEVEL, snrLevels } from '../voice/acoustics.ts';
 import type { LoadedCampaign } from './config.ts';
 
 /**
@@ -35,7 +35,7 @@ export function planConversations(campaign: LoadedCampaign): ConversationSpec[] 
     for (let repeat = 0; repeat < config.repeats; repeat++) {
       for (const snrDb of levels) {
         specs.push({
-          key: `c${String(i).padStart(5, '0')}-${seed.id}-r${repeat}${levels.length > 1 ? `-${snrDb === null ? snrLevelName(null) : `snr${snrDb}`}` : ''}`,
+          key: `c${String(i).padStart(5, '0')}-${seed.id}-r${repeat}${levels.length > 1 ? `-${snrDb === null ? CLEAN_LEVEL : `snr${snrDb}`}` : ''}`,
           seed,
           persona,
           mode: config.mode,
