@@ -11,7 +11,7 @@ import { llmConfiguration, oracleConfiguration, runConfiguration, summarize } fr
 import { withoutPreferences } from '../src/judgebench/dataset.ts';
 import { startFakeLlmServer } from '../test/helpers/fakeLlmServer.ts';
 import { fakeJudgeModel } from '../test/judgebench/fakeJudgeModel.ts';
-import { sharedDataPath } from '../test/helpers/sharedData.ts';
+import { dataPath } from '../test/helpers/repoData.ts';
 
 function time<T>(label: string, run: () => T, unit?: (ms: number) => string): T {
   const started = performance.now();
@@ -41,7 +41,7 @@ const sample = (n: number, shift = 0) => Array.from({ length: n }, () => random(
 time('Mann–Whitney U exact, n1 = n2 = 20', () => mannWhitneyU(sample(20), sample(20, 0.2)));
 time('Mann–Whitney U normal, n1 = n2 = 10,000', () => mannWhitneyU(sample(10_000), sample(10_000, 0.01)));
 time('Kruskal–Wallis, 5 groups × 2,000', () => kruskalWallis([0, 1, 2, 3, 4].map((k) => sample(2000, k / 100))));
-const fed = JSON.parse(readFileSync(sharedDataPath('fed_dialogue_ratings/fed_data.json'), 'utf8')) as Array<{ annotations: Record<string, unknown[]> }>;
+const fed = JSON.parse(readFileSync(dataPath('fed/fed_data.json'), 'utf8')) as Array<{ annotations: Record<string, unknown[]> }>;
 const overall = fed.map((f) => f.annotations.Overall as number[]);
 time("Fleiss' κ, FED Overall (500 items × 5 raters)", () => fleissKappa(categoryCounts(overall, [0, 1, 2, 3, 4])));
 time('bootstrap CI of a mean, 500 items × 2,000 resamples', () => bootstrapCI(sample(500), mean, { seed: 1, resamples: 2000 }));

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedDataPath } from '../helpers/sharedData.ts';
+import { dataPath } from '../helpers/repoData.ts';
 import {
   agreementReport,
   bootstrapCI,
@@ -189,7 +189,7 @@ describe('agreement, classification, Kruskal–Wallis, bootstrap', () => {
 interface FedItem {
   annotations: Record<string, unknown[]>;
 }
-const fedPath = sharedDataPath('fed_dialogue_ratings/fed_data.json');
+const fedPath = dataPath('fed/fed_data.json');
 const fed = JSON.parse(readFileSync(fedPath, 'utf8')) as FedItem[];
 function fedDimension(name: string): number[][] {
   return fed

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fleissKappa, categoryCounts, lightsKappa, majorityScore } from '../../src/analysis/stats.ts';
 import { humanAgreementStudy, parseCsv, parseRatings, type RatingRow } from '../../src/judgebench/human.ts';
-import { sharedDataPath } from '../helpers/sharedData.ts';
+import { dataPath } from '../helpers/repoData.ts';
 
 describe('ratings import', () => {
   it('parses RFC 4180 CSV with quoted commas, quotes and line breaks', () => {
@@ -29,7 +29,7 @@ describe('ratings import', () => {
 });
 
 // FED (Mehri & Eskenazi 2020): 5 ratings per item; we treat the 5 positions as raters r1..r5.
-const fed = JSON.parse(readFileSync(sharedDataPath('fed_dialogue_ratings/fed_data.json'), 'utf8')) as Array<{
+const fed = JSON.parse(readFileSync(dataPath('fed/fed_data.json'), 'utf8')) as Array<{
   annotations: Record<string, unknown[]>;
 }>;
 

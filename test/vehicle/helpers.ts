@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { SHARED_DATA_DIR, sharedDataPath } from '../helpers/sharedData.ts';
+import { REPO_ROOT } from '../helpers/repoData.ts';
 
-/** opendbc DBC files in the shared test data. */
-export const OPENDBC_DIR = resolve(SHARED_DATA_DIR, 'opendbc');
+/** opendbc DBC files vendored under hardware/dbc/opendbc (licence and provenance beside them). */
+export const OPENDBC_DIR = resolve(REPO_ROOT, 'hardware/dbc/opendbc');
 export const OPENDBC_FILES = [
   'toyota_prius_2010_pt.dbc',
   'hyundai_2015_ccan.dbc',
@@ -11,7 +11,7 @@ export const OPENDBC_FILES = [
 ];
 
 export function opendbcPath(file: string): string {
-  return sharedDataPath(`opendbc/${file}`);
+  return resolve(OPENDBC_DIR, file);
 }
 
 /** Deterministic PRNG (mulberry32) so property tests are reproducible. */
