@@ -93,4 +93,18 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       CREATE INDEX annotations_by_conversation ON annotations(conversation_id);
     `,
   },
+  {
+    version: 2,
+    description: 'run facts: what a run records besides its conversations (events, usage, counts), in order',
+    sql: `
+      CREATE TABLE run_facts (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        at TEXT NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX run_facts_by_run ON run_facts(run_id, kind, id);
+    `,
+  },
 ];

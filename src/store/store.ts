@@ -66,6 +66,14 @@ export interface ArtifactInput {
   path?: string;
 }
 
+export interface RunFact {
+  kind: string;
+  /** ISO time it was recorded */
+  at: string;
+  /** as recorded; the reader validates it with the schema of its kind */
+  data: unknown;
+}
+
 export interface ConversationPage {
   total: number;
   rows: ConversationRow[];
@@ -280,6 +288,27 @@ export class ResultStore {
       }
       for (const artifact of artifacts) this.insertArtifact(conversationId, artifact);
     })();
+  }
+
+  /**
+   * Records a fact about a run besides its conversations (an event such as a unit replaced, a
+   * snapshot such as model usage). Facts of one kind are kept in the order they were recorded.
+   */
+  addRunFact(runId: string, kind: string, data: unknown): void {
+    if (!kind) throw new StoreError('addRunFact: a fact needs a kind');
+    this.requireRun(runId);
+    this.prepared('INSERT INTO run_facts (run_id, kind, at, data) VALUES (?, ?, ?, ?)').run(runId, kind, new Date().toISOString(), JSON.stringify(data ?? null));
+  }
+
+  /** A run's facts in the order they were recorded, optionally of one kind only. */
+  runFacts(runId: string, kind?: string): RunFact[] {
+    this.requireRun(runId);
+    const rows = (
+      kind === undefined
+        ? this.prepared('SELECT kind, at, data FROM run_facts WHERE run_id = ? ORDER BY id').all(runId)
+        : this.prepared('SELECT kind, at, data FROM run_facts WHERE run_id = ? AND kind = ? ORDER BY id').all(runId, kind)
+    ) as { kind: string; at: string; data: string }[];
+    return rows.map((row) => ({ kind: row.kind, at: row.at, data: JSON.parse(row.data) as unknown }));
   }
 
   countConversations(runId: string, filter: ConversationFilter = {}): number {

@@ -38,7 +38,17 @@ describe('ResultStore', () => {
     expect(store.listRuns().map((r) => r.id)).toEqual([id]);
     expect(store.getRun('nope')).toBeNull();
     expect(() => store.setRunStatus('nope', 'completed')).toThrow(/no run with id "nope"/);
-    expect(store.schemaVersion()).toBe(1);
+    expect(store.schemaVersion()).toBe(2);
+  });
+
+  it("keeps a run's facts in the order recorded, by kind, and only for known runs", () => {
+    const id = store.createRun({ name: 'facts', mode: 'guided', config: {}, plan: plan(1) });
+    store.addRunFact(id, 'bridge.unit_replaced', { previous: '10.0.0.2', next: '10.0.0.3' });
+    store.addRunFact(id, 'llm.usage', { calls: 3 });
+    store.addRunFact(id, 'llm.usage', { calls: 5 });
+    expect(store.runFacts(id).map((f) => f.kind)).toEqual(['bridge.unit_replaced', 'llm.usage', 'llm.usage']);
+    expect(store.runFacts(id, 'llm.usage').map((f) => f.data)).toEqual([{ calls: 3 }, { calls: 5 }]);
+    expect(() => store.addRunFact('nope', 'x', {})).toThrow(/no run with id "nope"/);
   });
 
   it('run ids sort by creation time', () => {
