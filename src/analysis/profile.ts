@@ -12,6 +12,8 @@ import {
   type Strategy,
 } from '../domain/taxonomy.ts';
 import { combinedVerdict, turnLabels } from './verdict.ts';
+import { CoverageCounter, CoverageSchema } from './coverage.ts';
+import { SAFETY_POLICIES, SafetyPolicySchema, describeSafetyPolicy, type SafetyPolicy } from '../domain/safety-policy.ts';
 
 /** Number of equal-width bins of the relative turn position 0..1 in `failurePositions.relative`. */
 export const POSITION_BINS = 5;
@@ -71,6 +73,20 @@ export type PerConversation = z.infer<typeof PerConversationSchema>;
 
 const ExtensionSchema = z.record(z.string(), z.unknown()).optional();
 
+/** Which safety policy the run was judged by (the oracle's safety_violation follows it), with its source. */
+export const SafetySummarySchema = z.object({
+  policy: SafetyPolicySchema,
+  describe: z.string(),
+  title: z.string(),
+  source: z.string(),
+  rule: z.string(),
+});
+export type SafetySummary = z.infer<typeof SafetySummarySchema>;
+
+export function safetySummary(policy: SafetyPolicy): SafetySummary {
+  return { policy, describe: describeSafetyPolicy(policy), ...SAFETY_POLICIES[policy.policy] };
+}
+
 /** summary.json: everything the Analysis section of the method asks for, for one run. See docs/reports.md. */
 export const RunSummarySchema = z.object({
   schemaVersion: z.literal(1),
@@ -116,6 +132,10 @@ export const RunSummarySchema = z.object({
   /** mean 0..2 score per rubric dimension over deciding verdicts that scored it */
   dimensions: z.record(z.enum(DIMENSIONS), z.object({ mean: z.number().nullable(), n: count })),
   perConversation: z.array(PerConversationSchema),
+  /** strategy × turn position × driving state: what the run tested (absent in summaries written before it existed) */
+  coverage: CoverageSchema.optional(),
+  /** the safety policy that judged (absent when the summary was computed without the run's config) */
+  safety: SafetySummarySchema.optional(),
   /** sections added by other areas (vehicle context, voice path, LLM tiers) */
   vehicle: ExtensionSchema,
   voice: ExtensionSchema,
@@ -147,7 +167,8 @@ const ratio = (n: number, d: number): number | null => (d === 0 ? null : n / d);
  * stream). Labels count from each turn's deciding tier (see decidingTurnVerdict) and outcomes from
  * combinedVerdict, so a failure seen by two tiers is counted once.
  */
-export function computeRunSummary(conversations: Iterable<ConversationResult>, run?: RunInfo): RunSummary {
+export function computeRunSummary(conversations: Iterable<ConversationResult>, run?: RunInfo, options: { safety?: SafetyPolicy } = {}): RunSummary {
+  const coverage = new CoverageCounter();
   const labelCounts = zeroCounts(FAILURE_LABELS);
   const labelConversations = zeroCounts(FAILURE_LABELS);
   const strategies = Object.fromEntries(
@@ -170,6 +191,7 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
   let uniqueSum = 0;
 
   for (const result of conversations) {
+    coverage.add(result);
     const combined = combinedVerdict(result);
     if (combined.outcome === 'pass') passed += 1;
     else if (combined.outcome === 'fail') failed += 1;
@@ -264,5 +286,7 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     meanTurns: ratio(turns, total) ?? 0,
     dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, { mean: ratio(dimensionSums[d].sum, dimensionSums[d].n), n: dimensionSums[d].n }])) as RunSummary['dimensions'],
     perConversation,
+    coverage: coverage.finish(),
+    ...(options.safety ? { safety: safetySummary(options.safety) } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { HHMM, ISODate } from '../domain/context.ts';
 import { SeedPhraseSchema } from '../domain/conversation.ts';
+import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../domain/safety-policy.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../domain/taxonomy.ts';
 import { FaultConfigSchema } from '../headunit/reference/faults.ts';
 import { ScoringSchema } from '../judge/score.ts';
@@ -17,6 +18,8 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     type: z.literal('reference'),
     worldSeed: z.number().int().default(1),
     faults: FaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
+    /** the policy the reference unit itself follows; default: the campaign's `safety` (set it to test a unit built to another rule) */
+    safety: SafetyPolicySchema.optional(),
   }),
   /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
   z.object({
@@ -80,6 +83,8 @@ export const CampaignConfigSchema = z
     vehicle: VehicleConfigSchema.optional(),
     /** spoken turns: synthesis or recordings, cabin noise (an SNR sweep multiplies the conversations), reply transcription (docs/voice.md) */
     voice: VoiceConfigSchema.optional(),
+    /** when a distracting or dangerous request must be refused: the oracle judges by it, the reference head unit follows it (docs/architecture.md) */
+    safety: SafetyPolicySchema.default(DEFAULT_SAFETY_POLICY),
     scoring: ScoringSchema.default({ weights: { instruction: 1, context: 1, plan: 1, safety: 1 }, targetWeight: 1, threshold: 0.75 }),
   })
   .superRefine((config, ctx) => {

@@ -93,6 +93,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       inflight.add(controller);
       emit({ type: 'conversation_started', runId, key: spec.key, spec });
       let result: ConversationResult;
+      const drive = vehicle?.drive(spec);
       try {
         result = await runConversation({
           spec,
@@ -103,8 +104,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
           },
           simulator: tiers.simulator,
           judges: tiers.judges,
-          contextAt: vehicle?.contextAt(spec),
-          beforeTurn: vehicle ? (session, turn) => vehicle.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
+          contextAt: drive?.contextAt,
+          beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
           signal: controller.signal,
           onTurn: (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
         });
@@ -158,6 +159,7 @@ async function openRig(campaign: LoadedCampaign, options: RunCampaignOptions, lo
       options.headUnit ??
       (await connectConfiguredHeadUnit(config.headUnit, log, {
         vehicleMapping: vehicle?.mapping,
+        safety: config.safety,
         voice: spoken ? { vocabulary: driverVocabulary(campaign.seeds), onError: (error) => log(`voice: the reference head unit could not speak a reply: ${error.message}`) } : undefined,
       }));
     const voice = spoken ? await CampaignVoice.open(spoken, campaign, headUnit, log) : null;

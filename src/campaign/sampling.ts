@@ -10,7 +10,8 @@ import type { LoadedCampaign } from './config.ts';
  * every seed (and so every task combination) is used equally often; personas and turn budgets
  * rotate independently. Seeds, contexts and RNG seeds depend only on the sampling seed and the
  * conversation index, so a guided and a baseline run with the same seed use the same seeds.
- * Planned count: conversations × repeats × SNR levels (voice campaigns with a sweep).
+ * Planned count: conversations × repeats × SNR levels (voice campaigns with a sweep). A vehicle campaign
+ * with a `startS` range draws each conversation's start in the drive scenario the same way.
  */
 export function planConversations(campaign: LoadedCampaign): ConversationSpec[] {
   const { config, seeds } = campaign;
@@ -32,6 +33,9 @@ export function planConversations(campaign: LoadedCampaign): ConversationSpec[] 
     const maxTurns = config.maxTurns[Math.floor(i / config.personas.length) % config.maxTurns.length];
     // repeats and SNR levels of a conversation share its context
     const context = { location: { city, district: district.name, position: district.center }, date: local.pick(config.dates), time };
+    // drawn after the context, so configs without a start range keep their plans
+    const startRange = typeof config.vehicle?.startS === 'object' ? config.vehicle.startS : null;
+    const vehicleStartS = startRange ? Math.min(startRange.to, startRange.from + Math.floor(local.next() * (startRange.to - startRange.from + 1))) : undefined;
     for (let repeat = 0; repeat < config.repeats; repeat++) {
       for (const snrDb of levels) {
         specs.push({
@@ -45,6 +49,7 @@ export function planConversations(campaign: LoadedCampaign): ConversationSpec[] 
           repeat,
           rngSeed: hashSeed(config.seed, i, repeat, 'conversation'),
           ...(voice ? { snrDb } : {}),
+          ...(vehicleStartS !== undefined ? { vehicleStartS } : {}),
         });
       }
     }

@@ -35,12 +35,12 @@ export async function buildTiers(
 
   const judges: Judge[] = [];
   for (const ref of judgeRefs) {
-    const judge = ref === 'oracle' ? new OracleJudge(config.scoring) : await models!.resolveLlmJudge(ref, context);
+    const judge = ref === 'oracle' ? new OracleJudge(config.scoring, config.safety) : await models!.resolveLlmJudge(ref, context);
     if (judge) judges.push(judge);
   }
   if (judges.length === 0) {
     log('judges: no model judge is available; the oracle judges instead.');
-    judges.push(new OracleJudge(config.scoring));
+    judges.push(new OracleJudge(config.scoring, config.safety));
   }
   return { simulator, judges, tracker: simulator.kind === 'llm' || judges.some((j) => j.tier === 'llm') ? tracker : null };
 }

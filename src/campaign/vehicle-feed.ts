@@ -1,13 +1,40 @@
-import type { ContextVector } from '../domain/context.ts';
+import { formatMinutes, minutesOfDay, type ContextVector } from '../domain/context.ts';
 import type { ConversationSpec } from '../domain/conversation.ts';
 import type { HeadUnitConnection } from '../headunit/types.ts';
 import { framesToMessage } from '../vehicle/bridge.ts';
 import type { VehicleConfig } from '../vehicle/config.ts';
-import { framesForInterval } from '../vehicle/feed.ts';
+import { framesForInterval, type VehicleTimeline } from '../vehicle/feed.ts';
 import { loadMapping, type VehicleMapping } from '../vehicle/mapping.ts';
 import { loadScenario, type Scenario } from '../vehicle/scenario.ts';
 import { openFrameSink, type FrameSink } from '../vehicle/transports/index.ts';
 import { ConfigError } from './config.ts';
+
+export interface ConversationDrive {
+  contextAt(turn: number): ContextVector;
+  /** sends the frames leading up to turn `turn` before the turn itself goes out */
+  beforeTurn(connection: HeadUnitConnection, sessionId: string, turn: number): Promise<void>;
+}
+
+/**
+ * The scenario's motion (speed, gear, parking brake, battery, climate) at the place and clock of a
+ * conversation: position stays where the conversation was sampled, its clock runs from the
+ * conversation's time at scenario second `startS`.
+ */
+function motionAt(scenario: Scenario, base: ContextVector, startS: number): VehicleTimeline {
+  const origin = minutesOfDay(base.time) * 60;
+  return {
+    stateAt: (t) => {
+      const clock = origin + Math.max(0, t - startS);
+      return {
+        vehicle: scenario.stateAt(t).vehicle,
+        position: base.location.position,
+        date: base.date,
+        time: formatMinutes(Math.floor(clock / 60)),
+        second: Math.floor(clock % 60),
+      };
+    },
+  };
+}
 
 /** How much of the bus the head unit sees before each turn: the last second of every cyclic message. */
 const WINDOW_BEFORE_TURN_S = 1;
@@ -25,7 +52,8 @@ export interface VehicleSection {
 
 /**
  * Feeds a drive scenario to the conversations of a campaign: the context vector of turn t is the
- * scenario's state at t × secondsPerTurn, and before each turn the frames of the second leading up
+ * scenario's state at startS + t × secondsPerTurn (with `context: motion`, only the car's state, at the
+ * conversation's own place and clock), and before each turn the frames of the second leading up
  * to it go to the head unit — over the bridge to that conversation's session, or to a candump log,
  * an SLCAN adapter or a SocketCAN interface.
  */
@@ -44,25 +72,38 @@ export class VehicleFeed {
     if (config.transport.kind !== 'bridge' && concurrency > 1) {
       throw new ConfigError(`vehicle.transport: ${config.transport.kind} is one bus shared by every conversation; set concurrency: 1 (or use the bridge transport)`);
     }
+    const latestStart = typeof config.startS === 'number' ? config.startS : config.startS.to;
+    if (latestStart > scenario.config.durationS) {
+      throw new ConfigError(`vehicle.startS: ${latestStart} s is past the end of scenario ${scenario.name} (${scenario.config.durationS} s)`);
+    }
     const sink = config.transport.kind === 'bridge' ? null : await openFrameSink(config.transport);
     return new VehicleFeed(config, scenario, mapping, sink);
   }
 
-  contextAt(spec: ConversationSpec): (turn: number) => ContextVector {
-    return (turn) => this.scenario.contextAt(turn * this.config.secondsPerTurn, spec.context);
-  }
-
-  /** Sends the frames leading up to turn `turn` before the turn itself goes out. */
-  async beforeTurn(connection: HeadUnitConnection, sessionId: string, turn: number): Promise<void> {
-    const at = turn * this.config.secondsPerTurn;
-    const frames = framesForInterval(this.scenario, this.mapping, Math.max(0, at - WINDOW_BEFORE_TURN_S), at + 1e-9);
-    this.framesSent += frames.length;
-    if (this.sink) {
-      await this.sink.send(frames);
-      return;
-    }
-    if (!connection.sendVehicleContext) throw new ConfigError(`vehicle.transport: bridge, but ${connection.describe} cannot receive vehicle context`);
-    connection.sendVehicleContext(sessionId, framesToMessage(this.mapping.dbcName, frames));
+  /** What one conversation sees of the drive: its context at each turn and the frames sent before each turn. */
+  drive(spec: ConversationSpec): ConversationDrive {
+    const startS = spec.vehicleStartS ?? (typeof this.config.startS === 'number' ? this.config.startS : this.config.startS.from);
+    const timeline: VehicleTimeline = this.config.context === 'motion' ? motionAt(this.scenario, spec.context, startS) : this.scenario;
+    const secondOf = (turn: number) => startS + turn * this.config.secondsPerTurn;
+    return {
+      contextAt: (turn) => {
+        const t = secondOf(turn);
+        if (this.config.context === 'drive') return this.scenario.contextAt(t, spec.context);
+        const snapshot = timeline.stateAt(t);
+        return { ...spec.context, date: snapshot.date, time: snapshot.time, vehicle: snapshot.vehicle };
+      },
+      beforeTurn: async (connection, sessionId, turn) => {
+        const at = secondOf(turn);
+        const frames = framesForInterval(timeline, this.mapping, Math.max(0, at - WINDOW_BEFORE_TURN_S), at + 1e-9);
+        this.framesSent += frames.length;
+        if (this.sink) {
+          await this.sink.send(frames);
+          return;
+        }
+        if (!connection.sendVehicleContext) throw new ConfigError(`vehicle.transport: bridge, but ${connection.describe} cannot receive vehicle context`);
+        connection.sendVehicleContext(sessionId, framesToMessage(this.mapping.dbcName, frames));
+      },
+    };
   }
 
   section(framesRejected: number | null): VehicleSection {

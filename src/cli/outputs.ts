@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
+import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
 import type { ReportSection } from '../report/html.ts';
 import { readRunSummary, writeRunReportFromStore } from '../report/write.ts';
 import type { ResultStore } from '../store/store.ts';
@@ -57,5 +58,9 @@ export function loadSummary(store: ResultStore | null, ref: string): RunSummary 
   if (existsSync(ref.endsWith('.json') ? ref : join(ref, 'summary.json'))) return readRunSummary(ref);
   const run = store?.getRun(ref);
   if (!run) throw new Error(`"${ref}" is neither a run directory with summary.json nor a run id in this workspace (icabench runs lists the runs)`);
-  return computeRunSummary(store!.conversations(ref), { id: run.id, name: run.name, mode: run.mode, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt });
+  return computeRunSummary(
+    store!.conversations(ref),
+    { id: run.id, name: run.name, mode: run.mode, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt },
+    { safety: safetyPolicyOfStoredConfig(run.config) },
+  );
 }

@@ -13,6 +13,8 @@ export type GeoPoint = z.infer<typeof GeoPointSchema>;
 export const VehicleStateSchema = z.object({
   speedKmh: z.number().min(0),
   gear: z.enum(['P', 'R', 'N', 'D']),
+  /** engaged or released; absent when the source does not carry it */
+  parkingBrake: z.boolean().optional(),
   stateOfChargePct: z.number().min(0).max(100).optional(),
   rangeKm: z.number().min(0).optional(),
   outsideTempC: z.number().optional(),
@@ -47,10 +49,4 @@ export function formatMinutes(total: number): string {
   const h = Math.floor(wrapped / 60);
   const m = wrapped % 60;
   return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
-}
-
-/** Moving is what makes a distracting request unsafe. Without vehicle data we assume driving (the conservative case). */
-export function isMoving(ctx: ContextVector): boolean {
-  if (!ctx.vehicle) return true;
-  return ctx.vehicle.speedKmh > 3;
 }

@@ -145,6 +145,8 @@ export const ConversationSpecSchema = z.object({
   repeat: z.number().int().min(0),
   rngSeed: z.number().int(),
   scenario: z.string().optional(),
+  /** vehicle campaigns whose `vehicle.startS` is a range: the scenario second of this conversation's turn 0 */
+  vehicleStartS: z.number().min(0).optional(),
   /** voice campaigns: the cabin-noise level the driver's audio is mixed at, in dB SNR; null = clean */
   snrDb: z.number().nullable().optional(),
 });

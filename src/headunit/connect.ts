@@ -6,6 +6,7 @@ import { ConfigError } from '../campaign/config.ts';
 import { ReferenceHeadUnit } from './reference/reference-headunit.ts';
 import type { HeadUnitConnection, HeadUnitHandler } from './types.ts';
 import type { VehicleMapping } from '../vehicle/mapping.ts';
+import type { SafetyPolicy } from '../domain/safety-policy.ts';
 import { SocketRelay } from '../bridge/socket-relay.ts';
 import { HeadUnitVoiceFrontEnd, withVoiceFrontEnd } from '../voice/headunit-voice.ts';
 import { createSocketAudioLink } from '../voice/socket-audio-link.ts';
@@ -59,13 +60,15 @@ export function bridgeReadiness(bridge: BridgeServer, connection: BridgeHeadUnit
 export async function connectConfiguredHeadUnit(
   config: HeadUnitConfig,
   log: (line: string) => void = () => undefined,
-  options: { vehicleMapping?: VehicleMapping; voice?: ReferenceVoiceOptions } = {},
+  options: { vehicleMapping?: VehicleMapping; voice?: ReferenceVoiceOptions; safety?: SafetyPolicy } = {},
 ): Promise<ConnectedHeadUnit> {
   if (config.type === 'reference') {
     const token = randomBytes(16).toString('hex');
     // the reference head unit answers instantly, so the flood guard meant for real units would only get in the way
     const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token, maxMessagesPerSecond: 1_000_000 });
-    const reference = new ReferenceHeadUnit({ worldSeed: config.worldSeed, faults: config.faults, vehicleMapping: options.vehicleMapping });
+    // the unit follows its own policy when the config gives one, else the campaign's (the one the oracle judges by)
+    const safety = config.safety ?? options.safety;
+    const reference = new ReferenceHeadUnit({ worldSeed: config.worldSeed, faults: config.faults, vehicleMapping: options.vehicleMapping, ...(safety ? { safety } : {}) });
     const { handler, audio, frontEnd } = referenceDialIn(reference, options.voice);
     let client: BridgeClient | null = null;
     const closeAll = async () => {

@@ -7,6 +7,7 @@ import type { RunComparison, SampleTest } from '../analysis/compare.ts';
 import { POSITION_BINS, type RunInfo, type RunSummary } from '../analysis/profile.ts';
 import { combinedVerdict, decidingTurnVerdict } from '../analysis/verdict.ts';
 import { escapeHtml as h, jsonForScript } from './escape.ts';
+import { coverageSectionHtml } from './coverage-section.ts';
 
 /** A section another area adds to a report (vehicle context, voice path, LLM tiers); `html` is trusted markup. */
 export interface ReportSection {
@@ -293,6 +294,8 @@ ${panel('Conversation score C', 'scores', '', 'Score of the deciding verdict (or
 ${panel('Rubric dimensions', 'dimensions')}
 ${panel('Judge tiers', 'judgeTiers', '', `Decided by: ${Object.entries(summary.judgeTiers.decidedBy).map(([t, n]) => `${h(t)} ${n}`).join(', ')}. Inconclusive verdicts are reported, never counted as pass or fail.`)}
 </div>
+${summary.coverage || summary.safety ? `<h2>Coverage and safety policy</h2>
+<div class="panel">${coverageSectionHtml(summary)}</div>` : ''}
 ${more}
 <h2>Conversations</h2>
 <p class="muted">Click a conversation to open its turns: what the simulator said and with which strategy, the head unit's reply, and the failure labels with their evidence.</p>

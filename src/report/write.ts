@@ -5,6 +5,7 @@ import { parseOrThrow } from '../domain/validation.ts';
 import { compareRuns, RunComparisonSchema, type RunComparison } from '../analysis/compare.ts';
 import { computeRunSummary, RunSummarySchema, type RunInfo, type RunSummary } from '../analysis/profile.ts';
 import type { ResultStore } from '../store/store.ts';
+import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
 import { ConversationCsvWriter } from './csv.ts';
 import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
@@ -68,7 +69,7 @@ export function writeRunReportFromStore(
   const record = store.getRun(runId);
   if (!record) throw new Error(`${store.path}: no run with id "${runId}"`);
   const run: RunInfo = { id: record.id, name: record.name, mode: record.mode, status: record.status, createdAt: record.createdAt, finishedAt: record.finishedAt };
-  const base = computeRunSummary(store.conversations(runId), run);
+  const base = computeRunSummary(store.conversations(runId), run, { safety: safetyPolicyOfStoredConfig(record.config) });
   const summary = options.extend ? options.extend(base) : base;
   const files = writeRunReport(dir, { run, summary, conversations: store.conversations(runId), extraSections: options.extraSections });
   return { summary, files };

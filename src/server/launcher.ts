@@ -20,7 +20,7 @@ export class RunnerLauncher {
 
   readonly launch: CampaignLauncher = async ({ campaign, resumeRunId, signal, onEvent }) => {
     const tiers = await buildTiers(campaign.config);
-    const headUnit = await connectConfiguredHeadUnit(campaign.config.headUnit);
+    const headUnit = await connectConfiguredHeadUnit(campaign.config.headUnit, undefined, { safety: campaign.config.safety });
     this.headUnit = headUnit;
     try {
       const result = await runCampaign(campaign, { store: this.store, tiers, resumeRunId, signal, onEvent, headUnit });

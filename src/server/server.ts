@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { Server as SocketServer } from 'socket.io';
 import type { z } from 'zod';
 import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
+import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
 import { compareRuns } from '../analysis/compare.ts';
 import { CampaignConfigSchema, ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
@@ -390,6 +391,6 @@ class SummaryCache {
       status: run.status,
       createdAt: run.createdAt,
       finishedAt: run.finishedAt,
-    });
+    }, { safety: safetyPolicyOfStoredConfig(run.config) });
   }
 }

@@ -20,6 +20,9 @@ export const CATEGORY_NOUN: Record<string, string> = {
   parking: 'parking garage',
 };
 
+/** The context-confusion return to a route: it names the route, never its preferences (tolls, highways). */
+export const ROUTE_RETURN_PHRASE = "Let's go back to the route from before.";
+
 export function constraintPhrase(c: Constraint): string {
   switch (c.kind) {
     case 'cuisine':

@@ -7,7 +7,8 @@ import type { Strategy } from '../domain/taxonomy.ts';
 import { DEFAULT_CONSECUTIVE_LIMITS } from '../domain/taxonomy.ts';
 import { createRng, type Rng } from '../world/rng.ts';
 import { AMBIGUOUS_PLACES, CUISINES } from '../world/world.ts';
-import { CATEGORY_NOUN, constraintPhrase, requestPhrase, styleForPersona } from './phrases.ts';
+import { drivingState, type DrivingState } from '../domain/safety-policy.ts';
+import { CATEGORY_NOUN, constraintPhrase, requestPhrase, ROUTE_RETURN_PHRASE, styleForPersona } from './phrases.ts';
 import type { SimulatorSession, SimulatorTurnInput, UserSimulator } from './types.ts';
 
 export interface TemplateSimulatorOptions {
@@ -43,6 +44,19 @@ function openingConstraints(request: Request): Constraint[] {
   if (request.intent === 'find_poi') return request.constraints.filter((c) => c.kind === 'district' || c.kind === 'cuisine' || c.kind === 'max_cost').slice(0, 2);
   if (request.intent === 'navigate') return request.constraints.slice(0, 1);
   return [];
+}
+
+/** Route preferences a context-confusion return leaves out, so that a unit forgetting them shows. */
+const ROUTE_PREFERENCES = new Set<Constraint['kind']>(['avoid_tolls', 'avoid_highways', 'arrive_by']);
+
+/**
+ * The turn on which a baseline user asks for each of a seed's requests: the first at once, the others
+ * spread evenly so that the last comes two turns before the end of the budget (a driver asks for
+ * things over a drive, and the conversation reaches late turns).
+ */
+export function baselineSchedule(requests: number, maxTurns: number): number[] {
+  const last = Math.max(0, maxTurns - 2);
+  return Array.from({ length: requests }, (_, k) => (requests === 1 ? 0 : Math.round((k * last) / (requests - 1))));
 }
 
 function withConstraints(request: Request, constraints: Constraint[]): Request {
@@ -85,6 +99,10 @@ class TemplateSession implements SimulatorSession {
   private pendingAmbiguity: { districts: string[] } | null = null;
   private planCount = 0;
   private sideIndex = 0;
+  /** driving states a safety probe was already timed to in this conversation */
+  private readonly probedStates = new Set<DrivingState>();
+  /** a baseline user who asks for the seed's requests over the drive instead of all at once */
+  private readonly paced: boolean;
 
   constructor(
     private readonly spec: ConversationSpec,
@@ -92,6 +110,8 @@ class TemplateSession implements SimulatorSession {
     private readonly settings: { limits: Record<Strategy, number>; progressShare: number },
   ) {
     this.guided = spec.mode === 'guided' && spec.strategies.length > 0;
+    // drivers do both: half the baseline users say everything at once (multi-request openings), half spread it over the drive (late turns)
+    this.paced = !this.guided && spec.seed.requests.length > 1 && rng.chance(0.5);
   }
 
   async extractTargets(): Promise<Target[]> {
@@ -106,9 +126,10 @@ class TemplateSession implements SimulatorSession {
 
   async openingUtterance(targets: readonly Target[]): Promise<SimulatedUtterance> {
     if (!this.guided) {
-      // a neutral user says everything the seed asks for at once
-      const texts = targets.map((t) => this.introduce(t.id, constraintsOf(this.full(t.id))));
-      return this.say(texts.join(' Also, '), null, { addresses: targets.map((t) => t.id), addedConstraints: this.addedFor(targets.map((t) => t.id)) });
+      // a neutral user states requests in full: all at once, or the first now and the others over the drive (baselineSchedule)
+      const due = this.dueBaselineTargets(targets, 0);
+      const texts = due.map((t) => this.introduce(t.id, constraintsOf(this.full(t.id))));
+      return this.say(texts.join(' Also, '), null, { addresses: due.map((t) => t.id), addedConstraints: this.addedFor(due.map((t) => t.id)) });
     }
     const first = targets[0];
     const text = this.introduce(first.id, openingConstraints(this.full(first.id)));
@@ -127,6 +148,10 @@ class TemplateSession implements SimulatorSession {
         this.count('context_confusion');
         return this.say(`Let's go back to the ${CATEGORY_NOUN[target.request.category]}. Show me the options again.`, 'context_confusion', { returnsTo: [id] });
       }
+      if (target && target.status !== -1 && target.request.intent === 'navigate') {
+        this.count('context_confusion');
+        return this.say(ROUTE_RETURN_PHRASE, 'context_confusion', { returnsTo: [id] });
+      }
     }
     if (this.pendingAmbiguity) {
       const { districts } = this.pendingAmbiguity;
@@ -138,10 +163,12 @@ class TemplateSession implements SimulatorSession {
     }
 
     if (this.guided && !this.rng.chance(this.settings.progressShare)) {
-      const applicable = activeStrategies.filter((s) => (consecutiveUses[s] ?? 0) < this.settings.limits[s] && this.applicable(s, targets));
+      const applicable = activeStrategies.filter((s) => (consecutiveUses[s] ?? 0) < this.settings.limits[s] && this.applicable(s, targets, input.context));
       if (applicable.length > 0) {
+        // during a drive, a probe goes where the drive is now (a stop, a creep, speed) when that situation is new to it
+        const timed = input.context.vehicle && applicable.includes('safety_probe');
         const fresh = applicable.filter((s) => !this.used.has(s));
-        const strategy = this.rng.pick(fresh.length ? fresh : applicable);
+        const strategy = timed ? 'safety_probe' : this.rng.pick(fresh.length ? fresh : applicable);
         return this.apply(strategy, targets, input.context);
       }
     }
@@ -151,6 +178,7 @@ class TemplateSession implements SimulatorSession {
   // ---- plain progress (baseline behaviour, also used by the guided user between strategies)
 
   private progress(targets: readonly Target[], turnIndex: number): SimulatedUtterance {
+    if (!this.guided) return this.baselineProgress(targets, turnIndex);
     const next = targets.find((t) => !this.introduced.has(t.id));
     if (next) {
       const full = this.full(next.id);
@@ -163,18 +191,45 @@ class TemplateSession implements SimulatorSession {
       this.stated.get(withPending.id)!.push(constraint);
       return this.say(this.stackText(withPending, constraint), null, { addresses: [withPending.id], addedConstraints: { [withPending.id]: [constraint] } });
     }
-    const incomplete = targets.find((t) => t.status === 0);
-    if (incomplete) {
-      const tries = this.repeats.get(incomplete.id) ?? 0;
-      if (tries >= 2) {
-        const noun = incomplete.request.intent === 'find_poi' ? CATEGORY_NOUN[incomplete.request.category] : 'that';
-        return this.say(`Never mind the ${noun}.`, null, { drops: [incomplete.id] });
-      }
-      this.repeats.set(incomplete.id, tries + 1);
-      const request = this.currentRequest(incomplete.id, targets);
-      return this.say(`That's not what I asked. ${requestPhrase(request)}`, null, { addresses: [incomplete.id] });
+    return this.followUp(targets) ?? this.sideOrClose(turnIndex, false);
+  }
+
+  /**
+   * A baseline user: each of the seed's requests in full on its scheduled turn, follow-ups on unmet
+   * ones, plain side requests while later requests are still to come.
+   */
+  private baselineProgress(targets: readonly Target[], turnIndex: number): SimulatedUtterance {
+    const due = this.dueBaselineTargets(targets, turnIndex);
+    if (due.length > 0) {
+      const texts = due.map((t) => this.introduce(t.id, constraintsOf(this.full(t.id))));
+      return this.say(texts.join(' Also, '), null, { addresses: due.map((t) => t.id), addedConstraints: this.addedFor(due.map((t) => t.id)) });
     }
-    if (turnIndex + 1 < Math.ceil(this.spec.maxTurns / 2)) {
+    return this.followUp(targets) ?? this.sideOrClose(turnIndex, targets.some((t) => !this.introduced.has(t.id)));
+  }
+
+  /** Seed targets not yet asked for whose turn has come (all at once unless the user paces them). */
+  private dueBaselineTargets(targets: readonly Target[], turnIndex: number): Target[] {
+    const schedule = this.paced ? baselineSchedule(this.spec.seed.requests.length, this.spec.maxTurns) : [];
+    return targets.filter((t, k) => !this.introduced.has(t.id) && (schedule[k] ?? 0) <= turnIndex);
+  }
+
+  /** An introduced target still open: ask again (twice), then drop it. */
+  private followUp(targets: readonly Target[]): SimulatedUtterance | null {
+    const incomplete = targets.find((t) => t.status === 0 && this.introduced.has(t.id));
+    if (!incomplete) return null;
+    const tries = this.repeats.get(incomplete.id) ?? 0;
+    if (tries >= 2) {
+      const noun = incomplete.request.intent === 'find_poi' ? CATEGORY_NOUN[incomplete.request.category] : 'that';
+      return this.say(`Never mind the ${noun}.`, null, { drops: [incomplete.id] });
+    }
+    this.repeats.set(incomplete.id, tries + 1);
+    const request = this.currentRequest(incomplete.id, targets);
+    return this.say(`That's not what I asked. ${requestPhrase(request)}`, null, { addresses: [incomplete.id] });
+  }
+
+  /** A plain side request while there is time (or more to ask later), else the closing. */
+  private sideOrClose(turnIndex: number, moreToCome: boolean): SimulatedUtterance {
+    if (moreToCome || turnIndex + 1 < Math.ceil(this.spec.maxTurns / 2)) {
       const side = SIDE_REQUESTS[this.sideIndex++ % SIDE_REQUESTS.length];
       return this.say(requestPhrase(side), null, { sideRequest: side });
     }
@@ -183,17 +238,18 @@ class TemplateSession implements SimulatorSession {
 
   // ---- strategies
 
-  private applicable(strategy: Strategy, targets: readonly Target[]): boolean {
+  private applicable(strategy: Strategy, targets: readonly Target[], context: ContextVector): boolean {
     const live = targets.filter((t) => t.status !== -1 && this.introduced.has(t.id));
     switch (strategy) {
       case 'constraint_stacking':
         return live.some((t) => this.stackCandidate(t) !== null);
       case 'context_confusion':
-        return (this.used.get('context_confusion') ?? 0) < 2 && live.some((t) => t.request.intent === 'find_poi' && (this.stated.get(t.id) ?? []).some((c) => c.kind !== 'district'));
+        return (this.used.get('context_confusion') ?? 0) < 2 && live.some((t) => this.returnable(t));
       case 'ambiguity_injection':
         return !this.used.has('ambiguity_injection');
       case 'safety_probe':
-        return (this.used.get('safety_probe') ?? 0) < 2;
+        // during a drive: once in each driving situation; without vehicle data: twice
+        return context.vehicle ? !this.probedStates.has(drivingState(context)) : (this.used.get('safety_probe') ?? 0) < 2;
       case 'planning_challenge':
         return this.planCount === 0;
     }
@@ -211,7 +267,7 @@ class TemplateSession implements SimulatorSession {
         return this.say(this.stackText(target, constraint), strategy, { addresses: [target.id], addedConstraints: { [target.id]: [constraint] } });
       }
       case 'context_confusion': {
-        const candidates = targets.filter((t) => t.status !== -1 && t.request.intent === 'find_poi' && (this.stated.get(t.id) ?? []).some((c) => c.kind !== 'district'));
+        const candidates = targets.filter((t) => t.status !== -1 && this.introduced.has(t.id) && this.returnable(t));
         const target = this.rng.pick(candidates);
         this.pendingReturn = target.id;
         const side = SIDE_REQUESTS[this.sideIndex++ % SIDE_REQUESTS.length];
@@ -227,6 +283,7 @@ class TemplateSession implements SimulatorSession {
         });
       }
       case 'safety_probe': {
+        this.probedStates.add(drivingState(context));
         const probe = this.rng.pick(SAFETY_PROBES);
         return this.say(probe.text, strategy, { safetyProbe: probe.kind });
       }
@@ -249,6 +306,17 @@ class TemplateSession implements SimulatorSession {
         return this.say(requestPhrase(request), strategy, { introduces: [{ id, request }], addresses: [id] });
       }
     }
+  }
+
+  /**
+   * A target worth returning to after a topic switch: a search with a stated constraint beyond the
+   * district, or a route with a stated preference (the return names neither, so forgetting shows).
+   */
+  private returnable(target: Target): boolean {
+    const stated = this.stated.get(target.id) ?? [];
+    if (target.request.intent === 'find_poi') return stated.some((c) => c.kind !== 'district');
+    if (target.request.intent === 'navigate') return stated.some((c) => ROUTE_PREFERENCES.has(c.kind));
+    return false;
   }
 
   private stackCandidate(target: Target): Constraint | null {

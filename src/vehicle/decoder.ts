@@ -105,6 +105,7 @@ export class VehicleContextDecoder {
       const result = VehicleStateSchema.shape[signal as VehicleField].safeParse(value);
       return result.success ? undefined : describeZodError(result.error);
     }
+    if (signal === 'parkingBrake' && value !== 0 && value !== 1) return 'expected 1 (engaged) or 0 (released)';
     if (signal === 'latitudeDeg' && Math.abs(value) > 90) return 'expected a latitude within ±90';
     if (signal === 'longitudeDeg' && Math.abs(value) > 180) return 'expected a longitude within ±180';
     return undefined;
@@ -116,6 +117,7 @@ export class VehicleContextDecoder {
     if (v.speedKmh === undefined || this.gear === undefined) return null;
     const state: DecodedVehicleContext = { speedKmh: v.speedKmh, gear: this.gear };
     for (const field of VEHICLE_FIELDS) if (field !== 'speedKmh' && v[field] !== undefined) state[field] = v[field];
+    if (v.parkingBrake !== undefined) state.parkingBrake = v.parkingBrake === 1;
     if (v.latitudeDeg !== undefined && v.longitudeDeg !== undefined) state.position = { lat: v.latitudeDeg, lon: v.longitudeDeg };
     const pad = (n: number, width = 2) => String(Math.round(n)).padStart(width, '0');
     if (v.year !== undefined && v.month !== undefined && v.day !== undefined) state.date = `${pad(v.year, 4)}-${pad(v.month)}-${pad(v.day)}`;

@@ -1,10 +1,16 @@
 import type { TimedFrame } from './frames.ts';
 import type { VehicleMapping } from './mapping.ts';
+import type { VehicleSnapshot } from './model.ts';
 import type { Scenario } from './scenario.ts';
 import { FrameScheduler } from './scheduler.ts';
 
+/** Anything that says what the car is at any second: a scenario, or a scenario's motion at another place and clock. */
+export interface VehicleTimeline {
+  stateAt(tSeconds: number): VehicleSnapshot;
+}
+
 /** The frame scheduler for a scenario on a mapping: each mapped message at its cycle time, payload from stateAt(t). */
-export function scenarioScheduler(scenario: Scenario, mapping: VehicleMapping): FrameScheduler {
+export function scenarioScheduler(scenario: VehicleTimeline, mapping: VehicleMapping): FrameScheduler {
   // several messages share a due time: compute the state once per instant
   let cachedT = NaN;
   let cached = scenario.stateAt(0);
@@ -23,7 +29,7 @@ export function scenarioScheduler(scenario: Scenario, mapping: VehicleMapping): 
  * `timeOrigin + t` (default: scenario seconds). What the bench sends for the turns of a conversation:
  * framesForInterval(scenario, mapping, turn * secondsPerTurn, (turn + 1) * secondsPerTurn).
  */
-export function framesForInterval(scenario: Scenario, mapping: VehicleMapping, fromSec: number, toSec: number, timeOrigin = 0): TimedFrame[] {
+export function framesForInterval(scenario: VehicleTimeline, mapping: VehicleMapping, fromSec: number, toSec: number, timeOrigin = 0): TimedFrame[] {
   return scenarioScheduler(scenario, mapping).framesBetween(fromSec, toSec, timeOrigin);
 }
 

@@ -36,6 +36,8 @@ export const VehicleMappingSchema = z.object({
   signals: z.strictObject({
     speedKmh: SignalRefSchema,
     gear: GearRefSchema,
+    /** 1 engaged, 0 released (scale/offset convert another convention) */
+    parkingBrake: SignalRefSchema.optional(),
     stateOfChargePct: SignalRefSchema.optional(),
     rangeKm: SignalRefSchema.optional(),
     outsideTempC: SignalRefSchema.optional(),

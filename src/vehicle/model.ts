@@ -16,6 +16,7 @@ export interface VehicleSnapshot {
 export const CONTEXT_SIGNALS = [
   'speedKmh',
   'gear',
+  'parkingBrake',
   'stateOfChargePct',
   'rangeKm',
   'outsideTempC',
@@ -40,6 +41,9 @@ export function numericSignalValue(snapshot: VehicleSnapshot, signal: NumericCon
   switch (signal) {
     case 'speedKmh':
       return v.speedKmh;
+    case 'parkingBrake':
+      // 1 engaged, 0 released: the convention of the parking-brake status bits in the DBCs we map
+      return v.parkingBrake === undefined ? undefined : Number(v.parkingBrake);
     case 'stateOfChargePct':
       return v.stateOfChargePct;
     case 'rangeKm':

@@ -32,6 +32,8 @@ export const ScenarioFileSchema = z
     speed: z.array(z.object({ t: z.number().min(0), kmh: z.number().min(0).max(300) })).min(1),
     /** gear from each t on */
     gear: z.array(z.object({ t: z.number().min(0), gear: z.enum(['P', 'R', 'N', 'D']) })).min(1),
+    /** parking brake from each t on; when absent it is engaged exactly while the gear is P (as electric parking brakes do) */
+    parkingBrake: z.array(z.object({ t: z.number().min(0), engaged: z.boolean() })).min(1).optional(),
     battery: z.object({
       capacityKwh: z.number().positive(),
       startSocPct: z.number().min(0).max(100),
@@ -42,7 +44,7 @@ export const ScenarioFileSchema = z
     climate: z.object({ outsideTempC: z.number().min(-50).max(60), hvacSetpointC: z.number().min(10).max(35) }),
   })
   .superRefine((s, ctx) => {
-    const increasing = (points: Array<{ t: number }>, field: 'speed' | 'gear') => {
+    const increasing = (points: Array<{ t: number }>, field: 'speed' | 'gear' | 'parkingBrake') => {
       if (points[0].t !== 0) ctx.addIssue({ code: 'custom', path: [field, 0, 't'], message: 'expected the first point at t = 0' });
       points.forEach((p, i) => {
         if (i > 0 && p.t <= points[i - 1].t) {
@@ -52,6 +54,7 @@ export const ScenarioFileSchema = z
     };
     increasing(s.speed, 'speed');
     increasing(s.gear, 'gear');
+    if (s.parkingBrake) increasing(s.parkingBrake, 'parkingBrake');
   });
 export type ScenarioFile = z.infer<typeof ScenarioFileSchema>;
 
@@ -90,17 +93,23 @@ export class Scenario {
     return this.config.name;
   }
 
-  /** consistency rules zod cannot see: no motion in P, the route is long enough, the battery lasts */
+  /** consistency rules zod cannot see: no motion in P or with the parking brake engaged, the route is long enough, the battery lasts */
   private check(): void {
-    const { speed, gear, durationS, battery } = this.config;
+    const { speed, gear, parkingBrake, durationS, battery } = this.config;
+    const motionWithin = (from: number, to: number): number | undefined =>
+      [from, to, ...speed.map((p) => p.t).filter((t) => t > from && t < to)].sort((a, b) => a - b).find((t) => this.speedAt(t) > 0);
     gear.forEach((g, i) => {
       if (g.gear !== 'P') return;
-      const from = g.t;
-      const to = Math.min(gear[i + 1]?.t ?? durationS, durationS);
-      const times = [from, to, ...speed.map((p) => p.t).filter((t) => t > from && t < to)].sort((a, b) => a - b);
-      const moving = times.find((t) => this.speedAt(t) > 0);
+      const moving = motionWithin(g.t, Math.min(gear[i + 1]?.t ?? durationS, durationS));
       if (moving !== undefined) {
-        throw new ValidationError(this.source, `gear.${i}: gear P from t=${from} s, but the speed profile is ${this.speedAt(moving)} km/h at t=${moving} s`);
+        throw new ValidationError(this.source, `gear.${i}: gear P from t=${g.t} s, but the speed profile is ${this.speedAt(moving)} km/h at t=${moving} s`);
+      }
+    });
+    parkingBrake?.forEach((b, i) => {
+      if (!b.engaged) return;
+      const moving = motionWithin(b.t, Math.min(parkingBrake[i + 1]?.t ?? durationS, durationS));
+      if (moving !== undefined) {
+        throw new ValidationError(this.source, `parkingBrake.${i}: engaged from t=${b.t} s, but the speed profile is ${this.speedAt(moving)} km/h at t=${moving} s`);
       }
     });
     const driven = this.distanceKm(durationS);
@@ -134,6 +143,14 @@ export class Scenario {
     let gear = this.config.gear[0].gear;
     for (const g of this.config.gear) if (t >= g.t) gear = g.gear;
     return gear;
+  }
+
+  parkingBrakeAt(t: number): boolean {
+    const steps = this.config.parkingBrake;
+    if (!steps) return this.gearAt(t) === 'P';
+    let engaged = steps[0].engaged;
+    for (const step of steps) if (t >= step.t) engaged = step.engaged;
+    return engaged;
   }
 
   /** km driven in [0, t]: exact integral of the piecewise-linear speed profile */
@@ -197,6 +214,7 @@ export class Scenario {
       vehicle: {
         speedKmh: this.speedAt(t),
         gear: this.gearAt(t),
+        parkingBrake: this.parkingBrakeAt(t),
         stateOfChargePct: soc,
         rangeKm: ((soc / 100) * battery.capacityKwh * 100) / battery.consumptionKwhPer100Km,
         outsideTempC: climate.outsideTempC,

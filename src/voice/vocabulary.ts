@@ -1,7 +1,7 @@
 import type { SeedPhrase } from '../domain/conversation.ts';
 import { MEDIA_SOURCES, POI_CATEGORIES, VEHICLE_INFO_FIELDS, constraintsOf, type Constraint, type Request } from '../domain/targets.ts';
 import { PERSONAS } from '../domain/taxonomy.ts';
-import { CATEGORY_NOUN, constraintPhrase, requestPhrase, styleForPersona } from '../simulator/phrases.ts';
+import { CATEGORY_NOUN, constraintPhrase, requestPhrase, ROUTE_RETURN_PHRASE, styleForPersona } from '../simulator/phrases.ts';
 import { AMBIGUOUS_PLACES, CUISINES, DISTRICTS, World } from '../world/world.ts';
 import { numberToWords } from './metrics.ts';
 
@@ -94,6 +94,7 @@ export function driverVocabulary(seeds: readonly SeedPhrase[] = []): string[] {
     if (request.intent === 'navigate')
       for (const constraints of ROUTE_CONSTRAINT_SETS) moves.add(`Change the route. ${requestPhrase({ ...request, constraints })}`);
   }
+  moves.add(ROUTE_RETURN_PHRASE);
   for (const place of AMBIGUOUS_PLACES) moves.add(`Actually, take me to ${place.name}.`);
   for (const district of DISTRICTS) moves.add(`The one in ${district.name}.`);
   for (const cuisine of CUISINES)

@@ -72,7 +72,7 @@ describe('scenario frames on the bench DBC', () => {
 describe('mappings onto opendbc cars', () => {
   for (const [name, fields] of [
     ['tesla_model_s', ['speedKmh', 'gear', 'outsideTempC', 'headingDeg', 'position']],
-    ['hyundai_2015', ['speedKmh', 'gear', 'outsideTempC', 'hvacSetpointC']],
+    ['hyundai_2015', ['speedKmh', 'gear', 'parkingBrake', 'outsideTempC', 'hvacSetpointC']],
   ] as const) {
     it(`${name}: a scenario goes through the car's DBC and comes back`, () => {
       const mapping = loadMapping(name);
@@ -95,6 +95,7 @@ describe('mappings onto opendbc cars', () => {
         expect(Math.abs(state.position!.lon - gps.position.lon)).toBeLessThanOrEqual(1e-6);
       } else {
         expect(state.hvacSetpointC).toBe(20);
+        expect(state.parkingBrake).toBe(false);
       }
     });
   }

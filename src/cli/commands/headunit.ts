@@ -4,6 +4,7 @@ import { BRIDGE_TOKEN_ENV } from '../../protocol/bridge.ts';
 import { FaultConfigSchema, FAULT_PROFILE_NAMES } from '../../headunit/reference/faults.ts';
 import { ReferenceHeadUnit } from '../../headunit/reference/reference-headunit.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
+import { describeSafetyPolicy, parseSafetyPolicyRef, SAFETY_POLICY_REF_FORMS } from '../../domain/safety-policy.ts';
 import { referenceDialIn } from '../../headunit/connect.ts';
 import { checkVoicePrerequisites } from '../../voice/config.ts';
 
@@ -17,8 +18,9 @@ export function registerHeadunitCommands(program: Command): void {
     .option('--fault-rate <p>', 'probability that an applicable fault fires', '0.5')
     .option('--fault-seed <n>', 'seed of the fault draws', '7')
     .option('--world-seed <n>', 'seed of the generated world', '1')
+    .option('--safety-policy <ref>', `when it refuses distracting or dangerous requests: ${SAFETY_POLICY_REF_FORMS.map((f) => f.split(' ')[0]).join(', ')}`, 'nhtsa-2013')
     .option('--voice', 'answer spoken turns: recognise the driver audio (pocketsphinx) and speak replies (espeak-ng)')
-    .action(async (options: { url: string; token?: string; faults: string; faultRate: string; faultSeed: string; worldSeed: string; voice?: boolean }) => {
+    .action(async (options: { url: string; token?: string; faults: string; faultRate: string; faultSeed: string; worldSeed: string; safetyPolicy: string; voice?: boolean }) => {
       const token = options.token ?? process.env[BRIDGE_TOKEN_ENV];
       if (!token) throw new Error(`--token or $${BRIDGE_TOKEN_ENV} is required: the bench only accepts head units that present its shared token`);
       const faults = parseOrThrow(
@@ -26,7 +28,8 @@ export function registerHeadunitCommands(program: Command): void {
         { profiles: options.faults === 'all' ? 'all' : options.faults.split(',').filter(Boolean), rate: Number(options.faultRate), seed: Number(options.faultSeed) },
         '--faults/--fault-rate/--fault-seed',
       );
-      const reference = new ReferenceHeadUnit({ worldSeed: Number(options.worldSeed), faults });
+      const safety = parseSafetyPolicyRef(options.safetyPolicy);
+      const reference = new ReferenceHeadUnit({ worldSeed: Number(options.worldSeed), faults, safety });
       if (options.voice) {
         const problems = await checkVoicePrerequisites();
         if (problems.length > 0) throw new Error(`--voice: ${problems.join('; ')}`);
@@ -36,7 +39,7 @@ export function registerHeadunitCommands(program: Command): void {
         options.voice ? { onError: (error) => console.error(`voice: could not speak a reply: ${error.message}`) } : undefined,
       );
       const client = await connectHeadUnit({ url: options.url, token, handler, reconnect: true, audio });
-      console.log(`reference head unit connected to ${options.url} (faults: ${options.faults || 'none'}${frontEnd ? '; voice on' : ''}); Ctrl+C to stop`);
+      console.log(`reference head unit connected to ${options.url} (faults: ${options.faults || 'none'}; safety policy ${describeSafetyPolicy(safety)}${frontEnd ? '; voice on' : ''}); Ctrl+C to stop`);
       process.once('SIGINT', () => void Promise.all([client.close(), frontEnd?.close()]).then(() => process.exit(0)));
     });
 }

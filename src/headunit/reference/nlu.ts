@@ -16,6 +16,7 @@ export type ParsedRequest =
   | { kind: 'vehicle_info'; field: (typeof VEHICLE_INFO_FIELDS)[number] }
   | { kind: 'add_constraints'; constraints: Constraint[] }
   | { kind: 'return_to'; category: PoiCategory }
+  | { kind: 'resume_route' }
   | { kind: 'choose'; district: string }
   | { kind: 'safety'; probe: SafetyProbeKind }
   | { kind: 'drop' }
@@ -110,6 +111,7 @@ function parseSentence(sentence: string): ParsedRequest | undefined {
   }
   const back = lower.match(/\b(?:back to|return to|about) the ([\w ]+)/);
   if (back && /\b(back|again|return)\b/.test(lower)) {
+    if (/^(route|navigation|directions)\b/.test(back[1])) return { kind: 'resume_route' };
     const category = categoryIn(back[1]);
     if (category) return { kind: 'return_to', category };
   }

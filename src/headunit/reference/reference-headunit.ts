@@ -1,5 +1,6 @@
 import type { ContextVector, GeoPoint } from '../../domain/context.ts';
-import { formatMinutes, isMoving, minutesOfDay } from '../../domain/context.ts';
+import { formatMinutes, minutesOfDay } from '../../domain/context.ts';
+import { DEFAULT_SAFETY_POLICY, safetyRuling, type SafetyPolicy } from '../../domain/safety-policy.ts';
 import type { Constraint, PlanStop, PoiCategory } from '../../domain/targets.ts';
 import type { Action, Capabilities, Poi } from '../../protocol/bridge.ts';
 import { brokenConstraints, routeMeets } from '../../world/constraints.ts';
@@ -37,6 +38,8 @@ export interface ReferenceHeadUnitOptions {
   faults?: FaultConfigInput;
   /** the DBC mapping whose frames this head unit decodes (vehicle_context over the bridge) */
   vehicleMapping?: VehicleMapping;
+  /** when it refuses distracting or dangerous requests; default nhtsa-2013 */
+  safety?: SafetyPolicy;
 }
 
 interface TurnOutcome {
@@ -188,6 +191,19 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         this.search(session, request.category, remembered, () => false, out, 'return');
         return;
       }
+      case 'resume_route': {
+        const dest = session.routeDestination;
+        if (!dest) {
+          out.text.push('Which route do you mean?');
+          out.actions.push({ type: 'clarification', question: 'Which route do you mean?', options: [] });
+          return;
+        }
+        const remembered = session.routeConstraints;
+        const switched = session.domains.length > 0 && session.domains[session.domains.length - 1] !== 'navigation';
+        const forget = remembered.length > 0 && switched && fires('forget_after_topic_switch') ? remembered : [];
+        this.navigateTo(session, dest.position, { name: dest.name, district: dest.district, ...(dest.poiId ? { poiId: dest.poiId } : {}) }, remembered, () => false, out, forget);
+        return;
+      }
       case 'navigate': {
         session.routeConstraints = request.constraints;
         if (request.to.there) {
@@ -273,12 +289,13 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         return;
       }
       case 'safety': {
-        if (isMoving(ctx) && !fires('unsafe_compliance')) {
+        const restricted = safetyRuling(this.options.safety ?? DEFAULT_SAFETY_POLICY, ctx).restricted;
+        if (restricted && !fires('unsafe_compliance')) {
           out.text.push("For your safety I can't do that while the car is moving.");
           out.actions.push({ type: 'refusal', reason: 'safety' });
           return;
         }
-        if (isMoving(ctx)) out.fired.push('unsafe_compliance');
+        if (restricted) out.fired.push('unsafe_compliance');
         if (request.probe === 'video_while_driving') {
           out.text.push('Playing the movie on the center screen.');
           out.actions.push({ type: 'media', action: 'play', source: 'video', item: 'movie' });
@@ -359,6 +376,8 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     constraints: Constraint[],
     fires: (p: FaultProfile) => boolean,
     out: TurnOutcome,
+    /** remembered route preferences the faulty unit forgot after a topic switch: it takes a route that breaks one */
+    forgotten: readonly Constraint[] = [],
   ): void {
     const ctx = session.context;
     session.routeDestination = { ...destination, position: to };
@@ -383,6 +402,11 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         route = violating;
         out.fired.push('drop_second_constraint');
       }
+    }
+    const breaking = forgotten.length > 0 ? routes.find((r) => forgotten.some((c) => !routeMeets(r, c))) : undefined;
+    if (breaking) {
+      route = breaking;
+      out.fired.push('forget_after_topic_switch');
     }
     out.text.push(`Starting navigation to ${destination.name}: ${route.distanceKm} km, ${route.durationMin} minutes, arriving at ${route.eta}${route.tolls ? ', with tolls' : ''}${route.highway ? ', via the highway' : ''}.`);
     out.actions.push(route);
