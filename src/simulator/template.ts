@@ -101,6 +101,8 @@ class TemplateSession implements SimulatorSession {
   private sideIndex = 0;
   /** driving states a safety probe was already timed to in this conversation */
   private readonly probedStates = new Set<DrivingState>();
+  /** the seed target of the route the user asked for last (null: the last route was another one, e.g. an ambiguous place) */
+  private lastRoute: string | null = null;
   /** a baseline user who asks for the seed's requests over the drive instead of all at once */
   private readonly paced: boolean;
 
@@ -315,7 +317,8 @@ class TemplateSession implements SimulatorSession {
   private returnable(target: Target): boolean {
     const stated = this.stated.get(target.id) ?? [];
     if (target.request.intent === 'find_poi') return stated.some((c) => c.kind !== 'district');
-    if (target.request.intent === 'navigate') return stated.some((c) => ROUTE_PREFERENCES.has(c.kind));
+    // "the route from before" must be the last route the user asked for, and one the unit started
+    if (target.request.intent === 'navigate') return this.lastRoute === target.id && target.status === 1 && stated.some((c) => ROUTE_PREFERENCES.has(c.kind));
     return false;
   }
 
@@ -370,6 +373,9 @@ class TemplateSession implements SimulatorSession {
 
   private turn = 0;
   private say(text: string, strategy: Strategy | null, partial: Partial<UtteranceAnnotation>): SimulatedUtterance {
+    const route = (partial.addresses ?? []).find((id) => /^t\d+$/.test(id) && this.full(id).intent === 'navigate');
+    if (partial.sideRequest?.intent === 'navigate') this.lastRoute = null;
+    else if (route) this.lastRoute = route;
     const styled = styleForPersona(this.spec.persona, text, this.turn++);
     return { text: styled, strategy, annotation: annotation(partial) };
   }

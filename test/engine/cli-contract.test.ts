@@ -39,6 +39,19 @@ describe('icabench run / compare contracts', () => {
     expect(comparison.uniqueFailureTypes.a12).toBeGreaterThan(0.5);
     expect(comparison.a).toHaveProperty('failRate');
     expect(comparison.scores).toHaveProperty('u');
+
+    // the situations #11 found untested now occur, and summary.json's coverage table counts them
+    const guided = JSON.parse(readFileSync(join(dir, 'paper-guided', 'summary.json'), 'utf8'));
+    const baseline = JSON.parse(readFileSync(join(dir, 'paper-baseline', 'summary.json'), 'utf8'));
+    const uses = (summary: typeof guided, move: string, state: string) => Object.values(summary.coverage.turns[move] as Record<string, Record<string, number>>).reduce((n, band) => n + band[state], 0);
+    expect(guided.coverage.contextReturns.route).toBeGreaterThanOrEqual(10);
+    expect(guided.failureTypes.context_forgotten.count).toBeGreaterThan(0);
+    expect(uses(guided, 'safety_probe', 'low_speed')).toBeGreaterThanOrEqual(20);
+    expect(uses(guided, 'safety_probe', 'stopped')).toBeGreaterThanOrEqual(10);
+    expect(guided.safety.describe).toBe('nhtsa-2013 (automatic)');
+    // baseline users reach late turns too
+    const late = (summary: typeof guided) => ['7-8', '9+'].reduce((n, band) => n + Object.values(summary.coverage.turns.none[band] as Record<string, number>).reduce((a, b) => a + b, 0), 0);
+    expect(late(baseline)).toBeGreaterThanOrEqual(50);
   });
 
   it('a bad config fails with exit code 2 and a message naming the file and field, not a stack trace', () => {

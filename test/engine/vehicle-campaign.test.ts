@@ -14,6 +14,11 @@ import { loadScenario } from '../../src/vehicle/scenario.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { vehicleTimelineSection } from '../../src/report/vehicle-section.ts';
 import { collect } from '../../src/report/html.ts';
+import { planConversations } from '../../src/campaign/sampling.ts';
+import { VehicleFeed } from '../../src/campaign/vehicle-feed.ts';
+import { VehicleContextDecoder } from '../../src/vehicle/decoder.ts';
+import { minutesOfDay } from '../../src/domain/context.ts';
+import type { HeadUnitConnection } from '../../src/headunit/types.ts';
 
 const stores: ResultStore[] = [];
 afterEach(() => stores.splice(0).forEach((s) => s.close()));
@@ -63,5 +68,49 @@ describe('vehicle context in campaigns', () => {
     // frames of an unknown DBC are rejected and counted, never used
     unit.handleVehicleContext('s', { dbc: 'other', frames: [{ t: 0, id: 1, data: '00' }] });
     expect(unit.vehicleCounts().messagesRejected).toBe(1);
+  });
+
+  it("context: motion keeps each conversation's sampled place and clock, with its own start in the drive (startS range), in the frames too", async () => {
+    const guided = loadCampaignConfig('bench-configs/paper-guided.yaml');
+    const baseline = loadCampaignConfig('bench-configs/paper-baseline.yaml');
+    expect(guided.config.vehicle).toMatchObject({ scenario: 'traffic-jam', context: 'motion', secondsPerTurn: 30, startS: { from: 0, to: 600 } });
+    const plan = planConversations(guided);
+    // drawn from the sampling seed: the same for the baseline, spread over the range
+    expect(plan.map((s) => s.vehicleStartS)).toEqual(planConversations(baseline).map((s) => s.vehicleStartS));
+    const starts = plan.map((s) => s.vehicleStartS!);
+    expect(Math.min(...starts)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...starts)).toBeLessThanOrEqual(600);
+    expect(new Set(starts).size).toBeGreaterThan(100);
+
+    const feed = await VehicleFeed.open(guided.config.vehicle!, 1);
+    const jam = loadScenario('traffic-jam');
+    const sent: unknown[] = [];
+    const connection = { describe: 'capture', sendVehicleContext: (_: string | null, payload: unknown) => sent.push(payload) } as unknown as HeadUnitConnection;
+    for (const spec of plan.slice(0, 5)) {
+      const drive = feed.drive(spec);
+      const decoder = new VehicleContextDecoder(feed.mapping);
+      for (const turn of [0, 3, 7]) {
+        const context = drive.contextAt(turn);
+        const second = spec.vehicleStartS! + turn * 30;
+        expect(context.location).toEqual(spec.context.location);
+        expect(context.date).toBe(spec.context.date);
+        expect(minutesOfDay(context.time)).toBe(minutesOfDay(spec.context.time) + Math.floor((turn * 30) / 60));
+        expect(context.vehicle).toEqual(jam.stateAt(second).vehicle);
+        await drive.beforeTurn(connection, 's', turn);
+        decoder.ingest(sent.at(-1));
+        const state = decoder.state()!;
+        expect(state.gear).toBe(jam.gearAt(second));
+        expect(state.parkingBrake).toBe(jam.parkingBrakeAt(second));
+        expect(Math.abs(state.position!.lat - spec.context.location.position.lat)).toBeLessThanOrEqual(1e-7);
+        expect(state.date).toBe(spec.context.date);
+        expect(state.time).toBe(context.time);
+      }
+    }
+    await feed.close();
+  });
+
+  it('a start past the end of the scenario is a config error', async () => {
+    const { config } = loadCampaignConfig('bench-configs/traffic-jam-safety.yaml');
+    await expect(VehicleFeed.open({ ...config.vehicle!, startS: { from: 0, to: 5000 } }, 1)).rejects.toThrow(/vehicle\.startS: 5000 s is past the end of scenario traffic-jam \(900 s\)/);
   });
 });

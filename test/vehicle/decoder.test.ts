@@ -49,6 +49,7 @@ describe('scenario frames on the bench DBC', () => {
     const state = decoder.state()!;
     expect(state.speedKmh).toBeCloseTo(at(0x310).vehicle.speedKmh, 1);
     expect(state.gear).toBe('D');
+    expect(state.parkingBrake).toBe(false);
     expect(Math.abs(state.headingDeg! - at(0x310).vehicle.headingDeg!)).toBeLessThanOrEqual(0.01);
     expect(Math.abs(state.stateOfChargePct! - at(0x320).vehicle.stateOfChargePct!)).toBeLessThanOrEqual(0.1);
     expect(Math.abs(state.rangeKm! - at(0x320).vehicle.rangeKm!)).toBeLessThanOrEqual(0.5);
@@ -59,6 +60,15 @@ describe('scenario frames on the bench DBC', () => {
     expect(state.date).toBe('2026-06-12');
     expect(state.time).toBe(at(0x350).time);
     expect(decoder.counts()).toEqual({ framesAccepted: frames.length, unknownId: 0, lengthMismatch: 0, valuesRejected: 0, messagesRejected: 0 });
+  });
+
+  it('carries the parking brake: engaged in P, released in D', () => {
+    const parked = new VehicleContextDecoder(mapping);
+    parked.ingestFrames(framesForInterval(loadScenario('parked'), mapping, 0, 1));
+    expect(parked.state()).toMatchObject({ gear: 'P', parkingBrake: true });
+    const driving = new VehicleContextDecoder(mapping);
+    driving.ingestFrames(framesForInterval(urban, mapping, 100, 101));
+    expect(driving.state()).toMatchObject({ gear: 'D', parkingBrake: false });
   });
 
   it('has no state until speed and gear have arrived', () => {

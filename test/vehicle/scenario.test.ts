@@ -42,8 +42,8 @@ const valid: ScenarioFile = {
 };
 
 describe('drive scenarios', () => {
-  it('ships parked, urban, highway and charging scenarios that load and validate', () => {
-    for (const name of ['parked', 'urban', 'highway', 'charging']) {
+  it('ships parked, urban, highway, charging and traffic-jam scenarios that load and validate', () => {
+    for (const name of ['parked', 'urban', 'highway', 'charging', 'traffic-jam']) {
       const scenario = loadScenario(name);
       expect(scenario.name).toBe(name);
       for (const t of [0, scenario.config.durationS / 2, scenario.config.durationS]) {
@@ -106,6 +106,31 @@ describe('drive scenarios', () => {
     const highway = loadScenario('highway');
     expect(highway.stateAt(600).vehicle.speedKmh).toBe(130);
   });
+
+  it('the traffic-jam scenario creeps at 1-3 km/h in D, stops in D, parks a minute, then clears', () => {
+    const jam = loadScenario('traffic-jam');
+    const at = (t: number) => jam.stateAt(t).vehicle;
+    expect(at(10)).toMatchObject({ speedKmh: 0, gear: 'P', parkingBrake: true });
+    expect(at(40)).toMatchObject({ speedKmh: 0, gear: 'D', parkingBrake: false });
+    for (const t of [60, 75, 100, 120, 140, 240, 300, 530, 580, 620]) {
+      expect(at(t).gear).toBe('D');
+      expect(at(t).speedKmh).toBeGreaterThanOrEqual(1);
+      expect(at(t).speedKmh).toBeLessThanOrEqual(3);
+    }
+    expect(at(190)).toMatchObject({ speedKmh: 0, gear: 'D' });
+    expect(at(360)).toMatchObject({ speedKmh: 15, gear: 'D' });
+    expect(at(470)).toMatchObject({ speedKmh: 0, gear: 'P', parkingBrake: true });
+    expect(at(800).speedKmh).toBeGreaterThan(30);
+    expect(jam.stateAt(0).district).toBe('Sendling');
+  });
+
+  it('the parking brake follows its own steps when given, else it is engaged exactly in P', () => {
+    const parkedFirst = { ...valid, speed: [{ t: 0, kmh: 0 }, { t: 20, kmh: 0 }, { t: 30, kmh: 36 }, { t: 100, kmh: 36 }], gear: [{ t: 0, gear: 'N' }, { t: 20, gear: 'D' }] };
+    const braked = loadScenario(writeScenario('braked', { ...parkedFirst, parkingBrake: [{ t: 0, engaged: true }, { t: 15, engaged: false }] }));
+    expect([0, 14, 15, 50].map((t) => braked.stateAt(t).vehicle.parkingBrake)).toEqual([true, true, false, false]);
+    const automatic = loadScenario('urban');
+    expect([0, 100, 595].map((t) => automatic.stateAt(t).vehicle.parkingBrake)).toEqual([true, false, true]);
+  });
 });
 
 describe('scenario validation errors name the file and the field', () => {
@@ -116,6 +141,7 @@ describe('scenario validation errors name the file and the field', () => {
     ['times not increasing', { ...valid, speed: [{ t: 0, kmh: 0 }, { t: 10, kmh: 5 }, { t: 10, kmh: 6 }] }, /times-not-increasing\.yaml: speed\.2\.t: expected t after 10/],
     ['first point not at 0', { ...valid, gear: [{ t: 2, gear: 'D' }] }, /first-point-not-at-0\.yaml: gear\.0\.t: expected the first point at t = 0/],
     ['moving in P', { ...valid, gear: [{ t: 0, gear: 'P' }, { t: 20, gear: 'D' }] }, /moving-in-p\.yaml: gear\.0: gear P from t=0 s, but the speed profile is 36 km\/h at t=10 s/],
+    ['moving with the parking brake', { ...valid, parkingBrake: [{ t: 0, engaged: true }, { t: 50, engaged: false }] }, /moving-with-the-parking-brake\.yaml: parkingBrake\.0: engaged from t=0 s, but the speed profile is 36 km\/h at t=10 s/],
     ['route too short', { ...valid, durationS: 1000 }, /route-too-short\.yaml: route: 2\.22 km long, but the speed profile drives 9\.95 km in 1000 s/],
     ['battery runs out', { ...valid, battery: { ...valid.battery, startSocPct: 0.1 } }, /battery-runs-out\.yaml: battery: the drive uses 0\.2 kWh/],
     ['unknown gear', { ...valid, gear: [{ t: 0, gear: 'X' }] }, /unknown-gear\.yaml: gear\.0\.gear: /],
