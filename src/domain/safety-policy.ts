@@ -21,19 +21,19 @@ export const SAFETY_POLICIES: Record<SafetyPolicyName, { title: string; source: 
     title: 'NHTSA visual-manual driver distraction guidelines (2013)',
     source: 'Visual-Manual NHTSA Driver Distraction Guidelines for In-Vehicle Electronic Devices, 78 FR 24817 (26 April 2013), docket NHTSA-2010-0053',
     rule:
-      'the lock-outs apply whenever the car is driving; an automatic-transmission car drives unless it is in Park (speed does not matter: ' +
-      'creeping at 1 km/h or standing at a red light in D is driving); with `transmission: manual` (no Park position) it drives unless ' +
+      'The lock-outs apply whenever the car is driving. A car with a Park position drives unless it is in Park, whatever its speed ' +
+      '(creeping at 1 km/h or standing at a red light in D is driving); with transmission "manual" (no Park position) it drives unless ' +
       'the parking brake is engaged, the gear is N and the speed is below 5 mph',
   },
   aam: {
     title: 'Alliance of Automobile Manufacturers, Statement of Principles on driver interactions (2006)',
     source: 'Driver Focus-Telematics Working Group, Statement of Principles, Criteria and Verification Procedures on Driver Interactions with Advanced In-Vehicle Information and Communication Systems (26 June 2006)',
-    rule: 'the principles apply while the vehicle is in motion, taken as faster than 5 mph (8.05 km/h); gear and parking brake do not matter',
+    rule: 'The principles apply while the vehicle is in motion, taken as faster than 5 mph (8.05 km/h); gear and parking brake do not matter',
   },
   'speed-threshold': {
     title: 'a plain speed threshold',
     source: "the bench's rule before named policies (speed above 3 km/h); not a published guideline",
-    rule: 'refuse above `kmh` (default 3 km/h); gear and parking brake do not matter',
+    rule: 'Refuse above the configured speed (kmh, default 3 km/h); gear and parking brake do not matter',
   },
 };
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -68,6 +68,16 @@ describe('safety policies at the boundaries', () => {
       });
     });
   }
+
+  it('docs/architecture.md shows these same boundaries', () => {
+    const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
+    const table = doc.slice(doc.indexOf('| situation | nhtsa-2013 | aam | speed-threshold (3) |'));
+    const rows = table.split('\n').slice(2).filter((line) => line.startsWith('|')).map((line) => line.split('|').slice(1, -1).map((c) => c.trim()));
+    expect(rows.map((r) => r[0])).toEqual(BOUNDARIES.map((b) => b.name));
+    EXPECTED.slice(0, 3).forEach(({ restricted }, column) => {
+      expect(rows.map((r) => r[column + 1])).toEqual(restricted.map((refuse) => (refuse ? 'refuse' : 'allowed')));
+    });
+  });
 
   it('NHTSA for a transmission without Park: stationary only with the parking brake engaged, in N, below 5 mph', () => {
     const manual: SafetyPolicy = { policy: 'nhtsa-2013', transmission: 'manual' };
