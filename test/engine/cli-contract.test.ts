@@ -52,7 +52,7 @@ describe('icabench run / compare contracts', () => {
     // baseline users reach late turns too
     const late = (summary: typeof guided) => ['7-8', '9+'].reduce((n, band) => n + Object.values(summary.coverage.turns.none[band] as Record<string, number>).reduce((a, b) => a + b, 0), 0);
     expect(late(baseline)).toBeGreaterThanOrEqual(50);
-  });
+  }, 180_000); // two 200-conversation campaigns with a drive (CAN frames before every turn) in child processes; on a loaded machine this takes over a minute
 
   it('a bad config fails with exit code 2 and a message naming the file and field, not a stack trace', () => {
     const result = run(['run', 'bench-configs/seeds/in-car.yaml', '--workspace', workspace]);

@@ -45,7 +45,8 @@ describe('candump log files', () => {
     entries.forEach((entry, i) => expect(sameFrame({ ...entry.frame, t: Number(entry.frame.t.toFixed(6)) }, { ...frames[i], t: Number(frames[i].t.toFixed(6)) })).toBe(true));
     expect(entries[0].iface).toBe('can0');
     const text = readFileSync(path, 'utf8');
-    expect(text.split('\n')[0]).toBe('(1781252100.000000) can0 310#000000431A000000');
+    // urban starts in P: gear 0, parking brake engaged (byte 5, bit 40)
+    expect(text.split('\n')[0]).toBe('(1781252100.000000) can0 310#000000431A010000');
 
     const copy = join(dir, 'urban-api-replayed.log');
     const replaySink = new CandumpFileSink(copy);
@@ -139,7 +140,7 @@ describe('can CLI', () => {
     const result = cli('can', 'decode', join(REPO, 'hardware/icabench_vehicle.dbc'), 'mixed.log', '--json');
     expect(result.status).toBe(0);
     const objects = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(objects[0]).toEqual({ t: 1700000000, id: 0x310, message: 'VEHICLE_MOTION', signals: { VehicleSpeed: 50, Gear: 3, Heading: 0 }, labels: { Gear: 'D' } });
+    expect(objects[0]).toEqual({ t: 1700000000, id: 0x310, message: 'VEHICLE_MOTION', signals: { VehicleSpeed: 50, Gear: 3, Heading: 0, ParkingBrake: 0 }, labels: { Gear: 'D', ParkingBrake: 'RELEASED' } });
     expect(objects[1]).toMatchObject({ t: 1700000000.01, id: 0x123, error: 'unknown_id' });
     expect(objects[2]).toMatchObject({ message: 'VEHICLE_MOTION', signals: { VehicleSpeed: 655.35 } });
     expect(result.stderr).toContain('mixed.log:2: skipped corrupt line');
