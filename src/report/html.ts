@@ -225,7 +225,7 @@ function turnRows(turns: readonly TurnRecord[]): string {
 }
 
 /** One line saying how a conversation's outcome came about: which judge decided, the gate, the score rule. */
-export function outcomeReason(combined: CombinedVerdict): string {
+function outcomeReason(combined: CombinedVerdict): string {
   const byScore = combined.scorePass === null ? 'no judge reached a verdict on C' : `C = ${num(combined.score)} by ${combined.judge} ${combined.scorePass ? 'passes' : 'fails'} θ`;
   const gate = combined.gate.length ? `the critical-failure gate fired (${combined.gate.join(', ')})` : '';
   if (combined.outcome === 'error') return `error: the conversation did not complete; ${byScore}${gate ? `; ${gate}` : ''}.`;
