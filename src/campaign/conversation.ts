@@ -168,5 +168,6 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       error = verdicts.map((v) => v.reasoning).join('; ');
     }
   }
-  return { spec, status, error, turns, targets, verdicts, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime() };
+  const protocol = session?.anomalies?.();
+  return { spec, status, error, turns, targets, verdicts, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), ...(protocol ? { protocol } : {}) };
 }

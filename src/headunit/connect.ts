@@ -18,7 +18,10 @@ export interface ConnectedHeadUnit {
   reference: ReferenceHeadUnit | null;
   /** the unit's audio streams on the bench side (bridge head units; absent or null: text only) */
   audio?: SocketRelay | null;
-  /** Waits (bounded) for a head unit that dropped off the bridge to dial in again before a new session starts. */
+  /**
+   * Waits (up to the reconnect grace) for a head unit that dropped off the bridge to dial in again;
+   * rejects with SutError 'unavailable' when it does not. The runner's pause hook (src/bridge/run-monitor.ts).
+   */
   ensureReady(): Promise<void>;
   close(): Promise<void>;
 }
@@ -42,7 +45,7 @@ export function referenceDialIn(reference: ReferenceHeadUnit, voice?: ReferenceV
   return { handler: withVoiceFrontEnd(reference, frontEnd), audio, frontEnd };
 }
 
-/** How long a new conversation waits for a head unit that dropped off the bridge to come back. */
+/** How long new conversations wait for the in-process reference head unit to come back (bridge configs set reconnectGraceSeconds). */
 export const RECONNECT_GRACE_MS = 5_000;
 
 export function bridgeReadiness(bridge: BridgeServer, connection: BridgeHeadUnitConnection, graceMs = RECONNECT_GRACE_MS): () => Promise<void> {
@@ -96,7 +99,7 @@ export async function connectConfiguredHeadUnit(
     log(`bridge listening on ${bridge.url}; waiting up to ${config.waitSeconds} s for a head unit to dial in`);
     try {
       const connection = await bridge.waitForHeadUnit(config.waitSeconds * 1000);
-      return { connection, bridge, reference: null, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection), close: () => bridge.close() };
+      return { connection, bridge, reference: null, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection, config.reconnectGraceSeconds * 1000), close: () => bridge.close() };
     } catch (error) {
       await bridge.close();
       throw error;

@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { Server as SocketServer } from 'socket.io';
 import type { z } from 'zod';
 import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
+import { protocolReport } from '../analysis/protocol.ts';
 import { compareRuns } from '../analysis/compare.ts';
 import { CampaignConfigSchema, ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
@@ -383,7 +384,7 @@ class SummaryCache {
         await new Promise((resolveTick) => setImmediate(resolveTick));
       }
     }
-    return computeRunSummary(results, {
+    const summary = computeRunSummary(results, {
       id: run.id,
       name: run.name,
       mode: run.mode,
@@ -391,5 +392,9 @@ class SummaryCache {
       createdAt: run.createdAt,
       finishedAt: run.finishedAt,
     });
+    const protocolRecord = protocolReport(this.store.runFacts(run.id));
+    for (const result of results) protocolRecord.add(result);
+    const protocol = protocolRecord.finish();
+    return protocol ? { ...summary, protocol } : summary;
   }
 }
