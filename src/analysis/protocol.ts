@@ -75,7 +75,7 @@ export type ProtocolSection = z.infer<typeof ProtocolSectionSchema>;
 
 const AfterCloseFactSchema = z.object({
   key: z.string(),
-  kind: z.enum(['duplicate', 'late', 'wrong_turn', 'invalid']),
+  kind: z.enum(['duplicate', 'late', 'wrong_turn', 'invalid', 'disconnected', 'replaced']),
   turn: z.number().int().nullable(),
   lateMs: z.number().nullable(),
 });
@@ -130,7 +130,8 @@ export function conversationProtocol(key: string, stored: ProtocolAnomalies | un
     if (fact.kind === 'late') row.lateReplies.push({ turn: fact.turn !== null && fact.turn >= 0 ? fact.turn : null, lateMs: fact.lateMs ?? 0 });
     else if (fact.kind === 'duplicate') row.duplicateReplies += 1;
     else if (fact.kind === 'wrong_turn') row.wrongTurnReplies += 1;
-    else row.invalidMessages += 1;
+    else if (fact.kind === 'invalid') row.invalidMessages += 1;
+    else row.linkLost ??= fact.kind;
   }
   return row;
 }

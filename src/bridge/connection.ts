@@ -49,10 +49,13 @@ export interface BridgeUnitStats {
 
 export type StrayKind = 'duplicate' | 'late' | 'wrong_turn' | 'invalid';
 
-/** An anomaly of a session that arrived after the session was closed (and its conversation recorded). */
+/**
+ * An anomaly of a session that arrived after the session was closed (and its conversation recorded),
+ * or — `disconnected` / `replaced` — a session whose opening was cut off by the link going away.
+ */
 export interface AfterCloseAnomaly {
   sessionId: string;
-  kind: StrayKind;
+  kind: StrayKind | 'disconnected' | 'replaced';
   /** the turn the message named; null for session_ready or when it named none */
   turn: number | null;
   /** for a late reply: ms after the request's deadline */
@@ -350,6 +353,7 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
       ['invalid', ledger.counts.invalidMessages],
     ];
     for (const [kind, n] of held) for (let i = 0; i < n; i++) this.publishAfterClose({ sessionId: ledger.sessionId, kind, turn: null, lateMs: null });
+    if (ledger.linkLost) this.publishAfterClose({ sessionId: ledger.sessionId, kind: ledger.linkLost, turn: null, lateMs: null });
   }
 
   private ledgerOf(sessionId: string | undefined): SessionLedger | undefined {

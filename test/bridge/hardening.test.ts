@@ -84,7 +84,7 @@ describe('deeply nested messages never reach anything recursive', () => {
     expect(failure.kind).toBe('malformed');
     expect(failure.message).toContain('nested deeper than 32 levels');
     await session.close();
-    expect(session.anomalies()).toEqual({ duplicateReplies: 0, wrongTurnReplies: 0, invalidMessages: 1, linkLost: null });
+    expect(session.anomalies!()).toEqual({ duplicateReplies: 0, wrongTurnReplies: 0, invalidMessages: 1, linkLost: null });
     await stillServes(server, 'after-deep-replies');
   });
 });
@@ -145,7 +145,7 @@ describe('protocol anomalies', () => {
     expect(timeout.kind).toBe('timeout');
     expect(timeout.message).toBe('timeout: head unit "sloppy" did not answer turn 1 of "s" within 400 ms; meanwhile it sent a reply for turn 7 (a turn the bench never asked)');
     await session.close();
-    expect(session.anomalies()).toEqual({ duplicateReplies: 1, wrongTurnReplies: 1, invalidMessages: 0, linkLost: null });
+    expect(session.anomalies!()).toEqual({ duplicateReplies: 1, wrongTurnReplies: 1, invalidMessages: 0, linkLost: null });
     await eventually(() => expect(afterClose).toHaveLength(1));
     const [late] = afterClose as { sessionId: string; kind: string; turn: number; lateMs: number }[];
     expect(late).toMatchObject({ sessionId: 's', kind: 'late', turn: 1 });
@@ -190,7 +190,7 @@ describe('unit replacement', () => {
     const lost = (await rejection(session.send(0, 'hi', CONTEXT))) as SutError;
     expect(lost.kind).toBe('disconnected');
     await session.close();
-    expect(session.anomalies().linkLost).toBe('replaced');
+    expect(session.anomalies!().linkLost).toBe('replaced');
     await eventually(() => expect(errors.map((e) => e.code)).toContain('replaced'));
     expect(errors.find((e) => e.code === 'replaced')!.message).toContain(unit.address);
 
