@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { BRIDGE_FACTS } from '../../src/bridge/facts.ts';
 import { loadCampaignConfig, type LoadedCampaign } from '../../src/campaign/config.ts';
@@ -14,6 +14,7 @@ import type { ContextVector } from '../../src/domain/context.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../../src/headunit/connect.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
+import type { HeadUnitHandler } from '../../src/headunit/types.ts';
 import { EVENTS } from '../../src/protocol/bridge.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { deepJsonArray, rawUnit, sendRawEvent, validHello } from '../bridge/helpers.ts';
@@ -55,9 +56,23 @@ async function bridgeRig(loaded: LoadedCampaign, dialIn: (url: string) => Promis
   return rig;
 }
 
-/** The reference head unit dialled in over the bridge in this process (what `icabench headunit` runs). */
-async function referenceUnit(url: string, reconnect = false): Promise<void> {
-  const client = await connectHeadUnit({ url, token: TOKEN, handler: new ReferenceHeadUnit(), reconnect });
+/**
+ * The reference head unit dialled in over the bridge in this process (what `icabench headunit` runs);
+ * `holdReply` may return a promise the unit waits for before answering that turn.
+ */
+async function referenceUnit(url: string, reconnect = false, holdReply?: (sessionId: string, turn: number) => Promise<void> | undefined): Promise<void> {
+  const reference = new ReferenceHeadUnit();
+  const handler: HeadUnitHandler = {
+    unit: reference.unit,
+    capabilities: reference.capabilities,
+    startSession: (id, context) => reference.startSession(id, context),
+    endSession: (id) => reference.endSession(id),
+    async handleTurn(sessionId, turn, text, context) {
+      await holdReply?.(sessionId, turn);
+      return reference.handleTurn(sessionId, turn, text, context);
+    },
+  };
+  const client = await connectHeadUnit({ url, token: TOKEN, handler, reconnect });
   cleanups.push(() => client.close());
 }
 
@@ -67,8 +82,9 @@ function comparable(result: ConversationResult): unknown {
   return { ...rest, turns: result.turns.map(({ latencyMs: _latency, ...turn }) => turn) };
 }
 
+/** Each conversation of a run, comparable across runs (session ids carry the run id). */
 function byKey(store: ResultStore, runId: string): Map<string, unknown> {
-  return new Map([...store.conversations(runId)].map((c) => [c.spec.key, comparable(c)]));
+  return new Map([...store.conversations(runId)].map((c) => [c.spec.key, JSON.parse(JSON.stringify(comparable(c)).replaceAll(runId, 'RUN'))]));
 }
 
 function bridgeConfig(extra = ''): string {
@@ -89,42 +105,48 @@ async function hijack(url: string): Promise<void> {
 
 describe('a bridge campaign under hostile traffic', () => {
   it('deeply nested messages (pre-auth hello, and reply/ready/error with the token) up to 1,000,000 deep leave the results identical', async () => {
-    const yaml = `name: deep\nconversations: 24\nconcurrency: 4\nheadUnit: { type: bridge, port: 0, tokenEnv: ${TOKEN_ENV}, waitSeconds: 60, maxMessageBytes: 600000 }\n`;
+    const yaml = `name: deep\nconversations: 24\nconcurrency: 4\nheadUnit: { type: bridge, port: 0, tokenEnv: ${TOKEN_ENV}, waitSeconds: 60, maxMessageBytes: 600000, turnTimeoutMs: 120000 }\n`;
     const store = tempStore();
     const clean = campaign(yaml);
     const cleanRun = await runCampaign(clean, { store, tiers: await buildTiers(clean.config), headUnit: await bridgeRig(clean, (url) => referenceUnit(url)) });
 
+    // the unit holds one reply until the whole attack has been sent, so every deep message lands while the campaign runs
+    let attackSent!: () => void;
+    const attackDone = new Promise<void>((done) => (attackSent = done));
     const attacked = campaign(yaml);
     let url = '';
     const rig = await bridgeRig(attacked, (u) => {
       url = u;
-      return referenceUnit(u);
+      return referenceUnit(u, false, (sessionId, turn) => (sessionId.includes('/c00010-') && turn === 0 ? attackDone : undefined));
     });
-    let attack: Promise<number> | null = null;
     const sendAttack = async (): Promise<number> => {
-      const rogue = await rawUnit(url, validHello('rogue-with-token'));
+      const rogue = await rawUnit(url, validHello('rogue-with-token', TOKEN));
       cleanups.push(() => void rogue.socket.disconnect());
       await rogue.acked;
       let refusedHellos = 0;
       for (const depth of [1_000, 5_000, 100_000, 1_000_000]) {
         const stranger = await rawUnit(url, null);
         cleanups.push(() => void stranger.socket.disconnect());
+        const hungUp = new Promise<void>((done) => stranger.socket.once('disconnect', () => done()));
         sendRawEvent(stranger.socket, EVENTS.hello, `{"protocol":${deepJsonArray(depth)}}`);
         const deep = deepJsonArray(depth);
         sendRawEvent(rogue.socket, EVENTS.assistantReply, `{"sessionId":"x","turn":0,"text":"t","state":{"s":${deep}}}`);
         sendRawEvent(rogue.socket, EVENTS.sessionReady, `{"sessionId":"x","more":${deep}}`);
         sendRawEvent(rogue.socket, EVENTS.error, `{"sessionId":"x","code":"internal","message":${deep}}`);
-        await new Promise<void>((done) => stranger.socket.once('disconnect', () => done()));
+        await hungUp;
         refusedHellos += stranger.errors.filter((e) => e.code === 'invalid_message').length;
       }
+      // every deep message of the rogue was answered, so the bench has read them all
+      await vi.waitFor(() => expect(rogue.errors).toHaveLength(12), { timeout: 60_000, interval: 50 });
       return refusedHellos;
     };
+    let attack: Promise<number> | null = null;
     const attackedRun = await runCampaign(attacked, {
       store,
       tiers: await buildTiers(attacked.config),
       headUnit: rig,
       onEvent: (e) => {
-        if (e.type === 'conversation_finished' && attack === null) attack = sendAttack();
+        if (e.type === 'run_started') attack = sendAttack().finally(attackSent);
       },
     });
     expect(await attack).toBe(4);
