@@ -102,7 +102,7 @@ function ask(child: ChildProcess): Promise<BenchReport> {
 }
 
 function connect(url: string): Promise<Socket> {
-  const socket = io(url, { transports: ['websocket'], reconnection: false, forceNew: true });
+  const socket = io(url, { transports: ['websocket'], reconnection: false, forceNew: true, timeout: 10_000 });
   return new Promise((resolve, reject) => {
     socket.once('connect', () => resolve(socket));
     socket.once('connect_error', reject);
@@ -145,7 +145,9 @@ async function fuzzerSide(): Promise<void> {
   }
   // every text message is counted once by the bench (no session is open for the fuzzer)
   let after = await ask(child);
+  const deadline = Date.now() + 120_000;
   while (after.stats.unattributed + after.stats.invalidMessages + after.stats.dropped < textMessages) {
+    if (Date.now() > deadline) throw new Error(`the bench counted ${after.stats.unattributed + after.stats.invalidMessages + after.stats.dropped} of ${textMessages} messages within 120 s after the last was sent (link ${unit.connected ? 'up' : 'down'})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     after = await ask(child);
   }

@@ -4,18 +4,14 @@ import { connectHeadUnit, type BridgeClient } from '../../src/bridge/client.ts';
 import { transportCapBytes } from '../../src/bridge/limits.ts';
 import { SutError, type HeadUnitReplyBody } from '../../src/headunit/types.ts';
 import { BRIDGE_TOKEN_ENV, EVENTS, type BridgeError } from '../../src/protocol/bridge.ts';
-import { CONTEXT, ScriptedHandler, TOKEN, disconnected, rawUnit, rejection, validHello } from './helpers.ts';
+import { benchServer, CONTEXT, ScriptedHandler, TOKEN, disconnected, rawUnit, rejection, validHello } from './helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function bench(options: Partial<BridgeServerOptions> = {}): Promise<BridgeServer> {
-  const server = await startBridgeServer({ token: TOKEN, ...options });
-  cleanups.push(() => server.close());
-  return server;
-}
+const bench = (options: Partial<BridgeServerOptions> = {}): Promise<BridgeServer> => benchServer((close) => cleanups.push(close), options);
 
 async function unit(server: BridgeServer, handler: ScriptedHandler, onBridgeError?: (e: BridgeError) => void): Promise<BridgeClient> {
   const client = await connectHeadUnit({ url: server.url, token: TOKEN, handler, onBridgeError });

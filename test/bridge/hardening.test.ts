@@ -1,21 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startBridgeServer, type BridgeServer, type BridgeServerOptions, type ConnectedUnit } from '../../src/bridge/server.ts';
+import type { BridgeServer, BridgeServerOptions, ConnectedUnit } from '../../src/bridge/server.ts';
 import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { SutError } from '../../src/headunit/types.ts';
 import { EVENTS, type BridgeError } from '../../src/protocol/bridge.ts';
 import { AUDIO_EVENTS } from '../../src/protocol/audio.ts';
-import { CONTEXT, ScriptedHandler, TOKEN, deepJsonArray, disconnected, rawUnit, rejection, sendRawEvent, validHello } from './helpers.ts';
+import { benchServer, CONTEXT, ScriptedHandler, TOKEN, deepJsonArray, disconnected, rawUnit, rejection, sendRawEvent, validHello } from './helpers.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function bench(options: Partial<BridgeServerOptions> = {}): Promise<BridgeServer> {
-  const server = await startBridgeServer({ token: TOKEN, ...options });
-  cleanups.push(() => server.close());
-  return server;
-}
+const bench = (options: Partial<BridgeServerOptions> = {}): Promise<BridgeServer> => benchServer((close) => cleanups.push(close), options);
 
 /** generous bound: the suite may run on a loaded 2-core CI machine */
 const eventually = (check: () => void) => vi.waitFor(check, { timeout: 15_000, interval: 20 });

@@ -1,6 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import type { ContextVector } from '../../src/domain/context.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../../src/headunit/types.ts';
+import { startBridgeServer, type BridgeServer, type BridgeServerOptions } from '../../src/bridge/server.ts';
 import { BRIDGE_PROTOCOL, EVENTS, type BridgeError, type Capabilities } from '../../src/protocol/bridge.ts';
 
 export const TOKEN = 'test-token-123';
@@ -99,4 +100,11 @@ export function sendRawEvent(socket: Socket, event: string, jsonArgument: string
 /** JSON text of an array nested `depth` levels deep. */
 export function deepJsonArray(depth: number): string {
   return `${'['.repeat(depth)}${']'.repeat(depth)}`;
+}
+
+/** A bench bridge with the test token; `onCleanup` gets its close. */
+export async function benchServer(onCleanup: (close: () => Promise<void>) => void, options: Partial<BridgeServerOptions> = {}): Promise<BridgeServer> {
+  const server = await startBridgeServer({ token: TOKEN, ...options });
+  onCleanup(() => server.close());
+  return server;
 }

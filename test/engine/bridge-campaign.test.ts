@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { BRIDGE_FACTS } from '../../src/bridge/facts.ts';
-import { loadCampaignConfig, type LoadedCampaign } from '../../src/campaign/config.ts';
+import type { LoadedCampaign } from '../../src/campaign/config.ts';
 import type { CampaignEvent } from '../../src/campaign/events.ts';
 import { runCampaign } from '../../src/campaign/runner.ts';
 import { buildTiers } from '../../src/campaign/tiers.ts';
@@ -17,6 +17,7 @@ import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headun
 import type { HeadUnitHandler } from '../../src/headunit/types.ts';
 import { EVENTS } from '../../src/protocol/bridge.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { campaignFromYaml, tempStore as tempStoreIn } from './helpers.ts';
 import { deepJsonArray, rawUnit, sendRawEvent, validHello } from '../bridge/helpers.ts';
 
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
@@ -31,18 +32,8 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-function campaign(yaml: string): LoadedCampaign {
-  const dir = mkdtempSync(join(tmpdir(), 'icabench-bridge-campaign-'));
-  const path = join(dir, 'campaign.yaml');
-  writeFileSync(path, `seeds: ${SEEDS}\n${yaml}`);
-  return loadCampaignConfig(path);
-}
-
-function tempStore(): ResultStore {
-  const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-store-')), 'icabench.db'));
-  cleanups.push(() => store.close());
-  return store;
-}
+const campaign = campaignFromYaml;
+const tempStore = () => tempStoreIn((close) => cleanups.push(close));
 
 /** The config's bridge, with a head unit dialled in by `dialIn` once the bench listens (as a lab unit would). */
 async function bridgeRig(loaded: LoadedCampaign, dialIn: (url: string) => Promise<void> | void): Promise<ConnectedHeadUnit> {
