@@ -147,6 +147,25 @@ export function describeConversationProtocol(row: ConversationProtocol): string 
   return parts.join(' · ');
 }
 
+/** The section's counts with their labels, in the order the report and the bench app show them. */
+export function protocolCounts(section: ProtocolSection): [label: string, value: number | string][] {
+  return [
+    ['duplicate replies', section.duplicateReplies],
+    ['late replies', section.lateReplies],
+    ['wrong-turn replies', section.wrongTurnReplies],
+    ['invalid messages', section.invalidMessages],
+    ['unattributed messages', section.unattributed],
+    ['dropped over the rate limit', section.droppedOverRate],
+    ['conversations cut off (disconnected / replaced)', `${section.linkLost.disconnected} / ${section.linkLost.replaced}`],
+    ['reconnects', section.reconnects],
+    ['disconnects', section.disconnects],
+    ['replacements', section.replacements],
+    ['pauses of new conversations', section.pauses],
+    ['refused connections', section.refusedConnections],
+    ['bench-side errors contained', section.contained],
+  ];
+}
+
 export interface ProtocolReport {
   /** per conversation, for the report's column (null when the run has no bridge record) */
   rowFor(result: ConversationResult): ConversationProtocol | null;

@@ -1,4 +1,4 @@
-import { describeConversationProtocol, type ProtocolSection } from '../analysis/protocol.ts';
+import { describeConversationProtocol, protocolCounts, type ProtocolSection } from '../analysis/protocol.ts';
 import { escapeHtml as h } from './escape.ts';
 import type { ReportSection } from './html.ts';
 
@@ -17,21 +17,7 @@ function table(head: readonly string[], rows: readonly string[][], total: number
 
 /** The report's "Head unit protocol" section: anomaly counts, the unit's link over the run, late replies with how late, affected conversations. */
 export function protocolSection(section: ProtocolSection): ReportSection {
-  const counts: [string, number | string][] = [
-    ['duplicate replies', section.duplicateReplies],
-    ['late replies', section.lateReplies],
-    ['wrong-turn replies', section.wrongTurnReplies],
-    ['invalid messages', section.invalidMessages],
-    ['unattributed messages', section.unattributed],
-    ['dropped over the rate limit', section.droppedOverRate],
-    ['conversations cut off (disconnected / replaced)', `${section.linkLost.disconnected} / ${section.linkLost.replaced}`],
-    ['reconnects', section.reconnects],
-    ['disconnects', section.disconnects],
-    ['replacements', section.replacements],
-    ['pauses of new conversations', section.pauses],
-    ['refused connections', section.refusedConnections],
-    ['bench-side errors contained', section.contained],
-  ];
+  const counts = protocolCounts(section);
   const countTable = `<table data-section="protocol-counts"><tbody>${counts.map(([k, v]) => `<tr><td>${h(k)}</td><td class="n">${h(String(v))}</td></tr>`).join('')}</tbody></table>`;
   const stopped = section.stopped ? `<p class="err"><b>The run stopped:</b> ${h(section.stopped)}</p>` : '';
   const events = table(

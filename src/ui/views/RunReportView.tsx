@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import type { RunSummary } from '../../analysis/profile.ts';
-import { describeConversationProtocol, type ProtocolSection } from '../../analysis/protocol.ts';
+import { describeConversationProtocol, protocolCounts, type ProtocolSection } from '../../analysis/protocol.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../domain/taxonomy.ts';
 import type { ConversationPage } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
@@ -203,23 +203,12 @@ function Charts({ summary, onLabel, onOutcome }: { summary: Summary; onLabel: (l
 
 /** What the head unit did wrong on the wire and how its link went (summary.protocol; docs/bridge-protocol.md). */
 function ProtocolPanel({ protocol }: { protocol: ProtocolSection }) {
-  const counts: [string, number | string][] = [
-    ['Duplicate replies', protocol.duplicateReplies],
-    ['Late replies', protocol.lateReplies],
-    ['Wrong-turn replies', protocol.wrongTurnReplies],
-    ['Invalid messages', protocol.invalidMessages],
-    ['Unattributed messages', protocol.unattributed],
-    ['Dropped over the rate limit', protocol.droppedOverRate],
-    ['Reconnects', protocol.reconnects],
-    ['Replacements', protocol.replacements],
-    ['Pauses', protocol.pauses],
-  ];
   return (
     <div data-testid="protocol-panel">
       <h2>Head unit protocol</h2>
       {protocol.stopped && <ErrorBox message={`The run stopped: ${protocol.stopped}`} />}
       <div className="stats">
-        {counts.map(([label, value]) => (
+        {protocolCounts(protocol).map(([label, value]) => (
           <Stat key={label} label={label} value={value} />
         ))}
       </div>
