@@ -29,7 +29,8 @@ export interface SocketRelayOptions {
  */
 export class SocketRelay implements EventSocket {
   private socket: EventSocket | null = null;
-  private readonly listeners: Array<{ event: string; listener: Listener; bound: Listener }> = [];
+  /** listeners per event, and the one socket listener per event that admits a message once and hands it to them */
+  private readonly events = new Map<string, { listeners: Listener[]; dispatch: Listener }>();
 
   constructor(
     private readonly describe: string,
@@ -43,13 +44,13 @@ export class SocketRelay implements EventSocket {
   bind(socket: EventSocket): void {
     if (this.socket) this.unbind(this.socket);
     this.socket = socket;
-    for (const { event, bound } of this.listeners) socket.on(event, bound);
+    for (const [event, { dispatch }] of this.events) socket.on(event, dispatch);
   }
 
   /** Detaches from `socket` if it is the current one (a stale socket's disconnect changes nothing). */
   unbind(socket: EventSocket): void {
     if (this.socket !== socket) return;
-    for (const { event, bound } of this.listeners) socket.off(event, bound);
+    for (const [event, { dispatch }] of this.events) socket.off(event, dispatch);
     this.socket = null;
   }
 
@@ -59,19 +60,28 @@ export class SocketRelay implements EventSocket {
   }
 
   on(event: string, listener: Listener): void {
-    const { admit, onListenerError } = this.options;
-    const deliver: Listener = (...args: unknown[]) => {
-      if (!admit || admit(event, args)) listener(...args);
-    };
-    const bound = onListenerError ? guarded((error) => onListenerError(error, event), deliver) : deliver;
-    this.listeners.push({ event, listener, bound });
-    this.socket?.on(event, bound);
+    let entry = this.events.get(event);
+    if (!entry) {
+      const { admit, onListenerError } = this.options;
+      const listeners: Listener[] = [];
+      const deliver: Listener = (...args: unknown[]) => {
+        if (admit && !admit(event, args)) return;
+        for (const l of [...listeners]) l(...args);
+      };
+      entry = { listeners, dispatch: onListenerError ? guarded((error) => onListenerError(error, event), deliver) : deliver };
+      this.events.set(event, entry);
+      this.socket?.on(event, entry.dispatch);
+    }
+    entry.listeners.push(listener);
   }
 
   off(event: string, listener: Listener): void {
-    const index = this.listeners.findIndex((l) => l.event === event && l.listener === listener);
-    if (index < 0) return;
-    const [removed] = this.listeners.splice(index, 1);
-    this.socket?.off(event, removed.bound);
+    const entry = this.events.get(event);
+    const index = entry?.listeners.indexOf(listener) ?? -1;
+    if (!entry || index < 0) return;
+    entry.listeners.splice(index, 1);
+    if (entry.listeners.length > 0) return;
+    this.events.delete(event);
+    this.socket?.off(event, entry.dispatch);
   }
 }
