@@ -15,6 +15,7 @@ import {
 import { combinedVerdict, turnLabels } from './verdict.ts';
 import { CoverageCounter, CoverageSchema } from './coverage.ts';
 import { SAFETY_POLICIES, SafetyPolicySchema, describeSafetyPolicy, type SafetyPolicy } from '../domain/safety-policy.ts';
+import { ProtocolSectionSchema } from './protocol.ts';
 
 /** Number of equal-width bins of the relative turn position 0..1 in `failurePositions.relative`. */
 export const POSITION_BINS = 5;
@@ -173,6 +174,8 @@ export const RunSummarySchema = z.object({
   vehicle: ExtensionSchema,
   voice: ExtensionSchema,
   llm: ExtensionSchema,
+  /** the head unit's protocol anomalies and link events (bridge runs; src/analysis/protocol.ts) */
+  protocol: ProtocolSectionSchema.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type RunInfo = NonNullable<RunSummary['run']>;

@@ -14,7 +14,14 @@ import {
   type HelloAck,
 } from '../protocol/bridge.ts';
 import type { HeadUnitHandler } from '../headunit/types.ts';
+import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
+import { guarded } from './guard.ts';
 import type { SocketRelay } from './socket-relay.ts';
+
+/** Redial delays after the bench hung up (replaced, or the bench restarted): doubling from the first to the cap. */
+export const REDIAL_BACKOFF_MS = { first: 1_000, max: 30_000 } as const;
+/** A link that lasted this long resets the backoff; a unit hung up sooner (e.g. two units fighting over one name) keeps backing off. */
+const STABLE_LINK_MS = 60_000;
 
 export interface BridgeClientOptions {
   /** the bench's bridge URL, e.g. http://127.0.0.1:7311 */
@@ -25,8 +32,12 @@ export interface BridgeClientOptions {
   reconnect?: boolean;
   /** how long the first connection + hello may take (default 10 s) */
   connectTimeoutMs?: number;
-  /** errors the bench reports about this unit (rate limit, oversized or invalid messages) */
+  /** errors the bench reports about this unit (rate limit, oversized or invalid messages, replaced) */
   onBridgeError?: (error: BridgeError) => void;
+  /** the link's story for the unit's log: dropped, redialling in N ms, dialled in again */
+  onLinkEvent?: (message: string) => void;
+  /** redial backoff (default REDIAL_BACKOFF_MS) */
+  redialBackoffMs?: { first: number; max: number };
   /** carries the unit's audio streams over this connection (a voice front end listens on it before dialling in) */
   audio?: SocketRelay;
 }
@@ -42,16 +53,24 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What the bench sends is small and shallow; anything else is refused before it is read. */
+const INBOUND_STRUCTURE = { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 50_000, maxStringChars: 1024 * 1024 };
+
 /**
  * The head-unit side of the bridge: dials in to the bench, says hello, and routes session_start,
  * user_turn, session_end and vehicle_context to `handler`. Replies are not validated here; the
  * bench is the authority and reports a malformed reply as that turn's failure.
+ *
+ * With `reconnect`, the unit dials in again whenever the link ends: socket.io's own reconnection
+ * after a lost transport, and a redial with doubling backoff after the bench hung up (another
+ * connection took over the unit's name, or the bench restarted).
  */
 export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeClient> {
   const { handler } = options;
+  const reconnect = options.reconnect ?? false;
   const socket: Socket = io(options.url, {
     transports: ['websocket'],
-    reconnection: options.reconnect ?? false,
+    reconnection: reconnect,
     forceNew: true,
   });
   options.audio?.bind(socket);
@@ -60,10 +79,49 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
     socket.emit(EVENTS.error, { sessionId, code: 'invalid_message', message: `${event}: ${details}` } satisfies BridgeError);
   const reportInternal = (sessionId: string, error: unknown) =>
     socket.emit(EVENTS.error, { sessionId, code: 'internal', message: errorMessage(error) } satisfies BridgeError);
+  const linkEvent = (message: string) => options.onLinkEvent?.(message);
+  /** every handler is guarded and checks the message's shape first: nothing the bench sends can stop the unit's process */
+  const on = (event: string, handle: (payload: unknown) => unknown) =>
+    socket.on(
+      event,
+      guarded(
+        (error) => linkEvent(`handling ${event} failed: ${errorMessage(error)}`),
+        (payload: unknown) => {
+          const violation = checkStructure(payload, INBOUND_STRUCTURE);
+          if (violation) return reportInvalid(event, violation.message);
+          return handle(payload);
+        },
+      ),
+    );
 
+  let closing = false;
+  let linkedAt = 0;
+  let redialDelay = options.redialBackoffMs?.first ?? REDIAL_BACKOFF_MS.first;
+  let redialTimer: NodeJS.Timeout | null = null;
   socket.on('connect', () => socket.emit(EVENTS.hello, hello));
+  socket.on('disconnect', (reason) => {
+    if (closing || !reconnect) return;
+    const backoff = options.redialBackoffMs ?? REDIAL_BACKOFF_MS;
+    if (linkedAt > 0 && Date.now() - linkedAt >= STABLE_LINK_MS) redialDelay = backoff.first;
+    if (reason !== 'io server disconnect') {
+      linkEvent(`link to ${options.url} lost (${reason}); reconnecting`);
+      return;
+    }
+    // the bench hung up on purpose: socket.io does not reconnect by itself, so redial with backoff
+    const delay = redialDelay;
+    redialDelay = Math.min(backoff.max, redialDelay * 2);
+    linkEvent(`the bench at ${options.url} hung up; redialling in ${delay} ms`);
+    redialTimer = setTimeout(() => {
+      redialTimer = null;
+      if (!closing) socket.connect();
+    }, delay);
+  });
+  socket.on(EVENTS.helloAck, () => {
+    if (linkedAt > 0) linkEvent(`dialled in again to ${options.url}`);
+    linkedAt = Date.now();
+  });
 
-  socket.on(EVENTS.sessionStart, async (payload: unknown) => {
+  on(EVENTS.sessionStart, async (payload: unknown) => {
     const parsed = SessionStartSchema.safeParse(payload);
     if (!parsed.success) return reportInvalid(EVENTS.sessionStart, describeZodError(parsed.error));
     const { sessionId, context } = parsed.data;
@@ -75,7 +133,7 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
     }
   });
 
-  socket.on(EVENTS.userTurn, async (payload: unknown) => {
+  on(EVENTS.userTurn, async (payload: unknown) => {
     const parsed = UserTurnSchema.safeParse(payload);
     if (!parsed.success) return reportInvalid(EVENTS.userTurn, describeZodError(parsed.error));
     const { sessionId, turn, text, context } = parsed.data;
@@ -87,7 +145,7 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
     }
   });
 
-  socket.on(EVENTS.sessionEnd, async (payload: unknown) => {
+  on(EVENTS.sessionEnd, async (payload: unknown) => {
     const parsed = SessionEndSchema.safeParse(payload);
     if (!parsed.success) return reportInvalid(EVENTS.sessionEnd, describeZodError(parsed.error));
     try {
@@ -97,7 +155,7 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
     }
   });
 
-  socket.on(EVENTS.vehicleContext, (payload: unknown) => {
+  on(EVENTS.vehicleContext, (payload: unknown) => {
     const parsed = VehicleContextEnvelopeSchema.safeParse(payload);
     if (!parsed.success) return reportInvalid(EVENTS.vehicleContext, describeZodError(parsed.error));
     try {
@@ -111,15 +169,16 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
     let acknowledged = false;
     const fail = (message: string) => {
       clearTimeout(timer);
+      closing = true;
       socket.disconnect();
       reject(new Error(`head unit "${handler.unit.name}" could not dial in to ${options.url}: ${message}`));
     };
     const timeoutMs = options.connectTimeoutMs ?? 10_000;
     const timer = setTimeout(() => fail(`no hello_ack within ${timeoutMs} ms`), timeoutMs);
 
-    socket.on(EVENTS.error, (payload: unknown) => {
+    on(EVENTS.error, (payload: unknown) => {
       const parsed = BridgeErrorSchema.safeParse(payload);
-      const error: BridgeError = parsed.success ? parsed.data : { code: 'invalid_message', message: `unreadable bridge_error from the bench: ${JSON.stringify(payload)}` };
+      const error: BridgeError = parsed.success ? parsed.data : { code: 'invalid_message', message: `unreadable bridge_error from the bench: ${describeZodError(parsed.error)}` };
       if (!acknowledged) return fail(`${error.code}: ${error.message}`);
       options.onBridgeError?.(error);
     });
@@ -137,6 +196,8 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
           return socket.connected;
         },
         async close() {
+          closing = true;
+          if (redialTimer) clearTimeout(redialTimer);
           socket.disconnect();
         },
       });

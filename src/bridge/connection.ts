@@ -1,5 +1,6 @@
 import type { Socket } from 'socket.io';
 import type { ContextVector } from '../domain/context.ts';
+import type { ProtocolAnomalies } from '../domain/conversation.ts';
 import { describeZodError } from '../domain/validation.ts';
 import {
   AssistantReplySchema,
@@ -13,7 +14,9 @@ import {
   type UserTurn,
   type VehicleContextEnvelope,
 } from '../protocol/bridge.ts';
+import { bridgeStructureLimits, checkStructure, type StructureLimits } from '../protocol/structure.ts';
 import { SutError, type HeadUnitConnection, type HeadUnitSession } from '../headunit/types.ts';
+import { errorMessage, guarded } from './guard.ts';
 import { payloadBytes, RateLimiter } from './limits.ts';
 import { SocketRelay } from './socket-relay.ts';
 
@@ -23,21 +26,40 @@ export interface BridgeLimits {
   turnTimeoutMs: number;
 }
 
-/** What the bench counted on one unit's link; messages it could not attribute are counted, not thrown away silently. */
+/** What the bench counted on one unit's links since it first dialled in; nothing it receives goes uncounted. */
 export interface BridgeUnitStats {
   sessionsOpened: number;
+  /** session_ready and assistant_reply messages that answered a request the bench was waiting on */
   replies: number;
-  /** replies / session_ready for sessions or turns nothing is waiting for (late, duplicate, unknown) */
-  ignored: number;
-  /** messages that failed validation or exceeded a limit and could not be tied to a waiting turn */
+  /** replies (or session_ready) for a turn already answered or failed */
+  duplicateReplies: number;
+  /** replies (or session_ready) for a request that had timed out */
+  lateReplies: number;
+  /** replies naming a turn the bench never asked in that session */
+  wrongTurnReplies: number;
+  /** messages for a session of this unit that failed their schema, a structural limit or the size limit */
+  invalidMessages: number;
+  /** messages the bench could not tie to any session of this unit (no or unknown sessionId, or an error for a session with nothing pending) */
   unattributed: number;
-  rateLimited: number;
+  /** unsolicited messages dropped over maxMessagesPerSecond (replies to the bench's own requests are never dropped) */
+  dropped: number;
+  /** bench-side exceptions in a handler of this unit's socket, contained to that socket */
+  contained: number;
 }
 
-interface Pending {
-  resolve(value: unknown): void;
-  reject(error: SutError): void;
-  timer: NodeJS.Timeout;
+export type StrayKind = 'duplicate' | 'late' | 'wrong_turn' | 'invalid';
+
+/**
+ * An anomaly of a session that arrived after the session was closed (and its conversation recorded),
+ * or — `disconnected` / `replaced` — a session whose opening was cut off by the link going away.
+ */
+export interface AfterCloseAnomaly {
+  sessionId: string;
+  kind: StrayKind | 'disconnected' | 'replaced';
+  /** the turn the message named; null for session_ready or when it named none */
+  turn: number | null;
+  /** for a late reply: ms after the request's deadline */
+  lateMs: number | null;
 }
 
 /** A socket that passed the hello handshake, with the identity it announced. */
@@ -47,25 +69,95 @@ export interface AuthenticatedSocket {
   version: string;
   capabilities: Capabilities;
   connectedAt: Date;
+  /** the peer's address and port, e.g. 127.0.0.1:52114 */
+  address: string;
+}
+
+/** Why a link ended; `replaced` carries the address of the connection that took over. */
+export type LinkLoss = { kind: 'disconnected'; reason: string } | { kind: 'replaced'; by: string };
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: SutError): void;
+  timer: NodeJS.Timeout;
+  generation: number;
 }
 
 const readyKey = (sessionId: string) => `ready\u0000${sessionId}`;
 const turnKey = (sessionId: string, turn: number) => `turn\u0000${sessionId}\u0000${turn}`;
 
-/** Reads sessionId/turn from a payload that may be invalid, to route its error to the turn waiting for it. */
+/** Longer than any session id the bench hands out (SessionStartSchema): not echoed, not looked up. */
+const MAX_SESSION_ID_CHARS = 200;
+/** Closed sessions remembered for attributing late and duplicate replies; older ones count as unattributed. */
+const CLOSED_SESSIONS_KEPT = 4096;
+
+/**
+ * Reads sessionId/turn from a payload that may be anything, to route it before it is validated.
+ * It reads two top-level properties only, so it is safe on a value of any depth.
+ */
 function looseRoute(payload: unknown): { sessionId?: string; turn?: number } {
-  if (typeof payload !== 'object' || payload === null) return {};
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return {};
   const { sessionId, turn } = payload as { sessionId?: unknown; turn?: unknown };
   return {
-    sessionId: typeof sessionId === 'string' ? sessionId : undefined,
-    turn: typeof turn === 'number' ? turn : undefined,
+    sessionId: typeof sessionId === 'string' && sessionId.length <= MAX_SESSION_ID_CHARS ? sessionId : undefined,
+    turn: typeof turn === 'number' && Number.isInteger(turn) ? turn : undefined,
   };
+}
+
+type RequestState = { status: 'pending' | 'answered' | 'failed' | 'timed_out' | 'late'; deadline: number; sentAt: number };
+
+/** @internal What the bench asked in one session and how each request ended, so a stray reply can be classified. */
+export class SessionLedger {
+  ready: RequestState | null = null;
+  readonly turns = new Map<number, RequestState>();
+  pending = 0;
+  closed = false;
+  linkLost: ProtocolAnomalies['linkLost'] = null;
+  readonly counts = { duplicateReplies: 0, wrongTurnReplies: 0, invalidMessages: 0 };
+  /** stray replies while open, newest last (for timeout messages) */
+  readonly strays: { kind: StrayKind; turn: number | null; at: number }[] = [];
+
+  constructor(
+    readonly sessionId: string,
+    readonly generation: number,
+  ) {}
+
+  request(turn: number | null, timeoutMs: number): RequestState {
+    const now = performance.now();
+    const state: RequestState = { status: 'pending', sentAt: now, deadline: now + timeoutMs };
+    if (turn === null) this.ready = state;
+    else this.turns.set(turn, state);
+    this.pending += 1;
+    return state;
+  }
+
+  settle(state: RequestState, status: 'answered' | 'failed' | 'timed_out'): void {
+    if (state.status === 'pending') this.pending -= 1;
+    state.status = status;
+  }
+
+  snapshot(): ProtocolAnomalies {
+    return { ...this.counts, linkLost: this.linkLost };
+  }
+}
+
+/** Why a timed-out request may have gone unanswered: replies the unit sent for other turns meanwhile. */
+function straysSince(ledger: SessionLedger, since: number): string {
+  const strays = ledger.strays.filter((s) => s.at >= since && s.kind !== 'invalid');
+  if (strays.length === 0) return '';
+  const what = (s: (typeof strays)[number]) =>
+    `${s.turn === null ? 'session_ready' : `a reply for turn ${s.turn}`} (${s.kind === 'wrong_turn' ? 'a turn the bench never asked' : s.kind === 'late' ? 'late' : 'already answered'})`;
+  const shown = strays.slice(-3).map(what).join(', ');
+  return `; meanwhile it sent ${shown}${strays.length > 3 ? ` and ${strays.length - 3} more` : ''}`;
 }
 
 /**
  * The bench's handle on one head unit (identified by its announced name) dialled in over the bridge.
  * If the unit reconnects, the connection follows the new socket; sessions opened on the old socket
  * are gone with it (the unit lost their state) and fail as disconnected.
+ *
+ * Inbound messages pass, in order: routing (two top-level fields), the rate limit for unsolicited
+ * messages only, the structural limits (iterative scan), the size limit, then their schema.
  */
 export class BridgeHeadUnitConnection implements HeadUnitConnection {
   private link: AuthenticatedSocket | null = null;
@@ -73,18 +165,38 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
   private limiter: RateLimiter;
   /** inside a burst over the rate limit; the unit is told once per burst */
   private overRate = false;
-  private readonly pending = new Map<string, Pending & { generation: number }>();
+  private readonly structure: StructureLimits;
+  private readonly pending = new Map<string, Pending>();
   private readonly sessions = new Map<string, BridgeSession>();
-  private readonly counters: BridgeUnitStats = { sessionsOpened: 0, replies: 0, ignored: 0, unattributed: 0, rateLimited: 0 };
+  private readonly ledgers = new Map<string, SessionLedger>();
+  private readonly closedLedgers = new Map<string, SessionLedger>();
+  private readonly counters: BridgeUnitStats = {
+    sessionsOpened: 0,
+    replies: 0,
+    duplicateReplies: 0,
+    lateReplies: 0,
+    wrongTurnReplies: 0,
+    invalidMessages: 0,
+    unattributed: 0,
+    dropped: 0,
+    contained: 0,
+  };
+  private readonly afterCloseListeners = new Set<(anomaly: AfterCloseAnomaly) => void>();
   /** the unit's audio streams (src/protocol/audio.ts), following its socket across reconnects */
   readonly audio: SocketRelay;
 
   constructor(
     readonly name: string,
     private readonly limits: BridgeLimits,
+    /** a bench-side exception contained to one socket, for the log */
+    private readonly reportIncident: (message: string) => void = () => undefined,
   ) {
     this.limiter = new RateLimiter(limits.maxMessagesPerSecond);
-    this.audio = new SocketRelay(`head unit "${name}"`);
+    this.structure = bridgeStructureLimits(limits.maxMessageBytes);
+    this.audio = new SocketRelay(`head unit "${name}"`, {
+      admit: (_event, args) => this.admitAudio(args[0]),
+      onListenerError: (error, event) => this.contain(this.link?.socket ?? null, event, error),
+    });
   }
 
   get describe(): string {
@@ -109,11 +221,19 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     return this.link !== null;
   }
 
-  /** Binds a freshly authenticated socket; any previous socket of this unit is hung up. */
+  /** Anomalies of sessions that were already closed when they arrived (their conversation is recorded); returns the unsubscribe. */
+  onAfterClose(listener: (anomaly: AfterCloseAnomaly) => void): () => void {
+    this.afterCloseListeners.add(listener);
+    return () => this.afterCloseListeners.delete(listener);
+  }
+
+  /** Binds a freshly authenticated socket; a previous socket of this unit is told it was replaced and hung up. */
   attach(link: AuthenticatedSocket): void {
     const previous = this.link;
     if (previous) {
-      this.detach(previous.socket, 'replaced by a new connection of the same unit');
+      this.detach(previous.socket, { kind: 'replaced', by: link.address });
+      const notice: BridgeError = { code: 'replaced', message: `another connection of head unit "${this.name}" dialled in from ${link.address}; this one is hung up` };
+      previous.socket.emit(EVENTS.error, notice);
       previous.socket.disconnect(true);
     }
     this.link = link;
@@ -122,27 +242,35 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     this.overRate = false;
     const generation = this.linkGeneration;
     const socket = link.socket;
-    const guard = (handler: (payload: unknown) => void) => (payload: unknown) => {
-      if (this.linkGeneration !== generation) return;
-      this.receive(payload, handler);
-    };
-    socket.on(EVENTS.sessionReady, guard((p) => this.onSessionReady(p)));
-    socket.on(EVENTS.assistantReply, guard((p) => this.onReply(p)));
-    socket.on(EVENTS.error, guard((p) => this.onUnitError(p)));
+    const listen = (event: string, handle: (payload: unknown) => void) =>
+      socket.on(
+        event,
+        guarded(
+          (error) => this.contain(socket, event, error),
+          (payload: unknown) => {
+            if (this.linkGeneration === generation) this.receive(event, payload, handle);
+          },
+        ),
+      );
+    listen(EVENTS.sessionReady, (p) => this.onSessionReady(p));
+    listen(EVENTS.assistantReply, (p) => this.onReply(p));
+    listen(EVENTS.error, (p) => this.onUnitError(p));
     this.audio.bind(socket);
   }
 
   /** The socket went away: every turn and session opening still waiting on it fails as disconnected. */
-  detach(socket: Socket, reason: string): void {
+  detach(socket: Socket, loss: LinkLoss): void {
     if (!this.link || this.link.socket !== socket) return;
     const generation = this.linkGeneration;
     this.link = null;
     this.audio.unbind(socket);
     this.linkGeneration += 1;
+    const why = loss.kind === 'replaced' ? `replaced by a new connection from ${loss.by}` : `disconnected: ${loss.reason}`;
     for (const [key, waiting] of this.pending) {
       if (waiting.generation !== generation) continue;
-      this.settle(key)?.reject(new SutError('disconnected', `head unit "${this.name}" disconnected (${reason})`));
+      this.settle(key)?.reject(new SutError('disconnected', `head unit "${this.name}" ${why}`));
     }
+    for (const ledger of this.ledgers.values()) if (ledger.generation === generation) ledger.linkLost = loss.kind;
     for (const [id, session] of this.sessions) {
       if (session.generation !== generation) continue;
       session.lost = true;
@@ -154,8 +282,16 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     if (this.sessions.has(sessionId)) throw new Error(`session "${sessionId}" is already open on head unit "${this.name}"`);
     const generation = this.linkGeneration;
     const start: SessionStart = { sessionId, context };
-    await this.request(readyKey(sessionId), EVENTS.sessionStart, start, `session_start of "${sessionId}"`);
-    const session = new BridgeSession(this, sessionId, generation);
+    const ledger = new SessionLedger(sessionId, generation);
+    this.ledgers.set(sessionId, ledger);
+    try {
+      await this.request(ledger, null, EVENTS.sessionStart, start, `session_start of "${sessionId}"`);
+    } catch (error) {
+      // no session reaches the conversation: what the ledger holds so far is reported with later strays
+      this.closeLedger(ledger, true);
+      throw error;
+    }
+    const session = new BridgeSession(this, sessionId, generation, ledger);
     this.sessions.set(sessionId, session);
     this.counters.sessionsOpened += 1;
     return session;
@@ -177,12 +313,13 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     if (session.lost || session.generation !== this.linkGeneration) {
       return Promise.reject(new SutError('disconnected', `head unit "${this.name}" disconnected; session "${session.sessionId}" is lost`));
     }
-    return this.request(turnKey(turn.sessionId, turn.turn), EVENTS.userTurn, turn, `turn ${turn.turn} of "${turn.sessionId}"`) as Promise<AssistantReply>;
+    return this.request(session.ledger, turn.turn, EVENTS.userTurn, turn, `turn ${turn.turn} of "${turn.sessionId}"`) as Promise<AssistantReply>;
   }
 
   /** @internal used by BridgeSession */
   endSession(session: BridgeSession): void {
     if (this.sessions.get(session.sessionId) === session) this.sessions.delete(session.sessionId);
+    this.closeLedger(session.ledger, false);
     if (!session.lost && session.generation === this.linkGeneration && this.link) {
       this.link.socket.emit(EVENTS.sessionEnd, { sessionId: session.sessionId, reason: 'completed' });
     }
@@ -193,26 +330,68 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     for (const key of [...this.pending.keys()]) this.settle(key)?.reject(new SutError('disconnected', reason));
   }
 
+  /** Last-resort containment: a bench-side exception while handling this unit's socket ends that socket, never the process. */
+  contain(socket: Socket | null, event: string, error: unknown): void {
+    this.counters.contained += 1;
+    this.reportIncident(`head unit "${this.name}": handling ${event} failed on the bench (${errorMessage(error)}); that connection is hung up`);
+    if (!socket) return;
+    socket.emit(EVENTS.error, { code: 'internal', message: `the bench failed on your ${event} message and hangs up this connection` } satisfies BridgeError);
+    socket.disconnect(true);
+  }
+
+  private closeLedger(ledger: SessionLedger, reportHeld: boolean): void {
+    if (ledger.closed) return;
+    ledger.closed = true;
+    // a session lost with its link may have been opened again under the same id meanwhile
+    if (this.ledgers.get(ledger.sessionId) === ledger) this.ledgers.delete(ledger.sessionId);
+    this.closedLedgers.set(ledger.sessionId, ledger);
+    if (this.closedLedgers.size > CLOSED_SESSIONS_KEPT) this.closedLedgers.delete(this.closedLedgers.keys().next().value!);
+    if (!reportHeld) return;
+    const held: [StrayKind, number][] = [
+      ['duplicate', ledger.counts.duplicateReplies],
+      ['wrong_turn', ledger.counts.wrongTurnReplies],
+      ['invalid', ledger.counts.invalidMessages],
+    ];
+    for (const [kind, n] of held) for (let i = 0; i < n; i++) this.publishAfterClose({ sessionId: ledger.sessionId, kind, turn: null, lateMs: null });
+    if (ledger.linkLost) this.publishAfterClose({ sessionId: ledger.sessionId, kind: ledger.linkLost, turn: null, lateMs: null });
+  }
+
+  private ledgerOf(sessionId: string | undefined): SessionLedger | undefined {
+    if (sessionId === undefined) return undefined;
+    return this.ledgers.get(sessionId) ?? this.closedLedgers.get(sessionId);
+  }
+
   private requireLink(): AuthenticatedSocket {
     if (!this.link) throw new SutError('disconnected', `head unit "${this.name}" is not connected`);
     return this.link;
   }
 
-  private request(key: string, event: string, payload: unknown, what: string): Promise<unknown> {
+  private request(ledger: SessionLedger, turn: number | null, event: string, payload: unknown, what: string): Promise<unknown> {
     let link: AuthenticatedSocket;
     try {
       link = this.requireLink();
     } catch (error) {
       return Promise.reject(error);
     }
+    const key = turn === null ? readyKey(ledger.sessionId) : turnKey(ledger.sessionId, turn);
     if (this.pending.has(key)) return Promise.reject(new Error(`${what} is already waiting for a reply`));
+    const state = ledger.request(turn, this.limits.turnTimeoutMs);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.settle(key)?.reject(
-          new SutError('timeout', `head unit "${this.name}" did not answer ${what} within ${this.limits.turnTimeoutMs} ms`),
-        );
+        this.settle(key)?.reject(new SutError('timeout', `head unit "${this.name}" did not answer ${what} within ${this.limits.turnTimeoutMs} ms${straysSince(ledger, state.sentAt)}`));
       }, this.limits.turnTimeoutMs);
-      this.pending.set(key, { resolve, reject, timer, generation: this.linkGeneration });
+      this.pending.set(key, {
+        resolve: (value) => {
+          ledger.settle(state, 'answered');
+          resolve(value);
+        },
+        reject: (error) => {
+          ledger.settle(state, error.kind === 'timeout' ? 'timed_out' : 'failed');
+          reject(error);
+        },
+        timer,
+        generation: this.linkGeneration,
+      });
       link.socket.emit(event, payload);
     });
   }
@@ -226,106 +405,169 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     return waiting;
   }
 
-  /** Applies rate and size limits to every message from the unit before it is handled. */
-  private receive(payload: unknown, handle: (payload: unknown) => void): void {
-    if (!this.limiter.tryTake()) {
-      this.counters.rateLimited += 1;
-      this.rateLimitExceeded();
+  /** The request a message answers, if the bench is waiting for it: such a message is never rate-limited. */
+  private solicitedKey(event: string, route: { sessionId?: string; turn?: number }): string | undefined {
+    if (route.sessionId === undefined) return undefined;
+    if (event === EVENTS.sessionReady) return readyKey(route.sessionId);
+    if (event === EVENTS.assistantReply && route.turn !== undefined) return turnKey(route.sessionId, route.turn);
+    if (event === EVENTS.error) return this.ledgers.get(route.sessionId)?.pending ? readyKey(route.sessionId) : undefined;
+    return undefined;
+  }
+
+  /** Routing, the rate limit (unsolicited messages only), the structural and size limits, then the handler. */
+  private receive(event: string, payload: unknown, handle: (payload: unknown) => void): void {
+    const route = looseRoute(payload);
+    const key = this.solicitedKey(event, route);
+    const solicited = key !== undefined && (event === EVENTS.error || this.pending.has(key));
+    if (!solicited && !this.admitUnsolicited()) return;
+    const violation = checkStructure(payload, this.structure);
+    if (violation) {
+      this.refuse(event, route, violation.code, violation.message);
       return;
     }
-    this.overRate = false;
     const bytes = payloadBytes(payload);
     if (bytes > this.limits.maxMessageBytes) {
-      const message = `message of ${bytes} bytes exceeds the limit of ${this.limits.maxMessageBytes} bytes`;
-      this.failRoutedOrCount(payload, new SutError('too_large', `head unit "${this.name}" sent a ${message}`), 'too_large', message);
+      this.refuse(event, route, 'too_large', `message of ${bytes} bytes exceeds the limit of ${this.limits.maxMessageBytes} bytes`);
       return;
     }
     handle(payload);
   }
 
-  /**
-   * A unit over its rate cannot be trusted to answer anything in order: every turn waiting on it fails
-   * as rate_limited, and excess messages are dropped. The unit gets one bridge_error per burst.
-   */
-  private rateLimitExceeded(): void {
-    for (const key of [...this.pending.keys()]) {
-      this.settle(key)?.reject(
-        new SutError('rate_limited', `head unit "${this.name}" exceeded ${this.limits.maxMessagesPerSecond} messages per second`),
-      );
+  /** Takes a token for an unsolicited message; over the rate the message is dropped and the unit told once per burst. */
+  private admitUnsolicited(): boolean {
+    if (this.limiter.tryTake()) {
+      this.overRate = false;
+      return true;
     }
-    if (this.overRate) return;
-    this.overRate = true;
-    this.emitError({ code: 'rate_limited', message: `more than ${this.limits.maxMessagesPerSecond} messages per second; excess messages dropped` });
+    this.counters.dropped += 1;
+    if (!this.overRate) {
+      this.overRate = true;
+      this.emitError({
+        code: 'rate_limited',
+        message: `more than ${this.limits.maxMessagesPerSecond} unsolicited messages per second; the excess is dropped (replies to the bench's requests never are)`,
+      });
+    }
+    return false;
+  }
+
+  /** Audio for a session the bench has open is the unit's answer to a spoken turn; any other audio is unsolicited. */
+  private admitAudio(payload: unknown): boolean {
+    const route = looseRoute(payload);
+    const open = route.sessionId !== undefined && this.ledgers.get(route.sessionId)?.closed === false;
+    if (!open && !this.admitUnsolicited()) return false;
+    const violation = checkStructure(payload, this.structure);
+    if (!violation) return true;
+    this.noteInvalid(route.sessionId);
+    this.emitError({ sessionId: route.sessionId, code: violation.code, message: `audio: ${violation.message}` });
+    return false;
+  }
+
+  /**
+   * A message that broke a limit or its schema: fails the request it answers (session_ready or turn),
+   * is counted for its session or as unattributed, and the unit is told.
+   */
+  private refuse(event: string, route: { sessionId?: string; turn?: number }, code: BridgeError['code'], message: string): void {
+    const { sessionId, turn } = route;
+    const key = sessionId === undefined ? undefined : event === EVENTS.assistantReply && turn !== undefined ? turnKey(sessionId, turn) : readyKey(sessionId);
+    const waiting = key === undefined ? undefined : this.settle(key);
+    if (waiting) {
+      const kind = code === 'too_large' ? 'too_large' : 'malformed';
+      waiting.reject(new SutError(kind, `head unit "${this.name}" sent an invalid ${event}: ${message}`));
+    }
+    this.noteInvalid(sessionId);
+    this.emitError({ sessionId, code, message: `${event}: ${message}` });
+  }
+
+  private noteInvalid(sessionId: string | undefined): void {
+    const ledger = this.ledgerOf(sessionId);
+    if (!ledger) {
+      this.counters.unattributed += 1;
+      return;
+    }
+    this.counters.invalidMessages += 1;
+    if (ledger.closed) this.publishAfterClose({ sessionId: ledger.sessionId, kind: 'invalid', turn: null, lateMs: null });
+    else {
+      ledger.counts.invalidMessages += 1;
+      ledger.strays.push({ kind: 'invalid', turn: null, at: performance.now() });
+    }
+  }
+
+  /** A valid reply or session_ready nothing was waiting for: late, duplicate, for a turn never asked, or for no known session. */
+  private stray(sessionId: string, turn: number | null): void {
+    const ledger = this.ledgerOf(sessionId);
+    if (!ledger) {
+      this.counters.unattributed += 1;
+      return;
+    }
+    const state = turn === null ? ledger.ready : ledger.turns.get(turn);
+    let kind: StrayKind;
+    let lateMs: number | null = null;
+    if (!state) kind = 'wrong_turn';
+    else if (state.status === 'timed_out') {
+      kind = 'late';
+      lateMs = Math.max(0, Math.round(performance.now() - state.deadline));
+      state.status = 'late';
+    } else kind = 'duplicate';
+    if (kind === 'late') this.counters.lateReplies += 1;
+    else if (kind === 'wrong_turn') this.counters.wrongTurnReplies += 1;
+    else this.counters.duplicateReplies += 1;
+    if (ledger.closed || kind === 'late') {
+      this.publishAfterClose({ sessionId, kind, turn, lateMs });
+      return;
+    }
+    if (kind === 'wrong_turn') ledger.counts.wrongTurnReplies += 1;
+    else ledger.counts.duplicateReplies += 1;
+    ledger.strays.push({ kind, turn, at: performance.now() });
+  }
+
+  private publishAfterClose(anomaly: AfterCloseAnomaly): void {
+    for (const listener of this.afterCloseListeners) listener(anomaly);
   }
 
   private onSessionReady(payload: unknown): void {
     const parsed = SessionReadySchema.safeParse(payload);
     if (!parsed.success) {
-      this.failRoutedOrCount(
-        payload,
-        new SutError('malformed', `head unit "${this.name}" sent an invalid session_ready: ${describeZodError(parsed.error)}`),
-        'invalid_message',
-        `session_ready: ${describeZodError(parsed.error)}`,
-      );
+      this.refuse(EVENTS.sessionReady, looseRoute(payload), 'invalid_message', describeZodError(parsed.error));
       return;
     }
     const waiting = this.settle(readyKey(parsed.data.sessionId));
-    if (waiting) waiting.resolve(undefined);
-    else this.counters.ignored += 1;
+    if (!waiting) return this.stray(parsed.data.sessionId, null);
+    this.counters.replies += 1;
+    waiting.resolve(undefined);
   }
 
   private onReply(payload: unknown): void {
     const parsed = AssistantReplySchema.safeParse(payload);
     if (!parsed.success) {
-      const details = describeZodError(parsed.error);
-      this.failRoutedOrCount(
-        payload,
-        new SutError('malformed', `head unit "${this.name}" sent an invalid assistant_reply: ${details}`),
-        'invalid_message',
-        `assistant_reply: ${details}`,
-      );
+      this.refuse(EVENTS.assistantReply, looseRoute(payload), 'invalid_message', describeZodError(parsed.error));
       return;
     }
     const waiting = this.settle(turnKey(parsed.data.sessionId, parsed.data.turn));
-    if (!waiting) {
-      this.counters.ignored += 1;
-      return;
-    }
+    if (!waiting) return this.stray(parsed.data.sessionId, parsed.data.turn);
     this.counters.replies += 1;
     waiting.resolve(parsed.data);
   }
 
   private onUnitError(payload: unknown): void {
     const parsed = BridgeErrorSchema.safeParse(payload);
-    const { sessionId } = parsed.success ? parsed.data : looseRoute(payload);
+    const sessionId = parsed.success ? parsed.data.sessionId : looseRoute(payload).sessionId;
     const description = parsed.success ? `${parsed.data.code}: ${parsed.data.message}` : `invalid bridge_error (${describeZodError(parsed.error)})`;
-    if (sessionId === undefined) {
-      this.counters.unattributed += 1;
-      return;
-    }
     let failed = 0;
-    for (const key of [readyKey(sessionId), ...this.turnKeysOf(sessionId)]) {
-      const waiting = this.settle(key);
-      if (!waiting) continue;
-      waiting.reject(new SutError('rejected', `head unit "${this.name}" reported an error for session "${sessionId}": ${description}`));
-      failed += 1;
+    if (sessionId !== undefined) {
+      for (const key of [readyKey(sessionId), ...this.turnKeysOf(sessionId)]) {
+        const waiting = this.settle(key);
+        if (!waiting) continue;
+        waiting.reject(new SutError('rejected', `head unit "${this.name}" reported an error for session "${sessionId}": ${description}`));
+        failed += 1;
+      }
     }
-    if (failed === 0) this.counters.ignored += 1;
+    if (failed === 0) this.counters.unattributed += 1;
   }
 
   private turnKeysOf(sessionId: string): string[] {
-    const prefix = `turn\u0000${sessionId}\u0000`;
-    return [...this.pending.keys()].filter((key) => key.startsWith(prefix));
-  }
-
-  /** Fails the request the payload names (session_ready or turn) or, if it names none, counts it and tells the unit. */
-  private failRoutedOrCount(payload: unknown, error: SutError, code: BridgeError['code'], message: string): void {
-    const { sessionId, turn } = looseRoute(payload);
-    const key = sessionId === undefined ? undefined : turn === undefined ? readyKey(sessionId) : turnKey(sessionId, turn);
-    const waiting = key === undefined ? undefined : this.settle(key);
-    if (waiting) waiting.reject(error);
-    else this.counters.unattributed += 1;
-    this.emitError({ sessionId, code, message });
+    const ledger = this.ledgers.get(sessionId);
+    if (!ledger) return [];
+    return [...ledger.turns].filter(([, state]) => state.status === 'pending').map(([turn]) => turnKey(sessionId, turn));
   }
 
   private emitError(error: BridgeError): void {
@@ -337,11 +579,14 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
 export class BridgeSession implements HeadUnitSession {
   lost = false;
   private closed = false;
+  private recorded: ProtocolAnomalies | null = null;
 
   constructor(
     private readonly unit: BridgeHeadUnitConnection,
     readonly sessionId: string,
     readonly generation: number,
+    /** @internal what the bench asked in this session and what came back */
+    readonly ledger: SessionLedger,
   ) {}
 
   send(turn: number, text: string, context: ContextVector): Promise<AssistantReply> {
@@ -352,6 +597,12 @@ export class BridgeSession implements HeadUnitSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.recorded = this.ledger.snapshot();
     this.unit.endSession(this);
+  }
+
+  /** Anomalies up to close (later ones go to BridgeHeadUnitConnection.onAfterClose). */
+  anomalies(): ProtocolAnomalies {
+    return this.recorded ?? this.ledger.snapshot();
   }
 }

@@ -2,7 +2,10 @@
  * Per-unit limits the bench enforces on what a head unit sends: message size and message rate.
  */
 
-/** Size of a received socket.io payload in bytes: binary parts by length, the rest as JSON text. */
+/**
+ * Size of a received socket.io payload in bytes: binary parts by length, the rest as JSON text.
+ * JSON.stringify recurses: call this only on a payload that passed checkStructure (src/protocol/structure.ts).
+ */
 export function payloadBytes(value: unknown): number {
   if (value === undefined) return 0;
   if (value instanceof ArrayBuffer) return value.byteLength;

@@ -6,11 +6,16 @@ import { Server, type Socket } from 'socket.io';
 import { z } from 'zod';
 import { describeZodError, parseOrThrow } from '../domain/validation.ts';
 import { BRIDGE_PROTOCOL, BRIDGE_TOKEN_ENV, EVENTS, HelloSchema, type BridgeError, type Capabilities, type HelloAck } from '../protocol/bridge.ts';
+import { checkStructure, type StructureLimits } from '../protocol/structure.ts';
 import { SutError } from '../headunit/types.ts';
 import { BridgeHeadUnitConnection, type BridgeLimits } from './connection.ts';
+import { errorMessage, guarded } from './guard.ts';
 import { transportCapBytes } from './limits.ts';
 
-export { BridgeHeadUnitConnection, type BridgeUnitStats } from './connection.ts';
+export { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BridgeUnitStats } from './connection.ts';
+
+/** A hello is a handful of short fields; anything bigger is refused before it is read (it comes before the token is checked). */
+const HELLO_STRUCTURE: StructureLimits = { maxDepth: 4, maxEntries: 100, maxStringChars: 4096 };
 
 export const BridgeServerOptionsSchema = z.object({
   /** loopback unless configured: a rig that lets a head unit dial in from the lab network sets 0.0.0.0 */
@@ -32,11 +37,17 @@ export interface ConnectedUnit {
   version: string;
   capabilities: Capabilities;
   connectedAt: Date;
+  /** the peer's address and port, e.g. 127.0.0.1:52114 */
+  address: string;
 }
 
 export interface BridgeServerEvents {
   unit_connected: [unit: ConnectedUnit];
   unit_disconnected: [unit: ConnectedUnit, reason: string];
+  /** a second connection presented a connected unit's name: `previous` was hung up, `unit` took over */
+  unit_replaced: [unit: ConnectedUnit, previous: ConnectedUnit];
+  /** something the bench contained instead of crashing (an exception in a socket handler), for the log */
+  incident: [message: string];
 }
 
 export interface BridgeServer {
@@ -46,6 +57,8 @@ export interface BridgeServer {
   /** Resolves with the first authenticated head unit (of that name, if given); rejects with SutError 'unavailable' on timeout. */
   waitForHeadUnit(timeoutMs: number, name?: string): Promise<BridgeHeadUnitConnection>;
   connectedUnits(): ConnectedUnit[];
+  /** connections refused before or at hello (wrong token or protocol, invalid or oversized hello, no hello in time) */
+  refusedConnections(): number;
   on<E extends keyof BridgeServerEvents>(event: E, listener: (...args: BridgeServerEvents[E]) => void): this;
   off<E extends keyof BridgeServerEvents>(event: E, listener: (...args: BridgeServerEvents[E]) => void): this;
   /** Hangs up every unit, fails whatever is still waiting as disconnected, stops listening. */
@@ -79,62 +92,85 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const waiters = new Set<Waiter>();
   const emitter = new EventEmitter();
 
+  let refused = 0;
   const refuse = (socket: Socket, error: BridgeError) => {
+    refused += 1;
     socket.emit(EVENTS.error, error);
     // give the error frame a moment to leave before hanging up
     setTimeout(() => socket.disconnect(true), 50).unref();
   };
+  const incident = (message: string) => emitter.emit('incident', message);
+  /** Last resort: an exception while handling a socket that has not said hello yet ends that socket only. */
+  const containTo = (socket: Socket, what: string) => (error: unknown) => {
+    incident(`bridge: handling ${what} from ${peerAddress(socket)} failed on the bench (${errorMessage(error)}); that connection is hung up`);
+    socket.disconnect(true);
+  };
 
-  io.on('connection', (socket) => {
-    const helloTimer = setTimeout(
-      () => refuse(socket, { code: 'protocol', message: `no hello within ${config.helloTimeoutMs} ms` }),
-      config.helloTimeoutMs,
-    );
-    socket.once('disconnect', () => clearTimeout(helloTimer));
-    socket.once(EVENTS.hello, (payload: unknown) => {
-      clearTimeout(helloTimer);
-      const announced = (typeof payload === 'object' && payload !== null ? payload : {}) as { protocol?: unknown; token?: unknown };
-      if (announced.protocol !== BRIDGE_PROTOCOL) {
-        refuse(socket, { code: 'protocol', message: `protocol ${JSON.stringify(announced.protocol)} is not supported; the bench speaks ${BRIDGE_PROTOCOL}` });
-        return;
-      }
-      if (typeof announced.token !== 'string' || !sameSecret(announced.token, config.token)) {
-        refuse(socket, { code: 'unauthorized', message: `missing or wrong token (the bench's token is in ${BRIDGE_TOKEN_ENV})` });
-        return;
-      }
-      const hello = HelloSchema.safeParse(payload);
-      if (!hello.success) {
-        refuse(socket, { code: 'invalid_message', message: `hello: ${describeZodError(hello.error)}` });
-        return;
-      }
-      const info: ConnectedUnit = {
-        name: hello.data.unit.name,
-        version: hello.data.unit.version,
-        capabilities: hello.data.capabilities,
-        connectedAt: new Date(),
-      };
-      let unit = units.get(info.name);
-      if (!unit) {
-        unit = new BridgeHeadUnitConnection(info.name, limits);
-        units.set(info.name, unit);
-      }
-      const connection = unit;
-      connection.attach({ socket, ...info });
-      socket.once('disconnect', (reason) => {
-        const wasCurrent = connection.info()?.socket === socket;
-        connection.detach(socket, reason);
-        if (wasCurrent) emitter.emit('unit_disconnected', info, reason);
-      });
-      const ack: HelloAck = { protocol: BRIDGE_PROTOCOL, limits };
-      socket.emit(EVENTS.helloAck, ack);
-      emitter.emit('unit_connected', info);
-      for (const waiter of [...waiters]) {
-        if (waiter.name !== undefined && waiter.name !== info.name) continue;
-        waiters.delete(waiter);
-        waiter.resolve(connection);
-      }
-    });
-  });
+  io.on(
+    'connection',
+    guarded(
+      (error) => incident(`bridge: a new connection failed on the bench (${errorMessage(error)})`),
+      (socket: Socket) => {
+        const helloTimer = setTimeout(
+          () => refuse(socket, { code: 'protocol', message: `no hello within ${config.helloTimeoutMs} ms` }),
+          config.helloTimeoutMs,
+        );
+        socket.once('disconnect', () => clearTimeout(helloTimer));
+        socket.once(EVENTS.hello, guarded(containTo(socket, 'hello'), (payload: unknown) => {
+          clearTimeout(helloTimer);
+          // before anything reads the hello (the token is not checked yet): a bounded, iterative look at its shape
+          const violation = checkStructure(payload, HELLO_STRUCTURE);
+          if (violation) {
+            refuse(socket, { code: violation.code, message: `hello: ${violation.message}` });
+            return;
+          }
+          const announced = (typeof payload === 'object' && payload !== null ? payload : {}) as { protocol?: unknown; token?: unknown };
+          if (announced.protocol !== BRIDGE_PROTOCOL) {
+            refuse(socket, { code: 'protocol', message: `protocol ${describeAnnounced(announced.protocol)} is not supported; the bench speaks ${BRIDGE_PROTOCOL}` });
+            return;
+          }
+          if (typeof announced.token !== 'string' || !sameSecret(announced.token, config.token)) {
+            refuse(socket, { code: 'unauthorized', message: `missing or wrong token (the bench's token is in ${BRIDGE_TOKEN_ENV})` });
+            return;
+          }
+          const hello = HelloSchema.safeParse(payload);
+          if (!hello.success) {
+            refuse(socket, { code: 'invalid_message', message: `hello: ${describeZodError(hello.error)}` });
+            return;
+          }
+          const info: ConnectedUnit = {
+            name: hello.data.unit.name,
+            version: hello.data.unit.version,
+            capabilities: hello.data.capabilities,
+            connectedAt: new Date(),
+            address: peerAddress(socket),
+          };
+          let unit = units.get(info.name);
+          if (!unit) {
+            unit = new BridgeHeadUnitConnection(info.name, limits, incident);
+            units.set(info.name, unit);
+          }
+          const connection = unit;
+          const previous = connection.info();
+          connection.attach({ socket, ...info });
+          if (previous) emitter.emit('unit_replaced', info, connectedUnit(previous));
+          socket.once('disconnect', (reason) => {
+            const wasCurrent = connection.info()?.socket === socket;
+            connection.detach(socket, { kind: 'disconnected', reason });
+            if (wasCurrent) emitter.emit('unit_disconnected', info, reason);
+          });
+          const ack: HelloAck = { protocol: BRIDGE_PROTOCOL, limits };
+          socket.emit(EVENTS.helloAck, ack);
+          emitter.emit('unit_connected', info);
+          for (const waiter of [...waiters]) {
+            if (waiter.name !== undefined && waiter.name !== info.name) continue;
+            waiters.delete(waiter);
+            waiter.resolve(connection);
+          }
+        }));
+      },
+    ),
+  );
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -180,10 +216,11 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
         waiters.add(waiter);
       });
     },
+    refusedConnections: () => refused,
     connectedUnits() {
       return [...units.values()].flatMap((unit) => {
         const info = unit.info();
-        return info ? [{ name: info.name, version: info.version, capabilities: info.capabilities, connectedAt: info.connectedAt }] : [];
+        return info ? [connectedUnit(info)] : [];
       });
     },
     on(event, listener) {
@@ -205,4 +242,23 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     },
   };
   return server;
+}
+
+function connectedUnit(info: ConnectedUnit): ConnectedUnit {
+  return { name: info.name, version: info.version, capabilities: info.capabilities, connectedAt: info.connectedAt, address: info.address };
+}
+
+/** The peer of a socket as address:port (the port tells two connections from one host apart). */
+function peerAddress(socket: Socket): string {
+  const address = socket.handshake.address || 'unknown';
+  const port = socket.request.socket.remotePort;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return port === undefined ? host : `${host}:${port}`;
+}
+
+/** A protocol value a unit announced, for the refusal: short strings verbatim, anything else by its type. */
+function describeAnnounced(value: unknown): string {
+  if (typeof value === 'string') return value.length <= 100 ? JSON.stringify(value) : `(a string of ${value.length} characters)`;
+  if (value === undefined) return '(none)';
+  return `(a${Array.isArray(value) ? 'n array' : ` ${value === null ? 'null' : typeof value}`})`;
 }

@@ -31,8 +31,10 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     waitSeconds: z.number().positive().default(60),
     turnTimeoutMs: z.number().int().positive().default(15_000),
     maxMessageBytes: z.number().int().positive().optional(),
-    /** flood guard: messages per second one head unit may send (a reply per turn, so far above real use) */
+    /** flood guard: unsolicited messages per second one head unit may send (replies to the bench's requests never count) */
     maxMessagesPerSecond: z.number().positive().default(500),
+    /** while no unit is connected the campaign starts no conversation; it stops (resumable) when none dials in within this grace */
+    reconnectGraceSeconds: z.number().positive().default(60),
   }),
   /** a text-only assistant behind an OpenAI-compatible chat endpoint */
   z.object({

@@ -168,5 +168,6 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
     }
   }
   const failOn = [...(deps.failOn ?? DEFAULT_FAIL_ON)];
-  return { spec, status, error, turns, targets, verdicts, failOn, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime() };
+  const protocol = session?.anomalies?.();
+  return { spec, status, error, turns, targets, verdicts, failOn, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), ...(protocol ? { protocol } : {}) };
 }

@@ -1,4 +1,5 @@
 import type { ConversationResult, ConversationSpec, TurnRecord } from '../domain/conversation.ts';
+import type { HeadUnitNotice } from '../bridge/run-monitor.ts';
 
 /**
  * Live events a campaign emits while it runs; the CLI progress bar, the bench server's
@@ -10,6 +11,9 @@ export type CampaignEvent =
   | { type: 'turn'; runId: string; key: string; turn: TurnRecord; activeStrategies: string[] }
   | { type: 'conversation_finished'; runId: string; key: string; result: ConversationResult }
   | { type: 'progress'; runId: string; done: number; planned: number; elapsedMs: number; budgetMs: number | null }
-  | { type: 'run_finished'; runId: string; status: 'completed' | 'interrupted' | 'budget_exhausted'; done: number; planned: number };
+  /** the head unit's link: connected, disconnected, replaced (both addresses in the message), paused, resumed, stopped */
+  | ({ type: 'headunit'; runId: string } & HeadUnitNotice)
+  /** reason: why the run stopped by itself (the head unit did not come back) */
+  | { type: 'run_finished'; runId: string; status: 'completed' | 'interrupted' | 'budget_exhausted'; done: number; planned: number; reason?: string };
 
 export type CampaignEventListener = (event: CampaignEvent) => void;

@@ -12,6 +12,7 @@ import { describeTiers } from './tiers.ts';
 import { VehicleFeed, type VehicleSection } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
+import { watchHeadUnit } from '../bridge/run-monitor.ts';
 
 export interface CampaignTiers {
   simulator: UserSimulator;
@@ -38,6 +39,8 @@ export interface RunCampaignOptions {
 export interface RunCampaignResult {
   runId: string;
   status: 'completed' | 'interrupted' | 'budget_exhausted';
+  /** why the run stopped by itself before its end (the head unit left and did not come back); null otherwise */
+  stopReason: string | null;
   done: number;
   planned: number;
   /** the summary's `vehicle` section when a drive scenario fed the run (counts of this invocation) */
@@ -86,14 +89,20 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());
   options.signal?.addEventListener('abort', onAbort);
+  const watch = watchHeadUnit(headUnit, { store, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
+  let stopReason: string | null = null;
 
   const worker = async (): Promise<void> => {
     while (next < remaining.length) {
-      if (options.signal?.aborted) return;
+      if (options.signal?.aborted || stopReason) return;
       if (budgetMs !== null && Date.now() - started >= budgetMs) {
         budgetHit = true;
         return;
       }
+      // the pause hook: no new conversation starts while the head unit is away
+      const stop = await watch.ready();
+      if (stop) stopReason ??= stop;
+      if (stopReason || options.signal?.aborted || next >= remaining.length) return;
       const spec = remaining[next++];
       const controller = new AbortController();
       inflight.add(controller);
@@ -136,14 +145,15 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
     await Promise.all(Array.from({ length: Math.min(config.concurrency, Math.max(1, remaining.length)) }, worker));
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
+    watch.close();
     await rig.close();
   }
-  const status = options.signal?.aborted ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
+  const status = options.signal?.aborted || stopReason ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
   store.setRunStatus(runId, status);
-  emit({ type: 'run_finished', runId, status, done, planned });
+  emit({ type: 'run_finished', runId, status, done, planned, ...(stopReason ? { reason: stopReason } : {}) });
   const rejected = headUnit.reference?.vehicleCounts();
   const vehicleSection = vehicle ? vehicle.section(rejected ? rejected.unknownId + rejected.lengthMismatch + rejected.valuesRejected : null) : null;
-  return { runId, status, done, planned, vehicle: vehicleSection };
+  return { runId, status, stopReason, done, planned, vehicle: vehicleSection };
 }
 
 interface Rig {

@@ -11,6 +11,8 @@ import { vehicleTimelineSection } from '../report/vehicle-section.ts';
 import { judgeDisagreementSection } from '../report/judge-section.ts';
 import { voiceReport } from '../report/voice-section.ts';
 import type { Artifact } from '../store/types.ts';
+import { protocolReport } from '../analysis/protocol.ts';
+import { protocolSection } from '../report/protocol-section.ts';
 
 /** What other parts of the bench add to a run's outputs: summary sections (vehicle, voice, llm) and report sections. */
 export interface RunOutputExtras {
@@ -25,17 +27,20 @@ export interface RunOutputExtras {
  */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string, extras: RunOutputExtras = {}): Promise<RunSummary> {
   // one pass over the store for every section
-  const collectors = { vehicle: vehicleTimelineSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }) };
+  const protocolCollector = protocolReport(store.runFacts(runId));
+  const collectors = { vehicle: vehicleTimelineSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
   for (const result of store.conversations(runId)) for (const collector of Object.values(collectors)) collector.add(result);
   const vehicle = collectors.vehicle.finish();
   const disagreements = collectors.disagreements.finish();
   const voice = collectors.voice.finish();
+  const protocol = collectors.protocol.finish();
   const { summary } = writeRunReportFromStore(store, runId, outDir, {
-    extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : []), ...(voice ? [voice.section] : []), ...(disagreements ? [disagreements] : [])],
+    extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : []), ...(voice ? [voice.section] : []), ...(disagreements ? [disagreements] : []), ...(protocol ? [protocolSection(protocol)] : [])],
     extend: (base) => {
       const tiers = runTiers(store, runId);
-      return { ...base, ...(tiers.length ? { tiers } : {}), ...(voice ? { voice: { ...voice.summary } } : {}), ...extras.summary?.(base) };
+      return { ...base, ...(tiers.length ? { tiers } : {}), ...(voice ? { voice: { ...voice.summary } } : {}), ...(protocol ? { protocol } : {}), ...extras.summary?.(base) };
     },
+    protocolOf: protocolCollector.rowFor,
   });
   return summary;
 }

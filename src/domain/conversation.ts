@@ -172,6 +172,23 @@ export const ConversationSpecSchema = z.object({
 });
 export type ConversationSpec = z.infer<typeof ConversationSpecSchema>;
 
+/**
+ * What the transport saw go wrong on the wire while this conversation's session was open (the
+ * bridge records it; docs/bridge-protocol.md, "Protocol anomalies"). Late replies are not here: the
+ * conversation stops at a timeout, so a late reply always comes after it and is a run fact.
+ */
+export const ProtocolAnomaliesSchema = z.object({
+  /** replies (or session_ready) for a turn that had already been answered or failed */
+  duplicateReplies: z.number().int().min(0),
+  /** replies naming a turn the bench had not asked */
+  wrongTurnReplies: z.number().int().min(0),
+  /** messages for this conversation that failed their schema, a structural limit or the size limit */
+  invalidMessages: z.number().int().min(0),
+  /** the unit's link dropped while the conversation ran: it disconnected, or another connection took over its name */
+  linkLost: z.enum(['disconnected', 'replaced']).nullable(),
+});
+export type ProtocolAnomalies = z.infer<typeof ProtocolAnomaliesSchema>;
+
 export const ConversationResultSchema = z.object({
   spec: ConversationSpecSchema,
   status: ConversationStatusSchema,
@@ -188,5 +205,7 @@ export const ConversationResultSchema = z.object({
   failOn: z.array(FailureLabelSchema).optional(),
   startedAt: z.string(),
   durationMs: z.number().min(0),
+  /** protocol anomalies of the session (transports that observe them: the bridge) */
+  protocol: ProtocolAnomaliesSchema.optional(),
 });
 export type ConversationResult = z.infer<typeof ConversationResultSchema>;

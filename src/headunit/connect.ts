@@ -19,7 +19,10 @@ export interface ConnectedHeadUnit {
   reference: ReferenceHeadUnit | null;
   /** the unit's audio streams on the bench side (bridge head units; absent or null: text only) */
   audio?: SocketRelay | null;
-  /** Waits (bounded) for a head unit that dropped off the bridge to dial in again before a new session starts. */
+  /**
+   * Waits (up to the reconnect grace) for a head unit that dropped off the bridge to dial in again;
+   * rejects with SutError 'unavailable' when it does not. The runner's pause hook (src/bridge/run-monitor.ts).
+   */
   ensureReady(): Promise<void>;
   close(): Promise<void>;
 }
@@ -43,7 +46,7 @@ export function referenceDialIn(reference: ReferenceHeadUnit, voice?: ReferenceV
   return { handler: withVoiceFrontEnd(reference, frontEnd), audio, frontEnd };
 }
 
-/** How long a new conversation waits for a head unit that dropped off the bridge to come back. */
+/** How long new conversations wait for the in-process reference head unit to come back (bridge configs set reconnectGraceSeconds). */
 export const RECONNECT_GRACE_MS = 5_000;
 
 export function bridgeReadiness(bridge: BridgeServer, connection: BridgeHeadUnitConnection, graceMs = RECONNECT_GRACE_MS): () => Promise<void> {
@@ -64,8 +67,8 @@ export async function connectConfiguredHeadUnit(
 ): Promise<ConnectedHeadUnit> {
   if (config.type === 'reference') {
     const token = randomBytes(16).toString('hex');
-    // the reference head unit answers instantly, so the flood guard meant for real units would only get in the way
-    const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token, maxMessagesPerSecond: 1_000_000 });
+    // the flood guard stays at its default: replies to the bench's own requests never count against it
+    const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token });
     // the unit follows its own policy when the config gives one, else the campaign's (the one the oracle judges by)
     const safety = config.safety ?? options.safety;
     const reference = new ReferenceHeadUnit({ worldSeed: config.worldSeed, faults: config.faults, vehicleMapping: options.vehicleMapping, ...(safety ? { safety } : {}) });
@@ -99,7 +102,7 @@ export async function connectConfiguredHeadUnit(
     log(`bridge listening on ${bridge.url}; waiting up to ${config.waitSeconds} s for a head unit to dial in`);
     try {
       const connection = await bridge.waitForHeadUnit(config.waitSeconds * 1000);
-      return { connection, bridge, reference: null, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection), close: () => bridge.close() };
+      return { connection, bridge, reference: null, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection, config.reconnectGraceSeconds * 1000), close: () => bridge.close() };
     } catch (error) {
       await bridge.close();
       throw error;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ContextVector } from '../domain/context.ts';
 import { describeZodError, parseOrThrow } from '../domain/validation.ts';
 import { AssistantReplySchema, type AssistantReply, type Capabilities } from '../protocol/bridge.ts';
+import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
 import { SutError, type HeadUnitConnection, type HeadUnitSession } from './types.ts';
 
 const DEFAULT_SYSTEM_PROMPT =
@@ -26,6 +27,9 @@ const ChatCompletionSchema = z.object({
 });
 
 type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+
+/** A chat completion is shallow; a reply's text is at most 20,000 characters (AssistantReplySchema). */
+const COMPLETION_STRUCTURE = { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 100_000, maxStringChars: 1_000_000 };
 
 /** The system prompt for one turn: the configured prompt plus the context vector c of that turn. */
 export function systemMessage(prompt: string, context: ContextVector): string {
@@ -102,6 +106,9 @@ export class HttpChatHeadUnit implements HeadUnitConnection {
     } catch (error) {
       throw toSutError(error, this.endpoint);
     }
+    // the endpoint is the system under test: its JSON is checked by an iterative scan before anything walks it
+    const violation = checkStructure(response, COMPLETION_STRUCTURE);
+    if (violation) throw new SutError(violation.code === 'too_large' ? 'too_large' : 'malformed', `${this.endpoint} returned a completion ${violation.message}`);
     const parsed = ChatCompletionSchema.safeParse(response);
     if (!parsed.success) {
       throw new SutError('malformed', `${this.endpoint} returned an unusable chat completion: ${describeZodError(parsed.error)}`);

@@ -1,4 +1,5 @@
 import type { ContextVector } from '../domain/context.ts';
+import type { ProtocolAnomalies } from '../domain/conversation.ts';
 import type { AssistantReply, Capabilities } from '../protocol/bridge.ts';
 
 /** One conversation with the system under test. */
@@ -7,6 +8,8 @@ export interface HeadUnitSession {
   /** a_t ← SUT.send(u_t, c). Rejects with SutError on disconnect, timeout or a malformed reply. */
   send(turn: number, text: string, context: ContextVector): Promise<AssistantReply>;
   close(): Promise<void>;
+  /** what the transport saw go wrong on the wire while the session was open; read after close (the bridge implements it) */
+  anomalies?(): ProtocolAnomalies;
 }
 
 /** How the bench reaches a system under test (bridge, HTTP chat endpoint, …). Every transport has this shape. */

@@ -31,13 +31,18 @@ export const CapabilitiesSchema = z.object({
 });
 export type Capabilities = z.infer<typeof CapabilitiesSchema>;
 
+/** What a unit that announces no capabilities (or only some) gets: text only. */
+export const DEFAULT_CAPABILITIES: Capabilities = CapabilitiesSchema.parse({});
+
 export const HelloSchema = z.object({
   protocol: z.literal(BRIDGE_PROTOCOL),
   token: z.string().min(1),
   unit: z.object({ name: z.string().min(1).max(200), version: z.string().max(100).default('unknown') }),
-  capabilities: CapabilitiesSchema,
+  /** optional: a unit that leaves it out gets DEFAULT_CAPABILITIES (text only) */
+  capabilities: CapabilitiesSchema.default(DEFAULT_CAPABILITIES),
 });
 export type Hello = z.infer<typeof HelloSchema>;
+export type HelloInput = z.input<typeof HelloSchema>;
 
 export const HelloAckSchema = z.object({
   protocol: z.literal(BRIDGE_PROTOCOL),
@@ -138,7 +143,7 @@ export const SessionEndSchema = z.object({ sessionId: z.string(), reason: z.stri
 
 export const BridgeErrorSchema = z.object({
   sessionId: z.string().optional(),
-  code: z.enum(['unauthorized', 'protocol', 'invalid_message', 'too_large', 'rate_limited', 'timeout', 'internal', 'unknown_session']),
+  code: z.enum(['unauthorized', 'protocol', 'invalid_message', 'too_large', 'rate_limited', 'timeout', 'internal', 'unknown_session', 'replaced']),
   message: z.string(),
 });
 export type BridgeError = z.infer<typeof BridgeErrorSchema>;

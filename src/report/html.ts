@@ -7,6 +7,7 @@ import type { RunComparison, SampleTest } from '../analysis/compare.ts';
 import { POSITION_BINS, type RunInfo, type RunSummary } from '../analysis/profile.ts';
 import { combinedVerdict, turnLabels, type CombinedVerdict } from '../analysis/verdict.ts';
 import { decidingConversationVerdict, decidingTurnVerdict } from '../judge/precedence.ts';
+import { describeConversationProtocol, type ConversationProtocol } from '../analysis/protocol.ts';
 import { escapeHtml as h, jsonForScript } from './escape.ts';
 import { coverageSectionHtml } from './coverage-section.ts';
 
@@ -74,11 +75,11 @@ th{color:var(--muted);font-weight:600}td.n,th.n{text-align:right;font-variant-nu
 .chip{display:inline-block;background:#eef2f7;border:1px solid #d8dee8;border-radius:6px;padding:0 6px;margin:1px 2px;font-size:12px}
 .chip.l{background:#fdecea;border-color:#f5c6c0}
 .conv{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:6px 0}
-.conv summary,.conv .row{display:grid;grid-template-columns:minmax(160px,2fr) 1.2fr 90px 60px 50px 3fr;gap:8px;padding:8px 12px;align-items:center;cursor:pointer}
+.conv summary,.conv .row{display:grid;grid-template-columns:minmax(160px,2fr) 1.2fr 90px 60px 50px 3fr 1.4fr;gap:8px;padding:8px 12px;align-items:center;cursor:pointer}
 .conv .row{cursor:default}.conv summary::marker{content:''}
 .conv[open] summary{border-bottom:1px solid var(--line);background:#fafbfc}
 .conv .body{padding:8px 12px 12px}.conv .body td{max-width:420px;white-space:pre-wrap;word-break:break-word}
-.head{display:grid;grid-template-columns:minmax(160px,2fr) 1.2fr 90px 60px 50px 3fr;gap:8px;padding:4px 12px;color:var(--muted);font-size:12px;font-weight:600}
+.head{display:grid;grid-template-columns:minmax(160px,2fr) 1.2fr 90px 60px 50px 3fr 1.4fr;gap:8px;padding:4px 12px;color:var(--muted);font-size:12px;font-weight:600}
 .toolbar{display:flex;gap:8px;margin:8px 0}.toolbar input,.toolbar select{padding:6px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
 .muted{color:var(--muted)}.err{color:var(--err)}pre{white-space:pre-wrap;background:#f0f2f5;padding:8px;border-radius:6px;font-size:12px}
 .sig{font-weight:650;color:var(--fail)}.ns{color:var(--muted)}
@@ -265,7 +266,11 @@ export class RunHtmlWriter {
   private readonly items: string[] = [];
   private count = 0;
 
-  constructor(private readonly drillDownLimit = DRILL_DOWN_LIMIT) {}
+  constructor(
+    private readonly drillDownLimit = DRILL_DOWN_LIMIT,
+    /** the conversation's protocol anomalies (src/analysis/protocol.ts), for the protocol column; default: what the result stored */
+    private readonly protocolOf?: (result: ConversationResult) => ConversationProtocol | null,
+  ) {}
 
   add(result: ConversationResult): void {
     const combined = combinedVerdict(result);
@@ -273,7 +278,7 @@ export class RunHtmlWriter {
     const labels = FAILURE_LABELS.filter((l: FailureLabel) => found.has(l));
     const search = `${result.spec.key} ${result.spec.seed.id} ${result.spec.persona} ${labels.join(' ')}`.toLowerCase();
     const cells = `<span><b>${h(result.spec.key)}</b></span><span class="muted">${h(result.spec.seed.id)} · ${h(result.spec.persona)}</span>
-<span>${badge(combined.outcome)}${combined.gate.length ? ' <span class="chip l" title="failed by the critical-failure gate">gate</span>' : ''}</span><span class="n">${num(combined.score)}</span><span class="n">${result.turns.length}</span><span>${chips(labels, 'l')}</span>`;
+<span>${badge(combined.outcome)}${combined.gate.length ? ' <span class="chip l" title="failed by the critical-failure gate">gate</span>' : ''}</span><span class="n">${num(combined.score)}</span><span class="n">${result.turns.length}</span><span>${chips(labels, 'l')}</span><span class="muted" data-col="protocol">${h(this.protocolCell(result))}</span>`;
     const attrs = `class="conv" data-outcome="${combined.outcome}" data-search="${h(search)}"`;
     this.count += 1;
     if (this.count > this.drillDownLimit) {
@@ -291,6 +296,12 @@ export class RunHtmlWriter {
     this.items.push(`<details ${attrs}><summary>${cells}</summary><div class="body">${error}<p>${h(outcomeReason(combined))}</p>${verdicts || '<p class="muted">no conversation verdict</p>'}
 <table><thead><tr><th class="n">#</th><th>strategy</th><th>user</th><th>assistant</th><th>failure labels</th><th>judges · latency</th></tr></thead>
 <tbody>${turnRows(result.turns)}</tbody></table></div></details>`);
+  }
+
+  private protocolCell(result: ConversationResult): string {
+    const row = this.protocolOf ? this.protocolOf(result) : result.protocol ? { key: result.spec.key, ...result.protocol, lateReplies: [] } : null;
+    if (!row) return '';
+    return describeConversationProtocol(row) || '–';
   }
 
   toString(run: RunInfo, summary: RunSummary, extraSections: readonly ReportSection[] = []): string {
@@ -345,7 +356,7 @@ ${more}
 ${capped}
 <div class="toolbar"><input id="conv-filter" placeholder="filter by key, seed, persona, failure…" size="40">
 <select id="conv-outcome"><option value="">all outcomes</option><option>pass</option><option>fail</option><option>inconclusive</option><option>error</option></select></div>
-<div class="head"><span>conversation</span><span>seed · persona</span><span>outcome</span><span>C</span><span>turns</span><span>failure types</span></div>
+<div class="head"><span>conversation</span><span>seed · persona</span><span>outcome</span><span>C</span><span>turns</span><span>failure types</span><span>protocol</span></div>
 ${this.items.join('\n')}
 `;
     const subtitle = `${h(run.name)} · run ${h(run.id)} · ${h(run.mode)} · ${h(run.status)} · started ${h(run.createdAt)}${run.finishedAt ? ` · finished ${h(run.finishedAt)}` : ''}`;

@@ -4,6 +4,7 @@ import type { ConversationResult } from '../domain/conversation.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { compareRuns, RunComparisonSchema, type RunComparison } from '../analysis/compare.ts';
 import { computeRunSummary, RunSummarySchema, withPreGateFields, type RunInfo, type RunSummary } from '../analysis/profile.ts';
+import type { ConversationProtocol } from '../analysis/protocol.ts';
 import type { ResultStore } from '../store/store.ts';
 import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
 import { ConversationCsvWriter } from './csv.ts';
@@ -18,6 +19,8 @@ export interface RunReportInput {
   /** sections other areas add to report.html (vehicle, voice, LLM) */
   extraSections?: readonly ReportSection[];
   drillDownLimit?: number;
+  /** per conversation for the report's protocol column (src/analysis/protocol.ts) */
+  protocolOf?: (result: ConversationResult) => ConversationProtocol | null;
 }
 
 export interface RunReportFiles {
@@ -38,7 +41,7 @@ function writeAtomically(path: string, content: string): void {
 export function writeRunReport(dir: string, input: RunReportInput): RunReportFiles {
   const summary = parseOrThrow(RunSummarySchema, input.summary, 'writeRunReport: summary');
   mkdirSync(dir, { recursive: true });
-  const html = new RunHtmlWriter(input.drillDownLimit ?? DRILL_DOWN_LIMIT);
+  const html = new RunHtmlWriter(input.drillDownLimit ?? DRILL_DOWN_LIMIT, input.protocolOf);
   const junit = new JunitWriter();
   const csv = new ConversationCsvWriter();
   for (const result of input.conversations) {
@@ -64,14 +67,14 @@ export function writeRunReportFromStore(
   store: ResultStore,
   runId: string,
   dir: string,
-  options: { extraSections?: readonly ReportSection[]; extend?: (summary: RunSummary) => RunSummary } = {},
+  options: { extraSections?: readonly ReportSection[]; extend?: (summary: RunSummary) => RunSummary; protocolOf?: RunReportInput['protocolOf'] } = {},
 ): { summary: RunSummary; files: RunReportFiles } {
   const record = store.getRun(runId);
   if (!record) throw new Error(`${store.path}: no run with id "${runId}"`);
   const run: RunInfo = { id: record.id, name: record.name, mode: record.mode, status: record.status, createdAt: record.createdAt, finishedAt: record.finishedAt };
   const base = computeRunSummary(store.conversations(runId), run, { safety: safetyPolicyOfStoredConfig(record.config) });
   const summary = options.extend ? options.extend(base) : base;
-  const files = writeRunReport(dir, { run, summary, conversations: store.conversations(runId), extraSections: options.extraSections });
+  const files = writeRunReport(dir, { run, summary, conversations: store.conversations(runId), extraSections: options.extraSections, protocolOf: options.protocolOf });
   return { summary, files };
 }
 

@@ -2,7 +2,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
+import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
 import { ApiError, type FieldError } from './http-util.ts';
+
+/** A config is a page of YAML: no campaign needs more nesting or more entries than this. */
+const CONFIG_STRUCTURE = { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 100_000, maxStringChars: 200_000 };
 
 /** A field error with the line it sits on in the YAML text, so the editor can mark it. */
 export interface ConfigFieldError extends FieldError {
@@ -71,18 +75,29 @@ export class ConfigCatalog {
     return { name, text, ...this.check(text) };
   }
 
-  /** Parses YAML text and validates it; every problem names the field and its line. */
+  /** Parses YAML text and validates it; every problem names the field and its line. Hostile YAML (alias bombs, deep nesting) is just invalid. */
   check(text: string): ConfigCheck {
     const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-    if (doc.errors.length > 0) {
-      return {
-        valid: false,
-        config: null,
-        errors: doc.errors.map((e) => ({ path: '(yaml)', message: e.message.split('\n')[0], line: e.linePos?.[0].line ?? null })),
-      };
+    const invalid = (message: string, line: number | null = null): ConfigCheck => ({ valid: false, config: null, errors: [{ path: '(yaml)', message, line }] });
+    let doc: ReturnType<typeof parseDocument>;
+    let value: unknown;
+    try {
+      doc = parseDocument(text, { lineCounter, prettyErrors: false });
+      if (doc.errors.length > 0) {
+        return {
+          valid: false,
+          config: null,
+          errors: doc.errors.map((e) => ({ path: '(yaml)', message: e.message.split('\n')[0], line: e.linePos?.[0].line ?? null })),
+        };
+      }
+      // the yaml library refuses aliases that expand beyond its limit (a "billion laughs" document) with a ReferenceError
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (error) {
+      return invalid(`the YAML cannot be read: ${(error as Error).message}`);
     }
-    return this.validate(doc.toJS(), doc, lineCounter);
+    const violation = checkStructure(value, CONFIG_STRUCTURE);
+    if (violation) return invalid(`the YAML is ${violation.message}`);
+    return this.validate(value, doc, lineCounter);
   }
 
   /** Validates an already parsed config (e.g. the one a run stored), without line numbers. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
+import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
 
 /** One field-level problem in a request, shown next to the field in the UI. */
 export interface FieldError {
@@ -62,11 +63,16 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ApiError(400, 'malformed_json', `request body is not valid JSON: ${(error as Error).message}`);
   }
+  // before the schema (or anything else) walks it: no request needs more than a few levels
+  const violation = checkStructure(value, { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 20_000, maxStringChars: maxBytes });
+  if (violation) throw new ApiError(400, 'invalid_request', `request body: ${violation.message}`);
+  return value;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import { runCampaign } from '../campaign/runner.ts';
@@ -8,6 +8,10 @@ import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../headunit/c
 import type { ResultStore } from '../store/store.ts';
 import type { CampaignLauncher } from './campaign-control.ts';
 import type { ConnectedUnit } from './rig-status.ts';
+import { absoluteConfigPaths } from './config-paths.ts';
+
+/** Where the app keeps the configs it started from edited text (under the workspace). */
+export const EDITED_CONFIGS_DIR = 'edited-configs';
 
 /**
  * The real campaign runner behind the bench server. It connects the head unit itself (rather
@@ -36,15 +40,23 @@ export class RunnerLauncher {
 
 /**
  * A config the UI edited, or one a run stored, becomes a file again so it loads exactly like
- * `icabench run` loads it. Its seed pool path is made absolute first: the copy lives in the
- * workspace, not beside the original.
+ * `icabench run` loads it. Its paths are made absolute first (the copy lives in the workspace, not
+ * beside the original). A copy that does not load is removed again: a failed start leaves nothing.
  */
-export function materializeConfig(config: Record<string, unknown> | CampaignConfig, configsDir: string, workspace: string, label: string): LoadedCampaign {
-  const seeds = String(config.seeds ?? '');
-  const copy = { ...config, seeds: isAbsolute(seeds) ? seeds : resolve(configsDir, seeds) };
-  const dir = join(workspace, 'edited-configs');
+export function materializeConfig(config: CampaignConfig, configsDir: string, workspace: string, label: string): LoadedCampaign {
+  const dir = join(workspace, EDITED_CONFIGS_DIR);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${label.replace(/[^A-Za-z0-9._-]/g, '_')}-${Date.now()}.yaml`);
-  writeFileSync(path, stringify(copy));
-  return loadCampaignConfig(path);
+  writeFileSync(path, stringify(absoluteConfigPaths(config, configsDir)));
+  try {
+    return loadCampaignConfig(path);
+  } catch (error) {
+    rmSync(path, { force: true });
+    throw error;
+  }
+}
+
+/** Removes the workspace copy materializeConfig wrote for a campaign whose start failed later (e.g. another one is running). */
+export function discardMaterialized(campaign: LoadedCampaign, workspace: string): void {
+  if (dirname(campaign.path) === resolve(workspace, EDITED_CONFIGS_DIR)) rmSync(campaign.path, { force: true });
 }

@@ -39,10 +39,15 @@ export interface LiveSnapshot {
   /** the latest turns across all conversations, newest first (they stay after their conversation ends) */
   feed: { key: string; turn: TurnRecord }[];
   recent: LiveFinished[];
+  /** the head unit's link (connected, replaced with both addresses, paused, …), newest first */
+  headUnit: { kind: string; message: string }[];
+  /** why the run stopped by itself (the head unit did not come back within the grace) */
+  stopReason: string | null;
 }
 
 const RECENT_LIMIT = 50;
 const FEED_LIMIT = 30;
+const HEAD_UNIT_NOTICES_LIMIT = 20;
 
 /** Folds one event into the snapshot (mutates it). */
 export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void {
@@ -93,10 +98,15 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       s.elapsedMs = event.elapsedMs;
       s.budgetMs = event.budgetMs;
       break;
+    case 'headunit':
+      s.headUnit.unshift({ kind: event.kind, message: event.message });
+      s.headUnit.length = Math.min(s.headUnit.length, HEAD_UNIT_NOTICES_LIMIT);
+      break;
     case 'run_finished':
       s.done = event.done;
       s.planned = event.planned;
       s.finalStatus = event.status;
+      s.stopReason = event.reason ?? null;
       break;
   }
 }
@@ -116,5 +126,7 @@ export function emptySnapshot(): LiveSnapshot {
     active: [],
     feed: [],
     recent: [],
+    headUnit: [],
+    stopReason: null,
   };
 }

@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Server as SocketServer } from 'socket.io';
 import type { z } from 'zod';
 import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
 import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
+import { protocolReport } from '../analysis/protocol.ts';
 import { compareRuns } from '../analysis/compare.ts';
 import { CampaignConfigSchema, ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
@@ -26,7 +27,8 @@ import {
 import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
-import { RunnerLauncher, materializeConfig } from './launcher.ts';
+import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
+import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, parseRequest, readJsonBody, sendError, sendJson } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
@@ -94,6 +96,17 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     }
   };
   const summaries = new SummaryCache(store);
+  const project = dirname(resolve(options.configsDir));
+  const appRoots: AppPathRoots = {
+    configsDir: resolve(options.configsDir),
+    readable: [options.workspace, options.configsDir, join(project, 'hardware'), join(project, 'models')],
+    writable: [options.workspace],
+  };
+  /** A config started from the app may only name files under the allowed folders; checked before anything is read. */
+  const requireAllowedPaths = (config: CampaignConfig, where: string) => {
+    const errors = disallowedConfigPaths(config, appRoots);
+    if (errors.length) throw new ApiError(400, 'path_not_allowed', `${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+  };
 
   const requireRun = (id: string): RunRecord => {
     const runId = parseRequest(RunIdSchema, id, 'run id');
@@ -149,12 +162,16 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         if (!check.valid) {
           throw new ApiError(400, 'invalid_config', `${request.configName}: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
         }
+        requireAllowedPaths(check.config as CampaignConfig, request.configName);
         const campaign = loadCampaign(() =>
           request.text === undefined
             ? loadCampaignConfig(join(options.configsDir, request.configName))
             : materializeConfig(check.config as CampaignConfig, options.configsDir, options.workspace, request.configName),
         );
-        const started = await control.start({ campaign, configName: request.configName });
+        const started = await control.start({ campaign, configName: request.configName }).catch((error: unknown) => {
+          discardMaterialized(campaign, options.workspace);
+          throw error;
+        });
         return ok(res, started, 202);
       },
     },
@@ -167,8 +184,12 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${runId} is complete; nothing to resume`);
         const check = catalog.checkValue(run.config);
         if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${runId}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
+        requireAllowedPaths(check.config as CampaignConfig, `run ${runId}`);
         const campaign = loadCampaign(() => materializeConfig(check.config as CampaignConfig, options.configsDir, options.workspace, run.name));
-        const started = await control.start({ campaign, configName: run.name, resumeRunId: runId });
+        const started = await control.start({ campaign, configName: run.name, resumeRunId: runId }).catch((error: unknown) => {
+          discardMaterialized(campaign, options.workspace);
+          throw error;
+        });
         return ok(res, started, 202);
       },
     },
@@ -277,7 +298,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://bench.invalid');
+    const url = requestUrl(req.url);
     const method = req.method ?? 'GET';
     const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
     const mutating = !['GET', 'HEAD', 'OPTIONS'].includes(method);
@@ -293,7 +314,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       if (!match) continue;
       pathMatched = true;
       if (route.method !== method) continue;
-      const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+      const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodePathSegment(v)]));
       await route.handle(req, res, params, url.searchParams);
       return;
     }
@@ -346,6 +367,23 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
 }
 
+/** The request target as a URL; one that does not parse is the client's error (400), not the server's. */
+function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://bench.invalid');
+  } catch {
+    throw new ApiError(400, 'malformed_url', 'the request target is not a valid URL path');
+  }
+}
+
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ApiError(400, 'malformed_url', `"${segment.slice(0, 100)}" is not valid percent-encoding (e.g. a lone % or a broken UTF-8 sequence)`);
+  }
+}
+
 function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {
   const { config: _config, ...rest } = run;
   return rest;
@@ -384,7 +422,7 @@ class SummaryCache {
         await new Promise((resolveTick) => setImmediate(resolveTick));
       }
     }
-    return computeRunSummary(results, {
+    const summary = computeRunSummary(results, {
       id: run.id,
       name: run.name,
       mode: run.mode,
@@ -392,5 +430,9 @@ class SummaryCache {
       createdAt: run.createdAt,
       finishedAt: run.finishedAt,
     }, { safety: safetyPolicyOfStoredConfig(run.config) });
+    const protocolRecord = protocolReport(this.store.runFacts(run.id));
+    for (const result of results) protocolRecord.add(result);
+    const protocol = protocolRecord.finish();
+    return protocol ? { ...summary, protocol } : summary;
   }
 }

@@ -164,6 +164,7 @@ export function speakingSession(
   return {
     sessionId: session.sessionId,
     close: () => session.close(),
+    ...(session.anomalies ? { anomalies: () => session.anomalies!() } : {}),
     async send(turn, text, context) {
       const result = await voice.runSpokenTurn({ session, turn, text, context, persona: options.persona, snrDb: options.snrDb });
       await options.onResult?.(result, turn);

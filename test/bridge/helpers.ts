@@ -1,6 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import type { ContextVector } from '../../src/domain/context.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../../src/headunit/types.ts';
+import { startBridgeServer, type BridgeServer, type BridgeServerOptions } from '../../src/bridge/server.ts';
 import { BRIDGE_PROTOCOL, EVENTS, type BridgeError, type Capabilities } from '../../src/protocol/bridge.ts';
 
 export const TOKEN = 'test-token-123';
@@ -78,4 +79,32 @@ export async function rejection(promise: Promise<unknown>): Promise<Error> {
     return error as Error;
   }
   throw new Error('expected the promise to reject, but it resolved');
+}
+
+/** An array nested `depth` levels deep around `leaf`, built without recursion. */
+export function nestedArray(depth: number, leaf: unknown = 0): unknown {
+  let value: unknown = leaf;
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
+}
+
+/**
+ * Sends a socket.io event whose JSON argument is given as text, straight onto the engine.io
+ * transport: the client's own encoder walks the value recursively and could not send a deeply
+ * nested one, but a hostile peer can.
+ */
+export function sendRawEvent(socket: Socket, event: string, jsonArgument: string): void {
+  (socket.io.engine as unknown as { write(message: string): void }).write(`2[${JSON.stringify(event)},${jsonArgument}]`);
+}
+
+/** JSON text of an array nested `depth` levels deep. */
+export function deepJsonArray(depth: number): string {
+  return `${'['.repeat(depth)}${']'.repeat(depth)}`;
+}
+
+/** A bench bridge with the test token; `onCleanup` gets its close. */
+export async function benchServer(onCleanup: (close: () => Promise<void>) => void, options: Partial<BridgeServerOptions> = {}): Promise<BridgeServer> {
+  const server = await startBridgeServer({ token: TOKEN, ...options });
+  onCleanup(() => server.close());
+  return server;
 }

@@ -127,6 +127,17 @@ describe('HttpChatHeadUnit', () => {
     expectSutError(await rejection(unreachable.send(0, 'hi', CONTEXT)), 'unavailable');
   });
 
+  it('fails a completion nested 100,000 deep as malformed, without walking it recursively', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const { baseUrl } = await fakeEndpoint((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"id":"c","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}],"extra":${deep}}`);
+    });
+    const session = await new HttpChatHeadUnit({ baseUrl, model: 'm' }).openSession('s', CONTEXT);
+    const error = expectSutError(await rejection(session.send(0, 'hi', CONTEXT)), 'malformed');
+    expect(error.message).toContain('nested deeper than 32 levels');
+  });
+
   it('rejects an invalid config naming the field', () => {
     expect(() => new HttpChatHeadUnit({ baseUrl: 'not a url', model: 'm' })).toThrow(ValidationError);
     expect(() => new HttpChatHeadUnit({ baseUrl: 'not a url', model: 'm' })).toThrow(/baseUrl/);

@@ -113,6 +113,9 @@ describe.runIf(gate.run)('bench app in Chromium', () => {
     const passed = Number(await page.locator('[data-testid=stat-passed] .stat-value').innerText());
     const failed = Number(await page.locator('[data-testid=stat-failed] .stat-value').innerText());
     expect(passed + failed).toBeGreaterThan(0);
+    // the reference head unit runs over the bridge: its protocol panel shows a clean link
+    await page.getByTestId('protocol-panel').waitFor();
+    expect(await page.getByTestId('protocol-panel').innerText()).toMatch(/\b0\s*duplicate replies/i);
     await shot(page, '05-run-report');
   });
 

@@ -1,10 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectHeadUnit, type BridgeClient } from '../../src/bridge/client.ts';
 import { startBridgeServer } from '../../src/bridge/server.ts';
-import { loadCampaignConfig, type LoadedCampaign } from '../../src/campaign/config.ts';
 import type { CampaignEvent } from '../../src/campaign/events.ts';
 import { runCampaign } from '../../src/campaign/runner.ts';
 import { buildTiers } from '../../src/campaign/tiers.ts';
@@ -12,26 +8,15 @@ import type { ContextVector } from '../../src/domain/context.ts';
 import { bridgeReadiness, type ConnectedHeadUnit } from '../../src/headunit/connect.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../../src/headunit/types.ts';
-import { ResultStore } from '../../src/store/store.ts';
+import { campaignFromYaml, tempStore as tempStoreIn } from './helpers.ts';
 
-const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-function campaign(yaml: string): LoadedCampaign {
-  const dir = mkdtempSync(join(tmpdir(), 'icabench-campaign-'));
-  const path = join(dir, 'campaign.yaml');
-  writeFileSync(path, `seeds: ${SEEDS}\n${yaml}`);
-  return loadCampaignConfig(path);
-}
-
-function tempStore(): ResultStore {
-  const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-store-')), 'icabench.db'));
-  cleanups.push(() => store.close());
-  return store;
-}
+const campaign = campaignFromYaml;
+const tempStore = () => tempStoreIn((close) => cleanups.push(close));
 
 describe('campaign runner', () => {
   it('runs every planned conversation against the reference head unit over the bridge and stores each once', async () => {

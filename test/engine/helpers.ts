@@ -1,5 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { loadCampaignConfig, type LoadedCampaign } from '../../src/campaign/config.ts';
+import { ResultStore } from '../../src/store/store.ts';
 import { runConversation } from '../../src/campaign/conversation.ts';
 import type { ConversationResult, ConversationSpec, SeedPhrase } from '../../src/domain/conversation.ts';
 import { PERSONAS, STRATEGIES } from '../../src/domain/taxonomy.ts';
@@ -41,4 +45,19 @@ export async function runMany(count: number, faults: FaultConfigInput | undefine
     results.push(await runConversation({ spec, openSession: (ctx) => headUnit.openSession(spec.key, ctx), simulator, judges }));
   }
   return results;
+}
+
+/** A campaign config in a temp folder: the in-car seed pool plus `yaml`. */
+export function campaignFromYaml(yaml: string): LoadedCampaign {
+  const dir = mkdtempSync(join(tmpdir(), 'icabench-campaign-'));
+  const path = join(dir, 'campaign.yaml');
+  writeFileSync(path, `seeds: ${resolve('bench-configs/seeds/in-car.yaml')}\n${yaml}`);
+  return loadCampaignConfig(path);
+}
+
+/** A results store in a temp folder; `onCleanup` gets its close. */
+export function tempStore(onCleanup: (close: () => void) => void): ResultStore {
+  const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-store-')), 'icabench.db'));
+  onCleanup(() => store.close());
+  return store;
 }

@@ -11,7 +11,7 @@ import { checkVoicePrerequisites } from '../../voice/config.ts';
 export function registerHeadunitCommands(program: Command): void {
   program
     .command('headunit')
-    .description('run the reference head unit as its own process; it dials in to a bench bridge')
+    .description('run the reference head unit as its own process; it dials in to a bench bridge and redials (with backoff) whenever the link ends')
     .option('--url <url>', 'the bench bridge URL', 'http://127.0.0.1:7311')
     .option('--token <token>', `shared token (default: $${BRIDGE_TOKEN_ENV})`)
     .option('--faults <profiles>', `comma-separated fault profiles, or "all" (${FAULT_PROFILE_NAMES.join(', ')})`, '')
@@ -38,7 +38,15 @@ export function registerHeadunitCommands(program: Command): void {
         reference,
         options.voice ? { onError: (error) => console.error(`voice: could not speak a reply: ${error.message}`) } : undefined,
       );
-      const client = await connectHeadUnit({ url: options.url, token, handler, reconnect: true, audio });
+      const client = await connectHeadUnit({
+        url: options.url,
+        token,
+        handler,
+        reconnect: true,
+        audio,
+        onBridgeError: (error) => console.error(`bench: ${error.code}${error.sessionId ? ` (session ${error.sessionId})` : ''}: ${error.message}`),
+        onLinkEvent: (message) => console.error(message),
+      });
       console.log(`reference head unit connected to ${options.url} (faults: ${options.faults || 'none'}; safety policy ${describeSafetyPolicy(safety)}${frontEnd ? '; voice on' : ''}); Ctrl+C to stop`);
       process.once('SIGINT', () => void Promise.all([client.close(), frontEnd?.close()]).then(() => process.exit(0)));
     });

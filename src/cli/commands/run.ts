@@ -10,6 +10,9 @@ import { ResultStore } from '../../store/store.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { gateText, writeRunOutputs } from '../outputs.ts';
 
+/** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
+export const HEAD_UNIT_LOST_EXIT_CODE = 3;
+
 export function workspaceStorePath(workspace: string): string {
   mkdirSync(workspace, { recursive: true });
   return join(workspace, 'icabench.db');
@@ -90,7 +93,10 @@ export function registerRunCommands(program: Command): void {
           console.log(`fallback: the ${fallback.role} ${fallback.requested} was not available; the ${fallback.replacedBy} tier ran instead (config: fallback)`);
         }
         console.log(`report: ${join(out, 'report.html')}`);
-        if (result.status === 'interrupted') process.exitCode = 130;
+        if (result.stopReason) {
+          console.error(`run ${result.runId} stopped: ${result.stopReason}. Continue it with --resume ${result.runId} once the head unit is back.`);
+          process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
+        } else if (result.status === 'interrupted') process.exitCode = 130;
       } finally {
         store.close();
       }

@@ -116,6 +116,23 @@ export function LiveView() {
         <p className="muted">No time budget: the run ends when every planned conversation is done.</p>
       )}
       {snapshot.error && <p className="error-box">{snapshot.error}</p>}
+      {snapshot.stopReason && (
+        <p className="error-box" data-testid="live-stop-reason">
+          The run stopped: {snapshot.stopReason}. Resume it once the head unit is back.
+        </p>
+      )}
+      {snapshot.headUnit.length > 0 && (
+        <div data-testid="live-headunit">
+          <h2>Head unit</h2>
+          <ul className="notices">
+            {snapshot.headUnit.slice(0, 8).map((n, i) => (
+              <li key={i}>
+                <Pill kind={n.kind === 'connected' || n.kind === 'resumed' ? 'ok' : 'fail'}>{n.kind}</Pill> {n.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <div className="live-grid">
         <div>
           <h2>Running now ({snapshot.active.length})</h2>

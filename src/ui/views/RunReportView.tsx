@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import type { RunSummary } from '../../analysis/profile.ts';
+import { describeConversationProtocol, protocolCounts, type ProtocolSection } from '../../analysis/protocol.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../domain/taxonomy.ts';
 import type { ConversationPage } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
@@ -30,6 +31,8 @@ export function RunReportView({ runId }: { runId: string }) {
     if (listDrawn) setSummaryWanted(true);
   }, [listDrawn]);
   const summary = useApi<{ summary: Summary }>(summaryWanted ? `/api/runs/${encodeURIComponent(runId)}/summary` : null);
+  const protocol = summary.data?.summary.protocol;
+  const protocolByKey = useMemo(() => (protocol ? new Map(protocol.byConversation.map((r) => [r.key, describeConversationProtocol(r)])) : null), [protocol]);
   const filterBy = (set: (v: string) => void, value: string) => {
     set(value);
     setOffset(0);
@@ -76,6 +79,7 @@ export function RunReportView({ runId }: { runId: string }) {
       {summary.error && <ErrorBox message={summary.error} />}
       {!summary.data && !summary.error && <Loading what="report figures" />}
       {summary.data && <Charts summary={summary.data.summary} onLabel={onLabel} onOutcome={onOutcome} />}
+      {summary.data?.summary.protocol && <ProtocolPanel protocol={summary.data.summary.protocol} />}
 
       <h2>Conversations</h2>
       <div className="filters">
@@ -106,6 +110,7 @@ export function RunReportView({ runId }: { runId: string }) {
                 <th>Turns</th>
                 <th>Failure labels</th>
                 <th>Status</th>
+                {protocolByKey && <th>Protocol</th>}
               </tr>
             </thead>
             <tbody>
@@ -127,6 +132,7 @@ export function RunReportView({ runId }: { runId: string }) {
                     ))}
                   </td>
                   <td>{row.status}</td>
+                  {protocolByKey && <td className="muted">{protocolByKey.get(row.key) ?? '–'}</td>}
                 </tr>
               ))}
             </tbody>
@@ -191,6 +197,52 @@ function Charts({ summary, onLabel, onOutcome }: { summary: Summary; onLabel: (l
       <ChartCanvas config={configs.dimensions} label="rubric dimensions" />
       <ChartCanvas config={configs.strategies} label="strategy effectiveness" />
       <ChartCanvas config={configs.positions} label="failure positions" />
+    </div>
+  );
+}
+
+/** What the head unit did wrong on the wire and how its link went (summary.protocol; docs/bridge-protocol.md). */
+function ProtocolPanel({ protocol }: { protocol: ProtocolSection }) {
+  return (
+    <div data-testid="protocol-panel">
+      <h2>Head unit protocol</h2>
+      {protocol.stopped && <ErrorBox message={`The run stopped: ${protocol.stopped}`} />}
+      <div className="stats">
+        {protocolCounts(protocol).map(([label, value]) => (
+          <Stat key={label} label={label} value={value} />
+        ))}
+      </div>
+      {protocol.events.some((e) => e.kind !== 'connected') && (
+        <table className="table" data-testid="protocol-events">
+          <thead>
+            <tr>
+              <th>Time</th>
+              <th>Event</th>
+              <th>Address</th>
+              <th>Detail</th>
+            </tr>
+          </thead>
+          <tbody>
+            {protocol.events.slice(0, 50).map((e, i) => (
+              <tr key={i}>
+                <td>{e.at}</td>
+                <td>{e.kind}</td>
+                <td>{e.kind === 'replaced' ? `${e.previousAddress ?? '?'} → ${e.address ?? '?'}` : (e.address ?? '')}</td>
+                <td>{[e.detail, e.pausedMs === null ? null : `waited ${Math.round(e.pausedMs)} ms`].filter(Boolean).join('; ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {protocol.late.length > 0 && (
+        <p className="muted">
+          Late replies (ms after the deadline):{' '}
+          {protocol.late
+            .slice(0, 20)
+            .map((l) => `${l.key} turn ${l.turn === null ? 'session_ready' : l.turn + 1}: +${Math.round(l.lateMs)} ms`)
+            .join(' · ')}
+        </p>
+      )}
     </div>
   );
 }
