@@ -1,0 +1,81 @@
+import MiniSearch from 'minisearch';
+import type { Embedder } from '../embedding/types.ts';
+import { cosine } from '../embedding/vectors.ts';
+import type { ManualChunk } from './model.ts';
+import { normalise, stem } from './text.ts';
+
+export interface RetrievalHit {
+  chunk: ManualChunk;
+  score: number;
+}
+
+/** How a question finds manual chunks. Every retriever has this shape; `describe` says which one a report used. */
+export interface ManualRetriever {
+  readonly describe: string;
+  search(query: string, k: number): Promise<RetrievalHit[]>;
+}
+
+const STOP = new Set(['a', 'an', 'the', 'and', 'or', 'of', 'to', 'in', 'on', 'for', 'with', 'is', 'are', 'what', 'how', 'do', 'i', 'my', 'should', 'know', 'about', 'steps', 'can', 'it', 'this', 'that', 'me']);
+
+/**
+ * BM25 (MiniSearch's BM25+ ranking) over the chunks' last heading, heading path and text, with
+ * the same light stemming as the deterministic tier. Headings weigh more: a question usually
+ * names the topic, and the body text of many sections repeats the same words.
+ */
+export class Bm25Retriever implements ManualRetriever {
+  readonly describe = 'bm25 (MiniSearch BM25+, fields heading ×3, heading path ×2, text ×1)';
+  private readonly search_: MiniSearch<{ id: number; heading: string; path: string; text: string }>;
+
+  constructor(private readonly chunks: readonly ManualChunk[]) {
+    this.search_ = new MiniSearch({
+      fields: ['heading', 'path', 'text'],
+      idField: 'id',
+      processTerm: (term) => {
+        const word = normalise(term);
+        return !word || STOP.has(word) ? null : stem(word);
+      },
+      searchOptions: { boost: { heading: 3, path: 2, text: 1 } },
+    });
+    this.search_.addAll(
+      chunks.map((chunk, id) => ({ id, heading: chunk.headingPath[chunk.headingPath.length - 1] ?? '', path: chunk.headingPath.join(' '), text: chunk.text })),
+    );
+  }
+
+  async search(query: string, k: number): Promise<RetrievalHit[]> {
+    return this.search_
+      .search(query)
+      .slice(0, k)
+      .map((hit) => ({ chunk: this.chunks[hit.id as number], score: hit.score }));
+  }
+}
+
+/** The text of a chunk an embedder sees: where it stands, then what it says. */
+export function chunkEmbeddingText(chunk: ManualChunk): string {
+  return `${chunk.headingPath.join(' › ')}\n${chunk.text}`;
+}
+
+/** Dense retrieval: cosine similarity of sentence embeddings (whichever embedder is configured; its describe says which). */
+export class DenseRetriever implements ManualRetriever {
+  readonly describe: string;
+  private vectors: Float32Array[] | null = null;
+
+  constructor(
+    private readonly chunks: readonly ManualChunk[],
+    private readonly embedder: Embedder,
+  ) {
+    this.describe = `dense (${embedder.describe})`;
+  }
+
+  private async chunkVectors(): Promise<Float32Array[]> {
+    this.vectors ??= await this.embedder.embed(this.chunks.map(chunkEmbeddingText));
+    return this.vectors;
+  }
+
+  async search(query: string, k: number): Promise<RetrievalHit[]> {
+    const [vectors, [q]] = await Promise.all([this.chunkVectors(), this.embedder.embed([query])]);
+    return vectors
+      .map((v, i) => ({ chunk: this.chunks[i], score: cosine(q, v) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, k);
+  }
+}
