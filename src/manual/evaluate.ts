@@ -59,7 +59,8 @@ function answerUnits(answer: string): Unit[] {
   const units: Unit[] = [];
   for (const line of answer.split(/\n+/)) {
     const listed = isListedLine(line);
-    for (const sentence of splitSentences(line)) {
+    // a numbered or bulleted line is one step, however many sentences it has
+    for (const sentence of listed ? splitSentences(line).join(' ').split('\n') : splitSentences(line)) {
       const terms = termSet(sentence);
       if (terms.size === 0) continue;
       units.push({ id: `a${units.length}`, text: sentence, terms, listed });
@@ -99,11 +100,11 @@ function increasingRun(values: readonly number[]): Set<number> {
  *   warnings essential, warnings safety-critical — the warnings oracle); the answer is split into
  *   sentences (a numbered line is one step);
  * - completeness hard/soft: a step or statement is covered when one answer sentence holds ≥ 60 % of
- *   its terms (each answer sentence covers at most one); a warning is covered when a run of
+ *   its terms (each answer sentence covers at most one; a step only by an instruction); a warning is covered when a run of
  *   consecutive sentences holds ≥ 60 % of its terms and names its hazard (accident, injury, damage …);
  * - risk awareness: covered warnings / warnings;
  * - correctness: an answer sentence is correct when the manual says it (≥ 70 % of its terms in one
- *   sentence of the sources) and, if it is a step, in the manual's order; an instruction the manual
+ *   of the manual's sentences) and, if it is a step, in the manual's order; an instruction the manual
  *   does not give is incorrect; other unmatched sentences stay undecided;
  * - confidence: 0 when a hedge ("maybe", "I think" …) appears outside what the manual says;
  * - actionability (questions with steps): 1 when the answer gives at least one of the manual's steps.
@@ -111,29 +112,46 @@ function increasingRun(values: readonly number[]): Set<number> {
  */
 export class DeterministicManualEvaluator {
   private readonly verbs: Set<string>;
+  /** every sentence of the manual, and which sentences hold each term */
+  private readonly sentences: string[] = [];
+  private readonly postings = new Map<string, number[]>();
 
-  constructor(private readonly corpus: ManualCorpus) {
+  constructor(corpus: ManualCorpus) {
     this.verbs = new Set<string>(BASE_IMPERATIVE_VERBS);
     for (const chunk of corpus.chunks) for (const step of chunk.steps) this.verbs.add(firstWord(step));
+    const seen = new Set<string>();
+    for (const chunk of corpus.chunks) {
+      for (const sentence of [...splitSentences(chunk.kind === 'procedure' ? chunk.steps.join('\n') : chunk.text), ...(chunk.summary ? [chunk.summary] : [])]) {
+        if (seen.has(sentence)) continue;
+        seen.add(sentence);
+        const id = this.sentences.push(sentence) - 1;
+        for (const term of termSet(sentence)) {
+          const list = this.postings.get(term);
+          if (list) list.push(id);
+          else this.postings.set(term, [id]);
+        }
+      }
+    }
   }
 
   private isInstruction(unit: Unit): boolean {
     return unit.listed || this.verbs.has(firstWord(unit.text));
   }
 
-  /** Sentences of every chunk the question rests on: its sections, their warnings and the facts' chunks. */
-  private sourceSentences(item: TestItem): Array<{ text: string; terms: Set<string> }> {
-    const chunks = new Set<string>(item.chunkIds);
-    for (const sectionId of item.sectionIds) {
-      for (const chunk of this.corpus.sectionChunks(sectionId)) chunks.add(chunk.id);
-      for (const warning of this.corpus.warningsGuarding(sectionId)) chunks.add(warning.id);
+  /** The manual sentence that holds most of a sentence's terms: the item's own facts first, then the whole manual. */
+  private bestSource(terms: ReadonlySet<string>, factSentences: ReadonlyArray<{ text: string; terms: Set<string> }>): { text: string; recall: number } {
+    let best = { text: '', recall: 0 };
+    for (const sentence of factSentences) {
+      const recall = termRecall(terms, sentence.terms);
+      if (recall > best.recall) best = { text: sentence.text, recall };
     }
-    const texts: string[] = item.facts.map((f) => f.text);
-    for (const id of chunks) {
-      const chunk = this.corpus.chunk(id);
-      if (chunk) texts.push(...splitSentences(chunk.kind === 'procedure' ? chunk.steps.join('\n') : chunk.text), ...(chunk.summary ? [chunk.summary] : []));
+    const counts = new Map<number, number>();
+    for (const term of terms) for (const id of this.postings.get(term) ?? []) counts.set(id, (counts.get(id) ?? 0) + 1);
+    for (const [id, count] of counts) {
+      const recall = count / terms.size;
+      if (recall > best.recall) best = { text: this.sentences[id], recall };
     }
-    return [...new Set(texts.flatMap((t) => splitSentences(t)))].map((text) => ({ text, terms: termSet(text) }));
+    return best;
   }
 
   evaluate(item: TestItem, answer: string): ManualEvaluation {
@@ -162,7 +180,9 @@ export class DeterministicManualEvaluator {
           if (named && score > best.score) best = { score, run: [...run] };
         }
       }
-      cover(fact, best.score >= MATCHING.warningRecall ? best.run : [], best.score);
+      // the run's sentences that are the warning's (a sentence before or after it only rode along)
+      const own = best.run.filter((u) => termRecall(u.terms, terms) >= 0.5);
+      cover(fact, best.score >= MATCHING.warningRecall ? own : [], best.score);
     }
 
     // steps and statements: one answer sentence each, one-to-one, best pairs first
@@ -170,12 +190,15 @@ export class DeterministicManualEvaluator {
     const pairs: Array<{ fact: ReferenceFact; unit: Unit; recall: number; similarity: number }> = [];
     for (const fact of single) {
       const terms = termSet(fact.text);
-      for (const unit of units) {
+      // a step counts as given only when the answer gives it as an instruction (numbered or imperative)
+      for (const unit of fact.role === 'step' ? units.filter((u) => this.isInstruction(u)) : units) {
         const recall = termRecall(terms, unit.terms);
         if (recall >= MATCHING.factRecall) pairs.push({ fact, unit, recall, similarity: dice(terms, unit.terms) });
       }
     }
-    pairs.sort((a, b) => b.recall - a.recall || b.similarity - a.similarity);
+    // a step is matched to a numbered line before a sentence of running text that happens to say the same
+    const listedStep = (p: (typeof pairs)[number]) => (p.fact.role === 'step' && p.unit.listed ? 1 : 0);
+    pairs.sort((a, b) => b.recall - a.recall || listedStep(b) - listedStep(a) || b.similarity - a.similarity);
     const usedUnits = new Set<string>();
     for (const pair of pairs) {
       if (coverage.has(pair.fact.id) || usedUnits.has(pair.unit.id)) continue;
@@ -185,15 +208,11 @@ export class DeterministicManualEvaluator {
     for (const fact of single) if (!coverage.has(fact.id)) coverage.set(fact.id, { factId: fact.id, covered: false, by: [], score: 0 });
 
     // grounding, order and instructions of the answer's sentences
-    const sources = this.sourceSentences(item);
     const factById = new Map(item.facts.map((f) => [f.id, f]));
+    const factSentences = item.facts.flatMap((f) => splitSentences(f.text)).map((text) => ({ text, terms: termSet(text) }));
     const stepOrder: Array<{ unit: number; order: number }> = [];
     const answerFacts: AnswerFact[] = units.map((unit, i) => {
-      let bestSource: { text: string; recall: number } = { text: '', recall: 0 };
-      for (const source of sources) {
-        const recall = termRecall(unit.terms, source.terms);
-        if (recall > bestSource.recall) bestSource = { text: source.text, recall };
-      }
+      const bestSource = this.bestSource(unit.terms, factSentences);
       const covers = unitCovers.get(unit.id) ?? [];
       const grounded = covers.length > 0 || bestSource.recall >= MATCHING.groundedRecall;
       const step = covers.map((id) => factById.get(id)).find((f) => f?.role === 'step');
@@ -207,7 +226,7 @@ export class DeterministicManualEvaluator {
         relevant: null,
         correct: grounded ? true : this.isInstruction(unit) ? false : null,
         covers,
-        note: ownHedges.length ? `hedge: ${ownHedges.join(', ')}` : grounded ? '' : 'not in the sources',
+        note: ownHedges.length ? `hedge: ${ownHedges.join(', ')}` : grounded ? '' : 'not in the manual',
       };
     });
     const inOrder = increasingRun(stepOrder.map((s) => s.order));

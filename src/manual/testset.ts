@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 import type { ManualCorpus } from './corpus.ts';
 import { DifficultySchema, QuestionKindSchema, WarningTypeSchema, type Difficulty, type ManualChunk, type QuestionKind } from './model.ts';
-import { splitSentences } from './text.ts';
+import { splitSentences, termSet } from './text.ts';
 
 /** One atomic fact of a reference answer, with GEAR's tags. */
 export const ReferenceFactSchema = z.object({
@@ -120,7 +120,9 @@ function warningFact(itemId: string, n: number, warning: ManualChunk): Reference
 
 function statementFacts(itemId: string, start: number, chunk: ManualChunk | undefined, essentialFirst: boolean, limit: number): ReferenceFact[] {
   if (!chunk) return [];
+  // a sentence without content words ("Or:") states nothing an answer could cover
   return splitSentences(chunk.text)
+    .filter((text) => termSet(text).size > 0)
     .slice(0, limit)
     .map((text, i) => ({ id: `${itemId}/f${start + i}`, text, essential: essentialFirst && i === 0, safetyCritical: false, role: 'statement' as const, order: null, chunkId: chunk.id, warningId: null, warningType: null }));
 }
@@ -149,26 +151,32 @@ const STATEMENTS_PER_ANSWER = 3;
 
 /**
  * The deterministic tier of the test-set generator, from the manual's structure alone:
- * - every procedure → "What are the steps for …": its steps are essential facts, the warnings
- *   guarding its section safety-critical ones, the section's first sentences optional ones;
- * - every warning topic (a section its warnings are about) → "What should I know about …": each
+ * - every section with procedures → "What are the steps for …": the steps (of all its procedures, in
+ *   order) are essential facts, the warnings guarding the section safety-critical ones, the section's
+ *   first sentences optional ones;
+ * - every warning topic (a section its warnings are about) → "What safety information is there on …": each
  *   warning a safety-critical fact;
  * - every defining section (Principle, General information, Concept, Overview) → "What is …":
- *   its first sentence essential, the next ones optional.
+ *   its first sentence essential, the next ones optional, the warnings guarding it safety-critical.
  * Kind: troubleshooting / maintenance when the heading path says so, else procedure; difficulty:
  * expert for procedures of more than 3 steps or sections more than 4 headings deep.
  */
 export function generateDeterministicTestSet(corpus: ManualCorpus): TestItem[] {
   const items: TestItem[] = [];
-  for (const chunk of corpus.chunks) {
-    if (chunk.kind !== 'procedure') continue;
-    const id = `det:procedure:${chunk.id}`;
-    const steps: ReferenceFact[] = chunk.steps.map((text, i) => ({ id: `${id}/f${i}`, text, essential: true, safetyCritical: false, role: 'step', order: i, chunkId: chunk.id, warningId: null, warningType: null }));
-    const warnings = corpus.warningsGuarding(chunk.sectionId).map((w, i) => warningFact(id, steps.length + i, w));
-    const intro = statementFacts(id, steps.length + warnings.length, corpus.sectionChunks(chunk.sectionId).find((c) => c.kind === 'section'), false, STATEMENTS_PER_ANSWER);
-    const title = chunk.headingPath[chunk.headingPath.length - 1] ?? chunk.chapter;
-    const difficulty: Difficulty = chunk.steps.length > 3 || chunk.headingPath.length > 4 ? 'expert' : 'beginner';
-    items.push(item({ id, kind: questionKindOf(chunk.headingPath), difficulty, question: `What are the steps for "${title}" (${context(chunk.headingPath, 1)})?`, facts: [...steps, ...warnings, ...intro], chapter: chunk.chapter, sectionIds: [chunk.sectionId] }));
+  const proceduresBySection = new Map<string, ManualChunk[]>();
+  for (const chunk of corpus.chunks) if (chunk.kind === 'procedure') proceduresBySection.set(chunk.sectionId, [...(proceduresBySection.get(chunk.sectionId) ?? []), chunk]);
+  // a section's procedures form one question (e.g. "To open: 1. 2. — To close: 1. 2."): they share its heading
+  for (const [sectionId, procedures] of proceduresBySection) {
+    const first = procedures[0];
+    const id = `det:procedure:${sectionId}`;
+    const steps: ReferenceFact[] = procedures
+      .flatMap((p) => p.steps.map((text) => ({ text, chunkId: p.id })))
+      .map(({ text, chunkId }, i) => ({ id: `${id}/f${i}`, text, essential: true, safetyCritical: false, role: 'step' as const, order: i, chunkId, warningId: null, warningType: null }));
+    const warnings = corpus.warningsGuarding(sectionId).map((w, i) => warningFact(id, steps.length + i, w));
+    const intro = statementFacts(id, steps.length + warnings.length, corpus.sectionChunks(sectionId).find((c) => c.kind === 'section'), false, STATEMENTS_PER_ANSWER);
+    const title = first.headingPath[first.headingPath.length - 1] ?? first.chapter;
+    const difficulty: Difficulty = steps.length > 3 || first.headingPath.length > 4 ? 'expert' : 'beginner';
+    items.push(item({ id, kind: questionKindOf(first.headingPath), difficulty, question: `What are the steps for "${title}" (${context(first.headingPath, 1)})?`, facts: [...steps, ...warnings, ...intro], chapter: first.chapter, sectionIds: [sectionId] }));
   }
 
   const topics = new Map<string, ManualChunk[]>();
@@ -181,7 +189,7 @@ export function generateDeterministicTestSet(corpus: ManualCorpus): TestItem[] {
     const path = corpus.topicHeadingPath(warnings[0]);
     const facts = warnings.map((w, i) => warningFact(id, i, w));
     const title = path[path.length - 1] ?? warnings[0].chapter;
-    items.push(item({ id, kind: 'safety', difficulty: path.length > 4 ? 'expert' : 'beginner', question: `What should I know about "${title}" (${context(path, 1)})?`, facts, chapter: warnings[0].chapter, sectionIds: [topic] }));
+    items.push(item({ id, kind: 'safety', difficulty: path.length > 4 ? 'expert' : 'beginner', question: `What safety information is there on "${title}" (${context(path, 1)})?`, facts, chapter: warnings[0].chapter, sectionIds: [topic] }));
   }
 
   for (const chunk of corpus.chunks) {
@@ -189,9 +197,42 @@ export function generateDeterministicTestSet(corpus: ManualCorpus): TestItem[] {
     if (chunk.kind !== 'section' || !DEFINING_TITLES.test(title) || chunk.headingPath.length < 2) continue;
     const id = `det:definition:${chunk.id}`;
     const subject = chunk.headingPath[chunk.headingPath.length - 2];
-    const facts = statementFacts(id, 0, chunk, true, STATEMENTS_PER_ANSWER);
-    if (facts.length === 0) continue;
-    items.push(item({ id, kind: 'definition', difficulty: chunk.headingPath.length > 4 ? 'expert' : 'beginner', question: `What is "${subject}" (${context(chunk.headingPath, 2) || chunk.chapter})?`, facts, chapter: chunk.chapter, sectionIds: [chunk.sectionId] }));
+    const statements = statementFacts(id, 0, chunk, true, STATEMENTS_PER_ANSWER);
+    if (statements.length === 0) continue;
+    const facts = [...statements, ...corpus.warningsGuarding(chunk.sectionId).map((w, i) => warningFact(id, statements.length + i, w))];
+    items.push(item({ id, kind: 'definition', difficulty: chunk.headingPath.length > 4 ? 'expert' : 'beginner', question: `What is "${subject}" (${[context(chunk.headingPath, 2) || chunk.chapter, title.toLowerCase()].join(', ')})?`, facts, chapter: chunk.chapter, sectionIds: [chunk.sectionId] }));
   }
-  return items;
+  return disambiguate(items);
+}
+
+/**
+ * Manuals repeat a heading for equipment variants (two "Turning on the drive-ready state" sections
+ * under the same path). Variants with the same reference answer become one question resting on all
+ * their sections; variants that differ get the words their answer starts with, so each question has
+ * one right answer.
+ */
+function disambiguate(items: TestItem[]): TestItem[] {
+  const byQuestion = new Map<string, TestItem[]>();
+  for (const it of items) byQuestion.set(it.question, [...(byQuestion.get(it.question) ?? []), it]);
+  const out: TestItem[] = [];
+  for (const group of byQuestion.values()) {
+    const byAnswer = new Map<string, TestItem>();
+    for (const it of group) {
+      const same = byAnswer.get(it.answer);
+      if (same) byAnswer.set(it.answer, { ...same, sectionIds: [...same.sectionIds, ...it.sectionIds], chunkIds: [...new Set([...same.chunkIds, ...it.chunkIds])] });
+      else byAnswer.set(it.answer, it);
+    }
+    const variants = [...byAnswer.values()];
+    if (variants.length === 1) {
+      out.push(variants[0]);
+      continue;
+    }
+    for (const variant of variants) {
+      const others = new Set(variants.filter((v) => v !== variant).flatMap((v) => v.facts.map((f) => f.text)));
+      const own = variant.facts.find((f) => !others.has(f.text)) ?? variant.facts[0];
+      const opening = own.text.split(/\s+/).slice(0, 10).join(' ');
+      out.push({ ...variant, question: `${variant.question.replace(/\?$/, '')}, the variant that says "${opening}"?` });
+    }
+  }
+  return out;
 }

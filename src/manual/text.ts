@@ -47,8 +47,10 @@ export function contentTerms(text: string): string[] {
     .map(stem);
 }
 
+/** Content terms as a set; a text of stopwords only ("Off", "More") keeps its words, so it can still be matched. */
 export function termSet(text: string): Set<string> {
-  return new Set(contentTerms(text));
+  const terms = contentTerms(text);
+  return new Set(terms.length ? terms : normalise(text).split(' ').filter(Boolean).map(stem));
 }
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
