@@ -227,12 +227,16 @@ function disambiguate(items: TestItem[]): TestItem[] {
       out.push(variants[0]);
       continue;
     }
-    for (const variant of variants) {
+    const asked = new Set<string>();
+    variants.forEach((variant, n) => {
       const others = new Set(variants.filter((v) => v !== variant).flatMap((v) => v.facts.map((f) => f.text)));
       const own = variant.facts.find((f) => !others.has(f.text)) ?? variant.facts[0];
-      const opening = own.text.split(/\s+/).slice(0, 10).join(' ');
-      out.push({ ...variant, question: `${variant.question.replace(/\?$/, '')}, the variant that says "${opening}"?` });
-    }
+      let question = `${variant.question.replace(/\?$/, '')}, the variant that says "${own.text.split(/\s+/).slice(0, 12).join(' ')}"?`;
+      // two variants whose own words open alike are told apart by their number
+      if (asked.has(question)) question = question.replace(/\?$/, ` (variant ${n + 1})?`);
+      asked.add(question);
+      out.push({ ...variant, question });
+    });
   }
   return out;
 }

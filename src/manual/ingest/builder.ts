@@ -58,7 +58,8 @@ export class SectionBuilder {
 
   heading(level: number, title: string, id?: string): void {
     while (this.stack.length && this.stack[this.stack.length - 1].level >= level) this.stack.pop();
-    const parentPath = this.stack.length ? this.stack[this.stack.length - 1].path : '';
+    // below a heading with its own id, ids continue from that id
+    const parentPath = this.stack.length ? this.stack[this.stack.length - 1].section.id : '';
     const path = parentPath ? `${parentPath}/${slug(title)}` : slug(title);
     const section: ManualSection = { id: this.uniqueId(id?.trim() || path), title: collapseSpace(title), blocks: [], sections: [] };
     if (this.stack.length) this.stack[this.stack.length - 1].section.sections.push(section);

@@ -1,7 +1,7 @@
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Element } from 'domhandler';
 import type { ManualSection } from '../model.ts';
-import { SectionBuilder, signalWordBlock, SIGNAL_WORDS } from './builder.ts';
+import { SectionBuilder, SIGNAL_WORDS } from './builder.ts';
 
 const isElement = (node: AnyNode): node is Element => node.type === 'tag';
 const SKIPPED = new Set(['script', 'style', 'nav', 'head', 'img', 'svg', 'noscript', 'template']);
@@ -44,9 +44,8 @@ export function readHtml(html: string, source: string): ManualSection[] {
     }
     const declared = declaredWarning(node);
     if (declared) {
-      const text = textOf(node);
-      const signal = signalWordBlock(text.trim());
-      builder.warning(declared, signal ? signal.text : text, node.attribs.id);
+      // the block's own signal-word line ("Warning") is its label, not its text
+      builder.warning(declared, textOf(node).trim().replace(/^(danger|warning|caution|notice)\b[\s:!–—-]*/i, ''), node.attribs.id);
       return;
     }
     switch (node.name) {
