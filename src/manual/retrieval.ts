@@ -97,7 +97,9 @@ export class DenseRetriever implements ManualRetriever {
   }
 
   async search(query: string, k: number): Promise<RetrievalHit[]> {
-    const [vectors, [q]] = await Promise.all([this.chunkVectors(), this.embedder.embed([query])]);
+    // chunks first: an embedder that fits on its first batch (TF-IDF) fits on the manual, not on the question
+    const vectors = await this.chunkVectors();
+    const [q] = await this.embedder.embed([query]);
     return vectors
       .map((v, i) => ({ chunk: this.chunks[i], score: cosine(q, v) }))
       .sort((a, b) => b.score - a.score)
