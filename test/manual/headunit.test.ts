@@ -82,3 +82,43 @@ describe('manual questions as ordinary user turns over the bridge, to the refere
     }
   });
 });
+
+describe('a manual-QA pass: planned questions over the bridge, per-kind/difficulty/chapter metrics and the warning-omission table', () => {
+  it('stores what the runner needs per question and summarises it', async () => {
+    const { runPlannedQuestion, summariseManualQa, ManualQaResultSchema } = await import('../../src/manual/campaign.ts');
+    const corpus = await bmwCorpus();
+    const items = generateDeterministicTestSet(corpus).filter((i) => i.warningIds.length > 0).slice(0, 24);
+    const token = randomBytes(8).toString('hex');
+    const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token, maxMessagesPerSecond: 1_000_000 });
+    const unit = new ReferenceHeadUnit({ manual: { skill: new ManualQaSkill(corpus, new Bm25Retriever(corpus.chunks)), faults: { profiles: ['omit_warning'], rate: 0.5, rates: {}, seed: 11 } } });
+    const client = await connectHeadUnit({ url: bridge.url, token, handler: unit });
+    try {
+      const connection = await bridge.waitForHeadUnit(10_000, unit.unit.name);
+      const evaluator = new DeterministicManualEvaluator(corpus);
+      const tier = { tier: 'oracle', evaluate: (item: TestItem, answer: string) => evaluator.evaluate(item, answer) };
+      const results = [];
+      for (const [n, item] of items.entries()) results.push(ManualQaResultSchema.parse(await runPlannedQuestion(connection, item, [tier], `run/${n}`, CONTEXT)));
+      const fired = results.filter((r) => (r.diagnostics as { manualFaults?: unknown[] } | undefined)?.manualFaults?.length);
+      expect(fired.length).toBeGreaterThan(0);
+      expect(fired.length).toBeLessThan(items.length);
+      const summary = summariseManualQa(items, results, 'oracle');
+      expect(summary.questions).toBe(items.length);
+      expect(Object.values(summary.byKind).reduce((n, m) => n + m.risk_awareness.judged, 0)).toBe(items.length);
+      expect(summary.metrics.relevance).toMatchObject({ judged: 0, notJudged: items.length, mean: null });
+      // every question where the fault fired (and the unit found the right section) shows up in the omission table
+      const omittedQuestions = new Set(summary.warnings.filter((w) => w.omitted > 0).map((w) => w.example!.question));
+      for (const r of fired) {
+        const item = items.find((i) => i.id === r.itemId)!;
+        if (item.sectionIds.includes((r.diagnostics as { manualSection: string }).manualSection)) expect(summary.metrics.risk_awareness.flagged).toBeGreaterThan(0);
+      }
+      expect(omittedQuestions.size).toBeGreaterThan(0);
+      const row = summary.warnings[0];
+      expect(row.omitted).toBeGreaterThan(0);
+      expect(row.text.length).toBeGreaterThan(0);
+      expect(row.example!.answer).not.toContain(row.text);
+    } finally {
+      await client.close();
+      await bridge.close();
+    }
+  });
+});
