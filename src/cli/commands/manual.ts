@@ -1,25 +1,11 @@
-import { existsSync, statSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { chunkManual } from '../../manual/chunks.ts';
 import { ManualCorpus } from '../../manual/corpus.ts';
 import { readManualFile } from '../../manual/ingest/read.ts';
 import { buildManualIndex, loadManualIndex, saveManualIndex, workspaceManualIndexPath } from '../../manual/manual-index.ts';
 import { generateDeterministicTestSet, writeTestSet } from '../../manual/testset.ts';
-
-/** Files named on the command line; a folder stands for the manual files in it (sorted). */
-export function manualFiles(paths: readonly string[]): string[] {
-  return paths.flatMap((path) => {
-    const absolute = resolve(path);
-    if (existsSync(absolute) && statSync(absolute).isDirectory()) {
-      return readdirSync(absolute)
-        .filter((f) => /\.(xml|md|markdown|html?|pdf)$/i.test(f))
-        .sort()
-        .map((f) => join(absolute, f));
-    }
-    return [absolute];
-  });
-}
+import { manualFiles } from '../../manual/files.ts';
 
 export function registerManualCommands(program: Command): void {
   const manual = program.command('manual').description("owner's-manual answers: ingest manuals, print their warnings, generate test sets (docs/manual-qa.md)");
