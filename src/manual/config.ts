@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, HeadUnitConfigSchema, parseYamlWith } from '../campaign/config.ts';
-import { ManualFaultConfigSchema } from '../headunit/reference/manual-skill.ts';
+import { ManualFaultConfigSchema, ManualQaSkill } from '../headunit/reference/manual-skill.ts';
+import { resolveEmbedder } from '../embedding/index.ts';
+import { Bm25Retriever, DenseRetriever } from './retrieval.ts';
 import { LlmSettingsSchema } from '../llm/settings.ts';
 import { createRng } from '../world/rng.ts';
 import { manualFiles } from './files.ts';
@@ -80,4 +82,19 @@ export async function planManualQa(loaded: LoadedManualQa): Promise<{ corpus: Ma
   if (config.limit !== undefined && items.length > config.limit) items = createRng(config.seed).shuffle(items).slice(0, config.limit);
   if (items.length === 0) throw new ConfigError(`${loaded.path}: kinds/limit leave no question to ask`);
   return { corpus, items };
+}
+
+/**
+ * The reference unit's manual skill a config asks for: BM25, or dense retrieval with the configured
+ * ONNX model (the labelled TF-IDF fallback when none is configured or it is missing, said in `log`).
+ * `describe` of the result names the retriever and embedder, for the run's record.
+ */
+export async function manualSkillFor(config: ManualQaConfig, corpus: ManualCorpus, log: (line: string) => void = () => undefined): Promise<{ skill: ManualQaSkill; retrieval: string; close(): Promise<void> }> {
+  if (config.retrieval === 'bm25') {
+    const skill = new ManualQaSkill(corpus, new Bm25Retriever(corpus.chunks));
+    return { skill, retrieval: skill.describe, close: async () => undefined };
+  }
+  const embedder = await resolveEmbedder(config.embeddingModel, log);
+  const skill = new ManualQaSkill(corpus, new DenseRetriever(corpus.chunks, embedder));
+  return { skill, retrieval: skill.describe, close: () => embedder.close() };
 }
