@@ -8,15 +8,15 @@ import { buildManualIndex } from '../../src/manual/manual-index.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 
 describe('the manual-QA campaign config (kind: manual-qa)', () => {
-  it('loads bench-configs/manual-qa.yaml and plans a seeded sample of the deterministic questions', async () => {
-    const loaded = loadManualQaConfig(resolve(REPO_ROOT, 'bench-configs/manual-qa.yaml'));
+  it('loads bench-configs/manual-qa/manual-qa.yaml and plans a seeded sample of the deterministic questions', async () => {
+    const loaded = loadManualQaConfig(resolve(REPO_ROOT, 'bench-configs/manual-qa/manual-qa.yaml'));
     expect(loaded.files).toHaveLength(41);
     expect(loaded.config.manualFaults.profiles).toBe('all');
     const first = await planManualQa(loaded);
     expect(first.items).toHaveLength(300);
     const again = await planManualQa(loaded);
     expect(again.items.map((i) => i.id)).toEqual(first.items.map((i) => i.id));
-  });
+  }, 300_000);
 
   it('rejects an unknown key and a bad kind with the file, the line and the field', () => {
     const dir = mkdtempSync(join(tmpdir(), 'manual-qa-'));

@@ -80,7 +80,7 @@ describe('manual questions as ordinary user turns over the bridge, to the refere
       const answer = await honest.answer(seed.question, () => false);
       if (seed.sectionIds.includes(answer.sectionId!)) expect(metricFails(evaluator.evaluate(seed, answer.text).metrics.risk_awareness)).toBe(false);
     }
-  });
+  }, 300_000);
 });
 
 describe('a manual-QA pass: planned questions over the bridge, per-kind/difficulty/chapter metrics and the warning-omission table', () => {
@@ -120,5 +120,5 @@ describe('a manual-QA pass: planned questions over the bridge, per-kind/difficul
       await client.close();
       await bridge.close();
     }
-  });
+  }, 300_000);
 });

@@ -31,7 +31,7 @@ describe('manual ingestion: the 41 vendored BMW chapters (IBIKUS XML)', () => {
       if (warning.type) expect(holding[0].warningType, warning.id).toBe(warning.type);
     }
     expect(index.chunks.filter((c) => c.kind === 'warning')).toHaveLength(375);
-  });
+  }, 300_000);
 
   it('keeps a procedure whole: one chunk per <action>, its steps in order, with the heading path above it', async () => {
     const file = CHAPTERS.find((f) => f.endsWith('1970636_85.xml'))!;

@@ -116,5 +116,5 @@ describe('manual LLM tiers through the providers, against a local fake server (n
     }
     const prompt = userPromptOf(server.chatRequests()[0]);
     expect(prompt).toMatch(/Main section \[.+\][\s\S]*Related section \[.+\][\s\S]*Related section \[.+\]/);
-  });
+  }, 300_000);
 });

@@ -25,7 +25,7 @@ describe('deterministic test set and the warnings oracle (41 BMW chapters)', () 
         if (fact.role === 'statement') expect(fact.safetyCritical).toBe(false);
       }
     }
-  });
+  }, 300_000);
 
   it('warnings oracle: the safety-critical tags are exactly the warnings.csv ids of these chapters (P = R = 1.0)', async () => {
     const corpus = await bmwCorpus();
@@ -47,7 +47,7 @@ describe('deterministic test set and the warnings oracle (41 BMW chapters)', () 
     expect(truth.size).toBe(375);
     expect(tp / tagged.size).toBe(1);
     expect(tp / truth.size).toBe(1);
-  });
+  }, 300_000);
 
   it('round-trips through JSONL; a bad line fails with the file, the line and the field', async () => {
     const corpus = await bmwCorpus();
@@ -61,5 +61,5 @@ describe('deterministic test set and the warnings oracle (41 BMW chapters)', () 
     await expect(readTestSet(join(dir, 'bad.jsonl'))).rejects.toThrow(/bad\.jsonl:2: kind: Invalid option/);
     writeFileSync(join(dir, 'dup.jsonl'), `${JSON.stringify(items[0])}\n${JSON.stringify(items[0])}\n`);
     await expect(readTestSet(join(dir, 'dup.jsonl'))).rejects.toThrow(/dup\.jsonl:2: id .* appears twice/);
-  });
+  }, 300_000);
 });
