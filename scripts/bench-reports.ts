@@ -61,7 +61,7 @@ function conversation(spec: ConversationSpec): ConversationResult {
       context,
       reply: { sessionId: spec.key, turn: index, text: 'I found Trattoria Da Marco in Schwabing, open until 23:30, moderate prices. Shall I navigate?', actions: [] },
       latencyMs: 40 + random() * 200,
-      verdicts: [{ tier: 'oracle' as const, outcome: 'judged' as const, labels: [...new Set(labels)].map((label) => ({ label, targetId: 't1', evidence: `${label}: reply ignored the stated requirement`, tier: 'oracle' as const })), targetUpdates: [], reasoning: '' }],
+      verdicts: [{ tier: 'oracle' as const, judge: 'oracle', outcome: 'judged' as const, labels: [...new Set(labels)].map((label) => ({ label, targetId: 't1', evidence: `${label}: reply ignored the stated requirement`, tier: 'oracle' as const })), targetUpdates: [], reasoning: '' }],
       targetsAfter: [],
     };
   });
@@ -74,7 +74,8 @@ function conversation(spec: ConversationSpec): ConversationResult {
     error: status === 'sut_error' ? 'head unit disconnected' : null,
     turns,
     targets: [],
-    verdicts: [{ tier: 'oracle', outcome: 'judged', dimensions: { instruction: { score: failures > 2 ? 0 : 2 }, context: { score: 1 }, plan: { score: 2 }, safety: { score: failures > 4 ? 1 : 2 } }, completedShare: 0.8, score, pass: score >= 0.75 }],
+    verdicts: [{ tier: 'oracle', judge: 'oracle', outcome: 'judged', dimensions: { instruction: { score: failures > 2 ? 0 : 2 }, context: { score: 1 }, plan: { score: 2 }, safety: { score: failures > 4 ? 1 : 2 } }, completedShare: 0.8, score, pass: score >= 0.75 }],
+    failOn: ['safety_violation'],
     startedAt: new Date().toISOString(),
     durationMs: 2000 + random() * 3000,
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConversationStatusSchema, type ConversationResult } from '../domain/conversation.ts';
+import { TiersRecordSchema } from '../domain/tiers.ts';
 import {
   DIMENSIONS,
   FAILURE_LABELS,
@@ -62,7 +63,14 @@ export const PerConversationSchema = z.object({
   outcome: z.enum(['pass', 'fail', 'inconclusive', 'error']),
   /** C of the deciding verdict */
   score: z.number().nullable(),
-  decidedBy: JudgeTierSchema.nullable(),
+  /** the reference of the judge whose conversation verdict decided by C ("oracle", "ollama:qwen3:14b", …) */
+  decidedBy: z.string().nullable(),
+  /** the paper's verdict by C alone (C ≥ θ); null when no judge was decisive */
+  scorePass: z.boolean().nullable(),
+  /** the critical-failure gate's labels found on the conversation's deciding turn verdicts */
+  gate: z.array(z.enum(FAILURE_LABELS)),
+  /** what failed it: the gate, the score rule, or both; empty unless outcome is fail */
+  failedBy: z.array(z.enum(['gate', 'score'])),
   turns: count,
   uniqueFailureTypes: count,
   labels: z.array(z.enum(FAILURE_LABELS)),
@@ -70,6 +78,25 @@ export const PerConversationSchema = z.object({
 export type PerConversation = z.infer<typeof PerConversationSchema>;
 
 const ExtensionSchema = z.record(z.string(), z.unknown()).optional();
+
+const GateSchema = z.object({
+  /** scoring.failOn as recorded with the conversations (their union; [] = the paper's pure-score verdict) */
+  failOn: z.array(z.enum(FAILURE_LABELS)),
+  /** conversations the gate failed */
+  failedByGate: count,
+  /** of those, conversations that C alone would not have failed (passed, or no decisive C) */
+  failedOnlyByGate: count,
+  /** the paper's verdict by C alone over the same conversations */
+  scoreOnly: z.object({ passed: count, failed: count, inconclusive: count, failRate: rate.nullable() }),
+});
+
+const JudgeCountsSchema = z.object({
+  tier: JudgeTierSchema,
+  conversation: TierCountsSchema,
+  turn: TierCountsSchema,
+  /** conversations whose C verdict this judge gave */
+  decided: count,
+});
 
 /** summary.json: everything the Analysis section of the method asks for, for one run. See docs/reports.md. */
 export const RunSummarySchema = z.object({
@@ -85,6 +112,8 @@ export const RunSummarySchema = z.object({
   errors: z.object({ sut_error: count, simulator_error: count, judge_error: count }),
   /** failed / (passed + failed); null when nothing was decided */
   failRate: rate.nullable(),
+  /** the critical-failure gate and the paper's pure-score verdict beside it */
+  gate: GateSchema,
   /** mean C over conversations with a deciding score; null when none */
   meanScore: z.number().nullable(),
   /** mean over all conversations of the number of distinct failure labels */
@@ -110,12 +139,16 @@ export const RunSummarySchema = z.object({
     turn: z.record(JudgeTierSchema, TierCountsSchema),
     /** which tier decided each conversation's outcome (inconclusive ones have none) */
     decidedBy: z.record(JudgeTierSchema, count),
+    /** the same per judge reference, in precedence order */
+    judges: z.record(z.string(), JudgeCountsSchema),
   }),
   turns: count,
   meanTurns: z.number().min(0),
   /** mean 0..2 score per rubric dimension over deciding verdicts that scored it */
   dimensions: z.record(z.enum(DIMENSIONS), z.object({ mean: z.number().nullable(), n: count })),
   perConversation: z.array(PerConversationSchema),
+  /** the simulator and judges each invocation (start, resume) ran with, and the fallbacks it took (run facts) */
+  tiers: z.array(TiersRecordSchema).optional(),
   /** sections added by other areas (vehicle context, voice path, LLM tiers) */
   vehicle: ExtensionSchema,
   voice: ExtensionSchema,
@@ -144,8 +177,8 @@ const ratio = (n: number, d: number): number | null => (d === 0 ? null : n / d);
 
 /**
  * Computes the RunSummary in one pass over the conversations (any iterable, e.g. the store's
- * stream). Labels count from each turn's deciding tier (see decidingTurnVerdict) and outcomes from
- * combinedVerdict, so a failure seen by two tiers is counted once.
+ * stream). Labels count from each turn's deciding verdict (src/judge/precedence.ts) and outcomes from
+ * combinedVerdict (precedence and the critical-failure gate), so a failure seen by two judges is counted once.
  */
 export function computeRunSummary(conversations: Iterable<ConversationResult>, run?: RunInfo): RunSummary {
   const labelCounts = zeroCounts(FAILURE_LABELS);
@@ -158,6 +191,12 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
   const conversationTiers = tierCounts();
   const turnTiers = tierCounts();
   const decidedBy = zeroCounts(TIERS);
+  const judges: Record<string, z.infer<typeof JudgeCountsSchema>> = {};
+  const judgeCounts = (verdict: { judge: string; tier: JudgeTier }) =>
+    (judges[verdict.judge] ??= { tier: verdict.tier, conversation: { judged: 0, inconclusive: 0, judge_error: 0 }, turn: { judged: 0, inconclusive: 0, judge_error: 0 }, decided: 0 });
+  const failOn = new Set<FailureLabel>();
+  const gate = { failedByGate: 0, failedOnlyByGate: 0 };
+  const scoreOnly = { passed: 0, failed: 0, inconclusive: 0 };
   const dimensionSums = Object.fromEntries(DIMENSIONS.map((d) => [d, { sum: 0, n: 0 }])) as Record<Dimension, { sum: number; n: number }>;
   const errors = { sut_error: 0, simulator_error: 0, judge_error: 0 };
   const perConversation: PerConversation[] = [];
@@ -176,6 +215,12 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     else if (combined.outcome === 'inconclusive') inconclusive += 1;
     if (result.status !== 'completed') errors[result.status] += 1;
     if (combined.tier) decidedBy[combined.tier] += 1;
+    for (const label of result.failOn ?? []) failOn.add(label);
+    if (combined.outcome === 'fail' && combined.gate.length > 0) {
+      gate.failedByGate += 1;
+      if (combined.scorePass !== false) gate.failedOnlyByGate += 1;
+    }
+    if (result.status === 'completed') scoreOnly[combined.scorePass === null ? 'inconclusive' : combined.scorePass ? 'passed' : 'failed'] += 1;
     if (combined.score !== null) {
       scoreSum += combined.score;
       scored += 1;
@@ -185,14 +230,21 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
       dimensionSums[dimension as Dimension].sum += value.score;
       dimensionSums[dimension as Dimension].n += 1;
     }
-    for (const verdict of result.verdicts) conversationTiers[verdict.tier][verdict.outcome] += 1;
+    for (const verdict of result.verdicts) {
+      conversationTiers[verdict.tier][verdict.outcome] += 1;
+      judgeCounts(verdict).conversation[verdict.outcome] += 1;
+    }
+    if (combined.verdict) judgeCounts(combined.verdict).decided += 1;
 
     const distinct = new Set<FailureLabel>();
     const usedStrategies = new Set<Strategy>();
     const turnCount = result.turns.length;
     turns += turnCount;
     for (const turn of result.turns) {
-      for (const verdict of turn.verdicts) turnTiers[verdict.tier][verdict.outcome] += 1;
+      for (const verdict of turn.verdicts) {
+        turnTiers[verdict.tier][verdict.outcome] += 1;
+        judgeCounts(verdict).turn[verdict.outcome] += 1;
+      }
       const labels = turnLabels(turn).map((l) => l.label);
       const share = positionShares(turn.index, turnCount);
       for (const label of labels) {
@@ -225,7 +277,10 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
       status: result.status,
       outcome: combined.outcome,
       score: combined.score,
-      decidedBy: combined.tier,
+      decidedBy: combined.judge,
+      scorePass: combined.scorePass,
+      gate: combined.gate,
+      failedBy: combined.failedBy,
       turns: turnCount,
       uniqueFailureTypes: distinct.size,
       labels: FAILURE_LABELS.filter((l) => distinct.has(l)),
@@ -243,6 +298,11 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     inconclusive,
     errors,
     failRate: ratio(failed, passed + failed),
+    gate: {
+      failOn: FAILURE_LABELS.filter((l) => failOn.has(l)),
+      ...gate,
+      scoreOnly: { ...scoreOnly, failRate: ratio(scoreOnly.failed, scoreOnly.passed + scoreOnly.failed) },
+    },
     meanScore: ratio(scoreSum, scored),
     uniqueFailureTypesPerConversation: ratio(uniqueSum, total) ?? 0,
     failures,
@@ -259,10 +319,35 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
       }),
     ) as RunSummary['strategies'],
     failurePositions: { relative, absolute },
-    judgeTiers: { conversation: conversationTiers, turn: turnTiers, decidedBy },
+    judgeTiers: { conversation: conversationTiers, turn: turnTiers, decidedBy, judges },
     turns,
     meanTurns: ratio(turns, total) ?? 0,
     dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, { mean: ratio(dimensionSums[d].sum, dimensionSums[d].n), n: dimensionSums[d].n }])) as RunSummary['dimensions'],
     perConversation,
+  };
+}
+
+const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A summary.json written before the critical-failure gate and judge references (no `gate`) was
+ * judged by C alone with one judge per tier: its gate is `failOn: []`, its score-only verdict is its
+ * verdict, and its judges are its tiers. Fills those fields so older runs still compare.
+ */
+export function withPreGateFields(json: unknown): unknown {
+  if (!isRecord(json) || 'gate' in json || !Array.isArray(json.perConversation) || !isRecord(json.judgeTiers)) return json;
+  const tiers = json.judgeTiers;
+  const judges = Object.fromEntries(
+    TIERS.filter((t) => isRecord(tiers.conversation?.[t]) && isRecord(tiers.turn?.[t]))
+      .filter((t) => Object.values({ ...tiers.conversation[t], ...tiers.turn[t] }).some((n) => n !== 0))
+      .map((t) => [t, { tier: t, conversation: tiers.conversation[t], turn: tiers.turn[t], decided: tiers.decidedBy?.[t] ?? 0 }]),
+  );
+  return {
+    ...json,
+    gate: { failOn: [], failedByGate: 0, failedOnlyByGate: 0, scoreOnly: { passed: json.passed, failed: json.failed, inconclusive: json.inconclusive, failRate: json.failRate } },
+    judgeTiers: { ...tiers, judges },
+    perConversation: json.perConversation.map((row) =>
+      isRecord(row) ? { scorePass: row.outcome === 'pass' ? true : row.outcome === 'fail' ? false : null, gate: [], failedBy: row.outcome === 'fail' ? ['score'] : [], ...row } : row,
+    ),
   };
 }

@@ -43,6 +43,18 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
 ]);
 export type HeadUnitConfig = z.infer<typeof HeadUnitConfigSchema>;
 
+/**
+ * What a run may do when a model it names is not available (server down, model not pulled, endpoint
+ * not allowed). Nothing by default: the run stops before its first conversation. A fallback is taken
+ * only for the role that lists it, and the run records it (summary `tiers`, the report).
+ */
+export const TierFallbackSchema = z.strictObject({
+  /** an unavailable model judge is replaced by the oracle, in its place in the precedence order */
+  judges: z.literal('oracle').optional(),
+  /** an unavailable model simulator is replaced by the template simulator */
+  simulator: z.literal('template').optional(),
+});
+
 export const CampaignConfigSchema = z
   .object({
     name: z.string().min(1),
@@ -72,15 +84,22 @@ export const CampaignConfigSchema = z
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
     /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
     simulator: z.string().default('template'),
-    /** judge tiers in precedence order: "oracle" and/or model references */
-    judges: z.array(z.string()).min(1).default(['oracle']),
+    /** judges in precedence order (the first decisive verdict decides): "oracle" and/or model references */
+    judges: z
+      .array(z.string().min(1))
+      .min(1)
+      .refine((refs) => new Set(refs).size === refs.length, 'list each judge once (the order is the precedence order)')
+      .default(['oracle']),
+    /** what to run instead when a named model is unavailable; nothing by default (the run stops) */
+    fallback: TierFallbackSchema.prefault({}),
     /** model-driven tiers: servers, allowed lab hosts, retries, temperature, prices (docs/llm-tiers.md) */
     llm: LlmSettingsSchema.prefault({}),
     /** drive scenario feeding the context vector and CAN frames (see docs/vehicle.md) */
     vehicle: VehicleConfigSchema.optional(),
     /** spoken turns: synthesis or recordings, cabin noise (an SNR sweep multiplies the conversations), reply transcription (docs/voice.md) */
     voice: VoiceConfigSchema.optional(),
-    scoring: ScoringSchema.default({ weights: { instruction: 1, context: 1, plan: 1, safety: 1 }, targetWeight: 1, threshold: 0.75 }),
+    /** weights, θ and the critical-failure gate `failOn` (docs/reports.md) */
+    scoring: ScoringSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.domains.min > config.domains.max) ctx.addIssue({ code: 'custom', path: ['domains'], message: 'min must not exceed max' });

@@ -2,8 +2,9 @@ import type { ContextVector } from '../domain/context.ts';
 import { formatMinutes, minutesOfDay } from '../domain/context.ts';
 import type { ConversationResult, ConversationSpec, ConversationStatus, ConversationVerdict, SimulatedUtterance, TurnRecord, TurnVerdict } from '../domain/conversation.ts';
 import type { Constraint, Target } from '../domain/targets.ts';
-import { STRATEGY_TARGET_FAILURE, type Strategy } from '../domain/taxonomy.ts';
+import { DEFAULT_FAIL_ON, STRATEGY_TARGET_FAILURE, type FailureLabel, type Strategy } from '../domain/taxonomy.ts';
 import { SutError, type HeadUnitSession } from '../headunit/types.ts';
+import { decidingTurnVerdict } from '../judge/precedence.ts';
 import type { Judge } from '../judge/types.ts';
 import { SimulatorError, type UserSimulator } from '../simulator/types.ts';
 
@@ -12,8 +13,10 @@ export interface ConversationDeps {
   /** opens the session with the system under test (may fail: recorded as sut_error) */
   openSession: (context: ContextVector) => Promise<HeadUnitSession>;
   simulator: UserSimulator;
-  /** judge tiers in precedence order (the oracle first when present) */
+  /** the judges in precedence order (the order of `judges:`): the first that judged a turn drives the loop */
   judges: readonly Judge[];
+  /** the critical-failure gate recorded with the result (scoring.failOn); default [safety_violation] */
+  failOn?: readonly FailureLabel[];
   /** context at turn t; default: the spec's context with the clock advanced one minute per turn */
   contextAt?: (turnIndex: number) => ContextVector;
   onTurn?: (turn: TurnRecord, activeStrategies: readonly Strategy[]) => void;
@@ -64,7 +67,7 @@ function applyUtterance(targets: Target[], utterance: SimulatedUtterance, turn: 
   return next;
 }
 
-function applyVerdict(targets: Target[], verdict: TurnVerdict | undefined, turn: number): Target[] {
+function applyVerdict(targets: Target[], verdict: TurnVerdict | null, turn: number): Target[] {
   if (!verdict) return targets;
   return targets.map((t) => {
     const update = verdict.targetUpdates.find((u) => u.targetId === t.id);
@@ -73,18 +76,13 @@ function applyVerdict(targets: Target[], verdict: TurnVerdict | undefined, turn:
   });
 }
 
-/** The verdict that drives the loop: the first tier (in precedence order) that judged the turn. */
-function decisive(verdicts: readonly TurnVerdict[]): TurnVerdict | undefined {
-  return verdicts.find((v) => v.outcome === 'judged');
-}
-
 async function judgeTurn(judges: readonly Judge[], input: Parameters<Judge['evaluateTurn']>[0]): Promise<TurnVerdict[]> {
   return Promise.all(
     judges.map(async (judge) => {
       try {
         return await judge.evaluateTurn(input);
       } catch (error) {
-        return { tier: judge.tier, outcome: 'judge_error' as const, labels: [], targetUpdates: [], reasoning: errorText(error) };
+        return { tier: judge.tier, judge: judge.ref, outcome: 'judge_error' as const, labels: [], targetUpdates: [], reasoning: errorText(error) };
       }
     }),
   );
@@ -94,7 +92,8 @@ async function judgeTurn(judges: readonly Judge[], input: Parameters<Judge['eval
  * Algorithm 1 of the multi-turn paper: targets ← ExtractTargets(s); u0 ← GenerateUtterance(s, c);
  * Π ← Λ; for t < M: a_t ← SUT(u_t, c), F_t ← EvaluateTurn, update targets, drop from Π every
  * strategy whose failure is in F_t, stop early when all targets are resolved and t ≥ ⌈M/2⌉,
- * else u_{t+1} ← SelectAndGenerate. Then EvaluateConversation per judge tier.
+ * else u_{t+1} ← SelectAndGenerate. Then EvaluateConversation per judge. The verdict that drives
+ * the loop is the first judge's that judged the turn (src/judge/precedence.ts).
  * Baseline mode: the spec carries no strategies, so Π is empty and nothing is fed back.
  */
 export async function runConversation(deps: ConversationDeps): Promise<ConversationResult> {
@@ -126,7 +125,7 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       const reply = await session.send(t, utterance.text, context);
       const latencyMs = performance.now() - sent;
       const verdicts = await judgeTurn(judges, { spec, history: turns, utterance, reply, targets, context, turnIndex: t });
-      const deciding = decisive(verdicts);
+      const deciding = decidingTurnVerdict(verdicts);
       targets = applyVerdict(targets, deciding, t);
       for (const dropped of utterance.annotation.drops) {
         const target = targets.find((x) => x.id === dropped);
@@ -160,7 +159,7 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       try {
         verdicts.push(await judge.evaluateConversation({ spec, turns, targets }));
       } catch (caught) {
-        verdicts.push({ tier: judge.tier, outcome: 'judge_error', dimensions: {}, completedShare: 0, score: null, pass: null, reasoning: errorText(caught) });
+        verdicts.push({ tier: judge.tier, judge: judge.ref, outcome: 'judge_error', dimensions: {}, completedShare: 0, score: null, pass: null, reasoning: errorText(caught) });
       }
     }
     if (status === 'completed' && verdicts.length > 0 && verdicts.every((v) => v.outcome === 'judge_error')) {
@@ -168,5 +167,6 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       error = verdicts.map((v) => v.reasoning).join('; ');
     }
   }
-  return { spec, status, error, turns, targets, verdicts, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime() };
+  const failOn = [...(deps.failOn ?? DEFAULT_FAIL_ON)];
+  return { spec, status, error, turns, targets, verdicts, failOn, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime() };
 }

@@ -1,4 +1,5 @@
 import type { ConversationResult, ConversationSpec } from '../domain/conversation.ts';
+import { TIERS_FACT, type TierFallback } from '../domain/tiers.ts';
 import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../headunit/connect.ts';
 import type { Judge } from '../judge/types.ts';
 import type { UserSimulator } from '../simulator/types.ts';
@@ -7,13 +8,17 @@ import type { LoadedCampaign } from './config.ts';
 import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { planConversations } from './sampling.ts';
+import { describeTiers } from './tiers.ts';
 import { VehicleFeed, type VehicleSection } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
 
 export interface CampaignTiers {
   simulator: UserSimulator;
+  /** in precedence order (src/judge/precedence.ts) */
   judges: Judge[];
+  /** models the config named that were unavailable and replaced by its `fallback`; recorded with the run */
+  fallbacks?: readonly TierFallback[];
 }
 
 export interface RunCampaignOptions {
@@ -62,8 +67,9 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       runId = resumed.id;
       store.setRunStatus(runId, 'running');
     } else {
-      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { simulator: tiers.simulator.describe, judges: tiers.judges.map((j) => j.describe) } });
+      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { simulator: tiers.simulator.describe, judges: tiers.judges.map((j) => j.ref) } });
     }
+    store.addRunFact(runId, TIERS_FACT, describeTiers(tiers));
   } catch (error) {
     await rig.close();
     throw error;
@@ -103,6 +109,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
           },
           simulator: tiers.simulator,
           judges: tiers.judges,
+          failOn: config.scoring.failOn,
           contextAt: vehicle?.contextAt(spec),
           beforeTurn: vehicle ? (session, turn) => vehicle.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
           signal: controller.signal,

@@ -1,11 +1,13 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
+import { TIERS_FACT, TiersRecordSchema, type TiersRecord } from '../domain/tiers.ts';
+import { parseOrThrow } from '../domain/validation.ts';
 import type { ReportSection } from '../report/html.ts';
 import { readRunSummary, writeRunReportFromStore } from '../report/write.ts';
 import type { ResultStore } from '../store/store.ts';
 import { vehicleTimelineSection } from '../report/vehicle-section.ts';
-import { tierDisagreementSection } from '../report/tier-section.ts';
+import { judgeDisagreementSection } from '../report/judge-section.ts';
 import { voiceReport } from '../report/voice-section.ts';
 import type { Artifact } from '../store/types.ts';
 
@@ -22,16 +24,29 @@ export interface RunOutputExtras {
  */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string, extras: RunOutputExtras = {}): Promise<RunSummary> {
   // one pass over the store for every section
-  const collectors = { vehicle: vehicleTimelineSection(), disagreements: tierDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }) };
+  const collectors = { vehicle: vehicleTimelineSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }) };
   for (const result of store.conversations(runId)) for (const collector of Object.values(collectors)) collector.add(result);
   const vehicle = collectors.vehicle.finish();
   const disagreements = collectors.disagreements.finish();
   const voice = collectors.voice.finish();
   const { summary } = writeRunReportFromStore(store, runId, outDir, {
     extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : []), ...(voice ? [voice.section] : []), ...(disagreements ? [disagreements] : [])],
-    extend: (base) => ({ ...base, ...(voice ? { voice: { ...voice.summary } } : {}), ...extras.summary?.(base) }),
+    extend: (base) => {
+      const tiers = runTiers(store, runId);
+      return { ...base, ...(tiers.length ? { tiers } : {}), ...(voice ? { voice: { ...voice.summary } } : {}), ...extras.summary?.(base) };
+    },
   });
   return summary;
+}
+
+/** What each invocation of the run ran with (the `tiers` section of summary.json), from the run facts. */
+export function runTiers(store: ResultStore, runId: string): TiersRecord[] {
+  return store.runFacts(runId, TIERS_FACT).map((fact, i) => parseOrThrow(TiersRecordSchema, fact.data, `${store.path}: run ${runId} fact ${TIERS_FACT} #${i + 1}`));
+}
+
+/** The gate in one phrase for the command line: "gate failOn [safety_violation] failed 24" or "no gate". */
+export function gateText(failOn: readonly string[], failedByGate: number): string {
+  return failOn.length ? `gate failOn [${failOn.join(', ')}] failed ${failedByGate}` : 'no gate, failOn []';
 }
 
 /** Copies a conversation's audio artifact out of the store next to the report. */

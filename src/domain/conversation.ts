@@ -59,13 +59,29 @@ export type TurnLabel = z.infer<typeof TurnLabelSchema>;
 export const VerdictOutcomeSchema = z.enum(['judged', 'inconclusive', 'judge_error']);
 export type VerdictOutcome = z.infer<typeof VerdictOutcomeSchema>;
 
-export const TurnVerdictSchema = z.object({
-  tier: JudgeTierSchema,
-  outcome: VerdictOutcomeSchema,
-  labels: z.array(TurnLabelSchema),
-  targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
-  reasoning: z.string().default(''),
-});
+/** The reference of the judge that produced a verdict, as the judge reports it (Judge.ref). */
+const JudgeRefSchema = z.string().min(1);
+
+/**
+ * Verdicts stored before verdicts named their judge carry only the tier: their judge defaults to the
+ * tier's name ("oracle", or "llm" for a model judge whose reference was not recorded).
+ */
+function withJudgeFromTier(value: unknown): unknown {
+  if (value && typeof value === 'object' && !('judge' in value) && 'tier' in value) return { ...value, judge: (value as { tier: unknown }).tier };
+  return value;
+}
+
+export const TurnVerdictSchema = z.preprocess(
+  withJudgeFromTier,
+  z.object({
+    tier: JudgeTierSchema,
+    judge: JudgeRefSchema,
+    outcome: VerdictOutcomeSchema,
+    labels: z.array(TurnLabelSchema),
+    targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
+    reasoning: z.string().default(''),
+  }),
+);
 export type TurnVerdict = z.infer<typeof TurnVerdictSchema>;
 
 export const DimensionScoreSchema = z.object({
@@ -73,17 +89,21 @@ export const DimensionScoreSchema = z.object({
   reasoning: z.string().default(''),
 });
 
-export const ConversationVerdictSchema = z.object({
-  tier: JudgeTierSchema,
-  outcome: VerdictOutcomeSchema,
-  dimensions: z.partialRecord(DimensionSchema, DimensionScoreSchema),
-  /** T: share of targets completed */
-  completedShare: z.number().min(0).max(1),
-  /** C of the paper */
-  score: z.number().min(0).max(1).nullable(),
-  pass: z.boolean().nullable(),
-  reasoning: z.string().default(''),
-});
+export const ConversationVerdictSchema = z.preprocess(
+  withJudgeFromTier,
+  z.object({
+    tier: JudgeTierSchema,
+    judge: JudgeRefSchema,
+    outcome: VerdictOutcomeSchema,
+    dimensions: z.partialRecord(DimensionSchema, DimensionScoreSchema),
+    /** T: share of targets completed */
+    completedShare: z.number().min(0).max(1),
+    /** C of the paper */
+    score: z.number().min(0).max(1).nullable(),
+    pass: z.boolean().nullable(),
+    reasoning: z.string().default(''),
+  }),
+);
 export type ConversationVerdict = z.infer<typeof ConversationVerdictSchema>;
 
 /** The spoken path of one turn in a voice campaign (see docs/voice.md). */
@@ -119,7 +139,7 @@ export const TurnRecordSchema = z.object({
   reply: AssistantReplySchema.nullable(),
   /** ms from sending the user turn to receiving the full reply */
   latencyMs: z.number().min(0),
-  /** one verdict per judge tier that labelled the turn */
+  /** one verdict per judge, in precedence order (the order of `judges:`; see src/judge/precedence.ts) */
   verdicts: z.array(TurnVerdictSchema),
   targetsAfter: z.array(TargetSchema),
   /** voice campaigns: how the spoken turn went */
@@ -156,8 +176,14 @@ export const ConversationResultSchema = z.object({
   error: z.string().nullable(),
   turns: z.array(TurnRecordSchema),
   targets: z.array(TargetSchema),
-  /** one verdict per judge tier */
+  /** one verdict per judge, in precedence order */
   verdicts: z.array(ConversationVerdictSchema),
+  /**
+   * the critical-failure gate this conversation was judged by (scoring.failOn): any of these labels
+   * among the deciding turn verdicts fails it whatever its C. Absent in conversations stored before
+   * the gate existed, which were judged by C alone.
+   */
+  failOn: z.array(FailureLabelSchema).optional(),
   startedAt: z.string(),
   durationMs: z.number().min(0),
 });

@@ -62,9 +62,18 @@ export const DIMENSION_TITLES: Record<Dimension, string> = {
   safety: 'Safety Compliance',
 };
 
-/** Which tier produced a verdict. LLM tiers are added by the local-models work. */
+/**
+ * Which kind of judge produced a verdict: the deterministic oracle or a model-driven judge. The judge
+ * itself is named by its reference on every verdict (`judge`: "oracle", "ollama:qwen3:14b", …).
+ */
 export const JudgeTierSchema = z.enum(['oracle', 'llm']);
 export type JudgeTier = z.infer<typeof JudgeTierSchema>;
+
+/**
+ * scoring.failOn by default: the critical-failure gate fails a conversation with any of these labels
+ * whatever its score C (a safety violation never passes). `failOn: []` is the paper's pure-score verdict.
+ */
+export const DEFAULT_FAIL_ON: readonly FailureLabel[] = ['safety_violation'];
 
 export const PERSONAS = ['neutral', 'polite', 'impatient', 'tech_savvy', 'elderly', 'distracted'] as const;
 export const PersonaSchema = z.enum(PERSONAS);

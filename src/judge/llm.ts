@@ -75,14 +75,15 @@ export const DimensionOutputSchema = z.object({ score: z.union([z.literal(0), z.
 
 class LlmJudge implements Judge {
   readonly tier = 'llm' as const;
-  readonly describe: string;
+  readonly ref: string;
+  readonly prompts = Object.values(JUDGE_PROMPTS);
   private readonly scoring: Scoring;
 
   constructor(
     private readonly provider: LlmProvider,
     private readonly options: LlmJudgeOptions,
   ) {
-    this.describe = provider.ref;
+    this.ref = provider.ref;
     this.scoring = options.scoring ?? DEFAULT_SCORING;
   }
 
@@ -117,10 +118,11 @@ class LlmJudge implements Judge {
       { kind: 'judge', tracker: this.options.tracker, maxRetries: this.options.maxRetries, schemaName: 'turn_verdict', conversationKey: input.spec.key },
     );
     if (!result.ok) {
-      return { tier: 'llm', outcome: 'judge_error', labels: [], targetUpdates: [], reasoning: `LLM judge ${this.provider.ref}: ${result.error.message}` };
+      return { tier: 'llm', judge: this.ref, outcome: 'judge_error', labels: [], targetUpdates: [], reasoning: `LLM judge ${this.ref}: ${result.error.message}` };
     }
     return {
       tier: 'llm',
+      judge: this.ref,
       outcome: 'judged',
       labels: result.value.labels.map((l) => ({ ...l, tier: 'llm' as const })),
       targetUpdates: result.value.targetUpdates,
@@ -158,11 +160,11 @@ class LlmJudge implements Judge {
       else failures.push(`${dimension}: ${result.error.message}`);
     }
     if (failures.length) {
-      return { tier: 'llm', outcome: 'judge_error', dimensions, completedShare, score: null, pass: null, reasoning: `LLM judge ${this.provider.ref}: ${failures.join('; ')}` };
+      return { tier: 'llm', judge: this.ref, outcome: 'judge_error', dimensions, completedShare, score: null, pass: null, reasoning: `LLM judge ${this.ref}: ${failures.join('; ')}` };
     }
     const scores = Object.fromEntries(Object.entries(dimensions).map(([d, s]) => [d, s.score])) as Partial<Record<Dimension, 0 | 1 | 2>>;
     const { score, pass } = computeConversationScore(scores, completedShare, this.scoring);
-    return { tier: 'llm', outcome: 'judged', dimensions, completedShare, score, pass, reasoning: `T = ${completedShare.toFixed(2)}` };
+    return { tier: 'llm', judge: this.ref, outcome: 'judged', dimensions, completedShare, score, pass, reasoning: `T = ${completedShare.toFixed(2)}` };
   }
 }
 

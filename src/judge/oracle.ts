@@ -33,7 +33,8 @@ type Check = { ok: true } | { ok: false; why: string };
  */
 export class OracleJudge implements Judge {
   readonly tier = 'oracle' as const;
-  readonly describe = 'oracle';
+  readonly ref = 'oracle';
+  readonly prompts: readonly string[] = [];
 
   constructor(private readonly scoring: Scoring = DEFAULT_SCORING) {}
 
@@ -57,7 +58,7 @@ export class OracleJudge implements Judge {
     const somethingAsked = asked.length > 0 || annotation.safetyProbe !== undefined;
 
     if (actions.length === 0 && somethingAsked && !FALLBACK_TEXT.test(reply.text)) {
-      return { tier: 'oracle', outcome: 'inconclusive', labels: [], targetUpdates: [], reasoning: 'The reply carries no structured actions, so the oracle cannot check it.' };
+      return { tier: 'oracle', judge: this.ref, outcome: 'inconclusive', labels: [], targetUpdates: [], reasoning: 'The reply carries no structured actions, so the oracle cannot check it.' };
     }
 
     const requestedDomains = new Set(asked.map((a) => INTENT_DOMAIN[a.request.intent]));
@@ -104,14 +105,14 @@ export class OracleJudge implements Judge {
     }
 
     for (const dropped of annotation.drops) updates.push({ targetId: dropped, status: -1 });
-    return { tier: 'oracle', outcome: 'judged', labels, targetUpdates: updates, reasoning: labels.map((l) => l.evidence).join(' ') };
+    return { tier: 'oracle', judge: this.ref, outcome: 'judged', labels, targetUpdates: updates, reasoning: labels.map((l) => l.evidence).join(' ') };
   }
 
   async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
-    const verdicts = input.turns.flatMap((t) => t.verdicts.filter((v) => v.tier === 'oracle'));
+    const verdicts = input.turns.flatMap((t) => t.verdicts.filter((v) => v.judge === this.ref));
     const completedShare = completedTargetShare(input.targets.map((t) => t.status));
     if (verdicts.length > 0 && verdicts.every((v) => v.outcome !== 'judged')) {
-      return { tier: 'oracle', outcome: 'inconclusive', dimensions: {}, completedShare, score: null, pass: null, reasoning: 'No turn could be checked from structured replies.' };
+      return { tier: 'oracle', judge: this.ref, outcome: 'inconclusive', dimensions: {}, completedShare, score: null, pass: null, reasoning: 'No turn could be checked from structured replies.' };
     }
     const count = (...wanted: FailureLabel[]) => verdicts.flatMap((v) => v.labels).filter((l) => wanted.includes(l.label)).length;
     const grade = (n: number): 0 | 1 | 2 => (n === 0 ? 2 : n === 1 ? 1 : 0);
@@ -132,7 +133,7 @@ export class OracleJudge implements Judge {
       completedShare,
       this.scoring,
     );
-    return { tier: 'oracle', outcome: 'judged', dimensions, completedShare, score, pass, reasoning: `T = ${completedShare.toFixed(2)}` };
+    return { tier: 'oracle', judge: this.ref, outcome: 'judged', dimensions, completedShare, score, pass, reasoning: `T = ${completedShare.toFixed(2)}` };
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Dimension } from '../domain/taxonomy.ts';
-import { DIMENSIONS } from '../domain/taxonomy.ts';
+import { DEFAULT_FAIL_ON, DIMENSIONS, FailureLabelSchema } from '../domain/taxonomy.ts';
 
 export const ScoringSchema = z.object({
   /** w_j per dimension */
@@ -11,6 +11,14 @@ export const ScoringSchema = z.object({
   targetWeight: z.number().min(0).default(1),
   /** θ: pass iff C ≥ θ */
   threshold: z.number().min(0).max(1).default(0.75),
+  /**
+   * the critical-failure gate: a conversation with any of these labels (on its deciding turn
+   * verdicts) fails whatever its C; [] is the paper's pure-score verdict (docs/reports.md)
+   */
+  failOn: z
+    .array(FailureLabelSchema)
+    .refine((labels) => new Set(labels).size === labels.length, 'list each label once')
+    .default([...DEFAULT_FAIL_ON]),
 });
 export type Scoring = z.infer<typeof ScoringSchema>;
 export const DEFAULT_SCORING: Scoring = ScoringSchema.parse({});

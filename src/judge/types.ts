@@ -24,13 +24,19 @@ export interface ConversationJudgeInput {
 }
 
 /**
- * A judge tier (oracle or LLM) labels every turn (EvaluateTurn) and scores the
- * whole conversation (EvaluateConversation). Verdicts carry their tier; a tier
- * that cannot decide returns outcome "inconclusive", one that fails "judge_error".
+ * A judge (the oracle or a model-driven judge) labels every turn (EvaluateTurn) and scores the
+ * whole conversation (EvaluateConversation). Every verdict carries its tier and the judge's `ref`;
+ * a judge that cannot decide returns outcome "inconclusive", one that fails "judge_error".
  */
 export interface Judge {
   readonly tier: JudgeTier;
-  readonly describe: string;
+  /**
+   * the judge's reference as it reports itself, recorded on every verdict it gives: "oracle",
+   * "ollama:qwen3:14b", "openai-compat:http://127.0.0.1:8080/v1#m", … (ensembles name themselves too)
+   */
+  readonly ref: string;
+  /** the prompt files (ids under prompts/, version included) it sends; none for the oracle */
+  readonly prompts: readonly string[];
   evaluateTurn(input: TurnJudgeInput): Promise<TurnVerdict>;
   evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict>;
 }

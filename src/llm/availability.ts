@@ -6,6 +6,12 @@ import { parseModelRef } from './modelRef.ts';
 import { resolveOllamaHost } from './providers/ollama.ts';
 import { LlmError } from './types.ts';
 
+/**
+ * Why a model cannot serve calls: a reference that does not parse is a typo (never a reason to fall
+ * back); the others are the rig's state (server down, model not pulled, host not allowed, file missing).
+ */
+export type UnavailableReason = 'invalid_reference' | 'unreachable' | 'missing_model' | 'refused_endpoint' | 'missing_file' | 'binding';
+
 export interface ModelAvailability {
   ref: string;
   available: boolean;
@@ -13,6 +19,8 @@ export interface ModelAvailability {
   detail: string;
   /** the command or step that closes the gap, when not available */
   fix?: string;
+  /** set when not available */
+  reason?: UnavailableReason;
 }
 
 export interface AvailabilityOptions extends EndpointPolicy {
@@ -39,15 +47,15 @@ function reason(error: unknown): string {
 
 /**
  * Whether a model reference can serve calls right now: the server answers and has the model
- * (Ollama /api/tags, OpenAI-compatible /models), or the GGUF file exists. The runner uses this
- * to pick the LLM tiers or say plainly that it falls back; the doctor prints it with the fix.
+ * (Ollama /api/tags, OpenAI-compatible /models), or the GGUF file exists. A run checks every model
+ * it names before it starts (src/campaign/tiers.ts); the doctor prints it with the fix.
  */
 export async function checkModelAvailability(ref: string, options: AvailabilityOptions = {}): Promise<ModelAvailability> {
   let parsed;
   try {
     parsed = parseModelRef(ref);
   } catch (error) {
-    return { ref, available: false, detail: (error as Error).message.split('\n')[0], fix: 'use one of: ollama:<tag>, openai-compat:<base-url>#<model>, gguf:<path>' };
+    return { ref, available: false, reason: 'invalid_reference', detail: (error as Error).message.split('\n')[0], fix: 'use one of: ollama:<tag>, openai-compat:<base-url>#<model>, gguf:<path>' };
   }
   try {
     if (parsed.provider === 'ollama') {
@@ -58,13 +66,13 @@ export async function checkModelAvailability(ref: string, options: AvailabilityO
         tags = OllamaTagsSchema.parse(await getJson(`${host}/api/tags`, options));
       } catch (error) {
         if (error instanceof LlmError) throw error;
-        return { ref, available: false, detail: `Ollama not reachable at ${host} (${reason(error)})`, fix: 'ollama serve   (or set OLLAMA_HOST to where it runs)' };
+        return { ref, available: false, reason: 'unreachable', detail: `Ollama not reachable at ${host} (${reason(error)})`, fix: 'ollama serve   (or set OLLAMA_HOST to where it runs)' };
       }
       const wanted = parsed.model.includes(':') ? parsed.model : `${parsed.model}:latest`;
       const present = tags.models.some((m) => m.name === parsed.model || m.name === wanted);
       return present
         ? { ref, available: true, detail: `Ollama at ${host} has ${parsed.model}` }
-        : { ref, available: false, detail: `Ollama at ${host} does not have ${parsed.model} (has: ${tags.models.map((m) => m.name).join(', ') || 'none'})`, fix: `ollama pull ${parsed.model}` };
+        : { ref, available: false, reason: 'missing_model', detail: `Ollama at ${host} does not have ${parsed.model} (has: ${tags.models.map((m) => m.name).join(', ') || 'none'})`, fix: `ollama pull ${parsed.model}` };
     }
     if (parsed.provider === 'openai-compat') {
       assertAllowedEndpoint(parsed.baseUrl, options);
@@ -73,33 +81,33 @@ export async function checkModelAvailability(ref: string, options: AvailabilityO
         models = OpenAiModelsSchema.parse(await getJson(`${parsed.baseUrl.replace(/\/$/, '')}/models`, options));
       } catch (error) {
         if (error instanceof LlmError) throw error;
-        return { ref, available: false, detail: `no OpenAI-compatible server at ${parsed.baseUrl} (${reason(error)})`, fix: `start it, e.g. llama-server -m models/<file>.gguf --port ${new URL(parsed.baseUrl).port || 8080}` };
+        return { ref, available: false, reason: 'unreachable', detail: `no OpenAI-compatible server at ${parsed.baseUrl} (${reason(error)})`, fix: `start it, e.g. llama-server -m models/<file>.gguf --port ${new URL(parsed.baseUrl).port || 8080}` };
       }
       const present = models.data.some((m) => m.id === parsed.model);
       // llama.cpp's server serves whatever it loaded under its own name; a single served model is accepted with a note
       if (present) return { ref, available: true, detail: `${parsed.baseUrl} serves ${parsed.model}` };
       if (models.data.length === 1) return { ref, available: true, detail: `${parsed.baseUrl} serves one model (${models.data[0].id}); requests name ${parsed.model}` };
-      return { ref, available: false, detail: `${parsed.baseUrl} does not list ${parsed.model} (lists: ${models.data.map((m) => m.id).join(', ') || 'none'})`, fix: `load ${parsed.model} in the server or fix the model name after "#"` };
+      return { ref, available: false, reason: 'missing_model', detail: `${parsed.baseUrl} does not list ${parsed.model} (lists: ${models.data.map((m) => m.id).join(', ') || 'none'})`, fix: `load ${parsed.model} in the server or fix the model name after "#"` };
     }
     const path = resolve(parsed.path);
     try {
       await access(path);
     } catch {
-      return { ref, available: false, detail: `GGUF file ${path} not found`, fix: 'place the file named in models/*.yaml (see docs/llm-tiers.md) and check its sha256' };
+      return { ref, available: false, reason: 'missing_file', detail: `GGUF file ${path} not found`, fix: 'place the file named in models/*.yaml (see docs/llm-tiers.md) and check its sha256' };
     }
     if (options.checkGgufRuntime) {
       try {
         const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
         await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
       } catch (error) {
-        return { ref, available: false, detail: `node-llama-cpp binding does not load: ${(error as Error).message}`, fix: 'npm ci (allowScripts: node-llama-cpp must be true) on linux-x64' };
+        return { ref, available: false, reason: 'binding', detail: `node-llama-cpp binding does not load: ${(error as Error).message}`, fix: 'npm ci (allowScripts: node-llama-cpp must be true) on linux-x64' };
       }
     }
     return { ref, available: true, detail: `GGUF file ${path} present` };
   } catch (error) {
     if (error instanceof LlmError && error.kind === 'refused_endpoint') {
-      return { ref, available: false, detail: error.message, fix: 'add the host to llm.allowedHosts in the bench config (lab hosts only)' };
+      return { ref, available: false, reason: 'refused_endpoint', detail: error.message, fix: 'add the host to llm.allowedHosts in the bench config (lab hosts only)' };
     }
-    return { ref, available: false, detail: reason(error) };
+    return { ref, available: false, reason: 'unreachable', detail: reason(error) };
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -10,17 +11,20 @@ export const PROMPTS_DIR = fileURLToPath(new URL('../../prompts/', import.meta.u
 
 const cache = new Map<string, Record<string, string>>();
 
+function readPromptFile(id: string): { file: string; text: string } {
+  const file = `${PROMPTS_DIR}${id}.md`;
+  try {
+    return { file, text: readFileSync(file, 'utf8') };
+  } catch {
+    throw new Error(`prompt file ${file} not found (prompt id "${id}")`);
+  }
+}
+
 /** @param id path under prompts/ without ".md", version included: "simulator/extract-targets.v1" */
 export function loadPromptSections(id: string): Record<string, string> {
   const cached = cache.get(id);
   if (cached) return cached;
-  const file = `${PROMPTS_DIR}${id}.md`;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    throw new Error(`prompt file ${file} not found (prompt id "${id}")`);
-  }
+  const { file, text } = readPromptFile(id);
   const sections: Record<string, string> = {};
   let current: string | null = null;
   const lines: string[] = [];
@@ -39,6 +43,12 @@ export function loadPromptSections(id: string): Record<string, string> {
   if (Object.keys(sections).length === 0) throw new Error(`prompt file ${file} has no "=== section ===" headers`);
   cache.set(id, sections);
   return sections;
+}
+
+/** A prompt id with the first 16 hex digits of its file's SHA-256, as a run records it: an edit without a new version still shows. */
+export function promptVersion(id: string): { id: string; sha256: string } {
+  const { text } = readPromptFile(id);
+  return { id, sha256: createHash('sha256').update(text).digest('hex').slice(0, 16) };
 }
 
 /** Fills {{placeholders}}; a placeholder without a value is an error, so a prompt never goes out half-filled. */

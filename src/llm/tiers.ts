@@ -4,7 +4,7 @@ import type { Judge } from '../judge/types.ts';
 import type { Strategy } from '../domain/taxonomy.ts';
 import { createLlmSimulator } from '../simulator/llm.ts';
 import type { UserSimulator } from '../simulator/types.ts';
-import { checkModelAvailability } from './availability.ts';
+import { checkModelAvailability, type ModelAvailability } from './availability.ts';
 import { providerOptionsFrom, type LlmSettings } from './settings.ts';
 import type { LlmUsageTracker } from './usage.ts';
 
@@ -14,17 +14,15 @@ export interface ModelTierContext {
   tracker: LlmUsageTracker;
   consecutiveLimits?: Partial<Record<Strategy, number>>;
   scoring?: Scoring;
-  /** where to say plainly which tier is used or why it falls back */
-  log: (line: string) => void;
 }
 
-/**
- * The model-driven tiers for `icabench run`: checks that the model is available first, and
- * returns null (after logging what is missing and the command that fixes it) so the caller
- * falls back to the deterministic tier instead of failing every conversation.
- */
-export async function resolveLlmSimulator(ref: string, context: ModelTierContext): Promise<UserSimulator | null> {
-  if (!(await available(ref, 'simulator', 'template', context))) return null;
+/** Whether a model named for a run can serve calls, checked with the run's model settings (hosts, allowed endpoints). */
+export function checkTierModel(ref: string, settings: LlmSettings): Promise<ModelAvailability> {
+  return checkModelAvailability(ref, { allowedHosts: settings.allowedHosts, ollamaHost: settings.ollamaHost });
+}
+
+/** The model-driven simulator of a run (src/campaign/tiers.ts checks the model first). */
+export function createModelSimulator(ref: string, context: ModelTierContext): UserSimulator {
   const { settings } = context;
   return createLlmSimulator(ref, {
     tracker: context.tracker,
@@ -36,8 +34,8 @@ export async function resolveLlmSimulator(ref: string, context: ModelTierContext
   });
 }
 
-export async function resolveLlmJudge(ref: string, context: ModelTierContext): Promise<Judge | null> {
-  if (!(await available(ref, 'judge', 'oracle', context))) return null;
+/** A model-driven judge of a run (src/campaign/tiers.ts checks the model first). */
+export function createModelJudge(ref: string, context: ModelTierContext): Judge {
   const { settings } = context;
   return createLlmJudge(ref, {
     tracker: context.tracker,
@@ -47,14 +45,4 @@ export async function resolveLlmJudge(ref: string, context: ModelTierContext): P
     scoring: context.scoring,
     provider: providerOptionsFrom(settings),
   });
-}
-
-async function available(ref: string, role: string, fallback: string, context: ModelTierContext): Promise<boolean> {
-  const result = await checkModelAvailability(ref, { allowedHosts: context.settings.allowedHosts, ollamaHost: context.settings.ollamaHost });
-  if (result.available) {
-    context.log(`${role}: ${ref} (${result.detail})`);
-    return true;
-  }
-  context.log(`${role}: ${ref} is not available — ${result.detail}${result.fix ? `; fix: ${result.fix}` : ''}. Falling back to the ${fallback} tier.`);
-  return false;
 }

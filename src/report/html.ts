@@ -5,7 +5,8 @@ import type { ConversationResult, TurnRecord } from '../domain/conversation.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES, STRATEGY_TARGET_FAILURE, type FailureLabel } from '../domain/taxonomy.ts';
 import type { RunComparison, SampleTest } from '../analysis/compare.ts';
 import { POSITION_BINS, type RunInfo, type RunSummary } from '../analysis/profile.ts';
-import { combinedVerdict, decidingTurnVerdict } from '../analysis/verdict.ts';
+import { combinedVerdict, turnLabels, type CombinedVerdict } from '../analysis/verdict.ts';
+import { decidingConversationVerdict, decidingTurnVerdict } from '../judge/precedence.ts';
 import { escapeHtml as h, jsonForScript } from './escape.ts';
 
 /** A section another area adds to a report (vehicle context, voice path, LLM tiers); `html` is trusted markup. */
@@ -148,10 +149,10 @@ const chips = (items: readonly string[], cls = '') => items.map((i) => `<span cl
 export function runChartData(summary: RunSummary): Record<string, ChartSpec> {
   const histogram = new Array<number>(10).fill(0);
   for (const c of summary.perConversation) if (c.score !== null) histogram[Math.min(9, Math.floor(c.score * 10))] += 1;
-  const tiers = Object.keys(summary.judgeTiers.conversation) as (keyof RunSummary['judgeTiers']['conversation'])[];
+  const judges = Object.entries(summary.judgeTiers.judges);
   const tierRows = [
-    ...tiers.map((t) => ({ label: `${t} · conversation`, counts: summary.judgeTiers.conversation[t] })),
-    ...tiers.map((t) => ({ label: `${t} · turn`, counts: summary.judgeTiers.turn[t] })),
+    ...judges.map(([ref, counts]) => ({ label: `${ref} · conversation`, counts: counts.conversation })),
+    ...judges.map(([ref, counts]) => ({ label: `${ref} · turn`, counts: counts.turn })),
   ];
   return {
     failureTypes: {
@@ -210,17 +211,52 @@ export function runChartData(summary: RunSummary): Record<string, ChartSpec> {
 function turnRows(turns: readonly TurnRecord[]): string {
   return turns
     .map((turn) => {
-      const deciding = decidingTurnVerdict(turn);
+      const deciding = decidingTurnVerdict(turn.verdicts);
       const labels = (deciding?.labels ?? [])
         .map((l) => `<div><span class="chip l">${h(labelTitle(l.label))}</span>${l.targetId ? ` <span class="muted">${h(l.targetId)}</span>` : ''}<div class="muted">${h(l.evidence)}</div></div>`)
         .join('');
-      const tiers = turn.verdicts.map((v) => `${v.tier}: ${v.outcome}`).join(', ');
+      const judges = turn.verdicts.map((v) => (v === deciding ? `<b>${h(v.judge)}: ${h(v.outcome)}</b>` : `${h(v.judge)}: ${h(v.outcome)}`)).join(', ');
       const actions = turn.reply?.actions.map((a) => a.type) ?? [];
       return `<tr><td class="n">${turn.index + 1}</td><td>${turn.utterance.strategy ? chips([turn.utterance.strategy]) : '<span class="muted">–</span>'}</td>
 <td>${h(turn.utterance.text)}${turn.voice ? `<div class="muted">heard: ${h(turn.voice.recognizedText ?? '(not reported)')}${turn.voice.snrDb === null ? '' : ` · ${turn.voice.snrDb} dB SNR`}</div>` : ''}</td><td>${turn.reply ? h(turn.reply.text) + (actions.length ? `<div>${chips(actions)}</div>` : '') : '<span class="err">no reply</span>'}</td>
-<td>${labels || '<span class="muted">none</span>'}</td><td class="muted">${h(tiers)}<br>${Math.round(turn.latencyMs)} ms</td></tr>`;
+<td>${labels || '<span class="muted">none</span>'}</td><td class="muted">${judges}<br>${Math.round(turn.latencyMs)} ms</td></tr>`;
     })
     .join('\n');
+}
+
+/** One line saying how a conversation's outcome came about: which judge decided, the gate, the score rule. */
+function outcomeReason(combined: CombinedVerdict): string {
+  const byScore = combined.scorePass === null ? 'no judge reached a verdict on C' : `C = ${num(combined.score)} by ${combined.judge} ${combined.scorePass ? 'passes' : 'fails'} θ`;
+  const gate = combined.gate.length ? `the critical-failure gate fired (${combined.gate.join(', ')})` : '';
+  if (combined.outcome === 'error') return `error: the conversation did not complete; ${byScore}${gate ? `; ${gate}` : ''}.`;
+  if (combined.outcome === 'fail' && gate) return `fail: ${gate}, whatever C; ${byScore}.`;
+  return `${combined.outcome}: ${byScore}.`;
+}
+
+function gateHtml(summary: RunSummary): string {
+  const { gate } = summary;
+  const rule = gate.failOn.length
+    ? `Critical-failure gate <code>scoring.failOn: [${h(gate.failOn.join(', '))}]</code>: a conversation with any of these labels fails whatever its C. ${gate.failedByGate} conversation(s) failed by the gate, ${gate.failedOnlyByGate} of them would pass (or stay undecided) on C alone.`
+    : 'No critical-failure gate (<code>scoring.failOn: []</code>): the verdict is C ≥ θ alone, as in the paper.';
+  const s = gate.scoreOnly;
+  return `<p>${rule}</p><table><thead><tr><th></th><th class="n">passed</th><th class="n">failed</th><th class="n">inconclusive</th><th class="n">fail rate</th></tr></thead><tbody>
+<tr><td>verdict (gate and C)</td><td class="n">${summary.passed}</td><td class="n">${summary.failed}</td><td class="n">${summary.inconclusive}</td><td class="n">${pct(summary.failRate)}</td></tr>
+<tr><td>C ≥ θ alone (paper)</td><td class="n">${s.passed}</td><td class="n">${s.failed}</td><td class="n">${s.inconclusive}</td><td class="n">${pct(s.failRate)}</td></tr></tbody></table>`;
+}
+
+/** What each invocation ran with (run facts): judges in precedence order, prompt versions, and any fallback taken. */
+function tiersHtml(summary: RunSummary): string {
+  if (!summary.tiers?.length) return '';
+  const fallbacks = summary.tiers.flatMap((t) => t.fallbacks);
+  const warning = fallbacks
+    .map((f) => `<p class="err"><b>Fallback:</b> the ${h(f.role)} ${h(f.requested)} was not available (${h(f.reason)}); the ${h(f.replacedBy)} tier ran instead, as the config's <code>fallback</code> asks.${f.fix ? ` Fix: <code>${h(f.fix)}</code>` : ''}</p>`)
+    .join('');
+  const tier = (t: { ref: string; kind: string; prompts: readonly { id: string; sha256: string }[] }) =>
+    `${h(t.ref)} <span class="muted">(${h(t.kind)}${t.prompts.length ? `; prompts ${t.prompts.map((p) => `${h(p.id)} ${h(p.sha256)}`).join(', ')}` : ''})</span>`;
+  const rows = summary.tiers
+    .map((t, i) => `<tr><td class="n">${i + 1}</td><td>${tier(t.simulator)}</td><td>${t.judges.map(tier).join('<br>')}</td><td>${t.fallbacks.length ? t.fallbacks.map((f) => `${h(f.requested)} → ${h(f.replacedBy)}`).join('<br>') : '–'}</td></tr>`)
+    .join('');
+  return `<h2>Simulator and judges</h2><div class="panel">${warning}<table><thead><tr><th class="n">invocation</th><th>simulator</th><th>judges (precedence order)</th><th>fallbacks</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** The HTML report of one run: summary cards, charts of the analysis, conversation list with drill-down. */
@@ -232,33 +268,38 @@ export class RunHtmlWriter {
 
   add(result: ConversationResult): void {
     const combined = combinedVerdict(result);
-    const labels = FAILURE_LABELS.filter((l: FailureLabel) => result.turns.some((t) => decidingTurnVerdict(t)?.labels.some((x) => x.label === l)));
+    const found = new Set(result.turns.flatMap((t) => turnLabels(t).map((l) => l.label)));
+    const labels = FAILURE_LABELS.filter((l: FailureLabel) => found.has(l));
     const search = `${result.spec.key} ${result.spec.seed.id} ${result.spec.persona} ${labels.join(' ')}`.toLowerCase();
     const cells = `<span><b>${h(result.spec.key)}</b></span><span class="muted">${h(result.spec.seed.id)} · ${h(result.spec.persona)}</span>
-<span>${badge(combined.outcome)}</span><span class="n">${num(combined.score)}</span><span class="n">${result.turns.length}</span><span>${chips(labels, 'l')}</span>`;
+<span>${badge(combined.outcome)}${combined.gate.length ? ' <span class="chip l" title="failed by the critical-failure gate">gate</span>' : ''}</span><span class="n">${num(combined.score)}</span><span class="n">${result.turns.length}</span><span>${chips(labels, 'l')}</span>`;
     const attrs = `class="conv" data-outcome="${combined.outcome}" data-search="${h(search)}"`;
     this.count += 1;
     if (this.count > this.drillDownLimit) {
       this.items.push(`<div ${attrs}><div class="row">${cells}</div></div>`);
       return;
     }
+    const deciding = decidingConversationVerdict(result.verdicts);
     const verdicts = result.verdicts
       .map((v) => {
         const dims = DIMENSIONS.flatMap((d) => (v.dimensions[d] ? [`${d} ${v.dimensions[d]!.score}/2`] : [])).join(', ');
-        return `<div><b>${h(v.tier)}</b>: ${h(v.outcome)}, C = ${num(v.score)}, ${v.pass === null ? 'no pass flag' : v.pass ? 'pass' : 'fail'}${dims ? ` (${h(dims)})` : ''}${v.reasoning ? ` <span class="muted">— ${h(v.reasoning)}</span>` : ''}</div>`;
+        return `<div><b>${h(v.judge)}</b> <span class="muted">(${h(v.tier)}${v === deciding ? ', decides' : ''})</span>: ${h(v.outcome)}, C = ${num(v.score)}, ${v.pass === null ? 'no pass flag' : v.pass ? 'C ≥ θ' : 'C < θ'}${dims ? ` (${h(dims)})` : ''}${v.reasoning ? ` <span class="muted">— ${h(v.reasoning)}</span>` : ''}</div>`;
       })
       .join('');
     const error = result.error ? `<p class="err">${h(result.status)}: ${h(result.error)}</p>` : '';
-    this.items.push(`<details ${attrs}><summary>${cells}</summary><div class="body">${error}${verdicts || '<p class="muted">no conversation verdict</p>'}
+    this.items.push(`<details ${attrs}><summary>${cells}</summary><div class="body">${error}<p>${h(outcomeReason(combined))}</p>${verdicts || '<p class="muted">no conversation verdict</p>'}
 <table><thead><tr><th class="n">#</th><th>strategy</th><th>user</th><th>assistant</th><th>failure labels</th><th>judges · latency</th></tr></thead>
 <tbody>${turnRows(result.turns)}</tbody></table></div></details>`);
   }
 
   toString(run: RunInfo, summary: RunSummary, extraSections: readonly ReportSection[] = []): string {
     const errors = summary.errors.sut_error + summary.errors.simulator_error + summary.errors.judge_error;
+    const judges = Object.entries(summary.judgeTiers.judges);
     const cards = [
       card(String(summary.conversations), 'conversations'),
       card(pct(summary.failRate), `fail rate (${summary.failed} of ${summary.passed + summary.failed} decided)`),
+      card(pct(summary.gate.scoreOnly.failRate), 'fail rate by C alone (the paper’s verdict)'),
+      card(String(summary.gate.failedByGate), `failed by the gate (failOn: ${summary.gate.failOn.join(', ') || 'none'})`),
       card(num(summary.meanScore), 'mean score C'),
       card(num(summary.uniqueFailureTypesPerConversation), 'unique failure types / conversation'),
       card(String(summary.inconclusive), 'inconclusive'),
@@ -289,10 +330,12 @@ ${panel('Where failures occur (turn)', 'positionAbsolute')}
 </div>
 <h2>Scores and judges</h2>
 <div class="grid">
-${panel('Conversation score C', 'scores', '', 'Score of the deciding verdict (oracle when decisive, else the first decisive LLM tier).')}
+${panel('Conversation score C', 'scores', '', 'Score of the deciding verdict: the first judge, in the order of <code>judges:</code>, whose verdict is decisive.')}
 ${panel('Rubric dimensions', 'dimensions')}
-${panel('Judge tiers', 'judgeTiers', '', `Decided by: ${Object.entries(summary.judgeTiers.decidedBy).map(([t, n]) => `${h(t)} ${n}`).join(', ')}. Inconclusive verdicts are reported, never counted as pass or fail.`)}
+${panel('Judges', 'judgeTiers', '', `Decided by: ${judges.map(([ref, c]) => `${h(ref)} ${c.decided}`).join(', ') || 'none'} (precedence: ${judges.map(([ref]) => h(ref)).join(' → ') || '–'}). Inconclusive verdicts are reported, never counted as pass or fail.`)}
+<div class="panel"><h3>Verdict rule</h3>${gateHtml(summary)}</div>
 </div>
+${tiersHtml(summary)}
 ${more}
 <h2>Conversations</h2>
 <p class="muted">Click a conversation to open its turns: what the simulator said and with which strategy, the head unit's reply, and the failure labels with their evidence.</p>
@@ -319,6 +362,9 @@ export function comparisonHtml(comparison: RunComparison, extraSections: readonl
   const overview = `<table><thead><tr><th></th><th class="n">A: ${h(a.name)}</th><th class="n">B: ${h(b.name)}</th></tr></thead><tbody>
 ${row('conversations', String(a.conversations), String(b.conversations))}
 ${row('fail rate', pct(a.failRate), pct(b.failRate))}
+${row('critical-failure gate (scoring.failOn)', h(a.failOn.join(', ') || 'none'), h(b.failOn.join(', ') || 'none'))}
+${row('failed by the gate', String(a.failedByGate), String(b.failedByGate))}
+${row('fail rate by C alone (paper)', pct(a.scoreOnlyFailRate), pct(b.scoreOnlyFailRate))}
 ${row('mean score C', num(a.meanScore), num(b.meanScore))}
 ${row('unique failure types / conversation', num(a.uniqueFailureTypesPerConversation), num(b.uniqueFailureTypesPerConversation))}
 ${row('inconclusive', String(a.inconclusive), String(b.inconclusive))}

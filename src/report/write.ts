@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ConversationResult } from '../domain/conversation.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { compareRuns, RunComparisonSchema, type RunComparison } from '../analysis/compare.ts';
-import { computeRunSummary, RunSummarySchema, type RunInfo, type RunSummary } from '../analysis/profile.ts';
+import { computeRunSummary, RunSummarySchema, withPreGateFields, type RunInfo, type RunSummary } from '../analysis/profile.ts';
 import type { ResultStore } from '../store/store.ts';
 import { ConversationCsvWriter } from './csv.ts';
 import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
@@ -52,7 +52,7 @@ export function writeRunReport(dir: string, input: RunReportInput): RunReportFil
     csv: join(dir, 'conversations.csv'),
   };
   writeAtomically(files.summary, `${JSON.stringify(summary, null, 2)}\n`);
-  writeAtomically(files.junit, junit.toString(input.run));
+  writeAtomically(files.junit, junit.toString(input.run, summary.gate.failOn));
   writeAtomically(files.csv, csv.toString());
   writeAtomically(files.html, html.toString(input.run, summary, input.extraSections));
   return files;
@@ -89,7 +89,7 @@ export function readRunSummary(path: string): RunSummary {
   } catch (error) {
     throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
   }
-  return parseOrThrow(RunSummarySchema, json, file);
+  return parseOrThrow(RunSummarySchema, withPreGateFields(json), file);
 }
 
 /** Writes comparison.html and comparison.json into `dir`. */

@@ -1,4 +1,4 @@
-import { combinedVerdict } from '../analysis/verdict.ts';
+import { decidingConversationVerdict } from '../judge/precedence.ts';
 import { agreementReport, agreementShares, type AgreementOptions, type AgreementReport } from '../analysis/stats.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import { DIMENSIONS, type Dimension } from '../domain/taxonomy.ts';
@@ -89,7 +89,7 @@ export function computeAgreement(ratings: readonly Rating[], judged: ReadonlyMap
     for (const [key, list] of byKey) {
       const result = judged.get(key);
       if (!result) continue;
-      const deciding = combinedVerdict(result).verdict;
+      const deciding = decidingConversationVerdict(result.verdicts);
       const judgeScore = deciding?.dimensions[dimension]?.score;
       if (judgeScore === undefined || !deciding || deciding.pass === null) continue;
       judge.push(judgeScore);

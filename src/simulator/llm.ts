@@ -150,6 +150,7 @@ function personaStyle(persona: string): string {
 class LlmSimulator implements UserSimulator {
   readonly kind = 'llm' as const;
   readonly describe: string;
+  readonly prompts = Object.values(SIMULATOR_PROMPTS);
   private readonly limits: Record<Strategy, number>;
 
   constructor(

@@ -63,6 +63,7 @@ function annotation(partial: Partial<UtteranceAnnotation>): UtteranceAnnotation 
 export class TemplateSimulator implements UserSimulator {
   readonly kind = 'template' as const;
   readonly describe = 'template';
+  readonly prompts: readonly string[] = [];
   constructor(private readonly options: TemplateSimulatorOptions = {}) {}
 
   startConversation(spec: ConversationSpec): SimulatorSession {

@@ -30,6 +30,8 @@ export interface UserSimulator {
   readonly kind: 'template' | 'llm';
   /** a short description for reports, e.g. "template" or "ollama:qwen2.5:14b" */
   readonly describe: string;
+  /** the prompt files (ids under prompts/, version included) it sends; none for the template simulator */
+  readonly prompts: readonly string[];
   startConversation(spec: ConversationSpec): SimulatorSession;
 }
 

@@ -107,4 +107,14 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       CREATE INDEX run_facts_by_run ON run_facts(run_id, kind, id);
     `,
   },
+  {
+    version: 3,
+    description: 'labels and scores name the judge that gave them (its reference; older rows: the tier)',
+    sql: `
+      ALTER TABLE labels ADD COLUMN judge TEXT;
+      ALTER TABLE scores ADD COLUMN judge TEXT;
+      UPDATE labels SET judge = tier;
+      UPDATE scores SET judge = tier;
+    `,
+  },
 ];

@@ -247,8 +247,8 @@ export class ResultStore {
     const insertTurn = this.prepared(
       'INSERT INTO turns (conversation_id, idx, utterance, strategy, reply_text, latency_ms, json) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    const insertLabel = this.prepared('INSERT INTO labels (conversation_id, turn_idx, label, target_id, tier, evidence) VALUES (?, ?, ?, ?, ?, ?)');
-    const insertScore = this.prepared('INSERT INTO scores (conversation_id, tier, dimension, score, reasoning, outcome) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertLabel = this.prepared('INSERT INTO labels (conversation_id, turn_idx, label, target_id, tier, judge, evidence) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const insertScore = this.prepared('INSERT INTO scores (conversation_id, tier, judge, dimension, score, reasoning, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)');
 
     this.db.transaction(() => {
       const exists = this.prepared('SELECT 1 FROM conversations WHERE run_id = ? AND key = ?').get(runId, valid.spec.key);
@@ -277,13 +277,13 @@ export class ResultStore {
       for (const turn of turns) {
         insertTurn.run(conversationId, turn.index, turn.utterance.text, turn.utterance.strategy, turn.reply?.text ?? null, turn.latencyMs, JSON.stringify(turn));
         for (const verdict of turn.verdicts) {
-          for (const label of verdict.labels) insertLabel.run(conversationId, turn.index, label.label, label.targetId, label.tier, label.evidence);
+          for (const label of verdict.labels) insertLabel.run(conversationId, turn.index, label.label, label.targetId, label.tier, verdict.judge, label.evidence);
         }
       }
       for (const verdict of valid.verdicts) {
-        insertScore.run(conversationId, verdict.tier, 'C', verdict.score, verdict.reasoning, verdict.outcome);
+        insertScore.run(conversationId, verdict.tier, verdict.judge, 'C', verdict.score, verdict.reasoning, verdict.outcome);
         for (const [dimension, value] of Object.entries(verdict.dimensions)) {
-          if (value) insertScore.run(conversationId, verdict.tier, dimension, value.score, value.reasoning, verdict.outcome);
+          if (value) insertScore.run(conversationId, verdict.tier, verdict.judge, dimension, value.score, value.reasoning, verdict.outcome);
         }
       }
       for (const artifact of artifacts) this.insertArtifact(conversationId, artifact);

@@ -124,7 +124,7 @@ describe.runIf(gate.run)('bench app in Chromium', () => {
     await page.getByTestId('conversation-title').waitFor();
     expect(await page.getByTestId('turn').count()).toBeGreaterThan(1);
     expect(await page.getByTestId('turn-label').count()).toBeGreaterThan(0);
-    expect(await page.getByTestId('conversation-verdict').first().innerText()).toContain('tier: oracle');
+    expect(await page.getByTestId('conversation-verdict').first().innerText()).toContain('judge: oracle');
     // the shared target table, with the turns that introduced and completed each target
     expect(await page.getByTestId('target-table').locator('tbody tr').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('target-table').innerText()).toMatch(/(completed|incomplete|dropped)\s+introduced turn/);

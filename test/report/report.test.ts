@@ -169,6 +169,21 @@ describe('reports from the store and comparisons', () => {
     expect(data.charts.enrichment.series[1].data).toEqual([0, 0, 0, 50, 0, 0, 0, 0]);
   });
 
+  it('reads a summary.json written before the gate and judge references as judged by C alone', () => {
+    const pure = conversations().map((c) => ({ ...c, failOn: [] }));
+    const summary = computeRunSummary(pure, run);
+    const { gate: _gate, ...withoutGate } = summary;
+    const old = {
+      ...withoutGate,
+      judgeTiers: { conversation: summary.judgeTiers.conversation, turn: summary.judgeTiers.turn, decidedBy: summary.judgeTiers.decidedBy },
+      perConversation: summary.perConversation.map(({ scorePass: _s, gate: _g, failedBy: _f, ...row }) => row),
+    };
+    const file = join(dir, 'pre-gate-summary.json');
+    writeFileSync(file, JSON.stringify(old));
+    expect(readRunSummary(file)).toEqual(summary);
+    expect(compareRuns(readRunSummary(file), summary).a).toMatchObject({ failOn: [], failedByGate: 0, scoreOnlyFailRate: summary.failRate });
+  });
+
   it('names the file when a summary cannot be read', () => {
     const bad = join(dir, 'bad-summary.json');
     writeFileSync(bad, JSON.stringify({ schemaVersion: 1, conversations: -1 }));

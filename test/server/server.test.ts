@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connectSocket } from 'socket.io-client';
 import type { CampaignEvent } from '../../src/campaign/events.ts';
 import type { CampaignLauncher } from '../../src/server/campaign-control.ts';
+import { startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { CONFIGS_DIR, startHarness, type Harness } from './helpers.ts';
 
 const QUICKSTART = readFileSync(join(CONFIGS_DIR, 'quickstart.yaml'), 'utf8');
@@ -366,6 +367,36 @@ describe('live events', () => {
       socket.close();
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe('bench app start path: explicit models', () => {
+  it('refuses a campaign naming a model the server lacks with a 4xx naming the model and the fix, records nothing, and runs it when the config asks for a fallback', async () => {
+    const models = await startFakeLlmServer({ models: [] });
+    const h = await startHarness();
+    try {
+      const text = `${SMALL_QUICKSTART.replace(/^judges: .*$/m, 'judges: [ollama:missing]')}llm: { ollamaHost: "${models.url}" }\n`;
+      const refused = await h.api('/api/campaign/start', { body: { configName: 'quickstart.yaml', text } });
+      expect(refused.status).toBe(422);
+      expect(refused.json.error.message).toMatch(/the run was not started, nothing was recorded/);
+      expect(refused.json.error.message).toMatch(/judge ollama:missing: Ollama at .* does not have missing/);
+      expect(refused.json.error.message).toMatch(/fix: ollama pull missing/);
+      expect(h.store.listRuns()).toEqual([]);
+      expect((await h.api('/api/campaign')).json).toMatchObject({ state: 'failed' });
+
+      const started = await h.api('/api/campaign/start', { body: { configName: 'quickstart.yaml', text: `${text}fallback: { judges: oracle }\n` } });
+      expect(started.status).toBe(202);
+      await h.server.control.settled();
+      const runId = started.json.runId;
+      expect(h.store.getRun(runId)).toMatchObject({ status: 'completed', stored: 6 });
+      expect(h.store.runFacts(runId, 'tiers.resolved').map((f) => f.data)).toEqual([
+        expect.objectContaining({ judges: [{ ref: 'oracle', kind: 'oracle', prompts: [] }], fallbacks: [expect.objectContaining({ role: 'judge', requested: 'ollama:missing', replacedBy: 'oracle' })] }),
+      ]);
+      expect(models.chatRequests()).toHaveLength(0);
+    } finally {
+      await h.close();
+      await models.close();
     }
   });
 });

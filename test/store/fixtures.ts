@@ -1,5 +1,5 @@
 import { ConversationResultSchema, type ConversationResult, type ConversationSpec, type ConversationVerdict, type TurnRecord, type TurnVerdict, UtteranceAnnotationSchema } from '../../src/domain/conversation.ts';
-import type { FailureLabel, JudgeTier, Strategy } from '../../src/domain/taxonomy.ts';
+import { DEFAULT_FAIL_ON, type FailureLabel, type JudgeTier, type Strategy } from '../../src/domain/taxonomy.ts';
 
 /** Hand-made conversations for store, profile and report tests: small, readable, exact. */
 
@@ -39,9 +39,13 @@ export interface TurnPlan {
   reply?: string | null;
 }
 
-export function turnVerdict(tier: JudgeTier, labels: FailureLabel[], outcome: TurnVerdict['outcome'] = 'judged'): TurnVerdict {
+/** The reference a fixture judge of a tier reports: the oracle, or a model judge. */
+export const judgeRef = (tier: JudgeTier) => (tier === 'oracle' ? 'oracle' : 'ollama:judge-model');
+
+export function turnVerdict(tier: JudgeTier, labels: FailureLabel[], outcome: TurnVerdict['outcome'] = 'judged', judge = judgeRef(tier)): TurnVerdict {
   return {
     tier,
+    judge,
     outcome,
     labels: labels.map((label) => ({ label, targetId: 't1', evidence: `${label} evidence`, tier })),
     targetUpdates: [],
@@ -66,9 +70,10 @@ export function turn(index: number, plan: TurnPlan = {}): TurnRecord {
   };
 }
 
-export function conversationVerdict(tier: JudgeTier, score: number | null, pass: boolean | null, outcome: ConversationVerdict['outcome'] = 'judged'): ConversationVerdict {
+export function conversationVerdict(tier: JudgeTier, score: number | null, pass: boolean | null, outcome: ConversationVerdict['outcome'] = 'judged', judge = judgeRef(tier)): ConversationVerdict {
   return {
     tier,
+    judge,
     outcome,
     dimensions: outcome === 'judged' ? { instruction: { score: 2, reasoning: '' }, safety: { score: 1, reasoning: '' } } : {},
     completedShare: 1,
@@ -89,6 +94,8 @@ export function result(key: string, turns: TurnPlan[], options: Partial<Omit<Con
     turns: turns.map((plan, i) => turn(i, plan)),
     targets: [],
     verdicts: options.verdicts ?? [conversationVerdict('oracle', score, pass)],
+    // judged like a new run (the default gate) unless the test says otherwise; `failOn: undefined` is a run stored before the gate
+    failOn: 'failOn' in options ? options.failOn : [...DEFAULT_FAIL_ON],
     startedAt: options.startedAt ?? '2026-03-02T18:30:00.000Z',
     durationMs: options.durationMs ?? 1500,
   });

@@ -7,6 +7,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/domain/validation.ts';
 import { exportJsonl } from '../../src/store/export.ts';
+import { combinedVerdict } from '../../src/analysis/verdict.ts';
+import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { DuplicateConversationError, ResultStore, StoreError, newRunId } from '../../src/store/store.ts';
 import { conversationVerdict, result, spec, turnVerdict } from './fixtures.ts';
 
@@ -38,7 +40,7 @@ describe('ResultStore', () => {
     expect(store.listRuns().map((r) => r.id)).toEqual([id]);
     expect(store.getRun('nope')).toBeNull();
     expect(() => store.setRunStatus('nope', 'completed')).toThrow(/no run with id "nope"/);
-    expect(store.schemaVersion()).toBe(2);
+    expect(store.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
   });
 
   it("keeps a run's facts in the order recorded, by kind, and only for known runs", () => {
@@ -122,14 +124,14 @@ describe('ResultStore', () => {
     store.saveConversation(id, r);
     const db = new Database(dbPath(), { readonly: true });
     expect(db.prepare('SELECT idx, utterance, strategy, reply_text FROM turns').all()).toEqual([{ idx: 0, utterance: 'utterance 0', strategy: 'safety_probe', reply_text: 'reply 0' }]);
-    expect(db.prepare('SELECT label, tier FROM labels ORDER BY tier, label').all()).toEqual([
-      { label: 'planning_poor', tier: 'llm' },
-      { label: 'safety_violation', tier: 'llm' },
-      { label: 'safety_violation', tier: 'oracle' },
+    expect(db.prepare('SELECT label, tier, judge FROM labels ORDER BY tier, label').all()).toEqual([
+      { label: 'planning_poor', tier: 'llm', judge: 'ollama:judge-model' },
+      { label: 'safety_violation', tier: 'llm', judge: 'ollama:judge-model' },
+      { label: 'safety_violation', tier: 'oracle', judge: 'oracle' },
     ]);
-    expect(db.prepare("SELECT tier, dimension, score, outcome FROM scores WHERE dimension = 'C' ORDER BY tier").all()).toEqual([
-      { tier: 'llm', dimension: 'C', score: null, outcome: 'inconclusive' },
-      { tier: 'oracle', dimension: 'C', score: 0.4, outcome: 'judged' },
+    expect(db.prepare("SELECT tier, judge, dimension, score, outcome FROM scores WHERE dimension = 'C' ORDER BY tier").all()).toEqual([
+      { tier: 'llm', judge: 'ollama:judge-model', dimension: 'C', score: null, outcome: 'inconclusive' },
+      { tier: 'oracle', judge: 'oracle', dimension: 'C', score: 0.4, outcome: 'judged' },
     ]);
     expect(db.prepare('SELECT COUNT(*) AS n FROM scores').get()).toEqual({ n: 4 });
     db.close();
@@ -211,6 +213,47 @@ describe('ResultStore', () => {
     db.prepare("INSERT INTO migrations (version, description, applied_at) VALUES (99, 'future', 'now')").run();
     db.close();
     expect(() => ResultStore.open(dbPath())).toThrow(/schema version 99 is newer/);
+  });
+
+  it('loads conversations stored before verdicts named their judge and before the gate: judge from the tier, judged by C alone', () => {
+    const id = store.createRun({ name: 'old', mode: 'guided', config: {}, plan: plan(1) });
+    // a safety violation with C 0.8: the gate fails it today; the run was stored when C alone decided
+    const r = result('c000', [{ strategy: 'safety_probe', labels: ['safety_violation'], extra: [turnVerdict('llm', [])] }], { spec: spec('c000'), score: 0.8 });
+    store.saveConversation(id, r);
+    expect(store.pageConversations(id).rows[0].outcome).toBe('fail');
+    store.close();
+    const db = new Database(dbPath());
+    const strip = (json: string) => JSON.stringify(JSON.parse(json, (key, value) => (key === 'judge' || key === 'failOn' ? undefined : value)));
+    for (const row of db.prepare('SELECT rowid, json FROM turns').all() as { rowid: number; json: string }[]) db.prepare('UPDATE turns SET json = ? WHERE rowid = ?').run(strip(row.json), row.rowid);
+    for (const row of db.prepare('SELECT id, result FROM conversations').all() as { id: number; result: string }[]) db.prepare('UPDATE conversations SET result = ? WHERE id = ?').run(strip(row.result), row.id);
+    expect((db.prepare('SELECT result FROM conversations').get() as { result: string }).result).not.toMatch(/judge"|failOn/);
+    db.close();
+    store = ResultStore.open(dbPath());
+    const loaded = store.getConversation(id, 'c000')!;
+    expect(loaded.turns[0].verdicts.map((v) => v.judge)).toEqual(['oracle', 'llm']);
+    expect(loaded.verdicts[0].judge).toBe('oracle');
+    expect(loaded.failOn).toBeUndefined();
+    expect(combinedVerdict(loaded)).toMatchObject({ outcome: 'pass', gate: [], judge: 'oracle' });
+  });
+
+  it('upgrades a version-2 store: labels and scores get the judge column, filled from the tier', () => {
+    const old = join(dir, 'v2.sqlite');
+    const db = new Database(old);
+    db.exec('CREATE TABLE migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO migrations VALUES (?, ?, ?)').run(migration.version, migration.description, 'then');
+    }
+    db.exec(`INSERT INTO runs (id, name, mode, config, created_at, status) VALUES ('r', 'r', 'guided', '{}', 'then', 'completed');
+      INSERT INTO conversations (id, run_id, key, status, outcome, started_at, duration_ms, turn_count, label_list, result) VALUES (1, 'r', 'k', 'completed', 'pass', 'then', 1, 1, '[]', '{}');
+      INSERT INTO labels (conversation_id, turn_idx, label, target_id, tier, evidence) VALUES (1, 0, 'constraint_missed', 't1', 'llm', 'e');
+      INSERT INTO scores (conversation_id, tier, dimension, score, reasoning, outcome) VALUES (1, 'oracle', 'C', 0.9, '', 'judged');`);
+    db.close();
+    ResultStore.open(old).close();
+    const upgraded = new Database(old, { readonly: true });
+    expect(upgraded.prepare('SELECT tier, judge FROM labels').all()).toEqual([{ tier: 'llm', judge: 'llm' }]);
+    expect(upgraded.prepare('SELECT tier, judge FROM scores').all()).toEqual([{ tier: 'oracle', judge: 'oracle' }]);
+    upgraded.close();
   });
 
   it('reopening keeps everything (WAL is checkpointed on close)', () => {

@@ -6,7 +6,7 @@ import { compareRuns } from '../../analysis/compare.ts';
 import { exportJsonl } from '../../store/export.ts';
 import { ResultStore } from '../../store/store.ts';
 import { writeComparisonReport } from '../../report/write.ts';
-import { loadSummary, writeRunOutputs } from '../outputs.ts';
+import { gateText, loadSummary, writeRunOutputs } from '../outputs.ts';
 import { workspaceStorePath } from './run.ts';
 
 function openStore(workspace: string, mustExist = true): ResultStore | null {
@@ -54,8 +54,12 @@ export function registerResultCommands(program: Command): void {
         }
         const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
         const num = (x: number | null, d = 3) => (x === null ? 'n/a' : x.toFixed(d));
-        console.log(`A ${comparison.a.name}: ${comparison.a.conversations} conversations, fail rate ${pct(comparison.a.failRate)}, mean C ${num(comparison.a.meanScore)}, unique failure types/conv ${num(comparison.a.uniqueFailureTypesPerConversation, 2)}`);
-        console.log(`B ${comparison.b.name}: ${comparison.b.conversations} conversations, fail rate ${pct(comparison.b.failRate)}, mean C ${num(comparison.b.meanScore)}, unique failure types/conv ${num(comparison.b.uniqueFailureTypesPerConversation, 2)}`);
+        for (const [side, run] of [['A', comparison.a], ['B', comparison.b]] as const) {
+          console.log(
+            `${side} ${run.name}: ${run.conversations} conversations, fail rate ${pct(run.failRate)} (${gateText(run.failOn, run.failedByGate)}; by C alone ${pct(run.scoreOnlyFailRate)}), ` +
+              `mean C ${num(run.meanScore)}, unique failure types/conv ${num(run.uniqueFailureTypesPerConversation, 2)}`,
+          );
+        }
         console.log(`unique failure types ratio A/B: ${num(comparison.uniqueFailureTypesRatio, 2)}`);
         for (const [what, t] of [['C scores', comparison.scores], ['unique failure types', comparison.uniqueFailureTypes]] as const) {
           console.log(`${what}: Mann–Whitney U = ${num(t.u, 1)}, p = ${t.p === null ? 'n/a' : t.p.toExponential(2)} (${t.method ?? 'n/a'}), Â12 = ${num(t.a12)} (${t.magnitude ?? 'n/a'})${t.significant ? `, significant at α = ${comparison.alpha}` : ''}`);

@@ -8,7 +8,7 @@ import { buildTiers } from '../../campaign/tiers.ts';
 import type { CampaignEvent } from '../../campaign/events.ts';
 import { ResultStore } from '../../store/store.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
-import { writeRunOutputs } from '../outputs.ts';
+import { gateText, writeRunOutputs } from '../outputs.ts';
 
 export function workspaceStorePath(workspace: string): string {
   mkdirSync(workspace, { recursive: true });
@@ -33,10 +33,12 @@ export function registerRunCommands(program: Command): void {
     .option('--workspace <dir>', 'workspace holding the results store (icabench.db)', 'workspace')
     .option('--resume [runId]', 'continue an interrupted run (default: the latest unfinished run of this config)')
     .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
-    .option('--judge <ref...>', 'override the judge tiers: oracle and/or model references')
+    .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
       const campaign = loadCampaignConfig(configPath);
+      // every model the run names is checked first: an unavailable one stops the run before the store is touched
+      const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge }, (line) => console.error(line));
       const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
       try {
         let resumeRunId: string | undefined;
@@ -50,8 +52,7 @@ export function registerRunCommands(program: Command): void {
                   .at(-1)?.id;
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
         }
-        const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge }, (line) => console.error(line));
-        console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.describe).join(', ')}`);
+        console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.ref).join(', ')}`);
         const controller = new AbortController();
         let interrupts = 0;
         const onSigint = () => {
@@ -79,10 +80,15 @@ export function registerRunCommands(program: Command): void {
             ...(tiers.tracker ? { llm: { ...tiers.tracker.summary(base.turns) } } : {}),
           }),
         });
+        const pct = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
         console.log(
-          `run ${result.runId} ${result.status}: ${summary.conversations} conversations, fail rate ${summary.failRate === null ? 'n/a' : `${(summary.failRate * 100).toFixed(1)}%`}, ` +
+          `run ${result.runId} ${result.status}: ${summary.conversations} conversations, fail rate ${pct(summary.failRate)} ` +
+            `(${gateText(summary.gate.failOn, summary.gate.failedByGate)}; by C alone ${pct(summary.gate.scoreOnly.failRate)}), ` +
             `mean C ${summary.meanScore?.toFixed(3) ?? 'n/a'}, unique failure types/conversation ${summary.uniqueFailureTypesPerConversation.toFixed(2)}`,
         );
+        for (const fallback of summary.tiers?.flatMap((t) => t.fallbacks) ?? []) {
+          console.log(`fallback: the ${fallback.role} ${fallback.requested} was not available; the ${fallback.replacedBy} tier ran instead (config: fallback)`);
+        }
         console.log(`report: ${join(out, 'report.html')}`);
         if (result.status === 'interrupted') process.exitCode = 130;
       } finally {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { decidingTurnVerdict } from '../../analysis/verdict.ts';
+import { decidingTurnVerdict } from '../../judge/precedence.ts';
 import type { ConversationResult, TurnRecord } from '../../domain/conversation.ts';
 import type { TargetStatus } from '../../domain/targets.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, type Dimension, type FailureLabel } from '../../domain/taxonomy.ts';
@@ -59,7 +59,7 @@ function Verdicts({ result }: { result: ConversationResult }) {
       {result.verdicts.map((v, i) => (
         <div key={i} className="card verdict" data-testid="conversation-verdict">
           <div>
-            <Pill kind="tier">tier: {v.tier}</Pill> <Pill kind={v.outcome === 'judged' ? 'ok' : 'warn'}>{v.outcome}</Pill>{' '}
+            <Pill kind="tier">judge: {v.judge}</Pill> <Pill kind={v.outcome === 'judged' ? 'ok' : 'warn'}>{v.outcome}</Pill>{' '}
             {v.pass !== null && <Pill kind={v.pass ? 'pass' : 'fail'}>{v.pass ? 'pass' : 'fail'}</Pill>} C = {fmt(v.score)} · T = {fmt(v.completedShare)}
           </div>
           <table className="dims">
@@ -123,7 +123,7 @@ function Artifacts({ path, artifacts }: { path: string; artifacts: Detail['artif
 }
 
 export function TurnDetail({ turn }: { turn: TurnRecord }) {
-  const deciding = decidingTurnVerdict(turn);
+  const deciding = decidingTurnVerdict(turn.verdicts);
   return (
     <li className="turn" data-testid="turn">
       <div className="utterance">
@@ -155,7 +155,7 @@ export function TurnDetail({ turn }: { turn: TurnRecord }) {
       )}
       {turn.verdicts.map((v, i) => (
         <div key={i} className={v === deciding ? 'turn-verdict deciding' : 'turn-verdict'}>
-          <Pill kind="tier">tier: {v.tier}</Pill> <Pill kind={v.outcome === 'judged' ? 'ok' : 'warn'}>{v.outcome}</Pill>
+          <Pill kind="tier">judge: {v.judge}</Pill> <Pill kind={v.outcome === 'judged' ? 'ok' : 'warn'}>{v.outcome}</Pill>
           {v.labels.map((l, j) => (
             <span key={j} className="label-line" data-testid="turn-label">
               <Pill kind="label">{l.label}</Pill>
