@@ -7,6 +7,7 @@ import { registerServeCommands } from './commands/serve.ts';
 import { registerDoctorCommands } from './commands/doctor.ts';
 import { registerJudgeBenchCommands } from './commands/judge-bench.ts';
 import { registerVoiceCommands } from './commands/voice.ts';
+import { registerManualCommands } from './commands/manual.ts';
 
 /** Each area registers its own subcommands; main only assembles them and reports errors plainly. */
 export async function main(argv: string[]): Promise<void> {
@@ -24,6 +25,7 @@ export async function main(argv: string[]): Promise<void> {
   registerDoctorCommands(program);
   registerJudgeBenchCommands(program);
   registerVoiceCommands(program);
+  registerManualCommands(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

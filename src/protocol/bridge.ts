@@ -123,6 +123,10 @@ export type ActionType = Action['type'];
 /** Ground truth the reference head unit reports about itself; real head units leave it out. Judges never read it. */
 export const DiagnosticsSchema = z.object({
   faults: z.array(z.object({ profile: z.string(), label: FailureLabelSchema })).default([]),
+  /** manual-QA faults of the reference unit's manual skill and the metric each breaks (docs/manual-qa.md) */
+  manualFaults: z.array(z.object({ profile: z.string(), metric: z.string() })).optional(),
+  /** the manual section the reference unit answered from (a retrieval miss is its own failure) */
+  manualSection: z.string().nullable().optional(),
 });
 export type Diagnostics = z.infer<typeof DiagnosticsSchema>;
 

@@ -10,6 +10,10 @@ import { CATEGORY_NOUN } from '../../simulator/phrases.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
 import { FAULT_PROFILES, FaultConfigSchema, faultRates, type FaultConfigInput, type FaultProfile } from './faults.ts';
 import { understand, type ParsedRequest } from './nlu.ts';
+import { MANUAL_FAULT_PROFILES, manualFaultRates, type ManualFaultConfig, type ManualFaultProfile, type ManualQaSkill } from './manual-skill.ts';
+
+/** A question about the car itself, for the manual skill even when a word in it looks like a dialogue request. */
+const MANUAL_QUESTION = /\b(how do i|how does|what are the steps|what is|what should i|safety information|anything i should|owner'?s manual|the manual)\b/i;
 import { VehicleContextDecoder, type DecodedVehicleContext, type VehicleDecoderCounts } from '../../vehicle/decoder.ts';
 import type { VehicleMapping } from '../../vehicle/mapping.ts';
 
@@ -40,6 +44,8 @@ export interface ReferenceHeadUnitOptions {
   vehicleMapping?: VehicleMapping;
   /** when it refuses distracting or dangerous requests; default nhtsa-2013 */
   safety?: SafetyPolicy;
+  /** owner's-manual questions go to this skill (retrieval + extractive answer), with its own fault profiles */
+  manual?: { skill: ManualQaSkill; faults?: ManualFaultConfig };
 }
 
 interface TurnOutcome {
@@ -109,6 +115,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       this.faultRates.has(profile) && createRng(hashSeed(this.faultSeed, conversation, turn, profile)).chance(this.faultRates.get(profile)!);
 
     const requests = understand(text);
+    if (this.options.manual && (requests.length === 0 || MANUAL_QUESTION.test(text))) return this.answerFromManual(this.options.manual, conversation, turn, text);
     const outcome = this.respond(session, requests, fires);
     session.domains.push(session.lastDomain ?? 'none');
     return {
@@ -116,6 +123,14 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       actions: outcome.actions,
       diagnostics: { faults: outcome.fired.map((profile) => ({ profile, label: FAULT_PROFILES[profile] })) },
     };
+  }
+
+  private async answerFromManual(manual: NonNullable<ReferenceHeadUnitOptions['manual']>, conversation: string, turn: number, text: string): Promise<HeadUnitReplyBody> {
+    const rates = manual.faults ? manualFaultRates(manual.faults) : new Map<ManualFaultProfile, number>();
+    const seed = manual.faults?.seed ?? 0;
+    const fires = (profile: ManualFaultProfile) => rates.has(profile) && createRng(hashSeed(seed, conversation, turn, profile)).chance(rates.get(profile)!);
+    const answer = await manual.skill.answer(text, fires);
+    return { text: answer.text, actions: [], diagnostics: { faults: [], manualFaults: answer.fired.map((profile) => ({ profile, metric: MANUAL_FAULT_PROFILES[profile] })), manualSection: answer.sectionId } };
   }
 
   private respond(session: SessionState, requests: ParsedRequest[], fires: (p: FaultProfile) => boolean): TurnOutcome {
