@@ -9,7 +9,7 @@ import type { LoadedCampaign } from '../../src/campaign/config.ts';
 import type { CampaignEvent } from '../../src/campaign/events.ts';
 import { runCampaign } from '../../src/campaign/runner.ts';
 import { buildTiers } from '../../src/campaign/tiers.ts';
-import { writeRunOutputs } from '../../src/cli/outputs.ts';
+import { writeRunOutputs } from '../../src/report/write.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../../src/headunit/connect.ts';
