@@ -44,8 +44,11 @@ async function appSummaryOf(dbPath: string, runId: string): Promise<string> {
   }
 }
 
-/** What legitimately differs between two runs of the same config: ids, clocks and timings. */
-const VOLATILE = new Set(['startedAt', 'durationMs', 'latencyMs', 'firstReplyLatencyMs', 'createdAt', 'finishedAt', 'meanLatencyMs', 'modelSeconds', 'gpuSeconds']);
+/** What legitimately differs between two runs of the same config: the run id (also in session ids), clocks and timings. */
+const VOLATILE = new Set(['at', 'address', 'startedAt', 'durationMs', 'latencyMs', 'firstReplyLatencyMs', 'createdAt', 'finishedAt', 'meanLatencyMs', 'modelSeconds', 'gpuSeconds']);
+function comparable(value: unknown, runId: string): unknown {
+  return withoutVolatile(JSON.parse(JSON.stringify(value).replaceAll(runId, 'RUN')));
+}
 function withoutVolatile(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutVolatile);
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).filter(([k]) => !VOLATILE.has(k)).map(([k, v]) => [k, withoutVolatile(v)]));
@@ -97,10 +100,11 @@ describe('one rig, one record: the same campaign from the CLI and from the bench
     expect(readFileSync(join(dir, 'again', 'summary.json'), 'utf8')).toBe(written);
     // and so does the bench app's summary endpoint over the same workspace
     expect(await appSummaryOf(join(dir, 'ws', 'icabench.db'), runId)).toBe(written);
-    // the rebuilt report shows the vehicle and voice sections the run's report showed
+    // the rebuilt report is the run's report, vehicle and voice sections included
     const html = readFileSync(join(dir, 'again', 'report.html'), 'utf8');
+    expect(html === readFileSync(join(dir, 'out', 'report.html'), 'utf8'), 'report.html rebuilt from the store differs').toBe(true);
     expect(html).toContain('<h2>Voice</h2>');
-    expect(html).toContain(`"framesSent": ${cliSummary.vehicle.framesSent}`);
+    expect(html).toContain(`&quot;framesSent&quot;: ${cliSummary.vehicle.framesSent}`);
 
     // the bench app runs the same config on the same rig (voice front end and CAN mapping included)
     const h = await startHarness();
@@ -119,7 +123,7 @@ describe('one rig, one record: the same campaign from the CLI and from the bench
         const appConversations = [...h.store.conversations(appRunId)];
         expect(appConversations.length).toBe(2);
         expect(appConversations.every((c) => c.turns.every((t) => t.voice !== undefined))).toBe(true);
-        expect(withoutVolatile(appConversations)).toEqual(withoutVolatile(cliConversations));
+        expect(comparable(appConversations, appRunId)).toEqual(comparable(cliConversations, runId));
         expect(readRunFacts(h.store, appRunId, RUN_FACTS.vehicleFrames).map(({ conversation, framesSent }) => [conversation, framesSent])).toEqual(
           readRunFacts(cliStore, runId, RUN_FACTS.vehicleFrames).map(({ conversation, framesSent }) => [conversation, framesSent]),
         );
@@ -128,7 +132,7 @@ describe('one rig, one record: the same campaign from the CLI and from the bench
       }
       const { run: _appRun, ...appRest } = appSummary;
       const { run: _cliRun, ...cliRest } = cliSummary;
-      expect(withoutVolatile(appRest)).toEqual(withoutVolatile(cliRest));
+      expect(comparable(appRest, appRunId)).toEqual(comparable(cliRest, runId));
     } finally {
       await h.close();
     }
