@@ -48,7 +48,6 @@ export interface RunRecorder {
  * same wherever it is started.
  */
 export interface Rig {
-  readonly campaign: LoadedCampaign;
   readonly tiers: CampaignTiers;
   readonly vehicle: VehicleFeed | null;
   readonly headUnit: ConnectedHeadUnit;
@@ -87,7 +86,6 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
     const connected = headUnit;
     let closing: Promise<void> | null = null;
     return {
-      campaign,
       tiers,
       vehicle,
       headUnit: connected,
