@@ -3,7 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadCampaignConfig } from '../../src/campaign/config.ts';
 import { RUN_FACTS, readRunFacts } from '../../src/campaign/run-facts.ts';
+import { runCampaign } from '../../src/campaign/runner.ts';
+import { summarizeRun } from '../../src/report/summary.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { startBenchServer, type BenchServer } from '../../src/server/server.ts';
 import { ResultStore } from '../../src/store/store.ts';
@@ -195,5 +198,35 @@ describe('one record with a model judge: judges [model, oracle]', () => {
     expect(readFileSync(join(dir, 'again', 'report.html'), 'utf8')).toBe(readFileSync(join(dir, 'out', 'report.html'), 'utf8'));
     expect(readFileSync(join(dir, 'again', 'report.html'), 'utf8')).toContain(`<b>${MODEL}</b> <span class="muted">(llm, decides)</span>`);
     expect(await appSummaryOf(db, runId)).toBe(written);
+  });
+});
+
+describe('one record across invocations', () => {
+  it('a run interrupted and resumed reports the frames of every invocation, the same as a run in one go', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-one-record-resume-'));
+    const config = join(dir, 'parked.yaml');
+    writeFileSync(config, readFileSync('bench-configs/parked-safety.yaml', 'utf8').replace('seeds: seeds/in-car.yaml', `seeds: ${SEEDS}`).replace(/^conversations: \d+$/m, 'conversations: 4').replace(/^concurrency: \d+$/m, 'concurrency: 1'));
+    const campaign = loadCampaignConfig(config);
+    const store = ResultStore.open(join(dir, 'icabench.db'));
+    try {
+      const whole = await runCampaign(campaign, { store });
+      const controller = new AbortController();
+      const first = await runCampaign(campaign, { store, signal: controller.signal, onEvent: (e) => e.type === 'conversation_finished' && controller.abort() });
+      expect(first.status).toBe('interrupted');
+      expect(store.getRun(first.runId)!.stored).toBe(1);
+      const resumed = await runCampaign(campaign, { store, resumeRunId: first.runId });
+      expect(resumed.status).toBe('completed');
+
+      const [a, b] = [await summarizeRun(store, whole.runId), await summarizeRun(store, first.runId)];
+      expect(b.invocations).toHaveLength(2);
+      expect(b.tiers).toHaveLength(2);
+      // every conversation's frames were recorded once it ended; the interrupted invocation's count is not lost
+      expect(readRunFacts(store, first.runId, RUN_FACTS.vehicleFrames).map((f) => f.conversation).sort()).toEqual(store.pageConversations(first.runId).rows.map((r) => r.key).sort());
+      expect(b.vehicle).toEqual(a.vehicle);
+      expect(resumed.vehicle).toEqual(b.vehicle);
+      expect((b.vehicle as { framesSent: number }).framesSent).toBeGreaterThan(0);
+    } finally {
+      store.close();
+    }
   });
 });
