@@ -1,7 +1,8 @@
 import { arch, platform } from 'node:os';
 import { watchHeadUnit, type HeadUnitWatch, type WatchOptions } from '../bridge/run-monitor.ts';
 import { TIERS_FACT, type TierFallback } from '../domain/tiers.ts';
-import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../headunit/connect.ts';
+import type { ConnectedHeadUnit } from '../headunit/connect.ts';
+import { connectConfiguredHeadUnit } from './headunit.ts';
 import type { Judge } from '../judge/types.ts';
 import type { LlmUsageTracker } from '../llm/usage.ts';
 import { parseModelRef } from '../llm/modelRef.ts';
