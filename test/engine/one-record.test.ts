@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,21 +11,9 @@ import { startBenchServer, type BenchServer } from '../../src/server/server.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { benchModelResponder, startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { CONFIGS_DIR, startHarness } from '../server/helpers.ts';
+import { runCli } from '../helpers/cli.ts';
 
-const CLI = resolve('bin/icabench.js');
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
-
-/** The CLI as a child process (asynchronously, so a fake model server in this process can answer it). */
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.on('data', (d) => (stdout += d));
-    child.on('exit', (code) => done({ code, stderr, stdout }));
-  });
-}
 
 /** GET a run's summary.json from a bench server, as text. */
 async function summaryText(server: BenchServer, runId: string): Promise<string> {
@@ -84,7 +71,7 @@ describe('one rig, one record: the same campaign from the CLI and from the bench
     writeFileSync(config, VOICE_VEHICLE);
 
     // the CLI path
-    const ran = await cli(['run', config, '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress']);
+    const ran = await runCli(['run', config, '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress']);
     expect(ran.code, ran.stderr).toBe(0);
     const written = readFileSync(join(dir, 'out', 'summary.json'), 'utf8');
     const cliSummary = JSON.parse(written);
@@ -98,7 +85,7 @@ describe('one rig, one record: the same campaign from the CLI and from the bench
     expect(cliSummary.invocations).toEqual([{ icabench: JSON.parse(readFileSync('package.json', 'utf8')).version, node: process.version, platform: process.platform, arch: process.arch, modelHosts: [] }]);
 
     // `icabench report RUN` rebuilds it from the store byte for byte
-    const reported = await cli(['report', runId, '--workspace', join(dir, 'ws'), '--out', join(dir, 'again')]);
+    const reported = await runCli(['report', runId, '--workspace', join(dir, 'ws'), '--out', join(dir, 'again')]);
     expect(reported.code, reported.stderr).toBe(0);
     expect(readFileSync(join(dir, 'again', 'summary.json'), 'utf8')).toBe(written);
     // and so does the bench app's summary endpoint over the same workspace
@@ -158,7 +145,7 @@ describe('one record with a model judge: judges [model, oracle]', () => {
       config,
       [`name: judged`, `seeds: ${SEEDS}`, 'conversations: 3', 'maxTurns: [3]', 'concurrency: 2', 'headUnit: { type: reference, faults: { profiles: all, rate: 0.5 } }', `judges: [${MODEL}, oracle]`, ''].join('\n'),
     );
-    const ran = await cli(['run', config, '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress'], { OLLAMA_HOST: server.url });
+    const ran = await runCli(['run', config, '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress'], { OLLAMA_HOST: server.url });
     expect(ran.code, ran.stderr).toBe(0);
     const written = readFileSync(join(dir, 'out', 'summary.json'), 'utf8');
     const summary = JSON.parse(written);
@@ -192,7 +179,7 @@ describe('one record with a model judge: judges [model, oracle]', () => {
     // with the model server gone, the record still rebuilds the same summary and report: nothing came from the run's memory
     await server.close();
     server = undefined;
-    const reported = await cli(['report', runId, '--workspace', join(dir, 'ws'), '--out', join(dir, 'again')]);
+    const reported = await runCli(['report', runId, '--workspace', join(dir, 'ws'), '--out', join(dir, 'again')]);
     expect(reported.code, reported.stderr).toBe(0);
     expect(readFileSync(join(dir, 'again', 'summary.json'), 'utf8')).toBe(written);
     expect(readFileSync(join(dir, 'again', 'report.html'), 'utf8')).toBe(readFileSync(join(dir, 'out', 'report.html'), 'utf8'));
