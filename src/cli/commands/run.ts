@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadCampaignConfig } from '../../campaign/config.ts';
-import { openRig } from '../../campaign/rig.ts';
+import { openRig, type Rig } from '../../campaign/rig.ts';
 import { runCampaign } from '../../campaign/runner.ts';
 import type { CampaignEvent } from '../../campaign/events.ts';
 import { ResultStore } from '../../store/store.ts';
@@ -36,23 +36,27 @@ export function registerRunCommands(program: Command): void {
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
       const campaign = loadCampaignConfig(configPath);
-      // the rig comes up first (every model it names checked, head unit connected): a problem stops the run before the store is touched
-      const rig = await openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log: (line) => console.error(line) });
-      const { tiers } = rig;
-      let store: ResultStore | null = null;
+      const storePath = () => workspaceStorePath(resolve(options.workspace));
+      // a resume reads the store first, so a wrong run id is reported before the rig comes up
+      let store: ResultStore | null = options.resume ? ResultStore.open(storePath()) : null;
+      let rig: Rig | null = null;
       try {
-        store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
         let resumeRunId: string | undefined;
         if (options.resume) {
           resumeRunId =
             typeof options.resume === 'string'
               ? options.resume
-              : store
+              : store!
                   .listRuns()
                   .filter((r) => r.name === campaign.config.name && r.status !== 'completed')
                   .at(-1)?.id;
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
+          if (!store!.getRun(resumeRunId)) throw new Error(`--resume: no run ${resumeRunId} in ${options.workspace} (icabench runs lists them)`);
         }
+        // then the rig (every model it names checked, head unit connected): a problem stops a new run before the store is touched
+        rig = await openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log: (line) => console.error(line) });
+        const { tiers } = rig;
+        store ??= ResultStore.open(storePath());
         console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.ref).join(', ')}`);
         const controller = new AbortController();
         let interrupts = 0;
@@ -91,7 +95,7 @@ export function registerRunCommands(program: Command): void {
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
         } else if (result.status === 'interrupted') process.exitCode = 130;
       } finally {
-        await rig.close();
+        await rig?.close();
         store?.close();
       }
     });
