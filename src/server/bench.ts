@@ -16,6 +16,8 @@ export interface BenchAppOptions {
   token?: string;
   configsDir?: string;
   uiDir?: string;
+  /** the campaign runner's progress lines (see BenchServerOptions.log) */
+  log?: (line: string) => void;
 }
 
 /** The bench app as `icabench serve` and the Electron shell run it: the workspace's store, the bench configs, the built UI. */
@@ -33,6 +35,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
       host: options.host,
       port: options.port ?? DEFAULT_PORT,
       token: options.token,
+      log: options.log,
     });
     return {
       ...server,

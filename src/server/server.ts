@@ -52,6 +52,8 @@ export interface BenchServerOptions {
   maxBodyBytes?: number;
   /** where the rig status gets connected head units and model references (defaults: the runner's bridge, the bench configs) */
   rig?: RigStatusSources;
+  /** the real runner's progress lines, as `icabench run` prints them on stderr (e.g. where a bridge head unit dials in); default: none */
+  log?: (line: string) => void;
 }
 
 export interface BenchServer {
@@ -82,7 +84,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { store } = options;
   const catalog = new ConfigCatalog(options.configsDir, CampaignConfigSchema);
-  const runner = options.launcher ? null : new RunnerLauncher(store);
+  const runner = options.launcher ? null : new RunnerLauncher(store, options.log);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
   const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(), ...options.rig };
   const loadCampaign = (load: () => LoadedCampaign): LoadedCampaign => {
