@@ -9,34 +9,39 @@ import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { voiceReport } from './voice-section.ts';
 
-/** Conversations read between two yields to the event loop (the bench app keeps serving meanwhile). */
-const SLICE = 50;
-
 export function runInfo(record: RunRecord): RunInfo {
   return { id: record.id, name: record.name, mode: record.mode, status: record.status, createdAt: record.createdAt, finishedAt: record.finishedAt };
+}
+
+export interface SummarizeOptions {
+  /**
+   * Read the conversations in slices of this many, yielding to the event loop between slices, and
+   * hold them in memory meanwhile (the bench app: pages and the live feed stay responsive). Default:
+   * stream them from the store in one pass, never holding the run in memory (the CLI).
+   */
+  yieldEvery?: number;
 }
 
 /**
  * THE summary of a run (summary.json), from the store alone: its conversations and its run facts
  * (tiers, model calls, vehicle frames, bridge events, invocations). `icabench run`, `icabench report
- * RUN` and the bench app all call this, so the same run gives the same summary wherever it is read.
- * Reads the conversations in slices that yield to the event loop.
+ * RUN` and the bench app all call this, so the same run gives the same summary wherever it is read;
+ * how the conversations are read (options) does not change a byte of it.
  */
-export async function summarizeRun(store: ResultStore, runId: string): Promise<RunSummary> {
+export async function summarizeRun(store: ResultStore, runId: string, options: SummarizeOptions = {}): Promise<RunSummary> {
   const record = store.getRun(runId);
   if (!record) throw new Error(`${store.path}: no run with id "${runId}"`);
-  const results: ConversationResult[] = [];
-  for (const result of store.conversations(runId)) {
-    results.push(result);
-    if (results.length % SLICE === 0) await new Promise((resolveTick) => setImmediate(resolveTick));
-  }
+  const conversations = options.yieldEvery ? await readYielding(store, runId, options.yieldEvery) : store.conversations(runId);
   const voice = voiceReport();
   const protocol = protocolReport(store.runFacts(runId));
-  for (const result of results) {
-    voice.add(result);
-    protocol.add(result);
+  function* observed(): Generator<ConversationResult> {
+    for (const result of conversations) {
+      voice.add(result);
+      protocol.add(result);
+      yield result;
+    }
   }
-  const base = computeRunSummary(results, runInfo(record), { safety: safetyPolicyOfStoredConfig(record.config) });
+  const base = computeRunSummary(observed(), runInfo(record), { safety: safetyPolicyOfStoredConfig(record.config) });
   const tiers = runTiers(store, runId);
   const voiceSummary = voice.finish()?.summary;
   const protocolSection = protocol.finish();
@@ -52,6 +57,15 @@ export async function summarizeRun(store: ResultStore, runId: string): Promise<R
     ...(vehicle ? { vehicle: { ...vehicle } } : {}),
     ...(llm ? { llm: { ...llm } } : {}),
   };
+}
+
+async function readYielding(store: ResultStore, runId: string, slice: number): Promise<ConversationResult[]> {
+  const results: ConversationResult[] = [];
+  for (const result of store.conversations(runId)) {
+    results.push(result);
+    if (results.length % slice === 0) await new Promise((resolveTick) => setImmediate(resolveTick));
+  }
+  return results;
 }
 
 /** What each invocation of the run ran with (the `tiers` section of summary.json), from the run facts. */

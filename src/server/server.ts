@@ -395,10 +395,13 @@ function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {
   return rest;
 }
 
+/** conversations read between two yields to the event loop while summarising a run */
+const SUMMARY_SLICE = 50;
+
 /**
  * The summary of a run (summarizeRun) reads every conversation (seconds for 10,000), so it is cached
- * until the run changes (conversations, status or run facts), computed once however many pages ask;
- * summarizeRun yields to the event loop meanwhile, so pages and the live feed stay responsive.
+ * until the run changes (conversations, status or run facts), computed once however many pages ask,
+ * and read in slices that yield to the event loop: pages and the live feed stay responsive meanwhile.
  */
 class SummaryCache {
   private readonly cache = new Map<string, { stamp: string; summary: Promise<RunSummary> }>();
@@ -408,7 +411,7 @@ class SummaryCache {
     const stamp = `${run.stored}:${run.status}:${this.store.countRunFacts(run.id)}`;
     const hit = this.cache.get(run.id);
     if (hit && hit.stamp === stamp) return hit.summary;
-    const summary = summarizeRun(this.store, run.id);
+    const summary = summarizeRun(this.store, run.id, { yieldEvery: SUMMARY_SLICE });
     this.cache.set(run.id, { stamp, summary });
     summary.catch(() => this.cache.delete(run.id));
     return summary;
