@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/campaign/config.ts';
-import { RUN_FACTS, readRunFacts } from '../../src/campaign/run-facts.ts';
+import { RUN_FACTS, readRunFacts, recordRunFact } from '../../src/campaign/run-facts.ts';
 import { runCampaign } from '../../src/campaign/runner.ts';
 import { summarizeRun } from '../../src/report/summary.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
@@ -212,6 +212,23 @@ describe('one record across invocations', () => {
       expect(b.vehicle).toEqual(a.vehicle);
       expect(resumed.vehicle).toEqual(b.vehicle);
       expect((b.vehicle as { framesSent: number }).framesSent).toBeGreaterThan(0);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('run facts are validated both ways', () => {
+  it('refuses to record a fact that does not fit its kind, and a stored fact that does not parse fails the summary naming the run and kind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-one-record-facts-'));
+    const store = ResultStore.open(join(dir, 'icabench.db'));
+    try {
+      const runId = store.createRun({ name: 'facts', mode: 'guided', config: {}, plan: [] });
+      expect(() => recordRunFact(store, runId, RUN_FACTS.vehicleFrames, { conversation: 'c1', framesSent: -1, framesRejected: null })).toThrow(/vehicle\.frames.*framesSent/);
+      expect(store.runFacts(runId)).toEqual([]);
+      recordRunFact(store, runId, RUN_FACTS.vehicleFeed, { scenario: 'parked', mapping: 'icabench_vehicle', dbc: 'icabench_vehicle', transport: 'bridge', secondsPerTurn: 60 });
+      store.addRunFact(runId, RUN_FACTS.vehicleFrames, { conversation: 'c1', framesSent: 'many' });
+      await expect(summarizeRun(store, runId)).rejects.toThrow(new RegExp(`run ${runId} fact vehicle\\.frames #1.*framesSent`));
     } finally {
       store.close();
     }
