@@ -5,7 +5,6 @@ import type { LoadedCampaign } from './config.ts';
 import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
-import { vehicleSection, type VehicleSection } from './run-facts.ts';
 import { planConversations } from './sampling.ts';
 
 export interface RunCampaignOptions {
@@ -31,8 +30,6 @@ export interface RunCampaignResult {
   stopReason: string | null;
   done: number;
   planned: number;
-  /** the summary's `vehicle` section when a drive scenario fed the run (from its stored facts) */
-  vehicle: VehicleSection | null;
 }
 
 /**
@@ -143,5 +140,5 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const status = options.signal?.aborted || stopReason ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
   store.setRunStatus(runId, status);
   emit({ type: 'run_finished', runId, status, done, planned, ...(stopReason ? { reason: stopReason } : {}) });
-  return { runId, status, stopReason, done, planned, vehicle: vehicleSection(store, runId) };
+  return { runId, status, stopReason, done, planned };
 }

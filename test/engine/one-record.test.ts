@@ -210,7 +210,6 @@ describe('one record across invocations', () => {
       // every conversation's frames were recorded once it ended; the interrupted invocation's count is not lost
       expect(readRunFacts(store, first.runId, RUN_FACTS.vehicleFrames).map((f) => f.conversation).sort()).toEqual(store.pageConversations(first.runId).rows.map((r) => r.key).sort());
       expect(b.vehicle).toEqual(a.vehicle);
-      expect(resumed.vehicle).toEqual(b.vehicle);
       expect((b.vehicle as { framesSent: number }).framesSent).toBeGreaterThan(0);
     } finally {
       store.close();
