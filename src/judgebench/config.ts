@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { parseYamlWith } from '../campaign/config.ts';
+import { loadYaml } from '../config/yaml.ts';
 import { PriceTableSchema } from '../llm/usage.ts';
 import { TechniqueSchema } from './techniques.ts';
 
 /** A judge to compare: the rule oracle, or LLM judges (one or more models) with a list of techniques. */
 export const JudgeSpecSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('oracle'), name: z.string().min(1).default('oracle') }),
-  z.object({
+  z.strictObject({ kind: z.literal('oracle'), name: z.string().min(1).default('oracle') }),
+  z.strictObject({
     kind: z.literal('llm'),
     /** label in the outputs; default: the first model reference */
     name: z.string().min(1).optional(),
@@ -19,7 +18,7 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
 ]);
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
 
-export const GenerateSpecSchema = z.object({
+export const GenerateSpecSchema = z.strictObject({
   seed: z.number().int(),
   users: z.number().int().positive().default(100),
   includePreferences: z.boolean().default(true),
@@ -50,13 +49,7 @@ export type JudgeBenchConfig = z.infer<typeof JudgeBenchConfigSchema>;
 
 /** Reads and validates a config; errors name the file, line and field. A relative dataset path is resolved against the config's folder. */
 export function loadJudgeBenchConfig(path: string): JudgeBenchConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(`${path}: cannot read the judge-bench config (${(error as Error).message})`);
-  }
-  const config = parseYamlWith(JudgeBenchConfigSchema, text, path);
+  const config = loadYaml(JudgeBenchConfigSchema, path, 'judge-bench config');
   if (config.dataset) config.dataset = resolve(dirname(path), config.dataset);
   return config;
 }
