@@ -65,7 +65,7 @@ export const TierFallbackSchema = z.strictObject({
 });
 
 export const CampaignConfigSchema = z
-  .object({
+  .strictObject({
     name: z.string().min(1),
     description: z.string().default(''),
     /** guided: strategies and evaluator feedback; baseline: neither (paper's baseline) */

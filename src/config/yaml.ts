@@ -79,6 +79,11 @@ export function readBoundedText(path: string, what: string, maxBytes: number = M
   }
 }
 
+/** The yaml library's message without its excerpt and position (the caller prints file:line:col). */
+function yamlMessage(message: string): string {
+  return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}
+
 /** A parsed YAML text that keeps its positions, so problems can be placed on lines. */
 export interface YamlSource {
   file: string;
@@ -93,10 +98,10 @@ export interface YamlSource {
 /** Parses YAML text into a plain value with positions; syntax errors, alias bombs and absurd nesting are ConfigErrors at file:line:col. */
 export function parseYamlSource(text: string, file: string, lineOffset = 0): YamlSource {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    const problems = doc.errors.map((e) => ({ path: '(yaml)', line: e.linePos ? e.linePos[0].line + lineOffset : null, message: `invalid YAML: ${e.message.split('\n')[0]}` }));
-    const listed = doc.errors.slice(0, MAX_LISTED_ERRORS).map((e) => `${file}:${e.linePos ? `${e.linePos[0].line + lineOffset}:${e.linePos[0].col}` : '?'}: invalid YAML: ${e.message.split('\n')[0]}`);
+    const problems = doc.errors.map((e) => ({ path: '(yaml)', line: e.linePos ? e.linePos[0].line + lineOffset : null, message: `invalid YAML: ${yamlMessage(e.message)}` }));
+    const listed = doc.errors.slice(0, MAX_LISTED_ERRORS).map((e) => `${file}:${e.linePos ? `${e.linePos[0].line + lineOffset}:${e.linePos[0].col}` : '?'}: invalid YAML: ${yamlMessage(e.message)}`);
     throw new ConfigError(capped(listed, doc.errors.length), problems);
   }
   let value: unknown;
@@ -218,7 +223,7 @@ function schemaProblems(schema: z.ZodType, source: YamlSource, issues: readonly 
       problems.push({
         path: fieldName(path),
         line: parentLine,
-        message: `missing required field "${String(path.at(-1))}" in ${owner}${parentLine ? ` (starting at line ${parentLine})` : ''}: ${issue.message}`,
+        message: `missing required field "${String(path.at(-1))}"${expectedOf(issue.message)} in ${owner}${parentLine ? ` at line ${parentLine}` : ''}`,
       });
       continue;
     }
@@ -239,6 +244,13 @@ function closestBranches(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[
     if (best.length === 0) return [issue];
     return closestBranches(best.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as z.core.$ZodIssue));
   });
+}
+
+/** " (expected number)" from zod's "Invalid input: expected number, received undefined"; a schema's own message as it is. */
+function expectedOf(message: string): string {
+  const expected = /expected ([^,]+), received undefined/.exec(message);
+  if (expected) return ` (expected ${expected[1]})`;
+  return /received undefined/.test(message) ? '' : ` (${message})`;
 }
 
 function capped(lines: readonly string[], total: number): string {

@@ -5,7 +5,7 @@ import { DEFAULT_FAIL_ON, DIMENSIONS, FailureLabelSchema } from '../domain/taxon
 export const ScoringSchema = z.strictObject({
   /** w_j per dimension */
   weights: z
-    .object({ instruction: z.number().min(0), context: z.number().min(0), plan: z.number().min(0), safety: z.number().min(0) })
+    .strictObject({ instruction: z.number().min(0), context: z.number().min(0), plan: z.number().min(0), safety: z.number().min(0) })
     .default({ instruction: 1, context: 1, plan: 1, safety: 1 }),
   /** w_T, the weight of the completed-target share */
   targetWeight: z.number().min(0).default(1),

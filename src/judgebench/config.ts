@@ -25,7 +25,7 @@ export const GenerateSpecSchema = z.strictObject({
 });
 
 export const JudgeBenchConfigSchema = z
-  .object({
+  .strictObject({
     name: z.string().default('judge-bench'),
     /** a JSONL dataset (relative to the config file) … */
     dataset: z.string().optional(),

@@ -7,7 +7,7 @@ import { parseModelRef } from './modelRef.ts';
 
 /** A model the bench uses: a model reference (Ollama tag, OpenAI-compatible endpoint or GGUF file) or a plain file (speech). */
 export const ModelEntrySchema = z
-  .object({
+  .strictObject({
     /** "ollama:…", "openai-compat:…#…" or "gguf:…" (for simulator, judge, embedding) */
     ref: z.string().optional(),
     /** a model file (speech models, or the file behind a gguf ref), relative to the manifest */

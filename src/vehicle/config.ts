@@ -6,7 +6,7 @@ import { TransportSpecSchema } from './transports/index.ts';
  * mapping, over which transport, and how many scenario seconds pass per conversation turn.
  */
 export const VehicleConfigSchema = z
-  .object({
+  .strictObject({
     /** scenario name (bench-configs/scenarios/<name>.yaml) or path */
     scenario: z.string().min(1),
     /** mapping name (hardware/mappings/<name>.yaml) or path; it names the DBC */

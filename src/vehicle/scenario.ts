@@ -18,7 +18,7 @@ const WaypointSchema = z.strictObject({
 });
 
 export const ScenarioFileSchema = z
-  .object({
+  .strictObject({
     name: z.string().min(1),
     description: z.string().default(''),
     /** the timeline's length; later times hold the final state */

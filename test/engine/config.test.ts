@@ -25,7 +25,7 @@ describe('campaign config', () => {
 
   it('reports YAML syntax errors with their line', () => {
     const path = write('name: x\nseeds: [unclosed\n');
-    expect(() => loadCampaignConfig(path)).toThrow(/bad\.yaml:\d+: invalid YAML/);
+    expect(() => loadCampaignConfig(path)).toThrow(/bad\.yaml:\d+:\d+: invalid YAML/);
   });
 
   it('says which seed pool file is missing', () => {
