@@ -119,8 +119,8 @@ function indexBlockList(text: string, path: string): Entry[] | null {
       // the item as a mapping at its own indentation (columns kept), its lines numbered as in the file
       const item = `${indent}  ${lines[start].slice(itemStart.length)}\n${lines.slice(start + 1, end).join('\n')}`;
       const source = parseYamlSource(item, path, start);
-      const result = validateYaml(SeedPhraseSchema, source);
-      if (!result.ok) throw new ConfigError('', result.problems.map((p) => ({ ...p, path: `seeds.${n}${p.path === '(top level)' ? '' : `.${p.path}`}` })));
+      const result = validateYaml(SeedPhraseSchema, source, ['seeds', n]);
+      if (!result.ok) throw new ConfigError('', result.problems);
       cached = result.data;
       return cached;
     };

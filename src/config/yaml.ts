@@ -200,7 +200,8 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** The problems of validating `source` with `schema`, each placed on its line, in line order. */
-function schemaProblems(schema: z.ZodType, source: YamlSource, issues: readonly z.core.$ZodIssue[]): ConfigProblem[] {
+function schemaProblems(schema: z.ZodType, source: YamlSource, issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): ConfigProblem[] {
+  const name = (path: readonly PropertyKey[]) => fieldName([...prefix, ...path]);
   const problems: ConfigProblem[] = [];
   for (const issue of closestBranches(issues)) {
     const path = issue.path;
@@ -208,9 +209,9 @@ function schemaProblems(schema: z.ZodType, source: YamlSource, issues: readonly 
       const allowed = allowedKeysAt(schema, source.value, path);
       for (const key of issue.keys) {
         const suggestion = suggestKey(key, allowed);
-        const where = path.length ? ` in ${fieldName(path)}` : '';
+        const where = path.length || prefix.length ? ` in ${name(path)}` : '';
         const hint = suggestion ? ` (did you mean "${suggestion}"?)` : allowed.length ? ` (allowed here: ${allowed.join(', ')})` : '';
-        problems.push({ path: fieldName([...path, key]), line: lineOfKey(source, path, key) ?? lineOfPath(source, path), message: `unknown key "${key}"${where}${hint}` });
+        problems.push({ path: name([...path, key]), line: lineOfKey(source, path, key) ?? lineOfPath(source, path), message: `unknown key "${key}"${where}${hint}` });
       }
       continue;
     }
@@ -219,15 +220,15 @@ function schemaProblems(schema: z.ZodType, source: YamlSource, issues: readonly 
     const missing = path.length > 0 && parent !== null && typeof parent === 'object' && !Array.isArray(parent) && !(String(path.at(-1)) in parent);
     if (missing) {
       const parentLine = parentPath.length ? lineOfPath(source, parentPath) : lineOfNode(source, source.doc.contents as Node | null);
-      const owner = parentPath.length ? `the mapping "${fieldName(parentPath)}"` : 'the top-level mapping';
+      const owner = parentPath.length || prefix.length ? `the mapping "${name(parentPath)}"` : 'the top-level mapping';
       problems.push({
-        path: fieldName(path),
+        path: name(path),
         line: parentLine,
         message: `missing required field "${String(path.at(-1))}"${expectedOf(issue.message)} in ${owner}${parentLine ? ` at line ${parentLine}` : ''}`,
       });
       continue;
     }
-    problems.push({ path: fieldName(path), line: lineOfPath(source, path), message: issue.message });
+    problems.push({ path: name(path), line: lineOfPath(source, path), message: issue.message });
   }
   return problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
 }
@@ -263,11 +264,14 @@ export function configErrorOf(file: string, problems: readonly ConfigProblem[]):
   return new ConfigError(capped(listed, problems.length), problems);
 }
 
-/** Validates a parsed YAML source; the result, or the problems each on its line. */
-export function validateYaml<S extends z.ZodType>(schema: S, source: YamlSource): { ok: true; data: z.output<S> } | { ok: false; problems: ConfigProblem[] } {
+/**
+ * Validates a parsed YAML source; the result, or the problems each on its line. `prefix` is where the
+ * text sits in its file when it is a part of it (["seeds", 17] for one seed of a pool).
+ */
+export function validateYaml<S extends z.ZodType>(schema: S, source: YamlSource, prefix: readonly PropertyKey[] = []): { ok: true; data: z.output<S> } | { ok: false; problems: ConfigProblem[] } {
   const result = schema.safeParse(source.value);
   if (result.success) return { ok: true, data: result.data };
-  return { ok: false, problems: schemaProblems(schema, source, result.error.issues) };
+  return { ok: false, problems: schemaProblems(schema, source, result.error.issues, prefix) };
 }
 
 /** Parses YAML text with a schema; errors name the file, the line, the field and what was expected. */

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadYaml } from '../config/yaml.ts';
+import { resolveRefAgainst } from '../llm/modelRef.ts';
 import { PriceTableSchema } from '../llm/usage.ts';
 import { TechniqueSchema } from './techniques.ts';
 
@@ -47,9 +48,11 @@ export const JudgeBenchConfigSchema = z
   .refine((c) => (c.dataset === undefined) !== (c.generate === undefined), { message: 'give exactly one of "dataset" or "generate"', path: ['dataset'] });
 export type JudgeBenchConfig = z.infer<typeof JudgeBenchConfigSchema>;
 
-/** Reads and validates a config; errors name the file, line and field. A relative dataset path is resolved against the config's folder. */
+/** Reads and validates a config; errors name the file, line and field. A relative dataset path and gguf: model paths resolve against the config's folder. */
 export function loadJudgeBenchConfig(path: string): JudgeBenchConfig {
   const config = loadYaml(JudgeBenchConfigSchema, path, 'judge-bench config');
-  if (config.dataset) config.dataset = resolve(dirname(path), config.dataset);
+  const base = dirname(resolve(path));
+  if (config.dataset) config.dataset = resolve(base, config.dataset);
+  for (const judge of config.judges) if (judge.kind === 'llm') judge.models = judge.models.map((ref) => resolveRefAgainst(ref, base));
   return config;
 }

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadYaml } from '../config/yaml.ts';
-import { parseModelRef } from './modelRef.ts';
+import { parseModelRef, resolveRefAgainst } from './modelRef.ts';
 
 /** A model the bench uses: a model reference (Ollama tag, OpenAI-compatible endpoint or GGUF file) or a plain file (speech). */
 export const ModelEntrySchema = z
@@ -47,13 +47,14 @@ export const ModelManifestSchema = z.strictObject({
 });
 export type ModelManifest = z.infer<typeof ModelManifestSchema> & { path: string };
 
-/** Reads a YAML or JSON manifest (JSON is YAML); errors name the file, the line and the field. Relative file paths resolve against the manifest's folder. */
+/** Reads a YAML or JSON manifest (JSON is YAML); errors name the file, the line and the field. Relative file paths and gguf: references resolve against the manifest's folder. */
 export async function loadModelManifest(path: string): Promise<ModelManifest> {
   const manifest = loadYaml(ModelManifestSchema, path, 'model manifest');
   const base = dirname(resolve(path));
   for (const set of Object.values(manifest.sets)) {
     for (const entry of [set.simulator, set.judge, set.embedding, ...Object.values(set.speech ?? {})]) {
       if (entry?.file) entry.file = resolve(base, entry.file);
+      if (entry?.ref) entry.ref = resolveRefAgainst(entry.ref, base);
     }
   }
   return { ...manifest, path };
