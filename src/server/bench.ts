@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { workspaceStorePath } from '../cli/commands/run.ts';
+import { workspaceStorePath } from '../store/workspace.ts';
 import { ResultStore } from '../store/store.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 

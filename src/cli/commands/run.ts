@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
@@ -6,17 +6,12 @@ import { loadCampaignConfig } from '../../campaign/config.ts';
 import { runCampaign } from '../../campaign/runner.ts';
 import { buildTiers } from '../../campaign/tiers.ts';
 import type { CampaignEvent } from '../../campaign/events.ts';
-import { ResultStore } from '../../store/store.ts';
+import { openWorkspaceStore, workspaceStorePath } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { gateText, writeRunOutputs } from '../outputs.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
-
-export function workspaceStorePath(workspace: string): string {
-  mkdirSync(workspace, { recursive: true });
-  return join(workspace, 'icabench.db');
-}
 
 interface RunOptions {
   out?: string;
@@ -34,7 +29,7 @@ export function registerRunCommands(program: Command): void {
     .argument('<config>', 'campaign config, e.g. bench-configs/quickstart.yaml')
     .option('--out <dir>', 'where to write the report (default: runs/<run id>)')
     .option('--workspace <dir>', 'workspace holding the results store (icabench.db)', 'workspace')
-    .option('--resume [runId]', 'continue an interrupted run (default: the latest unfinished run of this config)')
+    .option('--resume [runId]', 'continue an interrupted run (without an id: the latest unfinished run of this config)')
     .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
@@ -42,17 +37,20 @@ export function registerRunCommands(program: Command): void {
       const campaign = loadCampaignConfig(configPath);
       // every model the run names is checked first: an unavailable one stops the run before the store is touched
       const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge }, (line) => console.error(line));
-      const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
+      if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
+        throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
+      }
+      const opened = openWorkspaceStore(options.workspace);
+      const store = opened.store;
       try {
         let resumeRunId: string | undefined;
-        if (options.resume) {
-          resumeRunId =
-            typeof options.resume === 'string'
-              ? options.resume
-              : store
-                  .listRuns()
-                  .filter((r) => r.name === campaign.config.name && r.status !== 'completed')
-                  .at(-1)?.id;
+        if (typeof options.resume === 'string') {
+          const run = store.getRun(options.resume);
+          if (!run) throw new Error(`--resume ${options.resume}: no such run in ${options.workspace} (icabench runs lists them)`);
+          resumeRunId = run.id;
+        } else if (options.resume) {
+          // listRuns is newest first: the latest unfinished run of this config
+          resumeRunId = store.listRuns().find((r) => r.name === campaign.config.name && r.status !== 'completed')?.id;
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
         }
         console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.ref).join(', ')}`);
@@ -98,7 +96,7 @@ export function registerRunCommands(program: Command): void {
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
         } else if (result.status === 'interrupted') process.exitCode = 130;
       } finally {
-        store.close();
+        opened.closeAndDiscardIfEmpty();
       }
     });
 }
