@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SeedPhraseSchema, type SeedPhrase } from '../domain/conversation.ts';
-import { ConfigError, configErrorOf, MAX_CONFIG_BYTES, MAX_LISTED_ERRORS, parseYaml, parseYamlSource, readBoundedText, validateYaml, type ConfigProblem } from '../config/yaml.ts';
+import { ConfigError, configErrorOf, MAX_CONFIG_BYTES, MAX_LISTED_ERRORS, parseYaml, parseYamlSource, readBoundedBytes, validateYaml, type ConfigProblem } from '../config/yaml.ts';
 import { createRng } from '../world/rng.ts';
 
 /**
@@ -77,52 +77,86 @@ export function loadSeedPool(path: string, selection: SeedSelection): SeedPhrase
 
 /** The entries of the pool: indexed by line when it has the usual layout, else parsed whole. */
 function poolEntries(path: string): Entry[] {
-  const text = readBoundedText(path, 'seed pool', MAX_SEED_POOL_BYTES);
-  const indexed = indexBlockList(text, path);
+  const bytes = readBoundedBytes(path, 'seed pool', MAX_SEED_POOL_BYTES);
+  const indexed = indexBlockList(bytes, path);
   if (indexed) return indexed;
-  if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) {
+  if (bytes.length > MAX_CONFIG_BYTES) {
     throw new ConfigError(`${path}: a seed pool larger than 1 MiB must be a block list under "seeds:" (one "- id: …" entry per seed, as in bench-configs/seeds/in-car.yaml)`);
   }
-  return parseYaml(SeedPoolSchema, text, path).seeds.map((seed) => () => seed);
+  return parseYaml(SeedPoolSchema, bytes.toString('utf8'), path).seeds.map((seed) => () => seed);
 }
 
-const TOP_KEY = /^seeds:\s*(#.*)?$/;
-const ITEM = /^( *)- /;
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const HASH = 0x23;
+const CR = 0x0d;
 
 /**
- * Splits `seeds:\n  - …\n  - …` into one text per item by indentation, without parsing. Returns null
- * when the text has another layout (a flow list, other top-level content), which is then parsed whole.
+ * Splits `seeds:\n  - …\n  - …` into one byte range per item by indentation, without parsing or
+ * decoding the file (a 40 MB pool stays one buffer). Returns null when the text has another layout
+ * (a flow list, other top-level content), which is then parsed whole.
  */
-function indexBlockList(text: string, path: string): Entry[] | null {
-  const lines = text.split('\n');
-  let i = 0;
-  const skippable = (line: string) => line.trim() === '' || line.trimStart().startsWith('#') || line === '---';
-  while (i < lines.length && skippable(lines[i])) i++;
-  if (i >= lines.length || !TOP_KEY.test(lines[i])) return null;
-  i++;
-  while (i < lines.length && skippable(lines[i])) i++;
-  const first = i < lines.length ? ITEM.exec(lines[i]) : null;
-  if (!first) return null;
-  const indent = first[1];
-  const itemStart = `${indent}- `;
-  const starts: number[] = [];
-  for (; i < lines.length; i++) {
-    const line = lines[i];
-    if (line.startsWith(itemStart)) starts.push(i);
-    else if (!skippable(line) && !line.startsWith(`${indent}  `) && !(indent === '' && line.startsWith('  '))) return null; // something besides the list
+function indexBlockList(bytes: Buffer, path: string): Entry[] | null {
+  // the head: blank lines, comments, a document marker, then "seeds:" and the first item, decoded as text
+  let pos = 0;
+  let line = 1;
+  let indent: string | null = null;
+  let sawKey = false;
+  while (pos < bytes.length && indent === null) {
+    const end = lineEnd(bytes, pos);
+    const text = bytes.toString('utf8', pos, end).replace(/\r$/, '');
+    if (text.trim() === '' || text.trimStart().startsWith('#') || (!sawKey && text === '---')) {
+      pos = end + 1;
+      line++;
+      continue;
+    }
+    if (!sawKey) {
+      if (!/^seeds:\s*(#.*)?$/.test(text)) return null;
+      sawKey = true;
+      pos = end + 1;
+      line++;
+      continue;
+    }
+    const item = /^( *)- /.exec(text);
+    if (!item) return null;
+    indent = item[1];
   }
-  return starts.map((start, n) => {
-    const end = n + 1 < starts.length ? starts[n + 1] : lines.length;
+  if (indent === null) return null;
+  const itemStart = Buffer.from(`${indent}- `);
+  const continuation = Buffer.from(`${indent}  `);
+  const items: Array<{ start: number; line: number }> = [];
+  for (; pos < bytes.length; line++) {
+    const end = lineEnd(bytes, pos);
+    if (startsWith(bytes, pos, end, itemStart)) items.push({ start: pos, line });
+    else if (!blankOrComment(bytes, pos, end) && !startsWith(bytes, pos, end, continuation)) return null; // something besides the list
+    pos = end + 1;
+  }
+  return items.map(({ start, line: first }, n) => {
+    const end = n + 1 < items.length ? items[n + 1].start : bytes.length;
     let cached: SeedPhrase | undefined;
     return () => {
       if (cached) return cached;
-      // the item as a mapping at its own indentation (columns kept), its lines numbered as in the file
-      const item = `${indent}  ${lines[start].slice(itemStart.length)}\n${lines.slice(start + 1, end).join('\n')}`;
-      const source = parseYamlSource(item, path, start);
-      const result = validateYaml(SeedPhraseSchema, source, ['seeds', n]);
+      // the item as a mapping at its own indentation (the "- " becomes two spaces, columns kept), its lines numbered as in the file
+      const text = `${indent}  ${bytes.toString('utf8', start + itemStart.length, end)}`;
+      const result = validateYaml(SeedPhraseSchema, parseYamlSource(text, path, first - 1), ['seeds', n]);
       if (!result.ok) throw new ConfigError('', result.problems);
       cached = result.data;
       return cached;
     };
   });
+}
+
+function lineEnd(bytes: Buffer, pos: number): number {
+  const end = bytes.indexOf(NEWLINE, pos);
+  return end < 0 ? bytes.length : end;
+}
+
+function startsWith(bytes: Buffer, pos: number, end: number, prefix: Buffer): boolean {
+  return end - pos >= prefix.length && bytes.compare(prefix, 0, prefix.length, pos, pos + prefix.length) === 0;
+}
+
+function blankOrComment(bytes: Buffer, pos: number, end: number): boolean {
+  let i = pos;
+  while (i < end && bytes[i] === SPACE) i++;
+  return i === end || bytes[i] === CR || bytes[i] === HASH;
 }

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
@@ -46,10 +46,11 @@ function formatBytes(bytes: number): string {
 }
 
 /**
- * Reads a text file, never more than `maxBytes` (+1 to tell that it is larger): `/dev/zero`, a pipe or
- * a huge file fail at once with the cap and the file's name. `what` says what the file is for.
+ * Reads a file, never more than `maxBytes`: a regular file larger than that fails before reading
+ * (its size is known); `/dev/zero`, a pipe or a device is read up to the cap + 1 byte and fails then.
+ * Errors name the file and `what` it is for.
  */
-export function readBoundedText(path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): string {
+export function readBoundedBytes(path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): Buffer {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -57,26 +58,38 @@ export function readBoundedText(path: string, what: string, maxBytes: number = M
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(`${path}: cannot read the ${what}${code === 'ENOENT' ? ' (no such file)' : `: ${(error as Error).message}`}`);
   }
+  const tooLarge = () => new ConfigError(`${path}: the ${what} is larger than the limit of ${formatBytes(maxBytes)} (docs/configuration.md, "Limits")`);
   try {
-    const buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, 64 * 1024));
-    const chunks: Buffer[] = [];
+    const stat = fstatSync(fd);
+    if (stat.isFile() && stat.size > maxBytes) throw tooLarge();
+    // a regular file is read into one buffer of its size (+1 to notice growth); anything else in chunks
+    let buffer = Buffer.allocUnsafe(stat.isFile() ? stat.size + 1 : Math.min(maxBytes + 1, 64 * 1024));
     let total = 0;
     for (;;) {
+      if (total === buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
+        buffer.copy(grown, 0, 0, total);
+        buffer = grown;
+      }
       let read: number;
       try {
-        read = readSync(fd, buffer, 0, Math.min(buffer.length, maxBytes + 1 - total), null);
+        read = readSync(fd, buffer, total, buffer.length - total, null);
       } catch (error) {
         throw new ConfigError(`${path}: cannot read the ${what}: ${(error as Error).message}`);
       }
       if (read === 0) break;
-      chunks.push(Buffer.from(buffer.subarray(0, read)));
       total += read;
-      if (total > maxBytes) throw new ConfigError(`${path}: the ${what} is larger than the limit of ${formatBytes(maxBytes)} (docs/configuration.md, "Limits")`);
+      if (total > maxBytes) throw tooLarge();
     }
-    return Buffer.concat(chunks, total).toString('utf8');
+    return buffer.subarray(0, total);
   } finally {
     closeSync(fd);
   }
+}
+
+/** readBoundedBytes as UTF-8 text. */
+export function readBoundedText(path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): string {
+  return readBoundedBytes(path, what, maxBytes).toString('utf8');
 }
 
 /** The yaml library's message without its excerpt and position (the caller prints file:line:col). */

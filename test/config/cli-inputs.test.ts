@@ -35,7 +35,8 @@ describe('failing commands leave no store behind', () => {
     const { dir, config } = miniCampaign();
     const workspace = join(dir, 'ws');
     const store = ResultStore.open(join(workspace, 'icabench.db'));
-    store.createRun({ name: 'cli-mini', mode: 'guided', plan: planConversations(loadCampaignConfig(config)) });
+    const campaign = loadCampaignConfig(config);
+    store.createRun({ name: 'cli-mini', mode: 'guided', config: campaign.config, plan: planConversations(campaign) });
     store.close();
     const result = run(['run', config, '--resume', 'nosuchrun', '--workspace', workspace, '--no-progress']);
     expect(result.status).not.toBe(0);
@@ -65,10 +66,11 @@ describe('--resume without an id', () => {
     const { dir, config } = miniCampaign();
     const workspace = join(dir, 'ws');
     const store = ResultStore.open(join(workspace, 'icabench.db'));
-    const plan = planConversations(loadCampaignConfig(config));
-    const older = store.createRun({ name: 'cli-mini', mode: 'guided', plan });
+    const campaign = loadCampaignConfig(config);
+    const plan = planConversations(campaign);
+    const older = store.createRun({ name: 'cli-mini', mode: 'guided', config: campaign.config, plan });
     store.setRunStatus(older, 'interrupted');
-    const newer = store.createRun({ name: 'cli-mini', mode: 'guided', plan });
+    const newer = store.createRun({ name: 'cli-mini', mode: 'guided', config: campaign.config, plan });
     store.setRunStatus(newer, 'interrupted');
     expect(store.listRuns()[0].id).toBe(newer);
     store.close();

@@ -21,7 +21,7 @@ describe('openWorkspaceStore', () => {
     empty.closeAndDiscardIfEmpty();
     expect(readdirSync(join(root, 'ws'))).toEqual([]);
     const used = openWorkspaceStore(join(root, 'ws'));
-    used.store.createRun({ name: 'x', mode: 'guided', plan: [] });
+    used.store.createRun({ name: 'x', mode: 'guided', config: null, plan: [] });
     used.closeAndDiscardIfEmpty();
     expect(existsSync(join(root, 'ws', 'icabench.db'))).toBe(true);
     const again = openWorkspaceStore(join(root, 'ws'));
