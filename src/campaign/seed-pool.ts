@@ -44,7 +44,7 @@ export function loadSeedPool(path: string, selection: SeedSelection): SeedPhrase
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       problems.push(...error.problems);
-      if (problems.length > MAX_LISTED_ERRORS) throw configErrorOf(path, problems);
+      if (problems.length > MAX_LISTED_ERRORS) throw configErrorOf(path, problems, false);
       return null;
     }
   };

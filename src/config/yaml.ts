@@ -267,14 +267,18 @@ function expectedOf(message: string): string {
   return /received undefined/.test(message) ? '' : ` (${message})`;
 }
 
-function capped(lines: readonly string[], total: number): string {
-  return total > lines.length ? `${lines.join('\n')}\n… and ${total - lines.length} more` : lines.join('\n');
+function capped(lines: readonly string[], total: number, complete = true): string {
+  if (total <= lines.length) return lines.join('\n');
+  return `${lines.join('\n')}\n… and ${complete ? `${total - lines.length} more` : 'more (checking stopped here)'}`;
 }
 
-/** Throws the ConfigError listing `problems` (the first MAX_LISTED_ERRORS, then a count). */
-export function configErrorOf(file: string, problems: readonly ConfigProblem[]): ConfigError {
+/**
+ * The ConfigError listing `problems` (the first MAX_LISTED_ERRORS, then a count). `complete: false`
+ * when the caller stopped looking after too many (a large seed pool), so there is no exact count.
+ */
+export function configErrorOf(file: string, problems: readonly ConfigProblem[], complete = true): ConfigError {
   const listed = problems.slice(0, MAX_LISTED_ERRORS).map((p) => `${file}${p.line ? `:${p.line}` : ''}: ${p.path === '(yaml)' ? '' : `${p.path}: `}${p.message}`);
-  return new ConfigError(capped(listed, problems.length), problems);
+  return new ConfigError(capped(listed, problems.length, complete), problems);
 }
 
 /**
