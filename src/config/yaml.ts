@@ -111,7 +111,14 @@ export interface YamlSource {
 /** Parses YAML text into a plain value with positions; syntax errors, alias bombs and absurd nesting are ConfigErrors at file:line:col. */
 export function parseYamlSource(text: string, file: string, lineOffset = 0): YamlSource {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  } catch (error) {
+    // the parser reports what it can as doc.errors; anything it throws (a stack overflow on absurd nesting) is just invalid YAML
+    const message = `invalid YAML: ${(error as Error).message}`;
+    throw new ConfigError(`${file}: ${message}`, [{ path: '(yaml)', line: null, message }]);
+  }
   if (doc.errors.length > 0) {
     const problems = doc.errors.map((e) => ({ path: '(yaml)', line: e.linePos ? e.linePos[0].line + lineOffset : null, message: `invalid YAML: ${yamlMessage(e.message)}` }));
     const listed = doc.errors.slice(0, MAX_LISTED_ERRORS).map((e) => `${file}:${e.linePos ? `${e.linePos[0].line + lineOffset}:${e.linePos[0].col}` : '?'}: invalid YAML: ${yamlMessage(e.message)}`);
