@@ -6,8 +6,8 @@ import { createRng } from '../world/rng.ts';
 /**
  * Seed pools can be large (100,000 seeds, tens of MB), and a run uses only the seeds its plan draws.
  * A pool in the usual layout (a block list under `seeds:`) is indexed by a line scan and each seed
- * is parsed and validated when the sampling first reaches it, so a 10-conversation run on a
- * 100,000-seed pool parses about ten seeds. Any other layout is parsed whole (it must then fit
+ * is parsed and validated when the sampling first reaches it; above MAX_CONFIG_BYTES the walk stops
+ * when the plan has its seeds, so a 10-conversation run on a 100,000-seed pool parses about ten. Any other layout is parsed whole (it must then fit
  * MAX_CONFIG_BYTES). The file itself is capped at MAX_SEED_POOL_BYTES.
  */
 
@@ -32,11 +32,15 @@ type Entry = () => SeedPhrase;
 
 /**
  * The seeds a campaign's plan uses, in sampling order: the pool (or the `seedIds` seeds, in pool order)
- * is shuffled with the sampling seed and walked, keeping the seeds that span `domains`, until `needed`
- * are found or the pool is exhausted. Conversation i uses seed i mod (the number returned).
+ * is shuffled with the sampling seed and walked, keeping the seeds that span `domains`. A pool up to
+ * MAX_CONFIG_BYTES is walked to the end (every seed checked); a larger one until `needed` seeds are
+ * found. Conversation i uses seed i mod (the number returned).
  */
 export function loadSeedPool(path: string, selection: SeedSelection): SeedPhrase[] {
-  const entries = poolEntries(path);
+  const { entries, large } = poolEntries(path);
+  // a pool of a config's size is read and checked whole (every seed validated, the run's seeds are all
+  // the eligible ones); a larger one only as far as the plan needs
+  const needed = large ? selection.needed : Infinity;
   const problems: ConfigProblem[] = [];
   const parse = (entry: Entry): SeedPhrase | null => {
     try {
@@ -68,22 +72,23 @@ export function loadSeedPool(path: string, selection: SeedSelection): SeedPhrase
   for (const index of createRng(selection.seed).shuffle(candidates.map((_, i) => i))) {
     const seed = parse(candidates[index]);
     if (seed && seed.requests.length >= selection.domains.min && seed.requests.length <= selection.domains.max) chosen.push(seed);
-    if (chosen.length >= selection.needed) break;
+    if (chosen.length >= needed) break;
   }
   if (problems.length) throw configErrorOf(path, problems);
   if (chosen.length === 0) throw new ConfigError(`domains: no seed in ${path} spans ${selection.domains.min}–${selection.domains.max} requests`);
   return chosen;
 }
 
-/** The entries of the pool: indexed by line when it has the usual layout, else parsed whole. */
-function poolEntries(path: string): Entry[] {
+/** The entries of the pool: indexed by line when it has the usual layout, else parsed whole; `large` above MAX_CONFIG_BYTES. */
+function poolEntries(path: string): { entries: Entry[]; large: boolean } {
   const bytes = readBoundedBytes(path, 'seed pool', MAX_SEED_POOL_BYTES);
+  const large = bytes.length > MAX_CONFIG_BYTES;
   const indexed = indexBlockList(bytes, path);
-  if (indexed) return indexed;
-  if (bytes.length > MAX_CONFIG_BYTES) {
+  if (indexed) return { entries: indexed, large };
+  if (large) {
     throw new ConfigError(`${path}: a seed pool larger than 1 MiB must be a block list under "seeds:" (one "- id: …" entry per seed, as in bench-configs/seeds/in-car.yaml)`);
   }
-  return parseYaml(SeedPoolSchema, bytes.toString('utf8'), path).seeds.map((seed) => () => seed);
+  return { entries: parseYaml(SeedPoolSchema, bytes.toString('utf8'), path).seeds.map((seed) => () => seed), large };
 }
 
 const NEWLINE = 0x0a;

@@ -36,18 +36,25 @@ describe('seed pools', () => {
     expect(loadSeedPool(zeroIndent, { ...ALL, needed: Infinity })).toEqual(seeds);
   });
 
-  it('a run takes only the seeds its plan needs: a broken seed the sampling never reaches does not stop it', () => {
-    const count = 2_000;
-    const brokenAt = new Set<number>();
-    const text = bigPool(count, (item, n) => (n % 2 === 1 ? (brokenAt.add(n), item.replace('    text:', '    txt:')) : item));
+  it('a pool above 1 MiB is read only as far as the plan needs: a broken seed the sampling never reaches does not stop it', () => {
+    const count = 5_000;
+    const text = bigPool(count, (item, n) => (n === count - 1 ? item.replace('    text:', '    txt:') : item));
+    expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
     const path = write('pool.yaml', text);
-    // needed 1: the first seed in sampling order is taken, and sampling order is a fixed shuffle
-    const [first] = loadSeedPool(path, { ...ALL, seed: 1, needed: 1 });
-    expect(Number(first.id.split('-').at(-1)) % 2).toBe(0);
-    // all of them: every broken seed is found, the list stops after 20 with a note
+    const chosen = loadSeedPool(path, { ...ALL, needed: 10 });
+    expect(chosen).toHaveLength(10);
+    expect(chosen.map((s) => s.id)).not.toContain(expect.stringMatching(/-4999$/));
+    // the whole pool: the broken seed is found, at its line
+    const line = text.split('\n').findIndex((l) => l.startsWith('    txt: ')) + 1;
+    expect(() => loadSeedPool(path, { ...ALL, needed: Infinity })).toThrow(new RegExp(`pool\\.yaml:${line}: seeds\\.4999\\.txt: unknown key "txt" in seeds\\.4999 \\(did you mean "text"\\?\\)`));
+  });
+
+  it('a walk that meets too many broken seeds stops after 20 and says so', () => {
+    const text = bigPool(5_000, (item) => item.replace('    text:', '    txt:'));
+    const path = write('pool.yaml', text);
     const message = (() => {
       try {
-        loadSeedPool(path, { ...ALL, needed: Infinity });
+        loadSeedPool(path, { ...ALL, needed: 10 });
       } catch (error) {
         return (error as Error).message;
       }
@@ -60,6 +67,12 @@ describe('seed pools', () => {
     // lines point into the file: the reported line of a misspelled key holds it
     const [, lineNo] = /pool\.yaml:(\d+): seeds\.\d+\.txt/.exec(message)!;
     expect(text.split('\n')[Number(lineNo) - 1]).toMatch(/^    txt: /);
+  });
+
+  it('a pool of a config\'s size is checked whole, and its run uses every eligible seed', () => {
+    expect(loadSeedPool(IN_CAR, { ...ALL, needed: 1 })).toHaveLength(18);
+    const broken = write('small.yaml', bigPool(100, (item, n) => (n === 77 ? item.replace('    text:', '    txt:') : item)));
+    expect(() => loadSeedPool(broken, { ...ALL, needed: 1 })).toThrow(/small\.yaml:\d+: seeds\.77\.txt: unknown key "txt"/);
   });
 
   it('seedIds keep their pool order before the shuffle, and an unknown id is named', () => {
