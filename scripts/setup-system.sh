@@ -9,10 +9,11 @@
 #   can-utils            candump/cansend for the CAN vehicle context (docs/vehicle.md, icabench doctor)
 #   socat                pseudo-terminal pairs for the SLCAN transport tests (test/vehicle)
 #   chromium             the browser the bench app's end-to-end tests drive (docs/bench-app.md)
+#   redis-server         the queue of fleet campaigns (icabench worker, run --fleet; docs/fleet.md, test/fleet)
 set -euo pipefail
 
 PACKAGES=(espeak-ng pocketsphinx pocketsphinx-en-us sox)
-EXTRA_PACKAGES=(can-utils socat chromium)
+EXTRA_PACKAGES=(can-utils socat chromium redis-server)
 
 missing=()
 for pkg in "${PACKAGES[@]}" "${EXTRA_PACKAGES[@]}"; do
