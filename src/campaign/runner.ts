@@ -1,7 +1,9 @@
-import type { ConversationResult } from '../domain/conversation.ts';
+import type { WatchOptions } from '../bridge/run-monitor.ts';
+import type { ConversationResult, ConversationSpec, TurnRecord } from '../domain/conversation.ts';
+import type { Strategy } from '../domain/taxonomy.ts';
 import type { ConnectedHeadUnit } from '../headunit/connect.ts';
-import type { ResultStore } from '../store/store.ts';
-import type { LoadedCampaign } from './config.ts';
+import type { ArtifactInput, ResultStore } from '../store/store.ts';
+import type { CampaignConfig, LoadedCampaign } from './config.ts';
 import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
@@ -15,6 +17,11 @@ export interface RunCampaignOptions {
   tiers?: CampaignTiers;
   /** without a rig: an already connected system under test (tests); default: the config's headUnit */
   headUnit?: ConnectedHeadUnit;
+  /**
+   * runs the planned conversations somewhere else (the fleet coordinator, src/fleet) instead of on a
+   * rig in this process; planning, storing, budget, abort and resume stay here. No rig is opened then.
+   */
+  executor?: ConversationExecutor;
   /** continue this run instead of starting a new one */
   resumeRunId?: string;
   /** abort = graceful stop: no new conversations start; running ones are abandoned and rerun on resume */
@@ -32,6 +39,89 @@ export interface RunCampaignResult {
   planned: number;
 }
 
+/** A finished conversation as the store takes it: the result and its artifacts (voice recordings). */
+export interface FinishedConversation {
+  result: ConversationResult;
+  artifacts: ArtifactInput[];
+}
+
+/** Where planned conversations run: a rig in this process (rigExecutor) or a fleet of workers (src/fleet/coordinator.ts). */
+export interface ConversationExecutor {
+  /** conversations in flight at once */
+  readonly concurrency: number;
+  /** the tiers' references, stored with the run */
+  readonly meta: { simulator: string; judges: string[] };
+  /** Records what this invocation runs with and returns the per-conversation recorder (Rig.record). */
+  record(store: ResultStore, runId: string): RunRecorder;
+  /** null = go on; a text = the run must stop (why) */
+  ready(): Promise<string | null>;
+  /** Runs one planned conversation; rejects with ConversationAborted when the signal aborts first. */
+  run(runId: string, spec: ConversationSpec, signal: AbortSignal, onTurn: (turn: TurnRecord, active: readonly Strategy[]) => void): Promise<FinishedConversation>;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs one planned conversation on a rig: the session with its head unit (spoken through the
+ * bench's voice when the config asks for it), the drive scenario's frames, the tiers. The one
+ * place a conversation is driven: `icabench run` and every fleet worker call it.
+ */
+export async function runPlannedConversation(
+  rig: Rig,
+  config: CampaignConfig,
+  runId: string,
+  spec: ConversationSpec,
+  options: { signal?: AbortSignal; onTurn?: (turn: TurnRecord, active: readonly Strategy[]) => void; recorder?: RunRecorder } = {},
+): Promise<FinishedConversation> {
+  const { vehicle, headUnit, voice, tiers } = rig;
+  const drive = vehicle?.drive(spec);
+  let result: ConversationResult;
+  try {
+    result = await runConversation({
+      spec,
+      openSession: async (context) => {
+        await headUnit.ensureReady();
+        const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
+        return voice ? voice.speaking(session, spec) : session;
+      },
+      simulator: tiers.simulator,
+      judges: tiers.judges,
+      failOn: config.scoring.failOn,
+      contextAt: drive?.contextAt,
+      beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
+      signal: options.signal,
+      onTurn: options.onTurn,
+    });
+  } catch (error) {
+    voice?.discard(spec.key);
+    throw error;
+  } finally {
+    // an abandoned conversation's frames and model calls happened too: they are recorded either way
+    options.recorder?.conversationEnded(spec.key, drive);
+  }
+  return voice ? voice.finish(result) : { result, artifacts: [] };
+}
+
+/** The in-process executor: the config's concurrency on one rig, watched by the bridge monitor. */
+function rigExecutor(rig: Rig, config: CampaignConfig, watchOptions: () => Omit<WatchOptions, 'store' | 'runId'>): ConversationExecutor {
+  let recorder: RunRecorder | null = null;
+  let watch: ReturnType<Rig['watch']> | null = null;
+  return {
+    concurrency: config.concurrency,
+    meta: { simulator: rig.tiers.simulator.describe, judges: rig.tiers.judges.map((j) => j.ref) },
+    record(store, runId) {
+      recorder = rig.record(store, runId);
+      watch = rig.watch({ store, runId, ...watchOptions() });
+      return recorder;
+    },
+    ready: () => watch!.ready(),
+    run: (runId, spec, signal, onTurn) => runPlannedConversation(rig, config, runId, spec, { signal, onTurn, recorder: recorder ?? undefined }),
+    async close() {
+      watch?.close();
+      await rig.close();
+    },
+  };
+}
+
 /**
  * Runs a campaign: plans (or, on resume, reloads) the conversations, connects the head unit,
  * runs conversations with bounded concurrency within the time budget, and stores each finished
@@ -46,9 +136,14 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
 
   const resumed = options.resumeRunId ? store.getRun(options.resumeRunId) : null;
   if (options.resumeRunId && !resumed) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
-  // the rig comes up before the run is recorded: a missing model, package, scenario or head unit leaves no half-started run behind
-  const rig = options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log }));
-  const { vehicle, headUnit, voice, tiers } = rig;
+  // the rig (or the fleet) comes up before the run is recorded: a missing model, package, scenario or head unit leaves no half-started run behind
+  let runIdForEvents = '';
+  const executor =
+    options.executor ??
+    rigExecutor(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), config, () => ({
+      log,
+      notify: (notice) => emit({ type: 'headunit', runId: runIdForEvents, ...notice }),
+    }));
   let runId: string;
   let recorder: RunRecorder;
   try {
@@ -56,11 +151,12 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       runId = resumed.id;
       store.setRunStatus(runId, 'running');
     } else {
-      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { simulator: tiers.simulator.describe, judges: tiers.judges.map((j) => j.ref) } });
+      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { ...executor.meta } });
     }
-    recorder = rig.record(store, runId);
+    runIdForEvents = runId;
+    recorder = executor.record(store, runId);
   } catch (error) {
-    await rig.close();
+    await executor.close();
     throw error;
   }
   const planned = store.getRun(runId)!.planned;
@@ -75,7 +171,6 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());
   options.signal?.addEventListener('abort', onAbort);
-  const watch = rig.watch({ store, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
   let stopReason: string | null = null;
 
   const worker = async (): Promise<void> => {
@@ -86,42 +181,23 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
         return;
       }
       // the pause hook: no new conversation starts while the head unit is away
-      const stop = await watch.ready();
+      const stop = await executor.ready();
       if (stop) stopReason ??= stop;
       if (stopReason || options.signal?.aborted || next >= remaining.length) return;
       const spec = remaining[next++];
       const controller = new AbortController();
       inflight.add(controller);
       emit({ type: 'conversation_started', runId, key: spec.key, spec });
-      let result: ConversationResult;
-      const drive = vehicle?.drive(spec);
+      let finished: FinishedConversation;
       try {
-        result = await runConversation({
-          spec,
-          openSession: async (context) => {
-            await headUnit.ensureReady();
-            const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
-            return voice ? voice.speaking(session, spec) : session;
-          },
-          simulator: tiers.simulator,
-          judges: tiers.judges,
-          failOn: config.scoring.failOn,
-          contextAt: drive?.contextAt,
-          beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
-          signal: controller.signal,
-          onTurn: (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
-        });
+        finished = await executor.run(runId, spec, controller.signal, (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }));
       } catch (error) {
-        voice?.discard(spec.key);
         if (error instanceof ConversationAborted) return;
         throw error;
       } finally {
         inflight.delete(controller);
-        // an abandoned conversation's frames and model calls happened too: they are recorded either way
-        recorder.conversationEnded(spec.key, drive);
       }
-      const finished = voice ? voice.finish(result) : { result, artifacts: [] };
-      result = finished.result;
+      const { result } = finished;
       store.saveConversation(runId, result, finished.artifacts);
       done++;
       emit({ type: 'conversation_finished', runId, key: spec.key, result });
@@ -130,12 +206,11 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   };
 
   try {
-    await Promise.all(Array.from({ length: Math.min(config.concurrency, Math.max(1, remaining.length)) }, worker));
+    await Promise.all(Array.from({ length: Math.min(executor.concurrency, Math.max(1, remaining.length)) }, worker));
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
-    watch.close();
     recorder.invocationEnded();
-    await rig.close();
+    await executor.close();
   }
   const status = options.signal?.aborted || stopReason ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
   store.setRunStatus(runId, status);
