@@ -8,6 +8,7 @@ import { registerDoctorCommands } from './commands/doctor.ts';
 import { registerJudgeBenchCommands } from './commands/judge-bench.ts';
 import { registerVoiceCommands } from './commands/voice.ts';
 import { registerManualCommands } from './commands/manual.ts';
+import { registerWorkerCommands } from './commands/worker.ts';
 
 /** Each area registers its own subcommands; main only assembles them and reports errors plainly. */
 export async function main(argv: string[]): Promise<void> {
@@ -26,6 +27,7 @@ export async function main(argv: string[]): Promise<void> {
   registerJudgeBenchCommands(program);
   registerVoiceCommands(program);
   registerManualCommands(program);
+  registerWorkerCommands(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -4,7 +4,8 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadCampaignConfig } from '../../campaign/config.ts';
 import { openRig, type Rig } from '../../campaign/rig.ts';
-import { runCampaign } from '../../campaign/runner.ts';
+import { runCampaign, type ConversationExecutor } from '../../campaign/runner.ts';
+import { openFleetExecutor } from '../../fleet/coordinator.ts';
 import type { CampaignEvent } from '../../campaign/events.ts';
 import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
@@ -21,6 +22,7 @@ interface RunOptions {
   simulator?: string;
   judge?: string[];
   progress: boolean;
+  fleet?: string;
 }
 
 export function registerRunCommands(program: Command): void {
@@ -33,6 +35,7 @@ export function registerRunCommands(program: Command): void {
     .option('--resume [runId]', 'continue an interrupted run (without an id: the latest unfinished run of this config)')
     .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
+    .option('--fleet <redis-url>', 'run the conversations on fleet workers (icabench worker) through this Redis instead of here (docs/fleet.md)')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
       const campaign = loadCampaignConfig(configPath);
@@ -53,12 +56,19 @@ export function registerRunCommands(program: Command): void {
           resumeRunId = opened!.store.listRuns().find((r) => r.name === campaign.config.name && r.status !== 'completed')?.id;
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
         }
-        // then the rig (every model it names checked, head unit connected): a problem stops a new run before the store is touched
-        rig = await openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log: (line) => console.error(line) });
-        const { tiers } = rig;
+        // then the rig (every model it names checked, head unit connected) or the fleet (a worker can serve it): a problem stops a new run before the store is touched
+        if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
+        const log = (line: string) => console.error(line);
+        let executor: ConversationExecutor | undefined;
+        if (options.fleet) {
+          executor = await openFleetExecutor(campaign, { redisUrl: options.fleet, log });
+        } else {
+          rig = await openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log });
+        }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
-        console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.ref).join(', ')}`);
+        const meta = executor?.meta ?? { simulator: rig!.tiers.simulator.describe, judges: rig!.tiers.judges.map((j) => j.ref) };
+        console.error(`simulator: ${meta.simulator}; judges: ${meta.judges.join(', ')}`);
         const controller = new AbortController();
         let interrupts = 0;
         const onSigint = () => {
@@ -74,7 +84,7 @@ export function registerRunCommands(program: Command): void {
         const display = progressDisplay(options.progress && process.stderr.isTTY === true);
         let result;
         try {
-          result = await runCampaign(campaign, { store, rig, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
+          result = await runCampaign(campaign, { store, ...(executor ? { executor } : { rig: rig! }), resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
         } finally {
           display.stop();
           process.off('SIGINT', onSigint);
