@@ -48,6 +48,8 @@ export interface FleetExecutor extends ConversationExecutor {
   /** the fleet's live workers (heartbeats) */
   workers(): Promise<WorkerStatus[]>;
   progress(): Promise<{ rigs: RigProgress[]; stalled: number; failed: number; duplicates: number }>;
+  /** what this invocation saw (readable after close): jobs that stalled and went back to the queue, jobs that failed, results that came twice */
+  counts(): { stalled: number; failed: number; duplicates: number };
 }
 
 /** The fleet's live workers: every heartbeat key still present (it expires when a worker stops beating). */
@@ -169,6 +171,7 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
     meta: { simulator: campaign.config.simulator, judges: [...campaign.config.judges] },
     workers: () => liveWorkers(redis, log),
     progress,
+    counts: () => ({ stalled, failed, duplicates }),
     record(runStore, id) {
       runId = id;
       store = runStore;

@@ -1,0 +1,155 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue, QueueEvents } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCampaignConfig } from '../../src/campaign/config.ts';
+import { runCampaign } from '../../src/campaign/runner.ts';
+import { buildTiers } from '../../src/campaign/tiers.ts';
+import { openFleetExecutor } from '../../src/fleet/coordinator.ts';
+import { conversationQueueName } from '../../src/fleet/protocol.ts';
+import { fleetRedisOptions } from '../../src/fleet/redis.ts';
+import { startFleetWorker } from '../../src/fleet/worker.ts';
+import type { ConversationResult } from '../../src/domain/conversation.ts';
+import { ResultStore } from '../../src/store/store.ts';
+import { spawnCliWorker, spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
+import { startRedis, type TestRedis } from './redis-server.ts';
+
+/** A stored conversation without what depends on the clock (start time, durations, reply latencies) or names its run (session ids). */
+function comparable(result: ConversationResult, runId: string): unknown {
+  return JSON.parse(JSON.stringify(result, (key, value) => (key === 'startedAt' || key === 'durationMs' || key === 'latencyMs' ? undefined : value)).replaceAll(`${runId}/`, 'RUN/'));
+}
+
+function tempStore(): ResultStore {
+  return ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-fleet-')), 'icabench.db'));
+}
+
+describe('fleet campaigns on a real redis-server', () => {
+  let redis: TestRedis;
+  const workers: WorkerProcess[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map(stopWorker));
+    await redis?.stop();
+  });
+
+  it('a campaign no live worker can serve fails at once, naming what it needs and the workers there are', async () => {
+    const voice = loadCampaignConfig('bench-configs/voice-quickstart.yaml');
+    await expect(openFleetExecutor(voice, { redisUrl: redis.url, log: () => undefined, progressMs: 0 })).rejects.toThrow(/no worker on .* can serve campaign "[^"]+": it needs audio\+text over reference\. Live workers: none/);
+  });
+
+  it('3 worker processes store the same conversations as one process, conversation by conversation', { timeout: 240_000 }, async () => {
+    const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
+    campaign.config.conversations = 18;
+    const store = tempStore();
+    try {
+      const local = await runCampaign(campaign, { store, tiers: await buildTiers(campaign.config) });
+      for (const rig of ['rig-a', 'rig-b', 'rig-c']) workers.push(spawnCliWorker(redis.url, rig, ['--concurrency', '2']));
+      await waitForWorkers(redis.url, 3);
+      // voice jobs go only to audio workers: these text workers are named in the refusal
+      const voice = loadCampaignConfig('bench-configs/voice-quickstart.yaml');
+      await expect(openFleetExecutor(voice, { redisUrl: redis.url, log: () => undefined, progressMs: 0 })).rejects.toThrow(/needs audio\+text over reference\. Live workers: rig-a \(text\+vehicle over reference\)/);
+
+      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const fleet = await runCampaign(campaign, { store, executor });
+      expect(fleet.status).toBe('completed');
+      const byKey = (runId: string) => new Map([...store.conversations(runId)].map((c) => [c.spec.key, comparable(c, runId)]));
+      const localResults = byKey(local.runId);
+      const fleetResults = byKey(fleet.runId);
+      expect(localResults.size).toBe(18);
+      expect([...fleetResults.keys()].sort()).toEqual([...localResults.keys()].sort());
+      for (const [key, result] of localResults) expect(fleetResults.get(key), key).toEqual(result);
+      // the comparison is not between fault-free runs
+      expect(JSON.stringify([...fleetResults.values()])).toContain('"profile":');
+      const facts = store.runFacts(fleet.runId).filter((f) => f.kind === 'fleet.workers');
+      expect(facts).toHaveLength(1);
+    } finally {
+      store.close();
+      await Promise.all(workers.splice(0).map(stopWorker));
+    }
+  });
+
+  it('a job that does not parse is failed with the reason and never run', { timeout: 60_000 }, async () => {
+    let opened = 0;
+    const worker = await startFleetWorker({
+      redisUrl: redis.url,
+      rig: 'strict',
+      capabilities: ['text'],
+      transports: ['reference'],
+      concurrency: 1,
+      lockMs: 5_000,
+      log: () => undefined,
+      openRig: async () => {
+        opened++;
+        throw new Error('must not open a rig for a bad job');
+      },
+    });
+    const connection = fleetRedisOptions(redis.url);
+    const name = conversationQueueName({ transport: 'reference', capabilities: ['text'] });
+    const queue = new Queue(name, { connection });
+    const events = new QueueEvents(name, { connection });
+    try {
+      await events.waitUntilReady();
+      const failed = new Promise<string>((resolve) => events.on('failed', ({ jobId, failedReason }) => jobId === 'bad-1' && resolve(failedReason)));
+      await queue.add('conversation', { runId: 'r1', spec: { key: 42 } }, { jobId: 'bad-1', attempts: 3 });
+      const reason = await failed;
+      expect(reason).toMatch(/^bad job bad-1: spec\.key: .*string/);
+      const job = await queue.getJob('bad-1');
+      expect(job?.attemptsMade).toBe(1);
+      expect(opened).toBe(0);
+    } finally {
+      await events.close();
+      await queue.close();
+      await worker.close();
+    }
+  });
+
+  it('SIGKILL of a worker 5 times during a 200-conversation run: none lost, none stored twice, the killed ones rerun elsewhere', { timeout: 300_000 }, async () => {
+    const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
+    campaign.config.conversations = 200;
+    const spawnOne = (i: number) => spawnFixtureWorker(redis.url, `rig-${i}`, { concurrency: 2, lockMs: 1_500, latencyMs: 15 });
+    for (let i = 0; i < 4; i++) workers.push(spawnOne(i));
+    await waitForWorkers(redis.url, 4);
+    const store = tempStore();
+    try {
+      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      let kills = 0;
+      let killing = false;
+      let spawned = 4;
+      const killOne = async () => {
+        killing = true;
+        // a worker in the middle of a conversation (its heartbeat names it)
+        const busy = await waitForWorkers(redis.url, 1, 30_000, (w) => w.current.length > 0 && w.state === 'ready');
+        const victim = workers.find((w) => busy.some((b) => b.pid === w.child.pid));
+        if (victim) {
+          await stopWorker(victim);
+          kills++;
+          workers.push(spawnOne(spawned++));
+        }
+        killing = false;
+      };
+      const result = await runCampaign(campaign, {
+        store,
+        executor,
+        onEvent: (event) => {
+          if (event.type === 'progress' && !killing && kills < 5 && event.done >= 20 + kills * 30) void killOne();
+        },
+      });
+      const { stalled } = executor.counts();
+      expect(kills).toBe(5);
+      expect(result.status).toBe('completed');
+      const keys = [...store.conversations(result.runId)].map((c) => c.spec.key);
+      expect(keys).toHaveLength(200);
+      expect(new Set(keys).size).toBe(200);
+      expect(store.remainingSpecs(result.runId)).toHaveLength(0);
+      // the conversations the killed workers held went back to the queue and ran on another worker
+      expect(stalled).toBeGreaterThanOrEqual(5);
+    } finally {
+      store.close();
+      await Promise.all(workers.splice(0).map(stopWorker));
+    }
+  });
+});

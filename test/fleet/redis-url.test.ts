@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { fleetRedisOptions, redactedRedisUrl } from '../../src/fleet/redis.ts';
+import { canServe, servedQueueNames, conversationQueueName } from '../../src/fleet/protocol.ts';
+
+describe('fleet Redis URL', () => {
+  it('takes a loopback Redis as it is', () => {
+    expect(fleetRedisOptions('redis://127.0.0.1:6390/2')).toMatchObject({ host: '127.0.0.1', port: 6390, db: 2, maxRetriesPerRequest: null });
+    expect(fleetRedisOptions('redis://localhost')).toMatchObject({ host: 'localhost', port: 6379 });
+  });
+
+  it('refuses a remote Redis without password and TLS, with the fix', () => {
+    expect(() => fleetRedisOptions('redis://10.0.0.5:6379')).toThrow(/10\.0\.0\.5 is not on this machine, and the URL has neither a password nor TLS.*rediss:\/\/:PASSWORD@10\.0\.0\.5:PORT/);
+    expect(() => fleetRedisOptions('redis://:secret@lab-redis:6379')).toThrow(/a password but no TLS/);
+    expect(() => fleetRedisOptions('rediss://lab-redis:6380')).toThrow(/TLS but no password/);
+    expect(fleetRedisOptions('rediss://:s%40cret@lab-redis:6380')).toMatchObject({ host: 'lab-redis', port: 6380, password: 's@cret', tls: { servername: 'lab-redis' } });
+  });
+
+  it('names what is wrong with a URL that is not one', () => {
+    expect(() => fleetRedisOptions('127.0.0.1:6379', '--fleet')).toThrow(/^--fleet 127\.0\.0\.1:6379: the scheme must be redis:\/\/|^--fleet 127\.0\.0\.1:6379: not a URL/);
+    expect(() => fleetRedisOptions('http://127.0.0.1')).toThrow(/scheme must be redis:\/\/ .* not http:/);
+  });
+
+  it('keeps the password out of logs', () => {
+    expect(redactedRedisUrl('rediss://:secret@lab:6380')).toBe('rediss://:***@lab:6380');
+  });
+});
+
+describe('capability routing', () => {
+  const voice = { transport: 'reference' as const, capabilities: ['audio' as const, 'text' as const] };
+  it('a text worker does not listen on the queue of spoken campaigns; an audio worker listens on both', () => {
+    expect(servedQueueNames(['text', 'vehicle'], ['reference'])).not.toContain(conversationQueueName(voice));
+    expect(servedQueueNames(['text', 'audio'], ['reference'])).toEqual(expect.arrayContaining([conversationQueueName(voice), conversationQueueName({ transport: 'reference', capabilities: ['text'] })]));
+    expect(canServe({ capabilities: ['text'], transports: ['reference'] }, voice)).toBe(false);
+    expect(canServe({ capabilities: ['text', 'audio'], transports: ['bridge'] }, voice)).toBe(false);
+    expect(canServe({ capabilities: ['text', 'audio'], transports: ['reference'] }, voice)).toBe(true);
+  });
+});
