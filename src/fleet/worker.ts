@@ -19,6 +19,8 @@ import {
   type WorkerStatus,
 } from './protocol.ts';
 import { fleetRedisOptions, redactedRedisUrl } from './redis.ts';
+import { RedisHostLimiter } from './host-limiter.ts';
+import { setSharedSlotGate } from '../llm/limiter.ts';
 
 export interface FleetWorkerOptions {
   redisUrl: string;
@@ -65,6 +67,8 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     redis.disconnect();
     throw new Error(`cannot reach the fleet's Redis at ${redactedRedisUrl(options.redisUrl)}: ${error.message}`);
   });
+  // the model hosts' slots are counted across the fleet, not per worker
+  setSharedSlotGate(new RedisHostLimiter(redis));
   const rigs = new Map<string, Promise<{ rig: Rig; campaign: LoadedCampaign }>>();
   const resultQueues = new Map<string, Queue>();
   const current = new Set<string>();
@@ -193,6 +197,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
         await Promise.all([...resultQueues.values()].map((q) => q.close()));
         for (const opening of rigs.values()) await opening.then(({ rig }) => rig.close()).catch(() => undefined);
         await redis.del(WORKER_KEY_PREFIX + id).catch(() => undefined);
+        setSharedSlotGate(null);
         redis.disconnect();
       })()),
   };

@@ -3,6 +3,22 @@
  * a campaign with more workers than the server has slots queues here instead of piling
  * requests onto the server, where they would time out).
  */
+/**
+ * A second gate every call passes after its limiter's own slot, shared beyond this process: a fleet
+ * worker installs its Redis-backed host limit (src/fleet/host-limiter.ts), so a model host's slots
+ * hold across every worker of the fleet. None by default.
+ */
+export interface SharedSlotGate {
+  run<T>(endpoint: string, maxConcurrent: number, task: () => Promise<T>): Promise<T>;
+}
+
+let slotGate: SharedSlotGate | null = null;
+
+/** Installs (or, with null, removes) the process's shared slot gate. */
+export function setSharedSlotGate(gate: SharedSlotGate | null): void {
+  slotGate = gate;
+}
+
 export class ConcurrencyLimiter {
   private active = 0;
   private peak = 0;
@@ -10,7 +26,11 @@ export class ConcurrencyLimiter {
   private runs = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(readonly maxConcurrent: number) {
+  /** endpoint: the server this limiter guards; with it, calls also pass the shared slot gate when one is installed */
+  constructor(
+    readonly maxConcurrent: number,
+    readonly endpoint: string | null = null,
+  ) {
     if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) {
       throw new Error(`concurrency limit must be a positive integer, got ${maxConcurrent}`);
     }
@@ -43,7 +63,8 @@ export class ConcurrencyLimiter {
     this.peak = Math.max(this.peak, this.active);
     const start = performance.now();
     try {
-      return await task();
+      const gate = slotGate;
+      return await (gate && this.endpoint ? gate.run(this.endpoint, this.maxConcurrent, task) : task());
     } finally {
       this.held += performance.now() - start;
       this.runs++;
@@ -64,7 +85,7 @@ const shared = new Map<string, ConcurrencyLimiter>();
 export function sharedLimiter(endpoint: string, maxConcurrent: number): ConcurrencyLimiter {
   let limiter = shared.get(endpoint);
   if (!limiter) {
-    limiter = new ConcurrencyLimiter(maxConcurrent);
+    limiter = new ConcurrencyLimiter(maxConcurrent, endpoint);
     shared.set(endpoint, limiter);
   }
   return limiter;
