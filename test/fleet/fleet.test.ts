@@ -153,3 +153,63 @@ describe('fleet campaigns on a real redis-server', () => {
     }
   });
 });
+
+describe('a worker whose rig cannot reach its head unit', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('stops taking jobs, says why in its heartbeat, and the conversation goes back to the queue', { timeout: 60_000 }, async () => {
+    const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
+    campaign.config.conversations = 2;
+    const lines: string[] = [];
+    const worker = await startFleetWorker({
+      redisUrl: redis.url,
+      rig: 'unplugged',
+      capabilities: ['text'],
+      transports: ['reference'],
+      concurrency: 1,
+      lockMs: 5_000,
+      heartbeatMs: 200,
+      log: (line) => lines.push(line),
+      openRig: async () => {
+        throw new Error('no head unit dialled in within 60 s');
+      },
+    });
+    const store = tempStore();
+    const controller = new AbortController();
+    try {
+      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const running = runCampaign(campaign, { store, executor, signal: controller.signal });
+      const [status] = await waitForWorkers(redis.url, 1, 30_000, (w) => w.state === 'headunit_unreachable');
+      expect(status.rig).toBe('unplugged');
+      expect(status.reason).toMatch(/rig unplugged cannot reach its head unit: no head unit dialled in within 60 s/);
+      expect(lines.join('\n')).toMatch(/not taking jobs any more/);
+      // the conversation it took is back on the queue (a failed attempt, to be retried by another rig), not lost and not stored
+      const runId = store.listRuns()[0].id;
+      const queue = new Queue(conversationQueueName({ transport: 'reference', capabilities: ['text'] }), { connection: fleetRedisOptions(redis.url) });
+      try {
+        let back = false;
+        for (let i = 0; i < 100 && !back; i++) {
+          back = (await queue.getJobs(['waiting', 'delayed'])).some((job) => job.id?.startsWith(`${runId}__`) && job.attemptsMade === 1);
+          if (!back) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(back).toBe(true);
+      } finally {
+        await queue.close();
+      }
+      // nothing was stored; the run stops on Ctrl+C with its conversations still to run (resumable)
+      controller.abort();
+      const result = await running;
+      expect(result.status).toBe('interrupted');
+      expect(store.remainingSpecs(result.runId)).toHaveLength(2);
+    } finally {
+      store.close();
+      await worker.close();
+    }
+  });
+});
