@@ -72,6 +72,37 @@ describe('fleet campaigns on a real redis-server', () => {
     }
   });
 
+  it('Ctrl+C stops enqueueing; --resume on the fleet stores the rest, each conversation once', { timeout: 240_000 }, async () => {
+    const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
+    campaign.config.conversations = 40;
+    for (let i = 0; i < 2; i++) workers.push(spawnFixtureWorker(redis.url, `resume-${i}`, { concurrency: 2, latencyMs: 10 }));
+    await waitForWorkers(redis.url, 2, 60_000, (w) => w.rig.startsWith('resume-'));
+    const store = tempStore();
+    try {
+      const controller = new AbortController();
+      const first = await runCampaign(campaign, {
+        store,
+        executor: await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 }),
+        signal: controller.signal,
+        onEvent: (event) => event.type === 'progress' && event.done >= 10 && controller.abort(),
+      });
+      expect(first.status).toBe('interrupted');
+      expect(first.done).toBeLessThan(40);
+      const resumed = await runCampaign(campaign, {
+        store,
+        resumeRunId: first.runId,
+        executor: await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 }),
+      });
+      expect(resumed.status).toBe('completed');
+      const keys = [...store.conversations(first.runId)].map((c) => c.spec.key);
+      expect(keys).toHaveLength(40);
+      expect(new Set(keys).size).toBe(40);
+    } finally {
+      store.close();
+      await Promise.all(workers.splice(0).map(stopWorker));
+    }
+  });
+
   it('a job that does not parse is failed with the reason and never run', { timeout: 60_000 }, async () => {
     let opened = 0;
     const worker = await startFleetWorker({
