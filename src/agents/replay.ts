@@ -63,7 +63,9 @@ function guessedCalls(steps: Step[]): boolean {
       const call = step.calls[c];
       if (!isStateChanging(call.name)) continue;
       const props = toolByName(call.name)!.openai_schema.function.parameters.properties ?? {};
-      for (const [param, value] of Object.entries(call.kwargs)) {
+      // numbers first, then booleans, then enum values: the change most likely to move the state
+      const rank = (v: unknown) => (typeof v === 'number' ? 0 : typeof v === 'boolean' ? 1 : 2);
+      for (const [param, value] of Object.entries(call.kwargs).sort((a, b) => rank(a[1]) - rank(b[1]))) {
         const changed = perturbValue(props[param], value);
         if (changed.ok) {
           call.kwargs[param] = changed.value;
