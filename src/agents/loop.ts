@@ -31,7 +31,8 @@ export interface ToolAgent {
   /** called once per trial; reference agents read the task, endpoint agents ignore it */
   begin?(task: Task): void;
   next(input: AgentTurnInput): Promise<AgentReply>;
-  close?(): Promise<void>;
+  /** called once when the trial ends (a bridge unit is told the session is over) */
+  end?(reason: string): Promise<void>;
 }
 
 export const TrialOutcomeSchema = z.enum(['scored', 'max_messages', 'agent_error', 'not_runnable']);
@@ -150,9 +151,14 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
   let endedBy: TrialResult['endedBy'] | undefined;
   let agentMessages = 0;
   let toolCalls = 0;
-  agent.begin?.(task);
+  try {
+    agent.begin?.(task);
+  } catch (error) {
+    return { ...base, outcome: 'agent_error', reward: 0, reason: `the agent could not start: ${(error as Error).message}`, endedBy: 'error', userKeyword: null, score: null, failures: [], anomalies: [], messages, agentMessages: 0, toolCalls: 0, benchMs };
+  }
 
   const finish = async (outcome: TrialResult['outcome'], reason: string): Promise<TrialResult> => {
+    await agent.end?.(outcome === 'scored' ? `ended by ${endedBy}` : reason).catch(() => undefined);
     if (outcome !== 'scored')
       return { ...base, outcome, reward: 0, reason, endedBy: endedBy ?? 'error', userKeyword, score: null, failures: [reason], anomalies, messages, agentMessages, toolCalls, benchMs };
     const t0 = performance.now();
