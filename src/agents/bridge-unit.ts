@@ -1,8 +1,14 @@
 import { describeZodError } from '../domain/validation.ts';
 import type { BridgeClientExtension } from '../bridge/client.ts';
 import { TOOL_EVENTS, ToolResultMessageSchema, ToolSessionEndSchema, ToolSessionStartSchema, ToolUserTurnSchema, type ToolSessionStart } from '../protocol/tools.ts';
+import { carbenchPath } from '../toolenv/paths.ts';
+import { createEndpointAgent } from './endpoint.ts';
 import type { ToolAgent } from './loop.ts';
+import { ReplayAgent } from './replay.ts';
+import { loadTaskFile } from './tasks.ts';
 import type { TrajectoryMessage } from './trajectory.ts';
+
+export const VENDORED_TASK_FILES = ['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].map(carbenchPath);
 
 /**
  * The head-unit side of icabench-tools/1: runs a ToolAgent (the replay agent, an endpoint model, a vendor adapter)
@@ -34,7 +40,12 @@ export function toolUnitExtension(agentFor: (start: ToolSessionStart) => ToolAge
       [TOOL_EVENTS.sessionStart]: (payload, emit) => {
         const parsed = ToolSessionStartSchema.safeParse(payload);
         if (!parsed.success) return invalid(emit, TOOL_EVENTS.sessionStart, describeZodError(parsed.error));
-        const agent = agentFor(parsed.data);
+        let agent: ToolAgent;
+        try {
+          agent = agentFor(parsed.data);
+        } catch (error) {
+          return emit('bridge_error', { sessionId: parsed.data.sessionId, code: 'internal', message: (error as Error).message });
+        }
         sessions.set(parsed.data.sessionId, { start: parsed.data, agent, messages: [], turn: 0, step: 0 });
         emit(TOOL_EVENTS.sessionReady, { sessionId: parsed.data.sessionId });
       },
@@ -61,4 +72,24 @@ export function toolUnitExtension(agentFor: (start: ToolSessionStart) => ToolAge
       },
     },
   };
+}
+
+/**
+ * The agent a reference head unit runs for `icabench headunit --tool-agent <spec>`: `replay` replays the vendored
+ * CAR-bench task named in tool_session_start (a reference unit for testing the bench itself), anything else is a
+ * model reference (`ollama:<model>`, `openai-compat:<url>#<model>`) answering with tool calls.
+ */
+export function toolAgentFactory(spec: string, taskFiles: string[] = VENDORED_TASK_FILES): (start: ToolSessionStart) => ToolAgent {
+  if (spec === 'replay') {
+    const tasks = new Map(taskFiles.flatMap((f) => loadTaskFile(f)).map((t) => [t.task_id, t]));
+    return (start) => {
+      const task = start.task ? tasks.get(start.task.id) : undefined;
+      if (!task) throw new Error(`replay tool agent: tool_session_start names no known task (${start.task?.id ?? 'none'})`);
+      const agent = new ReplayAgent();
+      agent.begin(task);
+      return agent;
+    };
+  }
+  createEndpointAgent(spec); // validates the reference now, not at the first session
+  return () => createEndpointAgent(spec);
 }

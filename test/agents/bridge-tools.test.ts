@@ -2,10 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectHeadUnit, type BridgeClient } from '../../src/bridge/client.ts';
 import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.ts';
 import { bridgeToolAgent } from '../../src/agents/bridge-agent.ts';
-import { toolUnitExtension } from '../../src/agents/bridge-unit.ts';
+import { toolAgentFactory, toolUnitExtension } from '../../src/agents/bridge-unit.ts';
 import { confirmationRuleJudge } from '../../src/agents/judge.ts';
 import { runToolTaskTrial, type ToolAgent } from '../../src/agents/loop.ts';
-import { ReplayAgent } from '../../src/agents/replay.ts';
 import { loadTaskFile, type Task } from '../../src/agents/tasks.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
 import { dataPath } from '../helpers/repoData.ts';
@@ -30,13 +29,8 @@ async function replayUnit(name: string, agentFor?: (taskId: string) => ToolAgent
     url: server.url,
     token: TOKEN,
     handler: new ScriptedHandler({ name, version: '1' }),
-    extensions: toolUnitExtension((start) => {
-      const task = TASKS.find((t) => t.task_id === start.task?.id);
-      if (!task) throw new Error(`unknown task ${start.task?.id}`);
-      const agent = agentFor?.(task.task_id) ?? new ReplayAgent();
-      agent.begin?.(task);
-      return agent;
-    }),
+    // the same factory as `icabench headunit --tool-agent replay`
+    extensions: toolUnitExtension(agentFor ? (start) => agentFor(start.task?.id ?? '') : toolAgentFactory('replay')),
   });
   return waiting;
 }
