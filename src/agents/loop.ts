@@ -61,10 +61,7 @@ export const TrialResultSchema = z.object({
 });
 export type TrialResult = z.infer<typeof TrialResultSchema>;
 
-export interface Runnability {
-  runnable: boolean;
-  reason: string;
-}
+export type Runnability = { runnable: true; reason: 'ok'; nav: NavigationDb; reference: ReferenceReplay } | { runnable: false; reason: string };
 
 /** Whether a task can run here: every action names a known tool, every id resolves, and the reference replays cleanly. */
 export function checkRunnable(task: Task): Runnability {
@@ -77,15 +74,16 @@ export function checkRunnable(task: Task): Runnability {
     if (error instanceof UnresolvableEntityError) return { runnable: false, reason: `synthetic navigation db: ${error.message}` };
     throw error;
   }
-  const replay = replayReference(task, nav);
-  if (replay.errors.length) return { runnable: false, reason: `the reference actions do not replay cleanly: ${replay.errors.join('; ')}` };
-  return { runnable: true, reason: 'ok' };
+  const reference = replayReference(task, nav);
+  if (reference.errors.length) return { runnable: false, reason: `the reference actions do not replay cleanly: ${reference.errors.join('; ')}` };
+  return { runnable: true, reason: 'ok', nav, reference };
 }
 
 /** The agent's system prompt: policy_agent_view.md with the two placeholders filled (scoring.md §1). */
+let policyView: string | undefined;
 export function systemPromptFor(task: Task): string {
-  const text = readFileSync(carbenchPath('policy_agent_view.md'), 'utf8');
-  return text
+  policyView ??= readFileSync(carbenchPath('policy_agent_view.md'), 'utf8');
+  return policyView
     .replace('{{placeholder_location_based_on_task_context_init_config}}', JSON.stringify(task.context_init_config.current_location))
     .replace('{{placeholder_datetime_based_on_task_context_init_config}}', JSON.stringify(task.context_init_config.current_datetime));
 }
@@ -135,11 +133,8 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
   if (!runnable.runnable)
     return { ...base, outcome: 'not_runnable', reward: null, reason: runnable.reason, endedBy: 'not_run', userKeyword: null, score: null, failures: [], anomalies: [], messages: [], agentMessages: 0, toolCalls: 0, benchMs };
 
-  const { env, reference } = timed(() => {
-    const env = ToolEnvironment.forTask(task);
-    const reference: ReferenceReplay = replayReference(task, env.nav);
-    return { env, reference };
-  });
+  const reference = runnable.reference;
+  const env = timed(() => ToolEnvironment.forTask(task, { nav: runnable.nav }));
   const systemPrompt = systemPromptFor(task);
   const tools = env.tools();
   const messages: TrajectoryMessage[] = [{ role: 'user', content: await user.opening(task) }];
