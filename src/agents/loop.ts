@@ -11,7 +11,7 @@ import type { PolicyJudge } from './judge.ts';
 import { describeFailures, replayReference, scoreTrajectory, ScoreSchema, type EndFailure, type ReferenceReplay } from './scoring.ts';
 import { taskFamily, TaskTypeSchema, type Task } from './tasks.ts';
 import { TrajectoryMessageSchema, type ToolCall, type TrajectoryMessage } from './trajectory.ts';
-import { DeterministicTaskUser, type TaskUserSimulator } from './usersim.ts';
+import { DeterministicTaskUser, type TaskUserSimulator, type UserReply } from './usersim.ts';
 
 export const MAX_AGENT_MESSAGES = 40;
 
@@ -35,7 +35,7 @@ export interface ToolAgent {
   end?(reason: string): Promise<void>;
 }
 
-export const TrialOutcomeSchema = z.enum(['scored', 'max_messages', 'agent_error', 'not_runnable']);
+export const TrialOutcomeSchema = z.enum(['scored', 'max_messages', 'agent_error', 'simulator_error', 'not_runnable']);
 export const TrialResultSchema = z.object({
   taskId: z.string(),
   taskType: TaskTypeSchema,
@@ -137,7 +137,13 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
   const env = timed(() => ToolEnvironment.forTask(task, { nav: runnable.nav }));
   const systemPrompt = systemPromptFor(task);
   const tools = env.tools();
-  const messages: TrajectoryMessage[] = [{ role: 'user', content: await user.opening(task) }];
+  let openingText: string;
+  try {
+    openingText = await user.opening(task);
+  } catch (error) {
+    return { ...base, outcome: 'simulator_error', reward: 0, reason: `the user simulator failed: ${(error as Error).message}`, endedBy: 'error', userKeyword: null, score: null, failures: [], anomalies: [], messages: [], agentMessages: 0, toolCalls: 0, benchMs };
+  }
+  const messages: TrajectoryMessage[] = [{ role: 'user', content: openingText }];
   const boundaryStates: DynamicState[] = [env.snapshot()];
   const endFailures: EndFailure[] = [];
   const anomalies: string[] = [];
@@ -213,9 +219,13 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
     messages.push({ role: 'assistant', content: reply.content, toolCalls: [], step });
     boundaryStates.push(env.snapshot());
     // after an end-of-conversation failure the next simulator turn stops without asking the simulator (user.py:68-73)
-    const answer = endFailures.length
-      ? { text: '###STOP###', keyword: 'STOP' as const }
-      : await user.reply({ task, messages, agentText: reply.content, env, reference });
+    let answer: UserReply;
+    try {
+      answer = endFailures.length ? { text: '###STOP###', keyword: 'STOP' } : await user.reply({ task, messages, agentText: reply.content, env, reference });
+    } catch (error) {
+      endedBy = 'error';
+      return finish('simulator_error', `the user simulator failed: ${(error as Error).message}`);
+    }
     userKeyword = answer.keyword;
     if (answer.keyword === 'CONTINUE') {
       messages.push({ role: 'user', content: answer.text });

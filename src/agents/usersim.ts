@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { parseOrThrow } from '../domain/validation.ts';
+import { generateStructured } from '../llm/structured.ts';
+import type { ChatMessage, LlmProvider } from '../llm/types.ts';
 import type { ToolEnvironment } from '../toolenv/env.ts';
+import { carbenchPath } from '../toolenv/paths.ts';
 import { stateKey } from '../toolenv/state.ts';
 import type { ReferenceReplay } from './scoring.ts';
 import type { Task } from './tasks.ts';
@@ -41,6 +46,7 @@ export class DeterministicTaskUser implements TaskUserSimulator {
   private nudges = 0;
 
   opening(task: Task): string {
+    this.nudges = 0;
     return task.instruction;
   }
 
@@ -71,5 +77,83 @@ export class DeterministicTaskUser implements TaskUserSimulator {
     const wanted = task.actions.filter((a) => /^(set_|open_close_|navigation_|send_email|call_phone|delete_current)/.test(a.name));
     const element = task.disambiguation_element_user ?? task.disambiguation_element_internal ?? 'my request';
     return `About ${element}: I want ${wanted.map((a) => `${a.name} with ${JSON.stringify(a.kwargs)}`).join(', then ') || 'what I said'}.`;
+  }
+}
+
+const UserSimulatorDataSchema = z.object({
+  first_message_to_simulator: z.object({ role: z.literal('user'), content: z.string() }),
+  stop_sentinel: z.string(),
+  response_model_by_task_type: z.record(z.string(), z.string()),
+  prompts: z.record(z.string(), z.string()),
+  response_schemas: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
+let simulatorData: z.infer<typeof UserSimulatorDataSchema> | undefined;
+function loadSimulatorData() {
+  if (!simulatorData) {
+    const path = carbenchPath('user_simulator.json');
+    simulatorData = parseOrThrow(UserSimulatorDataSchema, JSON.parse(readFileSync(path, 'utf8')), path);
+  }
+  return simulatorData;
+}
+
+/** Python's str() of a list of strings, as CAR-bench fills {removed_part}. */
+function pythonList(items: readonly string[] | null): string {
+  return `[${(items ?? []).map((i) => `'${i.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`).join(', ')}]`;
+}
+
+/** CAR-bench's user-simulator system prompt for a task (user_simulator.md; persona/scenario blocks left out when null). */
+export function simulatorPrompt(task: Task): string {
+  const data = loadSimulatorData();
+  const template = data.prompts[task.task_type];
+  if (!template) throw new Error(`user_simulator.json has no prompt for task type ${task.task_type}`);
+  return template
+    .replace('{persona}', task.persona)
+    .replace('{instruction}', task.instruction)
+    .replace('{removed_part}', pythonList(task.removed_part))
+    .replace('{disambiguation_element_internal}', task.disambiguation_element_internal ?? '');
+}
+
+const LlmUserOutputSchema = z.looseObject({ user_message: z.string(), conversation_control_keyword: z.string() });
+
+/**
+ * The LLM tier: CAR-bench's simulator prompt and response schema per task type through a src/llm provider at
+ * temperature 0. The agent's utterances go to the model as `user` messages, its own replies as `assistant`
+ * (user.py). A keyword outside the task type's set is treated as CONTINUE, as in CAR-bench. One instance per trial.
+ */
+export class LlmTaskUser implements TaskUserSimulator {
+  readonly name: string;
+  private history: ChatMessage[] = [];
+
+  constructor(private readonly provider: LlmProvider) {
+    this.name = `llm:${provider.ref}`;
+  }
+
+  private async ask(task: Task): Promise<UserReply> {
+    const data = loadSimulatorData();
+    const model = data.response_model_by_task_type[task.task_type];
+    const schema = model ? data.response_schemas[model] : undefined;
+    if (!schema) throw new Error(`user_simulator.json has no response schema for task type ${task.task_type}`);
+    const result = await generateStructured(this.provider, { messages: this.history, temperature: 0 }, LlmUserOutputSchema, { kind: 'simulator', schemaName: model, jsonSchema: schema });
+    if (!result.ok) throw new Error(`user simulator: ${result.error.message}`);
+    const out = result.value;
+    this.history.push({ role: 'assistant', content: JSON.stringify(out) });
+    const allowed = (schema.properties as { conversation_control_keyword?: { enum?: string[] } } | undefined)?.conversation_control_keyword?.enum ?? [];
+    const keyword = allowed.includes(out.conversation_control_keyword) ? (out.conversation_control_keyword as UserReply['keyword']) : 'CONTINUE';
+    const reasoning = Object.entries(out).find(([k]) => k.startsWith('reasoning'))?.[1];
+    return { text: keyword === 'CONTINUE' ? out.user_message : keyword, keyword, reason: typeof reasoning === 'string' ? reasoning : undefined };
+  }
+
+  async opening(task: Task): Promise<string> {
+    const data = loadSimulatorData();
+    this.history = [
+      { role: 'system', content: simulatorPrompt(task) },
+      { role: 'user', content: data.first_message_to_simulator.content },
+    ];
+    return (await this.ask(task)).text;
+  }
+
+  async reply(input: UserTurnInput): Promise<UserReply> {
+    this.history.push({ role: 'user', content: input.agentText });
+    return this.ask(input.task);
   }
 }
