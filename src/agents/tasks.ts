@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
-import { FixedContextSchema, DynamicStateInitSchema } from '../toolenv/state.ts';
+import { DynamicStateSchema, FixedContextSchema } from '../toolenv/state.ts';
 
 /**
  * CAR-bench tasks as data. The JSON format is CAR-bench's own (data/carbench/tasks_*.json): one object per task with
@@ -35,8 +35,8 @@ export const TaskActionSchema = z.object({
 });
 export type TaskAction = z.infer<typeof TaskActionSchema>;
 
-/** `context_init_config` sets both the fixed context and all 31 dynamic state fields (scoring.md §6). */
-export const ContextInitConfigSchema = FixedContextSchema.extend(DynamicStateInitSchema.shape);
+/** `context_init_config` sets both the fixed context and all 31 dynamic state fields (scoring.md §6); all are required. */
+export const ContextInitConfigSchema = FixedContextSchema.extend(DynamicStateSchema.shape);
 export type ContextInitConfig = z.infer<typeof ContextInitConfigSchema>;
 
 export const TaskSchema = z

@@ -322,7 +322,3 @@ export class NavigationDb {
     return undefined;
   }
 }
-
-export function categoryFromPrefix(prefix: string): PoiCategory | undefined {
-  return CATEGORY_PREFIX[prefix];
-}

@@ -52,9 +52,6 @@ export type DynamicState = z.infer<typeof DynamicStateSchema>;
 export type StateField = keyof DynamicState;
 export const STATE_FIELDS = Object.keys(DynamicStateSchema.shape) as StateField[];
 
-/** In a task file every dynamic field must be given (CAR-bench tasks always set all 31). */
-export const DynamicStateInitSchema = DynamicStateSchema;
-
 export const PositionSchema = z.object({ longitude: z.number(), latitude: z.number() });
 export const LocationSchema = z.object({ id: z.string().min(1), name: z.string().min(1), position: PositionSchema });
 export type Location = z.infer<typeof LocationSchema>;

@@ -140,10 +140,6 @@ function routeView(ctx: ToolContext, routeId: string) {
   return r ? { ...r, alias: undefined } : { route_id: routeId };
 }
 
-function poiView(poi: Poi): Record<string, unknown> {
-  return { ...poi };
-}
-
 export const TOOL_IMPLEMENTATIONS: Record<string, ToolImpl> = {
   // ---- helpers
   get_user_preferences: ({ preference_categories }, ctx) => {
@@ -327,7 +323,7 @@ export const TOOL_IMPLEMENTATIONS: Record<string, ToolImpl> = {
     return {
       pois_found: pois.map((p) => {
         const km = Math.hypot((p.position.latitude - origin.latitude) * 111, (p.position.longitude - origin.longitude) * 73);
-        return { ...poiView(p), distance_from_location_km: Number(km.toFixed(1)), duration_from_location: { hour: 0, minutes: Math.max(1, Math.round(km * 2)) } };
+        return { ...p, distance_from_location_km: Number(km.toFixed(1)), duration_from_location: { hour: 0, minutes: Math.max(1, Math.round(km * 2)) } };
       }),
     };
   },
@@ -340,7 +336,7 @@ export const TOOL_IMPLEMENTATIONS: Record<string, ToolImpl> = {
     found = found.filter((f) => kept.has(f.poi.id)).sort((a, b) => (byDistance ? a.detour_km - b.detour_km : a.detour_minutes - b.detour_minutes)).slice(0, 3);
     return {
       pois_found_along_route: found.map((f) => ({
-        ...poiView(f.poi),
+        ...f.poi,
         at_route_kilometer: f.at_route_kilometer,
         detour_from_route_km: { detour: f.detour_km, unit: 'km' },
         detour_from_route_time: { hour: Math.floor(f.detour_minutes / 60), minutes: f.detour_minutes % 60 },

@@ -130,3 +130,25 @@ describe('recorded outcomes for bad agents and bad tasks', () => {
     expect(r.score!.subset.missingTools).toEqual(['get_weather', 'open_close_sunshade', 'open_close_sunroof']);
   });
 });
+
+describe('summary over trials', () => {
+  it('counts policy violations per rule, failed components and the premature-action rate', async () => {
+    const disUser = TASKS.filter((t) => t.task_type === 'disambiguation_user');
+    const clean = [];
+    const guessed = [];
+    for (const task of disUser) {
+      clean.push(await runToolTaskTrial(task, new ReplayAgent()));
+      guessed.push(await runToolTaskTrial(task, new ReplayAgent({ kind: 'guesses_disambiguation' })));
+    }
+    expect(summarizeTrials(clean).prematureActionRate).toBe(0);
+    const s = summarizeTrials(guessed);
+    expect(s.prematureActionRate).toBeGreaterThan(0.5);
+    expect(s.failedComponents.state).toBeGreaterThan(0);
+    const weather = [];
+    for (const [trial, task] of TASKS.slice(0, 4).entries()) weather.push(await runToolTaskTrial(task, new ReplayAgent({ kind: 'violates_policy', rule: '024' }), { trial }));
+    const w = summarizeTrials(weather);
+    expect(w.policyViolations).toEqual({ '024': 4 });
+    expect(w.failedComponents).toMatchObject({ execution: 4, policy: 4 });
+    expect(w.families.base.reliability.firstK[0]).toMatchObject({ k: 1, items: 4, passHatK: 0, passAtK: 0 });
+  }, 60_000);
+});
