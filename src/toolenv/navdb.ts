@@ -201,7 +201,45 @@ export class NavigationDb {
       if (id.startsWith('plg_')) continue;
       if (!this.pois.has(id) && !this.routes.has(id)) throw new UnresolvableEntityError(`${id}: referenced but not placed`);
     }
+    this.applyInstructionHints(task.instruction, new Set(config.routes_to_final_destination_id));
   }
+
+  /**
+   * Route details the instruction names ("choose the second route option (the one via B432, B132)", "810km, 10h via
+   * L135") are given to the referenced route they belong to: the sentence must name one end of exactly one
+   * referenced route, or else the task's actions use one route only. Roads become its `name_via`, an ordinal its position
+   * among the alternatives, kilometres and hours its distance and duration.
+   */
+  private applyInstructionHints(instruction: string, initialRoutes: Set<string>): void {
+    const referenced = [...this.routes.values()];
+    const fromActions = referenced.filter((r) => !initialRoutes.has(r.route_id));
+    for (const sentence of instruction.split(/(?<=[.!?])\s+/)) {
+      const via = /\bvia ([A-Z]\d+(?:\s*(?:,|\/|and)\s*[A-Z]\d+)*)/.exec(sentence);
+      if (!via) continue;
+      const roads = via[1].split(/\s*(?:,|\/|and)\s*/).filter(Boolean);
+      const named = referenced.filter((r) => [r.start_id, r.destination_id].some((id) => {
+        const name = this.place(id)?.name;
+        return name !== undefined && !name.includes(' Charging Park') && sentence.includes(name.replace(/ (Central|Park|Station|Old Town|Riverside|Ring) .*$/, ''));
+      }));
+      const both = named.filter((r) => [r.start_id, r.destination_id].every((id) => sentence.includes(this.place(id)?.name ?? '\u0000')));
+      const target = both.length === 1 ? both[0] : named.length === 1 ? named[0] : named.length === 0 && fromActions.length === 1 ? fromActions[0] : undefined;
+      if (!target) continue;
+      target.name_via = `${this.place(target.start_id)!.name} - ${this.place(target.destination_id)!.name} via ${roads.join(', ')}`;
+      target.road_types = roads.some((r) => r.startsWith('A')) ? ['highway', 'country'] : ['country', 'urban'];
+      const ordinal = /\b(first|second|third)\b (?:route|option)/.exec(sentence);
+      if (ordinal) this.positions.set(target.route_id, ['first', 'second', 'third'].indexOf(ordinal[1]));
+      const km = /(\d+(?:\.\d+)?)\s*km\b/.exec(sentence);
+      const hours = /(\d+)\s*h\b/.exec(sentence);
+      if (km) target.distance_km = Number(km[1]);
+      if (hours) {
+        target.duration_hours = Number(hours[1]);
+        target.duration_minutes = 0;
+      }
+    }
+  }
+
+  /** route id → wanted position among its pair's alternatives (from the instruction) */
+  private readonly positions = new Map<string, number>();
 
   private makePoi(id: string, category: PoiCategory, locationId: string, rank: number, referenced: boolean): Poi {
     const loc = this.mock.locations.get(locationId);
@@ -241,12 +279,12 @@ export class NavigationDb {
     if (!a) throw new UnresolvableEntityError(`route ${routeId}: start ${start} is unknown`);
     if (!b) throw new UnresolvableEntityError(`route ${routeId}: destination ${dest} is unknown`);
     const base = Math.max(2, haversineKm(a.position, b.position) * 1.25);
-    // referenced route (rank 0): the fastest without toll unless the task's preference is about toll roads, in which
-    // case a toll route (rank 1 synthetic) is a few minutes faster (the choice the preference has to make).
+    // referenced route (rank 0): the fastest and shortest, without toll, unless the task's preference is about toll
+    // roads, in which case a toll route (rank 1 synthetic) is a few minutes faster (the choice the preference has to make).
     const shape = [
       { factor: 1, speed: 95, toll: false, via: 'A-roads' },
       { factor: 1.08, speed: 88, toll: true, via: 'toll motorway' },
-      { factor: 0.97, speed: 70, toll: false, via: 'country roads' },
+      { factor: 1.04, speed: 70, toll: false, via: 'country roads' },
     ][rank];
     const distance = Number((base * shape.factor).toFixed(1));
     let minutes = Math.round((distance / shape.speed) * 60);
@@ -279,7 +317,11 @@ export class NavigationDb {
       const id = `${head}_${digits(`${key}:${rank}`)}`;
       if (!this.routes.has(id)) this.registerRoute(id, start, dest, rank);
     }
-    ids = this.pairRoutes.get(key) ?? [];
+    ids = [...(this.pairRoutes.get(key) ?? [])];
+    for (const [id, position] of this.positions) {
+      const at = ids.indexOf(id);
+      if (at >= 0 && position < ids.length) ids.splice(position, 0, ...ids.splice(at, 1));
+    }
     const routes = ids.map((id) => this.routes.get(id)!);
     const total = (r: Route) => r.duration_hours * 60 + r.duration_minutes;
     const fastest = routes.reduce((m, r) => (total(r) < total(m) ? r : m));

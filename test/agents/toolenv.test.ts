@@ -113,4 +113,17 @@ describe('tool environment', () => {
     expect(JSON.parse(a.execute('get_location_id_by_location_name', { location: 'Ordino' }).output).status).toBe('FAILURE');
     expect(a.executionErrors).toEqual([]); // "not found" is an answer, not an execution error
   });
+
+  it('gives referenced routes the roads, position and figures the instruction names', () => {
+    const b84 = ToolEnvironment.forTask(byId('base_84'));
+    const toHamburg = b84.nav.routesBetween('poi_cha_948882', 'loc_ham_166665')!;
+    // "choose the second route option (the one via B432, B132)"
+    expect(toHamburg[1]).toMatchObject({ route_id: 'rpl_cha_ham_429250', alias: ['second', 'fastest', 'shortest'] });
+    expect(toHamburg[1].name_via).toMatch(/via B432, B132$/);
+    const d48 = ToolEnvironment.forTask(byId('disambiguation_48'));
+    expect(d48.nav.routesBetween('loc_bud_247915', 'loc_col_464166')![0]).toMatchObject({ route_id: 'rll_bud_col_288550', includes_toll: false, alias: ['first', 'fastest', 'shortest'] });
+    expect(d48.nav.routes.get('rll_col_lux_460833')!.name_via).toMatch(/via L397, L496, L686$/);
+    // "(810km, 10h via L135)" about the starting navigation
+    expect(ToolEnvironment.forTask(byId('base_66')).nav.routes.get('rll_and_par_719022')).toMatchObject({ distance_km: 810, duration_hours: 10, duration_minutes: 0 });
+  });
 });
