@@ -63,6 +63,40 @@ export const TaskSchema = z
   });
 export type Task = z.infer<typeof TaskSchema>;
 
+export interface InvalidTask {
+  where: string;
+  taskId: string;
+  position: number;
+  reason: string;
+}
+
+/**
+ * Like parseTasks, but a bad task does not stop the others: it is returned in `invalid` with the reason (a campaign
+ * records it and goes on). A file that is not a JSON array is one invalid entry at position -1.
+ */
+export function parseTasksLenient(text: string, where: string): { tasks: Task[]; invalid: InvalidTask[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { tasks: [], invalid: [{ where, taskId: '(file)', position: -1, reason: `not JSON: ${(error as Error).message}` }] };
+  }
+  if (!Array.isArray(raw)) return { tasks: [], invalid: [{ where, taskId: '(file)', position: -1, reason: 'expected a JSON array of tasks' }] };
+  const tasks: Task[] = [];
+  const invalid: InvalidTask[] = [];
+  raw.forEach((item, position) => {
+    try {
+      const [task] = parseTasks(JSON.stringify([item]), where);
+      if (tasks.some((t) => t.task_id === task.task_id)) throw new ValidationError(`${where}: task ${task.task_id} (#${position})`, 'task_id: duplicate id in this file');
+      tasks.push(task);
+    } catch (error) {
+      const id = typeof item === 'object' && item && typeof (item as { task_id?: unknown }).task_id === 'string' ? (item as { task_id: string }).task_id : '(no task_id)';
+      invalid.push({ where, taskId: id, position, reason: (error as Error).message.replace(`${where}: task ${id} (#0)`, `${where}: task ${id} (#${position})`) });
+    }
+  });
+  return { tasks, invalid };
+}
+
 /**
  * Parses a task file's JSON text. Every task is validated on its own so the error names the file, the task id (or
  * position when the id itself is missing) and the field: `tasks_base.json: task base_3 (#3): actions.0.kwargs: ...`.
