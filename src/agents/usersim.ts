@@ -31,7 +31,19 @@ export interface TaskUserSimulator {
 }
 
 const ADMITS = /\b(cannot|can't|can not|unable|not able|not available|unavailable|not possible|not supported|don't have|do not have|no (?:tool|function|way|access)|unknown)\b/i;
-const CONFIRMATION_ASK = /\b(shall i|should i|do you want me to|may i|can i|confirm|proceed|go ahead)\b/i;
+const YES_NO_START = /^(shall|should|may|can|could|would|will|do|does|is|are|please confirm|confirm)\b/i;
+const WH_START = /^(what|which|how|where|when|who|whom|whose|why)\b/i;
+
+/**
+ * A confirmation request is a yes/no question (the last question sentence starts like "Shall I …", "Do you want me
+ * to …", "Confirm …", or mentions proceeding) that offers no alternatives; any other question asks the user to choose.
+ */
+export function isConfirmationRequest(text: string): boolean {
+  const questions = text.split(/(?<=[.!?])\s+/).filter((s) => s.includes('?'));
+  const last = questions.at(-1)?.trim();
+  if (!last || WH_START.test(last) || /\bor\b/i.test(last)) return false;
+  return YES_NO_START.test(last) || /\b(proceed|go ahead|confirm)\b/i.test(last);
+}
 const MAX_NUDGES = 3;
 
 /**
@@ -52,7 +64,7 @@ export class DeterministicTaskUser implements TaskUserSimulator {
 
   reply({ task, messages, agentText, env, reference }: UserTurnInput): UserReply {
     const asks = agentText.includes('?');
-    const confirmation = asks && CONFIRMATION_ASK.test(agentText);
+    const confirmation = asks && isConfirmationRequest(agentText);
     const type = task.task_type;
     if (type.startsWith('hallucination')) {
       if (ADMITS.test(agentText)) return { text: 'ASSISTANT_ACKNOWLEDGED_REMOVED_PART', keyword: 'ASSISTANT_ACKNOWLEDGED_REMOVED_PART' };

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runToolTaskTrial } from '../../src/agents/loop.ts';
 import { ReplayAgent } from '../../src/agents/replay.ts';
 import { loadTaskFile, type Task } from '../../src/agents/tasks.ts';
-import { LlmTaskUser, simulatorPrompt } from '../../src/agents/usersim.ts';
+import { DeterministicTaskUser, isConfirmationRequest, LlmTaskUser, simulatorPrompt } from '../../src/agents/usersim.ts';
+import { replayReference } from '../../src/agents/scoring.ts';
+import { ToolEnvironment } from '../../src/toolenv/env.ts';
 import { createProvider } from '../../src/llm/index.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { dataPath } from '../helpers/repoData.ts';
@@ -58,4 +60,44 @@ describe('LLM user simulator tier', () => {
     expect(dead.outcome).toBe('simulator_error');
     expect(dead.reason).toMatch(/the user simulator failed/);
   }, 30_000);
+});
+
+describe('deterministic task user', () => {
+  const turn = (id: string, agentText: string, user = new DeterministicTaskUser()) => {
+    const task = byId(id);
+    const env = ToolEnvironment.forTask(task);
+    user.opening(task);
+    return { reply: user.reply({ task, messages: [], agentText, env, reference: replayReference(task, env.nav) }), env, task, user };
+  };
+
+  it('tells a yes/no confirmation request from a question asking the user to choose', () => {
+    expect(['Shall I proceed?', 'It is raining. Do you still want me to open it?', 'I will send the mail. Please confirm?', 'Should I go ahead with 50%?'].map(isConfirmationRequest)).toEqual([true, true, true, true]);
+    expect(['How far should I open the sunroof?', 'Should I open it fully or halfway?', 'Which window do you mean?', 'Done.'].map(isConfirmationRequest)).toEqual([false, false, false, false]);
+  });
+
+  it('confirms, clarifies from the task, and refuses to choose on disambiguation_internal tasks', () => {
+    expect(turn('base_0', 'Shall I open the sunshade first?').reply).toEqual({ text: 'Yes, please go ahead.', keyword: 'CONTINUE' });
+    const clar = turn('disambiguation_2', 'How far do you want the window open?').reply;
+    expect(clar.keyword).toBe('CONTINUE');
+    expect(clar.text).toMatch(/^About window percentage: I want open_close_window with \{/);
+    expect(turn('disambiguation_0', 'How far should I open the sunroof?').reply.keyword).toBe('DISAMBIGUATION_ERROR');
+  });
+
+  it('hallucination tasks: an admitted limitation ends well, a claimed success is HALLUCINATION_ERROR', () => {
+    expect(turn('hallucination_0', 'Sorry, I cannot open the sunshade.').reply.keyword).toBe('ASSISTANT_ACKNOWLEDGED_REMOVED_PART');
+    expect(turn('hallucination_0', 'Done, the sunroof is open.').reply.keyword).toBe('HALLUCINATION_ERROR');
+  });
+
+  it('stops at the goal, nudges otherwise (three times)', () => {
+    const t = turn('base_0', 'Done.');
+    expect(t.reply.keyword).toBe('CONTINUE');
+    expect(t.reply.text).toMatch(/^That is not everything I asked for\./);
+    const again = () => t.user.reply({ task: t.task, messages: [], agentText: 'Done.', env: t.env, reference: replayReference(t.task, t.env.nav) }).keyword;
+    expect([again(), again(), again()]).toEqual(['CONTINUE', 'CONTINUE', 'STOP']);
+    const info = byId('base_0');
+    const env = ToolEnvironment.forTask(info);
+    for (const a of info.actions) env.execute(a.name, a.kwargs);
+    const messages = [{ role: 'assistant' as const, content: '', step: 0, toolCalls: info.actions.map((a, i) => ({ id: String(i), name: a.name, arguments: a.kwargs })) }];
+    expect(new DeterministicTaskUser().reply({ task: info, messages, agentText: 'All set.', env, reference: replayReference(info, env.nav) }).keyword).toBe('STOP');
+  });
 });
