@@ -126,4 +126,17 @@ describe('tool environment', () => {
     // "(810km, 10h via L135)" about the starting navigation
     expect(ToolEnvironment.forTask(byId('base_66')).nav.routes.get('rll_and_par_719022')).toMatchObject({ distance_km: 810, duration_hours: 10, duration_minutes: 0 });
   });
+
+  it('never throws: odd arguments to every tool give a recorded status and a text output', () => {
+    const env = ToolEnvironment.forTask(byId('base_34'));
+    const odd: unknown[] = [{}, null, 'text', [], { percentage: -1 }, { route_ids: [] }, { location_id: 'poi_x', category_poi: 'bakery' }, { contact_ids: ['con_nobody'] }, { expression: '1/0' }, { command: 'get' }];
+    for (const tool of loadToolCatalog()) {
+      for (const args of odd) {
+        const out = env.execute(tool.name, args);
+        expect(['success', 'rejected', 'invalid']).toContain(out.status);
+        expect(typeof out.output).toBe('string');
+      }
+    }
+    expect(env.execute('calculate_math', { expression: '1/0' }).executionError).toMatch(/CalculateMath_001: cannot evaluate/);
+  });
 });
