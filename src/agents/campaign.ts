@@ -49,6 +49,8 @@ export const ToolAgentsConfigSchema = z
     user: z.string().min(1).default('deterministic'),
     /** judges of the LLM-judged policies, tried in order: "rule" (deterministic, rule 004 only) and/or model references */
     judges: z.array(z.string().min(1)).default(['rule']),
+    /** trials run at once (each trial has its own environment, agent state and user) */
+    concurrency: z.number().int().min(1).max(64).default(1),
   })
   .strict();
 export type ToolAgentsConfig = z.infer<typeof ToolAgentsConfigSchema>;
@@ -117,18 +119,21 @@ export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: {
     bridge = await startBridgeServer({ host: agentConfig.host, port: agentConfig.port, token, turnTimeoutMs: agentConfig.turnTimeoutMs });
     options.log?.(`bridge listening on ${bridge.url}; waiting up to ${agentConfig.waitSeconds} s for a head unit with capabilities.tools`);
     const connection = await bridge.waitForHeadUnit(agentConfig.waitSeconds * 1000);
-    const agent = bridgeToolAgent(connection, { timeoutMs: agentConfig.turnTimeoutMs });
-    agentFor = () => agent;
+    agentFor = () => bridgeToolAgent(connection, { timeoutMs: agentConfig.turnTimeoutMs });
   }
-  const results: TrialResult[] = [];
-  try {
-    for (let trial = 0; trial < config.repeats; trial++) {
-      for (const task of tasks) {
-        const result = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge });
-        results.push(result);
-        options.onTrial?.(result);
-      }
+  const plan = Array.from({ length: config.repeats }, (_, trial) => tasks.map((task) => ({ task, trial }))).flat();
+  const results: TrialResult[] = new Array(plan.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < plan.length) {
+      const i = next++;
+      const { task, trial } = plan[i];
+      results[i] = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge });
+      options.onTrial?.(results[i]);
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(config.concurrency, plan.length) }, worker));
   } finally {
     await bridge?.close();
   }

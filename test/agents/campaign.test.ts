@@ -4,6 +4,10 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadToolAgentsConfig, runToolAgentsCampaign } from '../../src/agents/campaign.ts';
 import { dataPath } from '../helpers/repoData.ts';
+import { ScriptedHandler } from '../bridge/helpers.ts';
+import { connectHeadUnit } from '../../src/bridge/client.ts';
+import { toolAgentFactory, toolUnitExtension } from '../../src/agents/bridge-unit.ts';
+import { loadTaskFile } from '../../src/agents/tasks.ts';
 
 describe('tool-agents campaign config', () => {
   it('bench-configs/tool-agents/carbench-train.yaml runs offline: every task x 3 trials, pass^k per family', async () => {
@@ -33,6 +37,20 @@ describe('tool-agents campaign config', () => {
     expect(run.invalidTasks[0].reason).toMatch(/task base_2 \(#1\): task_type/);
     expect(run.invalidTasks[1].reason).toMatch(/cannot read task file/);
     expect(run.results.map((r) => [r.taskId, r.outcome, r.reward])).toEqual([['base_0', 'scored', 0], ['base_4', 'not_runnable', null]]);
+    // the same tasks with 4 trials at once over a bridge head unit: results in plan order, same verdicts
+    writeFileSync(join(dir, 'bridge.yaml'), `kind: tool-agents\nname: b\ntasks: [${dataPath('carbench/tasks_disambiguation.json')}]\nrepeats: 2\nconcurrency: 4\nagent: { type: bridge, port: 0, tokenEnv: TOOLS_TEST_TOKEN, waitSeconds: 10 }\n`);
+    process.env.TOOLS_TEST_TOKEN = 'concurrent';
+    const loaded = loadToolAgentsConfig(join(dir, 'bridge.yaml'));
+    const running = runToolAgentsCampaign(loaded, { log: (line) => void dialIn(line) });
+    let unit: { close(): Promise<void> } | undefined;
+    const dialIn = async (line: string) => {
+      const url = /listening on (\S+);/.exec(line)![1];
+      unit = await connectHeadUnit({ url, token: 'concurrent', handler: new ScriptedHandler({ name: 'tools', version: '1' }), extensions: toolUnitExtension(toolAgentFactory('replay')) });
+    };
+    const bridged = await running;
+    await unit?.close();
+    expect(bridged.results.map((r) => `${r.taskId}/${r.trial}`)).toEqual([0, 1].flatMap((t) => loadTaskFile(dataPath('carbench/tasks_disambiguation.json')).map((x) => `${x.task_id}/${t}`)));
+    expect(bridged.results.every((r) => r.reward === 1)).toBe(true);
     writeFileSync(join(dir, 'bad.yaml'), 'kind: tool-agents\nname: x\ntasks: [mine.json]\nrepeats: 0\n');
     expect(() => loadToolAgentsConfig(join(dir, 'bad.yaml'))).toThrow(/bad\.yaml:4: repeats: /);
   }, 60_000);
