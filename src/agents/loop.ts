@@ -207,7 +207,8 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
           const outcome = env.execute(call.name, call.arguments);
           if (outcome.status === 'unknown_tool') anomalies.push(`step ${step}: unknown tool ${call.name}`);
           messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.output, status: outcome.status });
-          if (toolByName(call.name)?.terminates_conversation && outcome.status === 'success') terminated = true;
+          // the terminate tool ends the episode once it ran, whatever it answered (env.py terminate_tools)
+          if (toolByName(call.name)?.terminates_conversation && (outcome.status === 'success' || outcome.status === 'rejected')) terminated = true;
         });
       }
       if (terminated) {
