@@ -1,24 +1,24 @@
 /**
  * Benchmark of the tool-agent harness (docs/tool-agents.md): every vendored CAR-bench train task run with the
  * deterministic replay agent in-process (3 trials each) and once over a loopback bridge head unit
- * (icabench-tools/1). Prints runnable tasks per type, tasks/s, bench ms per tool call (environment + scoring,
- * wall time measured around them, and whole-process CPU time per tool call), pass^k and peak RSS.
+ * (icabench-tools/1). Prints runnable tasks per type, tasks/s, bench CPU ms per tool call (environment, reference
+ * replay and scoring; and the whole process's CPU per tool call), pass^k and peak RSS.
  * Usage: npm run bench:agents -- [trials=3]
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { bridgeToolAgent } from '../src/agents/bridge-agent.ts';
-import { toolAgentFactory, toolUnitExtension, VENDORED_TASK_FILES } from '../src/agents/bridge-unit.ts';
+import { toolAgentFactory, toolUnitExtension } from '../src/agents/bridge-unit.ts';
 import { confirmationRuleJudge } from '../src/agents/judge.ts';
-import { checkRunnable, runToolTaskTrial, type TrialResult } from '../src/agents/loop.ts';
+import { checkRunnable, runToolTaskTrial, type ToolAgent, type TrialResult } from '../src/agents/loop.ts';
 import { ReplayAgent } from '../src/agents/replay.ts';
 import { summarizeTrials } from '../src/agents/summary.ts';
-import { loadTaskFile } from '../src/agents/tasks.ts';
+import { loadVendoredTasks } from '../src/agents/tasks.ts';
 import { connectHeadUnit } from '../src/bridge/client.ts';
 import { startBridgeServer } from '../src/bridge/server.ts';
 
 const trials = process.argv[2] ? Number(process.argv[2]) : 3;
-const tasks = VENDORED_TASK_FILES.flatMap((f) => loadTaskFile(f));
+const tasks = loadVendoredTasks();
 
 const runnable: Record<string, { runnable: number; total: number }> = {};
 for (const task of tasks) {
@@ -27,7 +27,7 @@ for (const task of tasks) {
   if (checkRunnable(task).runnable) r.runnable++;
 }
 
-async function pass(label: string, agentFor: () => import('../src/agents/loop.ts').ToolAgent, n: number) {
+async function pass(label: string, agentFor: () => ToolAgent, n: number) {
   const results: TrialResult[] = [];
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -39,7 +39,7 @@ async function pass(label: string, agentFor: () => import('../src/agents/loop.ts
   const summary = summarizeTrials(results);
   console.log(`\n${label}: ${results.length} trials, ${toolCalls} tool calls in ${wallS.toFixed(2)} s`);
   console.log(`  tasks/s (trials/s): ${(results.length / wallS).toFixed(1)}`);
-  console.log(`  bench ms per tool call (environment + reference replay + scoring, wall): ${(benchMs / toolCalls).toFixed(3)}`);
+  console.log(`  bench CPU ms per tool call (environment + reference replay + scoring): ${(benchMs / toolCalls).toFixed(3)}`);
   console.log(`  process CPU ms per tool call (user+system, everything incl. the loop): ${((cpu.user + cpu.system) / 1000 / toolCalls).toFixed(3)}`);
   console.log(`  R = 1: ${results.filter((r) => r.reward === 1).length}/${results.length}`);
   for (const [family, f] of Object.entries(summary.families))

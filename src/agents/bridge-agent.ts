@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { describeZodError } from '../domain/validation.ts';
 import type { BridgeHeadUnitConnection } from '../bridge/connection.ts';
 import { SutError } from '../headunit/types.ts';
@@ -40,7 +41,7 @@ class ToolChannel {
     connection.listenExtension(TOOL_EVENTS.assistantText, solicited, (p) => this.deliver(p, ToolAssistantTextSchema, (m) => ({ kind: 'text', reply: { content: m.text, toolCalls: [] } })));
   }
 
-  private deliver<T>(payload: unknown, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError } }, map: (m: T) => UnitMessage): void {
+  private deliver<S extends z.ZodType>(payload: unknown, schema: S, map: (m: z.output<S>) => UnitMessage): void {
     const id = (payload as { sessionId?: unknown } | null)?.sessionId;
     const waiting = typeof id === 'string' ? this.waiting.get(id) : undefined;
     if (!waiting) return;

@@ -1,14 +1,11 @@
 import { describeZodError } from '../domain/validation.ts';
 import type { BridgeClientExtension } from '../bridge/client.ts';
 import { TOOL_EVENTS, ToolResultMessageSchema, ToolSessionEndSchema, ToolSessionStartSchema, ToolUserTurnSchema, type ToolSessionStart } from '../protocol/tools.ts';
-import { carbenchPath } from '../toolenv/paths.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import type { ToolAgent } from './loop.ts';
 import { ReplayAgent } from './replay.ts';
-import { loadTaskFile } from './tasks.ts';
+import { loadTaskFile, VENDORED_TASK_FILES } from './tasks.ts';
 import type { TrajectoryMessage } from './trajectory.ts';
-
-export const VENDORED_TASK_FILES = ['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].map(carbenchPath);
 
 /**
  * The head-unit side of icabench-tools/1: runs a ToolAgent (the replay agent, an endpoint model, a vendor adapter)

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import { toolByName, usesRemovedParameter, type OpenAiTool } from '../toolenv/catalog.ts';
 import { ToolEnvironment } from '../toolenv/env.ts';
@@ -56,7 +55,11 @@ export const TrialResultSchema = z.object({
   messages: z.array(TrajectoryMessageSchema),
   agentMessages: z.number().int(),
   toolCalls: z.number().int(),
-  /** bench-side CPU time spent in the environment and scoring (ms), excluding the agent */
+  /**
+   * bench CPU time (ms) in the environment, the reference replay and the scoring, excluding the agent and the user
+   * simulator: process CPU measured around those sections (with concurrent trials or a model judge it includes
+   * whatever overlapped them)
+   */
   benchMs: z.number(),
 });
 export type TrialResult = z.infer<typeof TrialResultSchema>;
@@ -120,12 +123,16 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
   const maxMessages = options.maxAgentMessages ?? MAX_AGENT_MESSAGES;
   const base = { taskId: task.task_id, taskType: task.task_type, family: taskFamily(task.task_type), trial, agent: agent.name, userSimulator: user.name };
   let benchMs = 0;
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / 1000;
+  };
   const timed = <T>(fn: () => T): T => {
-    const t0 = performance.now();
+    const t0 = process.cpuUsage();
     try {
       return fn();
     } finally {
-      benchMs += performance.now() - t0;
+      benchMs += cpuMs(t0);
     }
   };
 
@@ -162,9 +169,9 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
     await agent.end?.(outcome === 'scored' ? `ended by ${endedBy}` : reason).catch(() => undefined);
     if (outcome !== 'scored')
       return { ...base, outcome, reward: 0, reason, endedBy: endedBy ?? 'error', userKeyword, score: null, failures: [reason], anomalies, messages, agentMessages, toolCalls, benchMs };
-    const t0 = performance.now();
+    const t0 = process.cpuUsage();
     const score = await scoreTrajectory({ task, messages, env, boundaryStates, endFailures, acknowledged, judge: options.judge, reference });
-    benchMs += performance.now() - t0;
+    benchMs += cpuMs(t0);
     const failures = describeFailures(score);
     return { ...base, outcome, reward: score.reward, reason: failures.length ? failures[0] : 'all applicable components passed', endedBy: endedBy!, userKeyword, score, failures, anomalies, messages, agentMessages, toolCalls, benchMs };
   };

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
+import { carbenchPath } from '../toolenv/paths.ts';
 import { DynamicStateSchema, FixedContextSchema } from '../toolenv/state.ts';
 
 /**
@@ -131,4 +132,11 @@ export function loadTaskFile(path: string): Task[] {
     throw new ValidationError(path, `cannot read task file: ${(error as Error).message}`);
   }
   return parseTasks(text, path);
+}
+
+/** The vendored CAR-bench train split (data/carbench): base, hallucination, disambiguation. */
+export const VENDORED_TASK_FILES = ['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].map(carbenchPath);
+
+export function loadVendoredTasks(): Task[] {
+  return VENDORED_TASK_FILES.flatMap((file) => loadTaskFile(file));
 }
