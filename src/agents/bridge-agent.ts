@@ -105,7 +105,7 @@ export function bridgeToolAgent(connection: BridgeHeadUnitConnection, options: {
     async next(input: AgentTurnInput): Promise<AgentReply> {
       if (!started) {
         const start: ToolSessionStart = { protocol: TOOLS_PROTOCOL, sessionId, systemPrompt: input.systemPrompt, tools: input.tools, ...(task ? { task: { id: task.task_id, type: task.task_type } } : {}) };
-        const ready = await ch.request(sessionId, 'tool_session_start', start, timeoutMs);
+        const ready = await ch.request(sessionId, TOOL_EVENTS.sessionStart, start, timeoutMs);
         if (ready.kind !== 'ready') throw new SutError('malformed', `expected tool_session_ready for ${sessionId}`);
         started = true;
       }

@@ -1,4 +1,5 @@
 import { describeZodError } from '../domain/validation.ts';
+import { EVENTS } from '../protocol/bridge.ts';
 import type { BridgeClientExtension } from '../bridge/client.ts';
 import { TOOL_EVENTS, ToolResultMessageSchema, ToolSessionEndSchema, ToolSessionStartSchema, ToolUserTurnSchema, type ToolSessionStart } from '../protocol/tools.ts';
 import { createEndpointAgent } from './endpoint.ts';
@@ -14,12 +15,19 @@ import type { TrajectoryMessage } from './trajectory.ts';
 export function toolUnitExtension(agentFor: (start: ToolSessionStart) => ToolAgent): BridgeClientExtension {
   const sessions = new Map<string, { start: ToolSessionStart; agent: ToolAgent; messages: TrajectoryMessage[]; turn: number; step: number }>();
   const invalid = (emit: (e: string, p: unknown) => void, event: string, details: string, sessionId?: string) =>
-    emit('bridge_error', { sessionId, code: 'invalid_message', message: `${event}: ${details}` });
+    emit(EVENTS.error, { sessionId, code: 'invalid_message', message: `${event}: ${details}` });
 
   async function act(sessionId: string, emit: (e: string, p: unknown) => void): Promise<void> {
     const s = sessions.get(sessionId);
     if (!s) return;
-    const reply = await s.agent.next({ systemPrompt: s.start.systemPrompt, tools: s.start.tools, messages: s.messages });
+    let reply;
+    try {
+      reply = await s.agent.next({ systemPrompt: s.start.systemPrompt, tools: s.start.tools, messages: s.messages });
+    } catch (error) {
+      // the unit's assistant failed: say so; the bench records the turn as timed out (agent_error)
+      emit(EVENTS.error, { sessionId, code: 'internal', message: `tool agent failed: ${(error as Error).message}` });
+      return;
+    }
     if (reply.toolCalls.length) {
       const step = s.step++;
       const calls = reply.toolCalls.map((c, i) => ({ callId: c.id ?? `unit_${step}_${i}`, name: c.name, arguments: c.arguments }));
@@ -41,7 +49,7 @@ export function toolUnitExtension(agentFor: (start: ToolSessionStart) => ToolAge
         try {
           agent = agentFor(parsed.data);
         } catch (error) {
-          return emit('bridge_error', { sessionId: parsed.data.sessionId, code: 'internal', message: (error as Error).message });
+          return emit(EVENTS.error, { sessionId: parsed.data.sessionId, code: 'internal', message: (error as Error).message });
         }
         sessions.set(parsed.data.sessionId, { start: parsed.data, agent, messages: [], turn: 0, step: 0 });
         emit(TOOL_EVENTS.sessionReady, { sessionId: parsed.data.sessionId });
