@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, parseYamlWith } from '../campaign/config.ts';
+import { ConfigError } from '../campaign/config.ts';
+import { loadYaml } from '../config/yaml.ts';
 import { startBridgeServer, type BridgeServer } from '../bridge/server.ts';
 import { createProvider } from '../llm/index.ts';
 import { bridgeToolAgent } from './bridge-agent.ts';
@@ -63,13 +64,7 @@ export interface LoadedToolAgents {
 
 export function loadToolAgentsConfig(path: string): LoadedToolAgents {
   const absolute = resolve(path);
-  let text: string;
-  try {
-    text = readFileSync(absolute, 'utf8');
-  } catch {
-    throw new ConfigError(`${path}: cannot read the campaign config (does the file exist?)`);
-  }
-  const config = parseYamlWith(ToolAgentsConfigSchema, text, path);
+  const config = loadYaml(ToolAgentsConfigSchema, absolute, 'tool-agents config');
   return { config, path: absolute, taskFiles: config.tasks.map((t) => resolve(dirname(absolute), t)) };
 }
 

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadToolAgentsConfig, runToolAgentsCampaign } from '../../src/agents/campaign.ts';
+import { loadToolAgentsConfig, runToolAgentsCampaign, ToolAgentsConfigSchema } from '../../src/agents/campaign.ts';
+import { nonStrictObjects } from '../../src/config/schema-walk.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
 import { connectHeadUnit } from '../../src/bridge/client.ts';
@@ -53,5 +54,9 @@ describe('tool-agents campaign config', () => {
     expect(bridged.results.every((r) => r.reward === 1)).toBe(true);
     writeFileSync(join(dir, 'bad.yaml'), 'kind: tool-agents\nname: x\ntasks: [mine.json]\nrepeats: 0\n');
     expect(() => loadToolAgentsConfig(join(dir, 'bad.yaml'))).toThrow(/bad\.yaml:4: repeats: /);
+    // strict like every config: a typo fails at its line
+    expect(nonStrictObjects(ToolAgentsConfigSchema)).toEqual([]);
+    writeFileSync(join(dir, 'typo.yaml'), 'kind: tool-agents\nname: x\ntasks: [mine.json]\nrepeat: 2\n');
+    expect(() => loadToolAgentsConfig(join(dir, 'typo.yaml'))).toThrow(/typo\.yaml:4: .*repeat.*repeats/);
   }, 60_000);
 });
