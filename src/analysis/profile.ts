@@ -16,6 +16,8 @@ import { combinedVerdict, turnLabels } from './verdict.ts';
 import { CoverageCounter, CoverageSchema } from './coverage.ts';
 import { SAFETY_POLICIES, SafetyPolicySchema, describeSafetyPolicy, type SafetyPolicy } from '../domain/safety-policy.ts';
 import { ProtocolSectionSchema } from './protocol.ts';
+import { ReliabilitySchema, reliability, type Reliability } from './reliability.ts';
+import { conversationPlanOfKey } from '../campaign/sampling.ts';
 
 /** Number of equal-width bins of the relative turn position 0..1 in `failurePositions.relative`. */
 export const POSITION_BINS = 5;
@@ -174,6 +176,8 @@ export const RunSummarySchema = z.object({
   vehicle: ExtensionSchema,
   voice: ExtensionSchema,
   llm: ExtensionSchema,
+  /** pass^k / pass@k over the repeats of each conversation plan (campaigns with `repeats` > 1; src/analysis/reliability.ts) */
+  reliability: ReliabilitySchema.optional(),
   /** the head unit's protocol anomalies and link events (bridge runs; src/analysis/protocol.ts) */
   protocol: ProtocolSectionSchema.optional(),
 });
@@ -351,7 +355,19 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     perConversation,
     coverage: coverage.finish(),
     ...(options.safety ? { safety: safetySummary(options.safety) } : {}),
+    ...dialogueReliability(perConversation),
   };
+}
+
+/** pass^k / pass@k per conversation plan (a trial passes when its combined outcome is pass); only when some plan ran more than once. */
+function dialogueReliability(rows: readonly PerConversation[]): { reliability?: Reliability } {
+  const plans = new Map<string, boolean[]>();
+  for (const row of rows) {
+    const plan = conversationPlanOfKey(row.key);
+    plans.set(plan, [...(plans.get(plan) ?? []), row.outcome === 'pass']);
+  }
+  const result = reliability(plans);
+  return result.maxTrials > 1 ? { reliability: result } : {};
 }
 
 const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);

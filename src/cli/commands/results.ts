@@ -64,6 +64,9 @@ export function registerResultCommands(program: Command): void {
         for (const [what, t] of [['C scores', comparison.scores], ['unique failure types', comparison.uniqueFailureTypes]] as const) {
           console.log(`${what}: Mann–Whitney U = ${num(t.u, 1)}, p = ${t.p === null ? 'n/a' : t.p.toExponential(2)} (${t.method ?? 'n/a'}), Â12 = ${num(t.a12)} (${t.magnitude ?? 'n/a'})${t.significant ? `, significant at α = ${comparison.alpha}` : ''}`);
         }
+        for (const [side, rel] of [['A', comparison.reliability?.a], ['B', comparison.reliability?.b]] as const) {
+          if (rel) console.log(`${side} pass^k (unbiased) ${rel.byK.map((r) => `k=${r.k} ${pct(r.passHatK.unbiased)}`).join(', ')}; pass@k ${rel.byK.map((r) => `k=${r.k} ${pct(r.passAtK.unbiased)}`).join(', ')}`);
+        }
       } finally {
         store?.close();
       }
