@@ -130,7 +130,7 @@ interface ChartSpec {
   horizontal?: boolean;
 }
 
-function page(title: string, subtitle: string, body: string, data: { charts: Record<string, ChartSpec> }): string {
+export function page(title: string, subtitle: string, body: string, data: { charts: Record<string, ChartSpec> }): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${h(title)}</title><style>${CSS}</style></head>

@@ -31,7 +31,7 @@ export interface RunReportFiles {
 }
 
 /** Writes to a temporary name and renames, so a reader never sees a half-written report file. */
-function writeAtomically(path: string, content: string): void {
+export function writeAtomically(path: string, content: string): void {
   const temporary = `${path}.tmp-${process.pid}`;
   writeFileSync(temporary, content);
   renameSync(temporary, path);
