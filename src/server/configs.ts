@@ -4,6 +4,7 @@ import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
 import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
 import { ApiError, type FieldError } from './http-util.ts';
+import { campaignKindOfValue, type CampaignKind } from '../campaign/kinds.ts';
 
 /** A config is a page of YAML: no campaign needs more nesting or more entries than this. */
 const CONFIG_STRUCTURE = { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 100_000, maxStringChars: 200_000 };
@@ -22,6 +23,8 @@ export interface ConfigCheck {
 
 export interface ConfigListing {
   name: string;
+  /** the campaign kind the config declares (dialogue when it has no `kind`); null when its YAML cannot be read or the kind is unknown */
+  kind: CampaignKind | null;
   valid: boolean;
   errors: ConfigFieldError[];
 }
@@ -47,8 +50,9 @@ export class ConfigCatalog {
     }
     return Promise.all(
       names.map(async (name) => {
-        const check = this.check(await readFile(join(this.dir, name), 'utf8'));
-        return { name, valid: check.valid, errors: check.errors };
+        const text = await readFile(join(this.dir, name), 'utf8');
+        const check = this.check(text);
+        return { name, kind: kindOfText(text), valid: check.valid, errors: check.errors };
       }),
     );
   }
@@ -116,6 +120,15 @@ export class ConfigCatalog {
         return { path: path.length ? path.join('.') : '(root)', message: issue.message, line: doc && lineCounter ? lineOf(doc, lineCounter, path) : null };
       }),
     };
+  }
+}
+
+function kindOfText(text: string): CampaignKind | null {
+  try {
+    const doc = parseDocument(text);
+    return doc.errors.length ? null : campaignKindOfValue(doc.toJS({ maxAliasCount: 100 }));
+  } catch {
+    return null;
   }
 }
 

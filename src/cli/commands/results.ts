@@ -3,6 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { compareRuns } from '../../analysis/compare.ts';
+import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
+import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { exportJsonl } from '../../store/export.ts';
 import { ResultStore } from '../../store/store.ts';
 import { writeComparisonReport } from '../../report/write.ts';
@@ -82,7 +84,8 @@ export function registerResultCommands(program: Command): void {
       const store = openStore(options.workspace)!;
       try {
         const out = resolve(options.out ?? join('runs', runId));
-        await writeRunOutputs(store, runId, out);
+        if (store.getRun(runId)?.kind === MANUAL_QA_KIND) writeManualQaOutputs(store, runId, out);
+        else await writeRunOutputs(store, runId, out);
         console.log(`report: ${join(out, 'report.html')}`);
       } finally {
         store.close();

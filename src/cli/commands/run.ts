@@ -9,6 +9,8 @@ import type { CampaignEvent } from '../../campaign/events.ts';
 import { ResultStore } from '../../store/store.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { gateText, writeRunOutputs } from '../outputs.ts';
+import { readCampaignKind } from '../../campaign/kinds.ts';
+import { runItemCampaignCommand } from './run-kinds.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
@@ -39,6 +41,9 @@ export function registerRunCommands(program: Command): void {
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
+      // campaign kinds (src/campaign/kinds.ts): dialogue runs below; item-based kinds have their own run path
+      const kind = readCampaignKind(configPath);
+      if (kind !== 'dialogue') return runItemCampaignCommand(kind, configPath, options, workspaceStorePath);
       const campaign = loadCampaignConfig(configPath);
       // every model the run names is checked first: an unavailable one stops the run before the store is touched
       const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge }, (line) => console.error(line));
