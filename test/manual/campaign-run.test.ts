@@ -1,0 +1,181 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCampaignKind } from '../../src/campaign/kinds.ts';
+import { loadManualQaConfig } from '../../src/manual/config.ts';
+import { MANUAL_QA_FACTS, runManualQa } from '../../src/manual/run.ts';
+import { loadManualQaRun } from '../../src/manual/results.ts';
+import { MANUAL_FAULT_PROFILES } from '../../src/headunit/reference/manual-skill.ts';
+import { metricFails } from '../../src/manual/model.ts';
+import { writeManualQaOutputs, QUESTION_CSV_COLUMNS } from '../../src/report/manual-section.ts';
+import { ResultStore } from '../../src/store/store.ts';
+import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
+import { startHarness, type Harness } from '../server/helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'manual-run-'));
+const write = (name: string, text: string) => {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+};
+const chapters = readdirSync(dataPath('bmw-manual/xml'))
+  .filter((f) => f.endsWith('.xml'))
+  .sort()
+  .slice(0, 6)
+  .map((f) => dataPath(`bmw-manual/xml/${f}`));
+
+describe('campaign kinds: `kind:` selects the run path', () => {
+  it('dialogue without kind, manual-qa by name; an unknown kind names the file, the line and the accepted kinds', () => {
+    expect(readCampaignKind(resolve(REPO_ROOT, 'bench-configs/quickstart.yaml'))).toBe('dialogue');
+    expect(readCampaignKind(resolve(REPO_ROOT, 'bench-configs/manual-qa.yaml'))).toBe('manual-qa');
+    expect(readCampaignKind(write('explicit.yaml', 'name: x\nkind: dialogue\n'))).toBe('dialogue');
+    const bad = write('bad-kind.yaml', 'name: x\n\nkind: tool-agents\n');
+    expect(() => readCampaignKind(bad)).toThrow(`${bad}:3: kind: unknown campaign kind "tool-agents"; accepted kinds: dialogue (the default), manual-qa`);
+  });
+
+  it('icabench run refuses an unknown kind before touching the workspace', () => {
+    const bad = write('bad-kind2.yaml', 'kind: 7\nname: x\n');
+    const result = spawnSync(process.execPath, [resolve(REPO_ROOT, 'bin/icabench.js'), 'run', bad, '--workspace', join(dir, 'ws-bad')], { encoding: 'utf8' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(`${bad}:1: kind: unknown campaign kind 7; accepted kinds: dialogue (the default), manual-qa`);
+  }, 60_000);
+});
+
+describe('a manual-QA campaign: questions to the reference head unit over the bridge, stored per question, resumable', () => {
+  const config = write(
+    'manual.yaml',
+    `kind: manual-qa\nname: manual-small\nmanual: ${JSON.stringify(chapters)}\nlimit: 40\nseed: 3\nmanualFaults: { profiles: all, rate: 0.4 }\nomissionSearch: { budget: 25, seed: 2 }\nconcurrency: 2\n`,
+  );
+  let store: ResultStore;
+  let runId: string;
+  let harness: Harness;
+  beforeAll(async () => {
+    store = ResultStore.open(join(dir, 'ws', 'icabench.db'));
+    const loaded = loadManualQaConfig(config);
+    // stop after a few questions, then resume
+    const controller = new AbortController();
+    const first = await runManualQa(loaded, { store, signal: controller.signal, onProgress: (done) => done >= 10 && controller.abort() });
+    runId = first.runId;
+    expect(first.status).toBe('interrupted');
+    expect(first.done).toBeLessThan(first.planned);
+    expect(first.omission).toBeNull();
+    const stored = store.itemResults(runId, { done: true }).length;
+    expect(stored).toBe(first.done);
+    const second = await runManualQa(loaded, { store, resumeRunId: runId });
+    expect(second).toMatchObject({ runId, status: 'completed', done: 40, planned: 40 });
+    expect(second.omission?.asked).toBeGreaterThan(0);
+  }, 300_000);
+  afterAll(async () => {
+    await harness?.close();
+    store?.close();
+  });
+
+  it('stores every planned question exactly once, with the answer, the evaluation and the facts', () => {
+    const run = store.getRun(runId)!;
+    expect(run).toMatchObject({ kind: 'manual-qa', mode: 'items', status: 'completed', planned: 40, stored: 40 });
+    const data = loadManualQaRun(store, runId);
+    expect(data.rows).toHaveLength(40);
+    for (const row of data.rows) {
+      expect(row.result?.status).toBe('completed');
+      expect(row.result?.evaluations.map((e) => e.tier)).toEqual(['oracle']);
+      expect(row.result?.evaluations[0].referenceFacts.length).toBeGreaterThan(0);
+    }
+    expect(store.runFacts(runId, MANUAL_QA_FACTS.omission)).toHaveLength(1);
+    expect(data.setup).toMatchObject({ evaluators: ['oracle'], testSet: 'deterministic' });
+    expect(data.setup!.retrieval).toMatch(/bm25/i);
+  });
+
+  it('the fault a question got is caught by the metric it targets (reference unit diagnostics as ground truth)', () => {
+    const data = loadManualQaRun(store, runId);
+    let fired = 0;
+    let caught = 0;
+    for (const row of data.rows) {
+      const faults = ((row.result?.diagnostics as { manualFaults?: { profile: keyof typeof MANUAL_FAULT_PROFILES; metric: string }[] })?.manualFaults ?? []);
+      for (const fault of faults) {
+        fired++;
+        const metric = MANUAL_FAULT_PROFILES[fault.profile];
+        if (metricFails(row.result!.evaluations[0].metrics[metric])) caught++;
+        expect(row.outcome).toBe('fail');
+      }
+    }
+    expect(fired).toBeGreaterThan(5);
+    expect(caught / fired).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('writes summary.json (per kind, difficulty, chapter; warning omissions), report.html, junit.xml (one case per question) and questions.csv', () => {
+    const out = join(dir, 'out');
+    const { summary } = writeManualQaOutputs(store, runId, out);
+    const json = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(json).toMatchObject({ kind: 'manual-qa', planned: 40, questions: 40 });
+    expect(json.outcomes.pass + json.outcomes.fail + json.outcomes.inconclusive + json.outcomes.error).toBe(40);
+    expect(json.outcomes.fail).toBeGreaterThan(0);
+    const tier = json.tiers[0];
+    expect(tier.tier).toBe('oracle');
+    expect(Object.keys(tier.byKind).length).toBeGreaterThan(1);
+    expect(Object.keys(tier.byDifficulty).length).toBeGreaterThan(0);
+    expect(Object.keys(tier.byChapter).length).toBeGreaterThan(1);
+    expect(tier.metrics.relevance.judged).toBe(0);
+    expect(tier.metrics.relevance.notJudged).toBe(40);
+    const omitted = summary.tiers[0].warnings.find((w) => w.omitted > 0);
+    expect(omitted?.example).toBeTruthy();
+    expect(json.omissionSearch.asked).toBeGreaterThan(0);
+
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('Warning omissions: oracle');
+    expect(html).toContain('Warning-omission search');
+    // the manual's warning text beside the answer that left it out
+    const escaped = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+    expect(html).toContain(escaped(omitted!.text));
+    expect(html).toContain(escaped(omitted!.example!.answer.slice(0, 60)));
+    expect(html.match(/<details class="conv q"/g)).toHaveLength(40);
+    expect(html).toContain('reference fact');
+
+    const junit = readFileSync(join(out, 'junit.xml'), 'utf8');
+    expect(junit.match(/<testcase /g)).toHaveLength(40);
+    expect(junit.match(/<failure /g)).toHaveLength(json.outcomes.fail);
+    const csv = readFileSync(join(out, 'questions.csv'), 'utf8').trim().split('\r\n');
+    expect(csv[0]).toBe(QUESTION_CSV_COLUMNS.join(','));
+    expect(csv).toHaveLength(41);
+  });
+
+  it('the bench app: lists the config as manual-qa, shows the run, its questions with their facts, and stores a rater\'s annotations with the alignment numbers', async () => {
+    harness = await startHarness({ store });
+    const configs = await harness.api('/api/configs');
+    expect(configs.json.configs.find((c: { name: string }) => c.name === 'manual-qa.yaml')).toMatchObject({ kind: 'manual-qa', valid: true });
+    expect(configs.json.configs.find((c: { name: string }) => c.name === 'quickstart.yaml')).toMatchObject({ kind: 'dialogue', valid: true });
+    const start = await harness.api('/api/campaign/start', { body: { configName: 'manual-qa.yaml' } });
+    expect(start.status).toBe(400);
+    expect(start.json.error.code).toBe('unsupported_kind');
+
+    const overview = await harness.api(`/api/runs/${runId}/manual`);
+    expect(overview.status).toBe(200);
+    expect(overview.json.questions).toHaveLength(40);
+    expect(overview.json.summary.tiers[0].tier).toBe('oracle');
+    const key = overview.json.questions[0].key;
+    const detail = await harness.api(`/api/runs/${runId}/manual/questions/${encodeURIComponent(key)}`);
+    expect(detail.status).toBe(200);
+    const evaluation = detail.json.result.evaluations[0];
+    expect(evaluation.referenceFacts.length).toBeGreaterThan(0);
+
+    const marks = (rater: string, flip: boolean) => ({
+      rater,
+      referenceFacts: evaluation.referenceFacts.map((f: { id: string; essential: boolean; safetyCritical: boolean }) => ({ factId: f.id, covered: !flip, essential: f.essential, safetyCritical: f.safetyCritical })),
+      answerFacts: evaluation.answerFacts.map((f: { id: string }) => ({ factId: f.id, relevant: true, correct: !flip })),
+    });
+    const saved = await harness.api(`/api/runs/${runId}/manual/questions/${encodeURIComponent(key)}/annotations`, { body: marks('ann', false) });
+    expect(saved.status, JSON.stringify(saved.json)).toBe(201);
+    await harness.api(`/api/runs/${runId}/manual/questions/${encodeURIComponent(key)}/annotations`, { body: marks('bob', true) });
+    const wrong = await harness.api(`/api/runs/${runId}/manual/questions/${encodeURIComponent(key)}/annotations`, {
+      body: { ...marks('ann', false), referenceFacts: [{ factId: 'nope', covered: true, essential: true, safetyCritical: false }] },
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.json.error.message).toContain('referenceFacts.0.factId: "nope" is not a fact of this evaluation');
+    const after = await harness.api(`/api/runs/${runId}/manual`);
+    expect(after.json.summary.alignment).toMatchObject({ tier: 'oracle', annotations: 2, raters: 2 });
+    // the rater labels equal the tier's tags: precision and recall 1 where the tier tagged something
+    expect(after.json.summary.alignment.report.tags.essential.recall).toBe(1);
+    const again = await harness.api(`/api/runs/${runId}/manual/questions/${encodeURIComponent(key)}`);
+    expect(again.json.annotations.map((a: { rater: string }) => a.rater).sort()).toEqual(['ann', 'bob']);
+  }, 60_000);
+});
