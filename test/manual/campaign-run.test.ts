@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { exportJsonl } from '../../src/store/export.ts';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -137,6 +139,15 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
     const csv = readFileSync(join(out, 'questions.csv'), 'utf8').trim().split('\r\n');
     expect(csv[0]).toBe(QUESTION_CSV_COLUMNS.join(','));
     expect(csv).toHaveLength(41);
+  });
+
+  it('icabench export streams the stored questions as JSONL', async () => {
+    const chunks: string[] = [];
+    const out = new Writable({ write: (chunk, _enc, done) => (chunks.push(String(chunk)), done()) });
+    expect(await exportJsonl(store, runId, out)).toBe(40);
+    const first = JSON.parse(chunks.join('').split('\n')[0]);
+    expect(first).toMatchObject({ key: expect.any(String), outcome: expect.stringMatching(/^(pass|fail|inconclusive|error)$/) });
+    expect(first.result.evaluations[0].tier).toBe('oracle');
   });
 
   it('the bench app: lists the config as manual-qa, shows the run, its questions with their facts, and stores a rater\'s annotations with the alignment numbers', async () => {
