@@ -15,6 +15,8 @@ import { writeManualQaOutputs, QUESTION_CSV_COLUMNS } from '../../src/report/man
 import { ResultStore } from '../../src/store/store.ts';
 import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
 import { startHarness, type Harness } from '../server/helpers.ts';
+import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
+import { manualResponder } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'manual-run-'));
 const write = (name: string, text: string) => {
@@ -189,4 +191,44 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
     const again = await harness.api(`/api/runs/${runId}/manual/questions/${encodeURIComponent(key)}`);
     expect(again.json.annotations.map((a: { rater: string }) => a.rater).sort()).toEqual(['ann', 'bob']);
   }, 60_000);
+});
+
+describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no quality claim)', () => {
+  let server: FakeLlmServer | undefined;
+  afterAll(async () => server?.close());
+
+  it('runs both tiers on every question and reports each; the first tier decides the outcome; an unavailable model stops the run before anything is stored', async () => {
+    server = await startFakeLlmServer({ respond: manualResponder(), models: ['judge-model', 'other-model'] });
+    const ref = `openai-compat:${server.url}/v1#judge-model`;
+    const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'manual-llm-')), 'icabench.db'));
+    try {
+      const yaml = (evaluators: string[]) => `kind: manual-qa\nname: manual-llm\nmanual: ${JSON.stringify(chapters.slice(0, 2))}\nlimit: 3\nevaluators: ${JSON.stringify(evaluators)}\n`;
+      const missing = loadManualQaConfig(write('llm-missing.yaml', yaml(['oracle', `openai-compat:${server.url}/v1#no-such-model`])));
+      await expect(runManualQa(missing, { store })).rejects.toThrow(/evaluator models are not available[\s\S]*no-such-model/);
+      expect(store.listRuns()).toHaveLength(0);
+
+      const loaded = loadManualQaConfig(write('llm.yaml', yaml(['oracle', ref])));
+      const result = await runManualQa(loaded, { store });
+      expect(result.status).toBe('completed');
+      expect(result.tracker).not.toBeNull();
+      const { summary } = writeManualQaOutputs(store, result.runId, join(dir, 'llm-out'));
+      expect(summary.tiers).toHaveLength(2);
+      expect(summary.tiers[0].tier).toBe('oracle');
+      expect(summary.tiers[1].tier).toMatch(/^llm:.*judge-model/);
+      expect(summary.setup?.evaluators).toEqual(['oracle', summary.tiers[1].tier]);
+      const data = loadManualQaRun(store, result.runId);
+      for (const row of data.rows) {
+        expect(row.result!.evaluations.map((e) => e.tier)).toEqual(['oracle', summary.tiers[1].tier]);
+        // the model tier judges relevance, which the deterministic tier never does
+        expect(row.result!.evaluations[1].metrics.relevance.status).toBe('judged');
+        const oracleFails = Object.values(row.result!.evaluations[0].metrics).some(metricFails);
+        expect(row.outcome).toBe(oracleFails ? 'fail' : 'pass');
+      }
+      expect(store.itemResults(result.runId).map((r) => r.outcome)).toEqual(data.rows.map((r) => r.outcome));
+      expect(summary.tiers[1].metrics.relevance.judged).toBe(3);
+      expect(server.chatRequests().length).toBeGreaterThan(0);
+    } finally {
+      store.close();
+    }
+  }, 120_000);
 });
