@@ -78,6 +78,7 @@ export function loadSummary(store: ResultStore | null, ref: string): RunSummary 
   if (existsSync(ref.endsWith('.json') ? ref : join(ref, 'summary.json'))) return readRunSummary(ref);
   const run = store?.getRun(ref);
   if (!run) throw new Error(`"${ref}" is neither a run directory with summary.json nor a run id in this workspace (icabench runs lists the runs)`);
+  if (run.kind !== 'dialogue') throw new Error(`run ${ref} is a ${run.kind} run; compare works on dialogue runs (its summary.json and report hold the ${run.kind} figures)`);
   return computeRunSummary(
     store!.conversations(ref),
     { id: run.id, name: run.name, mode: run.mode, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt },

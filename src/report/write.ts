@@ -93,6 +93,8 @@ export function readRunSummary(path: string): RunSummary {
   } catch (error) {
     throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
   }
+  const kind = typeof json === 'object' && json !== null && 'kind' in json ? (json as { kind: unknown }).kind : 'dialogue';
+  if (kind !== 'dialogue') throw new Error(`${file}: the summary of a ${String(kind)} run; compare and the dialogue report read dialogue runs only`);
   return parseOrThrow(RunSummarySchema, withPreGateFields(json), file);
 }
 

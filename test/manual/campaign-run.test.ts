@@ -232,3 +232,13 @@ describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no
     }
   }, 120_000);
 });
+
+describe('compare on a manual-QA run', () => {
+  it('refuses it with the reason, by run directory', () => {
+    const out = join(dir, 'not-dialogue');
+    writeFileSync(join(dir, 'x.json'), JSON.stringify({ schemaVersion: 1, kind: 'manual-qa' }));
+    const result = spawnSync(process.execPath, [resolve(REPO_ROOT, 'bin/icabench.js'), 'compare', join(dir, 'x.json'), join(dir, 'x.json'), '--workspace', out], { encoding: 'utf8' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('x.json: the summary of a manual-qa run; compare and the dialogue report read dialogue runs only');
+  }, 60_000);
+});

@@ -31,7 +31,7 @@ export function registerResultCommands(program: Command): void {
       try {
         const runs = store.listRuns();
         if (options.json) console.log(JSON.stringify(runs, null, 2));
-        else for (const r of runs) console.log(`${r.id}  ${r.status.padEnd(16)} ${r.mode.padEnd(9)} ${String(r.stored).padStart(5)}/${r.planned}  ${r.name}`);
+        else for (const r of runs) console.log(`${r.id}  ${r.status.padEnd(16)} ${(r.kind === 'dialogue' ? r.mode : r.kind).padEnd(9)} ${String(r.stored).padStart(5)}/${r.planned}  ${r.name}`);
       } finally {
         store.close();
       }
