@@ -94,6 +94,8 @@ export interface RunManualQaOptions {
 export interface RunManualQaResult {
   runId: string;
   status: 'completed' | 'interrupted' | 'budget_exhausted';
+  /** why the run stopped by itself before its end (the head unit left and did not come back); null otherwise */
+  stopReason: string | null;
   done: number;
   planned: number;
   omission: OmissionSearchResult | null;
@@ -156,18 +158,26 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
   const budgetMs = config.budgetMinutes ? config.budgetMinutes * 60_000 : null;
   const started = Date.now();
   let budgetHit = false;
+  let stopReason: string | null = null;
   let next = 0;
   log(`run ${runId}: ${planned} questions planned, ${remaining.length} to ask; evaluators ${tiers.map((t) => t.tier).join(', ')}; retrieval ${skill.retrieval}`);
 
   const worker = async (): Promise<void> => {
     while (next < remaining.length) {
-      if (options.signal?.aborted) return;
+      if (options.signal?.aborted || stopReason) return;
       if (budgetMs !== null && Date.now() - started >= budgetMs) {
         budgetHit = true;
         return;
       }
+      // no question is asked while the head unit is away: one that does not come back stops the run (resumable)
+      try {
+        await headUnit.ensureReady();
+      } catch (error) {
+        stopReason ??= (error as Error).message;
+        return;
+      }
+      if (options.signal?.aborted || stopReason || next >= remaining.length) return;
       const item = remaining[next++];
-      await headUnit.ensureReady().catch(() => undefined);
       const result = await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT);
       store.saveItemResult(runId, item.id, manualItemOutcome(result), result);
       done++;
@@ -178,7 +188,7 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
   let omission: OmissionSearchResult | null = null;
   try {
     await Promise.all(Array.from({ length: Math.min(config.concurrency, Math.max(1, remaining.length)) }, worker));
-    const finished = !options.signal?.aborted && !budgetHit && done === planned;
+    const finished = !options.signal?.aborted && !stopReason && !budgetHit && done === planned;
     if (finished && config.omissionSearch && store.runFacts(runId, MANUAL_QA_FACTS.omission).length === 0) {
       omission = await omissionSearch(config.omissionSearch, plan, corpus, headUnit, runId, log);
       store.addRunFact(runId, MANUAL_QA_FACTS.omission, omission);
@@ -186,9 +196,10 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
   } finally {
     await close();
   }
-  const status = options.signal?.aborted ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
+  const status = options.signal?.aborted || stopReason ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
   store.setRunStatus(runId, status);
-  return { runId, status, done, planned, omission, tracker };
+  if (stopReason) log(`run ${runId} stopped: ${stopReason}`);
+  return { runId, status, stopReason, done, planned, omission, tracker };
 }
 
 async function omissionSearch(
@@ -201,7 +212,7 @@ async function omissionSearch(
 ): Promise<OmissionSearchResult> {
   let n = 0;
   const ask = async (question: string) => {
-    await headUnit.ensureReady().catch(() => undefined);
+    await headUnit.ensureReady();
     const session = await headUnit.connection.openSession(`${runId}/omission-${n++}`, MANUAL_QA_CONTEXT);
     try {
       return (await session.send(0, question, MANUAL_QA_CONTEXT)).text;

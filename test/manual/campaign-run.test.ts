@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCampaignKind } from '../../src/campaign/kinds.ts';
-import { loadManualQaConfig } from '../../src/manual/config.ts';
+import { loadManualQaConfig, manualSkillFor } from '../../src/manual/config.ts';
+import { ManualCorpus } from '../../src/manual/corpus.ts';
+import { buildManualIndex } from '../../src/manual/manual-index.ts';
+import type { ConnectedHeadUnit } from '../../src/headunit/connect.ts';
+import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
+import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
+import { SutError } from '../../src/headunit/types.ts';
 import { MANUAL_QA_FACTS, runManualQa } from '../../src/manual/run.ts';
 import { loadManualQaRun } from '../../src/manual/results.ts';
 import { MANUAL_FAULT_PROFILES } from '../../src/headunit/reference/manual-skill.ts';
@@ -241,4 +247,36 @@ describe('compare on a manual-QA run', () => {
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('x.json: the summary of a manual-qa run; compare and the dialogue report read dialogue runs only');
   }, 60_000);
+});
+
+describe('a manual-QA run whose head unit leaves', () => {
+  it('stops (interrupted, with the reason) instead of recording the rest as errors, and resumes when the unit is back', async () => {
+    const loaded = loadManualQaConfig(write('leaving.yaml', `kind: manual-qa\nname: leaving\nmanual: ${JSON.stringify(chapters.slice(0, 2))}\nlimit: 12\nconcurrency: 1\n`));
+    const corpus = new ManualCorpus(await buildManualIndex(loaded.files));
+    const { skill } = await manualSkillFor(loaded.config, corpus);
+    const unit = new InProcessHeadUnit(new ReferenceHeadUnit({ manual: { skill } }));
+    let readyChecks = 0;
+    const connected = (leavesAfter: number): ConnectedHeadUnit => ({
+      connection: unit,
+      bridge: null,
+      reference: null,
+      ensureReady: async () => {
+        if (++readyChecks > leavesAfter) throw new SutError('unavailable', 'head unit "ref" left and did not dial in again within 5 s');
+      },
+      close: async () => undefined,
+    });
+    const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'manual-leave-')), 'icabench.db'));
+    try {
+      const first = await runManualQa(loaded, { store, headUnit: connected(5) });
+      expect(first).toMatchObject({ status: 'interrupted', done: 5, planned: 12 });
+      expect(first.stopReason).toContain('did not dial in again');
+      expect(store.itemResults(first.runId, { done: true }).every((r) => r.outcome !== 'error')).toBe(true);
+      readyChecks = 0;
+      const second = await runManualQa(loaded, { store, resumeRunId: first.runId, headUnit: connected(Infinity) });
+      expect(second).toMatchObject({ status: 'completed', stopReason: null, done: 12 });
+      expect(store.getRun(first.runId)).toMatchObject({ stored: 12, status: 'completed' });
+    } finally {
+      store.close();
+    }
+  }, 120_000);
 });

@@ -20,12 +20,17 @@ export interface ItemRunOptions {
  * `icabench run` for the item-based campaign kinds (everything but dialogue): today manual-qa.
  * `--judge` replaces the config's evaluators; `--simulator` has no meaning here and is refused.
  */
-export async function runItemCampaignCommand(kind: Exclude<CampaignKind, 'dialogue'>, configPath: string, options: ItemRunOptions, storePath: (workspace: string) => string): Promise<void> {
+export async function runItemCampaignCommand(
+  kind: Exclude<CampaignKind, 'dialogue'>,
+  configPath: string,
+  options: ItemRunOptions,
+  run: { storePath: (workspace: string) => string; headUnitLostExitCode: number },
+): Promise<void> {
   if (kind !== MANUAL_QA_KIND) throw new ConfigError(`${configPath}: kind ${kind}: no run path`);
   if (options.simulator) throw new ConfigError(`--simulator: a ${kind} campaign asks the questions of its test set; it has no user simulator`);
   const loaded = loadManualQaConfig(configPath);
   if (options.judge) loaded.config.evaluators = options.judge;
-  const store = ResultStore.open(storePath(resolve(options.workspace)));
+  const store = ResultStore.open(run.storePath(resolve(options.workspace)));
   try {
     let resumeRunId: string | undefined;
     if (options.resume) {
@@ -74,7 +79,10 @@ export async function runItemCampaignCommand(kind: Exclude<CampaignKind, 'dialog
         (summary.omissionSearch ? `; omission search ${summary.omissionSearch.omissions}/${summary.omissionSearch.asked}` : ''),
     );
     console.log(`report: ${join(out, 'report.html')}`);
-    if (result.status === 'interrupted') process.exitCode = 130;
+    if (result.stopReason) {
+      console.error(`run ${result.runId} stopped: ${result.stopReason}. Continue it with --resume ${result.runId} once the head unit is back.`);
+      process.exitCode = run.headUnitLostExitCode;
+    } else if (result.status === 'interrupted') process.exitCode = 130;
   } finally {
     store.close();
   }

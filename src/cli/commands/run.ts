@@ -43,7 +43,7 @@ export function registerRunCommands(program: Command): void {
     .action(async (configPath: string, options: RunOptions) => {
       // campaign kinds (src/campaign/kinds.ts): dialogue runs below; item-based kinds have their own run path
       const kind = readCampaignKind(configPath);
-      if (kind !== 'dialogue') return runItemCampaignCommand(kind, configPath, options, workspaceStorePath);
+      if (kind !== 'dialogue') return runItemCampaignCommand(kind, configPath, options, { storePath: workspaceStorePath, headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
       const campaign = loadCampaignConfig(configPath);
       // every model the run names is checked first: an unavailable one stops the run before the store is touched
       const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge }, (line) => console.error(line));
