@@ -6,6 +6,7 @@ import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../
 import type { ConversationPage } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
+import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
@@ -80,6 +81,7 @@ export function RunReportView({ runId }: { runId: string }) {
       {!summary.data && !summary.error && <Loading what="report figures" />}
       {summary.data && <Charts summary={summary.data.summary} onLabel={onLabel} onOutcome={onOutcome} />}
       {summary.data?.summary.protocol && <ProtocolPanel protocol={summary.data.summary.protocol} />}
+      {summary.data && <ReliabilityTable runs={[{ name: 'this run', reliability: summary.data.summary.reliability }]} />}
 
       <h2>Conversations</h2>
       <div className="filters">
