@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { FactAnnotation } from '../../manual/alignment.ts';
 import type { ManualQaResult, ManualQaSummary } from '../../manual/campaign.ts';
 import type { ManualEvaluation } from '../../manual/evaluate.ts';
@@ -9,7 +9,7 @@ import { api, ApiFailure } from '../api.ts';
 import { ErrorBox, Loading, Pill, Stat, fmt, pct } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 
-interface QuestionRow {
+export interface QuestionRow {
   key: string;
   kind: string;
   difficulty: string;
@@ -50,10 +50,13 @@ function GroupTable({ title, groups }: { title: string; groups: ManualQaSummary[
 /** A manual-QA run: outcomes, the seven metrics per kind / difficulty / chapter, the warning-omission table, alignment, and the questions. */
 export function ManualRunView({ runId }: { runId: string }) {
   const data = useApi<{ summary: ManualQaRunSummary; questions: QuestionRow[] }>(`/api/runs/${encodeURIComponent(runId)}/manual`);
-  const [filter, setFilter] = useState('');
   if (data.error) return <ErrorBox message={data.error} />;
   if (!data.data) return <Loading what="manual-QA run" />;
-  const { summary, questions } = data.data;
+  return <ManualRunPanel runId={runId} summary={data.data.summary} questions={data.data.questions} />;
+}
+
+export function ManualRunPanel({ runId, summary, questions }: { runId: string; summary: ManualQaRunSummary; questions: readonly QuestionRow[] }) {
+  const [filter, setFilter] = useState('');
   const tier = summary.tiers[0];
   const shown = questions.filter((q) => !filter || `${q.key} ${q.kind} ${q.chapter} ${q.question} ${q.outcome}`.toLowerCase().includes(filter.toLowerCase()));
   return (
@@ -284,18 +287,26 @@ function marksFrom(evaluation: ManualEvaluation, rater: string): Marks {
 }
 
 /** One question: the answer beside the reference answer, every tier's facts, and the annotation form. */
+export interface QuestionData {
+  item: TestItem;
+  result: ManualQaResult | null;
+  outcome: string | null;
+  annotations: FactAnnotation[];
+}
+
 export function ManualQuestionView({ runId, questionKey }: { runId: string; questionKey: string }) {
   const path = `/api/runs/${encodeURIComponent(runId)}/manual/questions/${encodeURIComponent(questionKey)}`;
-  const data = useApi<{ item: TestItem; result: ManualQaResult | null; outcome: string | null; annotations: FactAnnotation[] }>(path);
-  const [marks, setMarks] = useState<Marks | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
-  const evaluation = data.data?.result?.evaluations[0] ?? null;
-  useEffect(() => {
-    if (evaluation && !marks) setMarks(marksFrom(evaluation, ''));
-  }, [evaluation, marks]);
+  const data = useApi<QuestionData>(path);
   if (data.error) return <ErrorBox message={data.error} />;
   if (!data.data) return <Loading what="question" />;
-  const { item, result, outcome, annotations } = data.data;
+  return <ManualQuestionPanel runId={runId} path={path} data={data.data} onSaved={data.reload} />;
+}
+
+export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: string; path: string; data: QuestionData; onSaved: () => void }) {
+  const { item, result, outcome, annotations } = data;
+  const evaluation = result?.evaluations[0] ?? null;
+  const [marks, setMarks] = useState<Marks | null>(() => (evaluation ? marksFrom(evaluation, '') : null));
+  const [message, setMessage] = useState<string | null>(null);
   const facts = new Map((evaluation?.referenceFacts ?? []).map((f) => [f.id, f.text]));
   const answerFacts = new Map((evaluation?.answerFacts ?? []).map((f) => [f.id, f.text]));
   const save = async () => {
@@ -303,7 +314,7 @@ export function ManualQuestionView({ runId, questionKey }: { runId: string; ques
     try {
       await api.post(`${path}/annotations`, marks);
       setMessage(`saved for ${marks.rater}`);
-      data.reload();
+      onSaved();
     } catch (error) {
       setMessage(error instanceof ApiFailure ? error.message : String(error));
     }
