@@ -21,6 +21,7 @@ import { writeManualQaOutputs, QUESTION_CSV_COLUMNS } from '../../src/report/man
 import { ResultStore } from '../../src/store/store.ts';
 import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
 import { startHarness, type Harness } from '../server/helpers.ts';
+import { campaignFromYaml } from '../engine/helpers.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { manualResponder } from './helpers.ts';
 
@@ -40,6 +41,8 @@ describe('campaign kinds: `kind:` selects the run path', () => {
     expect(readCampaignKind(resolve(REPO_ROOT, 'bench-configs/quickstart.yaml'))).toBe('dialogue');
     expect(readCampaignKind(resolve(REPO_ROOT, 'bench-configs/manual-qa.yaml'))).toBe('manual-qa');
     expect(readCampaignKind(write('explicit.yaml', 'name: x\nkind: dialogue\n'))).toBe('dialogue');
+    // the dialogue loader accepts an explicit `kind: dialogue`
+    expect(campaignFromYaml('kind: dialogue\nname: explicit\nconversations: 2\n').config.name).toBe('explicit');
     const bad = write('bad-kind.yaml', 'name: x\n\nkind: tool-agents\n');
     expect(() => readCampaignKind(bad)).toThrow(`${bad}:3: kind: unknown campaign kind "tool-agents"; accepted kinds: dialogue (the default), manual-qa`);
   });
