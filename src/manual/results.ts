@@ -6,9 +6,21 @@ import type { RunRecord } from '../store/types.ts';
 import { alignmentReport, FactAnnotationSchema, type AlignmentReport, type FactAnnotation } from './alignment.ts';
 import { MANUAL_QA_KIND, ManualQaResultSchema, summariseManualQa, type ManualQaResult, type ManualQaSummary } from './campaign.ts';
 import type { ManualEvaluation } from './evaluate.ts';
-import type { OmissionSearchResult } from './omission.ts';
+import { PARAPHRASE_OPERATORS, type OmissionSearchResult } from './omission.ts';
 import { MANUAL_QA_FACTS, ManualQaSetupSchema, manualItemOutcome, type ManualItemOutcome, type ManualQaSetup } from './run.ts';
 import { TestItemSchema, type TestItem } from './testset.ts';
+
+const count = z.number().int().min(0);
+/** The warning-omission search's result as a run stores it (`OmissionSearchResult`, src/manual/omission.ts). */
+const StoredOmissionSearchSchema = z.object({
+  budget: count,
+  asked: count,
+  omissions: count,
+  omissionRate: z.number().min(0).max(1),
+  findings: z.array(z.object({ question: z.string(), operator: z.enum(PARAPHRASE_OPERATORS), parentId: z.string(), omittedWarningIds: z.array(z.string()), answer: z.string() })),
+  warningsOmitted: count,
+  byOperator: z.record(z.enum(PARAPHRASE_OPERATORS), z.object({ asked: count, omissions: count })),
+}) satisfies z.ZodType<OmissionSearchResult>;
 
 /** One question of a stored manual-QA run: the planned item and, once asked, its result and outcome. */
 export interface ManualQaRow {
@@ -42,7 +54,7 @@ export function loadManualQaRun(store: ResultStore, runId: string): ManualQaRun 
     run,
     rows,
     setup: setups.length ? parseOrThrow(ManualQaSetupSchema, setups.at(-1)!.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`) : null,
-    omission: (omission?.data as OmissionSearchResult | undefined) ?? null,
+    omission: omission ? parseOrThrow(StoredOmissionSearchSchema, omission.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.omission}`) : null,
     annotations,
   };
 }

@@ -3,7 +3,7 @@ import { MANUAL_METRICS, type ManualMetric } from '../manual/model.ts';
 import { computeManualQaSummary, FactAnnotationFormSchema, latestAnnotations, loadManualQaRun, type FactAnnotationForm } from '../manual/results.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
-import { ApiError } from './http-util.ts';
+import { ApiError, parseRequest } from './http-util.ts';
 
 /**
  * The bench app's view of manual-QA runs (read: summary, question list, one question's fact-level
@@ -45,12 +45,7 @@ export class ManualRunApi {
    */
   annotate(run: RunRecord, key: string, body: unknown): FactAnnotationForm {
     this.requireManual(run);
-    const parsed = FactAnnotationFormSchema.safeParse(body);
-    if (!parsed.success) {
-      const fields = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
-      throw new ApiError(400, 'invalid_request', `annotation: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`, fields);
-    }
-    const form = parsed.data;
+    const form = parseRequest(FactAnnotationFormSchema, body, 'annotation');
     const row = loadManualQaRun(this.store, run.id).rows.find((r) => r.item.id === key);
     if (!row) throw new ApiError(404, 'item_not_found', `run ${run.id} has no question "${key}"`);
     const evaluation = row.result?.evaluations[0];
