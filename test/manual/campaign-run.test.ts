@@ -283,3 +283,24 @@ describe('a manual-QA run whose head unit leaves', () => {
     }
   }, 120_000);
 });
+
+describe('the command line on a manual-QA config', () => {
+  it('icabench run writes the four outputs; runs lists it by kind; report re-renders it; --simulator is refused', () => {
+    const cli = (args: string[]) => spawnSync(process.execPath, [resolve(REPO_ROOT, 'bin/icabench.js'), ...args], { encoding: 'utf8' });
+    const config = write('cli.yaml', `kind: manual-qa\nname: manual-cli\nmanual: ${JSON.stringify(chapters.slice(0, 2))}\nlimit: 5\n`);
+    const ws = join(dir, 'ws-cli');
+    const run = cli(['run', config, '--workspace', ws, '--out', join(dir, 'cli-out')]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^run (\S+) completed: 5\/5 questions, \d+ failed, 0 head unit errors; oracle: completeness [\d.]+/m);
+    const runId = /^run (\S+) completed/m.exec(run.stdout)![1];
+    for (const file of ['summary.json', 'report.html', 'junit.xml', 'questions.csv']) expect(readFileSync(join(dir, 'cli-out', file), 'utf8').length).toBeGreaterThan(0);
+    const runs = cli(['runs', '--workspace', ws]);
+    expect(runs.stdout).toMatch(new RegExp(`${runId}\\s+completed\\s+manual-qa\\s+5/5\\s+manual-cli`));
+    const report = cli(['report', runId, '--workspace', ws, '--out', join(dir, 'cli-again')]);
+    expect(report.status, report.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'cli-again', 'summary.json'), 'utf8'))).toMatchObject({ kind: 'manual-qa', questions: 5 });
+    const refused = cli(['run', config, '--workspace', ws, '--simulator', 'template']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('--simulator: a manual-qa campaign asks the questions of its test set; it has no user simulator');
+  }, 120_000);
+});
