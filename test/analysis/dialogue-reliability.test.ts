@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/analysis/compare.ts';
 import { computeRunSummary } from '../../src/analysis/profile.ts';
@@ -56,5 +60,21 @@ describe('pass^k / pass@k of dialogue campaigns with repeats', () => {
     expect(comparison.reliability).toEqual({ a: rel, b: null });
     expect(comparisonHtml(comparison)).toContain('pass^k A: ');
     expect(compareRuns(single, single).reliability).toBeUndefined();
+  }, 120_000);
+});
+
+describe('icabench run / compare with repeats', () => {
+  it('summary.json carries reliability and compare prints pass^k and pass@k per k', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reliability-cli-'));
+    writeFileSync(join(dir, 'rep.yaml'), `name: rep\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: 4\nrepeats: 2\nheadUnit: { type: reference, faults: { profiles: all, rate: 0.4 } }\n`);
+    const cli = (args: string[]) => spawnSync(process.execPath, [resolve('bin/icabench.js'), ...args], { encoding: 'utf8' });
+    const run = cli(['run', join(dir, 'rep.yaml'), '--workspace', join(dir, 'ws'), '--out', join(dir, 'out'), '--no-progress']);
+    expect(run.status, run.stderr).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'out', 'summary.json'), 'utf8'));
+    expect(summary.reliability).toMatchObject({ items: 4, trials: 8, maxTrials: 2 });
+    expect(readFileSync(join(dir, 'out', 'report.html'), 'utf8')).toContain('Reliability over repeats');
+    const compared = cli(['compare', join(dir, 'out'), join(dir, 'out')]);
+    expect(compared.status, compared.stderr).toBe(0);
+    expect(compared.stdout).toMatch(/^A pass\^k \(unbiased\) k=1 [\d.]+%, k=2 [\d.]+%; pass@k k=1 [\d.]+%, k=2 [\d.]+%$/m);
   }, 120_000);
 });
