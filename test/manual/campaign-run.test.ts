@@ -304,3 +304,31 @@ describe('the command line on a manual-QA config', () => {
     expect(refused.stderr).toContain('--simulator: a manual-qa campaign asks the questions of its test set; it has no user simulator');
   }, 120_000);
 });
+
+describe('a manual-QA campaign against an OpenAI-compatible chat endpoint (the HTTP chat adapter)', () => {
+  let server: FakeLlmServer | undefined;
+  afterAll(async () => server?.close());
+
+  it('sends each question as a user turn and judges the endpoint’s answer', async () => {
+    server = await startFakeLlmServer({ respond: () => 'Maybe check the settings menu, I think.' });
+    const loaded = loadManualQaConfig(
+      write('http.yaml', `kind: manual-qa\nname: manual-http\nmanual: ${JSON.stringify(chapters.slice(0, 2))}\nlimit: 4\nheadUnit: { type: http, baseUrl: "${server.url}/v1", model: assistant }\n`),
+    );
+    const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'manual-http-')), 'icabench.db'));
+    try {
+      const result = await runManualQa(loaded, { store });
+      expect(result).toMatchObject({ status: 'completed', done: 4 });
+      const data = loadManualQaRun(store, result.runId);
+      expect(data.setup?.retrieval).toBe("the head unit's own (http)");
+      const questions = server.chatRequests().map((r) => r.body.messages.at(-1).content);
+      expect(questions.sort()).toEqual(data.rows.map((r) => r.item.question).sort());
+      for (const row of data.rows) {
+        expect(row.result?.answer).toBe('Maybe check the settings menu, I think.');
+        expect(row.result?.evaluations[0].metrics.confidence).toMatchObject({ status: 'judged', value: 0 });
+        expect(row.outcome).toBe('fail');
+      }
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+});
