@@ -13,7 +13,6 @@ export interface ItemRunOptions {
   resume?: string | boolean;
   simulator?: string;
   judge?: string[];
-  progress: boolean;
 }
 
 /**
