@@ -57,13 +57,14 @@ export class ConfigCatalog {
     );
   }
 
-  /** Model references (simulator, judges) the valid configs name, for the rig status. */
+  /** Model references (simulator, judges, evaluators) the valid configs name, for the rig status. */
   async modelRefs(): Promise<string[]> {
     const refs = new Set<string>();
     for (const listing of await this.list()) {
       if (!listing.valid) continue;
-      const config = (await this.read(listing.name)).config as { simulator?: string; judges?: string[] };
-      for (const ref of [config.simulator, ...(config.judges ?? [])]) if (ref && ref !== 'template' && ref !== 'oracle') refs.add(ref);
+      // dialogue configs name a simulator and judges, manual-QA configs evaluators
+      const config = (await this.read(listing.name)).config as { simulator?: string; judges?: string[]; evaluators?: string[] };
+      for (const ref of [config.simulator, ...(config.judges ?? []), ...(config.evaluators ?? [])]) if (ref && ref !== 'template' && ref !== 'oracle') refs.add(ref);
     }
     return [...refs];
   }

@@ -59,6 +59,11 @@ export function RunReportView({ runId }: { runId: string }) {
         <a href={`#/compare/${encodeURIComponent(runId)}`}>Compare with… →</a>
       </div>
       {run.error && <ErrorBox message={run.error} />}
+      {run.data && run.data.run.kind !== 'dialogue' && (
+        <p className="ok-box" data-testid="other-kind">
+          This is a {run.data.run.kind} run: its figures are in the <a href={`#/runs/${encodeURIComponent(runId)}/manual`}>{run.data.run.kind} view</a>.
+        </p>
+      )}
       {run.data && (
         <div className="stats">
           <Stat label="Status" value={run.data.run.status} />
