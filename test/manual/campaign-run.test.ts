@@ -5,7 +5,8 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCampaignKind } from '../../src/campaign/kinds.ts';
+import { AnyCampaignConfigSchema, readCampaignKind } from '../../src/campaign/kinds.ts';
+import { ConfigCatalog } from '../../src/server/configs.ts';
 import { loadManualQaConfig, manualSkillFor } from '../../src/manual/config.ts';
 import { ManualCorpus } from '../../src/manual/corpus.ts';
 import { buildManualIndex } from '../../src/manual/manual-index.ts';
@@ -331,4 +332,19 @@ describe('a manual-QA campaign against an OpenAI-compatible chat endpoint (the H
       store.close();
     }
   }, 60_000);
+});
+
+describe('the bench app config catalog with campaign kinds', () => {
+  it('validates each config by its kind, names the kind, reports an unknown kind at its field, and counts evaluator models', async () => {
+    const configs = mkdtempSync(join(tmpdir(), 'catalog-'));
+    writeFileSync(join(configs, 'm.yaml'), `kind: manual-qa\nname: m\nmanual: [x.xml]\nevaluators: [oracle, "ollama:qwen3:14b"]\n`);
+    writeFileSync(join(configs, 'bad.yaml'), `name: b\nkind: tool-agents\n`);
+    writeFileSync(join(configs, 'm-bad.yaml'), `kind: manual-qa\nname: m\nmanual: []\n`);
+    const catalog = new ConfigCatalog(configs, AnyCampaignConfigSchema);
+    const list = await catalog.list();
+    expect(list.find((c) => c.name === 'm.yaml')).toMatchObject({ kind: 'manual-qa', valid: true });
+    expect(list.find((c) => c.name === 'bad.yaml')).toMatchObject({ kind: null, valid: false, errors: [{ path: 'kind', line: 2, message: expect.stringContaining('accepted kinds: dialogue (the default), manual-qa') }] });
+    expect(list.find((c) => c.name === 'm-bad.yaml')).toMatchObject({ kind: 'manual-qa', valid: false, errors: [{ path: 'manual', line: 3 }] });
+    expect(await catalog.modelRefs()).toEqual(['ollama:qwen3:14b']);
+  });
 });
