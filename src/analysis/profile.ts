@@ -16,8 +16,8 @@ import { combinedVerdict, turnLabels } from './verdict.ts';
 import { CoverageCounter, CoverageSchema } from './coverage.ts';
 import { SAFETY_POLICIES, SafetyPolicySchema, describeSafetyPolicy, type SafetyPolicy } from '../domain/safety-policy.ts';
 import { ProtocolSectionSchema } from './protocol.ts';
-import { ReliabilitySchema, reliability, type Reliability } from './reliability.ts';
-import { conversationPlanOfKey } from '../campaign/sampling.ts';
+import { ReliabilitySchema } from './reliability.ts';
+import { dialogueReliability } from './dialogue-reliability.ts';
 
 /** Number of equal-width bins of the relative turn position 0..1 in `failurePositions.relative`. */
 export const POSITION_BINS = 5;
@@ -357,17 +357,6 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     ...(options.safety ? { safety: safetySummary(options.safety) } : {}),
     ...dialogueReliability(perConversation),
   };
-}
-
-/** pass^k / pass@k per conversation plan (a trial passes when its combined outcome is pass); only when some plan ran more than once. */
-function dialogueReliability(rows: readonly PerConversation[]): { reliability?: Reliability } {
-  const plans = new Map<string, boolean[]>();
-  for (const row of rows) {
-    const plan = conversationPlanOfKey(row.key);
-    plans.set(plan, [...(plans.get(plan) ?? []), row.outcome === 'pass']);
-  }
-  const result = reliability(plans);
-  return result.maxTrials > 1 ? { reliability: result } : {};
 }
 
 const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
