@@ -120,18 +120,20 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
   // everything that can fail comes up before the run is recorded
   const { corpus, items } = await planManualQa(loaded);
   const { tiers, tracker } = await buildManualTiers(config, corpus, log);
-  const skill = await manualSkillFor(config, corpus, log);
+  // the reference unit answers from the manual with its skill; any other head unit answers on its own
+  const skill = !options.headUnit && config.headUnit.type === 'reference' ? await manualSkillFor(config, corpus, log) : null;
   let headUnit: ConnectedHeadUnit;
   try {
-    headUnit = options.headUnit ?? (await connectConfiguredHeadUnit(config.headUnit, log, { manual: { skill: skill.skill, faults: config.manualFaults } }));
+    headUnit = options.headUnit ?? (await connectConfiguredHeadUnit(config.headUnit, log, skill ? { manual: { skill: skill.skill, faults: config.manualFaults } } : {}));
   } catch (error) {
-    await skill.close();
+    await skill?.close();
     throw error;
   }
   const close = async () => {
     if (!options.headUnit) await headUnit.close();
-    await skill.close();
+    await skill?.close();
   };
+  const retrieval = skill ? skill.retrieval : options.headUnit ? 'the head unit given to the run' : `the head unit's own (${config.headUnit.type})`;
 
   let runId: string;
   try {
@@ -142,7 +144,7 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
       runId = store.createItemRun({ name: config.name, kind: MANUAL_QA_KIND, config, plan: items.map((item) => ({ key: item.id, item })) });
     }
     store.addRunFact(runId, MANUAL_QA_FACTS.setup, {
-      retrieval: config.headUnit.type === 'reference' ? skill.retrieval : `the head unit's own (${config.headUnit.type})`,
+      retrieval,
       evaluators: tiers.map((t) => t.tier),
       manual: loaded.files,
       testSet: config.testSet ?? 'deterministic',
@@ -160,7 +162,7 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
   let budgetHit = false;
   let stopReason: string | null = null;
   let next = 0;
-  log(`run ${runId}: ${planned} questions planned, ${remaining.length} to ask; evaluators ${tiers.map((t) => t.tier).join(', ')}; retrieval ${skill.retrieval}`);
+  log(`run ${runId}: ${planned} questions planned, ${remaining.length} to ask; evaluators ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
 
   const worker = async (): Promise<void> => {
     while (next < remaining.length) {
