@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { invocations, llmUsage } from '../campaign/run-facts.ts';
+import type { InvocationSummary } from '../domain/invocation.ts';
+import type { LlmUsageSummary } from '../llm/usage.ts';
 import type { RunInfo } from '../analysis/profile.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import type { ResultStore } from '../store/store.ts';
@@ -35,6 +38,9 @@ export interface ManualQaRun {
   setup: ManualQaSetup | null;
   omission: OmissionSearchResult | null;
   annotations: FactAnnotation[];
+  /** what each invocation ran on and the model calls of the evaluator tiers (run facts, as dialogue runs keep them) */
+  invocations: InvocationSummary[];
+  llm: LlmUsageSummary | null;
 }
 
 /** A manual-QA run as stored, validated: an item or result that does not parse fails naming the run and the item. */
@@ -54,6 +60,8 @@ export function loadManualQaRun(store: ResultStore, runId: string): ManualQaRun 
     run,
     rows,
     setup: setups.length ? parseOrThrow(ManualQaSetupSchema, setups.at(-1)!.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`) : null,
+    invocations: invocations(store, runId),
+    llm: llmUsage(store, runId, rows.filter((r) => r.result !== null).length),
     omission: omission ? parseOrThrow(StoredOmissionSearchSchema, omission.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.omission}`) : null,
     annotations,
   };
@@ -82,7 +90,10 @@ export interface ManualQaRunSummary {
   omissionSearch: OmissionSearchResult | null;
   /** the first tier against the raters' annotations (absent without annotations) */
   alignment?: { tier: string; annotations: number; raters: number; report: AlignmentReport };
-  llm?: Record<string, unknown>;
+  /** per invocation (start, each resume): versions, platform, model hosts */
+  invocations: InvocationSummary[];
+  /** the LLM evaluator tiers' calls, tokens, latency, cost (absent when only the deterministic tier ran) */
+  llm?: LlmUsageSummary;
 }
 
 export function computeManualQaSummary(data: ManualQaRun): ManualQaRunSummary {
@@ -115,6 +126,8 @@ export function computeManualQaSummary(data: ManualQaRun): ManualQaRunSummary {
     tiers: tierNames.map((tier) => summariseManualQa(items, results, tier)),
     omissionSearch: data.omission,
     ...(alignment ? { alignment } : {}),
+    invocations: data.invocations,
+    ...(data.llm ? { llm: data.llm } : {}),
   };
 }
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ConfigError } from '../campaign/config.ts';
 import type { ContextVector } from '../domain/context.ts';
 import { parseOrThrow } from '../domain/validation.ts';
-import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../headunit/connect.ts';
+import { connectConfiguredHeadUnit } from '../campaign/headunit.ts';
+import type { ConnectedHeadUnit } from '../headunit/connect.ts';
 import type { ResultStore } from '../store/store.ts';
 import { MANUAL_QA_KIND, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult } from './campaign.ts';
 import { manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
@@ -12,6 +13,9 @@ import { metricFails, MANUAL_METRICS } from './model.ts';
 import { searchWarningOmissions, type OmissionSearchResult } from './omission.ts';
 import { TestItemSchema, type TestItem } from './testset.ts';
 import type { LlmUsageTracker } from '../llm/usage.ts';
+import { arch, platform } from 'node:os';
+import { modelHostsOf } from '../campaign/rig.ts';
+import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../campaign/run-facts.ts';
 
 /** Run facts a manual-QA run records besides its item results. */
 export const MANUAL_QA_FACTS = {
@@ -99,8 +103,6 @@ export interface RunManualQaResult {
   done: number;
   planned: number;
   omission: OmissionSearchResult | null;
-  /** model usage of the LLM evaluator tiers; null when only the deterministic tier ran */
-  tracker: LlmUsageTracker | null;
 }
 
 /**
@@ -143,6 +145,15 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
     } else {
       runId = store.createItemRun({ name: config.name, kind: MANUAL_QA_KIND, config, plan: items.map((item) => ({ key: item.id, item })) });
     }
+    recordRunFact(store, runId, RUN_FACTS.invocation, {
+      icabench: icabenchVersion(),
+      node: process.version,
+      platform: platform(),
+      arch: arch(),
+      modelHosts: await modelHostsOf(config.evaluators, config.llm.ollamaHost),
+      llmPrices: config.llm.prices,
+      config,
+    });
     store.addRunFact(runId, MANUAL_QA_FACTS.setup, {
       retrieval,
       evaluators: tiers.map((t) => t.tier),
@@ -153,6 +164,8 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
     await close();
     throw error;
   }
+  // every model call is stored with the run (llm.calls facts), after each question and at the end
+  const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
   const plan = store.itemResults(runId).map((row, i) => parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${runId} item ${i + 1}`));
   const remaining = store.remainingItems(runId).map((row) => parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${runId} item "${row.key}"`));
   const planned = plan.length;
@@ -182,6 +195,7 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
       const item = remaining[next++];
       const result = await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT);
       store.saveItemResult(runId, item.id, manualItemOutcome(result), result);
+      calls?.flush(store, runId, item.id);
       done++;
       options.onProgress?.(done, planned);
     }
@@ -196,12 +210,13 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
       store.addRunFact(runId, MANUAL_QA_FACTS.omission, omission);
     }
   } finally {
+    calls?.flush(store, runId, null, true);
     await close();
   }
   const status = options.signal?.aborted || stopReason ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
   store.setRunStatus(runId, status);
   if (stopReason) log(`run ${runId} stopped: ${stopReason}`);
-  return { runId, status, stopReason, done, planned, omission, tracker };
+  return { runId, status, stopReason, done, planned, omission };
 }
 
 async function omissionSearch(

@@ -219,6 +219,11 @@ export function manualQaCsv(rows: readonly ManualQaRow[]): string {
   return lines.join('');
 }
 
+/** summary.json's bytes, the same for `icabench run`, `icabench report` and the bench app's /api/runs/:id/summary.json. */
+export function manualQaSummaryJson(summary: ManualQaRunSummary): string {
+  return `${JSON.stringify(summary, null, 2)}\n`;
+}
+
 export interface ManualQaFiles {
   summary: string;
   html: string;
@@ -227,12 +232,12 @@ export interface ManualQaFiles {
 }
 
 /** Computes the summary of a stored manual-QA run and writes summary.json, report.html, junit.xml and questions.csv into `outDir`. */
-export function writeManualQaOutputs(store: ResultStore, runId: string, outDir: string, extend: (summary: ManualQaRunSummary) => ManualQaRunSummary = (s) => s): { summary: ManualQaRunSummary; files: ManualQaFiles } {
+export function writeManualQaOutputs(store: ResultStore, runId: string, outDir: string): { summary: ManualQaRunSummary; files: ManualQaFiles } {
   const data = loadManualQaRun(store, runId);
-  const summary = extend(computeManualQaSummary(data));
+  const summary = computeManualQaSummary(data);
   mkdirSync(outDir, { recursive: true });
   const files = { summary: join(outDir, 'summary.json'), html: join(outDir, 'report.html'), junit: join(outDir, 'junit.xml'), csv: join(outDir, 'questions.csv') };
-  writeAtomically(files.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  writeAtomically(files.summary, manualQaSummaryJson(summary));
   writeAtomically(files.junit, manualQaJunit(summary, data.rows));
   writeAtomically(files.csv, manualQaCsv(data.rows));
   writeAtomically(files.html, manualQaReportHtml(summary, data.rows));

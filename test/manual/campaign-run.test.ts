@@ -171,6 +171,10 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
     expect(start.status).toBe(400);
     expect(start.json.error.code).toBe('unsupported_kind');
 
+    // the app serves the run's summary.json as icabench writes it
+    const served = await harness.api(`/api/runs/${runId}/summary.json`);
+    expect(`${JSON.stringify(served.json, null, 2)}\n`).toBe(readFileSync(join(dir, 'out', 'summary.json'), 'utf8'));
+
     const overview = await harness.api(`/api/runs/${runId}/manual`);
     expect(overview.status).toBe(200);
     expect(overview.json.questions).toHaveLength(40);
@@ -220,12 +224,15 @@ describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no
       const loaded = loadManualQaConfig(write('llm.yaml', yaml(['oracle', ref])));
       const result = await runManualQa(loaded, { store });
       expect(result.status).toBe('completed');
-      expect(result.tracker).not.toBeNull();
       const { summary } = writeManualQaOutputs(store, result.runId, join(dir, 'llm-out'));
       expect(summary.tiers).toHaveLength(2);
       expect(summary.tiers[0].tier).toBe('oracle');
       expect(summary.tiers[1].tier).toMatch(/^llm:.*judge-model/);
       expect(summary.setup?.evaluators).toEqual(['oracle', summary.tiers[1].tier]);
+      // the model calls are stored with the run and summarised from the store
+      expect(summary.llm?.calls).toBe(server.chatRequests().length);
+      expect(summary.invocations).toHaveLength(1);
+      expect(summary.invocations[0].modelHosts).toEqual([{ ref, host: `${server.url}/v1` }]);
       const data = loadManualQaRun(store, result.runId);
       for (const row of data.rows) {
         expect(row.result!.evaluations.map((e) => e.tier)).toEqual(['oracle', summary.tiers[1].tier]);

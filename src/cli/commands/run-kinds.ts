@@ -6,6 +6,7 @@ import { loadManualQaConfig } from '../../manual/config.ts';
 import { runManualQa } from '../../manual/run.ts';
 import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { ResultStore } from '../../store/store.ts';
+import { workspaceStorePath } from '../../store/workspace.ts';
 
 export interface ItemRunOptions {
   out?: string;
@@ -23,13 +24,13 @@ export async function runItemCampaignCommand(
   kind: Exclude<CampaignKind, 'dialogue'>,
   configPath: string,
   options: ItemRunOptions,
-  run: { storePath: (workspace: string) => string; headUnitLostExitCode: number },
+  run: { headUnitLostExitCode: number },
 ): Promise<void> {
   if (kind !== MANUAL_QA_KIND) throw new ConfigError(`${configPath}: kind ${kind}: no run path`);
   if (options.simulator) throw new ConfigError(`--simulator: a ${kind} campaign asks the questions of its test set; it has no user simulator`);
   const loaded = loadManualQaConfig(configPath);
   if (options.judge) loaded.config.evaluators = options.judge;
-  const store = ResultStore.open(run.storePath(resolve(options.workspace)));
+  const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
   try {
     let resumeRunId: string | undefined;
     if (options.resume) {
@@ -69,7 +70,7 @@ export async function runItemCampaignCommand(
       process.off('SIGINT', onSigint);
     }
     const out = resolve(options.out ?? join('runs', result.runId));
-    const { summary } = writeManualQaOutputs(store, result.runId, out, (s) => (result.tracker ? { ...s, llm: { ...result.tracker.summary(s.questions) } } : s));
+    const { summary } = writeManualQaOutputs(store, result.runId, out);
     const first = summary.tiers[0];
     const mean = (m: keyof typeof first.metrics) => (first.metrics[m].mean === null ? 'n/a' : first.metrics[m].mean!.toFixed(3));
     console.log(

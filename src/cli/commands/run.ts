@@ -1,24 +1,20 @@
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadCampaignConfig } from '../../campaign/config.ts';
+import { openRig, type Rig } from '../../campaign/rig.ts';
 import { runCampaign } from '../../campaign/runner.ts';
-import { buildTiers } from '../../campaign/tiers.ts';
 import type { CampaignEvent } from '../../campaign/events.ts';
 import { ResultStore } from '../../store/store.ts';
+import { workspaceStorePath } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
-import { gateText, writeRunOutputs } from '../outputs.ts';
+import { writeRunOutputs } from '../../report/write.ts';
+import { gateText } from '../outputs.ts';
 import { readCampaignKind } from '../../campaign/kinds.ts';
 import { runItemCampaignCommand } from './run-kinds.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
-
-export function workspaceStorePath(workspace: string): string {
-  mkdirSync(workspace, { recursive: true });
-  return join(workspace, 'icabench.db');
-}
 
 interface RunOptions {
   out?: string;
@@ -43,23 +39,29 @@ export function registerRunCommands(program: Command): void {
     .action(async (configPath: string, options: RunOptions) => {
       // campaign kinds (src/campaign/kinds.ts): dialogue runs below; item-based kinds have their own run path
       const kind = readCampaignKind(configPath);
-      if (kind !== 'dialogue') return runItemCampaignCommand(kind, configPath, options, { storePath: workspaceStorePath, headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
+      if (kind !== 'dialogue') return runItemCampaignCommand(kind, configPath, options, { headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
       const campaign = loadCampaignConfig(configPath);
-      // every model the run names is checked first: an unavailable one stops the run before the store is touched
-      const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge }, (line) => console.error(line));
-      const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
+      const storePath = () => workspaceStorePath(resolve(options.workspace));
+      // a resume reads the store first, so a wrong run id is reported before the rig comes up
+      let store: ResultStore | null = options.resume ? ResultStore.open(storePath()) : null;
+      let rig: Rig | null = null;
       try {
         let resumeRunId: string | undefined;
         if (options.resume) {
           resumeRunId =
             typeof options.resume === 'string'
               ? options.resume
-              : store
+              : store!
                   .listRuns()
                   .filter((r) => r.name === campaign.config.name && r.status !== 'completed')
                   .at(-1)?.id;
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
+          if (!store!.getRun(resumeRunId)) throw new Error(`--resume: no run ${resumeRunId} in ${options.workspace} (icabench runs lists them)`);
         }
+        // then the rig (every model it names checked, head unit connected): a problem stops a new run before the store is touched
+        rig = await openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log: (line) => console.error(line) });
+        const { tiers } = rig;
+        store ??= ResultStore.open(storePath());
         console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.ref).join(', ')}`);
         const controller = new AbortController();
         let interrupts = 0;
@@ -76,18 +78,13 @@ export function registerRunCommands(program: Command): void {
         const display = progressDisplay(options.progress && process.stderr.isTTY === true);
         let result;
         try {
-          result = await runCampaign(campaign, { store, tiers, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
+          result = await runCampaign(campaign, { store, rig, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
         } finally {
           display.stop();
           process.off('SIGINT', onSigint);
         }
         const out = resolve(options.out ?? join('runs', result.runId));
-        const summary = await writeRunOutputs(store, result.runId, out, {
-          summary: (base) => ({
-            ...(result.vehicle ? { vehicle: { ...result.vehicle } } : {}),
-            ...(tiers.tracker ? { llm: { ...tiers.tracker.summary(base.turns) } } : {}),
-          }),
-        });
+        const summary = await writeRunOutputs(store, result.runId, out);
         const pct = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
         console.log(
           `run ${result.runId} ${result.status}: ${summary.conversations} conversations, fail rate ${pct(summary.failRate)} ` +
@@ -103,7 +100,8 @@ export function registerRunCommands(program: Command): void {
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
         } else if (result.status === 'interrupted') process.exitCode = 130;
       } finally {
-        store.close();
+        await rig?.close();
+        store?.close();
       }
     });
 }
