@@ -90,7 +90,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const manualRuns = new ManualRunApi(store);
   const requireDialogue = (config: unknown, where: string) => {
     const kind = campaignKindOfValue(config);
-    if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: ${kind} campaigns run from the command line (icabench run); the bench app starts dialogue campaigns`);
+    if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} campaign; the bench app starts and compares dialogue campaigns (run ${kind} campaigns with icabench run)`);
   };
   const runner = options.launcher ? null : new RunnerLauncher(store, options.log);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
@@ -318,7 +318,9 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       pattern: /^\/api\/compare$/,
       handle: async (_q, res, _p, query) => {
         const q = parseRequest(CompareQuerySchema, Object.fromEntries(query), 'compare query');
-        const [a, b] = await Promise.all([summaries.get(requireRun(q.a)), summaries.get(requireRun(q.b))]);
+        const runs = [requireRun(q.a), requireRun(q.b)];
+        for (const run of runs) requireDialogue({ kind: run.kind }, `compare: run ${run.id}`);
+        const [a, b] = await Promise.all(runs.map((run) => summaries.get(run)));
         return ok(res, { comparison: compareRuns(a, b) });
       },
     },

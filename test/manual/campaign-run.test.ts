@@ -175,6 +175,10 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
     const served = await harness.api(`/api/runs/${runId}/summary.json`);
     expect(`${JSON.stringify(served.json, null, 2)}\n`).toBe(readFileSync(join(dir, 'out', 'summary.json'), 'utf8'));
 
+    const compare = await harness.api(`/api/compare?a=${runId}&b=${runId}`);
+    expect(compare.status).toBe(400);
+    expect(compare.json.error.code).toBe('unsupported_kind');
+
     const overview = await harness.api(`/api/runs/${runId}/manual`);
     expect(overview.status).toBe(200);
     expect(overview.json.questions).toHaveLength(40);
