@@ -173,7 +173,8 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
 
     // the app serves the run's summary.json as icabench writes it
     const served = await harness.api(`/api/runs/${runId}/summary.json`);
-    expect(`${JSON.stringify(served.json, null, 2)}\n`).toBe(readFileSync(join(dir, 'out', 'summary.json'), 'utf8'));
+    writeManualQaOutputs(store, runId, join(dir, 'out-app'));
+    expect(`${JSON.stringify(served.json, null, 2)}\n`).toBe(readFileSync(join(dir, 'out-app', 'summary.json'), 'utf8'));
 
     const compare = await harness.api(`/api/compare?a=${runId}&b=${runId}`);
     expect(compare.status).toBe(400);
