@@ -47,8 +47,8 @@ export class ManualRunApi {
   }
 
   /**
-   * Stores a rater's marks on one answered question. Every fact id must be one the first tier's
-   * evaluation shows (reference facts and answer facts), each at most once.
+   * Stores a rater's marks on one answered question: every fact the first tier's evaluation shows
+   * (reference facts and answer facts) marked exactly once, and no other.
    */
   annotate(run: RunRecord, key: string, body: unknown): FactAnnotationForm {
     this.requireManual(run);
@@ -65,6 +65,8 @@ export class ManualRunApi {
         if (seen.has(f.factId)) throw new ApiError(400, 'invalid_request', `annotation: ${field}.${i}.factId: "${f.factId}" is marked twice`, [{ path: `${field}.${i}.factId`, message: 'marked twice' }]);
         seen.add(f.factId);
       });
+      const missing = known.find((f) => !seen.has(f.id));
+      if (missing) throw new ApiError(400, 'invalid_request', `annotation: ${field}: fact "${missing.id}" is not marked (mark every fact of the evaluation)`, [{ path: field, message: `fact "${missing.id}" is not marked` }]);
     };
     check(form.referenceFacts, evaluation.referenceFacts, 'referenceFacts');
     check(form.answerFacts, evaluation.answerFacts, 'answerFacts');

@@ -203,6 +203,9 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
     });
     expect(wrong.status).toBe(400);
     expect(wrong.json.error.message).toContain('referenceFacts.0.factId: "nope" is not a fact of this evaluation');
+    const partial = await harness.api(`/api/runs/${runId}/manual/questions/${encodeURIComponent(key)}/annotations`, { body: { ...marks('ann', false), referenceFacts: marks('ann', false).referenceFacts.slice(1) } });
+    expect(partial.status).toBe(400);
+    expect(partial.json.error.message).toContain(`referenceFacts: fact "${evaluation.referenceFacts[0].id}" is not marked`);
     const after = await harness.api(`/api/runs/${runId}/manual`);
     expect(after.json.summary.alignment).toMatchObject({ tier: 'oracle', annotations: 2, raters: 2 });
     // the rater labels equal the tier's tags: precision and recall 1 where the tier tagged something
