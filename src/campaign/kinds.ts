@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { isMap, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { CampaignConfigSchema, ConfigError } from './config.ts';
+import { ConfigError, readBoundedText } from '../config/yaml.ts';
+import { CampaignConfigSchema } from './config.ts';
 import { ManualQaConfigSchema } from '../manual/config.ts';
 
 /**
@@ -26,12 +26,8 @@ function unknownKind(value: unknown, where: string): string {
  * own loader, which reports them with their line.
  */
 export function readCampaignKind(path: string): CampaignKind {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw new ConfigError(`${path}: cannot read the campaign config (does the file exist?)`);
-  }
+  // bounded like every config read: a missing, oversized or endless file fails here naming it
+  const text = readBoundedText(path, 'campaign config');
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter });
   if (doc.errors.length > 0 || !isMap(doc.contents)) return DEFAULT_CAMPAIGN_KIND;
@@ -51,23 +47,18 @@ export function campaignKindOfValue(value: unknown): CampaignKind | null {
 }
 
 const SCHEMAS: Record<CampaignKind, z.ZodType> = {
-  // the dialogue schema has no `kind` field: `kind: dialogue` is accepted and dropped
-  dialogue: z.preprocess((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'kind')) : value), CampaignConfigSchema),
+  dialogue: CampaignConfigSchema,
   'manual-qa': ManualQaConfigSchema,
 };
 
 /**
- * Any campaign config: dispatches on `kind` to that kind's schema, so a validator (the bench app's
- * config list and editor) reports exactly the errors `icabench run` would give, each at its field.
+ * The schema a parsed campaign config validates with: its kind's (dialogue without `kind`), or, for an
+ * unknown kind, one that fails at `kind` naming the accepted kinds. The bench app's config list and
+ * editor use it, so they report exactly the errors `icabench run` would give, each at its field.
  */
-export const AnyCampaignConfigSchema: z.ZodType = z.unknown().transform((value, ctx) => {
+export function campaignConfigSchemaFor(value: unknown): z.ZodType {
   const kind = campaignKindOfValue(value);
-  if (kind === null) {
-    ctx.issues.push({ code: 'custom', message: unknownKind((value as { kind: unknown }).kind, '').replace(/^kind: /, ''), path: ['kind'], input: value });
-    return z.NEVER;
-  }
-  const result = SCHEMAS[kind].safeParse(value);
-  if (result.success) return result.data;
-  for (const issue of result.error.issues) ctx.issues.push({ ...issue, input: value } as never);
-  return z.NEVER;
-});
+  if (kind !== null) return SCHEMAS[kind];
+  const message = unknownKind((value as { kind: unknown }).kind, '').replace(/^kind: /, '');
+  return z.looseObject({ kind: z.unknown().refine(() => false, { message }) });
+}

@@ -7,7 +7,7 @@ export type LlmCallKind = z.infer<typeof LlmCallKindSchema>;
 /** USD per million tokens for metered endpoints, keyed by model reference. Refs not listed are local (GPU-seconds). */
 export const PriceTableSchema = z.record(
   z.string(),
-  z.object({ inputPerMTokUsd: z.number().min(0), outputPerMTokUsd: z.number().min(0) }),
+  z.strictObject({ inputPerMTokUsd: z.number().min(0), outputPerMTokUsd: z.number().min(0) }),
 );
 export type PriceTable = z.infer<typeof PriceTableSchema>;
 

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { workspaceStorePath } from '../store/workspace.ts';
@@ -23,6 +23,7 @@ export interface BenchAppOptions {
 /** The bench app as `icabench serve` and the Electron shell run it: the workspace's store, the bench configs, the built UI. */
 export async function startBenchApp(options: BenchAppOptions): Promise<BenchServer & { uiBuilt: boolean }> {
   const workspace = resolve(options.workspace);
+  mkdirSync(workspace, { recursive: true });
   const store = ResultStore.open(workspaceStorePath(workspace));
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
   const uiBuilt = existsSync(resolve(uiDir, 'index.html'));

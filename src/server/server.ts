@@ -28,7 +28,7 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ManualRunApi } from './manual-runs.ts';
-import { AnyCampaignConfigSchema, campaignKindOfValue } from '../campaign/kinds.ts';
+import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
@@ -86,7 +86,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { store } = options;
   // every campaign kind validates with its own schema (src/campaign/kinds.ts); the app starts dialogue campaigns only
-  const catalog = new ConfigCatalog(options.configsDir, AnyCampaignConfigSchema);
+  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
   const manualRuns = new ManualRunApi(store);
   const requireDialogue = (config: unknown, where: string) => {
     const kind = campaignKindOfValue(config);

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnyCampaignConfigSchema, readCampaignKind } from '../../src/campaign/kinds.ts';
+import { campaignConfigSchemaFor, readCampaignKind } from '../../src/campaign/kinds.ts';
 import { ConfigCatalog } from '../../src/server/configs.ts';
 import { loadManualQaConfig, manualSkillFor } from '../../src/manual/config.ts';
 import { ManualCorpus } from '../../src/manual/corpus.ts';
@@ -355,7 +355,7 @@ describe('the bench app config catalog with campaign kinds', () => {
     writeFileSync(join(configs, 'm.yaml'), `kind: manual-qa\nname: m\nmanual: [x.xml]\nevaluators: [oracle, "ollama:qwen3:14b"]\n`);
     writeFileSync(join(configs, 'bad.yaml'), `name: b\nkind: tool-agents\n`);
     writeFileSync(join(configs, 'm-bad.yaml'), `kind: manual-qa\nname: m\nmanual: []\n`);
-    const catalog = new ConfigCatalog(configs, AnyCampaignConfigSchema);
+    const catalog = new ConfigCatalog(configs, campaignConfigSchemaFor);
     const list = await catalog.list();
     expect(list.find((c) => c.name === 'm.yaml')).toMatchObject({ kind: 'manual-qa', valid: true });
     expect(list.find((c) => c.name === 'bad.yaml')).toMatchObject({ kind: null, valid: false, errors: [{ path: 'kind', line: 2, message: expect.stringContaining('accepted kinds: dialogue (the default), manual-qa') }] });

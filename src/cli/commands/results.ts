@@ -12,12 +12,12 @@ import { gateText, loadSummary } from '../outputs.ts';
 import { workspaceStorePath } from '../../store/workspace.ts';
 
 function openStore(workspace: string, mustExist = true): ResultStore | null {
-  const path = join(resolve(workspace), 'icabench.db');
+  const path = workspaceStorePath(workspace);
   if (!existsSync(path)) {
     if (mustExist) throw new Error(`no results store at ${path} (run a campaign first, or pass --workspace)`);
     return null;
   }
-  return ResultStore.open(workspaceStorePath(resolve(workspace)));
+  return ResultStore.open(path);
 }
 
 export function registerResultCommands(program: Command): void {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
@@ -5,8 +6,7 @@ import { loadCampaignConfig } from '../../campaign/config.ts';
 import { openRig, type Rig } from '../../campaign/rig.ts';
 import { runCampaign } from '../../campaign/runner.ts';
 import type { CampaignEvent } from '../../campaign/events.ts';
-import { ResultStore } from '../../store/store.ts';
-import { workspaceStorePath } from '../../store/workspace.ts';
+import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { writeRunOutputs } from '../../report/write.ts';
 import { gateText } from '../outputs.ts';
@@ -32,7 +32,7 @@ export function registerRunCommands(program: Command): void {
     .argument('<config>', 'campaign config, e.g. bench-configs/quickstart.yaml')
     .option('--out <dir>', 'where to write the report (default: runs/<run id>)')
     .option('--workspace <dir>', 'workspace holding the results store (icabench.db)', 'workspace')
-    .option('--resume [runId]', 'continue an interrupted run (default: the latest unfinished run of this config)')
+    .option('--resume [runId]', 'continue an interrupted run (without an id: the latest unfinished run of this config)')
     .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
@@ -41,27 +41,28 @@ export function registerRunCommands(program: Command): void {
       const kind = readCampaignKind(configPath);
       if (kind !== 'dialogue') return runItemCampaignCommand(kind, configPath, options, { headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
       const campaign = loadCampaignConfig(configPath);
-      const storePath = () => workspaceStorePath(resolve(options.workspace));
+      if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
+        throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
+      }
       // a resume reads the store first, so a wrong run id is reported before the rig comes up
-      let store: ResultStore | null = options.resume ? ResultStore.open(storePath()) : null;
+      let opened: WorkspaceStore | null = options.resume ? openWorkspaceStore(options.workspace) : null;
       let rig: Rig | null = null;
       try {
         let resumeRunId: string | undefined;
-        if (options.resume) {
-          resumeRunId =
-            typeof options.resume === 'string'
-              ? options.resume
-              : store!
-                  .listRuns()
-                  .filter((r) => r.name === campaign.config.name && r.status !== 'completed')
-                  .at(-1)?.id;
+        if (typeof options.resume === 'string') {
+          const run = opened!.store.getRun(options.resume);
+          if (!run) throw new Error(`--resume ${options.resume}: no such run in ${options.workspace} (icabench runs lists them)`);
+          resumeRunId = run.id;
+        } else if (options.resume) {
+          // listRuns is newest first: the latest unfinished run of this config
+          resumeRunId = opened!.store.listRuns().find((r) => r.name === campaign.config.name && r.status !== 'completed')?.id;
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
-          if (!store!.getRun(resumeRunId)) throw new Error(`--resume: no run ${resumeRunId} in ${options.workspace} (icabench runs lists them)`);
         }
         // then the rig (every model it names checked, head unit connected): a problem stops a new run before the store is touched
         rig = await openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log: (line) => console.error(line) });
         const { tiers } = rig;
-        store ??= ResultStore.open(storePath());
+        opened ??= openWorkspaceStore(options.workspace);
+        const store = opened.store;
         console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.ref).join(', ')}`);
         const controller = new AbortController();
         let interrupts = 0;
@@ -101,7 +102,7 @@ export function registerRunCommands(program: Command): void {
         } else if (result.status === 'interrupted') process.exitCode = 130;
       } finally {
         await rig?.close();
-        store?.close();
+        opened?.closeAndDiscardIfEmpty();
       }
     });
 }
