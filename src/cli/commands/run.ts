@@ -42,6 +42,7 @@ export function registerRunCommands(program: Command): void {
     .action(async (configPath: string, options: RunOptions) => {
       // campaign kinds (src/campaign/kinds.ts): dialogue runs below; item-based kinds have their own run path
       const kind = readCampaignKind(configPath);
+      if (kind !== 'dialogue' && options.fleet) throw new Error(`--fleet runs dialogue campaigns only; a ${kind} campaign runs in one process (docs/fleet.md, "Limits")`);
       if (kind !== 'dialogue') return runItemCampaignCommand(kind, configPath, options, { headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
       const campaign = loadCampaignConfig(configPath);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
