@@ -73,6 +73,12 @@ export async function liveWorkers(redis: Redis, log: (line: string) => void = ()
   return workers.sort((a, b) => a.id.localeCompare(b.id));
 }
 
+/** The fleet's workers as the bench app lists them (`icabench serve --fleet`): one connection, opened on first use. */
+export function fleetWorkerSource(redisUrl: string): { workers: () => Promise<WorkerStatus[]>; close: () => void } {
+  const redis = new Redis({ ...fleetRedisOptions(redisUrl, '--fleet'), lazyConnect: true, maxRetriesPerRequest: 1 });
+  return { workers: () => liveWorkers(redis), close: () => redis.disconnect() };
+}
+
 async function connect(options: FleetRedisOptions, url: string): Promise<Redis> {
   const redis = new Redis({ ...options, lazyConnect: true, retryStrategy: () => null });
   try {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { workspaceStorePath } from '../store/workspace.ts';
 import { ResultStore } from '../store/store.ts';
+import { fleetWorkerSource } from '../fleet/coordinator.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
 export const DEFAULT_CONFIGS_DIR = fileURLToPath(new URL('../../bench-configs', import.meta.url));
@@ -16,12 +17,16 @@ export interface BenchAppOptions {
   token?: string;
   configsDir?: string;
   uiDir?: string;
+  /** the fleet Redis whose workers the rig status lists (docs/fleet.md) */
+  fleet?: string;
   /** the campaign runner's progress lines (see BenchServerOptions.log) */
   log?: (line: string) => void;
 }
 
 /** The bench app as `icabench serve` and the Electron shell run it: the workspace's store, the bench configs, the built UI. */
 export async function startBenchApp(options: BenchAppOptions): Promise<BenchServer & { uiBuilt: boolean }> {
+  // a --fleet URL is checked (loopback, or TLS with a password) before anything is opened
+  const fleet = options.fleet ? fleetWorkerSource(options.fleet) : null;
   const workspace = resolve(options.workspace);
   mkdirSync(workspace, { recursive: true });
   const store = ResultStore.open(workspaceStorePath(workspace));
@@ -37,16 +42,19 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
       port: options.port ?? DEFAULT_PORT,
       token: options.token,
       log: options.log,
+      ...(fleet ? { rig: { fleetWorkers: fleet.workers } } : {}),
     });
     return {
       ...server,
       uiBuilt,
       async close() {
         await server.close();
+        fleet?.close();
         store.close();
       },
     };
   } catch (error) {
+    fleet?.close();
     store.close();
     throw error;
   }

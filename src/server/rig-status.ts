@@ -1,8 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { runDoctor, type DoctorResult } from '../cli/commands/doctor.ts';
 import type { Capabilities } from '../protocol/bridge.ts';
+import type { WorkerStatus } from '../fleet/protocol.ts';
 
-export type RigArea = 'head_unit' | 'models' | 'audio' | 'can' | 'disk' | 'system';
+export type RigArea = 'head_unit' | 'fleet' | 'models' | 'audio' | 'can' | 'disk' | 'system';
 
 /** One line of the rig status screen: what was checked, how it stands, and how to fix it. */
 export interface RigCheck {
@@ -25,6 +26,8 @@ export interface RigStatusSources {
   connectedUnits?: () => ConnectedUnit[];
   /** model references the bench configs use (checked for availability) */
   models?: () => Promise<string[]>;
+  /** the fleet's live workers (`icabench serve --fleet`, src/fleet); absent: no fleet lines */
+  fleetWorkers?: () => Promise<WorkerStatus[]>;
 }
 
 /**
@@ -34,8 +37,8 @@ export interface RigStatusSources {
  */
 export async function rigStatus(sources: RigStatusSources): Promise<RigCheck[]> {
   const models = sources.models ? await sources.models() : [];
-  const [units, can, doctor] = await Promise.all([headUnitChecks(sources), canChecks(), runDoctor({ models, allowedHosts: [] })]);
-  return [...units, ...can, ...doctor.map(fromDoctor)];
+  const [units, fleet, can, doctor] = await Promise.all([headUnitChecks(sources), fleetChecks(sources), canChecks(), runDoctor({ models, allowedHosts: [] })]);
+  return [...units, ...fleet, ...can, ...doctor.map(fromDoctor)];
 }
 
 function areaOf(result: DoctorResult): RigArea {
@@ -93,4 +96,28 @@ async function canChecks(): Promise<RigCheck[]> {
       fix: 'sudo modprobe vcan && sudo ip link add dev vcan0 type vcan && sudo ip link set up vcan0 (or plug in the CAN adapter)',
     },
   ];
+}
+
+/** One line per fleet worker: its rig, capabilities, what it runs now and its last heartbeat. */
+export async function fleetChecks(sources: RigStatusSources, now = Date.now()): Promise<RigCheck[]> {
+  if (!sources.fleetWorkers) return [];
+  let workers: WorkerStatus[];
+  try {
+    workers = await sources.fleetWorkers();
+  } catch (error) {
+    return [{ area: 'fleet', title: 'Fleet', status: 'fail', detail: `cannot read the fleet's workers: ${error instanceof Error ? error.message : String(error)}`, fix: 'check that the fleet Redis runs and the --fleet URL of icabench serve (docs/fleet.md)' }];
+  }
+  if (workers.length === 0) {
+    return [{ area: 'fleet', title: 'Fleet', status: 'warn', detail: 'no worker is connected to the fleet', fix: 'start icabench worker --redis URL --rig NAME on each rig (docs/fleet.md)' }];
+  }
+  return workers.map((worker): RigCheck => {
+    const seconds = Math.max(0, Math.round((now - Date.parse(worker.at)) / 1000));
+    const detail =
+      `${worker.capabilities.join('+')} over ${worker.transports.join('/')}${worker.voice ? `, voice ${worker.voice}` : ''}; ` +
+      `${worker.current.length ? `running ${worker.current.join(', ')}` : 'idle'}; ${worker.done} done; last heartbeat ${seconds} s ago`;
+    const title = `Fleet worker ${worker.rig} (${worker.host}, pid ${worker.pid})`;
+    if (worker.state === 'ready') return { area: 'fleet', title, status: 'ok', detail };
+    if (worker.state === 'stopping') return { area: 'fleet', title, status: 'warn', detail: `stopping; ${detail}`, fix: 'the worker is shutting down; start it again to take jobs' };
+    return { area: 'fleet', title, status: 'fail', detail: `not taking jobs: ${worker.reason ?? 'its head unit is unreachable'}; ${detail}`, fix: 'reconnect the rig\'s head unit, then restart the worker' };
+  });
 }

@@ -10,10 +10,11 @@ export function registerServeCommands(program: Command): void {
     .option('--host <host>', 'interface to listen on; anything but the loopback requires the token on every request', '127.0.0.1')
     .option('--port <port>', 'port (0 = any free port)', String(DEFAULT_PORT))
     .option('--token <token>', 'use this token instead of a fresh random one (env ICABENCH_SERVER_TOKEN also works)')
-    .action(async (options: { workspace: string; host: string; port: string; token?: string }) => {
+    .option('--fleet <redis-url>', 'list this fleet\'s workers on the rig status screen (docs/fleet.md)')
+    .action(async (options: { workspace: string; host: string; port: string; token?: string; fleet?: string }) => {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: expected an integer 0–65535, got "${options.port}"`);
-      const app = await startBenchApp({ workspace: options.workspace, host: options.host, port, token: options.token ?? process.env.ICABENCH_SERVER_TOKEN, log: (line) => console.error(line) });
+      const app = await startBenchApp({ workspace: options.workspace, host: options.host, port, token: options.token ?? process.env.ICABENCH_SERVER_TOKEN, ...(options.fleet ? { fleet: options.fleet } : {}), log: (line) => console.error(line) });
       const url = `${app.url}/#token=${encodeURIComponent(app.token)}`;
       console.log(`icabench bench app: ${url}`);
       if (!app.uiBuilt) console.log('The UI is not built yet: run `npm run build:ui` (the API works meanwhile).');

@@ -4,6 +4,7 @@ import { useApi } from '../hooks.ts';
 
 const AREA_TITLES: Record<RigCheck['area'], string> = {
   head_unit: 'Head unit',
+  fleet: 'Fleet workers',
   models: 'Model providers',
   audio: 'Audio',
   can: 'CAN transport',
