@@ -57,6 +57,7 @@ export interface ConversationExecutor {
   ready(): Promise<string | null>;
   /** Runs one planned conversation; rejects with ConversationAborted when the signal aborts first. */
   run(runId: string, spec: ConversationSpec, signal: AbortSignal, onTurn: (turn: TurnRecord, active: readonly Strategy[]) => void): Promise<FinishedConversation>;
+  /** Closes what the executor opened; a second call does nothing. */
   close(): Promise<void>;
 }
 
@@ -105,6 +106,7 @@ export async function runPlannedConversation(
 function rigExecutor(rig: Rig, config: CampaignConfig, watchOptions: () => Omit<WatchOptions, 'store' | 'runId'>): ConversationExecutor {
   let recorder: RunRecorder | null = null;
   let watch: ReturnType<Rig['watch']> | null = null;
+  let closing: Promise<void> | null = null;
   return {
     concurrency: config.concurrency,
     meta: { simulator: rig.tiers.simulator.describe, judges: rig.tiers.judges.map((j) => j.ref) },
@@ -115,10 +117,11 @@ function rigExecutor(rig: Rig, config: CampaignConfig, watchOptions: () => Omit<
     },
     ready: () => watch!.ready(),
     run: (runId, spec, signal, onTurn) => runPlannedConversation(rig, config, runId, spec, { signal, onTurn, recorder: recorder ?? undefined }),
-    async close() {
-      watch?.close();
-      await rig.close();
-    },
+    close: () =>
+      (closing ??= (async () => {
+        watch?.close();
+        await rig.close();
+      })()),
   };
 }
 

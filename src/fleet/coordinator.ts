@@ -131,6 +131,7 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   let results: Worker | null = null;
   let store: ResultStore | null = null;
   let tiersRecorded = false;
+  let closing: Promise<void> | null = null;
 
   events.on('stalled', ({ jobId }) => {
     if (runId && jobId.startsWith(`${runId}__`)) {
@@ -236,13 +237,14 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
         throw error;
       }
     },
-    async close() {
-      if (progressTimer) clearInterval(progressTimer);
-      await results?.close();
-      await events.close();
-      await queue.close();
-      redis.disconnect();
-    },
+    close: () =>
+      (closing ??= (async () => {
+        if (progressTimer) clearInterval(progressTimer);
+        await results?.close();
+        await events.close();
+        await queue.close();
+        redis.disconnect();
+      })()),
   };
 
   /** Ctrl+C or the budget: a waiting job is taken off the queue; a running one finishes on its rig, and its result is kept for --resume only if it arrives in time. */

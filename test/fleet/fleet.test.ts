@@ -1,4 +1,5 @@
-import { mkdtempSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
@@ -14,6 +15,7 @@ import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { spawnCliWorker, spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
+import { REPO_ROOT } from '../helpers/repoData.ts';
 
 /** A stored conversation without what depends on the clock (start time, durations, reply latencies) or names its run (session ids). */
 function comparable(result: ConversationResult, runId: string): unknown {
@@ -99,6 +101,29 @@ describe('fleet campaigns on a real redis-server', () => {
       expect(new Set(keys).size).toBe(40);
     } finally {
       store.close();
+      await Promise.all(workers.splice(0).map(stopWorker));
+    }
+  });
+
+  it('icabench run --fleet writes the outputs a local run writes (summary.json, report.html, junit.xml, conversations.csv); a remote Redis without TLS is refused', { timeout: 240_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-fleet-cli-'));
+    const config = join(dir, 'fleet.yaml');
+    writeFileSync(config, readFileSync(join(REPO_ROOT, 'bench-configs/quickstart.yaml'), 'utf8').replace('conversations: 60', 'conversations: 6').replace('seeds: seeds/in-car.yaml', `seeds: ${join(REPO_ROOT, 'bench-configs/seeds/in-car.yaml')}`));
+    workers.push(spawnCliWorker(redis.url, 'cli-rig'));
+    await waitForWorkers(redis.url, 1, 60_000, (w) => w.rig === 'cli-rig');
+    try {
+      const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin/icabench.js'), 'run', config, '--fleet', redis.url, '--workspace', join(dir, 'ws'), '--out', join(dir, 'out'), '--no-progress'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 });
+      expect(run.stderr).toMatch(/fleet: 1 worker\(s\) can serve text over reference: cli-rig/);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/completed: 6 conversations/);
+      for (const file of ['summary.json', 'report.html', 'junit.xml', 'conversations.csv']) expect(existsSync(join(dir, 'out', file)), file).toBe(true);
+      expect(JSON.parse(readFileSync(join(dir, 'out', 'summary.json'), 'utf8')).conversations).toBe(6);
+      // a remote Redis without TLS and password is refused before anything runs
+      const refused = spawnSync(process.execPath, [join(REPO_ROOT, 'bin/icabench.js'), 'run', config, '--fleet', 'redis://10.1.2.3:6379', '--workspace', join(dir, 'ws2')], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(/--fleet: the Redis at 10\.1\.2\.3 is not on this machine, and the URL has neither a password nor TLS/);
+      expect(existsSync(join(dir, 'ws2', 'icabench.db'))).toBe(false);
+    } finally {
       await Promise.all(workers.splice(0).map(stopWorker));
     }
   });

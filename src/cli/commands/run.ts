@@ -51,6 +51,7 @@ export function registerRunCommands(program: Command): void {
       // a resume reads the store first, so a wrong run id is reported before the rig comes up
       let opened: WorkspaceStore | null = options.resume ? openWorkspaceStore(options.workspace) : null;
       let rig: Rig | null = null;
+      let executor: ConversationExecutor | undefined;
       try {
         let resumeRunId: string | undefined;
         if (typeof options.resume === 'string') {
@@ -65,7 +66,6 @@ export function registerRunCommands(program: Command): void {
         // then the rig (every model it names checked, head unit connected) or the fleet (a worker can serve it): a problem stops a new run before the store is touched
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
         const log = (line: string) => console.error(line);
-        let executor: ConversationExecutor | undefined;
         if (options.fleet) {
           executor = await openFleetExecutor(campaign, { redisUrl: options.fleet, log });
         } else {
@@ -112,6 +112,8 @@ export function registerRunCommands(program: Command): void {
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
         } else if (result.status === 'interrupted') process.exitCode = 130;
       } finally {
+        // the run closes them when it started; a problem before it (a wrong --resume) must not leave the fleet's connections open
+        await executor?.close();
         await rig?.close();
         opened?.closeAndDiscardIfEmpty();
       }
