@@ -19,7 +19,7 @@ import {
   type RunDescriptor,
   type WorkerStatus,
 } from './protocol.ts';
-import { fleetRedisOptions, redactedRedisUrl, type FleetRedisOptions } from './redis.ts';
+import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from './redis.ts';
 
 /** Run fact kind: the workers that could serve the run when this invocation started. */
 export const FLEET_FACT = 'fleet.workers';
@@ -79,18 +79,6 @@ export function fleetWorkerSource(redisUrl: string): { workers: () => Promise<Wo
   return { workers: () => liveWorkers(redis), close: () => redis.disconnect() };
 }
 
-async function connect(options: FleetRedisOptions, url: string): Promise<Redis> {
-  const redis = new Redis({ ...options, lazyConnect: true, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    redis.disconnect();
-    throw new Error(`--fleet: cannot reach the fleet's Redis at ${redactedRedisUrl(url)}: ${error instanceof Error ? error.message : String(error)} (is redis-server running? docs/fleet.md)`);
-  }
-  return redis;
-}
-
 /**
  * The coordinator side of a fleet run (`icabench run CONFIG --fleet redis://…`): runCampaign plans,
  * stores and keeps budget, Ctrl+C and --resume as for a local run; this executor puts each planned
@@ -100,7 +88,7 @@ async function connect(options: FleetRedisOptions, url: string): Promise<Redis> 
 export async function openFleetExecutor(campaign: LoadedCampaign, options: FleetOptions): Promise<FleetExecutor> {
   const { log } = options;
   const connection = fleetRedisOptions(options.redisUrl, '--fleet');
-  const redis = await connect(connection, options.redisUrl);
+  const redis = await connectFleetRedis(options.redisUrl, '--fleet', log);
   const requirements = campaignRequirements(campaign);
   const workers = await liveWorkers(redis, log);
   const capable = workers.filter((w) => w.state === 'ready' && canServe(w, requirements));
@@ -117,6 +105,8 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   const queueName = conversationQueueName(requirements);
   const queue = new Queue(queueName, { connection });
   const events = new QueueEvents(queueName, { connection });
+  queue.on('error', (error) => log(`fleet queue: ${error.message}`));
+  events.on('error', (error) => log(`fleet events: ${error.message}`));
   await events.waitUntilReady();
 
   const pending = new Map<string, { resolve: (f: FinishedConversation) => void; reject: (e: Error) => void }>();

@@ -10,6 +10,8 @@ export interface FleetRedisOptions {
   maxRetriesPerRequest: null;
 }
 
+import { Redis } from 'ioredis';
+
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 /**
@@ -60,4 +62,35 @@ export function redactedRedisUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * Connects to the fleet's Redis: one attempt first, so an unreachable Redis is reported at once
+ * (naming the URL without its password); afterwards the connection reconnects by itself, and
+ * connection errors are logged once per outage instead of thrown.
+ */
+export async function connectFleetRedis(url: string, flag: string, log: (line: string) => void): Promise<Redis> {
+  const options = fleetRedisOptions(url, flag);
+  const probe = new Redis({ ...options, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  let cause: Error | null = null;
+  probe.on('error', (error: Error) => (cause ??= error));
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (error) {
+    throw new Error(`${flag}: cannot reach the fleet's Redis at ${redactedRedisUrl(url)}: ${(cause ?? (error as Error)).message} (is redis-server running? docs/fleet.md)`);
+  } finally {
+    probe.disconnect();
+  }
+  const redis = new Redis(options);
+  let down = false;
+  redis.on('error', (error: Error) => {
+    if (!down) log(`fleet Redis ${redactedRedisUrl(url)}: ${error.message}; reconnecting`);
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) log(`fleet Redis ${redactedRedisUrl(url)}: connected again`);
+    down = false;
+  });
+  return redis;
 }

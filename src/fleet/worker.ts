@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { z } from 'zod';
 import type { LoadedCampaign } from '../campaign/config.ts';
 import { openRig, type Rig } from '../campaign/rig.ts';
@@ -18,7 +17,7 @@ import {
   type Transport,
   type WorkerStatus,
 } from './protocol.ts';
-import { fleetRedisOptions, redactedRedisUrl } from './redis.ts';
+import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from './redis.ts';
 import { RedisHostLimiter } from './host-limiter.ts';
 import { setSharedSlotGate } from '../llm/limiter.ts';
 
@@ -62,11 +61,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
   const connection = fleetRedisOptions(options.redisUrl);
   const log = options.log;
   const id = `${options.rig}@${hostname()}#${process.pid}`;
-  const redis = new Redis(connection);
-  await redis.ping().catch((error: Error) => {
-    redis.disconnect();
-    throw new Error(`cannot reach the fleet's Redis at ${redactedRedisUrl(options.redisUrl)}: ${error.message}`);
-  });
+  const redis = await connectFleetRedis(options.redisUrl, '--redis', log);
   // the model hosts' slots are counted across the fleet, not per worker
   setSharedSlotGate(new RedisHostLimiter(redis));
   const rigs = new Map<string, Promise<{ rig: Rig; campaign: LoadedCampaign }>>();
@@ -128,6 +123,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     let queue = resultQueues.get(runId);
     if (!queue) {
       queue = new Queue(resultQueueName(runId), { connection });
+      queue.on('error', (error) => log(`result queue of ${runId}: ${error.message}`));
       resultQueues.set(runId, queue);
     }
     return queue;

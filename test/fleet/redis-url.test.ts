@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fleetRedisOptions, redactedRedisUrl } from '../../src/fleet/redis.ts';
+import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from '../../src/fleet/redis.ts';
 import { canServe, servedQueueNames, conversationQueueName } from '../../src/fleet/protocol.ts';
 
 describe('fleet Redis URL', () => {
@@ -18,6 +18,10 @@ describe('fleet Redis URL', () => {
   it('names what is wrong with a URL that is not one', () => {
     expect(() => fleetRedisOptions('127.0.0.1:6379', '--fleet')).toThrow(/^--fleet 127\.0\.0\.1:6379: the scheme must be redis:\/\/|^--fleet 127\.0\.0\.1:6379: not a URL/);
     expect(() => fleetRedisOptions('http://127.0.0.1')).toThrow(/scheme must be redis:\/\/ .* not http:/);
+  });
+
+  it('an unreachable Redis is reported at once with the cause, not retried forever', async () => {
+    await expect(connectFleetRedis('redis://127.0.0.1:1', '--fleet', () => undefined)).rejects.toThrow(/^--fleet: cannot reach the fleet's Redis at redis:\/\/127\.0\.0\.1:1: connect ECONNREFUSED 127\.0\.0\.1:1 \(is redis-server running/);
   });
 
   it('keeps the password out of logs', () => {
