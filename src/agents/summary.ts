@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { toolByName } from '../toolenv/catalog.ts';
 import type { TrialResult } from './loop.ts';
-import { reliability, ReliabilitySchema } from './reliability.ts';
+import { reliability, ReliabilitySchema } from '../analysis/reliability.ts';
 
 const FamilySummarySchema = z.object({
   tasks: z.number().int(),

@@ -21,8 +21,8 @@ describe('tool-agents campaign config', () => {
     expect(run.invalidTasks).toEqual([]);
     for (const family of ['base', 'hallucination', 'disambiguation']) {
       const f = run.summary.families[family];
-      expect(f.reliability.unbiased.map((p) => p.k)).toEqual([1, 2, 3]);
-      expect(f.reliability.firstK[2].passHatK).toBe(1);
+      expect(f.reliability.byK.map((p) => p.k)).toEqual([1, 2, 3]);
+      expect(f.reliability.byK[2].passHatK.firstK).toBe(1);
     }
   }, 120_000);
 

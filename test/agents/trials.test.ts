@@ -26,7 +26,7 @@ describe('replay agent through the loop', () => {
       results.push(r);
     }
     const summary = summarizeTrials(results);
-    expect(summary.families.base.reliability.unbiased[0].passHatK).toBe(1);
+    expect(summary.families.base.reliability.byK[0].passHatK.unbiased).toBe(1);
     expect(Object.keys(summary.policyViolations)).toEqual([]);
     // LLM-judged rules other than 004 have no judge offline: reported, never counted as followed
     expect(summary.policyNotJudged['002']).toBe(81);
@@ -149,6 +149,6 @@ describe('summary over trials', () => {
     const w = summarizeTrials(weather);
     expect(w.policyViolations).toEqual({ '024': 4 });
     expect(w.failedComponents).toMatchObject({ execution: 4, policy: 4 });
-    expect(w.families.base.reliability.firstK[0]).toMatchObject({ k: 1, items: 4, passHatK: 0, passAtK: 0 });
+    expect(w.families.base.reliability.byK[0]).toMatchObject({ k: 1, items: 4, passHatK: { unbiased: 0, firstK: 0 }, passAtK: { unbiased: 0, firstK: 0 } });
   }, 60_000);
 });
