@@ -3,15 +3,17 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../campaign/config.ts';
 import { loadYaml } from '../config/yaml.ts';
+import { parseOrThrow } from '../domain/validation.ts';
+import type { ResultStore } from '../store/store.ts';
 import { startBridgeServer, type BridgeServer } from '../bridge/server.ts';
 import { createProvider } from '../llm/index.ts';
 import { bridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
-import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
+import { runToolTaskTrial, TrialResultSchema, type ToolAgent, type TrialResult } from './loop.ts';
 import { FaultProfileSchema, ReplayAgent } from './replay.ts';
 import { summarizeTrials, type TrialsSummary } from './summary.ts';
-import { parseTasksLenient, type InvalidTask, type Task } from './tasks.ts';
+import { InvalidTaskSchema, parseTasksLenient, TaskSchema, type InvalidTask, type Task } from './tasks.ts';
 import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
 
 /**
@@ -88,16 +90,84 @@ export function loadCampaignTasks(loaded: LoadedToolAgents): { tasks: Task[]; in
   return { tasks: wanted ? tasks.filter((t) => wanted.has(t.task_id)) : tasks, invalid };
 }
 
+/** The campaign kind of src/campaign/kinds.ts that this module runs. */
+export const TOOL_AGENTS_KIND = 'tool-agents';
+
+/** Run facts a stored tool-agents run records besides its item results. */
+export const TOOL_AGENTS_FACTS = {
+  /** the tasks (or task files) that could not be loaded when the run was planned, with the reason */
+  invalidTasks: 'tool_agents_invalid_tasks',
+} as const;
+const InvalidTasksFactSchema = z.array(InvalidTaskSchema);
+
+/** One planned task trial, as stored in item_results (key `<task id>#<trial>`): the task itself, so a resume does not reread the files. */
+export const ToolTrialItemSchema = z.object({ taskId: z.string(), trial: z.number().int().nonnegative(), task: TaskSchema });
+export type ToolTrialItem = z.infer<typeof ToolTrialItemSchema>;
+export const trialKey = (taskId: string, trial: number): string => `${taskId}#${trial}`;
+
+/** A trial's one-word outcome in the store: pass / fail for a scored trial, otherwise the loop's outcome (not_runnable, agent_error, …). */
+export function trialOutcomeWord(result: TrialResult): string {
+  if (result.outcome === 'scored') return result.reward === 1 ? 'pass' : 'fail';
+  return result.outcome;
+}
+
+/** A stored tool-agents run: its trials (validated, plan order: trial 0 of every task, then trial 1, …) and the tasks that could not be loaded. */
+export function loadToolAgentsRun(store: ResultStore, runId: string): { planned: number; results: TrialResult[]; invalidTasks: InvalidTask[] } {
+  const run = store.getRun(runId);
+  if (!run) throw new Error(`no run ${runId} in ${store.path} (icabench runs lists them)`);
+  if (run.kind !== TOOL_AGENTS_KIND) throw new Error(`run ${runId} is a ${run.kind} run, not a ${TOOL_AGENTS_KIND} run`);
+  const rows = store.itemResults(runId);
+  const results = rows.filter((row) => row.result !== null).map((row) => parseOrThrow(TrialResultSchema, row.result, `${store.path}: run ${runId} trial "${row.key}"`));
+  const invalidTasks = store.runFacts(runId, TOOL_AGENTS_FACTS.invalidTasks).flatMap((fact, i) => parseOrThrow(InvalidTasksFactSchema, fact.data, `${store.path}: run ${runId} fact ${TOOL_AGENTS_FACTS.invalidTasks} #${i + 1}`));
+  return { planned: rows.length, results, invalidTasks };
+}
+
 export interface ToolAgentsRun {
+  /** the stored run (null when run without a store) */
+  runId: string | null;
+  status: 'completed' | 'interrupted';
+  /** every trial of the run, including those stored by earlier invocations of a resumed run */
   results: TrialResult[];
   summary: TrialsSummary;
   invalidTasks: InvalidTask[];
 }
 
-/** Runs a tool-agent campaign: every task × repeats, trial by trial; `onTrial` sees each result as it is recorded. */
-export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: { onTrial?: (result: TrialResult) => void; log?: (line: string) => void } = {}): Promise<ToolAgentsRun> {
+export interface RunToolAgentsOptions {
+  /** store every trial as an item result of a `tool-agents` run (resumable); without it the run lives in memory only */
+  store?: ResultStore;
+  /** continue this stored run: its remaining trials, with the tasks as planned (the task files are not reread) */
+  resumeRunId?: string;
+  /** abort = graceful stop: no new trial starts; running ones finish and are stored */
+  signal?: AbortSignal;
+  onTrial?: (result: TrialResult) => void;
+  log?: (line: string) => void;
+}
+
+/**
+ * Runs a tool-agent campaign: every task × repeats (trial 0 of every task, then trial 1, …); `onTrial` sees each
+ * result as it is recorded. With a store, each trial is one item result saved as soon as it ends, so an interrupted
+ * run continues with `resumeRunId` and everything the report shows is read back from the store.
+ */
+export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: RunToolAgentsOptions = {}): Promise<ToolAgentsRun> {
   const { config } = loaded;
-  const { tasks, invalid } = loadCampaignTasks(loaded);
+  const { store } = options;
+  if (options.resumeRunId && !store) throw new Error('runToolAgentsCampaign: resumeRunId needs the store holding the run');
+  const resumed = options.resumeRunId ? store!.getRun(options.resumeRunId) : null;
+  if (options.resumeRunId && !resumed) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
+  if (resumed && resumed.kind !== TOOL_AGENTS_KIND) throw new Error(`--resume: run ${resumed.id} is a ${resumed.kind} run, not a ${TOOL_AGENTS_KIND} run`);
+
+  let plan: ToolTrialItem[];
+  let invalidTasks: InvalidTask[];
+  if (resumed) {
+    plan = store!.remainingItems(resumed.id).map((row) => parseOrThrow(ToolTrialItemSchema, row.item, `${store!.path}: run ${resumed.id} trial "${row.key}"`));
+    invalidTasks = loadToolAgentsRun(store!, resumed.id).invalidTasks;
+  } else {
+    const loadedTasks = loadCampaignTasks(loaded);
+    invalidTasks = loadedTasks.invalid;
+    plan = Array.from({ length: config.repeats }, (_, trial) => loadedTasks.tasks.map((task) => ({ taskId: task.task_id, trial, task }))).flat();
+  }
+  for (const bad of invalidTasks) options.log?.(`task not loaded: ${bad.where} ${bad.taskId}: ${bad.reason}`);
+
   const judges: PolicyJudge[] = config.judges.map((j) => (j === 'rule' ? confirmationRuleJudge : llmPolicyJudge(createProvider(j))));
   const judge = chainJudges(...judges);
   const userFor = (): TaskUserSimulator => (config.user === 'deterministic' ? new DeterministicTaskUser() : new LlmTaskUser(createProvider(config.user)));
@@ -113,24 +183,53 @@ export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: {
     if (!token) throw new ConfigError(`${loaded.path}: agent.tokenEnv: $${agentConfig.tokenEnv} is not set (the bridge needs the shared token)`);
     bridge = await startBridgeServer({ host: agentConfig.host, port: agentConfig.port, token, turnTimeoutMs: agentConfig.turnTimeoutMs });
     options.log?.(`bridge listening on ${bridge.url}; waiting up to ${agentConfig.waitSeconds} s for a head unit with capabilities.tools`);
-    const connection = await bridge.waitForHeadUnit(agentConfig.waitSeconds * 1000);
-    agentFor = () => bridgeToolAgent(connection, { timeoutMs: agentConfig.turnTimeoutMs });
+    try {
+      const connection = await bridge.waitForHeadUnit(agentConfig.waitSeconds * 1000);
+      agentFor = () => bridgeToolAgent(connection, { timeoutMs: agentConfig.turnTimeoutMs });
+    } catch (error) {
+      await bridge.close();
+      throw error;
+    }
   }
-  const plan = Array.from({ length: config.repeats }, (_, trial) => tasks.map((task) => ({ task, trial }))).flat();
-  const results: TrialResult[] = new Array(plan.length);
+
+  // recorded only once everything that can fail before the first trial came up
+  let runId: string | null = null;
+  if (store) {
+    if (resumed) {
+      runId = resumed.id;
+      store.setRunStatus(runId, 'running');
+    } else {
+      runId = store.createItemRun({ name: config.name, kind: TOOL_AGENTS_KIND, config, plan: plan.map((item) => ({ key: trialKey(item.taskId, item.trial), item })) });
+      store.addRunFact(runId, TOOL_AGENTS_FACTS.invalidTasks, invalidTasks);
+    }
+  }
+  const fresh: TrialResult[] = [];
   let next = 0;
   const worker = async () => {
-    while (next < plan.length) {
-      const i = next++;
-      const { task, trial } = plan[i];
-      results[i] = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge });
-      options.onTrial?.(results[i]);
+    while (next < plan.length && !options.signal?.aborted) {
+      const { task, trial } = plan[next++];
+      const result = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge });
+      if (store && runId) store.saveItemResult(runId, trialKey(task.task_id, trial), trialOutcomeWord(result), result);
+      fresh.push(result);
+      options.onTrial?.(result);
     }
   };
   try {
     await Promise.all(Array.from({ length: Math.min(config.concurrency, plan.length) }, worker));
+  } catch (error) {
+    if (store && runId) store.setRunStatus(runId, 'interrupted');
+    throw error;
   } finally {
     await bridge?.close();
   }
-  return { results, summary: summarizeTrials(results), invalidTasks: invalid };
+  const status = fresh.length < plan.length ? 'interrupted' : 'completed';
+  if (store && runId) store.setRunStatus(runId, status);
+  // the stored run is the record (every invocation's trials); in memory, this invocation's; both in plan order
+  const results = store && runId ? loadToolAgentsRun(store, runId).results : orderByPlan(plan, fresh);
+  return { runId, status, results, summary: summarizeTrials(results), invalidTasks };
+}
+
+function orderByPlan(plan: readonly ToolTrialItem[], results: readonly TrialResult[]): TrialResult[] {
+  const byKey = new Map(results.map((r) => [trialKey(r.taskId, r.trial), r]));
+  return plan.map((item) => byKey.get(trialKey(item.taskId, item.trial))).filter((r): r is TrialResult => r !== undefined);
 }

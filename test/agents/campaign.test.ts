@@ -11,8 +11,8 @@ import { toolAgentFactory, toolUnitExtension } from '../../src/agents/bridge-uni
 import { loadTaskFile } from '../../src/agents/tasks.ts';
 
 describe('tool-agents campaign config', () => {
-  it('bench-configs/tool-agents/carbench-train.yaml runs offline: every task x 3 trials, pass^k per family', async () => {
-    const loaded = loadToolAgentsConfig(resolve('bench-configs/tool-agents/carbench-train.yaml'));
+  it('bench-configs/carbench-train.yaml runs offline: every task x 3 trials, pass^k per family', async () => {
+    const loaded = loadToolAgentsConfig(resolve('bench-configs/carbench-train.yaml'));
     expect(loaded.taskFiles).toEqual(['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].map((f) => dataPath(`carbench/${f}`)));
     const seen: number[] = [];
     const run = await runToolAgentsCampaign(loaded, { onTrial: (r) => seen.push(r.trial) });

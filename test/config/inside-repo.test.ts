@@ -1,3 +1,4 @@
+import { loadToolAgentsConfig } from '../../src/agents/campaign.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -56,6 +57,7 @@ async function namedPaths(file: string): Promise<string[]> {
     const { config, files } = loadManualQaConfig(file);
     return [...files, ...(config.testSet ? [config.testSet] : []), ...(config.embeddingModel ? [config.embeddingModel] : [])];
   }
+  if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'tool-agents') return loadToolAgentsConfig(file).taskFiles;
   if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel)) {
     const { config } = loadCampaignConfig(file);
     const paths = campaignPathFields(config).filter((f) => f.kind !== 'device').map((f) => f.path);
