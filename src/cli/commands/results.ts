@@ -3,7 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { compareRuns } from '../../analysis/compare.ts';
+import { compareToolRuns } from '../../agents/compare.ts';
+import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../agents/campaign.ts';
 import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
+import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
+import { writeAtomically } from '../../report/write.ts';
 import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { exportJsonl } from '../../store/export.ts';
 import { ResultStore } from '../../store/store.ts';
@@ -48,6 +52,7 @@ export function registerResultCommands(program: Command): void {
     .action(async (a: string, b: string, options: { workspace: string; json?: boolean; out?: string }) => {
       const store = openStore(options.workspace, false);
       try {
+        if ([a, b].some((ref) => store?.getRun(ref)?.kind === TOOL_AGENTS_KIND)) return compareToolAgentRuns(store!, a, b, options);
         const comparison = compareRuns(await loadSummary(store, a), await loadSummary(store, b));
         if (options.out) await writeComparisonReport(resolve(options.out), comparison);
         if (options.json) {
@@ -84,7 +89,9 @@ export function registerResultCommands(program: Command): void {
       const store = openStore(options.workspace)!;
       try {
         const out = resolve(options.out ?? join('runs', runId));
-        if (store.getRun(runId)?.kind === MANUAL_QA_KIND) writeManualQaOutputs(store, runId, out);
+        const kind = store.getRun(runId)?.kind;
+        if (kind === MANUAL_QA_KIND) writeManualQaOutputs(store, runId, out);
+        else if (kind === TOOL_AGENTS_KIND) writeToolAgentsOutputs(store, runId, out);
         else await writeRunOutputs(store, runId, out);
         console.log(`report: ${join(out, 'report.html')}`);
       } finally {
@@ -115,4 +122,28 @@ export function registerResultCommands(program: Command): void {
         store.close();
       }
     });
+}
+
+/** `icabench compare` of two stored tool-agents runs (e.g. two agents on the same tasks): pass^k per family and the tasks that moved. */
+function compareToolAgentRuns(store: ResultStore, a: string, b: string, options: { json?: boolean; out?: string }): void {
+  const [ra, rb] = [a, b].map((ref) => {
+    const run = store.getRun(ref);
+    if (run?.kind !== TOOL_AGENTS_KIND) throw new Error(`compare: run ${ref} is ${run ? `a ${run.kind} run` : 'not in this workspace'}; a tool-agents run compares with another tool-agents run (by run id)`);
+    return { run, results: loadToolAgentsRun(store, ref).results };
+  });
+  const comparison = compareToolRuns(ra.results, rb.results);
+  if (options.out) {
+    mkdirSync(resolve(options.out), { recursive: true });
+    writeAtomically(join(resolve(options.out), 'comparison.json'), `${JSON.stringify({ a: { id: ra.run.id, name: ra.run.name }, b: { id: rb.run.id, name: rb.run.name }, ...comparison }, null, 2)}\n`);
+  }
+  if (options.json) {
+    console.log(JSON.stringify(comparison, null, 2));
+    return;
+  }
+  const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+  console.log(`A ${ra.run.name} (${ra.run.id}, ${ra.results[0]?.agent ?? 'no trials'}) vs B ${rb.run.name} (${rb.run.id}, ${rb.results[0]?.agent ?? 'no trials'})`);
+  for (const f of comparison.families) console.log(`  ${f.family}: pass^${f.k} (unbiased) A ${pct(f.a)}, B ${pct(f.b)}, B − A ${f.delta === null ? 'n/a' : `${(f.delta * 100).toFixed(1)} pts`}`);
+  console.log(`  tasks whose success rate changed: ${comparison.changed.length}`);
+  for (const c of comparison.changed.slice(0, 20)) console.log(`    ${c.taskId}: ${pct(c.a)} → ${pct(c.b)}`);
+  if (comparison.onlyIn.a.length || comparison.onlyIn.b.length) console.log(`  only in A: ${comparison.onlyIn.a.length} tasks, only in B: ${comparison.onlyIn.b.length} tasks`);
 }
