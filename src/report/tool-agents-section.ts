@@ -153,6 +153,11 @@ ${tasks.map((trials, i) => taskHtml(trials, i < drillDownLimit)).join('\n')}`;
   return page(`icabench tool-agents report: ${run.name}`, subtitle, body, { charts: {} });
 }
 
+/** summary.json's text: the same bytes from `icabench run`, `icabench report` and the bench app. */
+export function toolAgentsSummaryJson(summary: ToolAgentsRunSummary): string {
+  return `${JSON.stringify(summary, null, 2)}\n`;
+}
+
 export interface ToolAgentsFiles {
   summary: string;
   html: string;
@@ -164,7 +169,7 @@ export function writeToolAgentsOutputs(store: ResultStore, runId: string, outDir
   const { summary, results } = computeToolAgentsSummary(store, runId);
   mkdirSync(outDir, { recursive: true });
   const files = { summary: join(outDir, 'summary.json'), html: join(outDir, 'report.html'), junit: join(outDir, 'junit.xml') };
-  writeAtomically(files.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  writeAtomically(files.summary, toolAgentsSummaryJson(summary));
   writeAtomically(files.junit, toolTrialsJunit(results, `icabench tool-agents ${summary.run.name}`));
   writeAtomically(files.html, toolAgentsReportHtml(summary, results));
   return { summary, files };
