@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadToolAgentsConfig, loadToolAgentsRun, runToolAgentsCampaign, TOOL_AGENTS_KIND } from '../../src/agents/campaign.ts';
 import { TrialResultSchema } from '../../src/agents/loop.ts';
+import { planReplay } from '../../src/agents/replay.ts';
+import { parseTasksLenient } from '../../src/agents/tasks.ts';
 import { readCampaignKind } from '../../src/campaign/kinds.ts';
 import { ToolAgentsRunSummarySchema } from '../../src/report/tool-agents-section.ts';
 import { ResultStore } from '../../src/store/store.ts';
@@ -108,6 +110,14 @@ describe('kind: tool-agents campaigns through icabench run', () => {
       const { results } = loadToolAgentsRun(store, ids[1]);
       const failed = results.filter((r) => r.reward === 0);
       expect(failed.length).toBeGreaterThan(0);
+      // exactly the tasks where the fault changes the replay fail, in every trial; the others still score R = 1
+      // (base_6 names an unknown tool: not runnable, so never scored)
+      const tasks = ['base.json', 'dis.json'].flatMap((f) => parseTasksLenient(readFileSync(join(clean.dir, f), 'utf8'), f).tasks).filter((t) => t.task_id !== 'base_6');
+      expect(tasks.length).toBe(5);
+      const fires = tasks.filter((t) => planReplay(t, { kind: 'half_done' }).faultFired).map((t) => t.task_id);
+      expect(fires.length).toBeGreaterThan(0);
+      expect([...new Set(failed.map((r) => r.taskId))].sort()).toEqual(fires.sort());
+      expect(failed).toHaveLength(2 * fires.length);
       // every failure is the state component's (leaving the last call out may also leave its tool out: subset); no policy, execution or end alarm
       for (const r of failed) expect(r.score?.state.passed, r.taskId).toBe(false);
       expect(summary.failedComponents.state).toBe(failed.length);
