@@ -41,6 +41,15 @@ describe('kind: tool-agents campaigns through icabench run', () => {
     expect(loaded.taskFiles).toEqual(['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].map((f) => dataPath(`carbench/${f}`)));
   });
 
+  it('icabench run bench-configs/carbench-train.yaml: 129 tasks × 3 trials, R = 1 on all, runnable counts per family printed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tool-agents-train-'));
+    const run = await runCli(['run', join(REPO_ROOT, 'bench-configs/carbench-train.yaml'), '--workspace', join(dir, 'ws'), '--out', join(dir, 'out')]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('completed: 387/387 task trials, R = 1 in 387; 0 tasks not runnable, 0 not loaded');
+    for (const [family, n] of [['base', 50], ['hallucination', 48], ['disambiguation', 31]] as const) expect(run.stdout).toContain(`${family}: ${n}/${n} tasks runnable; pass^1 1.000, pass^3 1.000 (first-k 1.000), pass@3 1.000`);
+    expect(readSummary(join(dir, 'out')).trials).toBe(387);
+  }, 180_000);
+
   it('the replay agent: R = 1 and pass^k = 1 on every runnable task; not runnable = skipped, bad file recorded; everything from the store', async () => {
     const { dir, config, workspace } = fixture();
     const out = join(dir, 'out');
