@@ -98,6 +98,12 @@ describe('kind: tool-agents campaigns through icabench run', () => {
       expect(report.code, report.stderr).toBe(0);
       expect(readFileSync(join(again, 'summary.json'), 'utf8')).toBe(readFileSync(join(out, 'summary.json'), 'utf8'));
       expect(existsSync(join(again, 'junit.xml'))).toBe(true);
+      // export: one stored task trial per line
+      const exported = await runCli(['export', stored.id, '--workspace', workspace, '--out', join(dir, 'trials.jsonl')]);
+      expect(exported.stderr).toContain('12 items written');
+      const lines = readFileSync(join(dir, 'trials.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.map((l) => l.key)).toEqual(rows.map((r) => r.key));
+      expect(TrialResultSchema.parse(lines[0].result).taskId).toBe('base_0');
     } finally {
       store.close();
     }

@@ -101,7 +101,7 @@ export function registerResultCommands(program: Command): void {
 
   program
     .command('export')
-    .description('stream a stored run as JSONL, one conversation per line')
+    .description('stream a stored run as JSONL, one conversation (or item: manual-QA question, tool-agent task trial) per line')
     .argument('<runId>', 'run id (icabench runs lists them)')
     .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
     .option('--out <file>', 'write to this file instead of standard output')
@@ -114,7 +114,7 @@ export function registerResultCommands(program: Command): void {
           const lines = await exportJsonl(store, runId, file);
           file.end();
           await once(file, 'finish');
-          console.error(`${lines} conversations written to ${options.out}`);
+          console.error(`${lines} ${store.getRun(runId)?.kind === 'dialogue' ? 'conversations' : 'items'} written to ${options.out}`);
         } else {
           await exportJsonl(store, runId, process.stdout);
         }
