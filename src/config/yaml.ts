@@ -305,7 +305,28 @@ export function parseYaml<S extends z.ZodType>(schema: S, text: string, file: st
   return result.data;
 }
 
+/** A validated YAML file that can still place a field on its line, for checks beyond the schema (a DBC lookup, a drive that must fit its route). */
+export interface LoadedYaml<T> {
+  data: T;
+  /** "FILE:LINE" of a field ("signals.gear.values.P"), or "FILE" when it is not in the file */
+  at(field: string): string;
+}
+
+/** Reads (at most `maxBytes`) and parses a YAML file with a schema, keeping the positions. `what` names the file's role in errors ("campaign config"). */
+export function loadYamlDocument<S extends z.ZodType>(schema: S, path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): LoadedYaml<z.output<S>> {
+  const source = parseYamlSource(readBoundedText(path, what, maxBytes), path);
+  const result = validateYaml(schema, source);
+  if (!result.ok) throw configErrorOf(path, result.problems);
+  return {
+    data: result.data,
+    at(field) {
+      const line = lineOfPath(source, field.split('.').map((key) => (/^\d+$/.test(key) ? Number(key) : key)));
+      return line ? `${path}:${line}` : path;
+    },
+  };
+}
+
 /** Reads (at most `maxBytes`) and parses a YAML file with a schema. `what` names the file's role in errors ("campaign config"). */
 export function loadYaml<S extends z.ZodType>(schema: S, path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): z.output<S> {
-  return parseYaml(schema, readBoundedText(path, what, maxBytes), path);
+  return loadYamlDocument(schema, path, what, maxBytes).data;
 }

@@ -172,6 +172,14 @@ describe('typos in the other config kinds', () => {
     expect(errorOf(() => loadMapping(path))).toMatch(new RegExp(`${escape(path)}:${lineOf(text, 'speedKmh')}: signals\\.speedKmh\\.scal: unknown key "scal" in signals\\.speedKmh \\(did you mean "scale"\\?\\)`));
   });
 
+  it('vehicle mapping: a check beyond the schema (the DBC) names the line of its field too', () => {
+    const text = readFileSync(join(REPO_ROOT, 'hardware/mappings/icabench_vehicle.yaml'), 'utf8')
+      .replace('dbc: ../icabench_vehicle.dbc', `dbc: ${join(REPO_ROOT, 'hardware/icabench_vehicle.dbc')}`)
+      .replace('rangeKm: { message: BATTERY_STATUS, signal: RemainingRange }', 'rangeKm: { message: BATTERY_STATUS, signal: Remaining }');
+    const path = write('mapping.yaml', text);
+    expect(() => loadMapping(path)).toThrow(new RegExp(`^${escape(path)}:${lineOf(text, 'rangeKm')}: signals\\.rangeKm\\.signal: Remaining is not a signal of BATTERY_STATUS$`));
+  });
+
   it('model manifest', async () => {
     const text = readFileSync(join(REPO_ROOT, 'models/default.yaml'), 'utf8').replace('    temperature: 0\n', '    temprature: 0\n');
     const path = write('models.yaml', text);
