@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { workspaceStorePath } from '../store/workspace.ts';
-import { ResultStore } from '../store/store.ts';
+import { openWorkspaceStore } from '../store/workspace.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
 export const DEFAULT_CONFIGS_DIR = fileURLToPath(new URL('../../bench-configs', import.meta.url));
@@ -21,7 +20,8 @@ export interface BenchAppOptions {
 /** The bench app as `icabench serve` and the Electron shell run it: the workspace's store, the bench configs, the built UI. */
 export async function startBenchApp(options: BenchAppOptions): Promise<BenchServer & { uiBuilt: boolean }> {
   const workspace = resolve(options.workspace);
-  const store = ResultStore.open(workspaceStorePath(workspace));
+  const opened = openWorkspaceStore(workspace);
+  const store = opened.store;
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
   const uiBuilt = existsSync(resolve(uiDir, 'index.html'));
   try {
@@ -43,7 +43,8 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
       },
     };
   } catch (error) {
-    store.close();
+    // a server that could not start (port taken, bad host) leaves no new store behind
+    opened.closeAndDiscardIfEmpty();
     throw error;
   }
 }
