@@ -7,7 +7,7 @@ import { allowedKeysAt } from './schema-walk.ts';
 /**
  * The one YAML loader of the project: every YAML file icabench reads (campaigns, seed pools, scenarios,
  * mappings, model manifests, judge-bench and manual-QA configs) and every YAML text the bench app
- * checks goes through `parseYaml`. It reads at most a size cap, refuses alias bombs and absurd
+ * checks goes through here (`loadYaml`, `parseYaml`, or `parseYamlSource` + `validateYaml`). It reads at most a size cap, refuses alias bombs and absurd
  * nesting, and reports every problem as `file:line: field: what was expected`, with the line of the
  * offending key, a "did you mean …?" for unknown keys and the mapping a missing field belongs in.
  */
@@ -140,14 +140,13 @@ export function parseYamlSource(text: string, file: string, lineOffset = 0): Yam
   return { file, doc, lines, value, lineOffset };
 }
 
-/** The node at `path` (or the deepest one that exists), and whether the last key is present. */
-function nodeAt(doc: Document.Parsed, path: readonly PropertyKey[]): { keyNode: Node | null; valueNode: Node | null; found: number } {
+/** The node at `path`, or at the deepest part of it that exists (a missing field points at its parent): its key node (in a map) and value node. */
+function nodeAt(doc: Document.Parsed, path: readonly PropertyKey[]): { keyNode: Node | null; valueNode: Node | null } {
   let node: Node | null = doc.contents as Node | null;
   let keyNode: Node | null = null;
-  let found = 0;
   for (const key of path) {
     if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === key || String(isScalar(p.key) ? p.key.value : p.key) === String(key));
+      const pair = node.items.find((p) => String(isScalar(p.key) ? p.key.value : p.key) === String(key));
       if (!pair) break;
       keyNode = pair.key as Node;
       node = pair.value as Node | null;
@@ -157,9 +156,8 @@ function nodeAt(doc: Document.Parsed, path: readonly PropertyKey[]): { keyNode: 
       keyNode = null;
       node = item;
     } else break;
-    found++;
   }
-  return { keyNode, valueNode: node, found };
+  return { keyNode, valueNode: node };
 }
 
 function lineOfNode(source: YamlSource, node: Node | null): number | null {
