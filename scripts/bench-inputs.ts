@@ -48,7 +48,7 @@ async function runCase(name: string, dir: string): Promise<CaseResult> {
     const { runCampaign } = await import('../src/campaign/runner.ts');
     const { buildTiers } = await import('../src/campaign/tiers.ts');
     const { ResultStore } = await import('../src/store/store.ts');
-    const { writeRunOutputs } = await import('../src/cli/outputs.ts');
+    const { writeRunOutputs } = await import('../src/report/write.ts');
     const campaign = loadCampaignConfig(join(dir, `${name}.yaml`));
     const tiers = await buildTiers(campaign.config, {}, () => undefined);
     const store = ResultStore.open(join(dir, `ws-${name}`, 'icabench.db'));

@@ -15,11 +15,14 @@ export interface BenchAppOptions {
   token?: string;
   configsDir?: string;
   uiDir?: string;
+  /** the campaign runner's progress lines (see BenchServerOptions.log) */
+  log?: (line: string) => void;
 }
 
 /** The bench app as `icabench serve` and the Electron shell run it: the workspace's store, the bench configs, the built UI. */
 export async function startBenchApp(options: BenchAppOptions): Promise<BenchServer & { uiBuilt: boolean }> {
   const workspace = resolve(options.workspace);
+  // creates the workspace folder too (the app writes its materialized configs there)
   const opened = openWorkspaceStore(workspace);
   const store = opened.store;
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
@@ -33,6 +36,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
       host: options.host,
       port: options.port ?? DEFAULT_PORT,
       token: options.token,
+      log: options.log,
     });
     return {
       ...server,
