@@ -265,10 +265,10 @@ function closestBranches(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[
   });
 }
 
-/** " (expected number)" from zod's "Invalid input: expected number, received undefined"; a schema's own message as it is. */
+/** " (expected number)" from zod's "Invalid input: expected number, received undefined" (or "… expected 1"); a schema's own message as it is. */
 function expectedOf(message: string): string {
-  const expected = /expected ([^,]+), received undefined/.exec(message);
-  if (expected) return ` (expected ${expected[1]})`;
+  const expected = /^Invalid input: (expected .+?)(, received undefined)?$/.exec(message);
+  if (expected) return ` (${expected[1]})`;
   return /received undefined/.test(message) ? '' : ` (${message})`;
 }
 

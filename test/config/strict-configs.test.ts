@@ -199,6 +199,36 @@ describe('typos in the other config kinds', () => {
   });
 });
 
+describe('a misspelled required field, in every config kind', () => {
+  const kinds: Array<[string, string, string, string, (path: string) => unknown]> = [
+    ['campaign', 'bench-configs/quickstart.yaml', 'seeds:', 'sedes:', loadCampaignConfig],
+    ['scenario', 'bench-configs/scenarios/urban.yaml', 'route:', 'rout:', loadScenario],
+    ['vehicle mapping', 'hardware/mappings/icabench_vehicle.yaml', 'name:', 'nme:', loadMapping],
+    ['model manifest', 'models/default.yaml', 'version:', 'verison:', loadModelManifest],
+    ['judge-bench', 'bench-configs/judge-bench/judge-bench-oracle.yaml', 'judges:', 'judgs:', loadJudgeBenchConfig],
+    ['manual-QA', 'bench-configs/manual-qa/manual-qa.yaml', 'manual:', 'manul:', loadManualQaConfig],
+  ];
+  it.each(kinds)('%s: the misspelled key at its line with the suggestion, and the missing field with its mapping', async (_kind, file, key, typo, load) => {
+    const original = readFileSync(join(REPO_ROOT, file), 'utf8');
+    expect(original).toMatch(new RegExp(`^${key}`, 'm'));
+    const text = original.replace(new RegExp(`^${key}`, 'm'), typo);
+    // the copy sits in the original's folder's place: its relative paths are not what is tested here
+    const path = write(file.split('/').at(-1)!, text);
+    const message = await (async () => {
+      try {
+        await load(path);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'loaded';
+    })();
+    const name = key.slice(0, -1);
+    const wrong = typo.slice(0, -1);
+    expect(message).toContain(`${path}:${lineOf(text, typo)}: ${wrong}: unknown key "${wrong}" (did you mean "${name}"?)`);
+    expect(message).toMatch(new RegExp(`${escape(path)}:\\d+: ${name}: missing required field "${name}" \\(expected [^)]+\\) in the top-level mapping at line \\d+`));
+  });
+});
+
 describe('the YAML loader', () => {
   it('refuses an alias bomb without expanding it', () => {
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [*${'abcdefghi'[i]},*${'abcdefghi'[i]},*${'abcdefghi'[i]},*${'abcdefghi'[i]},*${'abcdefghi'[i]},*${'abcdefghi'[i]},*${'abcdefghi'[i]},*${'abcdefghi'[i]},*${'abcdefghi'[i]}]`)].join('\n');
