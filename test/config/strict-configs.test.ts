@@ -195,7 +195,7 @@ describe('typos in the other config kinds', () => {
   });
 
   it('manual-QA config', () => {
-    const text = readFileSync(join(REPO_ROOT, 'bench-configs/manual-qa/manual-qa.yaml'), 'utf8').replace('concurrency: 4', 'concurency: 4');
+    const text = readFileSync(join(REPO_ROOT, 'bench-configs/manual-qa.yaml'), 'utf8').replace('concurrency: 4', 'concurency: 4');
     const path = write('manual-qa.yaml', text);
     expect(errorOf(() => loadManualQaConfig(path))).toMatch(new RegExp(`${escape(path)}:${lineOf(text, 'concurency')}: concurency: unknown key "concurency" \\(did you mean "concurrency"\\?\\)`));
   });
@@ -208,7 +208,7 @@ describe('a misspelled required field, in every config kind', () => {
     ['vehicle mapping', 'hardware/mappings/icabench_vehicle.yaml', 'name:', 'nme:', loadMapping],
     ['model manifest', 'models/default.yaml', 'version:', 'verison:', loadModelManifest],
     ['judge-bench', 'bench-configs/judge-bench/judge-bench-oracle.yaml', 'judges:', 'judgs:', loadJudgeBenchConfig],
-    ['manual-QA', 'bench-configs/manual-qa/manual-qa.yaml', 'manual:', 'manul:', loadManualQaConfig],
+    ['manual-QA', 'bench-configs/manual-qa.yaml', 'manual:', 'manul:', loadManualQaConfig],
     ['tool-agents', 'bench-configs/tool-agents/carbench-train.yaml', 'tasks:', 'taks:', loadToolAgentsConfig],
   ];
   it.each(kinds)('%s: the misspelled key at its line with the suggestion, and the missing field with its mapping', async (_kind, file, key, typo, load) => {
