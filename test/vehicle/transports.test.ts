@@ -128,7 +128,7 @@ describe('can CLI', () => {
 
     const replay = cli('can', 'replay', 'urban.log', '--transport', 'candump:replayed.log');
     expect(replay.status, replay.stderr).toBe(0);
-    expect(replay.stderr).toContain('4080 frames sent, 0 failed');
+    expect(replay.stderr).toContain('urban.log -> candump log replayed.log: 4080 frames sent, 0 rejected, 0 junk lines');
     expect(readFileSync(join(dir, 'replayed.log'), 'utf8')).toBe(readFileSync(log, 'utf8'));
   });
 
@@ -143,9 +143,9 @@ describe('can CLI', () => {
     expect(objects[0]).toEqual({ t: 1700000000, id: 0x310, message: 'VEHICLE_MOTION', signals: { VehicleSpeed: 50, Gear: 3, Heading: 0, ParkingBrake: 0 }, labels: { Gear: 'D', ParkingBrake: 'RELEASED' } });
     expect(objects[1]).toMatchObject({ t: 1700000000.01, id: 0x123, error: 'unknown_id' });
     expect(objects[2]).toMatchObject({ message: 'VEHICLE_MOTION', signals: { VehicleSpeed: 655.35 } });
-    expect(result.stderr).toContain('mixed.log:2: skipped corrupt line');
+    expect(result.stderr).toContain('mixed.log:2: skipped junk line');
     expect(result.stderr).toContain('mixed.log:4: out of range: VEHICLE_MOTION.VehicleSpeed = 655.35, declared [0|300]');
-    expect(result.stderr).toContain('mixed.log: 3 frames, 1 rejected, 1 values out of range, 1 corrupt lines');
+    expect(result.stderr).toContain('mixed.log: 2 frames decoded, 1 rejected, 1 junk lines, 1 values out of range');
   });
 
   it('replay carries on past corrupt lines', () => {
@@ -153,7 +153,7 @@ describe('can CLI', () => {
     const result = cli('can', 'replay', 'corrupt.log');
     expect(result.status).toBe(0);
     expect(result.stdout).toBe('(1.000000) can0 310#01\n(3.000000) can0 310#03\n');
-    expect(result.stderr).toContain('corrupt.log:2: skipped corrupt line');
+    expect(result.stderr).toContain('corrupt.log:2: skipped junk line');
   });
 
   it('replay over SocketCAN fails with a clear message when the interface cannot be opened', () => {

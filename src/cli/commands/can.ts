@@ -8,6 +8,8 @@ import { loadMapping } from '../../vehicle/mapping.ts';
 import { loadScenario } from '../../vehicle/scenario.ts';
 import { replayFrames } from '../../vehicle/replay.ts';
 import { CandumpFileSink, readCandumpLog, type CandumpProblem } from '../../vehicle/transports/candump.ts';
+import { exactJson } from '../../vehicle/exactJson.ts';
+import { CappedProblemPrinter, formatReadSummary, readFailure, type LogReadCounts } from '../../vehicle/logSummary.ts';
 import { openFrameSink, parseTransportSpec, type FrameSink } from '../../vehicle/transports/index.ts';
 
 function positiveNumber(name: string) {
@@ -18,8 +20,23 @@ function positiveNumber(name: string) {
   };
 }
 
-function reportProblems(file: string, problems: CandumpProblem[]): void {
-  for (const p of problems) console.error(`${file}:${p.line}: skipped corrupt line (${p.reason}): ${p.text}`);
+/** Junk lines of a log, one capped, escaped line each (the excerpt is escaped by the reader). */
+function reportJunk(file: string, problems: CandumpProblem[], printer: CappedProblemPrinter): void {
+  for (const p of problems) printer.report(`${file}:${p.line}: skipped junk line (${p.reason}): ${p.text}`);
+}
+
+/** Prints the summary line and sets exit code 1 when the read failed (nothing valid, or --strict and anything refused). */
+function finishRead(
+  file: string,
+  counts: LogReadCounts,
+  strict: boolean,
+  printer: CappedProblemPrinter,
+  options: { verb?: string; extra?: string[]; rejectedAlwaysFails?: boolean } = {},
+): void {
+  printer.finish(file);
+  const failure = readFailure(counts, strict, options);
+  console.error(formatReadSummary(file, counts, options) + (failure ? `; failed: ${failure}` : ''));
+  if (failure) process.exitCode = 1;
 }
 
 export function registerCanCommands(program: Command): void {
@@ -48,15 +65,19 @@ export function registerCanCommands(program: Command): void {
 
   can
     .command('decode')
-    .description('Decode a candump log with a DBC: one line per frame (JSON with --json).')
+    .description(
+      'Decode a candump log with a DBC: one line per frame (JSON with --json). Ends with a summary line on stderr; exits 1 when no valid frame was read, or with --strict when any frame was rejected or any line was junk.',
+    )
     .argument('<dbc>', 'DBC file')
     .argument('<log>', 'candump log')
-    .option('--json', 'print one JSON object per frame: {t, id, message, signals, labels}')
-    .action((dbcPath: string, logPath: string, options: { json?: boolean }) => {
+    .option('--json', 'print one JSON object per frame: {t, id, message, signals, labels}; integers wider than 53 bits are written with every digit')
+    .option('--strict', 'exit 1 when any frame is rejected or any line is junk')
+    .action((dbcPath: string, logPath: string, options: { json?: boolean; strict?: boolean }) => {
       const codec = new DbcCodec(loadDbc(dbcPath));
       const { entries, problems } = readCandumpLog(logPath);
-      reportProblems(logPath, problems);
-      let rejected = 0;
+      const printer = new CappedProblemPrinter();
+      reportJunk(logPath, problems, printer);
+      const counts: LogReadCounts = { decoded: 0, rejected: 0, junk: problems.length };
       let outOfRange = 0;
       const out: string[] = [];
       const flush = () => {
@@ -66,27 +87,30 @@ export function registerCanCommands(program: Command): void {
       for (const { frame, line } of entries) {
         const result = codec.decode(frame);
         if (!result.ok) {
-          rejected++;
-          console.error(`${logPath}:${line}: ${result.problem}: ${result.detail}`);
+          counts.rejected++;
+          printer.report(`${logPath}:${line}: ${result.problem}: ${result.detail}`);
           if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, error: result.problem, detail: result.detail }));
           continue;
         }
+        counts.decoded++;
         const { message, signals, labels } = result.frame;
         for (const o of result.frame.outOfRange) {
           outOfRange++;
-          console.error(`${logPath}:${line}: out of range: ${message.name}.${o.signal} = ${o.value}, declared [${o.minimum}|${o.maximum}]`);
+          printer.report(`${logPath}:${line}: out of range: ${message.name}.${o.signal} = ${o.value}, declared [${o.minimum}|${o.maximum}]`);
         }
-        if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, message: message.name, signals, labels }));
+        if (options.json) out.push(exactJson({ t: frame.t, id: frame.id, message: message.name, signals, labels }));
         else out.push(`${frame.t.toFixed(6)} ${message.name} ${Object.entries(signals).map(([k, v]) => `${k}=${labels[k] ?? v}`).join(' ')}`);
         if (out.length >= 1000) flush();
       }
       flush();
-      console.error(`${logPath}: ${entries.length} frames, ${rejected} rejected, ${outOfRange} values out of range, ${problems.length} corrupt lines`);
+      finishRead(logPath, counts, options.strict === true, printer, { extra: [`${outOfRange} values out of range`] });
     });
 
   can
     .command('replay')
-    .description('Send a candump log over a transport, at the recorded pace (candump output is written at once).')
+    .description(
+      'Send a candump log over a transport, at the recorded pace (candump output is written at once). Ends with a summary line on stderr; exits 1 when no frame was sent, a frame failed, or with --strict any line was junk.',
+    )
     .argument('<log>', 'candump log')
     .option('--transport <spec>', 'candump[:FILE] (stdout without FILE), slcan:/dev/ttyX, socketcan:IFACE or bridge', 'candump')
     .option('--bitrate <n>', 'SLCAN bus bit rate', '500000')
@@ -94,11 +118,17 @@ export function registerCanCommands(program: Command): void {
     .option('--port <n>', 'bridge: port the bench listens on for the head unit (0: any free port)', '0')
     .option('--wait <s>', 'bridge: seconds to wait for a head unit to dial in', '60')
     .option('--no-pace', 'send as fast as the transport takes frames')
-    .action(async (logPath: string, options: { transport: string; bitrate: string; dbcName: string; port: string; wait: string; pace: boolean }) => {
+    .option('--strict', 'exit 1 when any line of the log is junk (a refused frame always fails)')
+    .action(async (logPath: string, options: { transport: string; bitrate: string; dbcName: string; port: string; wait: string; pace: boolean; strict?: boolean }) => {
       const spec = parseTransportSpec(options.transport);
       if (!spec) throw new Error(`--transport: expected candump, candump:FILE, slcan:/dev/ttyX, socketcan:IFACE or bridge, got "${options.transport}"`);
       const { entries, problems } = readCandumpLog(logPath);
-      reportProblems(logPath, problems);
+      const printer = new CappedProblemPrinter();
+      reportJunk(logPath, problems, printer);
+      if (entries.length === 0) {
+        finishRead(logPath, { decoded: 0, rejected: 0, junk: problems.length }, options.strict === true, printer, { verb: 'sent' });
+        return;
+      }
       const frames = entries.map((e) => e.frame);
       let closeBridge: (() => Promise<void>) | undefined;
       let sink: FrameSink;
@@ -115,9 +145,12 @@ export function registerCanCommands(program: Command): void {
       }
       try {
         const result = await replayFrames(frames, sink, { pace: spec.kind !== 'candump' && options.pace });
-        for (const error of result.errors) console.error(`${sink.describe}: ${error}`);
-        console.error(`${logPath} -> ${sink.describe}: ${result.sent} frames sent, ${result.failed} failed, ${problems.length} corrupt lines skipped`);
-        if (result.failed > 0) process.exitCode = 1;
+        for (const error of result.errors) printer.report(`${sink.describe}: ${error}`);
+        // a frame the transport refused is a failure even without --strict: the replay did not happen as recorded
+        finishRead(`${logPath} -> ${sink.describe}`, { decoded: result.sent, rejected: result.failed, junk: problems.length }, options.strict === true, printer, {
+          verb: 'sent',
+          rejectedAlwaysFails: true,
+        });
       } finally {
         await sink.close();
         await closeBridge?.();

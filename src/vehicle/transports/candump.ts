@@ -2,6 +2,7 @@ import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import type { TimedFrame } from '../frames.ts';
 import { bytesToHex, hexToBytes, MAX_EXTENDED_ID, MAX_FRAME_BYTES, MAX_STANDARD_ID } from '../frames.ts';
 import type { FrameSink } from './sink.ts';
+import { escapeExcerpt } from '../logSummary.ts';
 
 /**
  * The can-utils log format (candump -l / -L, canplayer, log2asc):
@@ -17,6 +18,7 @@ export interface CandumpEntry {
 
 export interface CandumpProblem {
   line: number;
+  /** the line as read, escaped and shortened for printing (see escapeExcerpt) */
   text: string;
   reason: string;
 }
@@ -52,7 +54,7 @@ export function parseCandumpLog(text: string): { entries: CandumpEntry[]; proble
     const lineText = raw.replace(/\r$/, '');
     if (lineText.trim() === '') return;
     const parsed = parseCandumpLine(lineText, index + 1);
-    if ('reason' in parsed) problems.push({ line: index + 1, text: lineText.slice(0, 120), reason: parsed.reason });
+    if ('reason' in parsed) problems.push({ line: index + 1, text: escapeExcerpt(lineText), reason: parsed.reason });
     else entries.push(parsed);
   });
   return { entries, problems };
