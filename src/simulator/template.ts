@@ -5,7 +5,7 @@ import { UtteranceAnnotationSchema } from '../domain/conversation.ts';
 import { constraintsOf, type Constraint, type Request, type Target } from '../domain/targets.ts';
 import type { Strategy } from '../domain/taxonomy.ts';
 import { DEFAULT_CONSECUTIVE_LIMITS } from '../domain/taxonomy.ts';
-import { createRng, type Rng } from '../world/rng.ts';
+import { createRng, type Rng } from '../domain/rng.ts';
 import { AMBIGUOUS_PLACES, CUISINES } from '../world/world.ts';
 import { drivingState, type DrivingState } from '../domain/safety-policy.ts';
 import {

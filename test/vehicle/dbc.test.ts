@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DbcParseError, loadDbc, parseDbc, signalBitPositions } from '../../src/vehicle/dbc/parser.ts';
 import { DbcCodec, EncodeError, rawRange, representableRange } from '../../src/vehicle/dbc/codec.ts';
 import type { DbcSignal } from '../../src/vehicle/dbc/types.ts';
-import { OPENDBC_FILES, opendbcPath, seededRandom } from './helpers.ts';
+import { OPENDBC_FILES, opendbcPath } from './helpers.ts';
+import { createRng } from '../../src/domain/rng.ts';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 const codecOf = (file: string) => new DbcCodec(loadDbc(opendbcPath(file)));
@@ -227,7 +228,7 @@ describe('property: encode then decode every signal of the four opendbc files', 
   for (const file of OPENDBC_FILES) {
     it(`${file}: random in-range values come back within one scaling step, touching only the signal's bits`, () => {
       const codec = codecOf(file);
-      const random = seededRandom(file.length * 7919);
+      const random = createRng(file.length * 7919).next;
       let checked = 0;
       const emptyRanges: string[] = [];
       for (const message of codec.db.messages) {

@@ -4,7 +4,7 @@ import { DEFAULT_SAFETY_POLICY, safetyRuling, type SafetyPolicy } from '../../do
 import type { Constraint, PlanStop, PoiCategory } from '../../domain/targets.ts';
 import type { Action, Capabilities, Poi } from '../../protocol/bridge.ts';
 import { brokenConstraints, routeMeets } from '../../world/constraints.ts';
-import { createRng, hashSeed } from '../../world/rng.ts';
+import { createRng, hashSeed } from '../../domain/rng.ts';
 import { World, isOpenAt } from '../../world/world.ts';
 import { REFERENCE_REPLIES, type ReplyPhrases } from '../../domain/vocabulary.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
