@@ -13,6 +13,7 @@ import { VehicleFeed, type VehicleSection } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
 import { watchHeadUnit } from '../bridge/run-monitor.ts';
+import { runPool } from '../domain/pool.ts';
 
 export interface CampaignTiers {
   simulator: UserSimulator;
@@ -84,7 +85,6 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
 
   const started = Date.now();
   let done = planned - remaining.length;
-  let next = 0;
   let budgetHit = false;
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());
@@ -92,57 +92,57 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const watch = watchHeadUnit(headUnit, { store, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
   let stopReason: string | null = null;
 
-  const worker = async (): Promise<void> => {
-    while (next < remaining.length) {
-      if (options.signal?.aborted || stopReason) return;
-      if (budgetMs !== null && Date.now() - started >= budgetMs) {
-        budgetHit = true;
-        return;
-      }
-      // the pause hook: no new conversation starts while the head unit is away
-      const stop = await watch.ready();
-      if (stop) stopReason ??= stop;
-      if (stopReason || options.signal?.aborted || next >= remaining.length) return;
-      const spec = remaining[next++];
-      const controller = new AbortController();
-      inflight.add(controller);
-      emit({ type: 'conversation_started', runId, key: spec.key, spec });
-      let result: ConversationResult;
-      const drive = vehicle?.drive(spec);
-      try {
-        result = await runConversation({
-          spec,
-          openSession: async (context) => {
-            await headUnit.ensureReady();
-            const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
-            return voice ? voice.speaking(session, spec) : session;
-          },
-          simulator: tiers.simulator,
-          judges: tiers.judges,
-          failOn: config.scoring.failOn,
-          contextAt: drive?.contextAt,
-          beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
-          signal: controller.signal,
-          onTurn: (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
-        });
-      } catch (error) {
-        voice?.discard(spec.key);
-        if (error instanceof ConversationAborted) return;
-        throw error;
-      } finally {
-        inflight.delete(controller);
-      }
-      const finished = voice ? voice.finish(result) : { result, artifacts: [] };
-      result = finished.result;
-      store.saveConversation(runId, result, finished.artifacts);
-      done++;
-      emit({ type: 'conversation_finished', runId, key: spec.key, result });
-      emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
+  const beforeTake = async (): Promise<boolean> => {
+    if (options.signal?.aborted || stopReason) return false;
+    if (budgetMs !== null && Date.now() - started >= budgetMs) {
+      budgetHit = true;
+      return false;
     }
+    // the pause hook: no new conversation starts while the head unit is away
+    const stop = await watch.ready();
+    if (stop) stopReason ??= stop;
+    return !stopReason && !options.signal?.aborted;
+  };
+
+  const work = async (spec: (typeof remaining)[number]): Promise<void> => {
+    const controller = new AbortController();
+    inflight.add(controller);
+    emit({ type: 'conversation_started', runId, key: spec.key, spec });
+    let result: ConversationResult;
+    const drive = vehicle?.drive(spec);
+    try {
+      result = await runConversation({
+        spec,
+        openSession: async (context) => {
+          await headUnit.ensureReady();
+          const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
+          return voice ? voice.speaking(session, spec) : session;
+        },
+        simulator: tiers.simulator,
+        judges: tiers.judges,
+        failOn: config.scoring.failOn,
+        contextAt: drive?.contextAt,
+        beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
+        signal: controller.signal,
+        onTurn: (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
+      });
+    } catch (error) {
+      voice?.discard(spec.key);
+      if (error instanceof ConversationAborted) return;
+      throw error;
+    } finally {
+      inflight.delete(controller);
+    }
+    const finished = voice ? voice.finish(result) : { result, artifacts: [] };
+    result = finished.result;
+    store.saveConversation(runId, result, finished.artifacts);
+    done++;
+    emit({ type: 'conversation_finished', runId, key: spec.key, result });
+    emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
   };
 
   try {
-    await Promise.all(Array.from({ length: Math.min(config.concurrency, Math.max(1, remaining.length)) }, worker));
+    await runPool(remaining, work, { concurrency: config.concurrency, beforeTake });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     watch.close();
