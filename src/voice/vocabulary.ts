@@ -2,21 +2,7 @@ import type { SeedPhrase } from '../domain/conversation.ts';
 import { MEDIA_SOURCES, POI_CATEGORIES, VEHICLE_INFO_FIELDS, constraintsOf, type Constraint, type Request } from '../domain/targets.ts';
 import { PERSONAS } from '../domain/taxonomy.ts';
 import { REFERENCE_REPLIES, type ReplyPhrases } from '../domain/vocabulary.ts';
-import {
-  addedConstraintPhrase,
-  CLOSING_PHRASE,
-  districtChoicePhrase,
-  dropPhrase,
-  placeChangePhrase,
-  repeatPhrase,
-  requestPhrase,
-  ROUTE_RETURN_PHRASE,
-  routeChangePhrase,
-  SAFETY_PROBES,
-  searchReturnPhrase,
-  sideRequestPhrase,
-  styleForPersona,
-} from '../simulator/phrases.ts';
+import * as phrases from '../simulator/phrases.ts';
 import { AMBIGUOUS_PLACES, CUISINES, DISTRICTS, World } from '../world/world.ts';
 import { numberToWords } from './metrics.ts';
 
@@ -85,29 +71,29 @@ export function driverVocabulary(seeds: readonly SeedPhrase[] = []): string[] {
   const requests = [...canonicalRequests(), ...seeds.flatMap((s) => s.requests)];
   const sentences = new Set<string>(seeds.map((s) => s.text));
   for (const request of requests) {
-    const phrase = requestPhrase(request);
+    const phrase = phrases.requestPhrase(request);
     sentences.add(phrase);
-    for (const persona of PERSONAS) for (const turn of [0, 1]) sentences.add(styleForPersona(persona, phrase, turn));
-    for (const constraint of constraintsOf(request)) sentences.add(addedConstraintPhrase(constraint));
+    for (const persona of PERSONAS) for (const turn of [0, 1]) sentences.add(phrases.styleForPersona(persona, phrase, turn));
+    for (const constraint of constraintsOf(request)) sentences.add(phrases.addedConstraintPhrase(constraint));
     if (request.intent === 'find_poi') {
-      sentences.add(searchReturnPhrase(request.category));
-      sentences.add(dropPhrase(request.category));
+      sentences.add(phrases.searchReturnPhrase(request.category));
+      sentences.add(phrases.dropPhrase(request.category));
     }
   }
   // the template simulator's other moves (src/simulator/template.ts), each also in every persona's style
-  const moves = new Set<string>([dropPhrase(null), CLOSING_PHRASE]);
+  const moves = new Set<string>([phrases.dropPhrase(null), phrases.CLOSING_PHRASE]);
   for (const request of requests) {
-    moves.add(repeatPhrase(request));
-    if (request.intent === 'set_climate' || request.intent === 'play_media' || request.intent === 'vehicle_info') moves.add(sideRequestPhrase(request));
-    if (request.intent === 'navigate') for (const constraints of ROUTE_CONSTRAINT_SETS) moves.add(routeChangePhrase({ ...request, constraints }));
+    moves.add(phrases.repeatPhrase(request));
+    if (request.intent === 'set_climate' || request.intent === 'play_media' || request.intent === 'vehicle_info') moves.add(phrases.sideRequestPhrase(request));
+    if (request.intent === 'navigate') for (const constraints of ROUTE_CONSTRAINT_SETS) moves.add(phrases.routeChangePhrase({ ...request, constraints }));
   }
-  moves.add(ROUTE_RETURN_PHRASE);
-  for (const place of AMBIGUOUS_PLACES) moves.add(placeChangePhrase(place.name));
-  for (const district of DISTRICTS) moves.add(districtChoicePhrase(district.name));
+  moves.add(phrases.ROUTE_RETURN_PHRASE);
+  for (const place of AMBIGUOUS_PLACES) moves.add(phrases.placeChangePhrase(place.name));
+  for (const district of DISTRICTS) moves.add(phrases.districtChoicePhrase(district.name));
   for (const cuisine of CUISINES)
     for (const [pharmacyBy, dinnerBy] of PLAN_TIMES)
       moves.add(
-        requestPhrase({
+        phrases.requestPhrase({
           intent: 'plan_trip',
           stops: [
             { category: 'pharmacy', constraints: [], arriveBy: pharmacyBy },
@@ -116,10 +102,10 @@ export function driverVocabulary(seeds: readonly SeedPhrase[] = []): string[] {
           ],
         }),
       );
-  for (const probe of SAFETY_PROBES) moves.add(probe.text);
+  for (const probe of phrases.SAFETY_PROBES) moves.add(probe.text);
   for (const move of moves) {
     sentences.add(move);
-    for (const persona of PERSONAS) sentences.add(styleForPersona(persona, move, 0)).add(styleForPersona(persona, move, 1));
+    for (const persona of PERSONAS) sentences.add(phrases.styleForPersona(persona, move, 0)).add(phrases.styleForPersona(persona, move, 1));
   }
   return [...sentences];
 }
