@@ -80,10 +80,17 @@ describe('icabench can decode', { timeout: 120_000 }, () => {
     expect(clean.status).toBe(0);
   });
 
-  it('an empty DBC is an error naming the file', () => {
+  it('an empty DBC is an error naming the file; a binary DBC is quoted escaped; an empty log fails', () => {
     const result = cli('can', 'decode', file('empty.dbc', 'VERSION ""\n'), file('one.log', GOOD + '\n'));
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/empty\.dbc:2: expected at least one message/);
+    const binary = cli('can', 'decode', file('binary.dbc', Buffer.from([0x1b, 0x5b, 0x32, 0x4a, 0x00])), file('one.log', GOOD + '\n'));
+    expect(binary.status).toBe(2);
+    expect(binary.stderr).toContain("binary.dbc:1: expected a DBC token (keyword, name, number, string or one of : ; | , ( ) [ ] @), found '\\x1b'");
+    expect(/[\x00-\x09\x0b-\x1f]/.test(binary.stderr)).toBe(false);
+    const empty = cli('can', 'decode', VEHICLE_DBC, file('empty.log', ''));
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/empty\.log: 0 frames decoded, 0 rejected, 0 junk lines, 0 values out of range; failed: no valid frame was read\n$/);
   });
 
   it('prints a 64-bit signal exactly in --json (ACU12.CR_Acu_SN = 6263398323264770332)', () => {
