@@ -10,9 +10,10 @@ export const MAX_EXCERPT_CHARS = 80;
 
 /**
  * Input text made safe to print: printable ASCII is kept, everything else (control bytes, binary, non-ASCII) is written
- * as \xNN or \u{N}, and the result is cut at `max` characters with the number of characters left out.
+ * as \xNN or \u{N}, and the result is cut at `max` characters with the number of characters left out (plus
+ * `charsAlreadyCut`, for a text a reader had already shortened).
  */
-export function escapeExcerpt(text: string, max = MAX_EXCERPT_CHARS): string {
+export function escapeExcerpt(text: string, max = MAX_EXCERPT_CHARS, charsAlreadyCut = 0): string {
   let out = '';
   let taken = 0;
   for (const ch of text) {
@@ -24,7 +25,8 @@ export function escapeExcerpt(text: string, max = MAX_EXCERPT_CHARS): string {
     else out += `\\u{${code.toString(16)}}`;
     taken += ch.length;
   }
-  return taken < text.length ? `${out}… (${text.length - taken} more chars)` : out;
+  const more = text.length - taken + charsAlreadyCut;
+  return more > 0 ? `${out}… (${more} more chars)` : out;
 }
 
 /** Prints problem lines up to MAX_PROBLEM_LINES, then only counts them; `finish` prints how many were left out. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CappedProblemPrinter, escapeExcerpt, MAX_PROBLEM_LINES, readFailure } from '../../src/vehicle/logSummary.ts';
 import { exactJson } from '../../src/vehicle/exactJson.ts';
+import { MAX_LINE_CHARS, parseCandumpLog, streamCandumpLog, type CandumpEntry, type CandumpProblem } from '../../src/vehicle/transports/candump.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icabench-can-cli-'));
@@ -48,6 +49,34 @@ describe('log reader summaries and exit codes', () => {
 
   it('writes bigints as exact JSON numbers', () => {
     expect(exactJson({ a: 6263398323264770332n, b: [1.5, -2n, 'x'], c: undefined, d: null })).toBe('{"a":6263398323264770332,"b":[1.5,-2,"x"],"d":null}');
+  });
+});
+
+describe('the streaming candump reader', () => {
+  async function stream(path: string) {
+    const entries: CandumpEntry[] = [];
+    const problems: CandumpProblem[] = [];
+    await streamCandumpLog(path, { entry: (e) => entries.push(e), problem: (p) => problems.push(p) });
+    return { entries, problems };
+  }
+
+  it('reads what parseCandumpLog reads, line for line, across chunk boundaries and without a final newline', async () => {
+    const lines = Array.from({ length: 5000 }, (_, i) => (i % 7 === 3 ? `junk ${i} \x00\x1b` : `(1700000000.${String(i).padStart(6, '0')}) can0 310#${(i % 256).toString(16).padStart(2, '0')}11`));
+    const text = lines.join('\r\n') + '\n\n' + GOOD;
+    const path = file('many.log', text);
+    expect(await stream(path)).toEqual(parseCandumpLog(text));
+  });
+
+  it('a line longer than MAX_LINE_CHARS is one junk line, buffered only up to the limit', async () => {
+    const long = 'A'.repeat(MAX_LINE_CHARS * 40);
+    const { entries, problems } = await stream(file('long.log', `${GOOD}\n${long}\n${GOOD}`));
+    expect(entries.map((e) => e.line)).toEqual([1, 3]);
+    expect(problems).toEqual([{ line: 2, text: `${'A'.repeat(80)}… (${long.length - 80} more chars)`, reason: `line longer than ${MAX_LINE_CHARS} characters` }]);
+    expect(parseCandumpLog(`${GOOD}\n${long}\n${GOOD}`).problems).toEqual(problems);
+  });
+
+  it('names the file when it cannot be read', async () => {
+    await expect(stream(join(dir, 'missing.log'))).rejects.toThrow(/cannot read candump log .*missing\.log: ENOENT/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { Command } from 'commander';
 import { BRIDGE_TOKEN_ENV } from '../../protocol/bridge.ts';
 import { startBridgeServer } from '../../bridge/server.ts';
@@ -7,7 +8,7 @@ import { scenarioEpoch, scenarioScheduler } from '../../vehicle/feed.ts';
 import { loadMapping } from '../../vehicle/mapping.ts';
 import { loadScenario } from '../../vehicle/scenario.ts';
 import { replayFrames } from '../../vehicle/replay.ts';
-import { CandumpFileSink, readCandumpLog, type CandumpProblem } from '../../vehicle/transports/candump.ts';
+import { CandumpFileSink, readCandumpLog, streamCandumpLog, type CandumpProblem } from '../../vehicle/transports/candump.ts';
 import { exactJson } from '../../vehicle/exactJson.ts';
 import { CappedProblemPrinter, formatReadSummary, readFailure, type LogReadCounts } from '../../vehicle/logSummary.ts';
 import { openFrameSink, parseTransportSpec, type FrameSink } from '../../vehicle/transports/index.ts';
@@ -20,9 +21,18 @@ function positiveNumber(name: string) {
   };
 }
 
-/** Junk lines of a log, one capped, escaped line each (the excerpt is escaped by the reader). */
-function reportJunk(file: string, problems: CandumpProblem[], printer: CappedProblemPrinter): void {
-  for (const p of problems) printer.report(`${file}:${p.line}: skipped junk line (${p.reason}): ${p.text}`);
+/** A junk line of a log, through the capped printer (the excerpt is escaped by the reader). */
+function reportJunk(file: string, problem: CandumpProblem, printer: CappedProblemPrinter): void {
+  printer.report(`${file}:${problem.line}: skipped junk line (${problem.reason}): ${problem.text}`);
+}
+
+/** Writes the buffered output lines to stdout and empties the buffer; waits while stdout is full. */
+async function writeLines(out: string[]): Promise<void> {
+  if (out.length === 0) return;
+  const ok = process.stdout.write(out.join('\n') + '\n');
+  out.length = 0;
+  // once() rejects on 'error' (a closed pipe), so a reader that went away does not leave us waiting
+  if (!ok) await once(process.stdout, 'drain');
 }
 
 /** Prints the summary line and sets exit code 1 when the read failed (nothing valid, or --strict and anything refused). */
@@ -72,37 +82,45 @@ export function registerCanCommands(program: Command): void {
     .argument('<log>', 'candump log')
     .option('--json', 'print one JSON object per frame: {t, id, message, signals, labels}; integers wider than 53 bits are written with every digit')
     .option('--strict', 'exit 1 when any frame is rejected or any line is junk')
-    .action((dbcPath: string, logPath: string, options: { json?: boolean; strict?: boolean }) => {
+    .action(async (dbcPath: string, logPath: string, options: { json?: boolean; strict?: boolean }) => {
       const codec = new DbcCodec(loadDbc(dbcPath));
-      const { entries, problems } = readCandumpLog(logPath);
       const printer = new CappedProblemPrinter();
-      reportJunk(logPath, problems, printer);
-      const counts: LogReadCounts = { decoded: 0, rejected: 0, junk: problems.length };
+      const counts: LogReadCounts = { decoded: 0, rejected: 0, junk: 0 };
       let outOfRange = 0;
       const out: string[] = [];
-      const flush = () => {
-        if (out.length) process.stdout.write(out.join('\n') + '\n');
-        out.length = 0;
-      };
-      for (const { frame, line } of entries) {
-        const result = codec.decode(frame);
-        if (!result.ok) {
-          counts.rejected++;
-          printer.report(`${logPath}:${line}: ${result.problem}: ${result.detail}`);
-          if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, error: result.problem, detail: result.detail }));
-          continue;
-        }
-        counts.decoded++;
-        const { message, signals, labels } = result.frame;
-        for (const o of result.frame.outOfRange) {
-          outOfRange++;
-          printer.report(`${logPath}:${line}: out of range: ${message.name}.${o.signal} = ${o.value}, declared [${o.minimum}|${o.maximum}]`);
-        }
-        if (options.json) out.push(exactJson({ t: frame.t, id: frame.id, message: message.name, signals, labels }));
-        else out.push(`${frame.t.toFixed(6)} ${message.name} ${Object.entries(signals).map(([k, v]) => `${k}=${labels[k] ?? v}`).join(' ')}`);
-        if (out.length >= 1000) flush();
+      // the log is streamed: memory stays bounded for any file, and output waits for a slow reader (backpressure)
+      const decodeStream = () => streamCandumpLog(logPath, {
+        problem: (p) => {
+          counts.junk++;
+          reportJunk(logPath, p, printer);
+        },
+        entry: ({ frame, line }) => {
+          const result = codec.decode(frame);
+          if (!result.ok) {
+            counts.rejected++;
+            printer.report(`${logPath}:${line}: ${result.problem}: ${result.detail}`);
+            if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, error: result.problem, detail: result.detail }));
+            return;
+          }
+          counts.decoded++;
+          const { message, signals, labels } = result.frame;
+          for (const o of result.frame.outOfRange) {
+            outOfRange++;
+            printer.report(`${logPath}:${line}: out of range: ${message.name}.${o.signal} = ${o.value}, declared [${o.minimum}|${o.maximum}]`);
+          }
+          if (options.json) out.push(exactJson({ t: frame.t, id: frame.id, message: message.name, signals, labels }));
+          else out.push(`${frame.t.toFixed(6)} ${message.name} ${Object.entries(signals).map(([k, v]) => `${k}=${labels[k] ?? v}`).join(' ')}`);
+        },
+        afterChunk: () => writeLines(out),
+      });
+      try {
+        await decodeStream();
+        await writeLines(out);
+      } catch (error) {
+        // the reader of stdout went away (`| head`): stop quietly, like other Unix filters
+        if ((error as NodeJS.ErrnoException).code === 'EPIPE') return;
+        throw error;
       }
-      flush();
       finishRead(logPath, counts, options.strict === true, printer, { extra: [`${outOfRange} values out of range`] });
     });
 
@@ -124,7 +142,7 @@ export function registerCanCommands(program: Command): void {
       if (!spec) throw new Error(`--transport: expected candump, candump:FILE, slcan:/dev/ttyX, socketcan:IFACE or bridge, got "${options.transport}"`);
       const { entries, problems } = readCandumpLog(logPath);
       const printer = new CappedProblemPrinter();
-      reportJunk(logPath, problems, printer);
+      for (const problem of problems) reportJunk(logPath, problem, printer);
       if (entries.length === 0) {
         finishRead(logPath, { decoded: 0, rejected: 0, junk: problems.length }, options.strict === true, printer, { verb: 'sent' });
         return;
