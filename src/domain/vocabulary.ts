@@ -50,6 +50,8 @@ export interface ReplyPhrases {
   whichRoute: string;
   lowRange: string;
   playingVideo: string;
+  /** the manual skill's answer when the owner's manual has nothing on the question */
+  notInManual: string;
   found(poi: FoundPoi): string;
   otherOptions(names: readonly string[]): string;
   noneMatching(category: PoiCategory): string;
@@ -78,6 +80,7 @@ export const REFERENCE_REPLIES: ReplyPhrases = {
   whichRoute: 'Which route do you mean?',
   lowRange: 'Your range is low; shall I find a charging station?',
   playingVideo: 'Playing the movie on the center screen.',
+  notInManual: "Sorry, I couldn't find that in the owner's manual.",
   found: (poi) => `I found ${poi.name} in ${poi.district}${poi.rating ? `, rated ${poi.rating}` : ''}, ${poi.driveMin} minutes away.`,
   otherOptions: (names) => `Other options: ${names.join(', ')}.`,
   noneMatching: (category) => `I couldn't find a ${CATEGORY_NOUN[category]} matching all of that.`,

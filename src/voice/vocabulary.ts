@@ -149,6 +149,7 @@ export function replyVocabulary(worldSeed = 1, replies: ReplyPhrases = REFERENCE
     replies.whichRoute,
     replies.lowRange,
     replies.playingVideo,
+    replies.notInManual,
   ])
     sentences.add(fixed);
   const names = world.pois.map((p) => p.name);
