@@ -1,4 +1,4 @@
-import { BlockList, isIP } from 'node:net';
+import { isLoopbackHost } from '../domain/loopback.ts';
 import { LlmError } from './types.ts';
 
 /**
@@ -10,22 +10,6 @@ import { LlmError } from './types.ts';
 export interface EndpointPolicy {
   /** extra host names or IP addresses allowed besides loopback (the lab's GPU workstation, …) */
   allowedHosts?: readonly string[];
-}
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/**
- * True for literal loopback addresses (127.0.0.0/8, ::1, and IPv4-mapped 127.x) and the name `localhost` itself,
- * decided from the text alone: nothing is resolved. Other names, `*.localhost` and `localhost.` included, are not
- * loopback: resolving them may send a query to the network, and a DNS answer cannot make a host loopback here.
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost') return true;
-  const family = isIP(host);
-  return family !== 0 && LOOPBACK.check(host, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 export function assertAllowedEndpoint(url: string | URL, policy: EndpointPolicy = {}): URL {

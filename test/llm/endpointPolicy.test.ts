@@ -1,6 +1,7 @@
 import dns from 'node:dns';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { assertAllowedEndpoint, guardedFetch, isLoopbackHost } from '../../src/llm/endpointPolicy.ts';
+import { isLoopbackAddress, isLoopbackHost } from '../../src/domain/loopback.ts';
+import { assertAllowedEndpoint, guardedFetch } from '../../src/llm/endpointPolicy.ts';
 import { LlmError } from '../../src/llm/types.ts';
 
 /** The resolver, stubbed: every lookup is recorded and fails, so no query can leave the machine. */
@@ -22,6 +23,11 @@ describe('model endpoint policy: what counts as loopback', () => {
     for (const host of ['ollama.localhost', 'a.b.localhost', 'localhost.', 'localhost.lab', '128.0.0.1', '10.0.0.1', '::2', '::', '0.0.0.0', 'gpu-box']) {
       expect(isLoopbackHost(host), host).toBe(false);
     }
+  });
+
+  it('socket addresses: IPv4-mapped loopback counts, names never do', () => {
+    for (const address of ['127.0.0.1', '::ffff:127.0.0.1', '::1']) expect(isLoopbackAddress(address), address).toBe(true);
+    for (const address of ['::ffff:10.0.0.1', '10.0.0.1', 'localhost', undefined]) expect(isLoopbackAddress(address), String(address)).toBe(false);
   });
 
   it('URL forms the URL parser normalises are judged on the normalised address', () => {
