@@ -1,3 +1,4 @@
+import type { VehicleState } from './context.ts';
 import type { PoiCategory, VehicleInfoField } from './targets.ts';
 
 /**
@@ -97,3 +98,25 @@ export const REFERENCE_REPLIES: ReplyPhrases = {
   stopNotFound: (category, stopNumber) => `I couldn't find a ${CATEGORY_NOUN[category]} for stop ${stopNumber}.`,
   plan: (stops) => `Here is your plan: ${stops.map((s) => `${s.name} at ${s.eta}`).join(', then ')}.`,
 };
+
+/** What the reference vehicle reports for a field when the bench sends no vehicle state for it. */
+export const DEFAULT_VEHICLE_READINGS = { rangeKm: 312, stateOfChargePct: 68, outsideTempC: 14 } as const;
+
+/**
+ * The reference head unit's reading of a vehicle-info field (value and unit), from the vehicle state it knows. Its
+ * reply reads it out (ReplyPhrases.vehicleInfo) and its vehicle_info action carries it.
+ */
+export function vehicleReading(field: VehicleInfoField, vehicle: Partial<VehicleState> | undefined): { value: string | number; unit: string } {
+  switch (field) {
+    case 'range':
+      return { value: Math.round(vehicle?.rangeKm ?? DEFAULT_VEHICLE_READINGS.rangeKm), unit: 'km' };
+    case 'state_of_charge':
+      return { value: Math.round(vehicle?.stateOfChargePct ?? DEFAULT_VEHICLE_READINGS.stateOfChargePct), unit: '%' };
+    case 'tire_pressure':
+      return { value: '2.5 bar on all tires', unit: '' };
+    case 'outside_temperature':
+      return { value: vehicle?.outsideTempC ?? DEFAULT_VEHICLE_READINGS.outsideTempC, unit: '°C' };
+    case 'oil_level':
+      return { value: 'ok', unit: '' };
+  }
+}

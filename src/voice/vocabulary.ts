@@ -1,7 +1,7 @@
 import type { SeedPhrase } from '../domain/conversation.ts';
 import { MEDIA_SOURCES, POI_CATEGORIES, VEHICLE_INFO_FIELDS, constraintsOf, type Constraint, type Request } from '../domain/targets.ts';
 import { PERSONAS } from '../domain/taxonomy.ts';
-import { REFERENCE_REPLIES, type ReplyPhrases } from '../domain/vocabulary.ts';
+import { REFERENCE_REPLIES, vehicleReading, type ReplyPhrases } from '../domain/vocabulary.ts';
 import * as phrases from '../simulator/phrases.ts';
 import { AMBIGUOUS_PLACES, CUISINES, DISTRICTS, World } from '../world/world.ts';
 import { numberToWords } from './metrics.ts';
@@ -136,7 +136,12 @@ export function replyVocabulary(worldSeed = 1, replies: ReplyPhrases = REFERENCE
   for (const setpoint of CLIMATE_SETPOINTS) sentences.add(replies.settingTemperature(setpoint));
   for (const items of Object.values(MEDIA_ITEMS)) for (const item of items) sentences.add(replies.playing(item));
   sentences.add(replies.playingOnRadio('Bayern 3'));
-  for (const field of VEHICLE_INFO_FIELDS) sentences.add(replies.vehicleInfo(field, 42, 'km'));
+  // readings as the unit reads them out: its defaults and a sample of each numeric field
+  for (const vehicle of [undefined, { rangeKm: 42, stateOfChargePct: 42, outsideTempC: 21 }])
+    for (const field of VEHICLE_INFO_FIELDS) {
+      const { value, unit } = vehicleReading(field, vehicle);
+      sentences.add(replies.vehicleInfo(field, value, unit));
+    }
   for (const fixed of [
     replies.notUnderstood,
     replies.cannotHelp,

@@ -32,12 +32,13 @@ describe('the recogniser vocabulary is derived from the shared reply phrases', (
       const vocabulary = new Set(replyVocabulary(1, replies));
       unit.startSession('s', MUNICH_CONTEXT);
       const said: string[] = [];
-      for (const [turn, text] of ['Set the temperature to 21 degrees.', 'Play some jazz music.', "Thanks, that's all."].entries()) {
-        said.push((await unit.handleTurn('s', turn, text, MUNICH_CONTEXT)).text);
-      }
+      const asked = ['Set the temperature to 21 degrees.', 'Play some jazz music.', 'How is the tire pressure?', "What's the battery charge level?", "Thanks, that's all."];
+      for (const [turn, text] of asked.entries()) said.push((await unit.handleTurn('s', turn, text, MUNICH_CONTEXT)).text);
       expect(said[0]).toBe(replies.settingTemperature(21));
       expect(said[1]).toBe(replies.playing('jazz'));
-      expect(said[2]).toBe(replies.goodbye);
+      expect(said[2]).toBe(replies.vehicleInfo('tire_pressure', '2.5 bar on all tires', ''));
+      expect(said[3]).toMatch(/^Your state of charge is \d+ %\.$/);
+      expect(said[4]).toBe(replies.goodbye);
       for (const sentence of said) expect(vocabulary.has(sentence), sentence).toBe(true);
     }
   });

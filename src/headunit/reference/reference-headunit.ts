@@ -6,7 +6,7 @@ import type { Action, Capabilities, Poi } from '../../protocol/bridge.ts';
 import { brokenConstraints, routeMeets } from '../../world/constraints.ts';
 import { createRng, hashSeed } from '../../domain/rng.ts';
 import { World, isOpenAt } from '../../world/world.ts';
-import { REFERENCE_REPLIES, type ReplyPhrases } from '../../domain/vocabulary.ts';
+import { DEFAULT_VEHICLE_READINGS, REFERENCE_REPLIES, vehicleReading, type ReplyPhrases } from '../../domain/vocabulary.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
 import { FAULT_PROFILES, FaultConfigSchema, faultRates, type FaultConfigInput, type FaultProfile } from './faults.ts';
 import { understand, type ParsedRequest } from './nlu.ts';
@@ -292,18 +292,10 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         session.lastDomain = 'media';
         return;
       case 'vehicle_info': {
-        const v = ctx.vehicle;
-        const values: Record<string, [string | number, string]> = {
-          range: [Math.round(v?.rangeKm ?? 312), 'km'],
-          state_of_charge: [Math.round(v?.stateOfChargePct ?? 68), '%'],
-          tire_pressure: ['2.5 bar on all tires', ''],
-          outside_temperature: [v?.outsideTempC ?? 14, '°C'],
-          oil_level: ['ok', ''],
-        };
-        const [value, unit] = values[request.field];
+        const { value, unit } = vehicleReading(request.field, ctx.vehicle);
         out.text.push(this.replies.vehicleInfo(request.field, value, unit));
         out.actions.push({ type: 'vehicle_info', field: request.field, value, ...(unit ? { unit } : {}) });
-        if (request.field === 'range' && (v?.rangeKm ?? 312) < 50) out.text.push(this.replies.lowRange);
+        if (request.field === 'range' && (ctx.vehicle?.rangeKm ?? DEFAULT_VEHICLE_READINGS.rangeKm) < 50) out.text.push(this.replies.lowRange);
         session.lastDomain = 'vehicle';
         return;
       }
