@@ -89,32 +89,31 @@ export function registerCanCommands(program: Command): void {
       let outOfRange = 0;
       const out: string[] = [];
       // the log is streamed: memory stays bounded for any file, and output waits for a slow reader (backpressure)
-      const decodeStream = () => streamCandumpLog(logPath, {
-        problem: (p) => {
-          counts.junk++;
-          reportJunk(logPath, p, printer);
-        },
-        entry: ({ frame, line }) => {
-          const result = codec.decode(frame);
-          if (!result.ok) {
-            counts.rejected++;
-            printer.report(`${logPath}:${line}: ${result.problem}: ${result.detail}`);
-            if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, error: result.problem, detail: result.detail }));
-            return;
-          }
-          counts.decoded++;
-          const { message, signals, labels } = result.frame;
-          for (const o of result.frame.outOfRange) {
-            outOfRange++;
-            printer.report(`${logPath}:${line}: out of range: ${message.name}.${o.signal} = ${o.value}, declared [${o.minimum}|${o.maximum}]`);
-          }
-          if (options.json) out.push(exactJson({ t: frame.t, id: frame.id, message: message.name, signals, labels }));
-          else out.push(`${frame.t.toFixed(6)} ${message.name} ${Object.entries(signals).map(([k, v]) => `${k}=${labels[k] ?? v}`).join(' ')}`);
-        },
-        afterChunk: () => writeLines(out),
-      });
       try {
-        await decodeStream();
+        await streamCandumpLog(logPath, {
+          problem: (p) => {
+            counts.junk++;
+            reportJunk(logPath, p, printer);
+          },
+          entry: ({ frame, line }) => {
+            const result = codec.decode(frame);
+            if (!result.ok) {
+              counts.rejected++;
+              printer.report(`${logPath}:${line}: ${result.problem}: ${result.detail}`);
+              if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, error: result.problem, detail: result.detail }));
+              return;
+            }
+            counts.decoded++;
+            const { message, signals, labels } = result.frame;
+            for (const o of result.frame.outOfRange) {
+              outOfRange++;
+              printer.report(`${logPath}:${line}: out of range: ${message.name}.${o.signal} = ${o.value}, declared [${o.minimum}|${o.maximum}]`);
+            }
+            if (options.json) out.push(exactJson({ t: frame.t, id: frame.id, message: message.name, signals, labels }));
+            else out.push(`${frame.t.toFixed(6)} ${message.name} ${Object.entries(signals).map(([k, v]) => `${k}=${labels[k] ?? v}`).join(' ')}`);
+          },
+          afterChunk: () => writeLines(out),
+        });
         await writeLines(out);
       } catch (error) {
         // the reader of stdout went away (`| head`): stop quietly, like other Unix filters
