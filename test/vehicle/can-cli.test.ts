@@ -75,6 +75,10 @@ describe('the streaming candump reader', () => {
     expect(parseCandumpLog(`${GOOD}\n${long}\n${GOOD}`).problems).toEqual(problems);
   });
 
+  it('stops on an endless line instead of reading forever (/dev/zero)', async () => {
+    await expect(stream('/dev/zero')).rejects.toThrow(/^\/dev\/zero:1: a line of more than 1048576 characters without a newline: not a candump log \(stopped reading\)$/);
+  });
+
   it('names the file when it cannot be read', async () => {
     await expect(stream(join(dir, 'missing.log'))).rejects.toThrow(/cannot read candump log .*missing\.log: ENOENT/);
   });

@@ -57,6 +57,8 @@ function readLogLine(raw: string, line: number): CandumpEntry | CandumpProblem |
 
 /** No candump line comes near this; a longer one is junk, and the streaming reader stops buffering it here. */
 export const MAX_LINE_CHARS = 4096;
+/** A line this long is not a log at all: the streaming reader stops with an error instead of reading on. */
+export const MAX_JUNK_LINE_CHARS = 1 << 20;
 
 /** Reads a candump log; corrupt lines are returned as problems with their line number, the rest is kept. */
 export function parseCandumpLog(text: string): { entries: CandumpEntry[]; problems: CandumpProblem[] } {
@@ -72,7 +74,8 @@ export function parseCandumpLog(text: string): { entries: CandumpEntry[]; proble
 
 /**
  * Streams a candump log line by line to the handlers, in file order, with the same rules as parseCandumpLog. Memory
- * stays bounded whatever the file holds: a line is buffered up to MAX_LINE_CHARS, beyond that only counted.
+ * stays bounded whatever the file holds: a line is buffered up to MAX_LINE_CHARS, beyond that only counted, and a
+ * line longer than MAX_JUNK_LINE_CHARS stops the read with an error (an endless input such as /dev/zero ends).
  */
 export async function streamCandumpLog(
   path: string,
@@ -111,6 +114,11 @@ export async function streamCandumpLog(
       if (pending.length > MAX_LINE_CHARS) {
         dropped += pending.length - MAX_LINE_CHARS;
         pending = pending.slice(0, MAX_LINE_CHARS);
+        // an endless line (/dev/zero, a binary blob) would be read forever: no candump log has one
+        if (dropped > MAX_JUNK_LINE_CHARS) {
+          stream.destroy();
+          throw new Error(`${path}:${line + 1}: a line of more than ${MAX_JUNK_LINE_CHARS} characters without a newline: not a candump log (stopped reading)`);
+        }
       }
       await handlers.afterChunk?.();
     }
