@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { describeZodError } from '../domain/validation.ts';
 
@@ -59,4 +60,9 @@ export function parseModelRef(ref: string): ModelRef {
   const parsed = ModelRefSchema.safeParse(candidate);
   if (!parsed.success) throw new ModelRefError(ref, describeZodError(parsed.error));
   return parsed.data;
+}
+
+/** A reference as named in a config file: a gguf path made absolute against the file's folder; other references unchanged. */
+export function resolveRefAgainst(ref: string, baseDir: string): string {
+  return ref.startsWith('gguf:') ? `gguf:${resolve(baseDir, ref.slice('gguf:'.length))}` : ref;
 }

@@ -8,7 +8,7 @@ import { ConfigError, loadCampaignConfig } from '../../src/campaign/config.ts';
 import { runCampaign } from '../../src/campaign/runner.ts';
 import { buildTiers } from '../../src/campaign/tiers.ts';
 import { planConversations } from '../../src/campaign/sampling.ts';
-import { writeRunOutputs } from '../../src/cli/outputs.ts';
+import { writeRunOutputs } from '../../src/report/write.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { startBridgeServer } from '../../src/bridge/server.ts';

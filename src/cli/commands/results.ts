@@ -5,17 +5,17 @@ import type { Command } from 'commander';
 import { compareRuns } from '../../analysis/compare.ts';
 import { exportJsonl } from '../../store/export.ts';
 import { ResultStore } from '../../store/store.ts';
-import { writeComparisonReport } from '../../report/write.ts';
-import { gateText, loadSummary, writeRunOutputs } from '../outputs.ts';
-import { workspaceStorePath } from './run.ts';
+import { writeComparisonReport, writeRunOutputs } from '../../report/write.ts';
+import { gateText, loadSummary } from '../outputs.ts';
+import { workspaceStorePath } from '../../store/workspace.ts';
 
 function openStore(workspace: string, mustExist = true): ResultStore | null {
-  const path = join(resolve(workspace), 'icabench.db');
+  const path = workspaceStorePath(workspace);
   if (!existsSync(path)) {
     if (mustExist) throw new Error(`no results store at ${path} (run a campaign first, or pass --workspace)`);
     return null;
   }
-  return ResultStore.open(workspaceStorePath(resolve(workspace)));
+  return ResultStore.open(path);
 }
 
 export function registerResultCommands(program: Command): void {
@@ -46,7 +46,7 @@ export function registerResultCommands(program: Command): void {
     .action(async (a: string, b: string, options: { workspace: string; json?: boolean; out?: string }) => {
       const store = openStore(options.workspace, false);
       try {
-        const comparison = compareRuns(loadSummary(store, a), loadSummary(store, b));
+        const comparison = compareRuns(await loadSummary(store, a), await loadSummary(store, b));
         if (options.out) await writeComparisonReport(resolve(options.out), comparison);
         if (options.json) {
           console.log(JSON.stringify(comparison, null, 2));
