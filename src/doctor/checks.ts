@@ -42,7 +42,7 @@ export function programCheck(name: string, programs: readonly SystemProgram[], p
     const packages = [...new Set(missing.map((p) => p.debianPackage))];
     return [
       missing.length === 0
-        ? { name, status: 'ok', detail: `${programs.map((p) => p.binary).join(', ')} found (${purpose})` }
+        ? { name, status: 'ok', detail: `${programs.map((p) => p.binary).join(', ')} found; used for ${purpose}` }
         : { name, status: 'warn', detail: `${missing.map((p) => p.binary).join(', ')} not on PATH; needed for ${purpose}`, fix: `sudo apt-get install ${packages.join(' ')}` },
     ];
   };

@@ -117,7 +117,7 @@ describe('system programs', () => {
       writeFileSync(join(bin, POCKETSPHINX.binary), '#!/bin/sh\n');
       chmodSync(join(bin, POCKETSPHINX.binary), 0o755);
       expect(POCKETSPHINX.binary).toBe('pocketsphinx_continuous');
-      expect(await speech()).toMatchObject({ status: 'ok', detail: 'pocketsphinx_continuous found (the voice path (offline recognition))' });
+      expect(await speech()).toMatchObject({ status: 'ok', detail: 'pocketsphinx_continuous found; used for the voice path (offline recognition)' });
     } finally {
       process.env.PATH = savedPath;
       rmSync(bin, { recursive: true, force: true });
