@@ -204,6 +204,14 @@ describe('import rules between the roles under src/', () => {
     expect(problems).toEqual([]);
   });
 
+  it('docs/architecture.md has one row per role, the same roles as RULES', () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs/architecture.md'), 'utf8');
+    const lines = doc.slice(doc.indexOf('| role | may import | notes |')).split('\n');
+    const end = lines.findIndex((line) => !line.startsWith('|'));
+    const documented = lines.slice(2, end).map((line) => line.split('|')[1].trim());
+    expect([...documented].sort()).toEqual(Object.keys(RULES).sort());
+  });
+
   it('the rules catch what they are meant to catch', () => {
     const edge = (file: string, target: string, typeOnly = false): ImportEdge => ({ file, line: 1, target, typeOnly });
     expect(violation(edge('headunit/reference/reference-headunit.ts', 'simulator/phrases.ts'))).toBe('headunit may not import simulator');
