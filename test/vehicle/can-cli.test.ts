@@ -140,6 +140,9 @@ describe('icabench can decode', { timeout: 120_000 }, () => {
 
 describe('icabench can replay', { timeout: 120_000 }, () => {
   it('a log without a frame sends nothing and exits 1; --strict fails on a junk line', () => {
+    const endless = cli('can', 'replay', '/dev/zero');
+    expect(endless.status).toBe(2);
+    expect(endless.stderr).toContain('/dev/zero:1: a line of more than 1048576 characters without a newline: not a candump log');
     const empty = cli('can', 'replay', file('nothing.log', 'junk\nmore junk\n'));
     expect(empty.status).toBe(1);
     expect(empty.stdout).toBe('');

@@ -39,7 +39,7 @@ describe('candump log files', () => {
     const sink = new CandumpFileSink(path);
     await sink.send(frames);
     await sink.close();
-    const { entries, problems } = readCandumpLog(path);
+    const { entries, problems } = await readCandumpLog(path);
     expect(problems).toEqual([]);
     expect(entries.length).toBe(frames.length);
     entries.forEach((entry, i) => expect(sameFrame({ ...entry.frame, t: Number(entry.frame.t.toFixed(6)) }, { ...frames[i], t: Number(frames[i].t.toFixed(6)) })).toBe(true));
@@ -97,13 +97,13 @@ describe('candump log files', () => {
 });
 
 describe('can CLI', () => {
-  it('records 60 s of the urban scenario that can-utils log2asc accepts, and replays it identically', () => {
+  it('records 60 s of the urban scenario that can-utils log2asc accepts, and replays it identically', async () => {
     requireBinary('log2asc', 'can-utils');
     const record = cli('can', 'record', 'urban', '--seconds', '60', '--out', 'urban.log');
     expect(record.stderr).toContain('urban.log: 4080 frames');
     expect(record.status).toBe(0);
     const log = join(dir, 'urban.log');
-    const { entries } = readCandumpLog(log);
+    const { entries } = await readCandumpLog(log);
     expect(entries.length).toBe(4080);
 
     const asc = join(dir, 'urban.asc');

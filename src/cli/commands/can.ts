@@ -139,7 +139,7 @@ export function registerCanCommands(program: Command): void {
     .action(async (logPath: string, options: { transport: string; bitrate: string; dbcName: string; port: string; wait: string; pace: boolean; strict?: boolean }) => {
       const spec = parseTransportSpec(options.transport);
       if (!spec) throw new Error(`--transport: expected candump, candump:FILE, slcan:/dev/ttyX, socketcan:IFACE or bridge, got "${options.transport}"`);
-      const { entries, problems } = readCandumpLog(logPath);
+      const { entries, problems } = await readCandumpLog(logPath);
       const printer = new CappedProblemPrinter();
       for (const problem of problems) reportJunk(logPath, problem, printer);
       if (entries.length === 0) {

@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import type { TimedFrame } from '../frames.ts';
 import { bytesToHex, hexToBytes, MAX_EXTENDED_ID, MAX_FRAME_BYTES, MAX_STANDARD_ID } from '../frames.ts';
 import type { FrameSink } from './sink.ts';
@@ -131,14 +131,12 @@ export async function streamCandumpLog(
   if (pending !== '' || dropped > 0) emit(pending);
 }
 
-export function readCandumpLog(path: string): { entries: CandumpEntry[]; problems: CandumpProblem[] } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read candump log ${path}: ${(error as Error).message}`);
-  }
-  return parseCandumpLog(text);
+/** Reads a whole candump log (streamed, so an endless or binary file fails early); problems come with line numbers. */
+export async function readCandumpLog(path: string): Promise<{ entries: CandumpEntry[]; problems: CandumpProblem[] }> {
+  const entries: CandumpEntry[] = [];
+  const problems: CandumpProblem[] = [];
+  await streamCandumpLog(path, { entry: (e) => entries.push(e), problem: (p) => problems.push(p) });
+  return { entries, problems };
 }
 
 /** Writes frames as candump log lines to a file (or any writable stream, e.g. stdout). */
