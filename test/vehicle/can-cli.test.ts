@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CappedProblemPrinter, escapeExcerpt, MAX_PROBLEM_LINES, readFailure } from '../../src/vehicle/logSummary.ts';
 import { exactJson } from '../../src/vehicle/exactJson.ts';
-import { MAX_LINE_CHARS, parseCandumpLog, streamCandumpLog, type CandumpEntry, type CandumpProblem } from '../../src/vehicle/transports/candump.ts';
+import { MAX_LINE_CHARS, streamCandumpLog, type CandumpEntry, type CandumpProblem } from '../../src/vehicle/transports/candump.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icabench-can-cli-'));
@@ -60,11 +60,16 @@ describe('the streaming candump reader', () => {
     return { entries, problems };
   }
 
-  it('reads what parseCandumpLog reads, line for line, across chunk boundaries and without a final newline', async () => {
+  it('reads every line across chunk boundaries, CRLF and blank lines included, and a last line without a newline', async () => {
     const lines = Array.from({ length: 5000 }, (_, i) => (i % 7 === 3 ? `junk ${i} \x00\x1b` : `(1700000000.${String(i).padStart(6, '0')}) can0 310#${(i % 256).toString(16).padStart(2, '0')}11`));
-    const text = lines.join('\r\n') + '\n\n' + GOOD;
-    const path = file('many.log', text);
-    expect(await stream(path)).toEqual(parseCandumpLog(text));
+    const path = file('many.log', lines.join('\r\n') + '\n\n' + GOOD);
+    const { entries, problems } = await stream(path);
+    expect(entries.length + problems.length).toBe(5001);
+    expect(problems.map((p) => p.line)).toEqual(lines.flatMap((_, i) => (i % 7 === 3 ? [i + 1] : [])));
+    expect(problems[0]).toEqual({ line: 4, text: 'junk 3 \\x00\\x1b', reason: 'expected "(seconds.micros) iface ID#HEXDATA"' });
+    expect(entries[0].frame).toEqual({ t: 1700000000, id: 0x310, extended: false, data: Uint8Array.from([0x00, 0x11]) });
+    expect(entries.at(-2)!.frame.data).toEqual(Uint8Array.from([4999 % 256, 0x11]));
+    expect(entries.at(-1)!.line).toBe(5002);
   });
 
   it('a line longer than MAX_LINE_CHARS is one junk line, buffered only up to the limit', async () => {
@@ -72,7 +77,6 @@ describe('the streaming candump reader', () => {
     const { entries, problems } = await stream(file('long.log', `${GOOD}\n${long}\n${GOOD}`));
     expect(entries.map((e) => e.line)).toEqual([1, 3]);
     expect(problems).toEqual([{ line: 2, text: `${'A'.repeat(80)}… (${long.length - 80} more chars)`, reason: `line longer than ${MAX_LINE_CHARS} characters` }]);
-    expect(parseCandumpLog(`${GOOD}\n${long}\n${GOOD}`).problems).toEqual(problems);
   });
 
   it('stops on an endless line instead of reading forever (/dev/zero)', async () => {

@@ -10,7 +10,7 @@ import { loadMapping } from '../../src/vehicle/mapping.ts';
 import { replayFrames } from '../../src/vehicle/replay.ts';
 import { loadScenario } from '../../src/vehicle/scenario.ts';
 import { FrameScheduler } from '../../src/vehicle/scheduler.ts';
-import { CandumpFileSink, formatCandumpLine, parseCandumpLog, readCandumpLog } from '../../src/vehicle/transports/candump.ts';
+import { CandumpFileSink, formatCandumpLine, readCandumpLog } from '../../src/vehicle/transports/candump.ts';
 import { SlcanSink, slcanCommand } from '../../src/vehicle/transports/slcan.ts';
 import { SocketCanSink } from '../../src/vehicle/transports/socketcan.ts';
 import type { FrameSink } from '../../src/vehicle/transports/sink.ts';
@@ -56,7 +56,7 @@ describe('candump log files', () => {
     expect(readFileSync(copy, 'utf8')).toBe(text);
   });
 
-  it('formats and parses standard, extended and CAN FD frames', () => {
+  it('formats and parses standard, extended and CAN FD frames', async () => {
     const frames: TimedFrame[] = [
       { t: 1700000000.123456, id: 0x123, extended: false, data: Uint8Array.from([0xde, 0xad, 0xbe, 0xef]) },
       { t: 1700000000.5, id: 0x1abcdef0, extended: true, data: new Uint8Array() },
@@ -68,12 +68,14 @@ describe('candump log files', () => {
       '(1700000000.500000) vcan0 1ABCDEF0#',
       '(1700000001.000000) vcan0 7FF##0000102030405060708090A0B',
     ]);
-    const { entries, problems } = parseCandumpLog(lines.join('\n'));
+    const path = join(dir, 'formats.log');
+    writeFileSync(path, lines.join('\n'));
+    const { entries, problems } = await readCandumpLog(path);
     expect(problems).toEqual([]);
     expect(entries.map((e) => e.frame)).toEqual(frames);
   });
 
-  it('reports corrupt lines with their line number and keeps the rest', () => {
+  it('reports corrupt lines with their line number and keeps the rest', async () => {
     const text = [
       '(1700000000.000000) can0 310#0011',
       'garbage',
@@ -84,7 +86,9 @@ describe('candump log files', () => {
       '',
       '(1700000000.050000) can0 311#22',
     ].join('\n');
-    const { entries, problems } = parseCandumpLog(text);
+    const path = join(dir, 'corrupt-lines.log');
+    writeFileSync(path, text);
+    const { entries, problems } = await readCandumpLog(path);
     expect(entries.map((e) => e.line)).toEqual([1, 8]);
     expect(problems.map((p) => [p.line, p.reason])).toEqual([
       [2, 'expected "(seconds.micros) iface ID#HEXDATA"'],

@@ -60,20 +60,8 @@ export const MAX_LINE_CHARS = 4096;
 /** A line this long is not a log at all: the streaming reader stops with an error instead of reading on. */
 export const MAX_JUNK_LINE_CHARS = 1 << 20;
 
-/** Reads a candump log; corrupt lines are returned as problems with their line number, the rest is kept. */
-export function parseCandumpLog(text: string): { entries: CandumpEntry[]; problems: CandumpProblem[] } {
-  const entries: CandumpEntry[] = [];
-  const problems: CandumpProblem[] = [];
-  text.split('\n').forEach((raw, index) => {
-    const read = readLogLine(raw, index + 1);
-    if (read && 'frame' in read) entries.push(read);
-    else if (read) problems.push(read);
-  });
-  return { entries, problems };
-}
-
 /**
- * Streams a candump log line by line to the handlers, in file order, with the same rules as parseCandumpLog. Memory
+ * Streams a candump log line by line to the handlers, in file order (blank lines skipped, CRLF accepted). Memory
  * stays bounded whatever the file holds: a line is buffered up to MAX_LINE_CHARS, beyond that only counted, and a
  * line longer than MAX_JUNK_LINE_CHARS stops the read with an error (an endless input such as /dev/zero ends).
  */
