@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FAILURE_LABELS } from '../domain/taxonomy.ts';
 import { a12Magnitude, mannWhitneyU, varghaDelaneyA12 } from './stats.ts';
 import type { RunSummary } from './profile.ts';
+import { ReliabilitySchema } from './reliability.ts';
 
 /** Significance level of the guided-vs-baseline tests (the paper's). */
 export const COMPARISON_ALPHA = 0.05;
@@ -55,6 +56,8 @@ export const RunComparisonSchema = z.object({
     z.enum(FAILURE_LABELS),
     z.object({ countA: z.number().int(), countB: z.number().int(), shareA: z.number(), shareB: z.number(), prevalenceA: z.number(), prevalenceB: z.number(), ratio: z.number().nullable() }),
   ),
+  /** pass^k / pass@k of each run (summary.json `reliability`; null for a run without repeats); absent when neither has repeats */
+  reliability: z.object({ a: ReliabilitySchema.nullable(), b: ReliabilitySchema.nullable() }).optional(),
 });
 export type RunComparison = z.infer<typeof RunComparisonSchema>;
 
@@ -112,5 +115,6 @@ export function compareRuns(a: RunSummary, b: RunSummary, alpha = COMPARISON_ALP
         ];
       }),
     ) as RunComparison['enrichment'],
+    ...(a.reliability || b.reliability ? { reliability: { a: a.reliability ?? null, b: b.reliability ?? null } } : {}),
   };
 }
