@@ -9,12 +9,6 @@ import { categoryNoun, CATEGORY_NOUN } from '../domain/vocabulary.ts';
  * the recogniser's driver vocabulary is computed from it (src/voice/vocabulary.ts). Nouns shared with the head unit
  * live in src/domain/vocabulary.ts.
  */
-export const COST_WORDS: Record<'low' | 'medium' | 'high', string> = {
-  low: 'cheap',
-  medium: 'moderately priced',
-  high: 'upscale',
-};
-
 /** The context-confusion return to a route: it names the route, never its preferences (tolls, highways). */
 export const ROUTE_RETURN_PHRASE = "Let's go back to the route from before.";
 
