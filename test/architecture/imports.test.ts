@@ -278,7 +278,24 @@ describe('import rules between the roles under src/', () => {
   });
 });
 
+/** Worker pools written again instead of using src/domain/pool.ts (owned by other branches): convert to runPool, then delete. */
+const KNOWN_POOL_COPIES = [
+  { file: 'agents/campaign.ts', why: 'tool-task trials (agents branch)' },
+  { file: 'manual/run.ts', why: 'manual-QA questions, with the head-unit wait as its beforeTake (kinds branch)' },
+];
+
 describe('one place per concept', () => {
+  it('the worker pool exists once, in src/domain/pool.ts', () => {
+    // a pool's signature: N workers started at once, draining a shared index
+    const pool = /Promise\.all\(\s*Array\.from\(\s*\{\s*length:\s*Math\.min\(/;
+    const copies = sourceFiles(SRC)
+      .filter((path) => pool.test(readFileSync(path, 'utf8')))
+      .map((path) => relative(SRC, path));
+    expect(copies.filter((f) => f !== 'domain/pool.ts' && !KNOWN_POOL_COPIES.some((k) => k.file === f)), 'new worker pools: use runPool').toEqual([]);
+    expect(KNOWN_POOL_COPIES.filter((k) => !copies.includes(k.file)).map((k) => `${k.file} no longer has its own pool: delete the entry`)).toEqual([]);
+    expect(copies).toContain('domain/pool.ts');
+  });
+
   it('the seeded RNG (mulberry32) exists once, in src/domain/rng.ts', () => {
     const roots = ['src', 'test', 'scripts'].map((d) => join(REPO_ROOT, d));
     // mulberry32's increment, spelled in two parts so this file does not count as a copy
