@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SeedPhraseSchema, type SeedPhrase } from '../domain/conversation.ts';
 import { ConfigError, configErrorOf, MAX_CONFIG_BYTES, MAX_LISTED_ERRORS, parseYaml, parseYamlSource, readBoundedBytes, validateYaml, type ConfigProblem } from '../config/yaml.ts';
-import { createRng } from '../world/rng.ts';
+import { createRng } from '../domain/rng.ts';
 
 /**
  * Seed pools can be large (100,000 seeds, tens of MB), and a run uses only the seeds its plan draws.

@@ -163,7 +163,7 @@ export class VehicleMapping {
         rejected.push(`${bound.message.name}.${bound.signal.name} = ${dbcValue} is outside [${bound.signal.minimum}|${bound.signal.maximum}]`);
         continue;
       }
-      values[bound.context] = (dbcValue - bound.ref.offset) / bound.ref.scale;
+      values[bound.context] = (Number(dbcValue) - bound.ref.offset) / bound.ref.scale;
     }
     if (this.gear.message === decoded.message) {
       const raw = decoded.signals[this.gear.signal.name];

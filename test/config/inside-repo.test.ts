@@ -9,7 +9,6 @@ import { PATH_LIKE } from '../../src/config/yaml.ts';
 import { loadJudgeBenchConfig } from '../../src/judgebench/config.ts';
 import { loadModelManifest } from '../../src/llm/manifest.ts';
 import { readCampaignKind } from '../../src/campaign/kinds.ts';
-import { loadToolAgentsConfig } from '../../src/agents/campaign.ts';
 import { loadManualQaConfig } from '../../src/manual/config.ts';
 import { loadMapping, MAPPINGS_DIR } from '../../src/vehicle/mapping.ts';
 import { loadScenario, SCENARIOS_DIR } from '../../src/vehicle/scenario.ts';
