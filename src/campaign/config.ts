@@ -10,7 +10,7 @@ import { VehicleConfigSchema } from '../vehicle/config.ts';
 import { LlmSettingsSchema } from '../llm/settings.ts';
 import { VoiceConfigSchema } from '../voice/config.ts';
 import { snrLevels } from '../voice/acoustics.ts';
-import { ConfigError, loadYaml } from '../config/yaml.ts';
+import { ConfigError, loadYamlDocument } from '../config/yaml.ts';
 import { resolveCampaignPaths } from './paths.ts';
 import { loadSeedPool } from './seed-pool.ts';
 
@@ -157,8 +157,8 @@ export function plannedCount(config: Pick<CampaignConfig, 'conversations' | 'rep
 /** Reads and validates a campaign config (at most MAX_CONFIG_BYTES, a plan within MAX_PLANNED_CONVERSATIONS); paths resolve against its folder. */
 export function loadCampaignConfig(path: string): LoadedCampaign {
   const absolute = resolve(path);
-  const parsed = loadYaml(CampaignConfigSchema, absolute, 'campaign config');
+  const { data: parsed, at } = loadYamlDocument(CampaignConfigSchema, absolute, 'campaign config');
   const config = resolveCampaignPaths(parsed, dirname(absolute));
-  const seeds = loadSeedPool(config.seeds, { seedIds: config.seedIds, domains: config.domains, seed: config.seed, needed: config.conversations });
+  const seeds = loadSeedPool(config.seeds, { seedIds: config.seedIds, domains: config.domains, seed: config.seed, needed: config.conversations, namedAt: at('seeds') });
   return { config, path: absolute, seeds, strategies: config.strategies === 'all' ? [...STRATEGIES] : config.strategies };
 }

@@ -6,6 +6,7 @@ import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import { planConversations } from './sampling.ts';
+import { runPool } from '../domain/pool.ts';
 
 export interface RunCampaignOptions {
   store: ResultStore;
@@ -70,7 +71,6 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
 
   const started = Date.now();
   let done = planned - remaining.length;
-  let next = 0;
   let budgetHit = false;
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());
@@ -78,59 +78,59 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const watch = rig.watch({ store, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
   let stopReason: string | null = null;
 
-  const worker = async (): Promise<void> => {
-    while (next < remaining.length) {
-      if (options.signal?.aborted || stopReason) return;
-      if (budgetMs !== null && Date.now() - started >= budgetMs) {
-        budgetHit = true;
-        return;
-      }
-      // the pause hook: no new conversation starts while the head unit is away
-      const stop = await watch.ready();
-      if (stop) stopReason ??= stop;
-      if (stopReason || options.signal?.aborted || next >= remaining.length) return;
-      const spec = remaining[next++];
-      const controller = new AbortController();
-      inflight.add(controller);
-      emit({ type: 'conversation_started', runId, key: spec.key, spec });
-      let result: ConversationResult;
-      const drive = vehicle?.drive(spec);
-      try {
-        result = await runConversation({
-          spec,
-          openSession: async (context) => {
-            await headUnit.ensureReady();
-            const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
-            return voice ? voice.speaking(session, spec) : session;
-          },
-          simulator: tiers.simulator,
-          judges: tiers.judges,
-          failOn: config.scoring.failOn,
-          contextAt: drive?.contextAt,
-          beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
-          signal: controller.signal,
-          onTurn: (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
-        });
-      } catch (error) {
-        voice?.discard(spec.key);
-        if (error instanceof ConversationAborted) return;
-        throw error;
-      } finally {
-        inflight.delete(controller);
-        // an abandoned conversation's frames and model calls happened too: they are recorded either way
-        recorder.conversationEnded(spec.key, drive);
-      }
-      const finished = voice ? voice.finish(result) : { result, artifacts: [] };
-      result = finished.result;
-      store.saveConversation(runId, result, finished.artifacts);
-      done++;
-      emit({ type: 'conversation_finished', runId, key: spec.key, result });
-      emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
+  const beforeTake = async (): Promise<boolean> => {
+    if (options.signal?.aborted || stopReason) return false;
+    if (budgetMs !== null && Date.now() - started >= budgetMs) {
+      budgetHit = true;
+      return false;
     }
+    // the pause hook: no new conversation starts while the head unit is away
+    const stop = await watch.ready();
+    if (stop) stopReason ??= stop;
+    return !stopReason && !options.signal?.aborted;
+  };
+
+  const work = async (spec: (typeof remaining)[number]): Promise<void> => {
+    const controller = new AbortController();
+    inflight.add(controller);
+    emit({ type: 'conversation_started', runId, key: spec.key, spec });
+    let result: ConversationResult;
+    const drive = vehicle?.drive(spec);
+    try {
+      result = await runConversation({
+        spec,
+        openSession: async (context) => {
+          await headUnit.ensureReady();
+          const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
+          return voice ? voice.speaking(session, spec) : session;
+        },
+        simulator: tiers.simulator,
+        judges: tiers.judges,
+        failOn: config.scoring.failOn,
+        contextAt: drive?.contextAt,
+        beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
+        signal: controller.signal,
+        onTurn: (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
+      });
+    } catch (error) {
+      voice?.discard(spec.key);
+      if (error instanceof ConversationAborted) return;
+      throw error;
+    } finally {
+      inflight.delete(controller);
+      // an abandoned conversation's frames and model calls happened too: they are recorded either way
+      recorder.conversationEnded(spec.key, drive);
+    }
+    const finished = voice ? voice.finish(result) : { result, artifacts: [] };
+    result = finished.result;
+    store.saveConversation(runId, result, finished.artifacts);
+    done++;
+    emit({ type: 'conversation_finished', runId, key: spec.key, result });
+    emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
   };
 
   try {
-    await Promise.all(Array.from({ length: Math.min(config.concurrency, Math.max(1, remaining.length)) }, worker));
+    await runPool(remaining, work, { concurrency: config.concurrency, beforeTake });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     watch.close();

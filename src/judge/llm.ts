@@ -5,7 +5,7 @@ import { DIMENSION_TITLES, DIMENSIONS, FailureLabelSchema, PER_TARGET_LABELS, ty
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
 import { delimitUntrusted, loadPromptSections, renderPrompt } from '../llm/prompts.ts';
 import type { LlmProvider } from '../llm/types.ts';
-import { describeContext, describeTargets, transcript } from '../simulator/llm.ts';
+import { describeContext, describeTargets, transcript } from '../llm/transcript.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 import { completedTargetShare } from './targets.ts';

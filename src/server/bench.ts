@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { workspaceStorePath } from '../store/workspace.ts';
-import { ResultStore } from '../store/store.ts';
+import { openWorkspaceStore } from '../store/workspace.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
 export const DEFAULT_CONFIGS_DIR = fileURLToPath(new URL('../../bench-configs', import.meta.url));
@@ -23,8 +22,9 @@ export interface BenchAppOptions {
 /** The bench app as `icabench serve` and the Electron shell run it: the workspace's store, the bench configs, the built UI. */
 export async function startBenchApp(options: BenchAppOptions): Promise<BenchServer & { uiBuilt: boolean }> {
   const workspace = resolve(options.workspace);
-  mkdirSync(workspace, { recursive: true });
-  const store = ResultStore.open(workspaceStorePath(workspace));
+  // creates the workspace folder too (the app writes its materialized configs there)
+  const opened = openWorkspaceStore(workspace);
+  const store = opened.store;
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
   const uiBuilt = existsSync(resolve(uiDir, 'index.html'));
   try {
@@ -47,7 +47,8 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
       },
     };
   } catch (error) {
-    store.close();
+    // a server that could not start (port taken, bad host) leaves no new store behind
+    opened.closeAndDiscardIfEmpty();
     throw error;
   }
 }
