@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../campaign/config.ts';
 import { loadYaml } from '../config/yaml.ts';
+import { runPool } from '../domain/pool.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import type { ResultStore } from '../store/store.ts';
 import { startBridgeServer, type BridgeServer } from '../bridge/server.ts';
@@ -10,10 +11,11 @@ import { createProvider } from '../llm/index.ts';
 import { bridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
-import { runToolTaskTrial, TrialResultSchema, type ToolAgent, type TrialResult } from './loop.ts';
+import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
 import { FaultProfileSchema, ReplayAgent } from './replay.ts';
 import { summarizeTrials, type TrialsSummary } from './summary.ts';
-import { InvalidTaskSchema, parseTasksLenient, TaskSchema, type InvalidTask, type Task } from './tasks.ts';
+import { parseTasksLenient, type InvalidTask, type Task } from './tasks.ts';
+import { loadToolAgentsRun, TOOL_AGENTS_FACTS, TOOL_AGENTS_KIND, ToolTrialItemSchema, trialKey, trialOutcomeWord, type ToolTrialItem } from './results.ts';
 import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
 
 /**
@@ -88,38 +90,6 @@ export function loadCampaignTasks(loaded: LoadedToolAgents): { tasks: Task[]; in
   }
   const wanted = loaded.config.taskIds ? new Set(loaded.config.taskIds) : undefined;
   return { tasks: wanted ? tasks.filter((t) => wanted.has(t.task_id)) : tasks, invalid };
-}
-
-/** The campaign kind of src/campaign/kinds.ts that this module runs. */
-export const TOOL_AGENTS_KIND = 'tool-agents';
-
-/** Run facts a stored tool-agents run records besides its item results. */
-export const TOOL_AGENTS_FACTS = {
-  /** the tasks (or task files) that could not be loaded when the run was planned, with the reason */
-  invalidTasks: 'tool_agents_invalid_tasks',
-} as const;
-const InvalidTasksFactSchema = z.array(InvalidTaskSchema);
-
-/** One planned task trial, as stored in item_results (key `<task id>#<trial>`): the task itself, so a resume does not reread the files. */
-export const ToolTrialItemSchema = z.object({ taskId: z.string(), trial: z.number().int().nonnegative(), task: TaskSchema });
-export type ToolTrialItem = z.infer<typeof ToolTrialItemSchema>;
-export const trialKey = (taskId: string, trial: number): string => `${taskId}#${trial}`;
-
-/** A trial's one-word outcome in the store: pass / fail for a scored trial, otherwise the loop's outcome (not_runnable, agent_error, …). */
-export function trialOutcomeWord(result: TrialResult): string {
-  if (result.outcome === 'scored') return result.reward === 1 ? 'pass' : 'fail';
-  return result.outcome;
-}
-
-/** A stored tool-agents run: its trials (validated, plan order: trial 0 of every task, then trial 1, …) and the tasks that could not be loaded. */
-export function loadToolAgentsRun(store: ResultStore, runId: string): { planned: number; results: TrialResult[]; invalidTasks: InvalidTask[] } {
-  const run = store.getRun(runId);
-  if (!run) throw new Error(`no run ${runId} in ${store.path} (icabench runs lists them)`);
-  if (run.kind !== TOOL_AGENTS_KIND) throw new Error(`run ${runId} is a ${run.kind} run, not a ${TOOL_AGENTS_KIND} run`);
-  const rows = store.itemResults(runId);
-  const results = rows.filter((row) => row.result !== null).map((row) => parseOrThrow(TrialResultSchema, row.result, `${store.path}: run ${runId} trial "${row.key}"`));
-  const invalidTasks = store.runFacts(runId, TOOL_AGENTS_FACTS.invalidTasks).flatMap((fact, i) => parseOrThrow(InvalidTasksFactSchema, fact.data, `${store.path}: run ${runId} fact ${TOOL_AGENTS_FACTS.invalidTasks} #${i + 1}`));
-  return { planned: rows.length, results, invalidTasks };
 }
 
 export interface ToolAgentsRun {
@@ -204,18 +174,17 @@ export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: R
     }
   }
   const fresh: TrialResult[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < plan.length && !options.signal?.aborted) {
-      const { task, trial } = plan[next++];
-      const result = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge });
-      if (store && runId) store.saveItemResult(runId, trialKey(task.task_id, trial), trialOutcomeWord(result), result);
-      fresh.push(result);
-      options.onTrial?.(result);
-    }
-  };
   try {
-    await Promise.all(Array.from({ length: Math.min(config.concurrency, plan.length) }, worker));
+    await runPool(
+      plan,
+      async ({ task, trial }) => {
+        const result = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge });
+        if (store && runId) store.saveItemResult(runId, trialKey(task.task_id, trial), trialOutcomeWord(result), result);
+        fresh.push(result);
+        options.onTrial?.(result);
+      },
+      { concurrency: config.concurrency, beforeTake: () => !options.signal?.aborted },
+    );
   } catch (error) {
     if (store && runId) store.setRunStatus(runId, 'interrupted');
     throw error;

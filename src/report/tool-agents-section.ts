@@ -1,13 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { loadToolAgentsRun, TOOL_AGENTS_KIND, trialOutcomeWord } from '../agents/campaign.ts';
 import type { TrialResult } from '../agents/loop.ts';
 import { toolTrialsJunit } from '../agents/report.ts';
-import { summarizeTrials, TrialsSummarySchema } from '../agents/summary.ts';
-import { InvalidTaskSchema } from '../agents/tasks.ts';
+import { computeToolAgentsSummary, trialOutcomeWord, type ToolAgentsRunSummary } from '../agents/results.ts';
 import type { ResultStore } from '../store/store.ts';
-import { RunStatusSchema } from '../store/types.ts';
 import { escapeHtml as h } from './escape.ts';
 import { DRILL_DOWN_LIMIT, page } from './html.ts';
 import { reliabilityTableHtml } from './reliability-section.ts';
@@ -19,34 +15,8 @@ import { writeAtomically } from './write.ts';
  * rate, runnable and not-runnable counts, tasks that could not be loaded), report.html (those figures, then per
  * task its trials: the trajectory with tool calls and results, the state diff, the failed components, the
  * policies) and junit.xml (one test case per task trial; a task that is not runnable is a skipped case).
+ * The figures come from src/agents/results.ts.
  */
-export const ToolAgentsRunSummarySchema = TrialsSummarySchema.extend({
-  kind: z.literal(TOOL_AGENTS_KIND),
-  run: z.object({ id: z.string(), name: z.string(), status: RunStatusSchema, createdAt: z.string(), finishedAt: z.string().nullable() }),
-  /** the agent that ran (replay, replay with a fault profile, endpoint model, bridge) */
-  agent: z.string().nullable(),
-  /** task trials planned and stored */
-  planned: z.number().int().min(0),
-  trials: z.number().int().min(0),
-  /** tasks (or task files) that could not be loaded: recorded, the campaign went on without them */
-  invalidTasks: z.array(InvalidTaskSchema),
-});
-export type ToolAgentsRunSummary = z.infer<typeof ToolAgentsRunSummarySchema>;
-
-export function computeToolAgentsSummary(store: ResultStore, runId: string): { summary: ToolAgentsRunSummary; results: TrialResult[] } {
-  const run = store.getRun(runId)!;
-  const { planned, results, invalidTasks } = loadToolAgentsRun(store, runId);
-  const summary = ToolAgentsRunSummarySchema.parse({
-    kind: TOOL_AGENTS_KIND,
-    run: { id: run.id, name: run.name, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt },
-    agent: results[0]?.agent ?? null,
-    planned,
-    trials: results.length,
-    invalidTasks,
-    ...summarizeTrials(results),
-  });
-  return { summary, results };
-}
 
 const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
 const badge = (word: string) => `<span class="badge b-${h(word === 'pass' ? 'pass' : word === 'fail' ? 'fail' : word === 'not_runnable' ? 'inconclusive' : 'error')}">${h(word)}</span>`;

@@ -28,7 +28,7 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
-import { TOOL_AGENTS_KIND } from '../agents/campaign.ts';
+import { TOOL_AGENTS_KIND } from '../agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
 import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';

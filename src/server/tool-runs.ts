@@ -1,7 +1,5 @@
-import { TOOL_AGENTS_KIND, trialKey, trialOutcomeWord } from '../agents/campaign.ts';
-import { TrialResultSchema } from '../agents/loop.ts';
-import { parseOrThrow } from '../domain/validation.ts';
-import { computeToolAgentsSummary, toolAgentsSummaryJson } from '../report/tool-agents-section.ts';
+import { computeToolAgentsSummary, loadToolTrial, TOOL_AGENTS_KIND, trialKey, trialOutcomeWord } from '../agents/results.ts';
+import { toolAgentsSummaryJson } from '../report/tool-agents-section.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { ApiError } from './http-util.ts';
@@ -41,9 +39,9 @@ export class ToolRunApi {
   /** One stored trial (key `<task id>#<trial>`) in full. */
   trial(run: RunRecord, key: string): unknown {
     this.requireToolRun(run);
-    const row = this.store.itemResults(run.id).find((r) => r.key === key);
-    if (!row) throw new ApiError(404, 'item_not_found', `run ${run.id} has no task trial "${key}" (keys are <task id>#<trial>)`);
-    if (row.result === null) throw new ApiError(409, 'not_run', `task trial "${key}" of run ${run.id} has not run yet`);
-    return { key, outcome: row.outcome, result: parseOrThrow(TrialResultSchema, row.result, `${this.store.path}: run ${run.id} trial "${key}"`) };
+    const trial = loadToolTrial(this.store, run.id, key);
+    if (!trial) throw new ApiError(404, 'item_not_found', `run ${run.id} has no task trial "${key}" (keys are <task id>#<trial>)`);
+    if (trial.result === null) throw new ApiError(409, 'not_run', `task trial "${key}" of run ${run.id} has not run yet`);
+    return { key, outcome: trial.outcome, result: trial.result };
   }
 }

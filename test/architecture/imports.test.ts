@@ -62,6 +62,8 @@ const RULES: Record<string, RoleRule> = {
       { role: 'campaign', files: ['run-facts.ts'], why: 'summary.json is built from the run facts and their schemas' },
       { role: 'manual', files: ['model.ts', 'results.ts'], why: 'the manual-QA report section' },
       { role: 'manual', typesOnly: true },
+      { role: 'agents', files: ['results.ts', 'report.ts'], why: 'the tool-agents report section' },
+      { role: 'agents', typesOnly: true },
       { role: 'store', typesOnly: true },
     ],
   },
@@ -81,6 +83,7 @@ const RULES: Record<string, RoleRule> = {
       'bridge',
       'store',
       { role: 'manual', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
+      { role: 'agents', files: ['campaign.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
     ],
   },
   manual: {
@@ -111,12 +114,14 @@ const RULES: Record<string, RoleRule> = {
       { role: 'headunit', files: ['types.ts'] },
       { role: 'campaign', files: ['config.ts'], why: 'ConfigError, the one config error type' },
       { role: 'report', files: ['escape.ts'] },
+      { role: 'analysis', files: ['reliability.ts'], why: 'the one pass^k / pass@k estimator' },
+      { role: 'store', typesOnly: true },
     ],
   },
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor'],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }],
   },
   ui: {
     is: 'the bench app frontend (browser)',
@@ -131,6 +136,7 @@ const RULES: Record<string, RoleRule> = {
       { role: 'campaign', typesOnly: true },
       { role: 'manual', files: ['model.ts'], why: 'metric names and titles' },
       { role: 'manual', typesOnly: true },
+      { role: 'agents', typesOnly: true },
     ],
   },
   cli: { is: 'the command line: the entry point, may import anything', may: '*' },
@@ -280,7 +286,6 @@ describe('import rules between the roles under src/', () => {
 
 /** Worker pools written again instead of using src/domain/pool.ts (owned by other branches): convert to runPool, then delete. */
 const KNOWN_POOL_COPIES = [
-  { file: 'agents/campaign.ts', why: 'tool-task trials (agents branch)' },
   { file: 'manual/run.ts', why: 'manual-QA questions, with the head-unit wait as its beforeTake (kinds branch)' },
 ];
 

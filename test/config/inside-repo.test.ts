@@ -1,4 +1,3 @@
-import { loadToolAgentsConfig } from '../../src/agents/campaign.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -53,7 +52,7 @@ async function namedPaths(file: string): Promise<string[]> {
     const config = loadJudgeBenchConfig(file);
     return [...(config.dataset ? [config.dataset] : []), ...config.judges.flatMap((j) => (j.kind === 'llm' ? j.models.filter((m) => m.startsWith('gguf:')).map((m) => m.slice(5)) : []))];
   }
-  if (rel.startsWith('bench-configs/tool-agents/')) {
+  if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'tool-agents') {
     const { taskFiles, config } = loadToolAgentsConfig(file);
     return [...taskFiles, ...[config.user, ...config.judges].filter((m) => m.startsWith('gguf:')).map((m) => m.slice(5))];
   }
@@ -62,7 +61,6 @@ async function namedPaths(file: string): Promise<string[]> {
     const { config, files } = loadManualQaConfig(file);
     return [...files, ...(config.testSet ? [config.testSet] : []), ...(config.embeddingModel ? [config.embeddingModel] : [])];
   }
-  if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'tool-agents') return loadToolAgentsConfig(file).taskFiles;
   if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel)) {
     const { config } = loadCampaignConfig(file);
     const paths = campaignPathFields(config).filter((f) => f.kind !== 'device').map((f) => f.path);

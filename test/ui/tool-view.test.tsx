@@ -5,7 +5,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadToolAgentsConfig, runToolAgentsCampaign } from '../../src/agents/campaign.ts';
 import type { TrialResult } from '../../src/agents/loop.ts';
-import type { ToolAgentsRunSummary } from '../../src/report/tool-agents-section.ts';
+import type { ToolAgentsRunSummary } from '../../src/agents/results.ts';
 import { writeToolAgentsOutputs } from '../../src/report/tool-agents-section.ts';
 import { ToolRunApi } from '../../src/server/tool-runs.ts';
 import { ResultStore } from '../../src/store/store.ts';

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import type { Command } from 'commander';
 import { compareRuns } from '../../analysis/compare.ts';
 import { compareToolRuns } from '../../agents/compare.ts';
-import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../agents/campaign.ts';
+import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../agents/results.ts';
 import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
 import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { writeAtomically } from '../../report/write.ts';

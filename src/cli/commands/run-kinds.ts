@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../campaign/config.ts';
 import type { CampaignKind } from '../../campaign/kinds.ts';
-import { loadToolAgentsConfig, runToolAgentsCampaign, TOOL_AGENTS_KIND } from '../../agents/campaign.ts';
+import { loadToolAgentsConfig, runToolAgentsCampaign } from '../../agents/campaign.ts';
+import { TOOL_AGENTS_KIND } from '../../agents/results.ts';
 import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
 import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { loadManualQaConfig } from '../../manual/config.ts';

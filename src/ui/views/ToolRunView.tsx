@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { TrialResult } from '../../agents/loop.ts';
-import type { ToolAgentsRunSummary } from '../../report/tool-agents-section.ts';
+import type { ToolAgentsRunSummary } from '../../agents/results.ts';
 import { ErrorBox, Loading, Pill, Stat, pct } from '../components/common.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { useApi } from '../hooks.ts';
