@@ -98,6 +98,14 @@ export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: rea
     card(pct(summary.prematureActionRate), 'premature actions (disambiguation_user)'),
   ].join('');
   const familyRows = families.map(([family, f]) => `<tr><td>${h(family)}</td><td class="n">${f.tasks}</td><td class="n">${f.runnableTasks}</td><td class="n">${f.trials}</td><td class="n">${f.successes}</td><td class="n">${f.reliability.rdi === null ? '–' : f.reliability.rdi.toFixed(3)}</td></tr>`).join('');
+  const typeRows = Object.entries(summary.taskTypes)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([type, t]) => {
+      const last = t.reliability.byK.at(-1);
+      const cell = (x: number | undefined) => `<td class="n">${x === undefined ? '–' : pct(x)}</td>`;
+      return `<tr><td>${h(type)}</td><td class="n">${t.runnableTasks}/${t.tasks}</td><td class="n">${t.successes}/${t.trials}</td><td class="n">${last?.k ?? '–'}</td>${cell(last?.passHatK.unbiased)}${cell(last?.passHatK.firstK)}${cell(last?.passAtK.unbiased)}${cell(last?.passAtK.firstK)}</tr>`;
+    })
+    .join('');
   const reliability = families.map(([family, f]) => `<div class="panel"><h3>${h(family)}</h3>${reliabilityTableHtml(f.reliability, 'task')}</div>`).join('');
   const countTable = (title: string, counts: Record<string, number>) =>
     Object.keys(counts).length ? `<div class="panel"><h3>${h(title)}</h3><table><tbody>${Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `<tr><td>${h(k)}</td><td class="n">${v}</td></tr>`).join('')}</tbody></table></div>` : `<div class="panel"><h3>${h(title)}</h3><p class="muted">none</p></div>`;
@@ -109,7 +117,9 @@ export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: rea
 <div class="cards">${cards}</div><p class="muted">agent: ${h(summary.agent ?? 'none ran')}</p>
 <h2>Task families</h2><div class="panel"><table><thead><tr><th>family</th><th class="n">tasks</th><th class="n">runnable</th><th class="n">trials</th><th class="n">R = 1</th><th class="n">RDI</th></tr></thead><tbody>${familyRows}</tbody></table>
 <p class="note">pass^k / pass@k are over the runnable tasks of a family. RDI: mean of pass@k − pass^k (first k) over k.</p></div>
-<h2>Reliability (pass^k / pass@k)</h2><div class="grid">${reliability}</div>
+<h2>Task types</h2><div class="panel"><table><thead><tr><th>task type</th><th class="n">runnable / tasks</th><th class="n">R = 1 / trials</th><th class="n">k</th><th class="n">pass^k unbiased</th><th class="n">pass^k first k</th><th class="n">pass@k unbiased</th><th class="n">pass@k first k</th></tr></thead><tbody>${typeRows}</tbody></table>
+<p class="note">At the largest k (the run's trials per task); every k per family below, and per type in summary.json (<code>taskTypes</code>).</p></div>
+<h2>Reliability per family (pass^k / pass@k)</h2><div class="grid">${reliability}</div>
 <h2>Policies and components</h2><div class="grid">${countTable('policy violations (trials)', summary.policyViolations)}${countTable('LLM-judged policies not judged (trials; never counted as followed)', summary.policyNotJudged)}${countTable('failed components (trials)', summary.failedComponents)}${countTable('trial outcomes', summary.outcomes)}</div>
 ${notLoaded}${notRunnable}
 <h2>Tasks</h2>

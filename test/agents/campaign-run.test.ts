@@ -68,6 +68,12 @@ describe('kind: tool-agents campaigns through icabench run', () => {
       ]);
       expect(f.reliability.rdi).toBe(0);
     }
+    // per CAR-bench task type too: base (4 tasks, 3 runnable), and the two disambiguation types
+    expect(Object.fromEntries(Object.entries(summary.taskTypes).map(([type, t]) => [type, [t.runnableTasks, t.tasks, t.successes]]))).toEqual({
+      base: [3, 4, 6],
+      disambiguation_internal: [1, 1, 2],
+      disambiguation_user: [1, 1, 2],
+    });
     expect(summary.notRunnable).toEqual([{ taskId: 'base_6', reason: expect.stringContaining('open_the_moon_roof') }]);
     expect(summary.invalidTasks.map((t) => t.taskId)).toEqual(['base_8', '(file)']);
     expect(summary.policyViolations).toEqual({});

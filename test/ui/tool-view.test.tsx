@@ -39,6 +39,8 @@ describe('the bench app views of a tool-agents run (API + rendered markup)', () 
     const failed = tasks.flatMap((t) => t.trials).filter((x) => x.outcome === 'fail').length;
     expect(failed).toBeGreaterThan(0);
     expect(html).toContain(`component state failed</td><td>${failed}</td>`);
+    const types = /data-testid="tool-task-types">([\s\S]*?)<\/table>/.exec(html)![1];
+    expect(types).toContain(`<td>base</td><td>3 / 3</td><td>${6 - failed} / 6</td>`);
     // summary.json served by the app is byte for byte the written one
     writeToolAgentsOutputs(store, runId, join(dir, 'out'));
     expect(api.summaryJson(store.getRun(runId)!)).toBe(readFileSync(join(dir, 'out', 'summary.json'), 'utf8'));

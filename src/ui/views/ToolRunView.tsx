@@ -46,6 +46,32 @@ export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary
         <Stat label="premature actions" value={pct(summary.prematureActionRate)} />
       </div>
       <ReliabilityTable item="task" runs={Object.entries(summary.families).map(([family, f]) => ({ name: `${family} (${f.runnableTasks}/${f.tasks} runnable)`, reliability: f.reliability }))} />
+      <h2>Task types (pass^k / pass@k at the largest k)</h2>
+      <table className="table" data-testid="tool-task-types">
+        <thead>
+          <tr>
+            <th>Task type</th>
+            <th>Runnable / tasks</th>
+            <th>R = 1 / trials</th>
+            <th>pass^k (unbiased · first k)</th>
+            <th>pass@k (unbiased · first k)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(summary.taskTypes).map(([type, t]) => {
+            const last = t.reliability.byK.at(-1);
+            return (
+              <tr key={type}>
+                <td>{type}</td>
+                <td>{`${t.runnableTasks} / ${t.tasks}`}</td>
+                <td>{`${t.successes} / ${t.trials}`}</td>
+                <td>{last ? `k=${last.k}: ${pct(last.passHatK.unbiased)} · ${pct(last.passHatK.firstK)}` : '–'}</td>
+                <td>{last ? `${pct(last.passAtK.unbiased)} · ${pct(last.passAtK.firstK)}` : '–'}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
       <h2>Policies and components</h2>
       <table className="table" data-testid="tool-counts">
         <thead>
