@@ -159,8 +159,14 @@ describe('kind: tool-agents campaigns through icabench run', () => {
     expect(base.delta).toBeCloseTo(base.b - 1, 12);
     expect(comparison.changed.length).toBeGreaterThan(0);
     expect(comparison.changed.every((c: { a: number; b: number }) => c.a === 1 && c.b < 1)).toBe(true);
-    const text = await runCli(['compare', ids[0], ids[1], '--workspace', clean.workspace]);
+    // by run directory too (the summary names the run; the trials come from the store)
+    const text = await runCli(['compare', join(clean.dir, 'out'), join(clean.dir, 'half'), '--workspace', clean.workspace]);
+    expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/base: pass\^2 \(unbiased\) A 100\.0%, B \d+\.\d%/);
+    // a tool-agents run does not compare with a dialogue run
+    const mixed = await runCli(['compare', ids[0], join(REPO_ROOT, 'nothing-here'), '--workspace', clean.workspace]);
+    expect(mixed.code).not.toBe(0);
+    expect(mixed.stderr).toMatch(/a tool-agents run compares with another tool-agents run/);
   }, 180_000);
 
   it('an interrupted run resumes with the remaining trials only, from the tasks as planned', async () => {

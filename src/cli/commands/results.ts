@@ -1,4 +1,5 @@
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
@@ -52,7 +53,8 @@ export function registerResultCommands(program: Command): void {
     .action(async (a: string, b: string, options: { workspace: string; json?: boolean; out?: string }) => {
       const store = openStore(options.workspace, false);
       try {
-        if ([a, b].some((ref) => store?.getRun(ref)?.kind === TOOL_AGENTS_KIND)) return compareToolAgentRuns(store!, a, b, options);
+        const toolRuns = [a, b].map((ref) => toolAgentsRunId(store, ref));
+        if (toolRuns.some((id) => id !== null)) return compareToolAgentRuns(store, toolRuns[0] ?? a, toolRuns[1] ?? b, options);
         const comparison = compareRuns(await loadSummary(store, a), await loadSummary(store, b));
         if (options.out) await writeComparisonReport(resolve(options.out), comparison);
         if (options.json) {
@@ -125,7 +127,26 @@ export function registerResultCommands(program: Command): void {
 }
 
 /** `icabench compare` of two stored tool-agents runs (e.g. two agents on the same tasks): pass^k per family and the tasks that moved. */
-function compareToolAgentRuns(store: ResultStore, a: string, b: string, options: { json?: boolean; out?: string }): void {
+/**
+ * The stored tool-agents run a compare argument names: a run id, or a run directory / summary.json of a tool-agents
+ * run (its run id, read from the summary); null when it is neither (a dialogue run, or not found).
+ */
+function toolAgentsRunId(store: ResultStore | null, ref: string): string | null {
+  if (store?.getRun(ref)?.kind === TOOL_AGENTS_KIND) return ref;
+  const file = ref.endsWith('.json') ? ref : join(ref, 'summary.json');
+  if (!existsSync(file)) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null; // not ours: the dialogue path reports it with the reason
+  }
+  const parsed = z.object({ kind: z.literal(TOOL_AGENTS_KIND), run: z.object({ id: z.string() }) }).safeParse(json);
+  return parsed.success ? parsed.data.run.id : null;
+}
+
+function compareToolAgentRuns(store: ResultStore | null, a: string, b: string, options: { json?: boolean; out?: string }): void {
+  if (!store) throw new Error('compare: tool-agents runs are compared from the results store (its trials live there); pass the --workspace that holds them');
   const [ra, rb] = [a, b].map((ref) => {
     const run = store.getRun(ref);
     if (run?.kind !== TOOL_AGENTS_KIND) throw new Error(`compare: run ${ref} is ${run ? `a ${run.kind} run` : 'not in this workspace'}; a tool-agents run compares with another tool-agents run (by run id)`);
