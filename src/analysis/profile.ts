@@ -16,6 +16,7 @@ import { combinedVerdict, turnLabels } from './verdict.ts';
 import { CoverageCounter, CoverageSchema } from './coverage.ts';
 import { SAFETY_POLICIES, SafetyPolicySchema, describeSafetyPolicy, type SafetyPolicy } from '../domain/safety-policy.ts';
 import { ProtocolSectionSchema } from './protocol.ts';
+import { DiversitySectionSchema } from './diversity.ts';
 
 /** Number of equal-width bins of the relative turn position 0..1 in `failurePositions.relative`. */
 export const POSITION_BINS = 5;
@@ -176,6 +177,8 @@ export const RunSummarySchema = z.object({
   llm: ExtensionSchema,
   /** the head unit's protocol anomalies and link events (bridge runs; src/analysis/protocol.ts) */
   protocol: ProtocolSectionSchema.optional(),
+  /** failure diversity: unique failing conversations, k-medoids clusters and coverage (src/analysis/diversity.ts, docs/diversity.md) */
+  diversity: DiversitySectionSchema.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type RunInfo = NonNullable<RunSummary['run']>;

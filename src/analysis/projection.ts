@@ -57,7 +57,7 @@ export function pcaProjection(rows: readonly SparseVector[], dimensions: number,
   };
   const components: Float64Array[] = [];
   for (let c = 0; c < 2; c++) {
-    let v = Float64Array.from({ length: dimensions }, (_, i) => 1 + ((i * 7919 + c * 104729) % 97) / 97);
+    let v: Float64Array = Float64Array.from({ length: dimensions }, (_, i) => 1 + ((i * 7919 + c * 104729) % 97) / 97);
     const orthogonalise = (w: Float64Array) => {
       for (const p of components) {
         const d = p.reduce((s, x, i) => s + x * w[i], 0);

@@ -11,6 +11,7 @@ import { ScoringSchema } from '../judge/score.ts';
 import { VehicleConfigSchema } from '../vehicle/config.ts';
 import { LlmSettingsSchema } from '../llm/settings.ts';
 import { VoiceConfigSchema } from '../voice/config.ts';
+import { DiversityConfigSchema } from '../analysis/diversity.ts';
 
 export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   /** the offline reference head unit, dialled in over the bridge inside this process */
@@ -107,6 +108,8 @@ export const CampaignConfigSchema = z
     safety: SafetyPolicySchema.default(DEFAULT_SAFETY_POLICY),
     /** weights, θ and the critical-failure gate `failOn` (docs/reports.md) */
     scoring: ScoringSchema.prefault({}),
+    /** failure diversity of the report: dedup threshold, k range, repetitions, embedding model (docs/diversity.md); defaults when absent */
+    diversity: DiversityConfigSchema.optional(),
   })
   .superRefine((config, ctx) => {
     if (config.domains.min > config.domains.max) ctx.addIssue({ code: 'custom', path: ['domains'], message: 'min must not exceed max' });

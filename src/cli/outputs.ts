@@ -13,6 +13,9 @@ import { voiceReport } from '../report/voice-section.ts';
 import type { Artifact } from '../store/types.ts';
 import { protocolReport } from '../analysis/protocol.ts';
 import { protocolSection } from '../report/protocol-section.ts';
+import { diversityCollector, diversityConfigOfStoredConfig } from '../analysis/diversity.ts';
+import { diversitySection } from '../report/diversity-section.ts';
+import { resolveEmbedder } from '../embedding/index.ts';
 
 /** What other parts of the bench add to a run's outputs: summary sections (vehicle, voice, llm) and report sections. */
 export interface RunOutputExtras {
@@ -29,20 +32,47 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
   // one pass over the store for every section
   const protocolCollector = protocolReport(store.runFacts(runId));
   const collectors = { vehicle: vehicleTimelineSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
-  for (const result of store.conversations(runId)) for (const collector of Object.values(collectors)) collector.add(result);
+  const record = store.getRun(runId);
+  const diversityCollected = diversityCollector(record?.name ?? runId);
+  for (const result of store.conversations(runId)) {
+    for (const collector of Object.values(collectors)) collector.add(result);
+    diversityCollected.add(result);
+  }
+  const diversity = await failureDiversity(diversityCollected, record?.config);
   const vehicle = collectors.vehicle.finish();
   const disagreements = collectors.disagreements.finish();
   const voice = collectors.voice.finish();
   const protocol = collectors.protocol.finish();
   const { summary } = writeRunReportFromStore(store, runId, outDir, {
-    extraSections: [...(extras.sections ?? []), ...(vehicle ? [vehicle] : []), ...(voice ? [voice.section] : []), ...(disagreements ? [disagreements] : []), ...(protocol ? [protocolSection(protocol)] : [])],
+    extraSections: [
+      ...(extras.sections ?? []),
+      ...(vehicle ? [vehicle] : []),
+      ...(voice ? [voice.section] : []),
+      ...(disagreements ? [disagreements] : []),
+      ...(protocol ? [protocolSection(protocol)] : []),
+      diversitySection(diversity),
+    ],
     extend: (base) => {
       const tiers = runTiers(store, runId);
-      return { ...base, ...(tiers.length ? { tiers } : {}), ...(voice ? { voice: { ...voice.summary } } : {}), ...(protocol ? { protocol } : {}), ...extras.summary?.(base) };
+      return { ...base, ...(tiers.length ? { tiers } : {}), ...(voice ? { voice: { ...voice.summary } } : {}), ...(protocol ? { protocol } : {}), diversity, ...extras.summary?.(base) };
     },
     protocolOf: protocolCollector.rowFor,
   });
   return summary;
+}
+
+/**
+ * The run's failure diversity with its stored `diversity:` settings: the configured ONNX sentence
+ * model, or the labelled lexical TF-IDF fallback (a configured model that is missing is reported with the fix).
+ */
+async function failureDiversity(collected: ReturnType<typeof diversityCollector>, storedConfig: unknown) {
+  const config = diversityConfigOfStoredConfig(storedConfig);
+  const embedder = await resolveEmbedder(config.embeddingModel, config.embeddingModel ? (line) => console.error(line) : undefined);
+  try {
+    return await collected.finish(embedder, config);
+  } finally {
+    await embedder.close();
+  }
 }
 
 /** What each invocation of the run ran with (the `tiers` section of summary.json), from the run facts. */

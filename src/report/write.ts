@@ -10,6 +10,7 @@ import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
 import { ConversationCsvWriter } from './csv.ts';
 import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
+import { diversityComparisonSection } from './diversity-section.ts';
 
 export interface RunReportInput {
   run: RunInfo;
@@ -102,7 +103,8 @@ export function writeComparisonReport(dir: string, comparison: RunComparison, ex
   mkdirSync(dir, { recursive: true });
   const files = { html: join(dir, 'comparison.html'), json: join(dir, 'comparison.json') };
   writeAtomically(files.json, `${JSON.stringify(valid, null, 2)}\n`);
-  writeAtomically(files.html, comparisonHtml(valid, extraSections));
+  const diversity = valid.diversity ? [diversityComparisonSection(valid.diversity, valid.a.name, valid.b.name)] : [];
+  writeAtomically(files.html, comparisonHtml(valid, [...diversity, ...extraSections]));
   return files;
 }
 
