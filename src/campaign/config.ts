@@ -12,6 +12,7 @@ import { VehicleConfigSchema } from '../vehicle/config.ts';
 import { LlmSettingsSchema } from '../llm/settings.ts';
 import { VoiceConfigSchema } from '../voice/config.ts';
 import { DiversityConfigSchema } from '../analysis/diversity.ts';
+import { JudgeRefInputSchema } from '../llm/modelRef.ts';
 
 export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   /** the offline reference head unit, dialled in over the bridge inside this process */
@@ -90,9 +91,9 @@ export const CampaignConfigSchema = z
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
     /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
     simulator: z.string().default('template'),
-    /** judges in precedence order (the first decisive verdict decides): "oracle" and/or model references */
+    /** judges in precedence order (the first decisive verdict decides): "oracle", model references and technique judges (sc-5:MODEL_REF, …; docs/judges.md) */
     judges: z
-      .array(z.string().min(1))
+      .array(JudgeRefInputSchema)
       .min(1)
       .refine((refs) => new Set(refs).size === refs.length, 'list each judge once (the order is the precedence order)')
       .default(['oracle']),
