@@ -91,7 +91,7 @@ export const CampaignConfigSchema = z
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
     /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
     simulator: z.string().default('template'),
-    /** judges in precedence order (the first decisive verdict decides): "oracle", model references and technique judges (sc-5:MODEL_REF, …; docs/judges.md) */
+    /** judges in precedence order (the first decisive verdict decides): "oracle", model references and technique judges (sc-5:MODEL_REF, …; docs/judge-techniques.md) */
     judges: z
       .array(JudgeRefInputSchema)
       .min(1)
