@@ -13,6 +13,7 @@ import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { computeAgreement } from './agreement.ts';
+import { judgeAgreementView } from '../judge/agreement.ts';
 import { RatingFormSchema, decodeRatings, encodeRating } from './annotations.ts';
 import {
   CompareQuerySchema,
@@ -280,6 +281,14 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
           if (result) judged.set(key, result);
         }
         return ok(res, { agreement: computeAgreement(ratings, judged), ratings });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/judge-agreement$/,
+      handle: (_q, res, p) => {
+        const run = requireRun(p.id);
+        return ok(res, judgeAgreementView(store.conversations(run.id)));
       },
     },
     {
