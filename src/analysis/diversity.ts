@@ -27,7 +27,7 @@ export const DiversityConfigSchema = z
     repetitions: z.number().int().min(1).max(100).default(10),
     seed: z.number().int().default(1),
     /** k-medoids and the silhouette run on at most this many conversations per repetition (a seeded sample; the rest are assigned to the nearest medoid) */
-    sampleSize: z.number().int().min(10).max(5000).default(2000),
+    sampleSize: z.number().int().min(10).max(5000).default(1000),
     /** a local ONNX sentence-embedding model (file or folder, e.g. models/all-MiniLM-L6-v2); without one the labelled lexical TF-IDF fallback runs */
     embeddingModel: z.string().optional(),
   })

@@ -93,9 +93,13 @@ function nearestTwo(m: DistanceMatrix, medoids: readonly number[], nearest: Int3
  * with every medoid i is found in one pass over the points:
  *   ΔTD_i = Σ_o min(0, d(o,c) − dn(o)) + Σ_{o: nearest(o) = i} [min(ds(o), d(o,c)) − dn(o) − min(0, d(o,c) − dn(o))]
  * (dn, ds: distance to the nearest and second-nearest medoid); the best improving swap of each
- * candidate is applied at once, and the loop ends when a full pass over the non-medoids improves nothing.
+ * candidate is applied at once, and the loop ends when a full pass over the non-medoids improves nothing
+ * by more than `tolerance` of the current total distance (swaps that gain less are rounding noise on
+ * text embeddings, and each costs a full pass).
  */
-export function kMedoids(m: DistanceMatrix, k: number, rng: Rng, maxPasses = 100): KMedoidsResult {
+export function kMedoids(m: DistanceMatrix, k: number, rng: Rng, options: { maxPasses?: number; tolerance?: number } = {}): KMedoidsResult {
+  const maxPasses = options.maxPasses ?? 100;
+  const tolerance = options.tolerance ?? 1e-4;
   if (!Number.isInteger(k) || k < 1 || k > m.n) throw new Error(`kMedoids: k must be an integer in 1..${m.n} (got ${k})`);
   const medoids = seedMedoids(m, k, rng);
   const isMedoid = new Uint8Array(m.n);
@@ -104,31 +108,40 @@ export function kMedoids(m: DistanceMatrix, k: number, rng: Rng, maxPasses = 100
   const dNearest = new Float64Array(m.n);
   const dSecond = new Float64Array(m.n);
   nearestTwo(m, medoids, nearest, dNearest, dSecond);
+  let total = dNearest.reduce((s, d) => s + d, 0);
   const delta = new Float64Array(k);
+  const { n, data } = m;
   let iterations = 0;
   let lastSwap = -1;
   for (let pass = 0; pass < maxPasses; pass++) {
     iterations++;
     let swapped = false;
-    for (let c = 0; c < m.n; c++) {
+    for (let c = 0; c < n; c++) {
       if (c === lastSwap && pass > 0 && !swapped) break; // a full cycle since the last swap found nothing
       if (isMedoid[c]) continue;
       delta.fill(0);
       let shared = 0;
-      const row = c * m.n;
-      for (let o = 0; o < m.n; o++) {
-        const doc = m.data[row + o];
-        const gain = Math.min(0, doc - dNearest[o]);
-        shared += gain;
-        delta[nearest[o]] += Math.min(dSecond[o], doc) - dNearest[o] - gain;
+      const row = c * n;
+      for (let o = 0; o < n; o++) {
+        const doc = data[row + o];
+        const dn = dNearest[o];
+        const ds = dSecond[o];
+        // gain = min(0, doc − dn); the medoid's own term = min(ds, doc) − dn − gain
+        if (doc < dn) {
+          shared += doc - dn;
+          delta[nearest[o]] += dn - doc + (doc < ds ? doc : ds) - dn;
+        } else {
+          delta[nearest[o]] += (doc < ds ? doc : ds) - dn;
+        }
       }
       let bestI = 0;
       for (let i = 1; i < k; i++) if (delta[i] < delta[bestI]) bestI = i;
-      if (shared + delta[bestI] < -1e-9) {
+      if (shared + delta[bestI] < -Math.max(1e-9, tolerance * total)) {
         isMedoid[medoids[bestI]] = 0;
         medoids[bestI] = c;
         isMedoid[c] = 1;
         nearestTwo(m, medoids, nearest, dNearest, dSecond);
+        total = dNearest.reduce((s, d) => s + d, 0);
         swapped = true;
         lastSwap = c;
       }
