@@ -4,6 +4,17 @@ import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
 import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
 import { ApiError, type FieldError } from './http-util.ts';
+import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
+
+/** The model references behind a simulator or judge reference; a technique reference that does not parse stays as it is, so the rig status reports it invalid. */
+function servedBy(ref: string): string[] {
+  if (!isTechniqueRef(ref)) return [ref];
+  try {
+    return parseJudgeRef(ref).models;
+  } catch {
+    return [ref];
+  }
+}
 
 /** A config is a page of YAML: no campaign needs more nesting or more entries than this. */
 const CONFIG_STRUCTURE = { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 100_000, maxStringChars: 200_000 };
@@ -59,7 +70,10 @@ export class ConfigCatalog {
     for (const listing of await this.list()) {
       if (!listing.valid) continue;
       const config = (await this.read(listing.name)).config as { simulator?: string; judges?: string[] };
-      for (const ref of [config.simulator, ...(config.judges ?? [])]) if (ref && ref !== 'template' && ref !== 'oracle') refs.add(ref);
+      for (const ref of [config.simulator, ...(config.judges ?? [])]) {
+        // a technique judge (sc-5:ollama:…) is served by the models it names
+        if (ref && ref !== 'template' && ref !== 'oracle') for (const model of servedBy(ref)) refs.add(model);
+      }
     }
     return [...refs];
   }
