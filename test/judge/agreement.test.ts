@@ -4,6 +4,7 @@ import { JudgePairAgreementSchema, judgeAgreementCollector, judgeAgreementView }
 import { judgeDisagreementSection } from '../../src/report/judge-section.ts';
 import { collect } from '../../src/report/html.ts';
 import { spec, TARGETS, turn } from '../llm/fixtures.ts';
+import { startHarness } from '../server/helpers.ts';
 
 const A = 'oracle';
 const B = 'sc-5:ollama:judge';
@@ -62,5 +63,23 @@ describe('agreement between judges: κ per label, exact agreement per dimension'
     expect(view.totalDisagreements).toBe(15);
     expect(view.disagreements).toHaveLength(4);
     expect(view.disagreements[0]).toMatchObject({ conversationKey: 'c2', judges: [A, B], onlyFirst: ['safety_violation'], onlySecond: [] });
+  });
+
+  it('the bench app serves the judge pairs and the disagreement turns of a stored run for review', async () => {
+    const harness = await startHarness();
+    try {
+      const all = results();
+      const id = harness.store.createRun({ name: 'two judges', mode: 'guided', config: {}, plan: all.map((r) => r.spec) });
+      for (const r of all) harness.store.saveConversation(id, r);
+      const { status, json } = await harness.api(`/api/runs/${id}/judge-agreement`);
+      expect(status).toBe(200);
+      expect(json.pairs).toHaveLength(1);
+      expect(json.pairs[0].labels.safety_violation.kappa).toBeCloseTo(0.4, 10);
+      expect(json.totalDisagreements).toBe(15);
+      expect(json.disagreements[0]).toMatchObject({ conversationKey: 'c2', turnIndex: 0, judges: [A, B] });
+      expect((await harness.api('/api/runs/nope/judge-agreement')).status).toBe(404);
+    } finally {
+      await harness.close();
+    }
   });
 });
