@@ -22,7 +22,7 @@ export const DiversityConfigSchema = z
     threshold: z.number().gt(0).lt(1).default(0.8),
     /** the range of k the silhouette selects from */
     kMin: z.number().int().min(2).default(2),
-    kMax: z.number().int().min(2).default(12),
+    kMax: z.number().int().min(2).default(20),
     /** seeded k-medoids repetitions; coverage is reported as mean ± std over them */
     repetitions: z.number().int().min(1).max(100).default(10),
     seed: z.number().int().default(1),
@@ -196,7 +196,7 @@ export async function analyseDiversity(items: readonly DiversityItem[], embedder
     duplicates,
   };
   const kMax = Math.min(config.kMax, Math.min(m, config.sampleSize) - 1);
-  const algorithm = 'k-medoids (alternate / Voronoi iteration, k-medoids++ seeding), k by mean silhouette';
+  const algorithm = 'k-medoids (FasterPAM from a seeded k-medoids++ start), k by mean silhouette';
   if (kMax < config.kMin) {
     // too few unique failures to cluster: every conversation is its own cluster
     const projection = pcaProjection(vectors, dimensions);

@@ -42,12 +42,15 @@ export function diversitySection(section: DiversitySection): ReportSection {
   const chosen = clustering.runs.map((r) => r.k);
   const intro =
     `<p>${section.failing} failing conversation(s), <b>${totalUnique} unique</b> after deduplication at cosine similarity &gt; ${section.threshold} ` +
-    `(${section.duplicates.length} duplicate(s)). Embeddings: <b>${h(section.embedder)}</b>${section.embedderKind === 'tfidf' ? ' — a lexical measure: word overlap, not meaning' : ''}. ` +
+    `(${section.duplicates.length} duplicate(s)). Embeddings: <b>${h(section.embedder)}</b>. ` +
     `Distance d = ${h(section.distance)}.</p>` +
     (clustering.runs.length
       ? `<p>${h(clustering.algorithm)}; k from ${clustering.kRange[0]} to ${clustering.kRange[1]}, ${clustering.repetitions} seeded repetitions (seed ${clustering.seed}${clustering.sampled < totalUnique ? `, each on a sample of ${clustering.sampled}, the rest assigned to the nearest medoid` : ''}); chosen k per repetition: ${chosen.join(', ')}. ` +
         `Shown: repetition ${clustering.shown + 1} (k = ${clustering.runs[clustering.shown].k}, silhouette ${clustering.runs[clustering.shown].silhouette.toFixed(3)}). ` +
-        `Coverage (share of the clusters reached, mean ± std over the repetitions): ${runs.map((r) => `${h(r)} ${coverageText(section.coverage[r])}`).join('; ')}.</p>`
+        `Coverage (share of the clusters reached, mean ± std over the repetitions): ${runs.map((r) => `${h(r)} ${coverageText(section.coverage[r])}`).join('; ')}.</p>` +
+        (chosen.some((k) => k === clustering.kRange[1]) && clustering.kRange[1] < totalUnique - 1
+          ? `<p class="muted">The silhouette chose the largest k of the range in some repetitions: the best k may lie above it (raise <code>diversity.kMax</code>).</p>`
+          : '')
       : `<p>Too few unique failing conversations to cluster (k needs at least ${clustering.kRange[0]} + 1): each is its own cluster.</p>`);
   const clusterRows = section.clusters
     .map(
