@@ -4,9 +4,10 @@ import { z } from 'zod';
 import { parseYamlWith } from '../campaign/config.ts';
 import { PriceTableSchema } from '../llm/usage.ts';
 import { TechniqueSchema } from './techniques.ts';
+import { parseJudgeRef } from '../llm/modelRef.ts';
 
 /** A judge to compare: the rule oracle, or LLM judges (one or more models) with a list of techniques. */
-export const JudgeSpecSchema = z.discriminatedUnion('kind', [
+const JudgeSpecObjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('oracle'), name: z.string().min(1).default('oracle') }),
   z.object({
     kind: z.literal('llm'),
@@ -16,6 +17,25 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
     models: z.array(z.string().min(1)).min(1),
     techniques: z.array(TechniqueSchema).min(1),
   }),
+]);
+
+/**
+ * A judge as a campaign names it in `judges:` is a judge here too: "oracle", a model reference
+ * (benchmarked with io) or a technique judge reference `TECHNIQUE:MODEL_REF` (with its technique),
+ * so the judge a lab deploys is the judge it measures.
+ */
+export const JudgeSpecSchema = z.union([
+  z.string().transform((ref, ctx): z.output<typeof JudgeSpecObjectSchema> => {
+    if (ref === 'oracle') return { kind: 'oracle', name: 'oracle' };
+    try {
+      const parsed = parseJudgeRef(ref);
+      return { kind: 'llm', models: parsed.models, techniques: [parsed.technique ?? 'io'] };
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message.split('\n')[0] });
+      return z.NEVER;
+    }
+  }),
+  JudgeSpecObjectSchema,
 ]);
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
 

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { aggregateDimensionVotes, aggregateTurnVotes, createTechniqueJudge } from '../../src/judge/technique-judge.ts';
 import { isTechniqueRef, JudgeRefError, JudgeRefInputSchema, parseJudgeRef } from '../../src/llm/modelRef.ts';
 import { toJsonl } from '../../src/judgebench/dataset.ts';
+import { JudgeBenchConfigSchema } from '../../src/judgebench/config.ts';
 import { generateDataset } from '../../src/judgebench/generator.ts';
 import { startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { fakeJudgeModel } from '../judgebench/fakeJudgeModel.ts';
@@ -58,6 +59,17 @@ describe('technique judge references', () => {
     expect(() => parseJudgeRef('sc-5:')).toThrow(/no model reference after "sc-5:"/);
     expect(() => parseJudgeRef('sc-5:mad:ollama:x')).toThrow(/techniques do not nest/);
     expect(() => parseJudgeRef('cot-3:llama:x')).toThrow(/unknown provider "llama".*Accepted: oracle/s);
+  });
+
+  it('a judge-bench config takes campaign judge references as judges', () => {
+    const config = JudgeBenchConfigSchema.parse({ generate: { seed: 1 }, judges: ['oracle', 'sc-5:ollama:qwen3:14b', 'ollama:llama3.1:8b', 'ar:ollama:a+ollama:b'] });
+    expect(config.judges).toEqual([
+      { kind: 'oracle', name: 'oracle' },
+      { kind: 'llm', models: ['ollama:qwen3:14b'], techniques: ['sc-5'] },
+      { kind: 'llm', models: ['ollama:llama3.1:8b'], techniques: ['io'] },
+      { kind: 'llm', models: ['ollama:a', 'ollama:b'], techniques: ['ar'] },
+    ]);
+    expect(() => JudgeBenchConfigSchema.parse({ generate: { seed: 1 }, judges: ['sc-5:nope'] })).toThrow(/invalid judge reference "sc-5:nope"/);
   });
 
   it('the structured YAML form becomes the string form', () => {

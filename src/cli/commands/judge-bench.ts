@@ -9,7 +9,7 @@ import { humanAgreementStudy, readRatings } from '../../judgebench/human.ts';
 import { configurationLabel, writeJudgeBenchOutputs } from '../../judgebench/report.ts';
 import { TechniqueSchema } from '../../judgebench/techniques.ts';
 import { describeZodError } from '../../domain/validation.ts';
-import { parseJudgeRef } from '../../llm/modelRef.ts';
+import { isTechniqueRef } from '../../llm/modelRef.ts';
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
@@ -21,12 +21,8 @@ const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boo
 function configFromFlags(options: { dataset?: string; judges?: string; techniques?: string; limit?: string; concurrency?: string }): JudgeBenchConfig {
   if (!options.dataset) throw new Error('judge-bench: give a CONFIG file, or --dataset FILE.jsonl with --judges');
   const techniques = list(options.techniques ?? 'io');
-  const judges = list(options.judges ?? 'oracle').map((j) => {
-    if (j === 'oracle') return { kind: 'oracle' as const };
-    // a campaign judge reference with its technique (sc-5:ollama:…) is measured with that technique, whatever --techniques says
-    const parsed = parseJudgeRef(j);
-    return parsed.technique ? { kind: 'llm' as const, models: parsed.models, techniques: [parsed.technique] } : { kind: 'llm' as const, models: [j], techniques };
-  });
+  // "oracle" and technique references (sc-5:ollama:…, measured with their own technique) as the config takes them; --techniques applies to plain model references
+  const judges = list(options.judges ?? 'oracle').map((j) => (j === 'oracle' || isTechniqueRef(j) ? j : { kind: 'llm' as const, models: [j], techniques }));
   const parsed = JudgeBenchConfigSchema.safeParse({
     name: 'judge-bench',
     dataset: resolve(options.dataset),
