@@ -105,16 +105,35 @@ export const DiversitySectionSchema = z.object({
 });
 export type DiversitySection = z.infer<typeof DiversitySectionSchema>;
 
+/** One dimension's posting list: the rows with a non-zero entry there and their values, in growable typed arrays. */
+class Posting {
+  rows = new Int32Array(8);
+  values = new Float64Array(8);
+  length = 0;
+  push(row: number, value: number): void {
+    if (this.length === this.rows.length) {
+      const rows = new Int32Array(this.length * 2);
+      const values = new Float64Array(this.length * 2);
+      rows.set(this.rows);
+      values.set(this.values);
+      this.rows = rows;
+      this.values = values;
+    }
+    this.rows[this.length] = row;
+    this.values[this.length++] = value;
+  }
+}
+
 /** Similarities of rows against an indexed set, through an inverted index over the non-zero entries. */
 class CosineIndex {
-  private readonly postings = new Map<number, { row: number; value: number }[]>();
+  private readonly postings = new Map<number, Posting>();
   private count = 0;
   add(vector: SparseVector): number {
     const row = this.count++;
     for (let k = 0; k < vector.indices.length; k++) {
-      const list = this.postings.get(vector.indices[k]);
-      if (list) list.push({ row, value: vector.values[k] });
-      else this.postings.set(vector.indices[k], [{ row, value: vector.values[k] }]);
+      let posting = this.postings.get(vector.indices[k]);
+      if (!posting) this.postings.set(vector.indices[k], (posting = new Posting()));
+      posting.push(row, vector.values[k]);
     }
     return row;
   }
@@ -122,10 +141,11 @@ class CosineIndex {
   similarities(vector: SparseVector, out = new Float64Array(this.count)): Float64Array {
     out.fill(0);
     for (let k = 0; k < vector.indices.length; k++) {
-      const list = this.postings.get(vector.indices[k]);
-      if (!list) continue;
+      const posting = this.postings.get(vector.indices[k]);
+      if (!posting) continue;
       const v = vector.values[k];
-      for (const p of list) out[p.row] += v * p.value;
+      const { rows, values, length } = posting;
+      for (let p = 0; p < length; p++) out[rows[p]] += v * values[p];
     }
     return out;
   }
@@ -153,13 +173,14 @@ function deduplicate(items: readonly DiversityItem[], vectors: readonly SparseVe
   const perRun = new Map<string, { index: CosineIndex; members: number[] }>();
   const uniqueIdx: number[] = [];
   const duplicates: DiversitySection['duplicates'] = [];
+  const buffer = new Float64Array(items.length);
   items.forEach((item, i) => {
     let run = perRun.get(item.run);
     if (!run) perRun.set(item.run, (run = { index: new CosineIndex(), members: [] }));
     let best = -1;
     let bestSimilarity = -Infinity;
     if (run.index.size > 0) {
-      const sims = run.index.similarities(vectors[i]);
+      const sims = run.index.similarities(vectors[i], buffer.subarray(0, run.index.size));
       for (let j = 0; j < sims.length; j++) if (sims[j] > bestSimilarity) [bestSimilarity, best] = [sims[j], j];
     }
     if (best >= 0 && bestSimilarity > threshold) {

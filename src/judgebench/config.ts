@@ -24,19 +24,23 @@ const JudgeSpecObjectSchema = z.discriminatedUnion('kind', [
  * (benchmarked with io) or a technique judge reference `TECHNIQUE:MODEL_REF` (with its technique),
  * so the judge a lab deploys is the judge it measures.
  */
-export const JudgeSpecSchema = z.union([
-  z.string().transform((ref, ctx): z.output<typeof JudgeSpecObjectSchema> => {
-    if (ref === 'oracle') return { kind: 'oracle', name: 'oracle' };
-    try {
-      const parsed = parseJudgeRef(ref);
-      return { kind: 'llm', models: parsed.models, techniques: [parsed.technique ?? 'io'] };
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message.split('\n')[0] });
-      return z.NEVER;
-    }
-  }),
-  JudgeSpecObjectSchema,
-]);
+export const JudgeSpecSchema = z.unknown().transform((value, ctx): z.output<typeof JudgeSpecObjectSchema> => {
+  if (typeof value !== 'string') {
+    // the object form, with its own errors (a union would bury them under "invalid input")
+    const parsed = JudgeSpecObjectSchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  }
+  if (value === 'oracle') return { kind: 'oracle', name: 'oracle' };
+  try {
+    const parsed = parseJudgeRef(value);
+    return { kind: 'llm', models: parsed.models, techniques: [parsed.technique ?? 'io'] };
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message.split('\n')[0] });
+    return z.NEVER;
+  }
+});
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
 
 export const GenerateSpecSchema = z.object({

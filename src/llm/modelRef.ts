@@ -108,7 +108,8 @@ export function parseJudgeRef(ref: string): ParsedJudgeRef {
     try {
       parseModelRef(model);
     } catch (error) {
-      throw new JudgeRefError(ref, (error as Error).message.split('\n')[0]);
+      // the model reference's own problem; the accepted forms follow once, in this error's own list
+      throw new JudgeRefError(ref, (error as Error).message.split('\n')[0].replace(/\.? Accepted forms:$/, ''));
     }
   }
   return { technique, models };

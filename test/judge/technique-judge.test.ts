@@ -69,7 +69,7 @@ describe('technique judge references', () => {
       { kind: 'llm', models: ['ollama:llama3.1:8b'], techniques: ['io'] },
       { kind: 'llm', models: ['ollama:a', 'ollama:b'], techniques: ['ar'] },
     ]);
-    expect(() => JudgeBenchConfigSchema.parse({ generate: { seed: 1 }, judges: ['sc-5:nope'] })).toThrow(/invalid judge reference "sc-5:nope"/);
+    expect(() => JudgeBenchConfigSchema.parse({ generate: { seed: 1 }, judges: ['sc-5:nope'] })).toThrow(/invalid judge reference .*sc-5:nope.*missing the .*provider:.* prefix. Accepted: oracle/);
   });
 
   it('the structured YAML form becomes the string form', () => {
