@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DiversitySectionSchema } from '../../src/analysis/diversity.ts';
 import { RunComparisonSchema } from '../../src/analysis/compare.ts';
+import { writeTinySentenceModel } from '../helpers/tinyOnnx.ts';
 
 const CLI = resolve('bin/icabench.js');
 const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
@@ -54,4 +55,24 @@ describe('failure diversity of paper-guided vs paper-baseline: summary.json, rep
     const comparedAgain = run(['compare', join(dir, 'again'), join(dir, 'paper-baseline'), '--json']);
     expect(JSON.parse(comparedAgain.stdout).diversity).toEqual(comparison.diversity);
   }, 180_000); // three 60-conversation campaigns with a drive in child processes on a loaded machine
+
+  it('uses the ONNX sentence model named in diversity.embeddingModel; a missing one is reported with the fix and the labelled fallback runs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-diversity-onnx-'));
+    const model = writeTinySentenceModel(join(dir, 'tiny-minilm'), 8);
+    const config = (embeddingModel: string, name: string) => {
+      const path = join(dir, `${name}.yaml`);
+      writeFileSync(path, readFileSync(paperConfig(dir, 'paper-guided', 20), 'utf8') + `diversity: { embeddingModel: ${JSON.stringify(embeddingModel)}, kMax: 4 }\n`);
+      return path;
+    };
+    const onnx = run(['run', config(model.dir, 'onnx'), '--out', join(dir, 'onnx'), '--workspace', join(dir, 'ws'), '--no-progress']);
+    expect(onnx.status, onnx.stderr).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'onnx', 'summary.json'), 'utf8'));
+    expect(summary.diversity.embedderKind).toBe('onnx');
+    expect(summary.diversity.embedder).toMatch(/^onnx sentence embeddings tiny-minilm/);
+    expect(summary.diversity.clustering.kRange[1]).toBeLessThanOrEqual(4);
+    const missing = run(['run', config(join(dir, 'nowhere'), 'missing'), '--out', join(dir, 'missing'), '--workspace', join(dir, 'ws2'), '--no-progress']);
+    expect(missing.status, missing.stderr).toBe(0);
+    expect(missing.stderr).toMatch(/embeddings: sentence-embedding model not found at .*nowhere.*Fix: .*Using the lexical TF-IDF fallback/);
+    expect(JSON.parse(readFileSync(join(dir, 'missing', 'summary.json'), 'utf8')).diversity.embedderKind).toBe('tfidf');
+  }, 120_000);
 });
