@@ -8,7 +8,8 @@ export const DUPLICATE_LIMIT = 100;
 const EXAMPLE_CHARS = 1200;
 
 const PALETTE = ['#2b6cb0', '#c0392b', '#1f8a4c', '#b7791f', '#7b3fa0', '#2c7a7b', '#718096', '#d53f8c', '#dd6b20', '#38a169', '#553c9a', '#975a16'];
-const colour = (i: number) => PALETTE[i % PALETTE.length];
+/** The palette, then hues a golden angle apart, so up to any k no two clusters share a colour. */
+const colour = (i: number) => (i < PALETTE.length ? PALETTE[i] : `hsl(${((i - PALETTE.length) * 137.508 + 20) % 360},60%,42%)`);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 /** An inline SVG scatter of the 2-D projection (no script needed; each point's tooltip names its conversation). */
