@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { CampaignConfig } from '../campaign/config.ts';
 import type { FieldError } from './http-util.ts';
+import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
 
 /** Where a config started from the bench app may point: everything else is refused before any file is touched. */
 export interface AppPathRoots {
@@ -54,7 +55,28 @@ function pathFields(config: CampaignConfig): PathField[] {
   if (config.simulator.startsWith('gguf:')) fields.push({ field: 'simulator', path: config.simulator.slice(5), kind: 'read', rewrite: (c, p) => (c.simulator = `gguf:${p}`) });
   config.judges.forEach((judge, i) => {
     if (judge.startsWith('gguf:')) fields.push({ field: `judges.${i}`, path: judge.slice(5), kind: 'read', rewrite: (c, p) => ((c.judges as string[])[i] = `gguf:${p}`) });
+    // a technique judge reads the gguf files of the models it names (sc-5:gguf:…, ar:gguf:…+gguf:…)
+    if (!isTechniqueRef(judge)) return;
+    let parsed: ReturnType<typeof parseJudgeRef>;
+    try {
+      parsed = parseJudgeRef(judge);
+    } catch {
+      return; // not a usable reference: the run stops on it before any model is loaded
+    }
+    parsed.models.forEach((model, j) => {
+      if (!model.startsWith('gguf:')) return;
+      const rewrite = (c: Record<string, unknown>, path: string) => {
+        const models = [...parsed.models];
+        models[j] = `gguf:${path}`;
+        (c.judges as unknown[])[i] = `${parsed.technique}:${models.join('+')}`;
+        parsed = { technique: parsed.technique, models };
+      };
+      fields.push({ field: `judges.${i}`, path: model.slice(5), kind: 'read', rewrite });
+    });
   });
+  if (config.diversity?.embeddingModel) {
+    fields.push({ field: 'diversity.embeddingModel', path: config.diversity.embeddingModel, kind: 'read', rewrite: (c, p) => (section(c, 'diversity').embeddingModel = p) });
+  }
   return fields;
 }
 
