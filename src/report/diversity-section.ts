@@ -48,7 +48,8 @@ export function diversitySection(section: DiversitySection): ReportSection {
     (clustering.runs.length
       ? `<p>${h(clustering.algorithm)}; k from ${clustering.kRange[0]} to ${clustering.kRange[1]}, ${clustering.repetitions} seeded repetitions (seed ${clustering.seed}${clustering.sampled < totalUnique ? `, each on a sample of ${clustering.sampled}, the rest assigned to the nearest medoid` : ''}); chosen k per repetition: ${chosen.join(', ')}. ` +
         `Shown: repetition ${clustering.shown + 1} (k = ${clustering.runs[clustering.shown].k}, silhouette ${clustering.runs[clustering.shown].silhouette.toFixed(3)}). ` +
-        `Coverage (share of the clusters reached, mean ± std over the repetitions): ${runs.map((r) => `${h(r)} ${coverageText(section.coverage[r])}`).join('; ')}.</p>` +
+        `Coverage (share of the clusters reached, mean ± std over the repetitions): ${runs.map((r) => `${h(r)} ${coverageText(section.coverage[r])}`).join('; ')}` +
+        `${runs.length === 1 ? ' (a run reaches all of its own clusters; coverage compares runs: <code>icabench compare</code> clusters the union of two runs)' : ''}.</p>` +
         (chosen.some((k) => k === clustering.kRange[1]) && clustering.kRange[1] < totalUnique - 1
           ? `<p class="muted">The silhouette chose the largest k of the range in some repetitions: the best k may lie above it (raise <code>diversity.kMax</code>).</p>`
           : '')
