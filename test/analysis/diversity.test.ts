@@ -6,6 +6,7 @@ import { analyseDiversity, compareDiversity, DiversityConfigSchema, DiversitySec
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { OnnxSentenceEmbedder, TfidfEmbedder } from '../../src/embedding/index.ts';
 import { runMany } from '../engine/helpers.ts';
+import { diversitySection } from '../../src/report/diversity-section.ts';
 import { writeTinySentenceModel } from '../helpers/tinyOnnx.ts';
 
 /** Three failure families; within a family the texts differ by one word, across families they share nothing. */
@@ -118,6 +119,19 @@ describe('diversity analysis: unique failing conversations, k-medoids coverage, 
     expect(section.failing).toBeGreaterThan(0);
     expect(Object.keys(section.unique)).toEqual(['run-1']);
   }, 60_000);
+
+  it('the report section escapes what the head unit said, plots every unique conversation and names the medoids', async () => {
+    const items = [0, 1, 2].flatMap((f) => [0, 1, 2].map((v) => item('A', f, v)));
+    items[0] = { ...items[0], text: `${items[0].text}\nassistant: <script>alert(1)</script>` };
+    const section = await analyseDiversity(items, new TfidfEmbedder(), DiversityConfigSchema.parse({ kMax: 4 }));
+    const { title, html } = diversitySection(section);
+    expect(title).toBe('Failure diversity');
+    expect(html).not.toContain('<script>');
+    expect(html.match(/<circle /g)).toHaveLength(2 * section.conversations.length);
+    for (const cluster of section.clusters) expect(html).toContain(cluster.medoid);
+    expect(html).toContain('lexical TF-IDF fallback');
+    expect(html).toContain('a run reaches all of its own clusters');
+  });
 
   it('rejects bad settings with the field named', () => {
     expect(() => DiversityConfigSchema.parse({ threshold: 1.2 })).toThrow(/threshold/);
