@@ -74,5 +74,13 @@ describe('failure diversity of paper-guided vs paper-baseline: summary.json, rep
     expect(missing.status, missing.stderr).toBe(0);
     expect(missing.stderr).toMatch(/embeddings: sentence-embedding model not found at .*nowhere.*Fix: .*Using the lexical TF-IDF fallback/);
     expect(JSON.parse(readFileSync(join(dir, 'missing', 'summary.json'), 'utf8')).diversity.embedderKind).toBe('tfidf');
+    // compare with the ONNX model: the union is embedded with it, and the note says the runs' own analyses differed
+    const compared = run(['compare', join(dir, 'onnx'), join(dir, 'missing'), '--json', '--embedding-model', model.dir]);
+    expect(compared.status, compared.stderr).toBe(0);
+    const diversity = JSON.parse(compared.stdout).diversity;
+    expect(diversity.embedder).toMatch(/^onnx sentence embeddings tiny-minilm/);
+    expect(diversity.union.embedderKind).toBe('onnx');
+    expect(diversity.note).toMatch(/the runs' own analyses used lexical TF-IDF fallback/);
+    expect(diversity.coverageA.values).toHaveLength(diversity.union.clustering.repetitions);
   }, 120_000);
 });
