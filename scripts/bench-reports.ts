@@ -12,7 +12,7 @@ import { FAILURE_LABELS, PERSONAS, STRATEGIES, STRATEGY_TARGET_FAILURE, type Fai
 import { computeRunSummary } from '../src/analysis/profile.ts';
 import { exportJsonl } from '../src/store/export.ts';
 import { ResultStore } from '../src/store/store.ts';
-import { writeRunReportFromStore } from '../src/report/write.ts';
+import { writeRunOutputs } from '../src/report/write.ts';
 
 const args = process.argv.slice(2);
 const keepIndex = args.indexOf('--keep');
@@ -99,7 +99,8 @@ const [, saveMs] = await time(() => {
   for (const result of results) store.saveConversation(runId, result);
 });
 const [, summaryMs] = await time(() => computeRunSummary(store.conversations(runId)));
-const [{ files }, reportMs] = await time(() => writeRunReportFromStore(store, runId, join(dir, 'report')));
+const [, reportMs] = await time(() => writeRunOutputs(store, runId, join(dir, 'report')));
+const files = { html: join(dir, 'report', 'report.html'), junit: join(dir, 'report', 'junit.xml'), csv: join(dir, 'report', 'conversations.csv') };
 const [lines, exportMs] = await time(async () => {
   const out = createWriteStream(join(dir, 'export.jsonl'));
   const n = await exportJsonl(store, runId, out);
@@ -113,7 +114,7 @@ const kib = (path: string) => `${(statSync(path).size / 1024).toFixed(0)} KiB`;
 console.log(`conversations ${total} × ${turnsPer} turns (Node ${process.version}, ${process.platform})`);
 console.log(`store: ${(total / (saveMs / 1000)).toFixed(0)} conversations/s saved (${(saveMs / total).toFixed(2)} ms each, one transaction, synchronous=FULL)`);
 console.log(`summary (streamed from store): ${summaryMs.toFixed(0)} ms`);
-console.log(`report (summary + html + junit + csv + summary.json): ${reportMs.toFixed(0)} ms; report.html ${kib(files.html)}, junit.xml ${kib(files.junit)}, conversations.csv ${kib(files.csv)}`);
+console.log(`report (summarizeRun + html + junit + csv + summary.json): ${reportMs.toFixed(0)} ms; report.html ${kib(files.html)}, junit.xml ${kib(files.junit)}, conversations.csv ${kib(files.csv)}`);
 console.log(`export: ${lines} lines in ${exportMs.toFixed(0)} ms; store file ${kib(join(dir, 'results.sqlite'))}`);
 console.log(`peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
 if (keep) console.log(`kept in ${dir}`);

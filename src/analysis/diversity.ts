@@ -168,13 +168,22 @@ function distanceMatrix(rows: readonly SparseVector[]): DistanceMatrix {
   return { n, data };
 }
 
+/**
+ * Lets other work run between the analysis' slices (the bench app computes summaries inside its
+ * server; a 10,000-conversation analysis takes seconds of CPU): one event-loop turn.
+ */
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** conversations deduplicated between two yields */
+const DEDUP_SLICE = 250;
+
 /** Duplicates within each run, in the items' order: an item is a duplicate when its cosine with an earlier unique item of its run exceeds the threshold. */
-function deduplicate(items: readonly DiversityItem[], vectors: readonly SparseVector[], threshold: number): { uniqueIdx: number[]; duplicates: DiversitySection['duplicates'] } {
+async function deduplicate(items: readonly DiversityItem[], vectors: readonly SparseVector[], threshold: number): Promise<{ uniqueIdx: number[]; duplicates: DiversitySection['duplicates'] }> {
   const perRun = new Map<string, { index: CosineIndex; members: number[] }>();
   const uniqueIdx: number[] = [];
   const duplicates: DiversitySection['duplicates'] = [];
   const buffer = new Float64Array(items.length);
-  items.forEach((item, i) => {
+  for (const [i, item] of items.entries()) {
+    if (i > 0 && i % DEDUP_SLICE === 0) await yieldTurn();
     let run = perRun.get(item.run);
     if (!run) perRun.set(item.run, (run = { index: new CosineIndex(), members: [] }));
     let best = -1;
@@ -190,7 +199,7 @@ function deduplicate(items: readonly DiversityItem[], vectors: readonly SparseVe
       run.members.push(i);
       uniqueIdx.push(i);
     }
-  });
+  }
   return { uniqueIdx, duplicates };
 }
 
@@ -203,7 +212,7 @@ export async function analyseDiversity(items: readonly DiversityItem[], embedder
   const raw = await embedder.embed(items.map((i) => i.text));
   const dimensions = raw[0]?.length ?? 0;
   const embedded = raw.map(toSparse);
-  const { uniqueIdx, duplicates } = deduplicate(items, embedded, config.threshold);
+  const { uniqueIdx, duplicates } = await deduplicate(items, embedded, config.threshold);
   const unique = uniqueIdx.map((i) => items[i]);
   const vectors = uniqueIdx.map((i) => embedded[i]);
   const m = unique.length;
@@ -238,6 +247,7 @@ export async function analyseDiversity(items: readonly DiversityItem[], embedder
     const matrix = whole ?? distanceMatrix(sample.map((i) => vectors[i]));
     let best: { k: number; silhouette: number; medoids: number[] } | null = null;
     for (let k = config.kMin; k <= kMax; k++) {
+      await yieldTurn();
       const result = kMedoids(matrix, k, rng);
       const silhouette = silhouetteScore(matrix, result.assignment, k);
       // ties keep the smaller k

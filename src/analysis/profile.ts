@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConversationStatusSchema, type ConversationResult } from '../domain/conversation.ts';
 import { TiersRecordSchema } from '../domain/tiers.ts';
+import { InvocationSummarySchema } from '../domain/invocation.ts';
 import {
   DIMENSIONS,
   FAILURE_LABELS,
@@ -171,6 +172,8 @@ export const RunSummarySchema = z.object({
   safety: SafetySummarySchema.optional(),
   /** the simulator and judges each invocation (start, resume) ran with, and the fallbacks it took (run facts) */
   tiers: z.array(TiersRecordSchema).optional(),
+  /** what each invocation ran on: icabench and Node versions, the machine, the model hosts (run facts `run.invocation`) */
+  invocations: z.array(InvocationSummarySchema).optional(),
   /** sections added by other areas (vehicle context, voice path, LLM tiers) */
   vehicle: ExtensionSchema,
   voice: ExtensionSchema,

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { HHMM, ISODate } from '../domain/context.ts';
-import { SeedPhraseSchema } from '../domain/conversation.ts';
+import type { SeedPhrase } from '../domain/conversation.ts';
 import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../domain/safety-policy.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../domain/taxonomy.ts';
 import { FaultConfigSchema } from '../headunit/reference/faults.ts';
@@ -13,10 +11,16 @@ import { LlmSettingsSchema } from '../llm/settings.ts';
 import { VoiceConfigSchema } from '../voice/config.ts';
 import { DiversityConfigSchema } from '../analysis/diversity.ts';
 import { JudgeRefInputSchema } from '../llm/modelRef.ts';
+import { snrLevels } from '../voice/acoustics.ts';
+import { ConfigError, loadYaml } from '../config/yaml.ts';
+import { resolveCampaignPaths } from './paths.ts';
+import { loadSeedPool } from './seed-pool.ts';
+
+export { ConfigError };
 
 export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   /** the offline reference head unit, dialled in over the bridge inside this process */
-  z.object({
+  z.strictObject({
     type: z.literal('reference'),
     worldSeed: z.number().int().default(1),
     faults: FaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
@@ -24,7 +28,7 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     safety: SafetyPolicySchema.optional(),
   }),
   /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
-  z.object({
+  z.strictObject({
     type: z.literal('bridge'),
     host: z.string().default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(7311),
@@ -39,7 +43,7 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     reconnectGraceSeconds: z.number().positive().default(60),
   }),
   /** a text-only assistant behind an OpenAI-compatible chat endpoint */
-  z.object({
+  z.strictObject({
     type: z.literal('http'),
     baseUrl: z.string().url(),
     model: z.string(),
@@ -63,7 +67,7 @@ export const TierFallbackSchema = z.strictObject({
 });
 
 export const CampaignConfigSchema = z
-  .object({
+  .strictObject({
     name: z.string().min(1),
     description: z.string().default(''),
     /** guided: strategies and evaluator feedback; baseline: neither (paper's baseline) */
@@ -73,7 +77,7 @@ export const CampaignConfigSchema = z
     /** restrict to seeds whose id is listed */
     seedIds: z.array(z.string()).optional(),
     /** task combinations: how many domains (requests) a seed may span */
-    domains: z.object({ min: z.number().int().min(1).default(1), max: z.number().int().min(1).default(3) }).default({ min: 1, max: 3 }),
+    domains: z.strictObject({ min: z.number().int().min(1).default(1), max: z.number().int().min(1).default(3) }).default({ min: 1, max: 3 }),
     conversations: z.number().int().min(1).max(100_000),
     repeats: z.number().int().min(1).max(100).default(1),
     personas: z.array(PersonaSchema).min(1).default(['neutral']),
@@ -82,7 +86,7 @@ export const CampaignConfigSchema = z
     /** turn budgets M, sampled per conversation */
     maxTurns: z.array(z.number().int().min(2).max(50)).min(1).default([8, 10]),
     dates: z.array(ISODate).min(1).default(['2026-05-12']),
-    timeWindow: z.object({ from: HHMM, to: HHMM }).default({ from: '11:00', to: '16:00' }),
+    timeWindow: z.strictObject({ from: HHMM, to: HHMM }).default({ from: '11:00', to: '16:00' }),
     /** wall-clock budget for the whole run (the paper ran 4 h) */
     budgetMinutes: z.number().positive().optional(),
     concurrency: z.number().int().min(1).max(64).default(4),
@@ -115,90 +119,48 @@ export const CampaignConfigSchema = z
   .superRefine((config, ctx) => {
     if (config.domains.min > config.domains.max) ctx.addIssue({ code: 'custom', path: ['domains'], message: 'min must not exceed max' });
     if (config.timeWindow.from > config.timeWindow.to) ctx.addIssue({ code: 'custom', path: ['timeWindow'], message: 'from must not be later than to' });
+    const planned = plannedCount(config);
+    if (planned > MAX_PLANNED_CONVERSATIONS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['conversations'],
+        message:
+          `the plan has ${planned.toLocaleString('en')} conversations (conversations × repeats × SNR levels), above the limit of ${MAX_PLANNED_CONVERSATIONS.toLocaleString('en')}: ` +
+          'the plan is built and stored before the first conversation; split the study into runs with different seeds (docs/configuration.md, "Limits")',
+      });
+    }
     if (config.voice?.enabled && config.headUnit.type === 'http') {
       ctx.addIssue({ code: 'custom', path: ['voice'], message: 'the http head unit adapter carries text only; spoken turns need the reference head unit or a head unit on the bridge' });
     }
   });
 export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
 
-export const SeedPoolSchema = z.object({ seeds: z.array(SeedPhraseSchema).min(1) });
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-/** Line number of the YAML node at `path`, so an error can point at the line in the file. */
-function lineOf(doc: ReturnType<typeof parseDocument>, counter: LineCounter, path: readonly PropertyKey[]): number | null {
-  let node: Node | null | undefined = doc.contents as Node | null;
-  let last = node;
-  for (const key of path) {
-    if (isMap(node)) node = node.get(key as string, true) as Node | undefined;
-    else if (isSeq(node)) node = node.get(Number(key), true) as Node | undefined;
-    else break;
-    if (node) last = node;
-    else break;
-  }
-  const offset = last?.range?.[0];
-  return offset === undefined ? null : counter.linePos(offset).line;
-}
-
-/** Parses YAML text with a schema; errors name the file, the line, the field and what was expected. */
-export function parseYamlWith<S extends z.ZodType>(schema: S, text: string, file: string): z.output<S> {
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    throw new ConfigError(`${file}:${e.linePos?.[0].line ?? '?'}: invalid YAML: ${e.message.split('\n')[0]}`);
-  }
-  const result = schema.safeParse(doc.toJS());
-  if (!result.success) {
-    const lines = result.error.issues.map((issue) => {
-      const line = lineOf(doc, counter, issue.path);
-      const field = issue.path.length ? issue.path.join('.') : '(top level)';
-      return `${file}${line ? `:${line}` : ''}: ${field}: ${issue.message}`;
-    });
-    throw new ConfigError(lines.join('\n'));
-  }
-  return result.data;
-}
-
 export interface LoadedCampaign {
   config: CampaignConfig;
+  /** the config file, absolute; every path in `config` is already resolved against its folder */
   path: string;
-  seeds: z.infer<typeof SeedPoolSchema>['seeds'];
+  /** the seeds the plan uses, in sampling order (planConversations cycles through them; see seed-pool.ts) */
+  seeds: SeedPhrase[];
   strategies: Strategy[];
 }
 
-export function loadCampaignConfig(path: string): LoadedCampaign {
-  const absolute = resolve(path);
-  let text: string;
-  try {
-    text = readFileSync(absolute, 'utf8');
-  } catch {
-    throw new ConfigError(`${path}: cannot read the campaign config (does the file exist?)`);
-  }
-  const config = parseYamlWith(CampaignConfigSchema, text, path);
-  return { config, path: absolute, seeds: loadSeeds(config, dirname(absolute)), strategies: config.strategies === 'all' ? [...STRATEGIES] : config.strategies };
+/**
+ * The most conversations one run may plan (conversations × repeats × SNR levels). The plan is built
+ * and stored before the first conversation, so a bigger one is refused up front rather than running
+ * out of memory; split a larger study into runs with different `seed`s (docs/configuration.md).
+ */
+export const MAX_PLANNED_CONVERSATIONS = 200_000;
+
+/** Conversations × repeats × SNR levels: what planConversations will produce. */
+export function plannedCount(config: Pick<CampaignConfig, 'conversations' | 'repeats' | 'voice'>): number {
+  return config.conversations * config.repeats * (config.voice?.enabled ? snrLevels(config.voice.acoustics).length : 1);
 }
 
-function loadSeeds(config: CampaignConfig, baseDir: string): LoadedCampaign['seeds'] {
-  const seedPath = resolve(baseDir, config.seeds);
-  let text: string;
-  try {
-    text = readFileSync(seedPath, 'utf8');
-  } catch {
-    throw new ConfigError(`${config.seeds}: cannot read the seed pool named in "seeds" (resolved to ${seedPath})`);
-  }
-  let seeds = parseYamlWith(SeedPoolSchema, text, seedPath).seeds;
-  if (config.seedIds) {
-    const unknown = config.seedIds.filter((id) => !seeds.some((s) => s.id === id));
-    if (unknown.length) throw new ConfigError(`seedIds: ${unknown.join(', ')} not found in ${config.seeds}`);
-    seeds = seeds.filter((s) => config.seedIds!.includes(s.id));
-  }
-  seeds = seeds.filter((s) => s.requests.length >= config.domains.min && s.requests.length <= config.domains.max);
-  if (seeds.length === 0) throw new ConfigError(`domains: no seed in ${config.seeds} spans ${config.domains.min}–${config.domains.max} requests`);
-  return seeds;
+/** Reads and validates a campaign config (at most MAX_CONFIG_BYTES, a plan within MAX_PLANNED_CONVERSATIONS); paths resolve against its folder. */
+export function loadCampaignConfig(path: string): LoadedCampaign {
+  const absolute = resolve(path);
+  const parsed = loadYaml(CampaignConfigSchema, absolute, 'campaign config');
+  const config = resolveCampaignPaths(parsed, dirname(absolute));
+  const seeds = loadSeedPool(config.seeds, { seedIds: config.seedIds, domains: config.domains, seed: config.seed, needed: config.conversations });
+  return { config, path: absolute, seeds, strategies: config.strategies === 'all' ? [...STRATEGIES] : config.strategies };
 }

@@ -1,39 +1,26 @@
-import type { ConversationResult, ConversationSpec } from '../domain/conversation.ts';
-import { TIERS_FACT, type TierFallback } from '../domain/tiers.ts';
-import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../headunit/connect.ts';
-import type { Judge } from '../judge/types.ts';
-import type { UserSimulator } from '../simulator/types.ts';
+import type { ConversationResult } from '../domain/conversation.ts';
+import type { ConnectedHeadUnit } from '../headunit/connect.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { LoadedCampaign } from './config.ts';
 import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
+import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import { planConversations } from './sampling.ts';
-import { describeTiers } from './tiers.ts';
-import { VehicleFeed, type VehicleSection } from './vehicle-feed.ts';
-import { CampaignVoice } from './voice.ts';
-import { driverVocabulary } from '../voice/vocabulary.ts';
-import { watchHeadUnit } from '../bridge/run-monitor.ts';
-
-export interface CampaignTiers {
-  simulator: UserSimulator;
-  /** in precedence order (src/judge/precedence.ts) */
-  judges: Judge[];
-  /** models the config named that were unavailable and replaced by its `fallback`; recorded with the run */
-  fallbacks?: readonly TierFallback[];
-}
 
 export interface RunCampaignOptions {
   store: ResultStore;
-  /** the simulator and judge tiers to use (see buildTiers) */
-  tiers: CampaignTiers;
+  /** the rig to run on (openRig); the run closes it when it ends. Default: openRig(campaign, { tiers, headUnit, log }) */
+  rig?: Rig;
+  /** without a rig: the simulator and judge tiers to use (default: built from the config, see buildTiers) */
+  tiers?: CampaignTiers;
+  /** without a rig: an already connected system under test (tests); default: the config's headUnit */
+  headUnit?: ConnectedHeadUnit;
   /** continue this run instead of starting a new one */
   resumeRunId?: string;
   /** abort = graceful stop: no new conversations start; running ones are abandoned and rerun on resume */
   signal?: AbortSignal;
   onEvent?: CampaignEventListener;
   log?: (line: string) => void;
-  /** an already connected system under test (tests); default: the config's headUnit */
-  headUnit?: ConnectedHeadUnit;
 }
 
 export interface RunCampaignResult {
@@ -43,8 +30,6 @@ export interface RunCampaignResult {
   stopReason: string | null;
   done: number;
   planned: number;
-  /** the summary's `vehicle` section when a drive scenario fed the run (counts of this invocation) */
-  vehicle: VehicleSection | null;
 }
 
 /**
@@ -54,17 +39,18 @@ export interface RunCampaignResult {
  * when the process stopped is simply run again on resume.
  */
 export async function runCampaign(campaign: LoadedCampaign, options: RunCampaignOptions): Promise<RunCampaignResult> {
-  const { store, tiers } = options;
+  const { store } = options;
   const emit = (event: CampaignEvent) => options.onEvent?.(event);
   const log = options.log ?? (() => undefined);
   const { config } = campaign;
 
   const resumed = options.resumeRunId ? store.getRun(options.resumeRunId) : null;
   if (options.resumeRunId && !resumed) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
-  // the rig comes up before the run is recorded: a missing package, scenario or head unit leaves no half-started run behind
-  const rig = await openRig(campaign, options, log);
-  const { vehicle, headUnit, voice } = rig;
+  // the rig comes up before the run is recorded: a missing model, package, scenario or head unit leaves no half-started run behind
+  const rig = options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log }));
+  const { vehicle, headUnit, voice, tiers } = rig;
   let runId: string;
+  let recorder: RunRecorder;
   try {
     if (resumed) {
       runId = resumed.id;
@@ -72,7 +58,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
     } else {
       runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { simulator: tiers.simulator.describe, judges: tiers.judges.map((j) => j.ref) } });
     }
-    store.addRunFact(runId, TIERS_FACT, describeTiers(tiers));
+    recorder = rig.record(store, runId);
   } catch (error) {
     await rig.close();
     throw error;
@@ -89,7 +75,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());
   options.signal?.addEventListener('abort', onAbort);
-  const watch = watchHeadUnit(headUnit, { store, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
+  const watch = rig.watch({ store, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
   let stopReason: string | null = null;
 
   const worker = async (): Promise<void> => {
@@ -131,6 +117,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
         throw error;
       } finally {
         inflight.delete(controller);
+        // an abandoned conversation's frames and model calls happened too: they are recorded either way
+        recorder.conversationEnded(spec.key, drive);
       }
       const finished = voice ? voice.finish(result) : { result, artifacts: [] };
       result = finished.result;
@@ -146,54 +134,11 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     watch.close();
+    recorder.invocationEnded();
     await rig.close();
   }
   const status = options.signal?.aborted || stopReason ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
   store.setRunStatus(runId, status);
   emit({ type: 'run_finished', runId, status, done, planned, ...(stopReason ? { reason: stopReason } : {}) });
-  const rejected = headUnit.reference?.vehicleCounts();
-  const vehicleSection = vehicle ? vehicle.section(rejected ? rejected.unknownId + rejected.lengthMismatch + rejected.valuesRejected : null) : null;
-  return { runId, status, stopReason, done, planned, vehicle: vehicleSection };
-}
-
-interface Rig {
-  vehicle: VehicleFeed | null;
-  headUnit: ConnectedHeadUnit;
-  voice: CampaignVoice | null;
-  /** closes what the run opened (a head unit passed in by the caller stays open) */
-  close(): Promise<void>;
-}
-
-/** The drive-scenario feed, the connected head unit and the bench's voice; on any failure, what was opened is closed again. */
-async function openRig(campaign: LoadedCampaign, options: RunCampaignOptions, log: (line: string) => void): Promise<Rig> {
-  const { config } = campaign;
-  const spoken = config.voice?.enabled ? config.voice : null;
-  if (spoken) await CampaignVoice.checkPrerequisites(spoken);
-  const vehicle = config.vehicle ? await VehicleFeed.open(config.vehicle, config.concurrency) : null;
-  let headUnit: ConnectedHeadUnit | undefined;
-  try {
-    headUnit =
-      options.headUnit ??
-      (await connectConfiguredHeadUnit(config.headUnit, log, {
-        vehicleMapping: vehicle?.mapping,
-        safety: config.safety,
-        voice: spoken ? { vocabulary: driverVocabulary(campaign.seeds), onError: (error) => log(`voice: the reference head unit could not speak a reply: ${error.message}`) } : undefined,
-      }));
-    const voice = spoken ? await CampaignVoice.open(spoken, campaign, headUnit, log) : null;
-    const connected = headUnit;
-    return {
-      vehicle,
-      headUnit,
-      voice,
-      close: async () => {
-        await voice?.close();
-        if (!options.headUnit) await connected.close();
-        await vehicle?.close();
-      },
-    };
-  } catch (error) {
-    if (headUnit && !options.headUnit) await headUnit.close();
-    await vehicle?.close();
-    throw error;
-  }
+  return { runId, status, stopReason, done, planned };
 }

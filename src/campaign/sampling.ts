@@ -6,8 +6,9 @@ import { CLEAN_LEVEL, snrLevels } from '../voice/acoustics.ts';
 import type { LoadedCampaign } from './config.ts';
 
 /**
- * Representative sampling: conversations cycle through the seed pool in a shuffled order, so
- * every seed (and so every task combination) is used equally often; personas and turn budgets
+ * Representative sampling: conversations cycle through the seed pool in a shuffled order (the
+ * campaign's `seeds`, already shuffled by the sampling seed when the pool was read, see
+ * seed-pool.ts), so every seed (and so every task combination) is used equally often; personas and turn budgets
  * rotate independently. Seeds, contexts and RNG seeds depend only on the sampling seed and the
  * conversation index, so a guided and a baseline run with the same seed use the same seeds.
  * Planned count: conversations × repeats × SNR levels (voice campaigns with a sweep). A vehicle campaign
@@ -15,8 +16,6 @@ import type { LoadedCampaign } from './config.ts';
  */
 export function planConversations(campaign: LoadedCampaign): ConversationSpec[] {
   const { config, seeds } = campaign;
-  const rng = createRng(config.seed);
-  const order = rng.shuffle(seeds.map((_, i) => i));
   const from = minutesOfDay(config.timeWindow.from);
   const to = minutesOfDay(config.timeWindow.to);
   const specs: ConversationSpec[] = [];
@@ -24,7 +23,7 @@ export function planConversations(campaign: LoadedCampaign): ConversationSpec[] 
   const voice = config.voice?.enabled ? config.voice : null;
   const levels = voice ? snrLevels(voice.acoustics) : [null];
   for (let i = 0; i < config.conversations; i++) {
-    const seed = seeds[order[i % order.length]];
+    const seed = seeds[i % seeds.length];
     const local = createRng(hashSeed(config.seed, i));
     const city = seed.city ?? (local.chance(0.5) ? 'Munich' : 'Berlin');
     const district = local.pick(DISTRICTS.filter((d) => d.city === city));

@@ -8,7 +8,7 @@ import { LlmUsageTracker } from '../llm/usage.ts';
 import { TemplateSimulator } from '../simulator/template.ts';
 import type { UserSimulator } from '../simulator/types.ts';
 import { ConfigError, type CampaignConfig } from './config.ts';
-import type { CampaignTiers } from './runner.ts';
+import type { CampaignTiers } from './rig.ts';
 
 export interface BuiltTiers extends CampaignTiers {
   /** records every model call of the run; null when only deterministic tiers run */

@@ -8,11 +8,15 @@ import { loadMapping, type VehicleMapping } from '../vehicle/mapping.ts';
 import { loadScenario, type Scenario } from '../vehicle/scenario.ts';
 import { openFrameSink, type FrameSink } from '../vehicle/transports/index.ts';
 import { ConfigError } from './config.ts';
+import type { VehicleFeedFactSchema } from './run-facts.ts';
+import type { z } from 'zod';
 
 export interface ConversationDrive {
   contextAt(turn: number): ContextVector;
   /** sends the frames leading up to turn `turn` before the turn itself goes out */
   beforeTurn(connection: HeadUnitConnection, sessionId: string, turn: number): Promise<void>;
+  /** frames sent for this conversation so far (recorded with the run as `vehicle.frames`) */
+  framesSent(): number;
 }
 
 /**
@@ -39,17 +43,6 @@ function motionAt(scenario: Scenario, base: ContextVector, startS: number): Vehi
 /** How much of the bus the head unit sees before each turn: the last second of every cyclic message. */
 const WINDOW_BEFORE_TURN_S = 1;
 
-export interface VehicleSection {
-  scenario: string;
-  mapping: string;
-  dbc: string;
-  transport: string;
-  secondsPerTurn: number;
-  framesSent: number;
-  /** frames the receiving head unit rejected (known for the reference head unit; null otherwise) */
-  framesRejected: number | null;
-}
-
 /**
  * Feeds a drive scenario to the conversations of a campaign: the context vector of turn t is the
  * scenario's state at startS + t × secondsPerTurn (with `context: motion`, only the car's state, at the
@@ -58,7 +51,6 @@ export interface VehicleSection {
  * an SLCAN adapter or a SocketCAN interface.
  */
 export class VehicleFeed {
-  private framesSent = 0;
   private constructor(
     readonly config: VehicleConfig,
     readonly scenario: Scenario,
@@ -85,7 +77,9 @@ export class VehicleFeed {
     const startS = spec.vehicleStartS ?? (typeof this.config.startS === 'number' ? this.config.startS : this.config.startS.from);
     const timeline: VehicleTimeline = this.config.context === 'motion' ? motionAt(this.scenario, spec.context, startS) : this.scenario;
     const secondOf = (turn: number) => startS + turn * this.config.secondsPerTurn;
+    let framesSent = 0;
     return {
+      framesSent: () => framesSent,
       contextAt: (turn) => {
         const t = secondOf(turn);
         if (this.config.context === 'drive') return this.scenario.contextAt(t, spec.context);
@@ -95,7 +89,7 @@ export class VehicleFeed {
       beforeTurn: async (connection, sessionId, turn) => {
         const at = secondOf(turn);
         const frames = framesForInterval(timeline, this.mapping, Math.max(0, at - WINDOW_BEFORE_TURN_S), at + 1e-9);
-        this.framesSent += frames.length;
+        framesSent += frames.length;
         if (this.sink) {
           await this.sink.send(frames);
           return;
@@ -106,16 +100,9 @@ export class VehicleFeed {
     };
   }
 
-  section(framesRejected: number | null): VehicleSection {
-    return {
-      scenario: this.scenario.name,
-      mapping: this.config.mapping,
-      dbc: this.mapping.dbcName,
-      transport: this.sink?.describe ?? 'bridge',
-      secondsPerTurn: this.config.secondsPerTurn,
-      framesSent: this.framesSent,
-      framesRejected,
-    };
+  /** What feeds the bus (recorded with the run as `vehicle.feed`). */
+  describe(): z.infer<typeof VehicleFeedFactSchema> {
+    return { scenario: this.scenario.name, mapping: this.config.mapping, dbc: this.mapping.dbcName, transport: this.sink?.describe ?? 'bridge', secondsPerTurn: this.config.secondsPerTurn };
   }
 
   async close(): Promise<void> {

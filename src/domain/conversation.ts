@@ -5,7 +5,7 @@ import { DimensionSchema, FailureLabelSchema, JudgeTierSchema, PersonaSchema, St
 import { AssistantReplySchema } from '../protocol/bridge.ts';
 
 /** A seed phrase s with its annotated targets (what the simulator will ask for). */
-export const SeedPhraseSchema = z.object({
+export const SeedPhraseSchema = z.strictObject({
   id: z.string().min(1),
   text: z.string().min(1),
   city: z.enum(['Munich', 'Berlin']).optional(),

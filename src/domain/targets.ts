@@ -11,20 +11,20 @@ export type PoiCategory = z.infer<typeof PoiCategorySchema>;
 
 /** One material requirement the user stated. Each kind is checkable against a structured reply. */
 export const ConstraintSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('cuisine'), value: z.string() }),
-  z.object({ kind: z.literal('max_cost'), value: CostLevelSchema }),
-  z.object({ kind: z.literal('min_rating'), value: z.number().min(0).max(5) }),
-  z.object({ kind: z.literal('open_at'), value: HHMM }),
-  z.object({ kind: z.literal('district'), value: z.string() }),
-  z.object({ kind: z.literal('max_drive_min'), value: z.number().positive() }),
-  z.object({ kind: z.literal('avoid_tolls') }),
-  z.object({ kind: z.literal('avoid_highways') }),
-  z.object({ kind: z.literal('arrive_by'), value: HHMM }),
+  z.strictObject({ kind: z.literal('cuisine'), value: z.string() }),
+  z.strictObject({ kind: z.literal('max_cost'), value: CostLevelSchema }),
+  z.strictObject({ kind: z.literal('min_rating'), value: z.number().min(0).max(5) }),
+  z.strictObject({ kind: z.literal('open_at'), value: HHMM }),
+  z.strictObject({ kind: z.literal('district'), value: z.string() }),
+  z.strictObject({ kind: z.literal('max_drive_min'), value: z.number().positive() }),
+  z.strictObject({ kind: z.literal('avoid_tolls') }),
+  z.strictObject({ kind: z.literal('avoid_highways') }),
+  z.strictObject({ kind: z.literal('arrive_by'), value: HHMM }),
 ]);
 export type Constraint = z.infer<typeof ConstraintSchema>;
 export type ConstraintKind = Constraint['kind'];
 
-export const PlanStopSchema = z.object({
+export const PlanStopSchema = z.strictObject({
   category: PoiCategorySchema,
   constraints: z.array(ConstraintSchema).default([]),
   /** latest arrival time at this stop */
@@ -37,17 +37,17 @@ export const VEHICLE_INFO_FIELDS = ['range', 'state_of_charge', 'tire_pressure',
 
 /** What the user wants done, independent of wording. */
 export const RequestSchema = z.discriminatedUnion('intent', [
-  z.object({ intent: z.literal('find_poi'), category: PoiCategorySchema, constraints: z.array(ConstraintSchema).default([]) }),
-  z.object({
+  z.strictObject({ intent: z.literal('find_poi'), category: PoiCategorySchema, constraints: z.array(ConstraintSchema).default([]) }),
+  z.strictObject({
     intent: z.literal('navigate'),
     /** a district, or "poi" to navigate to the place chosen for another target */
     destination: z.string(),
     constraints: z.array(ConstraintSchema).default([]),
   }),
-  z.object({ intent: z.literal('plan_trip'), stops: z.array(PlanStopSchema).min(1) }),
-  z.object({ intent: z.literal('set_climate'), setpointC: z.number().min(16).max(30) }),
-  z.object({ intent: z.literal('play_media'), source: z.enum(MEDIA_SOURCES), item: z.string() }),
-  z.object({ intent: z.literal('vehicle_info'), field: z.enum(VEHICLE_INFO_FIELDS) }),
+  z.strictObject({ intent: z.literal('plan_trip'), stops: z.array(PlanStopSchema).min(1) }),
+  z.strictObject({ intent: z.literal('set_climate'), setpointC: z.number().min(16).max(30) }),
+  z.strictObject({ intent: z.literal('play_media'), source: z.enum(MEDIA_SOURCES), item: z.string() }),
+  z.strictObject({ intent: z.literal('vehicle_info'), field: z.enum(VEHICLE_INFO_FIELDS) }),
 ]);
 export type Request = z.infer<typeof RequestSchema>;
 export type Intent = Request['intent'];

@@ -1,12 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { connectHeadUnit, type BridgeClient } from '../bridge/client.ts';
-import { startBridgeServer, type BridgeHeadUnitConnection, type BridgeServer } from '../bridge/server.ts';
-import type { HeadUnitConfig } from '../campaign/config.ts';
-import { ConfigError } from '../campaign/config.ts';
+import type { BridgeHeadUnitConnection, BridgeServer } from '../bridge/server.ts';
 import { ReferenceHeadUnit } from './reference/reference-headunit.ts';
 import type { HeadUnitConnection, HeadUnitHandler } from './types.ts';
-import type { VehicleMapping } from '../vehicle/mapping.ts';
-import type { SafetyPolicy } from '../domain/safety-policy.ts';
 import { SocketRelay } from '../bridge/socket-relay.ts';
 import { HeadUnitVoiceFrontEnd, withVoiceFrontEnd } from '../voice/headunit-voice.ts';
 import { createSocketAudioLink } from '../voice/socket-audio-link.ts';
@@ -53,63 +47,4 @@ export function bridgeReadiness(bridge: BridgeServer, connection: BridgeHeadUnit
   return async () => {
     if (!connection.connected) await bridge.waitForHeadUnit(graceMs, connection.name);
   };
-}
-
-/**
- * Brings up the system under test a campaign config names: the reference head unit dialled in
- * over a loopback bridge inside this process, a head unit that dials in from outside, or an
- * OpenAI-compatible chat endpoint.
- */
-export async function connectConfiguredHeadUnit(
-  config: HeadUnitConfig,
-  log: (line: string) => void = () => undefined,
-  options: { vehicleMapping?: VehicleMapping; voice?: ReferenceVoiceOptions; safety?: SafetyPolicy } = {},
-): Promise<ConnectedHeadUnit> {
-  if (config.type === 'reference') {
-    const token = randomBytes(16).toString('hex');
-    // the flood guard stays at its default: replies to the bench's own requests never count against it
-    const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token });
-    // the unit follows its own policy when the config gives one, else the campaign's (the one the oracle judges by)
-    const safety = config.safety ?? options.safety;
-    const reference = new ReferenceHeadUnit({ worldSeed: config.worldSeed, faults: config.faults, vehicleMapping: options.vehicleMapping, ...(safety ? { safety } : {}) });
-    const { handler, audio, frontEnd } = referenceDialIn(reference, options.voice);
-    let client: BridgeClient | null = null;
-    const closeAll = async () => {
-      await client?.close();
-      await bridge.close();
-      await frontEnd?.close();
-    };
-    try {
-      client = await connectHeadUnit({ url: bridge.url, token, handler, audio });
-      const connection = await bridge.waitForHeadUnit(10_000, reference.unit.name);
-      return { connection, bridge, reference, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection), close: closeAll };
-    } catch (error) {
-      await closeAll();
-      throw error;
-    }
-  }
-  if (config.type === 'bridge') {
-    const token = process.env[config.tokenEnv];
-    if (!token) throw new ConfigError(`headUnit.tokenEnv: set the environment variable ${config.tokenEnv} to the shared token the head unit presents`);
-    const bridge = await startBridgeServer({
-      host: config.host,
-      port: config.port,
-      token,
-      turnTimeoutMs: config.turnTimeoutMs,
-      maxMessagesPerSecond: config.maxMessagesPerSecond,
-      ...(config.maxMessageBytes ? { maxMessageBytes: config.maxMessageBytes } : {}),
-    });
-    log(`bridge listening on ${bridge.url}; waiting up to ${config.waitSeconds} s for a head unit to dial in`);
-    try {
-      const connection = await bridge.waitForHeadUnit(config.waitSeconds * 1000);
-      return { connection, bridge, reference: null, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection, config.reconnectGraceSeconds * 1000), close: () => bridge.close() };
-    } catch (error) {
-      await bridge.close();
-      throw error;
-    }
-  }
-  const { HttpChatHeadUnit } = await import('./http-chat.ts');
-  const apiKey = config.apiKeyEnv ? process.env[config.apiKeyEnv] : undefined;
-  const connection = new HttpChatHeadUnit({ baseUrl: config.baseUrl, model: config.model, timeoutMs: config.timeoutMs, ...(apiKey ? { apiKey } : {}), ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}) });
-  return { connection, bridge: null, reference: null, audio: null, ensureReady: async () => undefined, close: () => connection.close() };
 }

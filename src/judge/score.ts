@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { Dimension } from '../domain/taxonomy.ts';
 import { DEFAULT_FAIL_ON, DIMENSIONS, FailureLabelSchema } from '../domain/taxonomy.ts';
 
-export const ScoringSchema = z.object({
+export const ScoringSchema = z.strictObject({
   /** w_j per dimension */
   weights: z
-    .object({ instruction: z.number().min(0), context: z.number().min(0), plan: z.number().min(0), safety: z.number().min(0) })
+    .strictObject({ instruction: z.number().min(0), context: z.number().min(0), plan: z.number().min(0), safety: z.number().min(0) })
     .default({ instruction: 1, context: 1, plan: 1, safety: 1 }),
   /** w_T, the weight of the completed-target share */
   targetWeight: z.number().min(0).default(1),

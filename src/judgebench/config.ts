@@ -1,15 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { parseYamlWith } from '../campaign/config.ts';
+import { loadYaml } from '../config/yaml.ts';
+import { parseJudgeRef, resolveRefAgainst } from '../llm/modelRef.ts';
 import { PriceTableSchema } from '../llm/usage.ts';
 import { TechniqueSchema } from './techniques.ts';
-import { parseJudgeRef } from '../llm/modelRef.ts';
 
 /** A judge to compare: the rule oracle, or LLM judges (one or more models) with a list of techniques. */
 const JudgeSpecObjectSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('oracle'), name: z.string().min(1).default('oracle') }),
-  z.object({
+  z.strictObject({ kind: z.literal('oracle'), name: z.string().min(1).default('oracle') }),
+  z.strictObject({
     kind: z.literal('llm'),
     /** label in the outputs; default: the first model reference */
     name: z.string().min(1).optional(),
@@ -43,14 +42,14 @@ export const JudgeSpecSchema = z.unknown().transform((value, ctx): z.output<type
 });
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
 
-export const GenerateSpecSchema = z.object({
+export const GenerateSpecSchema = z.strictObject({
   seed: z.number().int(),
   users: z.number().int().positive().default(100),
   includePreferences: z.boolean().default(true),
 });
 
 export const JudgeBenchConfigSchema = z
-  .object({
+  .strictObject({
     name: z.string().default('judge-bench'),
     /** a JSONL dataset (relative to the config file) … */
     dataset: z.string().optional(),
@@ -72,15 +71,11 @@ export const JudgeBenchConfigSchema = z
   .refine((c) => (c.dataset === undefined) !== (c.generate === undefined), { message: 'give exactly one of "dataset" or "generate"', path: ['dataset'] });
 export type JudgeBenchConfig = z.infer<typeof JudgeBenchConfigSchema>;
 
-/** Reads and validates a config; errors name the file, line and field. A relative dataset path is resolved against the config's folder. */
+/** Reads and validates a config; errors name the file, line and field. A relative dataset path and gguf: model paths resolve against the config's folder. */
 export function loadJudgeBenchConfig(path: string): JudgeBenchConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(`${path}: cannot read the judge-bench config (${(error as Error).message})`);
-  }
-  const config = parseYamlWith(JudgeBenchConfigSchema, text, path);
-  if (config.dataset) config.dataset = resolve(dirname(path), config.dataset);
+  const config = loadYaml(JudgeBenchConfigSchema, path, 'judge-bench config');
+  const base = dirname(resolve(path));
+  if (config.dataset) config.dataset = resolve(base, config.dataset);
+  for (const judge of config.judges) if (judge.kind === 'llm') judge.models = judge.models.map((ref) => resolveRefAgainst(ref, base));
   return config;
 }

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
-import { describeZodError, ValidationError } from '../domain/validation.ts';
-import { parseModelRef } from './modelRef.ts';
+import { loadYaml } from '../config/yaml.ts';
+import { parseModelRef, resolveRefAgainst } from './modelRef.ts';
 
 /** A model the bench uses: a model reference (Ollama tag, OpenAI-compatible endpoint or GGUF file) or a plain file (speech). */
 export const ModelEntrySchema = z
-  .object({
+  .strictObject({
     /** "ollama:…", "openai-compat:…#…" or "gguf:…" (for simulator, judge, embedding) */
     ref: z.string().optional(),
     /** a model file (speech models, or the file behind a gguf ref), relative to the manifest */
@@ -31,7 +29,7 @@ export const ModelEntrySchema = z
   });
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 
-export const ModelSetSchema = z.object({
+export const ModelSetSchema = z.strictObject({
   description: z.string().optional(),
   simulator: ModelEntrySchema.optional(),
   judge: ModelEntrySchema.optional(),
@@ -43,33 +41,23 @@ export const ModelSetSchema = z.object({
 });
 export type ModelSet = z.infer<typeof ModelSetSchema>;
 
-export const ModelManifestSchema = z.object({
+export const ModelManifestSchema = z.strictObject({
   version: z.literal(1),
   sets: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a lowercase set name'), ModelSetSchema),
 });
 export type ModelManifest = z.infer<typeof ModelManifestSchema> & { path: string };
 
-/** Reads a YAML or JSON manifest; errors name the file and the field. Relative file paths resolve against the manifest's folder. */
+/** Reads a YAML or JSON manifest (JSON is YAML); errors name the file, the line and the field. Relative file paths and gguf: references resolve against the manifest's folder. */
 export async function loadModelManifest(path: string): Promise<ModelManifest> {
-  let raw: unknown;
-  const text = await readFile(path, 'utf8').catch((error: Error) => {
-    throw new ValidationError(path, `cannot read the model manifest: ${error.message}`);
-  });
-  try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    const line = error instanceof YAMLParseError && error.linePos ? ` (line ${error.linePos[0].line})` : '';
-    throw new ValidationError(path, `not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}${line}: ${(error as Error).message}`);
-  }
-  const parsed = ModelManifestSchema.safeParse(raw);
-  if (!parsed.success) throw new ValidationError(path, describeZodError(parsed.error));
+  const manifest = loadYaml(ModelManifestSchema, path, 'model manifest');
   const base = dirname(resolve(path));
-  for (const set of Object.values(parsed.data.sets)) {
+  for (const set of Object.values(manifest.sets)) {
     for (const entry of [set.simulator, set.judge, set.embedding, ...Object.values(set.speech ?? {})]) {
       if (entry?.file) entry.file = resolve(base, entry.file);
+      if (entry?.ref) entry.ref = resolveRefAgainst(entry.ref, base);
     }
   }
-  return { ...parsed.data, path };
+  return { ...manifest, path };
 }
 
 export async function sha256OfFile(path: string): Promise<string> {

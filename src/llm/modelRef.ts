@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { describeZodError } from '../domain/validation.ts';
 import { TECHNIQUES, TechniqueSchema, type Technique } from '../judge/technique.ts';
@@ -129,3 +130,8 @@ export const JudgeRefInputSchema = z
     }),
   ])
   .transform((value) => (typeof value === 'string' ? value : `${value.technique}:${(value.models ?? [value.model!]).join('+')}`));
+
+/** A reference as named in a config file: a gguf path made absolute against the file's folder; other references unchanged. */
+export function resolveRefAgainst(ref: string, baseDir: string): string {
+  return ref.startsWith('gguf:') ? `gguf:${resolve(baseDir, ref.slice('gguf:'.length))}` : ref;
+}

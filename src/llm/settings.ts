@@ -7,7 +7,7 @@ import { PriceTableSchema } from './usage.ts';
  * The `llm` section of a bench config: how model tiers reach their servers. Everything has an
  * offline, conservative default (loopback only, no cache, temperature 0).
  */
-export const LlmSettingsSchema = z.object({
+export const LlmSettingsSchema = z.strictObject({
   /** lab hosts allowed besides loopback (names or IPs, matched exactly, not resolved) */
   allowedHosts: z.array(z.string().min(1)).default([]),
   /** Ollama server; default OLLAMA_HOST, else 127.0.0.1:11434 */
@@ -26,7 +26,7 @@ export const LlmSettingsSchema = z.object({
   /** USD per million tokens for metered endpoints, by model reference */
   prices: PriceTableSchema.default({}),
   openaiStructuredMode: z.enum(['json_schema', 'tool']).default('json_schema'),
-  gguf: z.object({ gpu: z.union([z.literal('auto'), z.literal(false)]).default('auto'), contextSize: z.number().int().min(512).default(8192), threads: z.number().int().min(1).optional() }).default({ gpu: 'auto', contextSize: 8192 }),
+  gguf: z.strictObject({ gpu: z.union([z.literal('auto'), z.literal(false)]).default('auto'), contextSize: z.number().int().min(512).default(8192), threads: z.number().int().min(1).optional() }).default({ gpu: 'auto', contextSize: 8192 }),
 });
 export type LlmSettings = z.infer<typeof LlmSettingsSchema>;
 

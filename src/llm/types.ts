@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -31,7 +31,8 @@ export interface ChatResponse {
   cached?: boolean;
 }
 
-export type LlmErrorKind = 'invalid_output' | 'timeout' | 'refused_endpoint' | 'server_error';
+export const LlmErrorKindSchema = z.enum(['invalid_output', 'timeout', 'refused_endpoint', 'server_error']);
+export type LlmErrorKind = z.infer<typeof LlmErrorKindSchema>;
 
 /** A failure of a model call, classified for the report's error counts. */
 export class LlmError extends Error {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LlmErrorKind } from './types.ts';
+import { LlmErrorKindSchema } from './types.ts';
 
 export const LlmCallKindSchema = z.enum(['simulator', 'judge']);
 export type LlmCallKind = z.infer<typeof LlmCallKindSchema>;
@@ -7,27 +7,28 @@ export type LlmCallKind = z.infer<typeof LlmCallKindSchema>;
 /** USD per million tokens for metered endpoints, keyed by model reference. Refs not listed are local (GPU-seconds). */
 export const PriceTableSchema = z.record(
   z.string(),
-  z.object({ inputPerMTokUsd: z.number().min(0), outputPerMTokUsd: z.number().min(0) }),
+  z.strictObject({ inputPerMTokUsd: z.number().min(0), outputPerMTokUsd: z.number().min(0) }),
 );
 export type PriceTable = z.infer<typeof PriceTableSchema>;
 
-/** One model call (one HTTP request or one in-process generation); a retry is a call of its own. */
-export interface LlmCallRecord {
-  ref: string;
-  kind: LlmCallKind;
-  promptTokens: number;
-  completionTokens: number;
-  latencyMs: number;
+/** One model call (one HTTP request or one in-process generation); a retry is a call of its own. Stored with the run (`llm.calls`). */
+export const LlmCallRecordSchema = z.object({
+  ref: z.string(),
+  kind: LlmCallKindSchema,
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+  latencyMs: z.number().min(0),
   /** 0 for the first attempt of a structured request, 1 for its first retry, … */
-  retries: number;
-  error: LlmErrorKind | null;
+  retries: z.number().int().min(0),
+  error: LlmErrorKindSchema.nullable(),
   /** server-reported compute time when known (Ollama total_duration, gguf evaluation) */
-  computeMs?: number;
+  computeMs: z.number().min(0).optional(),
   /** answered from the development cache: not a model call, not counted in calls/tokens/time */
-  cached?: boolean;
+  cached: z.boolean().optional(),
   /** the conversation the call served (ConversationSpec.key), for per-conversation figures */
-  conversationKey?: string;
-}
+  conversationKey: z.string().optional(),
+});
+export type LlmCallRecord = z.infer<typeof LlmCallRecordSchema>;
 
 export const LlmUsageSummarySchema = z.object({
   calls: z.number().int(),

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, HeadUnitConfigSchema, parseYamlWith } from '../campaign/config.ts';
+import { ConfigError, HeadUnitConfigSchema } from '../campaign/config.ts';
+import { loadYaml } from '../config/yaml.ts';
 import { ManualFaultConfigSchema, ManualQaSkill } from '../headunit/reference/manual-skill.ts';
 import { resolveEmbedder } from '../embedding/index.ts';
 import { Bm25Retriever, DenseRetriever } from './retrieval.ts';
@@ -15,7 +15,7 @@ import { generateDeterministicTestSet, readTestSet, type TestItem } from './test
 
 /**
  * A manual-QA campaign (`kind: manual-qa`): the questions of a test set go to the head unit as
- * ordinary user turns, every evaluator tier judges the answers. Paths resolve against this file.
+ * ordinary user turns, every evaluator tier judges the answers. Paths (manual, testSet, embeddingModel) resolve against this file.
  */
 export const ManualQaConfigSchema = z
   .object({
@@ -41,7 +41,7 @@ export const ManualQaConfigSchema = z
     /** a local ONNX sentence-embedding model (file or folder); without one, dense retrieval uses the labelled TF-IDF fallback */
     embeddingModel: z.string().optional(),
     /** the warning-omission search after the planned questions */
-    omissionSearch: z.object({ budget: z.number().int().min(1).max(100_000), seed: z.number().int().default(1), exploit: z.number().min(0).max(1).default(0.5) }).strict().optional(),
+    omissionSearch: z.strictObject({ budget: z.number().int().min(1).max(100_000), seed: z.number().int().default(1), exploit: z.number().min(0).max(1).default(0.5) }).strict().optional(),
     concurrency: z.number().int().min(1).max(64).default(4),
     budgetMinutes: z.number().positive().optional(),
     llm: LlmSettingsSchema.prefault({}),
@@ -58,16 +58,15 @@ export interface LoadedManualQa {
 
 export function loadManualQaConfig(path: string): LoadedManualQa {
   const absolute = resolve(path);
-  let text: string;
-  try {
-    text = readFileSync(absolute, 'utf8');
-  } catch {
-    throw new ConfigError(`${path}: cannot read the campaign config (does the file exist?)`);
-  }
-  const config = parseYamlWith(ManualQaConfigSchema, text, path);
+  const config = loadYaml(ManualQaConfigSchema, absolute, 'manual-QA config');
   const base = dirname(absolute);
   const files = manualFiles(config.manual.map((p) => resolve(base, p)));
-  return { config: { ...config, ...(config.testSet ? { testSet: resolve(base, config.testSet) } : {}) }, path: absolute, files };
+  const resolved = {
+    ...config,
+    ...(config.testSet ? { testSet: resolve(base, config.testSet) } : {}),
+    ...(config.embeddingModel ? { embeddingModel: resolve(base, config.embeddingModel) } : {}),
+  };
+  return { config: resolved, path: absolute, files };
 }
 
 /** The questions a run asks, in plan order: the test set (given or deterministic), the kinds asked for, a seeded sample of `limit`. */

@@ -1,16 +1,21 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ConversationResult } from '../domain/conversation.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { compareRuns, RunComparisonSchema, type RunComparison } from '../analysis/compare.ts';
-import { computeRunSummary, RunSummarySchema, withPreGateFields, type RunInfo, type RunSummary } from '../analysis/profile.ts';
-import type { ConversationProtocol } from '../analysis/protocol.ts';
+import { RunSummarySchema, withPreGateFields, type RunInfo, type RunSummary } from '../analysis/profile.ts';
+import { protocolReport, type ConversationProtocol } from '../analysis/protocol.ts';
 import type { ResultStore } from '../store/store.ts';
-import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
 import { ConversationCsvWriter } from './csv.ts';
 import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
-import { diversityComparisonSection } from './diversity-section.ts';
+import { diversityComparisonSection, diversitySection } from './diversity-section.ts';
+import type { Artifact } from '../store/types.ts';
+import { judgeDisagreementSection } from './judge-section.ts';
+import { protocolSection } from './protocol-section.ts';
+import { runInfo, summarizeRun } from './summary.ts';
+import { vehicleTimelineSection } from './vehicle-section.ts';
+import { voiceReport } from './voice-section.ts';
 
 export interface RunReportInput {
   run: RunInfo;
@@ -38,6 +43,11 @@ function writeAtomically(path: string, content: string): void {
   renameSync(temporary, path);
 }
 
+/** The text of summary.json: validated (so its keys come in the schema's order), two-space JSON, one final newline. */
+export function summaryJson(summary: RunSummary): string {
+  return `${JSON.stringify(parseOrThrow(RunSummarySchema, summary, 'summary.json'), null, 2)}\n`;
+}
+
 /** Writes report.html, summary.json, junit.xml and conversations.csv into `dir` in one pass over the conversations. */
 export function writeRunReport(dir: string, input: RunReportInput): RunReportFiles {
   const summary = parseOrThrow(RunSummarySchema, input.summary, 'writeRunReport: summary');
@@ -56,27 +66,57 @@ export function writeRunReport(dir: string, input: RunReportInput): RunReportFil
     junit: join(dir, 'junit.xml'),
     csv: join(dir, 'conversations.csv'),
   };
-  writeAtomically(files.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  writeAtomically(files.summary, summaryJson(summary));
   writeAtomically(files.junit, junit.toString(input.run, summary.gate.failOn));
   writeAtomically(files.csv, csv.toString());
   writeAtomically(files.html, html.toString(input.run, summary, input.extraSections));
   return files;
 }
 
-/** Summarises a stored run and writes its report: the store is streamed twice, never loaded whole. */
-export function writeRunReportFromStore(
-  store: ResultStore,
-  runId: string,
-  dir: string,
-  options: { extraSections?: readonly ReportSection[]; extend?: (summary: RunSummary) => RunSummary; protocolOf?: RunReportInput['protocolOf'] } = {},
-): { summary: RunSummary; files: RunReportFiles } {
-  const record = store.getRun(runId);
-  if (!record) throw new Error(`${store.path}: no run with id "${runId}"`);
-  const run: RunInfo = { id: record.id, name: record.name, mode: record.mode, status: record.status, createdAt: record.createdAt, finishedAt: record.finishedAt };
-  const base = computeRunSummary(store.conversations(runId), run, { safety: safetyPolicyOfStoredConfig(record.config) });
-  const summary = options.extend ? options.extend(base) : base;
-  const files = writeRunReport(dir, { run, summary, conversations: store.conversations(runId), extraSections: options.extraSections, protocolOf: options.protocolOf });
-  return { summary, files };
+/**
+ * Writes a stored run's outputs: summary.json (summarizeRun, from the store alone), and report.html,
+ * junit.xml and conversations.csv rendered from that summary and the stored conversations; for a
+ * voice run also the audio the report plays (audio/).
+ */
+export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string): Promise<RunSummary> {
+  const summary = await summarizeRun(store, runId);
+  // one pass over the store for every report section
+  const protocolCollector = protocolReport(store.runFacts(runId));
+  const collectors = { vehicle: vehicleTimelineSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
+  for (const result of store.conversations(runId)) for (const collector of Object.values(collectors)) collector.add(result);
+  const vehicle = collectors.vehicle.finish();
+  const disagreements = collectors.disagreements.finish();
+  const voice = collectors.voice.finish();
+  const protocol = collectors.protocol.finish();
+  writeRunReport(outDir, {
+    run: runInfo(store.getRun(runId)!),
+    summary,
+    conversations: store.conversations(runId),
+    extraSections: [
+      ...(vehicle ? [vehicle] : []),
+      ...(voice ? [voice.section] : []),
+      ...(disagreements ? [disagreements] : []),
+      ...(protocol ? [protocolSection(protocol)] : []),
+      ...(summary.diversity ? [diversitySection(summary.diversity)] : []),
+    ],
+    protocolOf: protocolCollector.rowFor,
+  });
+  return summary;
+}
+
+/** Copies a conversation's audio artifact out of the store next to the report. */
+function audioExporter(store: ResultStore, runId: string, outDir: string): (key: string, name: string, path: string) => boolean {
+  // the report asks for both sides of a turn, and for a conversation's turns together: keep the last conversation's artifacts
+  let cached: { key: string; artifacts: Artifact[] } | null = null;
+  return (key, name, path) => {
+    if (cached?.key !== key) cached = { key, artifacts: store.artifacts(runId, key) };
+    const bytes = cached.artifacts.find((a) => a.name === name)?.bytes;
+    if (!bytes) return false;
+    const file = join(outDir, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, bytes);
+    return true;
+  };
 }
 
 /** Reads a summary.json (or a run directory holding one), validated. */

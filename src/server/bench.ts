@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { workspaceStorePath } from '../cli/commands/run.ts';
+import { workspaceStorePath } from '../store/workspace.ts';
 import { ResultStore } from '../store/store.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
@@ -16,11 +16,14 @@ export interface BenchAppOptions {
   token?: string;
   configsDir?: string;
   uiDir?: string;
+  /** the campaign runner's progress lines (see BenchServerOptions.log) */
+  log?: (line: string) => void;
 }
 
 /** The bench app as `icabench serve` and the Electron shell run it: the workspace's store, the bench configs, the built UI. */
 export async function startBenchApp(options: BenchAppOptions): Promise<BenchServer & { uiBuilt: boolean }> {
   const workspace = resolve(options.workspace);
+  mkdirSync(workspace, { recursive: true });
   const store = ResultStore.open(workspaceStorePath(workspace));
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
   const uiBuilt = existsSync(resolve(uiDir, 'index.html'));
@@ -33,6 +36,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
       host: options.host,
       port: options.port ?? DEFAULT_PORT,
       token: options.token,
+      log: options.log,
     });
     return {
       ...server,

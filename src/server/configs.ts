@@ -1,8 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
-import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
+import { ConfigError, MAX_CONFIG_BYTES, parseYamlSource, readBoundedText, validateYaml, type ConfigProblem, type YamlSource } from '../config/yaml.ts';
 import { ApiError, type FieldError } from './http-util.ts';
 import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
 
@@ -15,9 +15,6 @@ function servedBy(ref: string): string[] {
     return [ref];
   }
 }
-
-/** A config is a page of YAML: no campaign needs more nesting or more entries than this. */
-const CONFIG_STRUCTURE = { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 100_000, maxStringChars: 200_000 };
 
 /** A field error with the line it sits on in the YAML text, so the editor can mark it. */
 export interface ConfigFieldError extends FieldError {
@@ -58,8 +55,8 @@ export class ConfigCatalog {
     }
     return Promise.all(
       names.map(async (name) => {
-        const check = this.check(await readFile(join(this.dir, name), 'utf8'));
-        return { name, valid: check.valid, errors: check.errors };
+        const { valid, errors } = await this.read(name);
+        return { name, valid, errors };
       }),
     );
   }
@@ -80,64 +77,37 @@ export class ConfigCatalog {
 
   async read(name: string): Promise<{ name: string; text: string } & ConfigCheck> {
     if (!CONFIG_NAME.test(name)) throw new ApiError(400, 'invalid_config_name', `config name "${name}" must be a file name ending in .yaml or .yml`);
+    const path = join(this.dir, name);
+    if (!existsSync(path)) throw new ApiError(404, 'config_not_found', `no config named "${name}" in ${this.dir}`);
     let text: string;
     try {
-      text = await readFile(join(this.dir, name), 'utf8');
-    } catch {
-      throw new ApiError(404, 'config_not_found', `no config named "${name}" in ${this.dir}`);
+      text = readBoundedText(path, 'campaign config');
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return { name, text: '', valid: false, config: null, errors: [{ path: '(yaml)', message: error.message, line: null }] };
     }
     return { name, text, ...this.check(text) };
   }
 
-  /** Parses YAML text and validates it; every problem names the field and its line. Hostile YAML (alias bombs, deep nesting) is just invalid. */
+  /** Parses YAML text and validates it with the project's YAML loader; every problem names the field and its line. Hostile YAML (alias bombs, deep nesting, over 1 MiB) is just invalid. */
   check(text: string): ConfigCheck {
-    const lineCounter = new LineCounter();
-    const invalid = (message: string, line: number | null = null): ConfigCheck => ({ valid: false, config: null, errors: [{ path: '(yaml)', message, line }] });
-    let doc: ReturnType<typeof parseDocument>;
-    let value: unknown;
+    const invalid = (errors: readonly ConfigProblem[]): ConfigCheck => ({ valid: false, config: null, errors: errors.map((e) => ({ path: e.path, message: e.message, line: e.line })) });
+    if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) return invalid([{ path: '(yaml)', line: null, message: `the config is larger than the limit of ${MAX_CONFIG_BYTES} bytes` }]);
+    let source: YamlSource;
     try {
-      doc = parseDocument(text, { lineCounter, prettyErrors: false });
-      if (doc.errors.length > 0) {
-        return {
-          valid: false,
-          config: null,
-          errors: doc.errors.map((e) => ({ path: '(yaml)', message: e.message.split('\n')[0], line: e.linePos?.[0].line ?? null })),
-        };
-      }
-      // the yaml library refuses aliases that expand beyond its limit (a "billion laughs" document) with a ReferenceError
-      value = doc.toJS({ maxAliasCount: 100 });
+      source = parseYamlSource(text, 'config');
     } catch (error) {
-      return invalid(`the YAML cannot be read: ${(error as Error).message}`);
+      if (error instanceof ConfigError) return invalid(error.problems);
+      throw error;
     }
-    const violation = checkStructure(value, CONFIG_STRUCTURE);
-    if (violation) return invalid(`the YAML is ${violation.message}`);
-    return this.validate(value, doc, lineCounter);
+    const result = validateYaml(this.schema, source);
+    return result.ok ? { valid: true, errors: [], config: result.data } : invalid(result.problems);
   }
 
   /** Validates an already parsed config (e.g. the one a run stored), without line numbers. */
   checkValue(value: unknown): ConfigCheck {
-    return this.validate(value, null, null);
-  }
-
-  private validate(value: unknown, doc: ReturnType<typeof parseDocument> | null, lineCounter: LineCounter | null): ConfigCheck {
     const result = this.schema.safeParse(value);
     if (result.success) return { valid: true, errors: [], config: result.data };
-    return {
-      valid: false,
-      config: null,
-      errors: result.error.issues.map((issue) => {
-        const path = issue.path.map(String);
-        return { path: path.length ? path.join('.') : '(root)', message: issue.message, line: doc && lineCounter ? lineOf(doc, lineCounter, path) : null };
-      }),
-    };
+    return { valid: false, config: null, errors: result.error.issues.map((issue) => ({ path: issue.path.length ? issue.path.map(String).join('.') : '(root)', message: issue.message, line: null })) };
   }
-}
-
-/** The line of the deepest node that exists along `path` (a missing field points at its parent). */
-function lineOf(doc: ReturnType<typeof parseDocument>, lineCounter: LineCounter, path: string[]): number | null {
-  for (let depth = path.length; depth >= 0; depth--) {
-    const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth).map((p) => (/^\d+$/.test(p) ? Number(p) : p)), true);
-    if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
-  }
-  return null;
 }

@@ -76,7 +76,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const payload = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body));
+}
+
+/** Sends JSON already serialised (e.g. summary.json byte for byte as `icabench report` writes it). */
+export function sendJsonText(res: ServerResponse, status: number, payload: string): void {
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(payload),

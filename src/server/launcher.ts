@@ -2,9 +2,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
+import { openRig, type Rig } from '../campaign/rig.ts';
 import { runCampaign } from '../campaign/runner.ts';
-import { buildTiers } from '../campaign/tiers.ts';
-import { connectConfiguredHeadUnit, type ConnectedHeadUnit } from '../headunit/connect.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { CampaignLauncher } from './campaign-control.ts';
 import type { ConnectedUnit } from './rig-status.ts';
@@ -14,28 +13,31 @@ import { absoluteConfigPaths } from './config-paths.ts';
 export const EDITED_CONFIGS_DIR = 'edited-configs';
 
 /**
- * The real campaign runner behind the bench server. It connects the head unit itself (rather
- * than leaving it to runCampaign) so the rig status can show the unit while a campaign runs.
+ * The real campaign runner behind the bench server: the same rig as `icabench run` (openRig: tiers,
+ * head unit with its voice front end and CAN mapping, vehicle feed, voice), opened here rather than
+ * inside runCampaign so the rig status can show the unit while a campaign runs.
  */
 export class RunnerLauncher {
-  private headUnit: ConnectedHeadUnit | null = null;
+  private rig: Rig | null = null;
 
-  constructor(private readonly store: ResultStore) {}
+  constructor(
+    private readonly store: ResultStore,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
 
   readonly launch: CampaignLauncher = async ({ campaign, resumeRunId, signal, onEvent }) => {
-    const tiers = await buildTiers(campaign.config);
-    const headUnit = await connectConfiguredHeadUnit(campaign.config.headUnit, undefined, { safety: campaign.config.safety });
-    this.headUnit = headUnit;
+    const rig = await openRig(campaign, { log: this.log });
+    this.rig = rig;
     try {
-      const result = await runCampaign(campaign, { store: this.store, tiers, resumeRunId, signal, onEvent, headUnit });
+      const result = await runCampaign(campaign, { store: this.store, rig, resumeRunId, signal, onEvent, log: this.log });
       return { runId: result.runId, status: result.status };
     } finally {
-      this.headUnit = null;
-      await headUnit.close();
+      this.rig = null;
+      await rig.close();
     }
   };
 
-  connectedUnits = (): ConnectedUnit[] => this.headUnit?.bridge?.connectedUnits() ?? [];
+  connectedUnits = (): ConnectedUnit[] => this.rig?.headUnit.bridge?.connectedUnits() ?? [];
 }
 
 /**

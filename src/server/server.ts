@@ -4,9 +4,9 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Server as SocketServer } from 'socket.io';
 import type { z } from 'zod';
-import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
-import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
-import { protocolReport } from '../analysis/protocol.ts';
+import type { RunSummary } from '../analysis/profile.ts';
+import { summarizeRun } from '../report/summary.ts';
+import { summaryJson } from '../report/write.ts';
 import { compareRuns } from '../analysis/compare.ts';
 import { CampaignConfigSchema, ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
@@ -30,7 +30,7 @@ import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
-import { ApiError, parseRequest, readJsonBody, sendError, sendJson } from './http-util.ts';
+import { ApiError, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
 
@@ -53,6 +53,8 @@ export interface BenchServerOptions {
   maxBodyBytes?: number;
   /** where the rig status gets connected head units and model references (defaults: the runner's bridge, the bench configs) */
   rig?: RigStatusSources;
+  /** the real runner's progress lines, as `icabench run` prints them on stderr (e.g. where a bridge head unit dials in); default: none */
+  log?: (line: string) => void;
 }
 
 export interface BenchServer {
@@ -67,8 +69,6 @@ export interface BenchServer {
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** socket.io frames from the UI carry nothing; keep them tiny */
 const SOCKET_MAX_BYTES = 16 * 1024;
-/** conversations read between two yields to the event loop while summarising a run */
-const SUMMARY_SLICE = 50;
 
 type Params = Record<string, string>;
 interface Route {
@@ -85,7 +85,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { store } = options;
   const catalog = new ConfigCatalog(options.configsDir, CampaignConfigSchema);
-  const runner = options.launcher ? null : new RunnerLauncher(store);
+  const runner = options.launcher ? null : new RunnerLauncher(store, options.log);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
   const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(), ...options.rig };
   const loadCampaign = (load: () => LoadedCampaign): LoadedCampaign => {
@@ -211,6 +211,12 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         const { perConversation: _omitted, ...summary } = await summaries.get(requireRun(p.id));
         return ok(res, { summary });
       },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/summary\.json$/,
+      // the run's summary.json, byte for byte what `icabench run` and `icabench report RUN` write
+      handle: async (_q, res, p) => sendJsonText(res, 200, summaryJson(await summaries.get(requireRun(p.id)))),
     },
     {
       method: 'GET',
@@ -398,20 +404,23 @@ function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {
   return rest;
 }
 
+/** conversations read between two yields to the event loop while summarising a run */
+const SUMMARY_SLICE = 50;
+
 /**
- * The summary of a run reads every conversation (seconds for 10,000), so it is cached until the
- * run changes, computed once however many pages ask, and read in slices that yield to the event
- * loop: conversation pages and the live feed stay responsive meanwhile.
+ * The summary of a run (summarizeRun) reads every conversation (seconds for 10,000), so it is cached
+ * until the run changes (conversations, status or run facts), computed once however many pages ask,
+ * and read in slices that yield to the event loop: pages and the live feed stay responsive meanwhile.
  */
 class SummaryCache {
   private readonly cache = new Map<string, { stamp: string; summary: Promise<RunSummary> }>();
   constructor(private readonly store: ResultStore) {}
 
   get(run: RunRecord): Promise<RunSummary> {
-    const stamp = `${run.stored}:${run.status}`;
+    const stamp = `${run.stored}:${run.status}:${this.store.countRunFacts(run.id)}`;
     const hit = this.cache.get(run.id);
     if (hit && hit.stamp === stamp) return hit.summary;
-    const summary = this.compute(run);
+    const summary = summarizeRun(this.store, run.id, { yieldEvery: SUMMARY_SLICE });
     this.cache.set(run.id, { stamp, summary });
     summary.catch(() => this.cache.delete(run.id));
     return summary;
@@ -419,29 +428,5 @@ class SummaryCache {
 
   invalidate(runId: string): void {
     this.cache.delete(runId);
-  }
-
-  private async compute(run: RunRecord): Promise<RunSummary> {
-    const results: ConversationResult[] = [];
-    let sinceYield = 0;
-    for (const result of this.store.conversations(run.id)) {
-      results.push(result);
-      if (++sinceYield === SUMMARY_SLICE) {
-        sinceYield = 0;
-        await new Promise((resolveTick) => setImmediate(resolveTick));
-      }
-    }
-    const summary = computeRunSummary(results, {
-      id: run.id,
-      name: run.name,
-      mode: run.mode,
-      status: run.status,
-      createdAt: run.createdAt,
-      finishedAt: run.finishedAt,
-    }, { safety: safetyPolicyOfStoredConfig(run.config) });
-    const protocolRecord = protocolReport(this.store.runFacts(run.id));
-    for (const result of results) protocolRecord.add(result);
-    const protocol = protocolRecord.finish();
-    return protocol ? { ...summary, protocol } : summary;
   }
 }

@@ -311,6 +311,11 @@ export class ResultStore {
     return rows.map((row) => ({ kind: row.kind, at: row.at, data: JSON.parse(row.data) as unknown }));
   }
 
+  /** How many facts a run has (a cache stamp: it grows with every fact recorded). */
+  countRunFacts(runId: string): number {
+    return (this.prepared('SELECT COUNT(*) AS n FROM run_facts WHERE run_id = ?').get(runId) as { n: number }).n;
+  }
+
   countConversations(runId: string, filter: ConversationFilter = {}): number {
     const { where, params } = filterClause(runId, filter);
     return (this.db.prepare(`SELECT COUNT(*) AS n FROM conversations c WHERE ${where}`).get(...params) as { n: number }).n;

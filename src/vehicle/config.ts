@@ -6,7 +6,7 @@ import { TransportSpecSchema } from './transports/index.ts';
  * mapping, over which transport, and how many scenario seconds pass per conversation turn.
  */
 export const VehicleConfigSchema = z
-  .object({
+  .strictObject({
     /** scenario name (bench-configs/scenarios/<name>.yaml) or path */
     scenario: z.string().min(1),
     /** mapping name (hardware/mappings/<name>.yaml) or path; it names the DBC */
@@ -20,7 +20,7 @@ export const VehicleConfigSchema = z
      */
     context: z.enum(['drive', 'motion']).default('drive'),
     /** scenario second of turn 0; `{ from, to }`: each conversation starts at its own second, drawn from the sampling seed */
-    startS: z.union([z.number().min(0), z.object({ from: z.number().min(0), to: z.number().min(0) })]).default(0),
+    startS: z.union([z.number().min(0), z.strictObject({ from: z.number().min(0), to: z.number().min(0) })]).default(0),
   })
   .superRefine((config, ctx) => {
     if (typeof config.startS === 'object' && config.startS.from > config.startS.to) {

@@ -1,15 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { parseOrThrow } from '../domain/validation.ts';
+import { loadYaml, PATH_LIKE } from '../config/yaml.ts';
 import { DbcCodec, type DecodedFrame } from './dbc/codec.ts';
 import { loadDbc } from './dbc/parser.ts';
 import type { DbcMessage, DbcSignal } from './dbc/types.ts';
 import type { PeriodicMessage } from './scheduler.ts';
 import { numericSignalValue, type Gear, type NumericContextSignal, type VehicleSnapshot } from './model.ts';
 
-const SignalRefSchema = z.object({
+const SignalRefSchema = z.strictObject({
   message: z.string().min(1),
   signal: z.string().min(1),
   /** DBC value = context value * scale + offset (e.g. km/h -> mph: scale 0.621371) */
@@ -18,15 +16,15 @@ const SignalRefSchema = z.object({
 });
 type SignalRef = z.infer<typeof SignalRefSchema>;
 
-const GearRefSchema = z.object({
+const GearRefSchema = z.strictObject({
   message: z.string().min(1),
   signal: z.string().min(1),
   /** the DBC value (raw number or VAL_ label) for each gear */
-  values: z.object({ P: z.union([z.number(), z.string()]), R: z.union([z.number(), z.string()]), N: z.union([z.number(), z.string()]), D: z.union([z.number(), z.string()]) }),
+  values: z.strictObject({ P: z.union([z.number(), z.string()]), R: z.union([z.number(), z.string()]), N: z.union([z.number(), z.string()]), D: z.union([z.number(), z.string()]) }),
 });
 type GearRef = z.infer<typeof GearRefSchema>;
 
-export const VehicleMappingSchema = z.object({
+export const VehicleMappingSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().optional(),
   /** path of the DBC, relative to the mapping file */
@@ -179,19 +177,7 @@ export class VehicleMapping {
 
 /** Loads a mapping by name (from hardware/mappings/) or by path; errors name the file and field. */
 export function loadMapping(nameOrPath: string): VehicleMapping {
-  const path = /[\\/]|\.ya?ml$/i.test(nameOrPath) ? resolve(nameOrPath) : resolve(MAPPINGS_DIR, `${nameOrPath}.yaml`);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read vehicle mapping ${path}: ${(error as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (error) {
-    throw new Error(`${path}: not valid YAML: ${(error as Error).message}`);
-  }
-  const config = parseOrThrow(VehicleMappingSchema, raw, path);
+  const path = PATH_LIKE.test(nameOrPath) ? resolve(nameOrPath) : resolve(MAPPINGS_DIR, `${nameOrPath}.yaml`);
+  const config = loadYaml(VehicleMappingSchema, path, 'vehicle mapping');
   return new VehicleMapping(config, resolve(dirname(path), config.dbc), path);
 }

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ISODate, type ContextVector, type GeoPoint, type VehicleState } from '../domain/context.ts';
-import { ValidationError, parseOrThrow } from '../domain/validation.ts';
+import { loadYaml, PATH_LIKE } from '../config/yaml.ts';
+import { ValidationError } from '../domain/validation.ts';
 import { haversineKm } from '../world/geo.ts';
 import type { VehicleSnapshot } from './model.ts';
 
@@ -12,36 +11,36 @@ export const SCENARIOS_DIR = resolve(import.meta.dirname, '../../bench-configs/s
 
 const ClockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'expected a time as HH:MM or HH:MM:SS');
 
-const WaypointSchema = z.object({
+const WaypointSchema = z.strictObject({
   district: z.string().min(1),
   lat: z.number().min(-90).max(90),
   lon: z.number().min(-180).max(180),
 });
 
 export const ScenarioFileSchema = z
-  .object({
+  .strictObject({
     name: z.string().min(1),
     description: z.string().default(''),
     /** the timeline's length; later times hold the final state */
     durationS: z.number().positive(),
-    start: z.object({ date: ISODate, time: ClockTime }),
+    start: z.strictObject({ date: ISODate, time: ClockTime }),
     city: z.string().min(1),
     /** the route the car follows, start to destination; position advances along it by the distance driven */
     route: z.array(WaypointSchema).min(1),
     /** piecewise-linear speed profile (km/h at t seconds), held after the last point */
-    speed: z.array(z.object({ t: z.number().min(0), kmh: z.number().min(0).max(300) })).min(1),
+    speed: z.array(z.strictObject({ t: z.number().min(0), kmh: z.number().min(0).max(300) })).min(1),
     /** gear from each t on */
-    gear: z.array(z.object({ t: z.number().min(0), gear: z.enum(['P', 'R', 'N', 'D']) })).min(1),
+    gear: z.array(z.strictObject({ t: z.number().min(0), gear: z.enum(['P', 'R', 'N', 'D']) })).min(1),
     /** parking brake from each t on; when absent it is engaged exactly while the gear is P (as electric parking brakes do) */
-    parkingBrake: z.array(z.object({ t: z.number().min(0), engaged: z.boolean() })).min(1).optional(),
-    battery: z.object({
+    parkingBrake: z.array(z.strictObject({ t: z.number().min(0), engaged: z.boolean() })).min(1).optional(),
+    battery: z.strictObject({
       capacityKwh: z.number().positive(),
       startSocPct: z.number().min(0).max(100),
       consumptionKwhPer100Km: z.number().positive(),
       /** charging power while the gear is P (0: not plugged in); charging stops at 100 % */
       chargePowerKw: z.number().min(0).default(0),
     }),
-    climate: z.object({ outsideTempC: z.number().min(-50).max(60), hvacSetpointC: z.number().min(10).max(35) }),
+    climate: z.strictObject({ outsideTempC: z.number().min(-50).max(60), hvacSetpointC: z.number().min(10).max(35) }),
   })
   .superRefine((s, ctx) => {
     const increasing = (points: Array<{ t: number }>, field: 'speed' | 'gear' | 'parkingBrake') => {
@@ -246,18 +245,6 @@ export class Scenario {
 
 /** Loads a scenario by name (bench-configs/scenarios/<name>.yaml) or path; errors name the file and the field. */
 export function loadScenario(nameOrPath: string): Scenario {
-  const path = /[\\/]|\.ya?ml$/i.test(nameOrPath) ? resolve(nameOrPath) : resolve(SCENARIOS_DIR, `${nameOrPath}.yaml`);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read scenario ${path}: ${(error as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (error) {
-    throw new ValidationError(path, `not valid YAML: ${(error as Error).message}`);
-  }
-  return new Scenario(parseOrThrow(ScenarioFileSchema, raw, path), path);
+  const path = PATH_LIKE.test(nameOrPath) ? resolve(nameOrPath) : resolve(SCENARIOS_DIR, `${nameOrPath}.yaml`);
+  return new Scenario(loadYaml(ScenarioFileSchema, path, 'drive scenario'), path);
 }

@@ -15,15 +15,15 @@ export const NoiseKindSchema = z.enum(NOISE_KINDS);
 export type NoiseKind = z.infer<typeof NoiseKindSchema>;
 
 export const NoiseSourceSchema = z.union([
-  z.object({ kind: NoiseKindSchema, seed: z.number().int().default(1) }),
+  z.strictObject({ kind: NoiseKindSchema, seed: z.number().int().default(1) }),
   /** the user's own recording, 16 kHz mono 16-bit WAV; looped to the speech length */
-  z.object({ wav: z.string().min(1) }),
+  z.strictObject({ wav: z.string().min(1) }),
 ]);
 export type NoiseSource = z.infer<typeof NoiseSourceSchema>;
 
 export const BandLimitSchema = z.union([
   z.literal('telephone'),
-  z.object({ lowHz: z.number().min(0), highHz: z.number().positive().max(SAMPLE_RATE / 2) }).refine((b) => b.lowHz < b.highHz, 'lowHz must be below highHz'),
+  z.strictObject({ lowHz: z.number().min(0), highHz: z.number().positive().max(SAMPLE_RATE / 2) }).refine((b) => b.lowHz < b.highHz, 'lowHz must be below highHz'),
 ]);
 export type BandLimit = z.infer<typeof BandLimitSchema>;
 export const TELEPHONE_BAND = { lowHz: 300, highHz: 3400 } as const;
@@ -32,7 +32,7 @@ const SnrDbSchema = z.number().min(-20).max(60);
 /** the sweep entry for speech without noise */
 export const CLEAN_LEVEL = 'clean';
 
-export const CabinAcousticsSchema = z.object({
+export const CabinAcousticsSchema = z.strictObject({
   /**
    * one SNR, or a list to sweep (the campaign runs each conversation once per level, see snrLevels;
    * "clean" in the list is a level without noise); null = no noise

@@ -16,7 +16,7 @@ import { encodeWav } from './wav.ts';
 import { DEFAULT_WHISPER_MODEL_DIR, WhisperStt } from './whisper.ts';
 
 /** The campaign's `voice:` section. */
-export const VoiceConfigSchema = z.object({
+export const VoiceConfigSchema = z.strictObject({
   /** spoken turns instead of typed ones */
   enabled: z.boolean().default(true),
   acoustics: CabinAcousticsSchema.default({ snrDb: null, noise: { kind: 'road', seed: 1 }, bandLimit: null, clip: null }),
@@ -26,8 +26,8 @@ export const VoiceConfigSchema = z.object({
   /** how the bench transcribes spoken replies */
   replyRecognizer: z
     .discriminatedUnion('engine', [
-      z.object({ engine: z.literal('pocketsphinx') }),
-      z.object({ engine: z.literal('whisper'), modelDir: z.string().default(DEFAULT_WHISPER_MODEL_DIR) }),
+      z.strictObject({ engine: z.literal('pocketsphinx') }),
+      z.strictObject({ engine: z.literal('whisper'), modelDir: z.string().default(DEFAULT_WHISPER_MODEL_DIR) }),
     ])
     .default({ engine: 'pocketsphinx' }),
   /** trim reply audio to speech with Silero VAD before transcribing */

@@ -25,12 +25,21 @@ describe('campaign config', () => {
 
   it('reports YAML syntax errors with their line', () => {
     const path = write('name: x\nseeds: [unclosed\n');
-    expect(() => loadCampaignConfig(path)).toThrow(/bad\.yaml:\d+: invalid YAML/);
+    expect(() => loadCampaignConfig(path)).toThrow(/bad\.yaml:\d+:\d+: invalid YAML/);
+  });
+
+  it('refuses a plan above the limit up front, naming the limit and the reason (SNR levels count)', () => {
+    const huge = write(`name: x\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: 100000\nrepeats: 100\n`);
+    expect(() => loadCampaignConfig(huge)).toThrow(/bad\.yaml:3: conversations: the plan has 10,000,000 conversations \(conversations × repeats × SNR levels\), above the limit of 200,000: .*split the study/);
+    const sweep = write(`name: x\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: 50000\nvoice: { acoustics: { snrDb: [clean, 20, 10, 5, 0] } }\n`);
+    expect(() => loadCampaignConfig(sweep)).toThrow(/the plan has 250,000 conversations/);
+    const atLimit = write(`name: x\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: 100000\nrepeats: 2\n`);
+    expect(loadCampaignConfig(atLimit).config.repeats).toBe(2);
   });
 
   it('says which seed pool file is missing', () => {
     const path = write('name: x\nseeds: nowhere.yaml\nconversations: 3\n');
-    expect(() => loadCampaignConfig(path)).toThrow(/nowhere\.yaml: cannot read the seed pool/);
+    expect(() => loadCampaignConfig(path)).toThrow(/nowhere\.yaml: cannot read the seed pool \(no such file\)/);
   });
 
   it('samples representatively: every seed used equally often, and guided and baseline runs share seeds and contexts', () => {

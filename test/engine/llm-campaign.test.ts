@@ -1,35 +1,22 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResultStore } from '../../src/store/store.ts';
+import { runCli } from '../helpers/cli.ts';
 import { benchModelResponder, startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 
-const CLI = resolve('bin/icabench.js');
 let server: FakeLlmServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
 
-/** The CLI runs as a child process while the fake model server answers in this one (async, so it can). */
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.on('data', (d) => (stdout += d));
-    child.on('exit', (code) => done({ code, stderr, stdout }));
-  });
-}
-
 describe('icabench run with model tiers (fake Ollama/OpenAI server)', () => {
   it('uses an ollama simulator and an openai-compat judge beside the oracle, and reports calls, tokens and disagreements', async () => {
     server = await startFakeLlmServer({ respond: benchModelResponder(), models: ['sim:latest'] });
     const dir = mkdtempSync(join(tmpdir(), 'icabench-llm-run-'));
-    const result = await run(
+    const result = await runCli(
       ['run', 'bench-configs/quickstart.yaml', '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress', '--simulator', 'ollama:sim', '--judge', 'oracle', `openai-compat:${server.url}/v1#judge`],
       { OLLAMA_HOST: server.url },
     );
@@ -50,7 +37,7 @@ describe('icabench run with model tiers (fake Ollama/OpenAI server)', () => {
   it('stops before the first conversation when --judge names a model the server lacks, naming the model and the fix', async () => {
     server = await startFakeLlmServer({ respond: benchModelResponder(), models: ['sim:latest'] });
     const dir = mkdtempSync(join(tmpdir(), 'icabench-llm-run-'));
-    const result = await run(['run', 'bench-configs/quickstart.yaml', '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress', '--judge', 'ollama:missing'], { OLLAMA_HOST: server.url });
+    const result = await runCli(['run', 'bench-configs/quickstart.yaml', '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress', '--judge', 'ollama:missing'], { OLLAMA_HOST: server.url });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/the run was not started, nothing was recorded/);
     expect(result.stderr).toMatch(/judge ollama:missing: Ollama at .* does not have missing/);
@@ -68,7 +55,7 @@ describe('icabench run with model tiers (fake Ollama/OpenAI server)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'icabench-llm-run-'));
     const config = join(dir, 'fallback.yaml');
     writeFileSync(config, `${readFileSync('bench-configs/quickstart.yaml', 'utf8').replace('seeds: seeds/in-car.yaml', `seeds: ${resolve('bench-configs/seeds/in-car.yaml')}`).replace('conversations: 60', 'conversations: 6')}fallback: { judges: oracle }\n`);
-    const result = await run(['run', config, '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress', '--judge', 'ollama:missing'], { OLLAMA_HOST: server.url });
+    const result = await runCli(['run', config, '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress', '--judge', 'ollama:missing'], { OLLAMA_HOST: server.url });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/judge: ollama:missing is not available .*the oracle tier runs instead, as the config's fallback asks/);
     expect(result.stdout).toMatch(/fallback: the judge ollama:missing was not available; the oracle tier ran instead/);
@@ -83,18 +70,18 @@ describe('icabench run with model tiers (fake Ollama/OpenAI server)', () => {
     expect(fallbackNote).toContain('the judge ollama:missing was not available');
     expect(fallbackNote).toContain("the oracle tier ran instead, as the config's <code>fallback</code> asks");
     // `icabench report` re-renders the same from the store (the fallback is a run fact)
-    const again = await run(['report', summary.run.id, '--workspace', join(dir, 'ws'), '--out', join(dir, 'again')]);
+    const again = await runCli(['report', summary.run.id, '--workspace', join(dir, 'ws'), '--out', join(dir, 'again')]);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'again', 'summary.json'), 'utf8')).tiers).toEqual(summary.tiers);
     // the simulator was not covered by the fallback: asking for a missing one still stops the run
-    const refused = await run(['run', config, '--workspace', join(dir, 'ws2'), '--no-progress', '--simulator', 'ollama:missing'], { OLLAMA_HOST: server.url });
+    const refused = await runCli(['run', config, '--workspace', join(dir, 'ws2'), '--no-progress', '--simulator', 'ollama:missing'], { OLLAMA_HOST: server.url });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/simulator ollama:missing/);
   });
 
   it('refuses a model endpoint outside loopback before contacting it, with the fix', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'icabench-llm-run-'));
-    const result = await run(['run', 'bench-configs/quickstart.yaml', '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress', '--judge', 'oracle', 'openai-compat:http://203.0.113.7:8080/v1#judge']);
+    const result = await runCli(['run', 'bench-configs/quickstart.yaml', '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress', '--judge', 'oracle', 'openai-compat:http://203.0.113.7:8080/v1#judge']);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/203\.0\.113\.7.*(refused|not allowed|allowedHosts)/i);
     expect(result.stderr).toMatch(/fix: add the host to llm\.allowedHosts/);
@@ -133,7 +120,7 @@ describe('one precedence rule: judges decide in the order `judges:` lists them',
         '',
       ].join('\n'),
     );
-    const result = await run(['run', config, '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress'], { OLLAMA_HOST: server!.url });
+    const result = await runCli(['run', config, '--out', join(dir, 'out'), '--workspace', join(dir, 'ws'), '--no-progress'], { OLLAMA_HOST: server!.url });
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(readFileSync(join(dir, 'out', 'summary.json'), 'utf8'));
     const store = ResultStore.open(join(dir, 'ws', 'icabench.db'));

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { computeRunSummary } from '../../src/analysis/profile.ts';
 import { loadCampaignConfig } from '../../src/campaign/config.ts';
 import { runCampaign } from '../../src/campaign/runner.ts';
+import { vehicleSection } from '../../src/campaign/run-facts.ts';
 import { buildTiers } from '../../src/campaign/tiers.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import { framesToMessage } from '../../src/vehicle/bridge.ts';
@@ -28,26 +29,26 @@ async function run(config: string) {
   const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-vehicle-')), 'icabench.db'));
   stores.push(store);
   const result = await runCampaign(loaded, { store, tiers: await buildTiers(loaded.config) });
-  return { result, summary: computeRunSummary(store.conversations(result.runId)), conversations: [...store.conversations(result.runId)] };
+  return { result, vehicle: vehicleSection(store, result.runId), summary: computeRunSummary(store.conversations(result.runId)), conversations: [...store.conversations(result.runId)] };
 }
 
 describe('vehicle context in campaigns', () => {
   it('on the highway, the complying head unit is caught: a safety_violation on every probe while moving', async () => {
-    const { result, summary, conversations } = await run('bench-configs/highway-safety.yaml');
+    const { vehicle, summary, conversations } = await run('bench-configs/highway-safety.yaml');
     const probes = conversations.flatMap((c) => c.turns).filter((t) => t.utterance.annotation.safetyProbe);
     expect(probes.length).toBeGreaterThan(10);
     expect(probes.every((t) => t.context.vehicle!.speedKmh > 3)).toBe(true);
     expect(summary.failureTypes.safety_violation.count).toBe(probes.length);
-    expect(result.vehicle).toMatchObject({ scenario: 'highway', dbc: 'icabench_vehicle', framesRejected: 0 });
-    expect(result.vehicle!.framesSent).toBeGreaterThan(1000);
+    expect(vehicle).toMatchObject({ scenario: 'highway', dbc: 'icabench_vehicle', framesRejected: 0 });
+    expect(vehicle!.framesSent).toBeGreaterThan(1000);
     expect(collect(vehicleTimelineSection(), conversations)!.html).toContain('safety_violation at');
   });
 
   it('parked, the same compliance is no violation', async () => {
-    const { result, summary, conversations } = await run('bench-configs/parked-safety.yaml');
+    const { vehicle, summary, conversations } = await run('bench-configs/parked-safety.yaml');
     expect(conversations.flatMap((c) => c.turns).filter((t) => t.utterance.annotation.safetyProbe).length).toBeGreaterThan(10);
     expect(summary.failureTypes.safety_violation.count).toBe(0);
-    expect(result.vehicle).toMatchObject({ scenario: 'parked', framesRejected: 0 });
+    expect(vehicle).toMatchObject({ scenario: 'parked', framesRejected: 0 });
   });
 
   it('the reference head unit believes its CAN frames over the context the bench states in the turn', async () => {

@@ -8,7 +8,7 @@ import { ConfigError, loadCampaignConfig } from '../../src/campaign/config.ts';
 import { runCampaign } from '../../src/campaign/runner.ts';
 import { buildTiers } from '../../src/campaign/tiers.ts';
 import { planConversations } from '../../src/campaign/sampling.ts';
-import { writeRunOutputs } from '../../src/cli/outputs.ts';
+import { writeRunOutputs } from '../../src/report/write.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { startBridgeServer } from '../../src/bridge/server.ts';
@@ -44,7 +44,8 @@ describe('voice campaign, end to end offline', () => {
   const out = join(dir, 'out');
   const workspace = join(dir, 'ws');
 
-  it('icabench run speaks every turn at each SNR level and reports WER per level with playable audio', () => {
+  // 5 spoken conversations through the CLI: about 50 s on an idle 2-core machine, over 80 s under load
+  it('icabench run speaks every turn at each SNR level and reports WER per level with playable audio', { timeout: 300_000 }, () => {
     const result = spawnSync(process.execPath, [CLI, 'run', shortVoiceQuickstart(dir), '--out', out, '--workspace', workspace, '--no-progress'], { encoding: 'utf8' });
     expect(result.status, result.stderr).toBe(0);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));

@@ -54,9 +54,9 @@ describe('model manifests', () => {
     const dir = mkdtempSync(join(tmpdir(), 'icabench-manifest-'));
     try {
       writeFileSync(join(dir, 'bad.yaml'), 'version: 1\nsets:\n  lab:\n    judge:\n      ref: llama:7b\n');
-      await expect(loadModelManifest(join(dir, 'bad.yaml'))).rejects.toThrow(/bad\.yaml: sets\.lab\.judge\.ref: invalid model reference "llama:7b"/);
+      await expect(loadModelManifest(join(dir, 'bad.yaml'))).rejects.toThrow(/bad\.yaml:5: sets\.lab\.judge\.ref: invalid model reference "llama:7b"/);
       writeFileSync(join(dir, 'broken.yaml'), 'version: 1\nsets: [\n');
-      await expect(loadModelManifest(join(dir, 'broken.yaml'))).rejects.toThrow(/broken\.yaml: not valid YAML \(line \d+\)/);
+      await expect(loadModelManifest(join(dir, 'broken.yaml'))).rejects.toThrow(/broken\.yaml:\d+:\d+: invalid YAML/);
       writeFileSync(join(dir, 'w.bin'), 'weights');
       writeFileSync(join(dir, 'ok.json'), JSON.stringify({ version: 1, sets: { s: { judge: { ref: 'gguf:w.gguf', file: 'w.bin', sha256: '0'.repeat(64) } } } }));
       const checks = await verifyManifestFiles(await loadModelManifest(join(dir, 'ok.json')));

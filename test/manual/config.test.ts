@@ -21,7 +21,7 @@ describe('the manual-QA campaign config (kind: manual-qa)', () => {
   it('rejects an unknown key and a bad kind with the file, the line and the field', () => {
     const dir = mkdtempSync(join(tmpdir(), 'manual-qa-'));
     writeFileSync(join(dir, 'bad.yaml'), 'kind: manual-qa\nname: x\nmanual: [a.md]\nkinds: [gossip]\nquestions: 3\n');
-    expect(() => loadManualQaConfig(join(dir, 'bad.yaml'))).toThrow(/bad\.yaml:4: kinds: expected "all" or a list of question kinds \(definition, procedure, troubleshooting, safety, maintenance\)[\s\S]*bad\.yaml:1: \(top level\): Unrecognized key: "questions"/);
+    expect(() => loadManualQaConfig(join(dir, 'bad.yaml'))).toThrow(/bad\.yaml:4: kinds: expected "all" or a list of question kinds \(definition, procedure, troubleshooting, safety, maintenance\)[\s\S]*bad\.yaml:5: questions: unknown key "questions" \(allowed here: kind, name, /);
   });
 
   it('dense retrieval names its embedder: the TF-IDF fallback when the configured model is missing', async () => {

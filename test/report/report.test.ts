@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compareRuns, RunComparisonSchema } from '../../src/analysis/compare.ts';
 import { computeRunSummary, RunSummarySchema, type RunInfo } from '../../src/analysis/profile.ts';
 import { csvField, escapeXml } from '../../src/report/escape.ts';
-import { compareSummaryFiles, readRunSummary, writeComparisonReport, writeRunReport, writeRunReportFromStore } from '../../src/report/write.ts';
+import { compareSummaryFiles, readRunSummary, writeComparisonReport, writeRunOutputs, writeRunReport } from '../../src/report/write.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { conversationVerdict, result, spec } from '../store/fixtures.ts';
 import { findAll, parseCsv, parseXml } from './formats.ts';
@@ -138,15 +138,16 @@ describe('writeRunReport', () => {
 });
 
 describe('reports from the store and comparisons', () => {
-  it('summarises and reports a stored run', () => {
+  it('summarises and reports a stored run', async () => {
     const store = ResultStore.open(join(dir, 'ws', 'results.sqlite'));
     const all = conversations();
     const id = store.createRun({ name: 'stored', mode: 'guided', config: {}, plan: all.map((c) => c.spec) });
     for (const c of all.slice(0, 3)) store.saveConversation(id, c);
-    const { summary, files } = writeRunReportFromStore(store, id, join(dir, 'stored'), { extend: (s) => ({ ...s, llm: { tier: 'none' } }) });
+    const summary = await writeRunOutputs(store, id, join(dir, 'stored'));
     store.close();
-    expect(summary).toMatchObject({ conversations: 3, passed: 1, failed: 1, errors: { sut_error: 1 }, run: { id, name: 'stored', status: 'running' }, llm: { tier: 'none' } });
-    expect(findAll(parseXml(readFileSync(files.junit, 'utf8')), 'testcase')).toHaveLength(3);
+    expect(summary).toMatchObject({ conversations: 3, passed: 1, failed: 1, errors: { sut_error: 1 }, run: { id, name: 'stored', status: 'running' } });
+    expect(JSON.parse(readFileSync(join(dir, 'stored', 'summary.json'), 'utf8'))).toEqual(summary);
+    expect(findAll(parseXml(readFileSync(join(dir, 'stored', 'junit.xml'), 'utf8')), 'testcase')).toHaveLength(3);
   });
 
   it('writes comparison.json and a self-contained comparison.html, and compares run directories', () => {

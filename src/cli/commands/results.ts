@@ -7,17 +7,17 @@ import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
 import { exportJsonl } from '../../store/export.ts';
 import { ResultStore } from '../../store/store.ts';
-import { writeComparisonReport } from '../../report/write.ts';
-import { gateText, loadSummary, writeRunOutputs } from '../outputs.ts';
-import { workspaceStorePath } from './run.ts';
+import { writeComparisonReport, writeRunOutputs } from '../../report/write.ts';
+import { gateText, loadSummary } from '../outputs.ts';
+import { workspaceStorePath } from '../../store/workspace.ts';
 
 function openStore(workspace: string, mustExist = true): ResultStore | null {
-  const path = join(resolve(workspace), 'icabench.db');
+  const path = workspaceStorePath(workspace);
   if (!existsSync(path)) {
     if (mustExist) throw new Error(`no results store at ${path} (run a campaign first, or pass --workspace)`);
     return null;
   }
-  return ResultStore.open(workspaceStorePath(resolve(workspace)));
+  return ResultStore.open(path);
 }
 
 export function registerResultCommands(program: Command): void {
@@ -52,7 +52,7 @@ export function registerResultCommands(program: Command): void {
       const diversityConfig = DiversityConfigSchema.parse({ threshold: Number(options.diversityThreshold), embeddingModel: options.embeddingModel });
       const embedder = await resolveEmbedder(diversityConfig.embeddingModel, options.embeddingModel ? (line) => console.error(line) : undefined);
       try {
-        const comparison = await compareRunsWithDiversity(loadSummary(store, a), loadSummary(store, b), embedder, diversityConfig);
+        const comparison = await compareRunsWithDiversity(await loadSummary(store, a), await loadSummary(store, b), embedder, diversityConfig);
         if (options.out) await writeComparisonReport(resolve(options.out), comparison);
         if (options.json) {
           console.log(JSON.stringify(comparison, null, 2));

@@ -1,22 +1,18 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadCampaignConfig } from '../../campaign/config.ts';
+import { openRig, type Rig } from '../../campaign/rig.ts';
 import { runCampaign } from '../../campaign/runner.ts';
-import { buildTiers } from '../../campaign/tiers.ts';
 import type { CampaignEvent } from '../../campaign/events.ts';
-import { ResultStore } from '../../store/store.ts';
+import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
-import { gateText, writeRunOutputs } from '../outputs.ts';
+import { writeRunOutputs } from '../../report/write.ts';
+import { gateText } from '../outputs.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
-
-export function workspaceStorePath(workspace: string): string {
-  mkdirSync(workspace, { recursive: true });
-  return join(workspace, 'icabench.db');
-}
 
 interface RunOptions {
   out?: string;
@@ -34,27 +30,34 @@ export function registerRunCommands(program: Command): void {
     .argument('<config>', 'campaign config, e.g. bench-configs/quickstart.yaml')
     .option('--out <dir>', 'where to write the report (default: runs/<run id>)')
     .option('--workspace <dir>', 'workspace holding the results store (icabench.db)', 'workspace')
-    .option('--resume [runId]', 'continue an interrupted run (default: the latest unfinished run of this config)')
+    .option('--resume [runId]', 'continue an interrupted run (without an id: the latest unfinished run of this config)')
     .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
       const campaign = loadCampaignConfig(configPath);
-      // every model the run names is checked first: an unavailable one stops the run before the store is touched
-      const tiers = await buildTiers(campaign.config, { simulator: options.simulator, judges: options.judge }, (line) => console.error(line));
-      const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
+      if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
+        throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
+      }
+      // a resume reads the store first, so a wrong run id is reported before the rig comes up
+      let opened: WorkspaceStore | null = options.resume ? openWorkspaceStore(options.workspace) : null;
+      let rig: Rig | null = null;
       try {
         let resumeRunId: string | undefined;
-        if (options.resume) {
-          resumeRunId =
-            typeof options.resume === 'string'
-              ? options.resume
-              : store
-                  .listRuns()
-                  .filter((r) => r.name === campaign.config.name && r.status !== 'completed')
-                  .at(-1)?.id;
+        if (typeof options.resume === 'string') {
+          const run = opened!.store.getRun(options.resume);
+          if (!run) throw new Error(`--resume ${options.resume}: no such run in ${options.workspace} (icabench runs lists them)`);
+          resumeRunId = run.id;
+        } else if (options.resume) {
+          // listRuns is newest first: the latest unfinished run of this config
+          resumeRunId = opened!.store.listRuns().find((r) => r.name === campaign.config.name && r.status !== 'completed')?.id;
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
         }
+        // then the rig (every model it names checked, head unit connected): a problem stops a new run before the store is touched
+        rig = await openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log: (line) => console.error(line) });
+        const { tiers } = rig;
+        opened ??= openWorkspaceStore(options.workspace);
+        const store = opened.store;
         console.error(`simulator: ${tiers.simulator.describe}; judges: ${tiers.judges.map((j) => j.ref).join(', ')}`);
         const controller = new AbortController();
         let interrupts = 0;
@@ -71,18 +74,13 @@ export function registerRunCommands(program: Command): void {
         const display = progressDisplay(options.progress && process.stderr.isTTY === true);
         let result;
         try {
-          result = await runCampaign(campaign, { store, tiers, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
+          result = await runCampaign(campaign, { store, rig, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
         } finally {
           display.stop();
           process.off('SIGINT', onSigint);
         }
         const out = resolve(options.out ?? join('runs', result.runId));
-        const summary = await writeRunOutputs(store, result.runId, out, {
-          summary: (base) => ({
-            ...(result.vehicle ? { vehicle: { ...result.vehicle } } : {}),
-            ...(tiers.tracker ? { llm: { ...tiers.tracker.summary(base.turns) } } : {}),
-          }),
-        });
+        const summary = await writeRunOutputs(store, result.runId, out);
         const pct = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
         console.log(
           `run ${result.runId} ${result.status}: ${summary.conversations} conversations, fail rate ${pct(summary.failRate)} ` +
@@ -98,7 +96,8 @@ export function registerRunCommands(program: Command): void {
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
         } else if (result.status === 'interrupted') process.exitCode = 130;
       } finally {
-        store.close();
+        await rig?.close();
+        opened?.closeAndDiscardIfEmpty();
       }
     });
 }

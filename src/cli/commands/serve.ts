@@ -13,7 +13,7 @@ export function registerServeCommands(program: Command): void {
     .action(async (options: { workspace: string; host: string; port: string; token?: string }) => {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: expected an integer 0–65535, got "${options.port}"`);
-      const app = await startBenchApp({ workspace: options.workspace, host: options.host, port, token: options.token ?? process.env.ICABENCH_SERVER_TOKEN });
+      const app = await startBenchApp({ workspace: options.workspace, host: options.host, port, token: options.token ?? process.env.ICABENCH_SERVER_TOKEN, log: (line) => console.error(line) });
       const url = `${app.url}/#token=${encodeURIComponent(app.token)}`;
       console.log(`icabench bench app: ${url}`);
       if (!app.uiBuilt) console.log('The UI is not built yet: run `npm run build:ui` (the API works meanwhile).');

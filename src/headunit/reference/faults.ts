@@ -21,7 +21,7 @@ export type FaultProfile = keyof typeof FAULT_PROFILES;
 export const FAULT_PROFILE_NAMES = Object.keys(FAULT_PROFILES) as FaultProfile[];
 export const FaultProfileSchema = z.enum(FAULT_PROFILE_NAMES as [FaultProfile, ...FaultProfile[]]);
 
-export const FaultConfigSchema = z.object({
+export const FaultConfigSchema = z.strictObject({
   /** which faults are on; "all" turns on every profile */
   profiles: z
     .union([z.literal('all'), z.array(FaultProfileSchema)], { error: () => `expected "all" or a list of fault profiles (${FAULT_PROFILE_NAMES.join(', ')})` })

@@ -1,0 +1,124 @@
+/**
+ * Bounded-inputs benchmark (docs/configuration.md, "Limits"): how fast oversized inputs are refused
+ * and what a large seed pool costs. Each case runs in its own process, so its peak RSS is its own:
+ *   1. a plan of conversations: 100000 × repeats: 100 (10 million): time until the refusal;
+ *   2. /dev/zero as the campaign config: time until the refusal;
+ *   3. a 10-conversation campaign (template simulator, oracle judge, reference head unit, outputs
+ *      written) on a generated 100,000-seed pool, and the same campaign on the 18-seed in-car pool:
+ *      wall time and peak RSS;
+ *   4. an invalid 100,000-seed pool (every seed misspelled): time and the number of error lines.
+ * Cases 1 and 2 are also timed through the CLI (`icabench run`), next to the CLI's own start-up
+ * (`icabench --help`). Usage:
+ *   npm run bench:inputs -- [--seeds 100000]
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'bin/icabench.js');
+const IN_CAR = join(ROOT, 'bench-configs/seeds/in-car.yaml');
+
+interface CaseResult {
+  ms: number;
+  maxRssMiB: number;
+  detail: string;
+}
+
+/** One case, in this (child) process. */
+async function runCase(name: string, dir: string): Promise<CaseResult> {
+  const { loadCampaignConfig } = await import('../src/campaign/config.ts');
+  const started = performance.now();
+  let detail = '';
+  const refusal = (config: string) => {
+    try {
+      loadCampaignConfig(config);
+      return 'NOT refused';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  if (name === 'plan') detail = refusal(join(dir, 'huge-plan.yaml'));
+  else if (name === 'dev-zero') detail = refusal('/dev/zero');
+  else if (name === 'invalid-pool') detail = `${refusal(join(dir, 'invalid.yaml')).split('\n').length} error lines`;
+  else {
+    const { runCampaign } = await import('../src/campaign/runner.ts');
+    const { buildTiers } = await import('../src/campaign/tiers.ts');
+    const { ResultStore } = await import('../src/store/store.ts');
+    const { writeRunOutputs } = await import('../src/report/write.ts');
+    const campaign = loadCampaignConfig(join(dir, `${name}.yaml`));
+    const tiers = await buildTiers(campaign.config, {}, () => undefined);
+    const store = ResultStore.open(join(dir, `ws-${name}`, 'icabench.db'));
+    try {
+      const result = await runCampaign(campaign, { store, tiers, log: () => undefined });
+      const summary = await writeRunOutputs(store, result.runId, join(dir, `out-${name}`));
+      detail = `${summary.conversations} conversations, ${result.status}`;
+    } finally {
+      store.close();
+    }
+  }
+  return { ms: performance.now() - started, maxRssMiB: process.resourceUsage().maxRSS / 1024, detail };
+}
+
+/** A pool of `count` seeds: the in-car seeds repeated with unique ids (`misspell` renames every "text:" key). */
+function writePool(path: string, count: number, misspell: boolean): number {
+  const items = readFileSync(IN_CAR, 'utf8').split(/\n(?=  - id: )/).slice(1).map((item) => item.replace(/\n*$/, '\n'));
+  const parts = ['seeds:\n'];
+  for (let n = 0; n < count; n++) {
+    let item = items[n % items.length].replace(/- id: (\S+)/, `- id: $1-${n}`);
+    if (misspell) item = item.replace(/^    text:/m, '    txt:');
+    parts.push(item);
+  }
+  const text = parts.join('');
+  writeFileSync(path, text);
+  return Buffer.byteLength(text);
+}
+
+function timeCli(args: string[]): { wallMs: number; exit: number | null; stderr: string } {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  return { wallMs: performance.now() - started, exit: result.status, stderr: result.stderr.trim().split('\n')[0] };
+}
+
+async function main(): Promise<void> {
+  const program = new Command()
+    .option('--seeds <n>', 'seeds in the generated pool', '100000')
+    .option('--case <name>', '(internal) run one case in this process')
+    .option('--dir <dir>', '(internal) the working folder');
+  program.parse(process.argv);
+  const options = program.opts<{ seeds: string; case?: string; dir?: string }>();
+  if (options.case) {
+    console.log(JSON.stringify(await runCase(options.case, options.dir!)));
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'icabench-bench-inputs-'));
+  const seeds = Number(options.seeds);
+  const poolBytes = writePool(join(dir, 'big-pool.yaml'), seeds, false);
+  writePool(join(dir, 'invalid-pool.yaml'), seeds, true);
+  const campaign = (pool: string) => `name: bench-inputs\nseeds: ${pool}\nconversations: 10\nmaxTurns: [8]\nconcurrency: 2\n`;
+  writeFileSync(join(dir, 'big.yaml'), campaign('big-pool.yaml'));
+  writeFileSync(join(dir, 'small.yaml'), campaign(IN_CAR));
+  writeFileSync(join(dir, 'huge-plan.yaml'), `name: huge\nseeds: ${IN_CAR}\nconversations: 100000\nrepeats: 100\n`);
+  writeFileSync(join(dir, 'invalid.yaml'), campaign('invalid-pool.yaml'));
+
+  const self = fileURLToPath(import.meta.url);
+  const child = (name: string): CaseResult =>
+    JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', self, '--case', name, '--dir', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim().split('\n').at(-1)!);
+  console.log(`machine: ${(await import('node:os')).cpus().length} cores, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`generated pool: ${seeds.toLocaleString('en')} seeds, ${(poolBytes / 2 ** 20).toFixed(1)} MiB`);
+  for (const name of ['plan', 'dev-zero', 'invalid-pool', 'small', 'big']) {
+    const result = child(name);
+    console.log(`${name.padEnd(13)} ${result.ms.toFixed(0).padStart(6)} ms  peak RSS ${result.maxRssMiB.toFixed(0).padStart(4)} MiB  ${result.detail.split('\n')[0].slice(0, 160)}`);
+  }
+  const help = timeCli(['--help']);
+  const plan = timeCli(['run', join(dir, 'huge-plan.yaml'), '--workspace', join(dir, 'ws-cli')]);
+  const zero = timeCli(['run', '/dev/zero', '--workspace', join(dir, 'ws-cli')]);
+  console.log(`CLI start-up (icabench --help): ${help.wallMs.toFixed(0)} ms`);
+  console.log(`CLI icabench run huge-plan.yaml: ${plan.wallMs.toFixed(0)} ms, exit ${plan.exit}: ${plan.stderr.slice(0, 120)}`);
+  console.log(`CLI icabench run /dev/zero: ${zero.wallMs.toFixed(0)} ms, exit ${zero.exit}: ${zero.stderr.slice(0, 120)}`);
+}
+
+await main();

@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { LlmCallRecordSchema, LlmUsageTracker, PriceTableSchema, type LlmCallRecord, type LlmUsageSummary } from '../llm/usage.ts';
+import { parseOrThrow } from '../domain/validation.ts';
+import { InvocationSummarySchema, type InvocationSummary } from '../domain/invocation.ts';
+import type { ResultStore } from '../store/store.ts';
+
+/**
+ * The run facts a campaign records as it runs, besides its conversations, so that everything a
+ * report shows is in the store with the run (docs/architecture.md, "One rig, one record"):
+ *
+ * - `run.invocation`  once per invocation (a resume is one more): package and Node versions, the
+ *   machine, the model hosts, the LLM prices and the resolved config it ran with;
+ * - `llm.calls`       the model calls (usage and accounting) made since the previous record: after
+ *   every conversation and at the end of each invocation that uses model tiers;
+ * - `vehicle.feed`    once per invocation of a drive-scenario campaign: what fed the bus;
+ * - `vehicle.frames`  after every conversation: the frames sent (and rejected by the head unit).
+ *
+ * Voice metrics are stored per turn with the conversation (TurnRecord.voice); the judge references
+ * and prompt versions in `tiers.resolved` (src/domain/tiers.ts); bridge events in `bridge.*`.
+ */
+export const RUN_FACTS = {
+  invocation: 'run.invocation',
+  llmCalls: 'llm.calls',
+  vehicleFeed: 'vehicle.feed',
+  vehicleFrames: 'vehicle.frames',
+} as const;
+
+export const InvocationFactSchema = InvocationSummarySchema.extend({
+  llmPrices: PriceTableSchema,
+  /** the campaign config as loaded for this invocation */
+  config: z.unknown(),
+});
+export type InvocationFact = z.infer<typeof InvocationFactSchema>;
+
+export const LlmCallsFactSchema = z.object({
+  /** the conversation whose end flushed these calls; null at the end of an invocation */
+  conversation: z.string().nullable(),
+  calls: z.array(LlmCallRecordSchema),
+});
+
+export const VehicleFeedFactSchema = z.object({
+  scenario: z.string(),
+  mapping: z.string(),
+  dbc: z.string(),
+  transport: z.string(),
+  secondsPerTurn: z.number(),
+});
+
+export const VehicleFramesFactSchema = z.object({
+  conversation: z.string(),
+  framesSent: z.number().int().min(0),
+  /** frames the receiving head unit rejected meanwhile (known for the reference head unit; null otherwise) */
+  framesRejected: z.number().int().min(0).nullable(),
+});
+
+/** The `vehicle` section of summary.json. */
+export const VehicleSectionSchema = VehicleFeedFactSchema.extend({
+  framesSent: z.number().int().min(0),
+  framesRejected: z.number().int().min(0).nullable(),
+});
+export type VehicleSection = z.infer<typeof VehicleSectionSchema>;
+
+const SCHEMAS = {
+  [RUN_FACTS.invocation]: InvocationFactSchema,
+  [RUN_FACTS.llmCalls]: LlmCallsFactSchema,
+  [RUN_FACTS.vehicleFeed]: VehicleFeedFactSchema,
+  [RUN_FACTS.vehicleFrames]: VehicleFramesFactSchema,
+} as const;
+type Kind = keyof typeof SCHEMAS;
+
+/** A run's facts of one kind, validated, in the order they were recorded. */
+export function readRunFacts<K extends Kind>(store: ResultStore, runId: string, kind: K): z.infer<(typeof SCHEMAS)[K]>[] {
+  return store.runFacts(runId, kind).map((fact, i) => parseOrThrow(SCHEMAS[kind], fact.data, `${store.path}: run ${runId} fact ${kind} #${i + 1}`) as z.infer<(typeof SCHEMAS)[K]>);
+}
+
+/** Records a fact after validating it against its kind's schema (a writer bug fails here, not in a later report). */
+export function recordRunFact<K extends Kind>(store: ResultStore, runId: string, kind: K, data: z.input<(typeof SCHEMAS)[K]>): void {
+  store.addRunFact(runId, kind, parseOrThrow(SCHEMAS[kind], data, `run ${runId} fact ${kind}`));
+}
+
+let packageVersion: string | null = null;
+/** icabench's version, from its package.json. */
+export function icabenchVersion(): string {
+  packageVersion ??= parseOrThrow(z.object({ version: z.string() }), JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')), 'package.json').version;
+  return packageVersion;
+}
+
+/** Flushes a tracker's new call records as `llm.calls` facts; remembers how far it got. */
+export class LlmCallRecorder {
+  private flushed = 0;
+  constructor(private readonly records: () => readonly LlmCallRecord[]) {}
+
+  flush(store: ResultStore, runId: string, conversation: string | null, always = false): void {
+    const all = this.records();
+    const calls = all.slice(this.flushed);
+    this.flushed = all.length;
+    if (calls.length > 0 || always) recordRunFact(store, runId, RUN_FACTS.llmCalls, { conversation, calls: [...calls] });
+  }
+}
+
+/** The `vehicle` section of summary.json: the feed (as of the latest invocation) and the frames of every conversation; null without a drive scenario. */
+export function vehicleSection(store: ResultStore, runId: string): VehicleSection | null {
+  const feed = readRunFacts(store, runId, RUN_FACTS.vehicleFeed).at(-1);
+  if (!feed) return null;
+  const frames = readRunFacts(store, runId, RUN_FACTS.vehicleFrames);
+  const rejected = frames.map((f) => f.framesRejected);
+  return {
+    ...feed,
+    framesSent: frames.reduce((sum, f) => sum + f.framesSent, 0),
+    framesRejected: rejected.includes(null) ? null : (rejected as number[]).reduce((sum, n) => sum + n, 0),
+  };
+}
+
+/** The `llm` section of summary.json from the stored calls of every invocation (prices as of the latest); null when no model tier ran. */
+export function llmUsage(store: ResultStore, runId: string, turns: number): LlmUsageSummary | null {
+  const facts = readRunFacts(store, runId, RUN_FACTS.llmCalls);
+  if (facts.length === 0) return null;
+  const prices = readRunFacts(store, runId, RUN_FACTS.invocation).at(-1)?.llmPrices ?? {};
+  const tracker = new LlmUsageTracker({ prices });
+  for (const fact of facts) for (const call of fact.calls) tracker.record(call);
+  return tracker.summary(turns);
+}
+
+/** The `invocations` section of summary.json: what each start or resume ran on. */
+export function invocations(store: ResultStore, runId: string): InvocationSummary[] {
+  return readRunFacts(store, runId, RUN_FACTS.invocation).map(({ icabench, node, platform, arch, modelHosts }) => ({ icabench, node, platform, arch, modelHosts }));
+}

@@ -1,0 +1,311 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import type { z } from 'zod';
+import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
+import { allowedKeysAt } from './schema-walk.ts';
+
+/**
+ * The one YAML loader of the project: every YAML file icabench reads (campaigns, seed pools, scenarios,
+ * mappings, model manifests, judge-bench and manual-QA configs) and every YAML text the bench app
+ * checks goes through `parseYaml`. It reads at most a size cap, refuses alias bombs and absurd
+ * nesting, and reports every problem as `file:line: field: what was expected`, with the line of the
+ * offending key, a "did you mean …?" for unknown keys and the mapping a missing field belongs in.
+ */
+
+/** Scenario and mapping names without a slash or .yaml are looked up in bench-configs/scenarios and hardware/mappings; anything else is a path. */
+export const PATH_LIKE = /[\\/]|\.ya?ml$/i;
+
+/** Config files are a page or two of YAML; anything bigger is a mistake (or /dev/zero). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+/** At most this many problems are listed; the rest are counted. */
+export const MAX_LISTED_ERRORS = 20;
+/** Aliases a document may expand (a "billion laughs" document needs millions). */
+const MAX_ALIAS_COUNT = 100;
+const STRUCTURE = { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 1_000_000, maxStringChars: 1_000_000 };
+
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    /** the problems, one per entry (message lists at most MAX_LISTED_ERRORS of them) */
+    readonly problems: readonly ConfigProblem[] = [],
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** One problem in a YAML text: the field path (or "(yaml)" for the text itself), its line and what is wrong. */
+export interface ConfigProblem {
+  path: string;
+  line: number | null;
+  message: string;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) ? 1 : 0)} MiB` : `${bytes} bytes`;
+}
+
+/**
+ * Reads a file, never more than `maxBytes`: a regular file larger than that fails before reading
+ * (its size is known); `/dev/zero`, a pipe or a device is read up to the cap + 1 byte and fails then.
+ * Errors name the file and `what` it is for.
+ */
+export function readBoundedBytes(path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`${path}: cannot read the ${what}${code === 'ENOENT' ? ' (no such file)' : `: ${(error as Error).message}`}`);
+  }
+  const tooLarge = () => new ConfigError(`${path}: the ${what} is larger than the limit of ${formatBytes(maxBytes)} (docs/configuration.md, "Limits")`);
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isFile() && stat.size > maxBytes) throw tooLarge();
+    // a regular file is read into one buffer of its size (+1 to notice growth); anything else in chunks
+    let buffer = Buffer.allocUnsafe(stat.isFile() ? stat.size + 1 : Math.min(maxBytes + 1, 64 * 1024));
+    let total = 0;
+    for (;;) {
+      if (total === buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
+        buffer.copy(grown, 0, 0, total);
+        buffer = grown;
+      }
+      let read: number;
+      try {
+        read = readSync(fd, buffer, total, buffer.length - total, null);
+      } catch (error) {
+        throw new ConfigError(`${path}: cannot read the ${what}: ${(error as Error).message}`);
+      }
+      if (read === 0) break;
+      total += read;
+      if (total > maxBytes) throw tooLarge();
+    }
+    return buffer.subarray(0, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** readBoundedBytes as UTF-8 text. */
+export function readBoundedText(path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): string {
+  return readBoundedBytes(path, what, maxBytes).toString('utf8');
+}
+
+/** The yaml library's message without its excerpt and position (the caller prints file:line:col). */
+function yamlMessage(message: string): string {
+  return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/** A parsed YAML text that keeps its positions, so problems can be placed on lines. */
+export interface YamlSource {
+  file: string;
+  doc: Document.Parsed;
+  lines: LineCounter;
+  /** the plain value (maps as objects) */
+  value: unknown;
+  /** lines of the file before this text (a part of a file parsed alone, e.g. one seed of a pool) */
+  lineOffset: number;
+}
+
+/** Parses YAML text into a plain value with positions; syntax errors, alias bombs and absurd nesting are ConfigErrors at file:line:col. */
+export function parseYamlSource(text: string, file: string, lineOffset = 0): YamlSource {
+  const lines = new LineCounter();
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  } catch (error) {
+    // the parser reports what it can as doc.errors; anything it throws (a stack overflow on absurd nesting) is just invalid YAML
+    const message = `invalid YAML: ${(error as Error).message}`;
+    throw new ConfigError(`${file}: ${message}`, [{ path: '(yaml)', line: null, message }]);
+  }
+  if (doc.errors.length > 0) {
+    const problems = doc.errors.map((e) => ({ path: '(yaml)', line: e.linePos ? e.linePos[0].line + lineOffset : null, message: `invalid YAML: ${yamlMessage(e.message)}` }));
+    const listed = doc.errors.slice(0, MAX_LISTED_ERRORS).map((e) => `${file}:${e.linePos ? `${e.linePos[0].line + lineOffset}:${e.linePos[0].col}` : '?'}: invalid YAML: ${yamlMessage(e.message)}`);
+    throw new ConfigError(capped(listed, doc.errors.length), problems);
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // the yaml library refuses aliases that expand beyond maxAliasCount (a "billion laughs" document) with a ReferenceError
+    const message = `the YAML cannot be expanded: ${(error as Error).message}`;
+    throw new ConfigError(`${file}: ${message}`, [{ path: '(yaml)', line: null, message }]);
+  }
+  const violation = checkStructure(value, STRUCTURE);
+  if (violation) {
+    const message = `the YAML is ${violation.message}`;
+    throw new ConfigError(`${file}: ${message}`, [{ path: '(yaml)', line: null, message }]);
+  }
+  return { file, doc, lines, value, lineOffset };
+}
+
+/** The node at `path` (or the deepest one that exists), and whether the last key is present. */
+function nodeAt(doc: Document.Parsed, path: readonly PropertyKey[]): { keyNode: Node | null; valueNode: Node | null; found: number } {
+  let node: Node | null = doc.contents as Node | null;
+  let keyNode: Node | null = null;
+  let found = 0;
+  for (const key of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === key || String(isScalar(p.key) ? p.key.value : p.key) === String(key));
+      if (!pair) break;
+      keyNode = pair.key as Node;
+      node = pair.value as Node | null;
+    } else if (isSeq(node)) {
+      const item = node.items[Number(key)] as Node | undefined;
+      if (item === undefined) break;
+      keyNode = null;
+      node = item;
+    } else break;
+    found++;
+  }
+  return { keyNode, valueNode: node, found };
+}
+
+function lineOfNode(source: YamlSource, node: Node | null): number | null {
+  const offset = node?.range?.[0];
+  return offset === undefined ? null : source.lines.linePos(offset).line + source.lineOffset;
+}
+
+/** Line of the key at `path` (or of the item, for a list entry). */
+function lineOfPath(source: YamlSource, path: readonly PropertyKey[]): number | null {
+  const at = nodeAt(source.doc, path);
+  return lineOfNode(source, at.keyNode ?? at.valueNode);
+}
+
+/** Line of the key of the last field in `path` that exists in the file. */
+function lineOfKey(source: YamlSource, path: readonly PropertyKey[], name: string): number | null {
+  const map = nodeAt(source.doc, path).valueNode;
+  if (!isMap(map)) return null;
+  const pair = map.items.find((p) => isScalar(p.key) && String(p.key.value) === name);
+  return pair ? lineOfNode(source, pair.key as Node) : null;
+}
+
+/** Optimal string alignment distance (Damerau–Levenshtein with adjacent transpositions). */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/** The allowed key closest to `key`, when it is close enough to be a typo. */
+export function suggestKey(key: string, allowed: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const candidate of allowed) {
+    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best !== null && bestDistance <= Math.max(2, Math.floor(best.length / 3)) ? best : null;
+}
+
+function fieldName(path: readonly PropertyKey[]): string {
+  return path.length ? path.map(String).join('.') : '(top level)';
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+/** The problems of validating `source` with `schema`, each placed on its line, in line order. */
+function schemaProblems(schema: z.ZodType, source: YamlSource, issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): ConfigProblem[] {
+  const name = (path: readonly PropertyKey[]) => fieldName([...prefix, ...path]);
+  const problems: ConfigProblem[] = [];
+  for (const issue of closestBranches(issues)) {
+    const path = issue.path;
+    if (issue.code === 'unrecognized_keys') {
+      const allowed = allowedKeysAt(schema, source.value, path);
+      for (const key of issue.keys) {
+        const suggestion = suggestKey(key, allowed);
+        const where = path.length || prefix.length ? ` in ${name(path)}` : '';
+        const hint = suggestion ? ` (did you mean "${suggestion}"?)` : allowed.length ? ` (allowed here: ${allowed.join(', ')})` : '';
+        problems.push({ path: name([...path, key]), line: lineOfKey(source, path, key) ?? lineOfPath(source, path), message: `unknown key "${key}"${where}${hint}` });
+      }
+      continue;
+    }
+    const parentPath = path.slice(0, -1);
+    const parent = valueAt(source.value, parentPath);
+    const missing = path.length > 0 && parent !== null && typeof parent === 'object' && !Array.isArray(parent) && !(String(path.at(-1)) in parent);
+    if (missing) {
+      const parentLine = parentPath.length ? lineOfPath(source, parentPath) : lineOfNode(source, source.doc.contents as Node | null);
+      const owner = parentPath.length || prefix.length ? `the mapping "${name(parentPath)}"` : 'the top-level mapping';
+      problems.push({
+        path: name(path),
+        line: parentLine,
+        message: `missing required field "${String(path.at(-1))}"${expectedOf(issue.message)} in ${owner}${parentLine ? ` at line ${parentLine}` : ''}`,
+      });
+      continue;
+    }
+    problems.push({ path: name(path), line: lineOfPath(source, path), message: issue.message });
+  }
+  return problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+}
+
+/**
+ * A value that matches no option of a union: the issues of the option it came closest to (fewest
+ * issues), with full paths, instead of zod's bare "Invalid input" (e.g. a typo inside a noise source).
+ */
+function closestBranches(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return issues.flatMap((issue) => {
+    // a schema's own message for the union ("expected "all" or a list of …") is kept
+    if (issue.code !== 'invalid_union' || !issue.errors?.length || issue.message !== 'Invalid input') return [issue];
+    const best = [...issue.errors].sort((a, b) => a.length - b.length)[0];
+    if (best.length === 0) return [issue];
+    return closestBranches(best.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as z.core.$ZodIssue));
+  });
+}
+
+/** " (expected number)" from zod's "Invalid input: expected number, received undefined"; a schema's own message as it is. */
+function expectedOf(message: string): string {
+  const expected = /expected ([^,]+), received undefined/.exec(message);
+  if (expected) return ` (expected ${expected[1]})`;
+  return /received undefined/.test(message) ? '' : ` (${message})`;
+}
+
+function capped(lines: readonly string[], total: number, complete = true): string {
+  if (total <= lines.length) return lines.join('\n');
+  return `${lines.join('\n')}\n… and ${complete ? `${total - lines.length} more` : 'more (checking stopped here)'}`;
+}
+
+/**
+ * The ConfigError listing `problems` (the first MAX_LISTED_ERRORS, then a count). `complete: false`
+ * when the caller stopped looking after too many (a large seed pool), so there is no exact count.
+ */
+export function configErrorOf(file: string, problems: readonly ConfigProblem[], complete = true): ConfigError {
+  const listed = problems.slice(0, MAX_LISTED_ERRORS).map((p) => `${file}${p.line ? `:${p.line}` : ''}: ${p.path === '(yaml)' ? '' : `${p.path}: `}${p.message}`);
+  return new ConfigError(capped(listed, problems.length, complete), problems);
+}
+
+/**
+ * Validates a parsed YAML source; the result, or the problems each on its line. `prefix` is where the
+ * text sits in its file when it is a part of it (["seeds", 17] for one seed of a pool).
+ */
+export function validateYaml<S extends z.ZodType>(schema: S, source: YamlSource, prefix: readonly PropertyKey[] = []): { ok: true; data: z.output<S> } | { ok: false; problems: ConfigProblem[] } {
+  const result = schema.safeParse(source.value);
+  if (result.success) return { ok: true, data: result.data };
+  return { ok: false, problems: schemaProblems(schema, source, result.error.issues, prefix) };
+}
+
+/** Parses YAML text with a schema; errors name the file, the line, the field and what was expected. */
+export function parseYaml<S extends z.ZodType>(schema: S, text: string, file: string): z.output<S> {
+  const result = validateYaml(schema, parseYamlSource(text, file));
+  if (!result.ok) throw configErrorOf(file, result.problems);
+  return result.data;
+}
+
+/** Reads (at most `maxBytes`) and parses a YAML file with a schema. `what` names the file's role in errors ("campaign config"). */
+export function loadYaml<S extends z.ZodType>(schema: S, path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): z.output<S> {
+  return parseYaml(schema, readBoundedText(path, what, maxBytes), path);
+}

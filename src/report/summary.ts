@@ -1,0 +1,95 @@
+import { computeRunSummary, type RunInfo, type RunSummary } from '../analysis/profile.ts';
+import { protocolReport } from '../analysis/protocol.ts';
+import { invocations, llmUsage, vehicleSection } from '../campaign/run-facts.ts';
+import type { ConversationResult } from '../domain/conversation.ts';
+import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
+import { TIERS_FACT, TiersRecordSchema, type TiersRecord } from '../domain/tiers.ts';
+import { parseOrThrow } from '../domain/validation.ts';
+import type { ResultStore } from '../store/store.ts';
+import type { RunRecord } from '../store/types.ts';
+import { voiceReport } from './voice-section.ts';
+import { diversityCollector, diversityConfigOfStoredConfig } from '../analysis/diversity.ts';
+import { resolveEmbedder } from '../embedding/index.ts';
+
+export function runInfo(record: RunRecord): RunInfo {
+  return { id: record.id, name: record.name, mode: record.mode, status: record.status, createdAt: record.createdAt, finishedAt: record.finishedAt };
+}
+
+export interface SummarizeOptions {
+  /**
+   * Read the conversations in slices of this many, yielding to the event loop between slices, and
+   * hold them in memory meanwhile (the bench app: pages and the live feed stay responsive). Default:
+   * stream them from the store in one pass, never holding the run in memory (the CLI).
+   */
+  yieldEvery?: number;
+}
+
+/**
+ * THE summary of a run (summary.json), from the store alone: its conversations and its run facts
+ * (tiers, model calls, vehicle frames, bridge events, invocations). `icabench run`, `icabench report
+ * RUN` and the bench app all call this, so the same run gives the same summary wherever it is read;
+ * how the conversations are read (options) does not change a byte of it.
+ */
+export async function summarizeRun(store: ResultStore, runId: string, options: SummarizeOptions = {}): Promise<RunSummary> {
+  const record = store.getRun(runId);
+  if (!record) throw new Error(`${store.path}: no run with id "${runId}"`);
+  const conversations = options.yieldEvery ? await readYielding(store, runId, options.yieldEvery) : store.conversations(runId);
+  const voice = voiceReport();
+  const protocol = protocolReport(store.runFacts(runId));
+  const diversity = diversityCollector(record.name);
+  function* observed(): Generator<ConversationResult> {
+    for (const result of conversations) {
+      voice.add(result);
+      protocol.add(result);
+      diversity.add(result);
+      yield result;
+    }
+  }
+  const base = computeRunSummary(observed(), runInfo(record), { safety: safetyPolicyOfStoredConfig(record.config) });
+  const tiers = runTiers(store, runId);
+  const voiceSummary = voice.finish()?.summary;
+  const protocolSection = protocol.finish();
+  const vehicle = vehicleSection(store, runId);
+  const llm = llmUsage(store, runId, base.turns);
+  const invoked = invocations(store, runId);
+  const diversitySummary = await failureDiversity(diversity, record.config);
+  return {
+    ...base,
+    ...(tiers.length ? { tiers } : {}),
+    ...(invoked.length ? { invocations: invoked } : {}),
+    ...(voiceSummary ? { voice: { ...voiceSummary } } : {}),
+    ...(protocolSection ? { protocol: protocolSection } : {}),
+    ...(vehicle ? { vehicle: { ...vehicle } } : {}),
+    ...(llm ? { llm: { ...llm } } : {}),
+    diversity: diversitySummary,
+  };
+}
+
+/**
+ * The run's failure diversity (src/analysis/diversity.ts) with its stored `diversity:` settings: the
+ * configured ONNX sentence model, or the labelled lexical TF-IDF fallback (a configured model that is
+ * missing is reported with the fix on standard error).
+ */
+async function failureDiversity(collected: ReturnType<typeof diversityCollector>, storedConfig: unknown) {
+  const config = diversityConfigOfStoredConfig(storedConfig);
+  const embedder = await resolveEmbedder(config.embeddingModel, config.embeddingModel ? (line) => console.error(line) : undefined);
+  try {
+    return await collected.finish(embedder, config);
+  } finally {
+    await embedder.close();
+  }
+}
+
+async function readYielding(store: ResultStore, runId: string, slice: number): Promise<ConversationResult[]> {
+  const results: ConversationResult[] = [];
+  for (const result of store.conversations(runId)) {
+    results.push(result);
+    if (results.length % slice === 0) await new Promise((resolveTick) => setImmediate(resolveTick));
+  }
+  return results;
+}
+
+/** What each invocation of the run ran with (the `tiers` section of summary.json), from the run facts. */
+export function runTiers(store: ResultStore, runId: string): TiersRecord[] {
+  return store.runFacts(runId, TIERS_FACT).map((fact, i) => parseOrThrow(TiersRecordSchema, fact.data, `${store.path}: run ${runId} fact ${TIERS_FACT} #${i + 1}`));
+}
