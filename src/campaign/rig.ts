@@ -5,7 +5,7 @@ import type { ConnectedHeadUnit } from '../headunit/connect.ts';
 import { connectConfiguredHeadUnit } from './headunit.ts';
 import type { Judge } from '../judge/types.ts';
 import type { LlmUsageTracker } from '../llm/usage.ts';
-import { parseModelRef } from '../llm/modelRef.ts';
+import { parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
 import type { UserSimulator } from '../simulator/types.ts';
 import type { ResultStore } from '../store/store.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
@@ -151,7 +151,9 @@ function startRecording(store: ResultStore, runId: string, { campaign, tiers, ve
 
 /** Where the model tiers' calls go (the `modelHosts` of `run.invocation`); the Ollama client loads only when a tier uses it. */
 async function modelHosts(tiers: CampaignTiers, ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
-  const refs = [...new Set([tiers.simulator.describe, ...tiers.judges.map((j) => j.ref)])].filter((ref) => ref !== 'template' && ref !== 'oracle');
+  // a technique judge (sc-5:ollama:…) calls the models it names
+  const named = [tiers.simulator.describe, ...tiers.judges.map((j) => j.ref)].filter((ref) => ref !== 'template' && ref !== 'oracle');
+  const refs = [...new Set(named.flatMap((ref) => parseJudgeRef(ref).models))];
   return Promise.all(
     refs.map(async (ref) => {
       const model = parseModelRef(ref);
