@@ -4,6 +4,7 @@ import { a12Magnitude, mannWhitneyU, varghaDelaneyA12 } from './stats.ts';
 import type { RunSummary } from './profile.ts';
 import { compareDiversity, DEFAULT_DIVERSITY_CONFIG, DiversityComparisonSchema, type DiversityConfig } from './diversity.ts';
 import type { Embedder } from '../embedding/types.ts';
+import { ReliabilitySchema } from './reliability.ts';
 
 /** Significance level of the guided-vs-baseline tests (the paper's). */
 export const COMPARISON_ALPHA = 0.05;
@@ -59,6 +60,8 @@ export const RunComparisonSchema = z.object({
   ),
   /** unique failing conversations A/B and coverage of the union's clusters; absent when a summary has no diversity section */
   diversity: DiversityComparisonSchema.optional(),
+  /** pass^k / pass@k of each run (summary.json `reliability`; null for a run without repeats); absent when neither has repeats */
+  reliability: z.object({ a: ReliabilitySchema.nullable(), b: ReliabilitySchema.nullable() }).optional(),
 });
 export type RunComparison = z.infer<typeof RunComparisonSchema>;
 
@@ -116,6 +119,7 @@ export function compareRuns(a: RunSummary, b: RunSummary, alpha = COMPARISON_ALP
         ];
       }),
     ) as RunComparison['enrichment'],
+    ...(a.reliability || b.reliability ? { reliability: { a: a.reliability ?? null, b: b.reliability ?? null } } : {}),
   };
 }
 

@@ -18,6 +18,8 @@ import { CoverageCounter, CoverageSchema } from './coverage.ts';
 import { SAFETY_POLICIES, SafetyPolicySchema, describeSafetyPolicy, type SafetyPolicy } from '../domain/safety-policy.ts';
 import { ProtocolSectionSchema } from './protocol.ts';
 import { DiversitySectionSchema } from './diversity.ts';
+import { ReliabilitySchema } from './reliability.ts';
+import { dialogueReliability } from './dialogue-reliability.ts';
 
 /** Number of equal-width bins of the relative turn position 0..1 in `failurePositions.relative`. */
 export const POSITION_BINS = 5;
@@ -178,6 +180,8 @@ export const RunSummarySchema = z.object({
   vehicle: ExtensionSchema,
   voice: ExtensionSchema,
   llm: ExtensionSchema,
+  /** pass^k / pass@k over the repeats of each conversation plan (campaigns with `repeats` > 1; src/analysis/reliability.ts) */
+  reliability: ReliabilitySchema.optional(),
   /** the head unit's protocol anomalies and link events (bridge runs; src/analysis/protocol.ts) */
   protocol: ProtocolSectionSchema.optional(),
   /** failure diversity: unique failing conversations, k-medoids clusters and coverage (src/analysis/diversity.ts, docs/diversity.md) */
@@ -357,6 +361,7 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     perConversation,
     coverage: coverage.finish(),
     ...(options.safety ? { safety: safetySummary(options.safety) } : {}),
+    ...dialogueReliability(perConversation),
   };
 }
 

@@ -40,6 +40,16 @@ export interface BridgeClientOptions {
   redialBackoffMs?: { first: number; max: number };
   /** carries the unit's audio streams over this connection (a voice front end listens on it before dialling in) */
   audio?: SocketRelay;
+  /**
+   * Protocol extensions the unit speaks (e.g. icabench-tools/1 via src/agents/bridge-unit.ts): capabilities added to
+   * hello, and handlers for the extension's bench events, guarded and structure-checked like the core events.
+   */
+  extensions?: BridgeClientExtension;
+}
+
+export interface BridgeClientExtension {
+  capabilities: Partial<Hello['capabilities']>;
+  handlers: Record<string, (payload: unknown, emit: (event: string, payload: unknown) => void) => unknown>;
 }
 
 export interface BridgeClient {
@@ -74,7 +84,7 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
     forceNew: true,
   });
   options.audio?.bind(socket);
-  const hello: Hello = { protocol: BRIDGE_PROTOCOL, token: options.token, unit: handler.unit, capabilities: handler.capabilities };
+  const hello: Hello = { protocol: BRIDGE_PROTOCOL, token: options.token, unit: handler.unit, capabilities: { ...handler.capabilities, ...options.extensions?.capabilities } };
   const reportInvalid = (event: string, details: string, sessionId?: string) =>
     socket.emit(EVENTS.error, { sessionId, code: 'invalid_message', message: `${event}: ${details}` } satisfies BridgeError);
   const reportInternal = (sessionId: string, error: unknown) =>
@@ -120,6 +130,8 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
     if (linkedAt > 0) linkEvent(`dialled in again to ${options.url}`);
     linkedAt = Date.now();
   });
+
+  for (const [event, handle] of Object.entries(options.extensions?.handlers ?? {})) on(event, (payload) => handle(payload, (name, body) => socket.emit(name, body)));
 
   on(EVENTS.sessionStart, async (payload: unknown) => {
     const parsed = SessionStartSchema.safeParse(payload);

@@ -255,7 +255,45 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     listen(EVENTS.sessionReady, (p) => this.onSessionReady(p));
     listen(EVENTS.assistantReply, (p) => this.onReply(p));
     listen(EVENTS.error, (p) => this.onUnitError(p));
+    for (const [event, entry] of this.extensions) this.bindExtension(socket, generation, event, entry);
     this.audio.bind(socket);
+  }
+
+  private readonly extensions = new Map<string, { solicited: (payload: unknown) => boolean; handlers: Set<(payload: unknown) => void> }>();
+
+  /**
+   * A protocol extension's event from the unit (e.g. icabench-tools/1, src/protocol/tools.ts), with the same
+   * structure, size and rate limits as the core events; a message the extension is waiting for (`solicited`) is never
+   * rate-limited. Survives reconnects. Returns the unsubscribe.
+   */
+  listenExtension(event: string, solicited: (payload: unknown) => boolean, handle: (payload: unknown) => void): () => void {
+    let entry = this.extensions.get(event);
+    if (!entry) {
+      entry = { solicited, handlers: new Set() };
+      this.extensions.set(event, entry);
+      if (this.link) this.bindExtension(this.link.socket, this.linkGeneration, event, entry);
+    }
+    entry.handlers.add(handle);
+    const handlers = entry.handlers;
+    return () => handlers.delete(handle);
+  }
+
+  /** Sends a protocol extension's event to the unit; throws SutError when it is not connected. */
+  emitExtension(event: string, payload: unknown): void {
+    this.requireLink().socket.emit(event, payload);
+  }
+
+  private bindExtension(socket: Socket, generation: number, event: string, entry: { solicited: (payload: unknown) => boolean; handlers: Set<(payload: unknown) => void> }): void {
+    socket.on(
+      event,
+      guarded(
+        (error) => this.contain(socket, event, error),
+        (payload: unknown) => {
+          if (this.linkGeneration !== generation) return;
+          this.receive(event, payload, (p) => entry.handlers.forEach((h) => h(p)), entry.solicited(payload));
+        },
+      ),
+    );
   }
 
   /** The socket went away: every turn and session opening still waiting on it fails as disconnected. */
@@ -415,10 +453,10 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
   }
 
   /** Routing, the rate limit (unsolicited messages only), the structural and size limits, then the handler. */
-  private receive(event: string, payload: unknown, handle: (payload: unknown) => void): void {
+  private receive(event: string, payload: unknown, handle: (payload: unknown) => void, solicitedByExtension = false): void {
     const route = looseRoute(payload);
     const key = this.solicitedKey(event, route);
-    const solicited = key !== undefined && (event === EVENTS.error || this.pending.has(key));
+    const solicited = solicitedByExtension || (key !== undefined && (event === EVENTS.error || this.pending.has(key)));
     if (!solicited && !this.admitUnsolicited()) return;
     const violation = checkStructure(payload, this.structure);
     if (violation) {

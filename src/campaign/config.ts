@@ -68,6 +68,8 @@ export const TierFallbackSchema = z.strictObject({
 
 export const CampaignConfigSchema = z
   .strictObject({
+    /** the campaign kind (src/campaign/kinds.ts): this schema is the dialogue kind, the default when `kind` is absent */
+    kind: z.literal('dialogue').optional(),
     name: z.string().min(1),
     description: z.string().default(''),
     /** guided: strategies and evaluator feedback; baseline: neither (paper's baseline) */

@@ -3,7 +3,7 @@ import { connectHeadUnit, type BridgeClient } from '../bridge/client.ts';
 import { startBridgeServer } from '../bridge/server.ts';
 import type { SafetyPolicy } from '../domain/safety-policy.ts';
 import { bridgeReadiness, referenceDialIn, type ConnectedHeadUnit, type ReferenceVoiceOptions } from '../headunit/connect.ts';
-import { ReferenceHeadUnit } from '../headunit/reference/reference-headunit.ts';
+import { ReferenceHeadUnit, type ReferenceHeadUnitOptions } from '../headunit/reference/reference-headunit.ts';
 import type { VehicleMapping } from '../vehicle/mapping.ts';
 import { ConfigError, type HeadUnitConfig } from './config.ts';
 
@@ -15,7 +15,7 @@ import { ConfigError, type HeadUnitConfig } from './config.ts';
 export async function connectConfiguredHeadUnit(
   config: HeadUnitConfig,
   log: (line: string) => void = () => undefined,
-  options: { vehicleMapping?: VehicleMapping; voice?: ReferenceVoiceOptions; safety?: SafetyPolicy } = {},
+  options: { vehicleMapping?: VehicleMapping; voice?: ReferenceVoiceOptions; safety?: SafetyPolicy; manual?: ReferenceHeadUnitOptions['manual'] } = {},
 ): Promise<ConnectedHeadUnit> {
   if (config.type === 'reference') {
     const token = randomBytes(16).toString('hex');
@@ -23,7 +23,14 @@ export async function connectConfiguredHeadUnit(
     const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token });
     // the unit follows its own policy when the config gives one, else the campaign's (the one the oracle judges by)
     const safety = config.safety ?? options.safety;
-    const reference = new ReferenceHeadUnit({ worldSeed: config.worldSeed, faults: config.faults, vehicleMapping: options.vehicleMapping, ...(safety ? { safety } : {}) });
+    const reference = new ReferenceHeadUnit({
+      worldSeed: config.worldSeed,
+      faults: config.faults,
+      vehicleMapping: options.vehicleMapping,
+      ...(safety ? { safety } : {}),
+      // the owner's-manual skill (manual-QA campaigns): retrieval + extractive answers with its own fault profiles
+      ...(options.manual ? { manual: options.manual } : {}),
+    });
     const { handler, audio, frontEnd } = referenceDialIn(reference, options.voice);
     let client: BridgeClient | null = null;
     const closeAll = async () => {

@@ -149,16 +149,20 @@ function startRecording(store: ResultStore, runId: string, { campaign, tiers, ve
   };
 }
 
-/** Where the model tiers' calls go (the `modelHosts` of `run.invocation`); the Ollama client loads only when a tier uses it. */
+/** Where the model tiers' calls go (the `modelHosts` of `run.invocation`). */
 async function modelHosts(tiers: CampaignTiers, ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
-  // a technique judge (sc-5:ollama:…) calls the models it names
-  const named = [tiers.simulator.describe, ...tiers.judges.map((j) => j.ref)].filter((ref) => ref !== 'template' && ref !== 'oracle');
-  const refs = [...new Set(named.flatMap((ref) => parseJudgeRef(ref).models))];
+  return modelHostsOf([tiers.simulator.describe, ...tiers.judges.map((j) => j.ref)], ollamaHost);
+}
+
+/** Where calls to these model references go (deterministic tiers are left out); the Ollama client loads only when a reference needs it. */
+export async function modelHostsOf(refs: readonly string[], ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
   return Promise.all(
-    refs.map(async (ref) => {
-      const model = parseModelRef(ref);
-      if (model.provider === 'ollama') return { ref, host: (await import('../llm/providers/ollama.ts')).resolveOllamaHost(ollamaHost) };
-      return { ref, host: model.provider === 'openai-compat' ? model.baseUrl : 'in-process' };
-    }),
+    // a technique judge (sc-5:ollama:…) calls the models it names
+    [...new Set(refs.filter((ref) => ref !== 'template' && ref !== 'oracle').flatMap((ref) => parseJudgeRef(ref).models))]
+      .map(async (ref) => {
+        const model = parseModelRef(ref);
+        if (model.provider === 'ollama') return { ref, host: (await import('../llm/providers/ollama.ts')).resolveOllamaHost(ollamaHost) };
+        return { ref, host: model.provider === 'openai-compat' ? model.baseUrl : 'in-process' };
+      }),
   );
 }

@@ -16,6 +16,8 @@ export function gateText(failOn: readonly string[], failedByGate: number): strin
  */
 export async function loadSummary(store: ResultStore | null, ref: string): Promise<RunSummary> {
   if (existsSync(ref.endsWith('.json') ? ref : join(ref, 'summary.json'))) return readRunSummary(ref);
-  if (!store?.getRun(ref)) throw new Error(`"${ref}" is neither a run directory with summary.json nor a run id in this workspace (icabench runs lists the runs)`);
-  return summarizeRun(store, ref);
+  const run = store?.getRun(ref);
+  if (!run) throw new Error(`"${ref}" is neither a run directory with summary.json nor a run id in this workspace (icabench runs lists the runs)`);
+  if (run.kind !== 'dialogue') throw new Error(`run ${ref} is a ${run.kind} run; compare works on dialogue runs (its summary.json and report hold the ${run.kind} figures)`);
+  return summarizeRun(store!, ref);
 }

@@ -28,6 +28,8 @@ export const CapabilitiesSchema = z.object({
   audio: z.boolean().default(false),
   vehicleContext: z.boolean().default(false),
   structuredActions: z.boolean().default(false),
+  /** the unit speaks the icabench-tools/1 extension (src/protocol/tools.ts); absent means no */
+  tools: z.boolean().optional(),
 });
 export type Capabilities = z.infer<typeof CapabilitiesSchema>;
 

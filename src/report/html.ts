@@ -10,6 +10,7 @@ import { decidingConversationVerdict, decidingTurnVerdict } from '../judge/prece
 import { describeConversationProtocol, type ConversationProtocol } from '../analysis/protocol.ts';
 import { escapeHtml as h, jsonForScript } from './escape.ts';
 import { coverageSectionHtml } from './coverage-section.ts';
+import { reliabilityComparisonHtml, reliabilityTableHtml } from './reliability-section.ts';
 
 /** A section another area adds to a report (vehicle context, voice path, LLM tiers); `html` is trusted markup. */
 export interface ReportSection {
@@ -129,7 +130,7 @@ interface ChartSpec {
   horizontal?: boolean;
 }
 
-function page(title: string, subtitle: string, body: string, data: { charts: Record<string, ChartSpec> }): string {
+export function page(title: string, subtitle: string, body: string, data: { charts: Record<string, ChartSpec> }): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${h(title)}</title><style>${CSS}</style></head>
@@ -350,6 +351,8 @@ ${panel('Judges', 'judgeTiers', '', `Decided by: ${judges.map(([ref, c]) => `${h
 ${tiersHtml(summary)}
 ${summary.coverage || summary.safety ? `<h2>Coverage and safety policy</h2>
 <div class="panel">${coverageSectionHtml(summary)}</div>` : ''}
+${summary.reliability ? `<h2>Reliability over repeats (pass^k / pass@k)</h2>
+<div class="panel">${reliabilityTableHtml(summary.reliability)}</div>` : ''}
 ${more}
 <h2>Conversations</h2>
 <p class="muted">Click a conversation to open its turns: what the simulator said and with which strategy, the head unit's reply, and the failure labels with their evidence.</p>
@@ -407,6 +410,7 @@ ${testRow('score C', comparison.scores)}${testRow('unique failure types', compar
 <h2>Runs</h2><div class="panel">${overview}</div>
 <h2>Mann–Whitney U and Vargha–Delaney Â12</h2><div class="panel">${tests}<p class="note">Two-sided tests. Â12 is the probability that a conversation of A scores higher than one of B (ties count ½); 0.5 means no effect.</p></div>
 <h2>Failure types</h2><div class="grid">${panel('Prevalence by failure type', 'enrichment')}<div class="panel">${enrichment}<p class="note">Enrichment: share of A’s failures ÷ share of B’s failures.</p></div></div>
+${comparison.reliability ? `<h2>Reliability over repeats (pass^k / pass@k)</h2><div class="panel">${reliabilityComparisonHtml(comparison.reliability.a, comparison.reliability.b, { a: a.name, b: b.name })}</div>` : ''}
 ${extraSections.map((s) => `<h2>${h(s.title)}</h2><div class="panel">${s.html}</div>`).join('\n')}
 `;
   return page(`icabench comparison: ${a.name} vs ${b.name}`, `A = ${h(a.name)}${a.id ? ` (${h(a.id)})` : ''} · B = ${h(b.name)}${b.id ? ` (${h(b.id)})` : ''}`, body, { charts });

@@ -37,7 +37,7 @@ export interface RunReportFiles {
 }
 
 /** Writes to a temporary name and renames, so a reader never sees a half-written report file. */
-function writeAtomically(path: string, content: string): void {
+export function writeAtomically(path: string, content: string): void {
   const temporary = `${path}.tmp-${process.pid}`;
   writeFileSync(temporary, content);
   renameSync(temporary, path);
@@ -134,6 +134,8 @@ export function readRunSummary(path: string): RunSummary {
   } catch (error) {
     throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
   }
+  const kind = typeof json === 'object' && json !== null && 'kind' in json ? (json as { kind: unknown }).kind : 'dialogue';
+  if (kind !== 'dialogue') throw new Error(`${file}: the summary of a ${String(kind)} run; compare and the dialogue report read dialogue runs only`);
   return parseOrThrow(RunSummarySchema, withPreGateFields(json), file);
 }
 

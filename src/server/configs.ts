@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { ConfigError, MAX_CONFIG_BYTES, parseYamlSource, readBoundedText, validateYaml, type ConfigProblem, type YamlSource } from '../config/yaml.ts';
 import { ApiError, type FieldError } from './http-util.ts';
 import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
+import { campaignKindOfValue, type CampaignKind } from '../campaign/kinds.ts';
 
 /** The model references behind a simulator or judge reference; a technique reference that does not parse stays as it is, so the rig status reports it invalid. */
 function servedBy(ref: string): string[] {
@@ -26,10 +27,14 @@ export interface ConfigCheck {
   errors: ConfigFieldError[];
   /** the validated config when valid */
   config: unknown;
+  /** the campaign kind the text declares (dialogue without `kind`); null when it cannot be read or names no known kind */
+  kind: CampaignKind | null;
 }
 
 export interface ConfigListing {
   name: string;
+  /** the campaign kind the config declares (dialogue when it has no `kind`); null when its YAML cannot be read or the kind is unknown */
+  kind: CampaignKind | null;
   valid: boolean;
   errors: ConfigFieldError[];
 }
@@ -43,8 +48,13 @@ const CONFIG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,100}\.ya?ml$/;
 export class ConfigCatalog {
   constructor(
     private readonly dir: string,
-    private readonly schema: z.ZodType,
+    /** one schema, or the schema for a parsed value (a campaign config's kind picks its schema: src/campaign/kinds.ts) */
+    private readonly schema: z.ZodType | ((value: unknown) => z.ZodType),
   ) {}
+
+  private schemaFor(value: unknown): z.ZodType {
+    return typeof this.schema === 'function' ? this.schema(value) : this.schema;
+  }
 
   async list(): Promise<ConfigListing[]> {
     let names: string[];
@@ -55,19 +65,20 @@ export class ConfigCatalog {
     }
     return Promise.all(
       names.map(async (name) => {
-        const { valid, errors } = await this.read(name);
-        return { name, valid, errors };
+        const { valid, errors, kind } = await this.read(name);
+        return { name, kind, valid, errors };
       }),
     );
   }
 
-  /** Model references (simulator, judges) the valid configs name, for the rig status. */
+  /** Model references (simulator, judges, evaluators) the valid configs name, for the rig status. */
   async modelRefs(): Promise<string[]> {
     const refs = new Set<string>();
     for (const listing of await this.list()) {
       if (!listing.valid) continue;
-      const config = (await this.read(listing.name)).config as { simulator?: string; judges?: string[] };
-      for (const ref of [config.simulator, ...(config.judges ?? [])]) {
+      // dialogue configs name a simulator and judges, manual-QA configs evaluators
+      const config = (await this.read(listing.name)).config as { simulator?: string; judges?: string[]; evaluators?: string[] };
+      for (const ref of [config.simulator, ...(config.judges ?? []), ...(config.evaluators ?? [])]) {
         // a technique judge (sc-5:ollama:…) is served by the models it names
         if (ref && ref !== 'template' && ref !== 'oracle') for (const model of servedBy(ref)) refs.add(model);
       }
@@ -84,14 +95,14 @@ export class ConfigCatalog {
       text = readBoundedText(path, 'campaign config');
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      return { name, text: '', valid: false, config: null, errors: [{ path: '(yaml)', message: error.message, line: null }] };
+      return { name, text: '', valid: false, config: null, kind: null, errors: [{ path: '(yaml)', message: error.message, line: null }] };
     }
     return { name, text, ...this.check(text) };
   }
 
   /** Parses YAML text and validates it with the project's YAML loader; every problem names the field and its line. Hostile YAML (alias bombs, deep nesting, over 1 MiB) is just invalid. */
   check(text: string): ConfigCheck {
-    const invalid = (errors: readonly ConfigProblem[]): ConfigCheck => ({ valid: false, config: null, errors: errors.map((e) => ({ path: e.path, message: e.message, line: e.line })) });
+    const invalid = (errors: readonly ConfigProblem[], kind: CampaignKind | null = null): ConfigCheck => ({ valid: false, config: null, kind, errors: errors.map((e) => ({ path: e.path, message: e.message, line: e.line })) });
     if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) return invalid([{ path: '(yaml)', line: null, message: `the config is larger than the limit of ${MAX_CONFIG_BYTES} bytes` }]);
     let source: YamlSource;
     try {
@@ -100,14 +111,16 @@ export class ConfigCatalog {
       if (error instanceof ConfigError) return invalid(error.problems);
       throw error;
     }
-    const result = validateYaml(this.schema, source);
-    return result.ok ? { valid: true, errors: [], config: result.data } : invalid(result.problems);
+    const kind = campaignKindOfValue(source.value);
+    const result = validateYaml(this.schemaFor(source.value), source);
+    return result.ok ? { valid: true, errors: [], config: result.data, kind } : invalid(result.problems, kind);
   }
 
   /** Validates an already parsed config (e.g. the one a run stored), without line numbers. */
   checkValue(value: unknown): ConfigCheck {
-    const result = this.schema.safeParse(value);
-    if (result.success) return { valid: true, errors: [], config: result.data };
-    return { valid: false, config: null, errors: result.error.issues.map((issue) => ({ path: issue.path.length ? issue.path.map(String).join('.') : '(root)', message: issue.message, line: null })) };
+    const kind = campaignKindOfValue(value);
+    const result = this.schemaFor(value).safeParse(value);
+    if (result.success) return { valid: true, errors: [], config: result.data, kind };
+    return { valid: false, config: null, kind, errors: result.error.issues.map((issue) => ({ path: issue.path.length ? issue.path.map(String).join('.') : '(root)', message: issue.message, line: null })) };
   }
 }

@@ -8,7 +8,7 @@ import type { RunSummary } from '../analysis/profile.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
 import { compareRuns } from '../analysis/compare.ts';
-import { CampaignConfigSchema, ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
+import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -28,6 +28,8 @@ import {
 import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
+import { ManualRunApi } from './manual-runs.ts';
+import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
@@ -84,7 +86,13 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const token = options.token ?? newToken();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { store } = options;
-  const catalog = new ConfigCatalog(options.configsDir, CampaignConfigSchema);
+  // every campaign kind validates with its own schema (src/campaign/kinds.ts); the app starts dialogue campaigns only
+  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
+  const manualRuns = new ManualRunApi(store);
+  const requireDialogue = (config: unknown, where: string) => {
+    const kind = campaignKindOfValue(config);
+    if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} campaign; the bench app starts and compares dialogue campaigns (run ${kind} campaigns with icabench run)`);
+  };
   const runner = options.launcher ? null : new RunnerLauncher(store, options.log);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
   const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(), ...options.rig };
@@ -163,6 +171,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         if (!check.valid) {
           throw new ApiError(400, 'invalid_config', `${request.configName}: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
         }
+        requireDialogue(check.config, request.configName);
         requireAllowedPaths(check.config as CampaignConfig, request.configName);
         const campaign = loadCampaign(() =>
           request.text === undefined
@@ -183,6 +192,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         const { runId } = await body(req, ResumeCampaignBodySchema, 'resume request');
         const run = requireRun(runId);
         if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${runId} is complete; nothing to resume`);
+        requireDialogue({ kind: run.kind }, `run ${runId}`);
         const check = catalog.checkValue(run.config);
         if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${runId}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
         requireAllowedPaths(check.config as CampaignConfig, `run ${runId}`);
@@ -212,11 +222,26 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         return ok(res, { summary });
       },
     },
+    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual$/, handle: (_q, res, p) => ok(res, manualRuns.overview(requireRun(p.id))) },
+    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual\/questions\/(?<key>[^/]+)$/, handle: (_q, res, p) => ok(res, manualRuns.question(requireRun(p.id), p.key)) },
+    {
+      method: 'POST',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual\/questions\/(?<key>[^/]+)\/annotations$/,
+      handle: async (req, res, p) => {
+        const run = requireRun(p.id);
+        const annotation = manualRuns.annotate(run, p.key, await readJsonBody(req, maxBodyBytes));
+        return ok(res, { annotation }, 201);
+      },
+    },
     {
       method: 'GET',
       pattern: /^\/api\/runs\/(?<id>[^/]+)\/summary\.json$/,
       // the run's summary.json, byte for byte what `icabench run` and `icabench report RUN` write
-      handle: async (_q, res, p) => sendJsonText(res, 200, summaryJson(await summaries.get(requireRun(p.id)))),
+      handle: async (_q, res, p) => {
+        const run = requireRun(p.id);
+        // a manual-QA run's summary.json is its own (src/manual/results.ts), as icabench run writes it
+        return sendJsonText(res, 200, run.kind === 'dialogue' ? summaryJson(await summaries.get(run)) : manualRuns.summaryJson(run));
+      },
     },
     {
       method: 'GET',
@@ -302,7 +327,9 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       pattern: /^\/api\/compare$/,
       handle: async (_q, res, _p, query) => {
         const q = parseRequest(CompareQuerySchema, Object.fromEntries(query), 'compare query');
-        const [a, b] = await Promise.all([summaries.get(requireRun(q.a)), summaries.get(requireRun(q.b))]);
+        const runs = [requireRun(q.a), requireRun(q.b)];
+        for (const run of runs) requireDialogue({ kind: run.kind }, `compare: run ${run.id}`);
+        const [a, b] = await Promise.all(runs.map((run) => summaries.get(run)));
         return ok(res, { comparison: compareRuns(a, b) });
       },
     },

@@ -117,4 +117,32 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
       UPDATE scores SET judge = tier;
     `,
   },
+  {
+    version: 4,
+    description: 'campaign kinds: runs.kind (dialogue by default) and item_results, the plan and results of item-based runs (manual-QA questions, …)',
+    sql: `
+      ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'dialogue';
+      CREATE TABLE item_results (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        ordinal INTEGER NOT NULL,
+        item TEXT NOT NULL,
+        outcome TEXT,
+        result TEXT,
+        finished_at TEXT,
+        PRIMARY KEY (run_id, key)
+      );
+      CREATE INDEX item_results_order ON item_results(run_id, ordinal);
+      CREATE TABLE item_annotations (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        rater TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        FOREIGN KEY (run_id, key) REFERENCES item_results(run_id, key) ON DELETE CASCADE
+      );
+      CREATE INDEX item_annotations_by_run ON item_annotations(run_id, key);
+    `,
+  },
 ];

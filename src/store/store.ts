@@ -23,6 +23,8 @@ import {
   type AnnotationInput,
   type Artifact,
   type ConversationFilter,
+  type ItemAnnotation,
+  type ItemRecord,
   type ConversationRow,
   type RunMode,
   type RunRecord,
@@ -54,6 +56,16 @@ export interface CreateRunInput {
   config: unknown;
   /** every conversation the run will hold; resume works from this list */
   plan: readonly ConversationSpec[];
+  meta?: Record<string, unknown>;
+}
+
+export interface CreateItemRunInput {
+  name: string;
+  /** the campaign kind (not dialogue) */
+  kind: string;
+  config: unknown;
+  /** every item the run will hold, in order, each with a unique key; resume works from this list */
+  plan: readonly { key: string; item: unknown }[];
   meta?: Record<string, unknown>;
 }
 
@@ -92,6 +104,7 @@ interface RunRow {
   id: string;
   name: string;
   mode: string;
+  kind: string;
   config: string;
   created_at: string;
   finished_at: string | null;
@@ -196,6 +209,89 @@ export class ResultStore {
       plan.forEach((spec, ordinal) => insertPlanned.run(id, spec.key, ordinal, JSON.stringify(spec)));
     })();
     return id;
+  }
+
+  /**
+   * Records an item-based run (manual-QA questions, …) with its plan: one row per item in
+   * item_results, its result stored later by saveItemResult.
+   */
+  createItemRun(input: CreateItemRunInput): string {
+    if (!input.kind || input.kind === 'dialogue') throw new StoreError('createItemRun: an item-based run needs its campaign kind (dialogue runs use createRun)');
+    const seen = new Set<string>();
+    input.plan.forEach((entry, i) => {
+      if (typeof entry?.key !== 'string' || entry.key === '') throw new StoreError(`createItemRun: plan[${i}] needs a non-empty string key`);
+      if (seen.has(entry.key)) throw new StoreError(`createItemRun: plan has the item key "${entry.key}" twice; keys must be unique in a run`);
+      seen.add(entry.key);
+    });
+    const id = newRunId();
+    const insert = this.prepared('INSERT INTO item_results (run_id, key, ordinal, item) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO runs (id, name, mode, kind, config, created_at, finished_at, status, meta) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)')
+        .run(id, input.name, 'items', input.kind, JSON.stringify(input.config ?? null), new Date().toISOString(), 'running', JSON.stringify(input.meta ?? {}));
+      input.plan.forEach((entry, ordinal) => insert.run(id, entry.key, ordinal, JSON.stringify(entry.item ?? null)));
+    })();
+    return id;
+  }
+
+  /**
+   * Stores the result of one planned item, exactly once (a second save, an unknown run or an
+   * unplanned key is rejected without writing). `outcome` is the kind's one-word verdict (pass,
+   * fail, error, …) for lists and filters.
+   */
+  saveItemResult(runId: string, key: string, outcome: string, result: unknown): void {
+    if (!outcome) throw new StoreError(`saveItemResult: run ${runId} item "${key}" needs an outcome`);
+    this.requireRun(runId);
+    this.db.transaction(() => {
+      const row = this.prepared('SELECT result FROM item_results WHERE run_id = ? AND key = ?').get(runId, key) as { result: string | null } | undefined;
+      if (!row) throw new StoreError(`saveItemResult: run ${runId} has no planned item "${key}"; only planned keys can be stored`);
+      if (row.result !== null) throw new StoreError(`run ${runId}: item "${key}" is already stored; an item result is saved exactly once`);
+      this.prepared('UPDATE item_results SET outcome = ?, result = ?, finished_at = ? WHERE run_id = ? AND key = ?').run(outcome, JSON.stringify(result ?? null), new Date().toISOString(), runId, key);
+    })();
+  }
+
+  /** The items of an item-based run in plan order, with their results where stored (`done`: only those). */
+  itemResults(runId: string, options: { done?: boolean } = {}): ItemRecord[] {
+    this.requireRun(runId);
+    const rows = this.prepared(`SELECT key, ordinal, item, outcome, result, finished_at FROM item_results WHERE run_id = ?${options.done ? ' AND result IS NOT NULL' : ''} ORDER BY ordinal`).all(runId) as {
+      key: string;
+      ordinal: number;
+      item: string;
+      outcome: string | null;
+      result: string | null;
+      finished_at: string | null;
+    }[];
+    return rows.map((row) => ({ key: row.key, ordinal: row.ordinal, item: JSON.parse(row.item), outcome: row.outcome, result: row.result === null ? null : JSON.parse(row.result), finishedAt: row.finished_at }));
+  }
+
+  /** The planned items whose result is not stored yet, in plan order: what a resumed item run still has to do. */
+  remainingItems(runId: string): { key: string; item: unknown }[] {
+    this.requireRun(runId);
+    return (this.prepared('SELECT key, item FROM item_results WHERE run_id = ? AND result IS NULL ORDER BY ordinal').all(runId) as { key: string; item: string }[]).map((row) => ({
+      key: row.key,
+      item: JSON.parse(row.item),
+    }));
+  }
+
+  /** Records a rater's annotation of a stored item (the kind validates `data` before and after). */
+  saveItemAnnotation(runId: string, key: string, rater: string, data: unknown): void {
+    if (!rater) throw new StoreError('saveItemAnnotation: a rater is required');
+    this.requireRun(runId);
+    if (!this.prepared('SELECT 1 FROM item_results WHERE run_id = ? AND key = ? AND result IS NOT NULL').get(runId, key)) {
+      throw new StoreError(`run ${runId}: no stored item "${key}" to annotate`);
+    }
+    this.prepared('INSERT INTO item_annotations (run_id, key, rater, data, created_at) VALUES (?, ?, ?, ?, ?)').run(runId, key, rater, JSON.stringify(data ?? null), new Date().toISOString());
+  }
+
+  /** A run's item annotations in the order they were made. */
+  itemAnnotations(runId: string): ItemAnnotation[] {
+    this.requireRun(runId);
+    return (this.prepared('SELECT key, rater, data, created_at FROM item_annotations WHERE run_id = ? ORDER BY id').all(runId) as { key: string; rater: string; data: string; created_at: string }[]).map((row) => ({
+      key: row.key,
+      rater: row.rater,
+      data: JSON.parse(row.data),
+      createdAt: row.created_at,
+    }));
   }
 
   getRun(runId: string): RunRecord | null {
@@ -455,6 +551,7 @@ export class ResultStore {
       id: row.id,
       name: row.name,
       mode: parseOrThrow(RunModeSchema, row.mode, `${where} mode`),
+      kind: row.kind,
       config: JSON.parse(row.config),
       createdAt: row.created_at,
       finishedAt: row.finished_at,
@@ -481,9 +578,10 @@ export class ResultStore {
   }
 }
 
+/** planned / stored count conversations for dialogue runs and items for item-based runs (a run has only one of them) */
 const RUN_SELECT = `SELECT r.*,
-  (SELECT COUNT(*) FROM planned p WHERE p.run_id = r.id) AS planned,
-  (SELECT COUNT(*) FROM conversations c WHERE c.run_id = r.id) AS stored
+  (SELECT COUNT(*) FROM planned p WHERE p.run_id = r.id) + (SELECT COUNT(*) FROM item_results i WHERE i.run_id = r.id) AS planned,
+  (SELECT COUNT(*) FROM conversations c WHERE c.run_id = r.id) + (SELECT COUNT(*) FROM item_results i WHERE i.run_id = r.id AND i.result IS NOT NULL) AS stored
   FROM runs r`;
 
 function checkArtifact(artifact: ArtifactInput, where: string): void {

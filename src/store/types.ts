@@ -5,14 +5,16 @@ import { FailureLabelSchema } from '../domain/taxonomy.ts';
 export const RunStatusSchema = z.enum(['running', 'interrupted', 'completed', 'budget_exhausted']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
-/** A run holds guided or baseline conversations, or both when a campaign mixes them. */
-export const RunModeSchema = z.enum(['guided', 'baseline', 'mixed']);
+/** A run holds guided or baseline conversations, or both when a campaign mixes them; an item-based run (manual-QA, …) holds items. */
+export const RunModeSchema = z.enum(['guided', 'baseline', 'mixed', 'items']);
 export type RunMode = z.infer<typeof RunModeSchema>;
 
 export const RunRecordSchema = z.object({
   id: z.string(),
   name: z.string(),
   mode: RunModeSchema,
+  /** the campaign kind (src/campaign/kinds.ts): dialogue, or an item-based kind such as manual-qa */
+  kind: z.string().min(1),
   /** the campaign config as loaded (JSON-serialisable) */
   config: z.unknown(),
   createdAt: z.string(),
@@ -73,3 +75,23 @@ export type AnnotationInput = z.input<typeof AnnotationInputSchema>;
 
 export const AnnotationSchema = AnnotationInputSchema.extend({ createdAt: z.string() });
 export type Annotation = z.infer<typeof AnnotationSchema>;
+
+/** One item of an item-based run (a manual-QA question, …): the planned item and, once done, its result. */
+export interface ItemRecord {
+  key: string;
+  ordinal: number;
+  /** the planned item as stored; the campaign kind validates it */
+  item: unknown;
+  /** null until the item's result is stored */
+  outcome: string | null;
+  result: unknown;
+  finishedAt: string | null;
+}
+
+/** A rater's annotation of one item of an item-based run; the campaign kind defines and validates `data`. */
+export interface ItemAnnotation {
+  key: string;
+  rater: string;
+  data: unknown;
+  createdAt: string;
+}

@@ -7,6 +7,7 @@ import { RunReportView } from './views/RunReportView.tsx';
 import { ConversationView } from './views/ConversationView.tsx';
 import { AgreementView } from './views/AgreementView.tsx';
 import { CompareView } from './views/CompareView.tsx';
+import { ManualQuestionView, ManualRunView } from './views/ManualRunView.tsx';
 
 const NAV = [
   ['rig', 'Rig status'],
@@ -24,6 +25,8 @@ export function App() {
   else if (section === 'live') view = <LiveView />;
   else if (section === 'runs' && id && sub === 'conversations' && key) view = <ConversationView runId={id} conversationKey={key} />;
   else if (section === 'runs' && id && sub === 'agreement') view = <AgreementView runId={id} />;
+  else if (section === 'runs' && id && sub === 'manual' && key) view = <ManualQuestionView runId={id} questionKey={key} />;
+  else if (section === 'runs' && id && sub === 'manual') view = <ManualRunView runId={id} />;
   else if (section === 'runs' && id) view = <RunReportView runId={id} />;
   else if (section === 'runs') view = <RunsView />;
   else if (section === 'compare') view = <CompareView a={id ?? null} b={sub ?? null} />;

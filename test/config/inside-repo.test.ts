@@ -7,6 +7,7 @@ import { loadSeedPool } from '../../src/campaign/seed-pool.ts';
 import { PATH_LIKE } from '../../src/config/yaml.ts';
 import { loadJudgeBenchConfig } from '../../src/judgebench/config.ts';
 import { loadModelManifest } from '../../src/llm/manifest.ts';
+import { readCampaignKind } from '../../src/campaign/kinds.ts';
 import { loadManualQaConfig } from '../../src/manual/config.ts';
 import { loadMapping, MAPPINGS_DIR } from '../../src/vehicle/mapping.ts';
 import { loadScenario, SCENARIOS_DIR } from '../../src/vehicle/scenario.ts';
@@ -50,7 +51,8 @@ async function namedPaths(file: string): Promise<string[]> {
     const config = loadJudgeBenchConfig(file);
     return [...(config.dataset ? [config.dataset] : []), ...config.judges.flatMap((j) => (j.kind === 'llm' ? j.models.filter((m) => m.startsWith('gguf:')).map((m) => m.slice(5)) : []))];
   }
-  if (rel.startsWith('bench-configs/manual-qa/')) {
+  // campaigns: the top-level `kind` picks the loader (src/campaign/kinds.ts)
+  if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'manual-qa') {
     const { config, files } = loadManualQaConfig(file);
     return [...files, ...(config.testSet ? [config.testSet] : []), ...(config.embeddingModel ? [config.embeddingModel] : [])];
   }

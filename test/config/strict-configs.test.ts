@@ -185,7 +185,7 @@ describe('typos in the other config kinds', () => {
   });
 
   it('manual-QA config', () => {
-    const text = readFileSync(join(REPO_ROOT, 'bench-configs/manual-qa/manual-qa.yaml'), 'utf8').replace('concurrency: 4', 'concurency: 4');
+    const text = readFileSync(join(REPO_ROOT, 'bench-configs/manual-qa.yaml'), 'utf8').replace('concurrency: 4', 'concurency: 4');
     const path = write('manual-qa.yaml', text);
     expect(errorOf(() => loadManualQaConfig(path))).toMatch(new RegExp(`${escape(path)}:${lineOf(text, 'concurency')}: concurency: unknown key "concurency" \\(did you mean "concurrency"\\?\\)`));
   });

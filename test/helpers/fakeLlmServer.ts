@@ -21,6 +21,11 @@ export interface FakeReply {
   completionTokens?: number;
   /** streaming only: send part of the stream and then drop the connection */
   cutStream?: boolean;
+  /**
+   * agent-endpoint mode (non-streaming only): answer with these tool calls, or with plain `content` when empty, even
+   * when the request offers tools; arguments as the API carries them (OpenAI: JSON text, Ollama: object)
+   */
+  toolCalls?: Array<{ name: string; arguments: unknown }>;
 }
 
 export interface RecordedRequest {
@@ -204,6 +209,7 @@ function usage(body: any, reply: FakeReply, content: string) {
 
 function ollamaChat(res: ServerResponse, body: any, reply: FakeReply): void {
   const content = reply.content ?? '';
+  if (reply.toolCalls && body?.stream !== false) throw new Error('fake server: scripted tool calls need stream: false');
   const { prompt, completion } = usage(body, reply, content);
   const base = { model: body?.model, created_at: new Date(0).toISOString() };
   const final = {
@@ -219,7 +225,10 @@ function ollamaChat(res: ServerResponse, body: any, reply: FakeReply): void {
     eval_duration: 30_000_000,
   };
   // Ollama streams unless the request says stream: false
-  if (body?.stream === false) return json(res, 200, { ...final, message: { role: 'assistant', content } });
+  if (body?.stream === false) {
+    const toolCalls = reply.toolCalls?.length ? reply.toolCalls.map((c) => ({ function: { name: c.name, arguments: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : c.arguments } })) : undefined;
+    return json(res, 200, { ...final, message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
+  }
   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
   const parts = pieces(content);
   for (const [i, part] of parts.entries()) {
@@ -239,6 +248,12 @@ function openaiChat(res: ServerResponse, body: any, reply: FakeReply): void {
   const finish = reply.finishReason ?? (tool ? 'tool_calls' : 'stop');
   const base = { id: 'chatcmpl-fake', created: 0, model: body?.model };
   const usageBlock = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  if (reply.toolCalls) {
+    if (body?.stream) throw new Error('fake server: scripted tool calls need a non-streaming request');
+    const tool_calls = reply.toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } }));
+    const message = tool_calls.length ? { role: 'assistant', content: content || null, tool_calls } : { role: 'assistant', content };
+    return json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: tool_calls.length ? 'tool_calls' : 'stop', logprobs: null }], usage: usageBlock });
+  }
   if (!body?.stream) {
     const message = tool
       ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: tool, arguments: content } }] }

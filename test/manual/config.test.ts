@@ -8,8 +8,8 @@ import { buildManualIndex } from '../../src/manual/manual-index.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 
 describe('the manual-QA campaign config (kind: manual-qa)', () => {
-  it('loads bench-configs/manual-qa/manual-qa.yaml and plans a seeded sample of the deterministic questions', async () => {
-    const loaded = loadManualQaConfig(resolve(REPO_ROOT, 'bench-configs/manual-qa/manual-qa.yaml'));
+  it('loads bench-configs/manual-qa.yaml and plans a seeded sample of the deterministic questions', async () => {
+    const loaded = loadManualQaConfig(resolve(REPO_ROOT, 'bench-configs/manual-qa.yaml'));
     expect(loaded.files).toHaveLength(41);
     expect(loaded.config.manualFaults.profiles).toBe('all');
     const first = await planManualQa(loaded);

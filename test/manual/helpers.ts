@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ManualCorpus } from '../../src/manual/corpus.ts';
 import { buildManualIndex } from '../../src/manual/manual-index.ts';
 import { dataPath } from '../helpers/repoData.ts';
+import { systemPromptOf, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 
 /** The 41 vendored BMW chapters. */
 export function bmwChapters(): string[] {
@@ -40,5 +41,39 @@ export function readWarningsCsv(): Array<{ id: string; type: string }> {
   const id = header.indexOf('warning_id');
   const type = header.indexOf('type');
   return body.filter((r) => r.length > type).map((r) => ({ id: r[id], type: r[type] }));
+}
+
+
+export const userPromptOf = (r: RecordedRequest): string => (r.body?.messages ?? []).find((m: { role: string }) => m.role === 'user')?.content ?? '';
+
+/** A stand-in model for the manual prompts: it recognises the step from the system prompt and answers valid JSON. It understands nothing. */
+export function manualResponder(overrides: Partial<Record<string, string>> = {}) {
+  return (request: RecordedRequest): string => {
+    const system = systemPromptOf(request);
+    const step = ['SplitTag', 'answer-splitting', 'coverage evaluator', 'relevance evaluator', 'correctness evaluator', 'confidence evaluator', 'actionability evaluator', 'Test Set Generator'].find((s) => system.includes(s)) ?? 'unknown';
+    if (overrides[step] !== undefined) return overrides[step]!;
+    switch (step) {
+      case 'SplitTag':
+        return JSON.stringify({ facts: [{ text: 'Press the button.', essential: true, safetyCritical: false }, { text: 'Watch the traffic.', essential: true, safetyCritical: true }] });
+      case 'answer-splitting':
+        return JSON.stringify({ facts: [{ text: 'Press the button.' }, { text: 'The weather is nice.' }] });
+      case 'coverage evaluator':
+        return JSON.stringify({ coverage: [{ factId: 'r0', covered: true, by: ['a0'] }, { factId: 'r1', covered: false, by: [] }] });
+      case 'relevance evaluator':
+        return JSON.stringify({ judgements: [{ factId: 'a0', value: true }, { factId: 'a1', value: false }] });
+      case 'correctness evaluator':
+        return JSON.stringify({ judgements: [{ factId: 'a0', value: true }] });
+      case 'confidence evaluator':
+        return JSON.stringify({ value: 1, reasoning: 'definite' });
+      case 'actionability evaluator':
+        return JSON.stringify({ value: 1, reasoning: 'a step is given' });
+      case 'Test Set Generator': {
+        const mainId = /Main section \[([^\]]+)\]/.exec(userPromptOf(request))?.[1] ?? 'x';
+        return JSON.stringify({ questions: [{ kind: 'definition', difficulty: 'beginner', question: 'What does this part of the manual describe?', answer: 'It describes the feature.', facts: [{ text: 'It describes the feature.', essential: true, safetyCritical: false }], sectionIds: [mainId, 'not-a-given-section'] }] });
+      }
+      default:
+        return 'unknown prompt';
+    }
+  };
 }
 

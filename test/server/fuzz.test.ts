@@ -3,6 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignLauncher } from '../../src/server/campaign-control.ts';
 import { hostileValue } from '../helpers/fuzz.ts';
 import { startHarness, type Harness } from './helpers.ts';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadManualQaConfig } from '../../src/manual/config.ts';
+import { runManualQa } from '../../src/manual/run.ts';
+import { dataPath } from '../helpers/repoData.ts';
 
 /** Holds a "campaign" until it is stopped: a fuzzed start that happens to be valid runs nothing. */
 const hold: CampaignLauncher = async ({ campaign, signal, onEvent }) => {
@@ -18,12 +24,21 @@ const ENDPOINTS: { path: string; nearValid: Record<string, unknown>[]; statuses:
   { path: '/api/campaign/resume', nearValid: [{ runId: 'nope' }], statuses: [202, 400, 404, 409, 413, 422] },
   { path: '/api/campaign/stop', nearValid: [{}], statuses: [200, 400, 409, 413] },
   { path: '/api/runs/nope/conversations/k/ratings', nearValid: [{ rater: 'a', dimensions: { instruction: 2, context: 2, plan: 2, safety: 2 }, targets: {} }], statuses: [201, 400, 404, 413] },
+  // a stored manual-QA question (beforeAll runs a small campaign; MANUAL is filled in there)
+  { path: 'MANUAL', nearValid: [{ rater: 'a', referenceFacts: [], answerFacts: [] }, { rater: 'a', referenceFacts: [{ factId: 'f0', covered: true, essential: true, safetyCritical: false }], answerFacts: [] }], statuses: [201, 400, 404, 409, 413] },
 ];
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ launcher: hold });
-});
+  const dir = mkdtempSync(join(tmpdir(), 'fuzz-manual-'));
+  const xml = dataPath('bmw-manual/xml');
+  const chapters = readdirSync(xml).filter((f) => f.endsWith('.xml')).sort().slice(0, 1).map((f) => join(xml, f));
+  writeFileSync(join(dir, 'm.yaml'), `kind: manual-qa\nname: fuzz\nmanual: ${JSON.stringify(chapters)}\nlimit: 1\n`);
+  const { runId } = await runManualQa(loadManualQaConfig(join(dir, 'm.yaml')), { store: h.store });
+  const key = h.store.itemResults(runId)[0].key;
+  ENDPOINTS.find((e) => e.path === 'MANUAL')!.path = `/api/runs/${runId}/manual/questions/${encodeURIComponent(key)}/annotations`;
+}, 120_000);
 afterAll(async () => h.close());
 
 function expectDocumentedError(status: number, json: unknown, allowed: number[], what: string): void {

@@ -7,6 +7,7 @@ import { parseOrThrow } from '../../domain/validation.ts';
 import { describeSafetyPolicy, parseSafetyPolicyRef, SAFETY_POLICY_REF_FORMS } from '../../domain/safety-policy.ts';
 import { referenceDialIn } from '../../headunit/connect.ts';
 import { checkVoicePrerequisites } from '../../voice/config.ts';
+import { toolAgentFactory, toolUnitExtension } from '../../agents/bridge-unit.ts';
 
 export function registerHeadunitCommands(program: Command): void {
   program
@@ -20,7 +21,8 @@ export function registerHeadunitCommands(program: Command): void {
     .option('--world-seed <n>', 'seed of the generated world', '1')
     .option('--safety-policy <ref>', `when it refuses distracting or dangerous requests: ${SAFETY_POLICY_REF_FORMS.map((f) => f.split(' ')[0]).join(', ')}`, 'nhtsa-2013')
     .option('--voice', 'answer spoken turns: recognise the driver audio (pocketsphinx) and speak replies (espeak-ng)')
-    .action(async (options: { url: string; token?: string; faults: string; faultRate: string; faultSeed: string; worldSeed: string; safetyPolicy: string; voice?: boolean }) => {
+    .option('--tool-agent <agent>', 'also speak icabench-tools/1 (tool-using tasks): "replay" (replays the vendored CAR-bench task) or a model reference (ollama:<model>, openai-compat:<url>#<model>)')
+    .action(async (options: { url: string; token?: string; faults: string; faultRate: string; faultSeed: string; worldSeed: string; safetyPolicy: string; voice?: boolean; toolAgent?: string }) => {
       const token = options.token ?? process.env[BRIDGE_TOKEN_ENV];
       if (!token) throw new Error(`--token or $${BRIDGE_TOKEN_ENV} is required: the bench only accepts head units that present its shared token`);
       const faults = parseOrThrow(
@@ -44,10 +46,13 @@ export function registerHeadunitCommands(program: Command): void {
         handler,
         reconnect: true,
         audio,
+        ...(options.toolAgent ? { extensions: toolUnitExtension(toolAgentFactory(options.toolAgent)) } : {}),
         onBridgeError: (error) => console.error(`bench: ${error.code}${error.sessionId ? ` (session ${error.sessionId})` : ''}: ${error.message}`),
         onLinkEvent: (message) => console.error(message),
       });
-      console.log(`reference head unit connected to ${options.url} (faults: ${options.faults || 'none'}; safety policy ${describeSafetyPolicy(safety)}${frontEnd ? '; voice on' : ''}); Ctrl+C to stop`);
+      console.log(
+        `reference head unit connected to ${options.url} (faults: ${options.faults || 'none'}; safety policy ${describeSafetyPolicy(safety)}${frontEnd ? '; voice on' : ''}${options.toolAgent ? `; tool agent ${options.toolAgent}` : ''}); Ctrl+C to stop`,
+      );
       process.once('SIGINT', () => void Promise.all([client.close(), frontEnd?.close()]).then(() => process.exit(0)));
     });
 }

@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
 import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
+import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
+import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { exportJsonl } from '../../store/export.ts';
 import { ResultStore } from '../../store/store.ts';
 import { writeComparisonReport, writeRunOutputs } from '../../report/write.ts';
@@ -31,7 +33,7 @@ export function registerResultCommands(program: Command): void {
       try {
         const runs = store.listRuns();
         if (options.json) console.log(JSON.stringify(runs, null, 2));
-        else for (const r of runs) console.log(`${r.id}  ${r.status.padEnd(16)} ${r.mode.padEnd(9)} ${String(r.stored).padStart(5)}/${r.planned}  ${r.name}`);
+        else for (const r of runs) console.log(`${r.id}  ${r.status.padEnd(16)} ${(r.kind === 'dialogue' ? r.mode : r.kind).padEnd(9)} ${String(r.stored).padStart(5)}/${r.planned}  ${r.name}`);
       } finally {
         store.close();
       }
@@ -70,6 +72,9 @@ export function registerResultCommands(program: Command): void {
         for (const [what, t] of [['C scores', comparison.scores], ['unique failure types', comparison.uniqueFailureTypes]] as const) {
           console.log(`${what}: Mann–Whitney U = ${num(t.u, 1)}, p = ${t.p === null ? 'n/a' : t.p.toExponential(2)} (${t.method ?? 'n/a'}), Â12 = ${num(t.a12)} (${t.magnitude ?? 'n/a'})${t.significant ? `, significant at α = ${comparison.alpha}` : ''}`);
         }
+        for (const [side, rel] of [['A', comparison.reliability?.a], ['B', comparison.reliability?.b]] as const) {
+          if (rel) console.log(`${side} pass^k (unbiased) ${rel.byK.map((r) => `k=${r.k} ${pct(r.passHatK.unbiased)}`).join(', ')}; pass@k ${rel.byK.map((r) => `k=${r.k} ${pct(r.passAtK.unbiased)}`).join(', ')}`);
+        }
         const d = comparison.diversity;
         if (d) {
           const cov = (c: { mean: number; std: number }) => `${pct(c.mean)} ± ${pct(c.std)}`;
@@ -94,7 +99,8 @@ export function registerResultCommands(program: Command): void {
       const store = openStore(options.workspace)!;
       try {
         const out = resolve(options.out ?? join('runs', runId));
-        await writeRunOutputs(store, runId, out);
+        if (store.getRun(runId)?.kind === MANUAL_QA_KIND) writeManualQaOutputs(store, runId, out);
+        else await writeRunOutputs(store, runId, out);
         console.log(`report: ${join(out, 'report.html')}`);
       } finally {
         store.close();

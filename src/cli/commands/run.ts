@@ -10,6 +10,8 @@ import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { writeRunOutputs } from '../../report/write.ts';
 import { gateText } from '../outputs.ts';
+import { readCampaignKind } from '../../campaign/kinds.ts';
+import { runItemCampaignCommand } from './run-kinds.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
@@ -35,6 +37,9 @@ export function registerRunCommands(program: Command): void {
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
+      // campaign kinds (src/campaign/kinds.ts): dialogue runs below; item-based kinds have their own run path
+      const kind = readCampaignKind(configPath);
+      if (kind !== 'dialogue') return runItemCampaignCommand(kind, configPath, options, { headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
       const campaign = loadCampaignConfig(configPath);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
         throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);

@@ -97,6 +97,7 @@ export function CampaignSetupView() {
                 <button className={c.name === name ? 'link active' : 'link'} onClick={() => setName(c.name)} data-testid={`config-${c.name}`}>
                   {c.name}
                 </button>{' '}
+                {c.kind && c.kind !== 'dialogue' && <Pill kind="tier">{c.kind}</Pill>}
                 {c.valid ? <Pill kind="ok">valid</Pill> : <Pill kind="fail">{c.errors.length} errors</Pill>}
               </li>
             ))}

@@ -4,6 +4,7 @@ import type { RunComparison } from '../../analysis/compare.ts';
 import { FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
+import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
@@ -81,6 +82,7 @@ function Comparison({ c }: { c: RunComparison }) {
         types: p = {fmt(c.uniqueFailureTypes.p, 4)}, Â12 = {fmt(c.uniqueFailureTypes.a12)}.
       </p>
       <ChartCanvas config={chart} label="failure prevalence A vs B" height={300} />
+      <ReliabilityTable runs={[{ name: `A: ${c.a.name}`, reliability: c.reliability?.a }, { name: `B: ${c.b.name}`, reliability: c.reliability?.b }]} />
     </>
   );
 }

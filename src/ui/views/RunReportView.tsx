@@ -6,6 +6,7 @@ import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../
 import type { ConversationPage } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
+import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
@@ -58,6 +59,11 @@ export function RunReportView({ runId }: { runId: string }) {
         <a href={`#/compare/${encodeURIComponent(runId)}`}>Compare with… →</a>
       </div>
       {run.error && <ErrorBox message={run.error} />}
+      {run.data && run.data.run.kind !== 'dialogue' && (
+        <p className="ok-box" data-testid="other-kind">
+          This is a {run.data.run.kind} run: its figures are in the <a href={`#/runs/${encodeURIComponent(runId)}/manual`}>{run.data.run.kind} view</a>.
+        </p>
+      )}
       {run.data && (
         <div className="stats">
           <Stat label="Status" value={run.data.run.status} />
@@ -80,6 +86,7 @@ export function RunReportView({ runId }: { runId: string }) {
       {!summary.data && !summary.error && <Loading what="report figures" />}
       {summary.data && <Charts summary={summary.data.summary} onLabel={onLabel} onOutcome={onOutcome} />}
       {summary.data?.summary.protocol && <ProtocolPanel protocol={summary.data.summary.protocol} />}
+      {summary.data && <ReliabilityTable runs={[{ name: 'this run', reliability: summary.data.summary.reliability }]} />}
 
       <h2>Conversations</h2>
       <div className="filters">

@@ -16,9 +16,9 @@ export function RunsView() {
             <tr>
               <th>Run</th>
               <th>Name</th>
-              <th>Mode</th>
+              <th>Kind · mode</th>
               <th>Status</th>
-              <th>Conversations</th>
+              <th>Stored / planned</th>
               <th>Started</th>
               <th />
             </tr>
@@ -27,10 +27,12 @@ export function RunsView() {
             {runs.data.runs.map((r) => (
               <tr key={r.id}>
                 <td>
-                  <a href={`#/runs/${encodeURIComponent(r.id)}`}>{r.id}</a>
+                  <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : ''}`}>{r.id}</a>
                 </td>
                 <td>{r.name}</td>
-                <td>{r.mode}</td>
+                <td>
+                  {r.kind} · {r.mode}
+                </td>
                 <td>
                   <Pill kind={r.status === 'completed' ? 'ok' : r.status === 'running' ? 'warn' : 'muted'}>{r.status}</Pill>
                 </td>
@@ -39,7 +41,7 @@ export function RunsView() {
                 </td>
                 <td>{new Date(r.createdAt).toLocaleString()}</td>
                 <td>
-                  <a href={`#/runs/${encodeURIComponent(r.id)}/agreement`}>agreement</a>
+                  <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : '/agreement'}`}>{r.kind === 'manual-qa' ? 'facts & annotation' : 'agreement'}</a>
                 </td>
               </tr>
             ))}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import type { TrialResult } from './loop.ts';
+import { summarizeTrials } from './summary.ts';
+
+/** Two tool-agent runs side by side (e.g. two agents on the same tasks): pass^k per family and the tasks that moved. */
+export const ToolRunComparisonSchema = z.object({
+  families: z.array(
+    z.object({
+      family: z.string(),
+      k: z.number().int(),
+      /** unbiased pass^k of run a / run b at the largest k both have */
+      a: z.number().nullable(),
+      b: z.number().nullable(),
+      delta: z.number().nullable(),
+    }),
+  ),
+  /** tasks whose success rate differs, largest change first */
+  changed: z.array(z.object({ taskId: z.string(), a: z.number().nullable(), b: z.number().nullable() })),
+  onlyIn: z.object({ a: z.array(z.string()), b: z.array(z.string()) }),
+});
+export type ToolRunComparison = z.infer<typeof ToolRunComparisonSchema>;
+
+function successRates(results: readonly TrialResult[]): Map<string, number | null> {
+  const byTask = new Map<string, TrialResult[]>();
+  for (const r of results) byTask.set(r.taskId, [...(byTask.get(r.taskId) ?? []), r]);
+  return new Map([...byTask].map(([id, trials]) => [id, trials.every((t) => t.outcome === 'not_runnable') ? null : trials.filter((t) => t.reward === 1).length / trials.length]));
+}
+
+export function compareToolRuns(a: readonly TrialResult[], b: readonly TrialResult[]): ToolRunComparison {
+  const sa = summarizeTrials(a);
+  const sb = summarizeTrials(b);
+  const families = [...new Set([...Object.keys(sa.families), ...Object.keys(sb.families)])].sort().map((family) => {
+    const ua = sa.families[family]?.reliability.unbiased ?? [];
+    const ub = sb.families[family]?.reliability.unbiased ?? [];
+    const k = Math.max(1, Math.min(ua.length || ub.length, ub.length || ua.length));
+    const pa = ua.find((p) => p.k === k)?.passHatK ?? null;
+    const pb = ub.find((p) => p.k === k)?.passHatK ?? null;
+    return { family, k, a: pa, b: pb, delta: pa !== null && pb !== null ? pb - pa : null };
+  });
+  const ra = successRates(a);
+  const rb = successRates(b);
+  const changed = [...ra.keys()]
+    .filter((id) => rb.has(id) && ra.get(id) !== rb.get(id))
+    .map((taskId) => ({ taskId, a: ra.get(taskId)!, b: rb.get(taskId)! }))
+    .sort((x, y) => Math.abs((y.b ?? 0) - (y.a ?? 0)) - Math.abs((x.b ?? 0) - (x.a ?? 0)) || x.taskId.localeCompare(y.taskId));
+  return {
+    families,
+    changed,
+    onlyIn: { a: [...ra.keys()].filter((id) => !rb.has(id)), b: [...rb.keys()].filter((id) => !ra.has(id)) },
+  };
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { toolByName } from '../toolenv/catalog.ts';
+import type { TrialResult } from './loop.ts';
+import { reliability, ReliabilitySchema } from './reliability.ts';
+
+const FamilySummarySchema = z.object({
+  tasks: z.number().int(),
+  runnableTasks: z.number().int(),
+  trials: z.number().int(),
+  successes: z.number().int(),
+  /** pass^k / pass@k over runnable tasks, trials in trial-index order */
+  reliability: ReliabilitySchema,
+});
+export const TrialsSummarySchema = z.object({
+  families: z.record(z.string(), FamilySummarySchema),
+  /** tasks by type that could not run here, with the reason */
+  notRunnable: z.array(z.object({ taskId: z.string(), reason: z.string() })),
+  outcomes: z.record(z.string(), z.number().int()),
+  /** violations per policy rule (code-checked and judged), counted once per trial */
+  policyViolations: z.record(z.string(), z.number().int()),
+  /** LLM-judged rules that applied but had no judge, per rule */
+  policyNotJudged: z.record(z.string(), z.number().int()),
+  /** disambiguation_user trials where a state-changing tool ran before the agent's first message to the user */
+  prematureActionRate: z.number().min(0).max(1).nullable(),
+  failedComponents: z.record(z.string(), z.number().int()),
+});
+export type TrialsSummary = z.infer<typeof TrialsSummarySchema>;
+
+function prematureAction(result: TrialResult): boolean {
+  for (const m of result.messages) {
+    if (m.role === 'assistant' && !m.toolCalls.length) return false;
+    if (m.role === 'assistant' && m.toolCalls.some((c) => toolByName(c.name)?.kind === 'set')) return true;
+  }
+  return false;
+}
+
+export function summarizeTrials(results: readonly TrialResult[]): TrialsSummary {
+  const families: TrialsSummary['families'] = {};
+  const byFamily = new Map<string, TrialResult[]>();
+  for (const r of results) byFamily.set(r.family, [...(byFamily.get(r.family) ?? []), r]);
+  for (const [family, list] of byFamily) {
+    const byTask = new Map<string, TrialResult[]>();
+    for (const r of list) byTask.set(r.taskId, [...(byTask.get(r.taskId) ?? []), r]);
+    const runnable = [...byTask.values()].filter((trials) => trials.every((t) => t.outcome !== 'not_runnable'));
+    families[family] = {
+      tasks: byTask.size,
+      runnableTasks: runnable.length,
+      trials: list.length,
+      successes: list.filter((r) => r.reward === 1).length,
+      reliability: reliability(runnable.map((trials) => [...trials].sort((a, b) => a.trial - b.trial).map((t) => t.reward === 1))),
+    };
+  }
+  const notRunnable = new Map<string, string>();
+  const outcomes: Record<string, number> = {};
+  const policyViolations: Record<string, number> = {};
+  const policyNotJudged: Record<string, number> = {};
+  const failedComponents: Record<string, number> = {};
+  for (const r of results) {
+    outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
+    if (r.outcome === 'not_runnable') notRunnable.set(r.taskId, r.reason);
+    if (!r.score) continue;
+    const violated = new Set([...r.score.policy.code.map((c) => c.rule), ...r.score.policy.judged.filter((j) => j.status === 'violated').map((j) => j.rule)]);
+    for (const rule of violated) policyViolations[rule] = (policyViolations[rule] ?? 0) + 1;
+    for (const j of r.score.policy.judged) if (j.status === 'not_judged') policyNotJudged[j.rule] = (policyNotJudged[j.rule] ?? 0) + 1;
+    for (const c of ['state', 'subset', 'execution', 'end', 'policy'] as const) if (!r.score[c].passed) failedComponents[c] = (failedComponents[c] ?? 0) + 1;
+  }
+  const disUser = results.filter((r) => r.taskType === 'disambiguation_user' && r.outcome !== 'not_runnable');
+  return {
+    families,
+    notRunnable: [...notRunnable].map(([taskId, reason]) => ({ taskId, reason })),
+    outcomes,
+    policyViolations,
+    policyNotJudged,
+    prematureActionRate: disUser.length ? disUser.filter(prematureAction).length / disUser.length : null,
+    failedComponents,
+  };
+}

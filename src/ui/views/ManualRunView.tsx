@@ -1,0 +1,403 @@
+import { useState } from 'react';
+import type { FactAnnotation } from '../../manual/alignment.ts';
+import type { ManualQaResult, ManualQaSummary } from '../../manual/campaign.ts';
+import type { ManualEvaluation } from '../../manual/evaluate.ts';
+import { MANUAL_METRICS, METRIC_TITLES, type ManualMetric } from '../../manual/model.ts';
+import type { ManualQaRunSummary } from '../../manual/results.ts';
+import type { TestItem } from '../../manual/testset.ts';
+import { api, ApiFailure } from '../api.ts';
+import { ErrorBox, Loading, Pill, Stat, fmt, pct } from '../components/common.tsx';
+import { useApi } from '../hooks.ts';
+
+export interface QuestionRow {
+  key: string;
+  kind: string;
+  difficulty: string;
+  chapter: string;
+  question: string;
+  outcome: string | null;
+  metrics: Record<ManualMetric, number | null>;
+  annotated: boolean;
+}
+
+const outcomePill = (outcome: string | null) => <Pill kind={outcome === 'pass' ? 'ok' : outcome === 'fail' ? 'fail' : 'muted'}>{outcome ?? 'not asked'}</Pill>;
+
+function GroupTable({ title, groups }: { title: string; groups: ManualQaSummary['byKind'] }) {
+  return (
+    <table className="table">
+      <thead>
+        <tr>
+          <th>{title}</th>
+          {MANUAL_METRICS.map((m) => (
+            <th key={m}>{METRIC_TITLES[m]}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {Object.entries(groups).map(([group, metrics]) => (
+          <tr key={group}>
+            <td>{group}</td>
+            {MANUAL_METRICS.map((m) => (
+              <td key={m}>{fmt(metrics[m].mean)}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A manual-QA run: outcomes, the seven metrics per kind / difficulty / chapter, the warning-omission table, alignment, and the questions. */
+export function ManualRunView({ runId }: { runId: string }) {
+  const data = useApi<{ summary: ManualQaRunSummary; questions: QuestionRow[] }>(`/api/runs/${encodeURIComponent(runId)}/manual`);
+  if (data.error) return <ErrorBox message={data.error} />;
+  if (!data.data) return <Loading what="manual-QA run" />;
+  return <ManualRunPanel runId={runId} summary={data.data.summary} questions={data.data.questions} />;
+}
+
+export function ManualRunPanel({ runId, summary, questions }: { runId: string; summary: ManualQaRunSummary; questions: readonly QuestionRow[] }) {
+  const [filter, setFilter] = useState('');
+  const tier = summary.tiers[0];
+  const shown = questions.filter((q) => !filter || `${q.key} ${q.kind} ${q.chapter} ${q.question} ${q.outcome}`.toLowerCase().includes(filter.toLowerCase()));
+  return (
+    <section data-testid="manual-run">
+      <div className="title-row">
+        <h1>Manual-QA run {summary.run.name}</h1>
+        <a href="#/runs">← runs</a>
+      </div>
+      <p className="muted">
+        {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · evaluators {summary.setup?.evaluators.join(', ') ?? 'n/a'}
+      </p>
+      <div className="stats">
+        <Stat label="questions asked" value={`${summary.questions} / ${summary.planned}`} />
+        <Stat label="passed" value={summary.outcomes.pass} />
+        <Stat label="failed" value={summary.outcomes.fail} testId="manual-failed" />
+        <Stat label="inconclusive" value={summary.outcomes.inconclusive} />
+        <Stat label="head unit errors" value={summary.outcomes.error} />
+        {summary.omissionSearch && <Stat label="omission search: warnings left out" value={pct(summary.omissionSearch.omissionRate)} />}
+      </div>
+      {tier && (
+        <>
+          <h2>Metrics ({tier.tier})</h2>
+          <table className="table" data-testid="manual-metrics">
+            <thead>
+              <tr>
+                <th>Metric</th>
+                <th>Mean (judged)</th>
+                <th>Judged</th>
+                <th>Not judged</th>
+                <th>Flagged</th>
+              </tr>
+            </thead>
+            <tbody>
+              {MANUAL_METRICS.map((m) => (
+                <tr key={m}>
+                  <td>{METRIC_TITLES[m]}</td>
+                  <td>{fmt(tier.metrics[m].mean, 3)}</td>
+                  <td>{tier.metrics[m].judged}</td>
+                  <td>{tier.metrics[m].notJudged}</td>
+                  <td>{tier.metrics[m].flagged}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h2>By question kind</h2>
+          <GroupTable title="Kind" groups={tier.byKind} />
+          <h2>By difficulty</h2>
+          <GroupTable title="Difficulty" groups={tier.byDifficulty} />
+          <h2>By chapter</h2>
+          <GroupTable title="Chapter" groups={tier.byChapter} />
+          <h2>Warning omissions</h2>
+          <table className="table" data-testid="warning-omissions">
+            <thead>
+              <tr>
+                <th>Warning</th>
+                <th>Asked</th>
+                <th>Omitted</th>
+                <th>The manual's text</th>
+                <th>Question and answer that left it out</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tier.warnings
+                .filter((w) => w.omitted > 0)
+                .map((w) => (
+                  <tr key={w.warningId}>
+                    <td>
+                      <code>{w.warningId}</code> {w.type}
+                    </td>
+                    <td>{w.asked}</td>
+                    <td>{w.omitted}</td>
+                    <td className="pre">{w.text}</td>
+                    <td className="pre">
+                      <strong>{w.example?.question}</strong>
+                      {'\n'}
+                      {w.example?.answer}
+                    </td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+          <p className="muted">{tier.warnings.filter((w) => w.omitted === 0).length} further warnings were asked about and always carried.</p>
+        </>
+      )}
+      <h2>Human alignment</h2>
+      {summary.alignment ? (
+        <table className="table" data-testid="manual-alignment">
+          <thead>
+            <tr>
+              <th>Metric</th>
+              <th>Pearson r (tier vs raters)</th>
+              <th>ICC(3,1) among raters</th>
+            </tr>
+          </thead>
+          <tbody>
+            {Object.entries(summary.alignment.report.pearson).map(([m, p]) => (
+              <tr key={m}>
+                <td>{METRIC_TITLES[m as ManualMetric]}</td>
+                <td>
+                  {fmt(p.r, 3)} (n {p.n})
+                </td>
+                <td>
+                  {fmt(summary.alignment!.report.icc[m as keyof typeof summary.alignment.report.icc].icc, 3)} (n {summary.alignment!.report.icc[m as keyof typeof summary.alignment.report.icc].n})
+                </td>
+              </tr>
+            ))}
+            {(['essential', 'safetyCritical'] as const).map((tag) => {
+              const s = summary.alignment!.report.tags[tag];
+              return (
+                <tr key={tag}>
+                  <td>tag {tag === 'essential' ? 'essential' : 'safety-critical'}</td>
+                  <td colSpan={2}>{s ? `P ${fmt(s.precision)} · R ${fmt(s.recall)} · F1 ${fmt(s.f1)}` : 'n/a'}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : (
+        <p className="muted">No annotations yet: open a question and mark its facts.</p>
+      )}
+      <h2>Questions</h2>
+      <input placeholder="filter by id, kind, chapter, question, outcome…" value={filter} onChange={(e) => setFilter(e.target.value)} size={40} />
+      <table className="table" data-testid="manual-questions">
+        <thead>
+          <tr>
+            <th>Question</th>
+            <th>Kind</th>
+            <th>Outcome</th>
+            <th>Completeness</th>
+            <th>Risk awareness</th>
+            <th>Annotated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((q) => (
+            <tr key={q.key}>
+              <td>
+                <a href={`#/runs/${encodeURIComponent(runId)}/manual/${encodeURIComponent(q.key)}`}>{q.question}</a>
+              </td>
+              <td>
+                {q.kind} · {q.difficulty}
+              </td>
+              <td>{outcomePill(q.outcome)}</td>
+              <td>{fmt(q.metrics.completeness_hard)}</td>
+              <td>{fmt(q.metrics.risk_awareness)}</td>
+              <td>{q.annotated ? '✓' : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function Facts({ evaluation }: { evaluation: ManualEvaluation }) {
+  const yes = (v: boolean | null) => (v === null ? '?' : v ? '✓' : '✗');
+  return (
+    <div className="card">
+      <h3>{evaluation.tier}</h3>
+      <table className="table">
+        <tbody>
+          {MANUAL_METRICS.map((m) => {
+            const v = evaluation.metrics[m];
+            return (
+              <tr key={m}>
+                <td>{METRIC_TITLES[m]}</td>
+                <td>{v.status === 'judged' ? fmt(v.value) : v.status === 'not_judged' ? 'not judged' : 'n/a'}</td>
+                <td className="muted">{v.reason}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <table className="table" data-testid="reference-facts">
+        <thead>
+          <tr>
+            <th>Reference fact</th>
+            <th>Tags</th>
+            <th>Covered</th>
+          </tr>
+        </thead>
+        <tbody>
+          {evaluation.referenceFacts.map((f) => (
+            <tr key={f.id}>
+              <td>{f.text}</td>
+              <td>
+                {f.essential ? 'essential' : 'optional'}
+                {f.safetyCritical ? ' · safety-critical' : ''}
+              </td>
+              <td>{yes(evaluation.coverage.find((c) => c.factId === f.id)?.covered ?? null)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Answer fact</th>
+            <th>Relevant</th>
+            <th>Correct</th>
+            <th>In the manual</th>
+          </tr>
+        </thead>
+        <tbody>
+          {evaluation.answerFacts.map((f) => (
+            <tr key={f.id}>
+              <td>{f.text}</td>
+              <td>{yes(f.relevant)}</td>
+              <td>{yes(f.correct)}</td>
+              <td>{yes(f.grounded)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+type Marks = Omit<FactAnnotation, 'itemId'>;
+
+/** The rater's form: starts from the tier's own judgements, so a rater only changes what they disagree with. */
+function marksFrom(evaluation: ManualEvaluation, rater: string): Marks {
+  return {
+    rater,
+    referenceFacts: evaluation.referenceFacts.map((f) => ({ factId: f.id, covered: evaluation.coverage.find((c) => c.factId === f.id)?.covered === true, essential: f.essential, safetyCritical: f.safetyCritical })),
+    answerFacts: evaluation.answerFacts.map((f) => ({ factId: f.id, relevant: f.relevant !== false, correct: f.correct !== false })),
+  };
+}
+
+/** One question: the answer beside the reference answer, every tier's facts, and the annotation form. */
+export interface QuestionData {
+  item: TestItem;
+  result: ManualQaResult | null;
+  outcome: string | null;
+  annotations: FactAnnotation[];
+}
+
+export function ManualQuestionView({ runId, questionKey }: { runId: string; questionKey: string }) {
+  const path = `/api/runs/${encodeURIComponent(runId)}/manual/questions/${encodeURIComponent(questionKey)}`;
+  const data = useApi<QuestionData>(path);
+  if (data.error) return <ErrorBox message={data.error} />;
+  if (!data.data) return <Loading what="question" />;
+  return <ManualQuestionPanel runId={runId} path={path} data={data.data} onSaved={data.reload} />;
+}
+
+export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: string; path: string; data: QuestionData; onSaved: () => void }) {
+  const { item, result, outcome, annotations } = data;
+  const evaluation = result?.evaluations[0] ?? null;
+  const [marks, setMarks] = useState<Marks | null>(() => (evaluation ? marksFrom(evaluation, '') : null));
+  const [message, setMessage] = useState<string | null>(null);
+  const facts = new Map((evaluation?.referenceFacts ?? []).map((f) => [f.id, f.text]));
+  const answerFacts = new Map((evaluation?.answerFacts ?? []).map((f) => [f.id, f.text]));
+  const save = async () => {
+    if (!marks) return;
+    try {
+      await api.post(`${path}/annotations`, marks);
+      setMessage(`saved for ${marks.rater}`);
+      onSaved();
+    } catch (error) {
+      setMessage(error instanceof ApiFailure ? error.message : String(error));
+    }
+  };
+  const setRef = (i: number, field: 'covered' | 'essential' | 'safetyCritical', value: boolean) =>
+    setMarks((m) => m && { ...m, referenceFacts: m.referenceFacts.map((f, j) => (j === i ? { ...f, [field]: value } : f)) });
+  const setAns = (i: number, field: 'relevant' | 'correct', value: boolean) => setMarks((m) => m && { ...m, answerFacts: m.answerFacts.map((f, j) => (j === i ? { ...f, [field]: value } : f)) });
+  return (
+    <section data-testid="manual-question">
+      <div className="title-row">
+        <h1>{item.question}</h1>
+        <a href={`#/runs/${encodeURIComponent(runId)}/manual`}>← manual-QA run</a>
+      </div>
+      <p className="muted">
+        {item.id} · {item.kind} · {item.difficulty} · {item.chapter} · {outcomePill(outcome)}
+      </p>
+      <div className="grid2">
+        <div className="card">
+          <h3>Answer</h3>
+          <p className="pre">{result?.answer ?? result?.error ?? 'not asked yet'}</p>
+        </div>
+        <div className="card">
+          <h3>Reference answer</h3>
+          <p className="pre">{item.answer}</p>
+        </div>
+      </div>
+      {result?.evaluations.map((e) => <Facts key={e.tier} evaluation={e} />)}
+      {evaluation && marks && (
+        <div className="card" data-testid="annotation-form">
+          <h3>Annotate ({evaluation.tier}'s facts)</h3>
+          <label>
+            Rater <input value={marks.rater} onChange={(e) => setMarks({ ...marks, rater: e.target.value })} data-testid="rater" />
+          </label>
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Reference fact</th>
+                <th>Covered</th>
+                <th>Essential</th>
+                <th>Safety-critical</th>
+              </tr>
+            </thead>
+            <tbody>
+              {marks.referenceFacts.map((f, i) => (
+                <tr key={f.factId}>
+                  <td>{facts.get(f.factId)}</td>
+                  {(['covered', 'essential', 'safetyCritical'] as const).map((field) => (
+                    <td key={field}>
+                      <input type="checkbox" checked={f[field]} onChange={(e) => setRef(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Answer fact</th>
+                <th>Relevant</th>
+                <th>Correct</th>
+              </tr>
+            </thead>
+            <tbody>
+              {marks.answerFacts.map((f, i) => (
+                <tr key={f.factId}>
+                  <td>{answerFacts.get(f.factId)}</td>
+                  {(['relevant', 'correct'] as const).map((field) => (
+                    <td key={field}>
+                      <input type="checkbox" checked={f[field]} onChange={(e) => setAns(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <button onClick={save} disabled={!marks.rater.trim()} data-testid="save-annotation">
+            Save annotation
+          </button>
+          {message && <p data-testid="annotation-message">{message}</p>}
+          <p className="muted">Annotated by: {annotations.map((a) => a.rater).join(', ') || 'nobody yet'}</p>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,66 @@
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reliability } from '../../src/analysis/reliability.ts';
+import { loadManualQaConfig } from '../../src/manual/config.ts';
+import type { ManualQaRunSummary } from '../../src/manual/results.ts';
+import { runManualQa } from '../../src/manual/run.ts';
+import { ManualRunApi } from '../../src/server/manual-runs.ts';
+import { ResultStore } from '../../src/store/store.ts';
+import { ReliabilityTable } from '../../src/ui/components/ReliabilityTable.tsx';
+import { ManualQuestionPanel, ManualRunPanel, type QuestionData, type QuestionRow } from '../../src/ui/views/ManualRunView.tsx';
+import { dataPath } from '../helpers/repoData.ts';
+
+describe('the bench app views of a manual-QA run (rendered to markup)', () => {
+  let store: ResultStore;
+  let runId: string;
+  let api: ManualRunApi;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'manual-view-'));
+    const xml = dataPath('bmw-manual/xml');
+    const chapters = readdirSync(xml).filter((f) => f.endsWith('.xml')).sort().slice(0, 3).map((f) => join(xml, f));
+    writeFileSync(join(dir, 'c.yaml'), `kind: manual-qa\nname: view\nmanual: ${JSON.stringify(chapters)}\nlimit: 10\nmanualFaults: { profiles: [omit_warning, drop_step], rate: 0.6 }\n`);
+    store = ResultStore.open(join(dir, 'icabench.db'));
+    runId = (await runManualQa(loadManualQaConfig(join(dir, 'c.yaml')), { store })).runId;
+    api = new ManualRunApi(store);
+  }, 120_000);
+  afterAll(() => store?.close());
+
+  it('the run view: metrics, per-kind table, warning omissions with the manual text, one row per question linking to it', () => {
+    const { summary, questions } = api.overview(store.getRun(runId)!) as { summary: ManualQaRunSummary; questions: QuestionRow[] };
+    const html = renderToStaticMarkup(<ManualRunPanel runId={runId} summary={summary} questions={questions} />);
+    expect(html).toContain('data-testid="manual-metrics"');
+    expect(html.match(/<a href="#\/runs\/[^"]+\/manual\/[^"]+">/g)).toHaveLength(10);
+    const omitted = summary.tiers[0].warnings.filter((w) => w.omitted > 0);
+    expect(omitted.length).toBeGreaterThan(0);
+    const warnings = /data-testid="warning-omissions">([\s\S]*?)<\/table>/.exec(html)![1];
+    expect(warnings.match(/<tr>/g)!.length - 1).toBe(omitted.length);
+    expect(html).toContain('No annotations yet');
+  });
+
+  it('the question view: the annotation form starts from the tier’s own judgements, one checkbox per mark', () => {
+    const key = store.itemResults(runId)[0].key;
+    const data = api.question(store.getRun(runId)!, key) as QuestionData;
+    const evaluation = data.result!.evaluations[0];
+    const html = renderToStaticMarkup(<ManualQuestionPanel runId={runId} path="/x" data={data} onSaved={() => undefined} />);
+    expect(html).toContain('data-testid="annotation-form"');
+    const boxes = html.match(/<input type="checkbox"[^>]*>/g)!;
+    expect(boxes).toHaveLength(evaluation.referenceFacts.length * 3 + evaluation.answerFacts.length * 2);
+    const covered = evaluation.coverage.filter((c) => c.covered === true).length;
+    const coveredBoxes = boxes.filter((b) => /aria-label="covered /.test(b) && / checked/.test(b));
+    expect(coveredBoxes).toHaveLength(covered);
+    const essentialBoxes = boxes.filter((b) => /aria-label="essential /.test(b) && / checked/.test(b));
+    expect(essentialBoxes).toHaveLength(evaluation.referenceFacts.filter((f) => f.essential).length);
+  });
+
+  it('the reliability table shows both conventions per k, and nothing without repeats', () => {
+    const rel = reliability([[true, false, true], [false, false, false]]);
+    const html = renderToStaticMarkup(<ReliabilityTable runs={[{ name: 'a', reliability: rel }]} />);
+    // k = 2: pass^2 unbiased (1/3 + 0)/2, first two trials: none passes both
+    expect(html).toContain('16.7 % · 0.0 %');
+    expect(html.match(/<tr>/g)).toHaveLength(4);
+    expect(renderToStaticMarkup(<ReliabilityTable runs={[{ name: 'a', reliability: undefined }]} />)).toBe('');
+  });
+});
