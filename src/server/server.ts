@@ -7,7 +7,8 @@ import type { z } from 'zod';
 import type { RunSummary } from '../analysis/profile.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
-import { compareRuns } from '../analysis/compare.ts';
+import { compareRunsWithDiversity } from '../analysis/compare.ts';
+import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
@@ -218,8 +219,9 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       method: 'GET',
       pattern: /^\/api\/runs\/(?<id>[^/]+)\/summary$/,
       handle: async (_q, res, p) => {
-        const { perConversation: _omitted, ...summary } = await summaries.get(requireRun(p.id));
-        return ok(res, { summary });
+        const { perConversation: _omitted, diversity, ...summary } = await summaries.get(requireRun(p.id));
+        // the renderings of the failing conversations stay in summary.json; the page needs the figures
+        return ok(res, { summary: { ...summary, ...(diversity ? { diversity: { ...diversity, conversations: [] } } : {}) } });
       },
     },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual$/, handle: (_q, res, p) => ok(res, manualRuns.overview(requireRun(p.id))) },
@@ -330,7 +332,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         const runs = [requireRun(q.a), requireRun(q.b)];
         for (const run of runs) requireDialogue({ kind: run.kind }, `compare: run ${run.id}`);
         const [a, b] = await Promise.all(runs.map((run) => summaries.get(run)));
-        return ok(res, { comparison: compareRuns(a, b) });
+        // failure diversity of the union with the lexical embedder (labelled in the result), as `icabench compare` does by default
+        return ok(res, { comparison: await compareRunsWithDiversity(a, b, new TfidfEmbedder()) });
       },
     },
   ];
