@@ -9,6 +9,8 @@ import { ScoringSchema } from '../judge/score.ts';
 import { VehicleConfigSchema } from '../vehicle/config.ts';
 import { LlmSettingsSchema } from '../llm/settings.ts';
 import { VoiceConfigSchema } from '../voice/config.ts';
+import { DiversityConfigSchema } from '../analysis/diversity.ts';
+import { JudgeRefInputSchema } from '../llm/modelRef.ts';
 import { snrLevels } from '../voice/acoustics.ts';
 import { ConfigError, loadYamlDocument } from '../config/yaml.ts';
 import { resolveCampaignPaths } from './paths.ts';
@@ -95,9 +97,9 @@ export const CampaignConfigSchema = z
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
     /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
     simulator: z.string().default('template'),
-    /** judges in precedence order (the first decisive verdict decides): "oracle" and/or model references */
+    /** judges in precedence order (the first decisive verdict decides): "oracle", model references and technique judges (sc-5:MODEL_REF, …; docs/judge-techniques.md) */
     judges: z
-      .array(z.string().min(1))
+      .array(JudgeRefInputSchema)
       .min(1)
       .refine((refs) => new Set(refs).size === refs.length, 'list each judge once (the order is the precedence order)')
       .default(['oracle']),
@@ -113,6 +115,8 @@ export const CampaignConfigSchema = z
     safety: SafetyPolicySchema.default(DEFAULT_SAFETY_POLICY),
     /** weights, θ and the critical-failure gate `failOn` (docs/reports.md) */
     scoring: ScoringSchema.prefault({}),
+    /** failure diversity of the report: dedup threshold, k range, repetitions, embedding model (docs/diversity.md); defaults when absent */
+    diversity: DiversityConfigSchema.optional(),
   })
   .superRefine((config, ctx) => {
     if (config.domains.min > config.domains.max) ctx.addIssue({ code: 'custom', path: ['domains'], message: 'min must not exceed max' });

@@ -7,12 +7,14 @@ import type { z } from 'zod';
 import type { RunSummary } from '../analysis/profile.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
-import { compareRuns } from '../analysis/compare.ts';
+import { compareRunsWithDiversity } from '../analysis/compare.ts';
+import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { computeAgreement } from './agreement.ts';
+import { judgeAgreementView } from '../judge/agreement.ts';
 import { RatingFormSchema, decodeRatings, encodeRating } from './annotations.ts';
 import {
   CompareQuerySchema,
@@ -220,8 +222,9 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       method: 'GET',
       pattern: /^\/api\/runs\/(?<id>[^/]+)\/summary$/,
       handle: async (_q, res, p) => {
-        const { perConversation: _omitted, ...summary } = await summaries.get(requireRun(p.id));
-        return ok(res, { summary });
+        const { perConversation: _omitted, diversity, ...summary } = await summaries.get(requireRun(p.id));
+        // the renderings of the failing conversations stay in summary.json; the page needs the figures
+        return ok(res, { summary: { ...summary, ...(diversity ? { diversity: { ...diversity, conversations: [] } } : {}) } });
       },
     },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/tool-agents$/, handle: (_q, res, p) => ok(res, toolRuns.overview(requireRun(p.id))) },
@@ -321,13 +324,22 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     },
     {
       method: 'GET',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/judge-agreement$/,
+      handle: (_q, res, p) => {
+        const run = requireRun(p.id);
+        return ok(res, judgeAgreementView(store.conversations(run.id)));
+      },
+    },
+    {
+      method: 'GET',
       pattern: /^\/api\/compare$/,
       handle: async (_q, res, _p, query) => {
         const q = parseRequest(CompareQuerySchema, Object.fromEntries(query), 'compare query');
         const runs = [requireRun(q.a), requireRun(q.b)];
         for (const run of runs) requireDialogue({ kind: run.kind }, `compare: run ${run.id}`);
         const [a, b] = await Promise.all(runs.map((run) => summaries.get(run)));
-        return ok(res, { comparison: compareRuns(a, b) });
+        // failure diversity of the union with the lexical embedder (labelled in the result), as `icabench compare` does by default
+        return ok(res, { comparison: await compareRunsWithDiversity(a, b, new TfidfEmbedder()) });
       },
     },
   ];

@@ -3,9 +3,11 @@ import { z } from 'zod';
 import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { compareRuns } from '../../analysis/compare.ts';
 import { compareToolRuns } from '../../agents/compare.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../agents/results.ts';
+import { compareRunsWithDiversity } from '../../analysis/compare.ts';
+import { DiversityConfigSchema } from '../../analysis/diversity.ts';
+import { resolveEmbedder } from '../../embedding/index.ts';
 import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
 import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { writeAtomically } from '../../report/write.ts';
@@ -50,12 +52,23 @@ export function registerResultCommands(program: Command): void {
     .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
     .option('--json', 'print the comparison as JSON')
     .option('--out <dir>', 'also write comparison.json and comparison.html here')
-    .action(async (a: string, b: string, options: { workspace: string; json?: boolean; out?: string }) => {
+    .option('--embedding-model <path>', 'ONNX sentence-embedding model for the failure-diversity union (default: the labelled lexical TF-IDF fallback)')
+    .option('--diversity-threshold <cos>', 'cosine similarity above which two failing conversations are duplicates', '0.8')
+    .action(async (a: string, b: string, options: { workspace: string; json?: boolean; out?: string; embeddingModel?: string; diversityThreshold: string }) => {
       const store = openStore(options.workspace, false);
+      // tool-agents runs compare task by task from the store (no failure diversity: there are no conversations)
+      const toolRuns = [a, b].map((ref) => toolAgentsRunId(store, ref));
+      if (toolRuns.some((id) => id !== null)) {
+        try {
+          return compareToolAgentRuns(store, toolRuns[0] ?? a, toolRuns[1] ?? b, options);
+        } finally {
+          store?.close();
+        }
+      }
+      const diversityConfig = DiversityConfigSchema.parse({ threshold: Number(options.diversityThreshold), embeddingModel: options.embeddingModel });
+      const embedder = await resolveEmbedder(diversityConfig.embeddingModel, options.embeddingModel ? (line) => console.error(line) : undefined);
       try {
-        const toolRuns = [a, b].map((ref) => toolAgentsRunId(store, ref));
-        if (toolRuns.some((id) => id !== null)) return compareToolAgentRuns(store, toolRuns[0] ?? a, toolRuns[1] ?? b, options);
-        const comparison = compareRuns(await loadSummary(store, a), await loadSummary(store, b));
+        const comparison = await compareRunsWithDiversity(await loadSummary(store, a), await loadSummary(store, b), embedder, diversityConfig);
         if (options.out) await writeComparisonReport(resolve(options.out), comparison);
         if (options.json) {
           console.log(JSON.stringify(comparison, null, 2));
@@ -76,8 +89,17 @@ export function registerResultCommands(program: Command): void {
         for (const [side, rel] of [['A', comparison.reliability?.a], ['B', comparison.reliability?.b]] as const) {
           if (rel) console.log(`${side} pass^k (unbiased) ${rel.byK.map((r) => `k=${r.k} ${pct(r.passHatK.unbiased)}`).join(', ')}; pass@k ${rel.byK.map((r) => `k=${r.k} ${pct(r.passAtK.unbiased)}`).join(', ')}`);
         }
+        const d = comparison.diversity;
+        if (d) {
+          const cov = (c: { mean: number; std: number }) => `${pct(c.mean)} ± ${pct(c.std)}`;
+          console.log(`unique failing conversations: A ${d.uniqueA}, B ${d.uniqueB}, ratio A/B ${num(d.uniqueRatio, 2)} (duplicates A ${pct(d.duplicateShareA)}, B ${pct(d.duplicateShareB)})`);
+          console.log(`coverage of the union's failure clusters: A ${cov(d.coverageA)}, B ${cov(d.coverageB)} (${d.embedder})`);
+        } else {
+          console.log('failure diversity: not compared (a summary has no diversity section; rewrite it with `icabench report <run id>`)');
+        }
       } finally {
         store?.close();
+        await embedder.close();
       }
     });
 
