@@ -1,8 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
 import { ConfigError } from '../campaign/config.ts';
-import { loadYaml } from '../config/yaml.ts';
 import { runPool } from '../domain/pool.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import type { ResultStore } from '../store/store.ts';
@@ -12,65 +9,12 @@ import { bridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
 import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
-import { FaultProfileSchema, ReplayAgent } from './replay.ts';
+import { ReplayAgent } from './replay.ts';
+import type { LoadedToolAgents } from './config.ts';
 import { summarizeTrials, type TrialsSummary } from './summary.ts';
 import { parseTasksLenient, type InvalidTask, type Task } from './tasks.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_FACTS, TOOL_AGENTS_KIND, ToolTrialItemSchema, trialKey, trialOutcomeWord, type ToolTrialItem } from './results.ts';
 import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
-
-/**
- * A tool-agent campaign (`kind: tool-agents`): CAR-bench-format task files (paths relative to the config, so one
- * config can point at any split), an agent, `repeats` trials per task, a user simulator and judges.
- * Defaults run offline: the replay agent, the deterministic user, the rule-based judge for policy 004.
- */
-export const ToolAgentsConfigSchema = z
-  .object({
-    kind: z.literal('tool-agents'),
-    name: z.string().min(1),
-    description: z.string().default(''),
-    tasks: z.array(z.string().min(1)).min(1),
-    /** run only these task ids (default: all) */
-    taskIds: z.array(z.string().min(1)).min(1).optional(),
-    repeats: z.number().int().min(1).max(100).default(3),
-    agent: z
-      .discriminatedUnion('type', [
-        z.object({ type: z.literal('replay'), fault: FaultProfileSchema.default({ kind: 'none' }) }).strict(),
-        /** an OpenAI-compatible or Ollama endpoint with tool calling: `openai-compat:<url>#<model>` or `ollama:<model>` */
-        z.object({ type: z.literal('endpoint'), model: z.string().min(1), temperature: z.number().min(0).max(2).default(0), timeoutMs: z.number().int().positive().default(120_000) }).strict(),
-        /** a head unit speaking icabench-tools/1 that dials in to the bench's bridge */
-        z
-          .object({
-            type: z.literal('bridge'),
-            host: z.string().default('127.0.0.1'),
-            port: z.number().int().min(0).max(65535).default(7311),
-            tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
-            waitSeconds: z.number().positive().default(60),
-            turnTimeoutMs: z.number().int().positive().default(15_000),
-          })
-          .strict(),
-      ])
-      .default({ type: 'replay', fault: { kind: 'none' } }),
-    /** "deterministic" or a model reference for CAR-bench's LLM user simulator */
-    user: z.string().min(1).default('deterministic'),
-    /** judges of the LLM-judged policies, tried in order: "rule" (deterministic, rule 004 only) and/or model references */
-    judges: z.array(z.string().min(1)).default(['rule']),
-    /** trials run at once (each trial has its own environment, agent state and user) */
-    concurrency: z.number().int().min(1).max(64).default(1),
-  })
-  .strict();
-export type ToolAgentsConfig = z.infer<typeof ToolAgentsConfigSchema>;
-
-export interface LoadedToolAgents {
-  config: ToolAgentsConfig;
-  path: string;
-  taskFiles: string[];
-}
-
-export function loadToolAgentsConfig(path: string): LoadedToolAgents {
-  const absolute = resolve(path);
-  const config = loadYaml(ToolAgentsConfigSchema, absolute, 'tool-agents config');
-  return { config, path: absolute, taskFiles: config.tasks.map((t) => resolve(dirname(absolute), t)) };
-}
 
 /** The tasks of a campaign: every valid task of every file (filtered by taskIds); bad files/tasks are listed, not fatal. */
 export function loadCampaignTasks(loaded: LoadedToolAgents): { tasks: Task[]; invalid: InvalidTask[] } {

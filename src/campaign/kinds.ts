@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ConfigError, readBoundedText } from '../config/yaml.ts';
 import { CampaignConfigSchema } from './config.ts';
 import { ManualQaConfigSchema } from '../manual/config.ts';
-import { ToolAgentsConfigSchema } from '../agents/campaign.ts';
+import { ToolAgentsConfigSchema } from '../agents/config.ts';
 
 /**
  * Campaign kinds: what the top-level `kind:` of a campaign config selects. `dialogue` (the

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { confirmationRuleJudge, noJudge } from '../../src/agents/judge.ts';
 import { checkRunnable, runToolTaskTrial, TrialResultSchema, type AgentReply, type ToolAgent } from '../../src/agents/loop.ts';
-import { FAULT_POLICY_RULES, ReplayAgent, type FaultProfile } from '../../src/agents/replay.ts';
+import { FAULT_POLICY_RULES, type FaultProfile } from '../../src/agents/config.ts';
+import { ReplayAgent } from '../../src/agents/replay.ts';
 import { summarizeTrials } from '../../src/agents/summary.ts';
 import { loadTaskFile, parseTasks, type Task } from '../../src/agents/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';

@@ -83,7 +83,7 @@ const RULES: Record<string, RoleRule> = {
       'bridge',
       'store',
       { role: 'manual', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
-      { role: 'agents', files: ['campaign.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
+      { role: 'agents', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
     ],
   },
   manual: {

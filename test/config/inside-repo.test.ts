@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadToolAgentsConfig } from '../../src/agents/campaign.ts';
+import { loadToolAgentsConfig } from '../../src/agents/config.ts';
 import { loadCampaignConfig } from '../../src/campaign/config.ts';
 import { campaignPathFields } from '../../src/campaign/paths.ts';
 import { loadSeedPool } from '../../src/campaign/seed-pool.ts';

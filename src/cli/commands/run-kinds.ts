@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../campaign/config.ts';
 import type { CampaignKind } from '../../campaign/kinds.ts';
-import { loadToolAgentsConfig, runToolAgentsCampaign } from '../../agents/campaign.ts';
+import { runToolAgentsCampaign } from '../../agents/campaign.ts';
+import { loadToolAgentsConfig } from '../../agents/config.ts';
 import { TOOL_AGENTS_KIND } from '../../agents/results.ts';
 import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
 import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
