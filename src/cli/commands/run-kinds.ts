@@ -128,7 +128,8 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
     console.log(`run ${result.runId} ${result.status}: ${summary.trials}/${summary.planned} task trials, R = 1 in ${Object.values(summary.families).reduce((n, f) => n + f.successes, 0)}; ${summary.notRunnable.length} tasks not runnable, ${summary.invalidTasks.length} not loaded`);
     for (const [family, f] of Object.entries(summary.families)) {
       const last = f.reliability.byK.at(-1);
-      console.log(`  ${family}: ${f.runnableTasks}/${f.tasks} tasks runnable; pass^1 ${f.reliability.byK[0]?.passHatK.unbiased.toFixed(3) ?? 'n/a'}${last ? `, pass^${last.k} ${last.passHatK.unbiased.toFixed(3)} (first-k ${last.passHatK.firstK.toFixed(3)}), pass@${last.k} ${last.passAtK.unbiased.toFixed(3)}` : ''}`);
+      const atK = last && last.k > 1 ? `, pass^${last.k} ${last.passHatK.unbiased.toFixed(3)} (first-k ${last.passHatK.firstK.toFixed(3)}), pass@${last.k} ${last.passAtK.unbiased.toFixed(3)}` : '';
+      console.log(`  ${family}: ${f.runnableTasks}/${f.tasks} tasks runnable; pass^1 ${f.reliability.byK[0]?.passHatK.unbiased.toFixed(3) ?? 'n/a'}${atK}`);
     }
     console.log(`report: ${join(out, 'report.html')}`);
     if (result.status === 'interrupted') process.exitCode = 130;
