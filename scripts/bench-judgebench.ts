@@ -4,7 +4,8 @@
  * fake OpenAI-compatible server (instant answers, so this is the bench's own overhead per call).
  */
 import { readFileSync } from 'node:fs';
-import { bootstrapCI, categoryCounts, fleissKappa, kruskalWallis, mannWhitneyU, mean, seededRandom } from '../src/analysis/stats.ts';
+import { bootstrapCI, categoryCounts, fleissKappa, kruskalWallis, mannWhitneyU, mean } from '../src/analysis/stats.ts';
+import { createRng } from '../src/domain/rng.ts';
 import { createProvider } from '../src/llm/index.ts';
 import { generateDataset } from '../src/judgebench/generator.ts';
 import { llmConfiguration, oracleConfiguration, runConfiguration, summarize } from '../src/judgebench/runner.ts';
@@ -36,7 +37,7 @@ await timeAsync('oracle, 6,000 pairs with preferences', () => runConfiguration(o
 const bare = withoutPreferences(big);
 await timeAsync('oracle, 6,000 utterance-only pairs (reads the utterance)', () => runConfiguration(oracle, bare, { concurrency: 1 }), (ms) => `${((bare.length / ms) * 1000).toFixed(0)} pairs/s`);
 
-const random = seededRandom(3);
+const random = createRng(3).next;
 const sample = (n: number, shift = 0) => Array.from({ length: n }, () => random() + shift);
 time('Mann–Whitney U exact, n1 = n2 = 20', () => mannWhitneyU(sample(20), sample(20, 0.2)));
 time('Mann–Whitney U normal, n1 = n2 = 10,000', () => mannWhitneyU(sample(10_000), sample(10_000, 0.01)));

@@ -10,6 +10,7 @@ import { finished } from 'node:stream/promises';
 import { ConversationResultSchema, UtteranceAnnotationSchema, type ConversationResult, type ConversationSpec } from '../src/domain/conversation.ts';
 import { FAILURE_LABELS, PERSONAS, STRATEGIES, STRATEGY_TARGET_FAILURE, type FailureLabel } from '../src/domain/taxonomy.ts';
 import { computeRunSummary } from '../src/analysis/profile.ts';
+import { createRng } from '../src/domain/rng.ts';
 import { exportJsonl } from '../src/store/export.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { writeRunOutputs } from '../src/report/write.ts';
@@ -20,16 +21,7 @@ const keep = keepIndex >= 0 ? args.splice(keepIndex, 2)[1] : null;
 const total = Number(args[0] ?? 500);
 const turnsPer = Number(args[1] ?? 8);
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t ^= t + Math.imul(t ^ (t >>> 7), 61 | t);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = rng(42);
+const random = createRng(42).next;
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
 
 const context = { location: { city: 'Munich', district: 'Schwabing', position: { lat: 48.16, lon: 11.58 } }, date: '2026-03-02', time: '18:30' };

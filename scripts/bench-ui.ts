@@ -38,7 +38,8 @@ function median(xs: number[]): number {
 try {
   // 1. real conversations from the quickstart (reference head unit, template simulator, oracle judge)
   const quickstart = loadCampaignConfig(join(DEFAULT_CONFIGS_DIR, 'quickstart.yaml'));
-  const small = { ...quickstart.config, conversations: SEED_CONVERSATIONS, seeds: join(DEFAULT_CONFIGS_DIR, quickstart.config.seeds) };
+  // the loaded config's paths are absolute (resolved against bench-configs/), so the copy reads the same seed pool
+  const small = { ...quickstart.config, conversations: SEED_CONVERSATIONS };
   const smallPath = join(workspace, 'seed-campaign.yaml');
   writeFileSync(smallPath, stringify(small));
   const campaign = loadCampaignConfig(smallPath);

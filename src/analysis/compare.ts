@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { FAILURE_LABELS } from '../domain/taxonomy.ts';
 import { a12Magnitude, mannWhitneyU, varghaDelaneyA12 } from './stats.ts';
 import type { RunSummary } from './profile.ts';
+import { compareDiversity, DEFAULT_DIVERSITY_CONFIG, DiversityComparisonSchema, type DiversityConfig } from './diversity.ts';
+import type { Embedder } from '../embedding/types.ts';
 import { ReliabilitySchema } from './reliability.ts';
 
 /** Significance level of the guided-vs-baseline tests (the paper's). */
@@ -56,6 +58,8 @@ export const RunComparisonSchema = z.object({
     z.enum(FAILURE_LABELS),
     z.object({ countA: z.number().int(), countB: z.number().int(), shareA: z.number(), shareB: z.number(), prevalenceA: z.number(), prevalenceB: z.number(), ratio: z.number().nullable() }),
   ),
+  /** unique failing conversations A/B and coverage of the union's clusters; absent when a summary has no diversity section */
+  diversity: DiversityComparisonSchema.optional(),
   /** pass^k / pass@k of each run (summary.json `reliability`; null for a run without repeats); absent when neither has repeats */
   reliability: z.object({ a: ReliabilitySchema.nullable(), b: ReliabilitySchema.nullable() }).optional(),
 });
@@ -117,4 +121,14 @@ export function compareRuns(a: RunSummary, b: RunSummary, alpha = COMPARISON_ALP
     ) as RunComparison['enrichment'],
     ...(a.reliability || b.reliability ? { reliability: { a: a.reliability ?? null, b: b.reliability ?? null } } : {}),
   };
+}
+
+/**
+ * compareRuns plus failure diversity (`icabench compare`): when both summaries carry a diversity
+ * section, the union of their unique failing conversations is clustered with `embedder`.
+ */
+export async function compareRunsWithDiversity(a: RunSummary, b: RunSummary, embedder: Embedder, config: DiversityConfig = DEFAULT_DIVERSITY_CONFIG, alpha = COMPARISON_ALPHA): Promise<RunComparison> {
+  const comparison = compareRuns(a, b, alpha);
+  if (!a.diversity || !b.diversity) return comparison;
+  return { ...comparison, diversity: await compareDiversity(a.diversity, b.diversity, embedder, config) };
 }

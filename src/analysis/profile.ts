@@ -17,6 +17,7 @@ import { combinedVerdict, turnLabels } from './verdict.ts';
 import { CoverageCounter, CoverageSchema } from './coverage.ts';
 import { SAFETY_POLICIES, SafetyPolicySchema, describeSafetyPolicy, type SafetyPolicy } from '../domain/safety-policy.ts';
 import { ProtocolSectionSchema } from './protocol.ts';
+import { DiversitySectionSchema } from './diversity.ts';
 import { ReliabilitySchema } from './reliability.ts';
 import { dialogueReliability } from './dialogue-reliability.ts';
 
@@ -183,6 +184,8 @@ export const RunSummarySchema = z.object({
   reliability: ReliabilitySchema.optional(),
   /** the head unit's protocol anomalies and link events (bridge runs; src/analysis/protocol.ts) */
   protocol: ProtocolSectionSchema.optional(),
+  /** failure diversity: unique failing conversations, k-medoids clusters and coverage (src/analysis/diversity.ts, docs/diversity.md) */
+  diversity: DiversitySectionSchema.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type RunInfo = NonNullable<RunSummary['run']>;

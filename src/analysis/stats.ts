@@ -6,6 +6,8 @@
  * and can be reused by reports, the UI and the judge benchmark alike.
  */
 
+import { createRng } from '../domain/rng.ts';
+
 // ---------------------------------------------------------------------------
 // Special functions (normal and chi-square tails)
 // ---------------------------------------------------------------------------
@@ -557,18 +559,6 @@ export function kruskalWallis(groups: readonly (readonly number[])[]): { h: numb
 // Bootstrap
 // ---------------------------------------------------------------------------
 
-/** Deterministic PRNG (mulberry32): the same seed gives the same stream, uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Linear-interpolation quantile of sorted values (type 7, the default of R and NumPy). */
 export function quantileSorted(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) throw new RangeError('quantileSorted: empty array');
@@ -603,7 +593,7 @@ export function bootstrapCI<T>(
   const confidence = options.confidence ?? 0.95;
   const seed = options.seed ?? 1;
   if (!(confidence > 0 && confidence < 1)) throw new RangeError(`bootstrapCI: confidence must be in (0, 1), got ${confidence}`);
-  const random = seededRandom(seed);
+  const random = createRng(seed).next;
   const values: number[] = [];
   const sample = new Array<T>(items.length);
   for (let r = 0; r < resamples; r++) {

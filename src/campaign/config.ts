@@ -9,8 +9,10 @@ import { ScoringSchema } from '../judge/score.ts';
 import { VehicleConfigSchema } from '../vehicle/config.ts';
 import { LlmSettingsSchema } from '../llm/settings.ts';
 import { VoiceConfigSchema } from '../voice/config.ts';
+import { DiversityConfigSchema } from '../analysis/diversity.ts';
+import { JudgeRefInputSchema } from '../llm/modelRef.ts';
 import { snrLevels } from '../voice/acoustics.ts';
-import { ConfigError, loadYaml } from '../config/yaml.ts';
+import { ConfigError, loadYamlDocument } from '../config/yaml.ts';
 import { resolveCampaignPaths } from './paths.ts';
 import { loadSeedPool } from './seed-pool.ts';
 
@@ -95,9 +97,9 @@ export const CampaignConfigSchema = z
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
     /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
     simulator: z.string().default('template'),
-    /** judges in precedence order (the first decisive verdict decides): "oracle" and/or model references */
+    /** judges in precedence order (the first decisive verdict decides): "oracle", model references and technique judges (sc-5:MODEL_REF, …; docs/judge-techniques.md) */
     judges: z
-      .array(z.string().min(1))
+      .array(JudgeRefInputSchema)
       .min(1)
       .refine((refs) => new Set(refs).size === refs.length, 'list each judge once (the order is the precedence order)')
       .default(['oracle']),
@@ -113,6 +115,8 @@ export const CampaignConfigSchema = z
     safety: SafetyPolicySchema.default(DEFAULT_SAFETY_POLICY),
     /** weights, θ and the critical-failure gate `failOn` (docs/reports.md) */
     scoring: ScoringSchema.prefault({}),
+    /** failure diversity of the report: dedup threshold, k range, repetitions, embedding model (docs/diversity.md); defaults when absent */
+    diversity: DiversityConfigSchema.optional(),
   })
   .superRefine((config, ctx) => {
     if (config.domains.min > config.domains.max) ctx.addIssue({ code: 'custom', path: ['domains'], message: 'min must not exceed max' });
@@ -157,8 +161,8 @@ export function plannedCount(config: Pick<CampaignConfig, 'conversations' | 'rep
 /** Reads and validates a campaign config (at most MAX_CONFIG_BYTES, a plan within MAX_PLANNED_CONVERSATIONS); paths resolve against its folder. */
 export function loadCampaignConfig(path: string): LoadedCampaign {
   const absolute = resolve(path);
-  const parsed = loadYaml(CampaignConfigSchema, absolute, 'campaign config');
+  const { data: parsed, at } = loadYamlDocument(CampaignConfigSchema, absolute, 'campaign config');
   const config = resolveCampaignPaths(parsed, dirname(absolute));
-  const seeds = loadSeedPool(config.seeds, { seedIds: config.seedIds, domains: config.domains, seed: config.seed, needed: config.conversations });
+  const seeds = loadSeedPool(config.seeds, { seedIds: config.seedIds, domains: config.domains, seed: config.seed, needed: config.conversations, namedAt: at('seeds') });
   return { config, path: absolute, seeds, strategies: config.strategies === 'all' ? [...STRATEGIES] : config.strategies };
 }

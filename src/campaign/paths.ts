@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { PATH_LIKE } from '../config/yaml.ts';
 import type { CampaignConfig } from './config.ts';
+import { isTechniqueRef, parseJudgeRef, type ParsedJudgeRef } from '../llm/modelRef.ts';
 
 /**
  * Every file, folder or device a campaign config names, in one place: the loader resolves them against
@@ -47,7 +48,28 @@ export function campaignPathFields(config: CampaignConfig): PathField[] {
   if (config.simulator.startsWith('gguf:')) fields.push({ field: 'simulator', path: config.simulator.slice(5), kind: 'read', rewrite: (c, p) => (c.simulator = `gguf:${p}`) });
   config.judges.forEach((judge, i) => {
     if (judge.startsWith('gguf:')) fields.push({ field: `judges.${i}`, path: judge.slice(5), kind: 'read', rewrite: (c, p) => (c.judges[i] = `gguf:${p}`) });
+    // a technique judge reads the gguf files of the models it names (sc-5:gguf:…, ar:gguf:…+gguf:…)
+    if (!isTechniqueRef(judge)) return;
+    let parsed: ParsedJudgeRef;
+    try {
+      parsed = parseJudgeRef(judge);
+    } catch {
+      return; // not a usable reference: the run stops on it before any model is loaded
+    }
+    parsed.models.forEach((model, j) => {
+      if (!model.startsWith('gguf:')) return;
+      // each rewrite keeps the others' (a later field sees the earlier one's path)
+      const rewrite = (c: CampaignConfig, path: string) => {
+        const models = [...parsed.models];
+        models[j] = `gguf:${path}`;
+        parsed = { technique: parsed.technique, models };
+        c.judges[i] = `${parsed.technique}:${models.join('+')}`;
+      };
+      fields.push({ field: `judges.${i}`, path: model.slice(5), kind: 'read', rewrite });
+    });
   });
+  const embeddingModel = config.diversity?.embeddingModel;
+  if (embeddingModel) fields.push({ field: 'diversity.embeddingModel', path: embeddingModel, kind: 'read', rewrite: (c, p) => (c.diversity!.embeddingModel = p) });
   return fields;
 }
 

@@ -5,7 +5,7 @@ import type { ConnectedHeadUnit } from '../headunit/connect.ts';
 import { connectConfiguredHeadUnit } from './headunit.ts';
 import type { Judge } from '../judge/types.ts';
 import type { LlmUsageTracker } from '../llm/usage.ts';
-import { parseModelRef } from '../llm/modelRef.ts';
+import { parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
 import type { UserSimulator } from '../simulator/types.ts';
 import type { ResultStore } from '../store/store.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
@@ -157,8 +157,8 @@ async function modelHosts(tiers: CampaignTiers, ollamaHost: string | undefined):
 /** Where calls to these model references go (deterministic tiers are left out); the Ollama client loads only when a reference needs it. */
 export async function modelHostsOf(refs: readonly string[], ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
   return Promise.all(
-    [...new Set(refs)]
-      .filter((ref) => ref !== 'template' && ref !== 'oracle')
+    // a technique judge (sc-5:ollama:…) calls the models it names
+    [...new Set(refs.filter((ref) => ref !== 'template' && ref !== 'oracle').flatMap((ref) => parseJudgeRef(ref).models))]
       .map(async (ref) => {
         const model = parseModelRef(ref);
         if (model.provider === 'ollama') return { ref, host: (await import('../llm/providers/ollama.ts')).resolveOllamaHost(ollamaHost) };

@@ -8,6 +8,7 @@ import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import { planConversations } from './sampling.ts';
+import { runPool } from '../domain/pool.ts';
 
 export interface RunCampaignOptions {
   store: ResultStore;
@@ -169,47 +170,46 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
 
   const started = Date.now();
   let done = planned - remaining.length;
-  let next = 0;
   let budgetHit = false;
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());
   options.signal?.addEventListener('abort', onAbort);
   let stopReason: string | null = null;
 
-  const worker = async (): Promise<void> => {
-    while (next < remaining.length) {
-      if (options.signal?.aborted || stopReason) return;
-      if (budgetMs !== null && Date.now() - started >= budgetMs) {
-        budgetHit = true;
-        return;
-      }
-      // the pause hook: no new conversation starts while the head unit is away
-      const stop = await executor.ready();
-      if (stop) stopReason ??= stop;
-      if (stopReason || options.signal?.aborted || next >= remaining.length) return;
-      const spec = remaining[next++];
-      const controller = new AbortController();
-      inflight.add(controller);
-      emit({ type: 'conversation_started', runId, key: spec.key, spec });
-      let finished: FinishedConversation;
-      try {
-        finished = await executor.run(runId, spec, controller.signal, (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }));
-      } catch (error) {
-        if (error instanceof ConversationAborted) return;
-        throw error;
-      } finally {
-        inflight.delete(controller);
-      }
-      const { result } = finished;
-      store.saveConversation(runId, result, finished.artifacts);
-      done++;
-      emit({ type: 'conversation_finished', runId, key: spec.key, result });
-      emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
+  const beforeTake = async (): Promise<boolean> => {
+    if (options.signal?.aborted || stopReason) return false;
+    if (budgetMs !== null && Date.now() - started >= budgetMs) {
+      budgetHit = true;
+      return false;
     }
+    // the pause hook: no new conversation starts while the head unit is away
+    const stop = await executor.ready();
+    if (stop) stopReason ??= stop;
+    return !stopReason && !options.signal?.aborted;
+  };
+
+  const work = async (spec: (typeof remaining)[number]): Promise<void> => {
+    const controller = new AbortController();
+    inflight.add(controller);
+    emit({ type: 'conversation_started', runId, key: spec.key, spec });
+    let finished: FinishedConversation;
+    try {
+      finished = await executor.run(runId, spec, controller.signal, (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }));
+    } catch (error) {
+      if (error instanceof ConversationAborted) return;
+      throw error;
+    } finally {
+      inflight.delete(controller);
+    }
+    const { result } = finished;
+    store.saveConversation(runId, result, finished.artifacts);
+    done++;
+    emit({ type: 'conversation_finished', runId, key: spec.key, result });
+    emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
   };
 
   try {
-    await Promise.all(Array.from({ length: Math.min(executor.concurrency, Math.max(1, remaining.length)) }, worker));
+    await runPool(remaining, work, { concurrency: executor.concurrency, beforeTake });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     recorder.invocationEnded();

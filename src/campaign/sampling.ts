@@ -1,6 +1,6 @@
 import type { ConversationSpec } from '../domain/conversation.ts';
 import { formatMinutes, minutesOfDay } from '../domain/context.ts';
-import { createRng, hashSeed } from '../world/rng.ts';
+import { createRng, hashSeed } from '../domain/rng.ts';
 import { DISTRICTS } from '../world/world.ts';
 import { CLEAN_LEVEL, snrLevels } from '../voice/acoustics.ts';
 import type { LoadedCampaign } from './config.ts';

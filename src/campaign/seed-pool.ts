@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SeedPhraseSchema, type SeedPhrase } from '../domain/conversation.ts';
 import { ConfigError, configErrorOf, MAX_CONFIG_BYTES, MAX_LISTED_ERRORS, parseYaml, parseYamlSource, readBoundedBytes, validateYaml, type ConfigProblem } from '../config/yaml.ts';
-import { createRng } from '../world/rng.ts';
+import { createRng } from '../domain/rng.ts';
 
 /**
  * Seed pools can be large (100,000 seeds, tens of MB), and a run uses only the seeds its plan draws.
@@ -25,6 +25,8 @@ export interface SeedSelection {
   seed: number;
   /** conversations planned: the sampling needs at most this many distinct seeds */
   needed: number;
+  /** where the pool is named ("FILE:LINE" of a config's `seeds`), for the error when it cannot be read */
+  namedAt?: string;
 }
 
 /** One seed of the pool, parsed when first asked for. */
@@ -37,7 +39,7 @@ type Entry = () => SeedPhrase;
  * found. Conversation i uses seed i mod (the number returned).
  */
 export function loadSeedPool(path: string, selection: SeedSelection): SeedPhrase[] {
-  const { entries, large } = poolEntries(path);
+  const { entries, large } = poolEntries(path, selection.namedAt ? `seed pool named at ${selection.namedAt}` : 'seed pool');
   // a pool of a config's size is read and checked whole (every seed validated, the run's seeds are all
   // the eligible ones); a larger one only as far as the plan needs
   const needed = large ? selection.needed : Infinity;
@@ -80,8 +82,8 @@ export function loadSeedPool(path: string, selection: SeedSelection): SeedPhrase
 }
 
 /** The entries of the pool: indexed by line when it has the usual layout, else parsed whole; `large` above MAX_CONFIG_BYTES. */
-function poolEntries(path: string): { entries: Entry[]; large: boolean } {
-  const bytes = readBoundedBytes(path, 'seed pool', MAX_SEED_POOL_BYTES);
+function poolEntries(path: string, what: string): { entries: Entry[]; large: boolean } {
+  const bytes = readBoundedBytes(path, what, MAX_SEED_POOL_BYTES);
   const large = bytes.length > MAX_CONFIG_BYTES;
   const indexed = indexBlockList(bytes, path);
   if (indexed) return { entries: indexed, large };

@@ -1,4 +1,5 @@
 import type { TierFallback, TiersRecord } from '../domain/tiers.ts';
+import { isTechniqueRef } from '../llm/modelRef.ts';
 import { OracleJudge } from '../judge/oracle.ts';
 import type { Judge } from '../judge/types.ts';
 import type { ModelAvailability } from '../llm/availability.ts';
@@ -54,6 +55,7 @@ export async function buildTiers(
   const simulatorRef = overrides.simulator ?? config.simulator;
   const judgeRefs = overrides.judges ?? config.judges;
   if (new Set(judgeRefs).size !== judgeRefs.length) throw new ConfigError(`judges: ${judgeRefs.join(', ')}: list each judge once (the order is the precedence order)`);
+  if (isTechniqueRef(simulatorRef)) throw new ConfigError(`simulator: ${simulatorRef}: techniques (${simulatorRef.split(':')[0]}:…) are judge tiers; the simulator is "template" or a model reference`);
   const modelRefs = [...new Set([simulatorRef, ...judgeRefs].filter(isModelRef))];
   // the model clients load only when a model tier is asked for, so offline runs start fast
   const models = modelRefs.length > 0 ? await import('../llm/tiers.ts') : null;

@@ -7,7 +7,7 @@ import { allowedKeysAt } from './schema-walk.ts';
 /**
  * The one YAML loader of the project: every YAML file icabench reads (campaigns, seed pools, scenarios,
  * mappings, model manifests, judge-bench and manual-QA configs) and every YAML text the bench app
- * checks goes through `parseYaml`. It reads at most a size cap, refuses alias bombs and absurd
+ * checks goes through here (`loadYaml`, `parseYaml`, or `parseYamlSource` + `validateYaml`). It reads at most a size cap, refuses alias bombs and absurd
  * nesting, and reports every problem as `file:line: field: what was expected`, with the line of the
  * offending key, a "did you mean …?" for unknown keys and the mapping a missing field belongs in.
  */
@@ -140,14 +140,13 @@ export function parseYamlSource(text: string, file: string, lineOffset = 0): Yam
   return { file, doc, lines, value, lineOffset };
 }
 
-/** The node at `path` (or the deepest one that exists), and whether the last key is present. */
-function nodeAt(doc: Document.Parsed, path: readonly PropertyKey[]): { keyNode: Node | null; valueNode: Node | null; found: number } {
+/** The node at `path`, or at the deepest part of it that exists (a missing field points at its parent): its key node (in a map) and value node. */
+function nodeAt(doc: Document.Parsed, path: readonly PropertyKey[]): { keyNode: Node | null; valueNode: Node | null } {
   let node: Node | null = doc.contents as Node | null;
   let keyNode: Node | null = null;
-  let found = 0;
   for (const key of path) {
     if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === key || String(isScalar(p.key) ? p.key.value : p.key) === String(key));
+      const pair = node.items.find((p) => String(isScalar(p.key) ? p.key.value : p.key) === String(key));
       if (!pair) break;
       keyNode = pair.key as Node;
       node = pair.value as Node | null;
@@ -157,9 +156,8 @@ function nodeAt(doc: Document.Parsed, path: readonly PropertyKey[]): { keyNode: 
       keyNode = null;
       node = item;
     } else break;
-    found++;
   }
-  return { keyNode, valueNode: node, found };
+  return { keyNode, valueNode: node };
 }
 
 function lineOfNode(source: YamlSource, node: Node | null): number | null {
@@ -267,10 +265,10 @@ function closestBranches(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[
   });
 }
 
-/** " (expected number)" from zod's "Invalid input: expected number, received undefined"; a schema's own message as it is. */
+/** " (expected number)" from zod's "Invalid input: expected number, received undefined" (or "… expected 1"); a schema's own message as it is. */
 function expectedOf(message: string): string {
-  const expected = /expected ([^,]+), received undefined/.exec(message);
-  if (expected) return ` (expected ${expected[1]})`;
+  const expected = /^Invalid input: (expected .+?)(, received undefined)?$/.exec(message);
+  if (expected) return ` (${expected[1]})`;
   return /received undefined/.test(message) ? '' : ` (${message})`;
 }
 
@@ -305,7 +303,28 @@ export function parseYaml<S extends z.ZodType>(schema: S, text: string, file: st
   return result.data;
 }
 
+/** A validated YAML file that can still place a field on its line, for checks beyond the schema (a DBC lookup, a drive that must fit its route). */
+export interface LoadedYaml<T> {
+  data: T;
+  /** "FILE:LINE" of a field ("signals.gear.values.P"), or "FILE" when it is not in the file */
+  at(field: string): string;
+}
+
+/** Reads (at most `maxBytes`) and parses a YAML file with a schema, keeping the positions. `what` names the file's role in errors ("campaign config"). */
+export function loadYamlDocument<S extends z.ZodType>(schema: S, path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): LoadedYaml<z.output<S>> {
+  const source = parseYamlSource(readBoundedText(path, what, maxBytes), path);
+  const result = validateYaml(schema, source);
+  if (!result.ok) throw configErrorOf(path, result.problems);
+  return {
+    data: result.data,
+    at(field) {
+      const line = lineOfPath(source, field.split('.').map((key) => (/^\d+$/.test(key) ? Number(key) : key)));
+      return line ? `${path}:${line}` : path;
+    },
+  };
+}
+
 /** Reads (at most `maxBytes`) and parses a YAML file with a schema. `what` names the file's role in errors ("campaign config"). */
 export function loadYaml<S extends z.ZodType>(schema: S, path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): z.output<S> {
-  return parseYaml(schema, readBoundedText(path, what, maxBytes), path);
+  return loadYamlDocument(schema, path, what, maxBytes).data;
 }

@@ -34,6 +34,7 @@ export type PlanStop = z.infer<typeof PlanStopSchema>;
 
 export const MEDIA_SOURCES = ['radio', 'music', 'podcast', 'video'] as const;
 export const VEHICLE_INFO_FIELDS = ['range', 'state_of_charge', 'tire_pressure', 'outside_temperature', 'oil_level'] as const;
+export type VehicleInfoField = (typeof VEHICLE_INFO_FIELDS)[number];
 
 /** What the user wants done, independent of wording. */
 export const RequestSchema = z.discriminatedUnion('intent', [

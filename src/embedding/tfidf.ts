@@ -1,20 +1,11 @@
 import type { Embedder } from './types.ts';
 import { normaliseL2 } from './vectors.ts';
+import { hashSeed } from '../domain/rng.ts';
 
 const STOPWORDS = new Set('a an the and or but of to in on at by for with from is are was were be been it its this that i you we they he she me my your do does did not no so as if then'.split(' '));
 
 function words(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !STOPWORDS.has(w));
-}
-
-/** FNV-1a, 32 bit: the bucket of a word in the hashed vector. */
-function fnv1a(word: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < word.length; i++) {
-    hash ^= word.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }
 
 /**
@@ -49,7 +40,7 @@ export class TfidfEmbedder implements Embedder {
       for (const word of words(text)) tf.set(word, (tf.get(word) ?? 0) + 1);
       const vector = new Float32Array(this.dimensions);
       for (const [word, n] of tf) {
-        const hash = fnv1a(word);
+        const hash = hashSeed(word); // FNV-1a, 32 bit: the word's bucket in the hashed vector
         const weight = (1 + Math.log(n)) * (this.idf!.get(word) ?? unseen);
         vector[hash % this.dimensions] += hash & 0x80000000 ? -weight : weight;
       }

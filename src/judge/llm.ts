@@ -5,7 +5,7 @@ import { DIMENSION_TITLES, DIMENSIONS, FailureLabelSchema, PER_TARGET_LABELS, ty
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
 import { delimitUntrusted, loadPromptSections, renderPrompt } from '../llm/prompts.ts';
 import type { LlmProvider } from '../llm/types.ts';
-import { describeContext, describeTargets, transcript } from '../simulator/llm.ts';
+import { describeContext, describeTargets, transcript } from '../llm/transcript.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 import { completedTargetShare } from './targets.ts';
@@ -33,25 +33,32 @@ const PER_TARGET = new Set<FailureLabel>(PER_TARGET_LABELS);
 
 const turnSchemas = new Map<string, ReturnType<typeof buildTurnOutputSchema>>();
 
-/** The turn judge's answer; target ids must be real, per-target labels exclusive per target, per-response labels without a target. Memoised per target ids. */
-export function turnOutputSchema(targetIds: readonly string[]) {
-  const key = targetIds.join(',');
+/**
+ * The turn judge's answer; target ids must be real, per-target labels exclusive per target,
+ * per-response labels without a target. With `confidence` (technique ar), also a confidence 0..1.
+ * Memoised per target ids.
+ */
+export function turnOutputSchema(targetIds: readonly string[], confidence = false) {
+  const key = `${confidence}|${targetIds.join(',')}`;
   let schema = turnSchemas.get(key);
   if (!schema) {
     if (turnSchemas.size > 1000) turnSchemas.clear();
-    schema = buildTurnOutputSchema(targetIds);
+    schema = buildTurnOutputSchema(targetIds, confidence);
     turnSchemas.set(key, schema);
   }
   return schema;
 }
 
-function buildTurnOutputSchema(targetIds: readonly string[]) {
+const Confidence = z.number().min(0).max(1);
+
+function buildTurnOutputSchema(targetIds: readonly string[], confidence: boolean) {
+  const shape = {
+    labels: z.array(z.object({ label: FailureLabelSchema, targetId: z.string().nullable(), evidence: z.string().max(1000) })).max(12),
+    targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
+    reasoning: z.string().max(2000),
+  };
   return z
-    .object({
-      labels: z.array(z.object({ label: FailureLabelSchema, targetId: z.string().nullable(), evidence: z.string().max(1000) })).max(12),
-      targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
-      reasoning: z.string().max(2000),
-    })
+    .object(confidence ? { ...shape, confidence: Confidence } : shape)
     .superRefine((value, ctx) => {
       const seen = new Set<string>();
       value.labels.forEach((l, i) => {
@@ -72,6 +79,57 @@ function buildTurnOutputSchema(targetIds: readonly string[]) {
 }
 
 export const DimensionOutputSchema = z.object({ score: z.union([z.literal(0), z.literal(1), z.literal(2)]), reasoning: z.string().min(1).max(2000) });
+/** A rubric score with a confidence (technique ar). */
+export const ConfidentDimensionOutputSchema = DimensionOutputSchema.extend({ confidence: Confidence });
+
+/** The turn judge's prompt (EvaluateTurn), shared by the LLM judge and the technique judges. */
+export function renderTurnJudgePrompt(input: TurnJudgeInput): { system: string; user: string } {
+  const actions = input.reply.actions.length ? `\nactions: ${JSON.stringify(input.reply.actions).slice(0, 3000)}` : '';
+  return renderPrompt(JUDGE_PROMPTS.turn, {
+    context: describeContext(input.context),
+    targets: describeTargets(input.targets),
+    history: transcript(input.history),
+    turnIndex: String(input.turnIndex),
+    utterance: input.utterance.text,
+    annotation: JSON.stringify(input.utterance.annotation),
+    reply: delimitUntrusted('head_unit_reply', input.reply.text + actions),
+  });
+}
+
+/** The four rubric evaluators' prompts (EvaluateConversation), one per dimension, shared by the LLM judge and the technique judges. */
+export function renderDimensionJudgePrompts(input: ConversationJudgeInput): [Dimension, { system: string; user: string }][] {
+  const rubrics = loadPromptSections(JUDGE_PROMPTS.rubrics);
+  const shared = {
+    context: describeContext(input.spec.context),
+    persona: input.spec.persona,
+    targets: describeTargets(input.targets),
+    history: transcript(input.turns),
+  };
+  return DIMENSIONS.map((dimension) => [dimension, renderPrompt(JUDGE_PROMPTS.dimension, { ...shared, dimensionTitle: DIMENSION_TITLES[dimension], rubric: rubrics[dimension] })]);
+}
+
+/** The conversation verdict from the four dimension answers (or their errors): C from the shared scorer; any failed dimension makes it a judge_error. */
+export function conversationVerdictFrom(
+  judge: string,
+  input: ConversationJudgeInput,
+  outcomes: readonly (readonly [Dimension, { ok: true; value: { score: 0 | 1 | 2; reasoning: string } } | { ok: false; error: string }])[],
+  scoring: Scoring,
+  describe: string,
+): ConversationVerdict {
+  const completedShare = completedTargetShare(input.targets.map((t) => t.status));
+  const dimensions: ConversationVerdict['dimensions'] = {};
+  const failures: string[] = [];
+  for (const [dimension, result] of outcomes) {
+    if (result.ok) dimensions[dimension] = { score: result.value.score, reasoning: result.value.reasoning };
+    else failures.push(`${dimension}: ${result.error}`);
+  }
+  if (failures.length) {
+    return { tier: 'llm', judge, outcome: 'judge_error', dimensions, completedShare, score: null, pass: null, reasoning: `${describe} ${judge}: ${failures.join('; ')}` };
+  }
+  const scores = Object.fromEntries(Object.entries(dimensions).map(([d, s]) => [d, s.score])) as Partial<Record<Dimension, 0 | 1 | 2>>;
+  const { score, pass } = computeConversationScore(scores, completedShare, scoring);
+  return { tier: 'llm', judge, outcome: 'judged', dimensions, completedShare, score, pass, reasoning: `T = ${completedShare.toFixed(2)}` };
+}
 
 class LlmJudge implements Judge {
   readonly tier = 'llm' as const;
@@ -101,16 +159,7 @@ class LlmJudge implements Judge {
   }
 
   async evaluateTurn(input: TurnJudgeInput): Promise<TurnVerdict> {
-    const actions = input.reply.actions.length ? `\nactions: ${JSON.stringify(input.reply.actions).slice(0, 3000)}` : '';
-    const prompt = renderPrompt(JUDGE_PROMPTS.turn, {
-      context: describeContext(input.context),
-      targets: describeTargets(input.targets),
-      history: transcript(input.history),
-      turnIndex: String(input.turnIndex),
-      utterance: input.utterance.text,
-      annotation: JSON.stringify(input.utterance.annotation),
-      reply: delimitUntrusted('head_unit_reply', input.reply.text + actions),
-    });
+    const prompt = renderTurnJudgePrompt(input);
     const result = await generateStructured(
       this.provider,
       this.request(prompt.system, prompt.user, input.spec.rngSeed, input.spec.repeat),
@@ -124,7 +173,7 @@ class LlmJudge implements Judge {
       tier: 'llm',
       judge: this.ref,
       outcome: 'judged',
-      labels: result.value.labels.map((l) => ({ ...l, tier: 'llm' as const })),
+      labels: result.value.labels.map(({ label, targetId, evidence }) => ({ label, targetId, evidence, tier: 'llm' as const })),
       targetUpdates: result.value.targetUpdates,
       reasoning: result.value.reasoning,
     };
@@ -132,17 +181,8 @@ class LlmJudge implements Judge {
 
   /** Four independent evaluators, one call each; C comes from the shared scorer. Any failed evaluator makes the verdict a judge_error. */
   async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
-    const completedShare = completedTargetShare(input.targets.map((t) => t.status));
-    const rubrics = loadPromptSections(JUDGE_PROMPTS.rubrics);
-    const shared = {
-      context: describeContext(input.spec.context),
-      persona: input.spec.persona,
-      targets: describeTargets(input.targets),
-      history: transcript(input.turns),
-    };
     const outcomes = await Promise.all(
-      DIMENSIONS.map(async (dimension) => {
-        const prompt = renderPrompt(JUDGE_PROMPTS.dimension, { ...shared, dimensionTitle: DIMENSION_TITLES[dimension], rubric: rubrics[dimension] });
+      renderDimensionJudgePrompts(input).map(async ([dimension, prompt]) => {
         const result = await generateStructured(this.provider, this.request(prompt.system, prompt.user, input.spec.rngSeed, input.spec.repeat), DimensionOutputSchema, {
           kind: 'judge',
           tracker: this.options.tracker,
@@ -150,21 +190,10 @@ class LlmJudge implements Judge {
           schemaName: `dimension_${dimension}`,
           conversationKey: input.spec.key,
         });
-        return [dimension, result] as const;
+        return [dimension, result.ok ? result : { ok: false as const, error: result.error.message }] as const;
       }),
     );
-    const dimensions: ConversationVerdict['dimensions'] = {};
-    const failures: string[] = [];
-    for (const [dimension, result] of outcomes) {
-      if (result.ok) dimensions[dimension as Dimension] = result.value;
-      else failures.push(`${dimension}: ${result.error.message}`);
-    }
-    if (failures.length) {
-      return { tier: 'llm', judge: this.ref, outcome: 'judge_error', dimensions, completedShare, score: null, pass: null, reasoning: `LLM judge ${this.ref}: ${failures.join('; ')}` };
-    }
-    const scores = Object.fromEntries(Object.entries(dimensions).map(([d, s]) => [d, s.score])) as Partial<Record<Dimension, 0 | 1 | 2>>;
-    const { score, pass } = computeConversationScore(scores, completedShare, this.scoring);
-    return { tier: 'llm', judge: this.ref, outcome: 'judged', dimensions, completedShare, score, pass, reasoning: `T = ${completedShare.toFixed(2)}` };
+    return conversationVerdictFrom(this.ref, input, outcomes, this.scoring, 'LLM judge');
   }
 }
 

@@ -1,12 +1,12 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadYaml } from '../config/yaml.ts';
-import { resolveRefAgainst } from '../llm/modelRef.ts';
+import { parseJudgeRef, resolveRefAgainst } from '../llm/modelRef.ts';
 import { PriceTableSchema } from '../llm/usage.ts';
 import { TechniqueSchema } from './techniques.ts';
 
 /** A judge to compare: the rule oracle, or LLM judges (one or more models) with a list of techniques. */
-export const JudgeSpecSchema = z.discriminatedUnion('kind', [
+const JudgeSpecObjectSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('oracle'), name: z.string().min(1).default('oracle') }),
   z.strictObject({
     kind: z.literal('llm'),
@@ -17,6 +17,29 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
     techniques: z.array(TechniqueSchema).min(1),
   }),
 ]);
+
+/**
+ * A judge as a campaign names it in `judges:` is a judge here too: "oracle", a model reference
+ * (benchmarked with io) or a technique judge reference `TECHNIQUE:MODEL_REF` (with its technique),
+ * so the judge a lab deploys is the judge it measures.
+ */
+export const JudgeSpecSchema = z.unknown().transform((value, ctx): z.output<typeof JudgeSpecObjectSchema> => {
+  if (typeof value !== 'string') {
+    // the object form, with its own errors (a union would bury them under "invalid input")
+    const parsed = JudgeSpecObjectSchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  }
+  if (value === 'oracle') return { kind: 'oracle', name: 'oracle' };
+  try {
+    const parsed = parseJudgeRef(value);
+    return { kind: 'llm', models: parsed.models, techniques: [parsed.technique ?? 'io'] };
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message.split('\n')[0] });
+    return z.NEVER;
+  }
+});
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
 
 export const GenerateSpecSchema = z.strictObject({

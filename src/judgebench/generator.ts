@@ -1,4 +1,4 @@
-import { seededRandom } from '../analysis/stats.ts';
+import { createRng } from '../domain/rng.ts';
 import { formatMinutes } from '../domain/context.ts';
 import { COST_LEVELS, type CostLevel } from '../domain/targets.ts';
 import { estimateDrive } from '../world/geo.ts';
@@ -160,7 +160,7 @@ function recommendation(random: Random, user: UserBlock, prefs: Preferences, err
 }
 
 export function generateDataset(options: GeneratorOptions): Pair[] {
-  const random = seededRandom(options.seed);
+  const random = createRng(options.seed).next;
   const users = options.users ?? 100;
   const includePreferences = options.includePreferences ?? true;
   const pairs: Pair[] = [];

@@ -4,6 +4,7 @@ import type { LlmProvider } from '../llm/types.ts';
 import { ERROR_CATEGORIES, RULE_CATEGORIES, type ErrorCategory, type Pair } from './dataset.ts';
 import { oracleVerdict } from './oracle.ts';
 import { judgePair, type PairJudgment, type Technique, type TechniqueOptions } from './techniques.ts';
+import { runPool } from '../domain/pool.ts';
 
 /**
  * Runs judge configurations (a judge with one technique) over a dataset and scores them.
@@ -93,40 +94,35 @@ export interface RunOptions {
 
 export async function runConfiguration(configuration: JudgeConfiguration, pairs: readonly Pair[], options: RunOptions = {}): Promise<PairResult[]> {
   const results = new Array<PairResult>(pairs.length);
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    while (next < pairs.length) {
-      if (options.signal?.aborted) throw new Error('judge-bench: aborted');
-      const index = next++;
-      const pair = pairs[index];
-      const started = performance.now();
-      let judgment: PairJudgment;
-      try {
-        judgment = await configuration.judgePair(pair, options.signal);
-      } catch (error) {
-        if (options.signal?.aborted) throw error;
-        judgment = { fits: null, calls: 0, tokensIn: 0, tokensOut: 0, error: (error as Error).message };
-      }
-      const latencyMs = performance.now() - started;
-      results[index] = {
-        id: pair.id,
-        label: pair.label,
-        errorCategory: pair.error_category,
-        fits: judgment.fits,
-        correct: judgment.fits === pair.label,
-        latencyMs,
-        calls: judgment.calls,
-        tokensIn: judgment.tokensIn,
-        tokensOut: judgment.tokensOut,
-        ...(judgment.byModel ? { byModel: judgment.byModel } : {}),
-        ...(judgment.votes ? { votes: judgment.votes } : {}),
-        ...(judgment.error ? { error: judgment.error } : {}),
-      };
-      options.onPair?.(configuration, ++done, pairs.length);
+  const work = async (pair: Pair, index: number): Promise<void> => {
+    if (options.signal?.aborted) throw new Error('judge-bench: aborted');
+    const started = performance.now();
+    let judgment: PairJudgment;
+    try {
+      judgment = await configuration.judgePair(pair, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      judgment = { fits: null, calls: 0, tokensIn: 0, tokensOut: 0, error: (error as Error).message };
     }
+    const latencyMs = performance.now() - started;
+    results[index] = {
+      id: pair.id,
+      label: pair.label,
+      errorCategory: pair.error_category,
+      fits: judgment.fits,
+      correct: judgment.fits === pair.label,
+      latencyMs,
+      calls: judgment.calls,
+      tokensIn: judgment.tokensIn,
+      tokensOut: judgment.tokensOut,
+      ...(judgment.byModel ? { byModel: judgment.byModel } : {}),
+      ...(judgment.votes ? { votes: judgment.votes } : {}),
+      ...(judgment.error ? { error: judgment.error } : {}),
+    };
+    options.onPair?.(configuration, ++done, pairs.length);
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, pairs.length) }, worker));
+  await runPool(pairs, work, { concurrency: options.concurrency ?? 4 });
   return results;
 }
 

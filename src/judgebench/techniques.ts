@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { generateStructured } from '../llm/structured.ts';
+import { runTechnique, type AnswerKind, type Persona, type Technique, type TechniqueQuestion } from '../llm/technique.ts';
 import { loadPromptSections, renderTemplate, delimitUntrusted } from '../llm/prompts.ts';
 import type { ChatMessage, ChatRequest, ChatResponse, LlmProvider } from '../llm/types.ts';
 import { weekdayOf, type Pair } from './dataset.ts';
@@ -7,39 +7,18 @@ import { generateDataset } from './generator.ts';
 import { explainVerdict, oracleVerdict } from './oracle.ts';
 
 /**
- * The prompting techniques of Habicht et al. as LLM judges over any LlmProvider:
- * io (direct answer), cot-n (n worked examples with reasoning), sc-n (majority of n sampled
- * reasoning paths), adaptive-sc-n (sc-n that stops once the majority cannot change), mab (three
- * personas, majority), mad (persona debate up to 3 rounds until consensus, then majority), and
- * ar (several models, each with a confidence, calibrated and weighted).
+ * The judge benchmark's question ("does this recommendation fit the request?") for the technique
+ * engine of src/llm/technique.ts, which campaign judges share: the prompts, the worked examples
+ * of CoT-n and the vote (a majority of fits; AR weighs each model's calibrated confidence).
  */
-
-export const TECHNIQUES = ['io', 'cot-1', 'cot-3', 'cot-5', 'sc-3', 'sc-5', 'adaptive-sc-3', 'adaptive-sc-5', 'mab', 'mad', 'ar'] as const;
-export const TechniqueSchema = z.enum(TECHNIQUES);
-export type Technique = z.infer<typeof TechniqueSchema>;
+export { TECHNIQUES, TechniqueSchema, PERSONAS, MAD_MAX_ROUNDS, SAMPLING_TEMPERATURE, calibrateConfidence, type Technique } from '../llm/technique.ts';
 
 export const PROMPT_ID = 'judgebench/context-fit.v1';
-export const PERSONAS = ['investigator', 'forensic-examiner', 'auditor'] as const;
-export const MAD_MAX_ROUNDS = 3;
-/** Sampling temperature for the self-consistency paths (single-answer techniques use 0). */
-export const SAMPLING_TEMPERATURE = 0.7;
 
 const IoAnswerSchema = z.object({ fits: z.boolean() });
 const CotAnswerSchema = z.object({ reasoning: z.string(), fits: z.boolean() });
 const ConfidentAnswerSchema = z.object({ reasoning: z.string(), fits: z.boolean(), confidence: z.number().min(0).max(1) });
-type CotAnswer = z.infer<typeof CotAnswerSchema>;
-
-/**
- * The paper's calibration step function for AR: a stated confidence becomes a vote weight
- * of 1.0 (≥ 0.9), 0.8 (≥ 0.7), 0.5 (≥ 0.5), 0.3 (≥ 0.3) or 0.1 (below).
- */
-export function calibrateConfidence(confidence: number): number {
-  if (confidence >= 0.9) return 1.0;
-  if (confidence >= 0.7) return 0.8;
-  if (confidence >= 0.5) return 0.5;
-  if (confidence >= 0.3) return 0.3;
-  return 0.1;
-}
+type PairAnswer = { fits: boolean; reasoning?: string; confidence?: number };
 
 export interface Usage {
   calls: number;
@@ -117,8 +96,9 @@ export function renderPairMessage(pair: Pair): string {
   return filled;
 }
 
-function systemPrompt(answer: 'answer-io' | 'answer-cot' | 'answer-confidence', persona?: (typeof PERSONAS)[number]): string {
-  return renderTemplate(section('system'), { persona: persona ? `${section(`persona-${persona}`)}\n` : '', answer: section(answer) }, PROMPT_ID);
+function systemPrompt(answer: AnswerKind, persona: Persona | null): string {
+  const instructions = { io: 'answer-io', cot: 'answer-cot', confidence: 'answer-confidence' }[answer];
+  return renderTemplate(section('system'), { persona: persona ? `${section(`persona-${persona}`)}\n` : '', answer: section(instructions) }, PROMPT_ID);
 }
 
 /** Worked examples for CoT-n: fixed pairs from a separate seed, reasoned by the oracle (correct first, then one per error kind). */
@@ -145,109 +125,27 @@ export interface TechniqueOptions {
   signal?: AbortSignal;
 }
 
-type Ask<T> = (messages: ChatMessage[], temperature: number, seed: number) => Promise<T | null>;
-
-function asker<S extends z.ZodType>(provider: LlmProvider, schema: S, options: TechniqueOptions, errors: string[]): Ask<z.output<S>> {
-  return async (messages, temperature, seed) => {
-    const result = await generateStructured(provider, { messages, temperature, seed, signal: options.signal }, schema, {
-      kind: 'judge',
-      maxRetries: options.maxRetries,
-      schemaName: 'verdict',
-    });
-    if (result.ok) return result.value;
-    errors.push(result.error.message);
-    return null;
+/** The benchmark's question about one pair. */
+function pairQuestion(pair: Pair): TechniqueQuestion<PairAnswer> {
+  const pairMessage: ChatMessage = { role: 'user', content: renderPairMessage(pair) };
+  return {
+    schema: (kind) => ({ io: IoAnswerSchema, cot: CotAnswerSchema, confidence: ConfidentAnswerSchema })[kind],
+    opening: (kind, persona, examples) => [{ role: 'system', content: systemPrompt(kind, persona) }, ...workedExamples(examples), pairMessage],
+    debate: (others) => renderTemplate(section('debate'), { others: delimitUntrusted('answers', others) }, PROMPT_ID),
+    key: (answer) => String(answer.fits),
+    describe: (answer) => `${answer.fits ? 'fits' : 'does not fit'}. ${answer.reasoning ?? ''}`,
   };
-}
-
-function majority(votes: readonly boolean[]): boolean | null {
-  if (votes.length === 0) return null;
-  const yes = votes.filter(Boolean).length;
-  // an even split counts as "does not fit": the bench prefers flagging to missing a failure
-  return yes * 2 > votes.length;
-}
-
-/**
- * Self-consistency: n sampled reasoning paths, majority vote. Adaptive: the first ⌈(n+1)/2⌉
- * paths are needed anyway and run together; after that one at a time, stopping as soon as the
- * leader's count exceeds the other's plus the paths left (the majority can no longer change).
- */
-async function selfConsistency(ask: Ask<CotAnswer>, messages: ChatMessage[], n: number, adaptive: boolean, seed: number): Promise<boolean[]> {
-  const sample = (i: number) => ask(messages, SAMPLING_TEMPERATURE, seed + i).then((a) => a?.fits ?? null);
-  if (!adaptive) return (await Promise.all(Array.from({ length: n }, (_, i) => sample(i)))).filter((v): v is boolean => v !== null);
-  const needed = Math.ceil((n + 1) / 2);
-  const results: (boolean | null)[] = await Promise.all(Array.from({ length: needed }, (_, i) => sample(i)));
-  for (let i = needed; i < n; i++) {
-    const yes = results.filter((v) => v === true).length;
-    const no = results.filter((v) => v === false).length;
-    if (Math.abs(yes - no) > n - i) break;
-    results.push(await sample(i));
-  }
-  return results.filter((v): v is boolean => v !== null);
-}
-
-function describeAnswer(persona: string, answer: CotAnswer): string {
-  return `- ${persona}: ${answer.fits ? 'fits' : 'does not fit'}. ${answer.reasoning}`;
 }
 
 /** Runs one technique on one pair. AR needs at least two providers; the others use the first. */
 export async function judgePair(technique: Technique, providers: readonly LlmProvider[], pair: Pair, options: TechniqueOptions = {}): Promise<PairJudgment> {
-  if (providers.length === 0) throw new Error(`technique ${technique}: no model given`);
-  if (technique === 'ar' && providers.length < 2) throw new Error('technique ar (answer routing across models) needs at least two models');
   const usage: Usage = { calls: 0, tokensIn: 0, tokensOut: 0 };
-  const errors: string[] = [];
   const models = providers.map((p) => metered(p, usage));
-  const seed = options.seed ?? 1;
-  const pairMessage: ChatMessage = { role: 'user', content: renderPairMessage(pair) };
-  let votes: boolean[];
-  let fits: boolean | null;
-
-  if (technique === 'io') {
-    const answer = await asker(models[0], IoAnswerSchema, options, errors)([{ role: 'system', content: systemPrompt('answer-io') }, pairMessage], 0, seed);
-    votes = answer ? [answer.fits] : [];
-    fits = majority(votes);
-  } else if (technique.startsWith('cot-')) {
-    const n = Number(technique.slice(4));
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt('answer-cot') }, ...workedExamples(n), pairMessage];
-    const answer = await asker(models[0], CotAnswerSchema, options, errors)(messages, 0, seed);
-    votes = answer ? [answer.fits] : [];
-    fits = majority(votes);
-  } else if (technique.startsWith('sc-') || technique.startsWith('adaptive-sc-')) {
-    const adaptive = technique.startsWith('adaptive-');
-    const n = Number(technique.slice(technique.lastIndexOf('-') + 1));
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt('answer-cot') }, pairMessage];
-    votes = await selfConsistency(asker(models[0], CotAnswerSchema, options, errors), messages, n, adaptive, seed);
-    fits = majority(votes);
-  } else if (technique === 'mab' || technique === 'mad') {
-    const ask = asker(models[0], CotAnswerSchema, options, errors);
-    const opening = (persona: (typeof PERSONAS)[number]): ChatMessage[] => [{ role: 'system', content: systemPrompt('answer-cot', persona) }, pairMessage];
-    let answers = await Promise.all(PERSONAS.map((persona, i) => ask(opening(persona), 0, seed + i)));
-    const rounds = technique === 'mab' ? 1 : MAD_MAX_ROUNDS;
-    for (let round = 2; round <= rounds; round++) {
-      const current = answers.filter((a): a is CotAnswer => a !== null);
-      if (current.length > 0 && current.every((a) => a.fits === current[0].fits) && current.length === PERSONAS.length) break;
-      const previous = answers;
-      answers = await Promise.all(
-        PERSONAS.map((persona, i) => {
-          const others = PERSONAS.map((p, j) => (j !== i && previous[j] ? describeAnswer(p, previous[j]!) : null)).filter(Boolean).join('\n');
-          const debate = renderTemplate(section('debate'), { others: delimitUntrusted('answers', others || '(no usable answers)') }, PROMPT_ID);
-          const own = previous[i] ? [{ role: 'assistant' as const, content: JSON.stringify(previous[i]) }] : [];
-          return ask([...opening(persona), ...own, { role: 'user', content: debate }], 0, seed + round * 10 + i);
-        }),
-      );
-    }
-    votes = answers.filter((a): a is CotAnswer => a !== null).map((a) => a.fits);
-    fits = majority(votes);
-  } else {
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt('answer-confidence') }, pairMessage];
-    const answers = await Promise.all(models.map((m, i) => asker(m, ConfidentAnswerSchema, options, errors)(messages, 0, seed + i)));
-    const usable = answers.filter((a): a is z.infer<typeof ConfidentAnswerSchema> => a !== null);
-    votes = usable.map((a) => a.fits);
-    const weightFor = (value: boolean) => usable.filter((a) => a.fits === value).reduce((s, a) => s + calibrateConfidence(a.confidence), 0);
-    // equal weights count as "does not fit", as with the other majority votes
-    fits = usable.length === 0 ? null : weightFor(true) > weightFor(false);
-  }
-
+  const { votes: weighted, errors } = await runTechnique(technique, models, pairQuestion(pair), { maxRetries: options.maxRetries, seed: options.seed ?? 1, signal: options.signal });
+  const votes = weighted.map((v) => v.answer.fits);
+  const weightFor = (value: boolean) => weighted.filter((v) => v.answer.fits === value).reduce((s, v) => s + v.weight, 0);
+  // a majority (AR: of calibrated confidence); an even split counts as "does not fit": the bench prefers flagging to missing a failure
+  const fits = weighted.length === 0 ? null : weightFor(true) > weightFor(false);
   return {
     fits,
     votes,

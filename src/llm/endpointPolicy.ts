@@ -1,22 +1,15 @@
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../domain/loopback.ts';
 import { LlmError } from './types.ts';
 
 /**
  * Offline by construction: a model endpoint must be loopback or one of the lab hosts
  * named in the config. Checked on the URL before any connection is opened; names are
- * not resolved, so a DNS entry cannot smuggle in another address.
+ * not resolved, so a DNS entry cannot smuggle in another address and a refused name
+ * never causes a DNS query.
  */
 export interface EndpointPolicy {
   /** extra host names or IP addresses allowed besides loopback (the lab's GPU workstation, …) */
   allowedHosts?: readonly string[];
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1' || host.startsWith('::ffff:127.');
-  return false;
 }
 
 export function assertAllowedEndpoint(url: string | URL, policy: EndpointPolicy = {}): URL {
@@ -27,11 +20,11 @@ export function assertAllowedEndpoint(url: string | URL, policy: EndpointPolicy 
     throw new LlmError('refused_endpoint', `"${String(url)}" is not a valid URL`);
   }
   const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const allowed = isLoopback(host) || (policy.allowedHosts ?? []).some((h) => h.toLowerCase() === host);
+  const allowed = isLoopbackHost(host) || (policy.allowedHosts ?? []).some((h) => h.toLowerCase() === host);
   if (!allowed) {
     throw new LlmError(
       'refused_endpoint',
-      `refusing to contact ${parsed.origin}: only loopback and the configured lab hosts are allowed ` +
+      `refusing to contact ${parsed.origin}: only loopback (127.0.0.0/8, ::1, localhost) and the configured lab hosts are allowed ` +
         `(add "${host}" to llm.allowedHosts in the bench config if this machine is in the lab)`,
     );
   }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { describeZodError } from '../domain/validation.ts';
+import { TECHNIQUES, TechniqueSchema, type Technique } from './technique.ts';
 
 /** The three accepted forms of a model reference, shown verbatim in every parse error. */
 export const MODEL_REF_FORMS = [
@@ -61,6 +62,74 @@ export function parseModelRef(ref: string): ModelRef {
   if (!parsed.success) throw new ModelRefError(ref, describeZodError(parsed.error));
   return parsed.data;
 }
+
+/**
+ * A judge reference: "oracle", a model reference, or a technique judge `TECHNIQUE:MODEL_REF`
+ * (src/llm/technique.ts): `sc-5:ollama:qwen3:14b`, `adaptive-sc-5:…`, `cot-3:…`, `mab:…`, `mad:…`,
+ * `io:…`, and `ar:MODEL_REF+MODEL_REF[+…]` (answer routing needs two models or more, joined by "+").
+ * A model reference never starts with a technique name, so the prefix decides.
+ */
+export interface ParsedJudgeRef {
+  /** null for a plain model judge */
+  technique: Technique | null;
+  /** the model references, validated */
+  models: string[];
+}
+
+export class JudgeRefError extends Error {
+  constructor(ref: string, problem: string) {
+    super(
+      `invalid judge reference "${ref}": ${problem}. Accepted: oracle, a model reference (${MODEL_REF_FORMS.map((f) => f.split(/\s+/)[0]).join(', ')}), ` +
+        `or TECHNIQUE:MODEL_REF with TECHNIQUE one of ${TECHNIQUES.join(', ')} (ar takes two or more model references joined by "+", e.g. ar:ollama:qwen3:14b+ollama:llama3.1:8b)`,
+    );
+    this.name = 'JudgeRefError';
+  }
+}
+
+/** Whether `ref` names a technique judge (its prefix is a technique name). */
+export function isTechniqueRef(ref: string): boolean {
+  const colon = ref.indexOf(':');
+  return colon > 0 && (TECHNIQUES as readonly string[]).includes(ref.slice(0, colon));
+}
+
+/** Parses a model or technique judge reference (not "oracle"); errors name the reference and the accepted forms. */
+export function parseJudgeRef(ref: string): ParsedJudgeRef {
+  if (!isTechniqueRef(ref)) {
+    parseModelRef(ref);
+    return { technique: null, models: [ref] };
+  }
+  const colon = ref.indexOf(':');
+  const technique = TechniqueSchema.parse(ref.slice(0, colon));
+  const rest = ref.slice(colon + 1);
+  if (!rest) throw new JudgeRefError(ref, `no model reference after "${technique}:"`);
+  const models = technique === 'ar' ? rest.split('+') : [rest];
+  if (technique === 'ar' && models.length < 2) throw new JudgeRefError(ref, 'ar (answer routing) needs at least two model references joined by "+"');
+  for (const model of models) {
+    if (isTechniqueRef(model)) throw new JudgeRefError(ref, `techniques do not nest ("${model}")`);
+    try {
+      parseModelRef(model);
+    } catch (error) {
+      // the model reference's own problem; the accepted forms follow once, in this error's own list
+      throw new JudgeRefError(ref, (error as Error).message.split('\n')[0].replace(/\.? Accepted forms:$/, ''));
+    }
+  }
+  return { technique, models };
+}
+
+/**
+ * A judge in `judges:` of a campaign config: the string form, or the structured form
+ * `{ technique: sc-5, model: ollama:qwen3:14b }` / `{ technique: ar, models: [ref, ref] }`, which
+ * becomes the string form (so the run records one reference per judge).
+ */
+export const JudgeRefInputSchema = z
+  .union([
+    z.string().min(1),
+    z.strictObject({ technique: TechniqueSchema, model: z.string().min(1).optional(), models: z.array(z.string().min(1)).min(1).optional() }).superRefine((value, ctx) => {
+      if ((value.model === undefined) === (value.models === undefined)) ctx.addIssue({ code: 'custom', message: 'give exactly one of "model" or "models"' });
+      if (value.technique !== 'ar' && (value.models?.length ?? 1) !== 1) ctx.addIssue({ code: 'custom', path: ['models'], message: `${value.technique} uses one model; only ar takes several` });
+    }),
+  ])
+  .transform((value) => (typeof value === 'string' ? value : `${value.technique}:${(value.models ?? [value.model!]).join('+')}`));
 
 /** A reference as named in a config file: a gguf path made absolute against the file's folder; other references unchanged. */
 export function resolveRefAgainst(ref: string, baseDir: string): string {

@@ -1,4 +1,6 @@
 import { createLlmJudge } from '../judge/llm.ts';
+import { createTechniqueJudge } from '../judge/technique-judge.ts';
+import { isTechniqueRef, parseJudgeRef } from './modelRef.ts';
 import type { Scoring } from '../judge/score.ts';
 import type { Judge } from '../judge/types.ts';
 import type { Strategy } from '../domain/taxonomy.ts';
@@ -16,9 +18,23 @@ export interface ModelTierContext {
   scoring?: Scoring;
 }
 
-/** Whether a model named for a run can serve calls, checked with the run's model settings (hosts, allowed endpoints). */
-export function checkTierModel(ref: string, settings: LlmSettings): Promise<ModelAvailability> {
-  return checkModelAvailability(ref, { allowedHosts: settings.allowedHosts, ollamaHost: settings.ollamaHost });
+/**
+ * Whether a model named for a run can serve calls, checked with the run's model settings (hosts,
+ * allowed endpoints). A technique judge (`sc-5:ollama:…`) is available when every model it names is.
+ */
+export async function checkTierModel(ref: string, settings: LlmSettings): Promise<ModelAvailability> {
+  const check = (model: string) => checkModelAvailability(model, { allowedHosts: settings.allowedHosts, ollamaHost: settings.ollamaHost });
+  if (!isTechniqueRef(ref)) return check(ref);
+  let models: string[];
+  try {
+    models = parseJudgeRef(ref).models;
+  } catch (error) {
+    return { ref, available: false, reason: 'invalid_reference', detail: (error as Error).message };
+  }
+  const found = await Promise.all(models.map(check));
+  const missing = found.find((f) => !f.available);
+  if (missing) return { ...missing, ref, detail: `${missing.ref}: ${missing.detail}` };
+  return { ref, available: true, detail: found.map((f) => `${f.ref}: ${f.detail}`).join('; ') };
 }
 
 /** The model-driven simulator of a run (src/campaign/tiers.ts checks the model first). */
@@ -34,9 +50,12 @@ export function createModelSimulator(ref: string, context: ModelTierContext): Us
   });
 }
 
-/** A model-driven judge of a run (src/campaign/tiers.ts checks the model first). */
+/** A model-driven judge of a run, a plain LLM judge or a technique judge (`sc-5:…`); src/campaign/tiers.ts checks the models first. */
 export function createModelJudge(ref: string, context: ModelTierContext): Judge {
   const { settings } = context;
+  if (isTechniqueRef(ref)) {
+    return createTechniqueJudge(ref, { tracker: context.tracker, seed: settings.seed, maxRetries: settings.maxRetries, scoring: context.scoring, provider: providerOptionsFrom(settings) });
+  }
   return createLlmJudge(ref, {
     tracker: context.tracker,
     temperature: settings.temperature,

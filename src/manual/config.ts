@@ -6,7 +6,7 @@ import { ManualFaultConfigSchema, ManualQaSkill } from '../headunit/reference/ma
 import { resolveEmbedder } from '../embedding/index.ts';
 import { Bm25Retriever, DenseRetriever } from './retrieval.ts';
 import { LlmSettingsSchema } from '../llm/settings.ts';
-import { createRng } from '../world/rng.ts';
+import { createRng } from '../domain/rng.ts';
 import { manualFiles } from './files.ts';
 import { ManualCorpus } from './corpus.ts';
 import { buildManualIndex } from './manual-index.ts';

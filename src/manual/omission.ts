@@ -1,4 +1,4 @@
-import { createRng } from '../world/rng.ts';
+import { createRng } from '../domain/rng.ts';
 import type { DeterministicManualEvaluator } from './evaluate.ts';
 import { metricFails } from './model.ts';
 import type { TestItem } from './testset.ts';

@@ -8,6 +8,8 @@ import { parseOrThrow } from '../domain/validation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { voiceReport } from './voice-section.ts';
+import { diversityCollector, diversityConfigOfStoredConfig } from '../analysis/diversity.ts';
+import { resolveEmbedder } from '../embedding/index.ts';
 
 export function runInfo(record: RunRecord): RunInfo {
   return { id: record.id, name: record.name, mode: record.mode, status: record.status, createdAt: record.createdAt, finishedAt: record.finishedAt };
@@ -34,10 +36,12 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
   const conversations = options.yieldEvery ? await readYielding(store, runId, options.yieldEvery) : store.conversations(runId);
   const voice = voiceReport();
   const protocol = protocolReport(store.runFacts(runId));
+  const diversity = diversityCollector(record.name);
   function* observed(): Generator<ConversationResult> {
     for (const result of conversations) {
       voice.add(result);
       protocol.add(result);
+      diversity.add(result);
       yield result;
     }
   }
@@ -48,6 +52,7 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
   const vehicle = vehicleSection(store, runId);
   const llm = llmUsage(store, runId, base.turns);
   const invoked = invocations(store, runId);
+  const diversitySummary = await failureDiversity(diversity, record.config);
   return {
     ...base,
     ...(tiers.length ? { tiers } : {}),
@@ -56,7 +61,23 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
     ...(protocolSection ? { protocol: protocolSection } : {}),
     ...(vehicle ? { vehicle: { ...vehicle } } : {}),
     ...(llm ? { llm: { ...llm } } : {}),
+    diversity: diversitySummary,
   };
+}
+
+/**
+ * The run's failure diversity (src/analysis/diversity.ts) with its stored `diversity:` settings: the
+ * configured ONNX sentence model, or the labelled lexical TF-IDF fallback (a configured model that is
+ * missing is reported with the fix on standard error).
+ */
+async function failureDiversity(collected: ReturnType<typeof diversityCollector>, storedConfig: unknown) {
+  const config = diversityConfigOfStoredConfig(storedConfig);
+  const embedder = await resolveEmbedder(config.embeddingModel, config.embeddingModel ? (line) => console.error(line) : undefined);
+  try {
+    return await collected.finish(embedder, config);
+  } finally {
+    await embedder.close();
+  }
 }
 
 async function readYielding(store: ResultStore, runId: string, slice: number): Promise<ConversationResult[]> {

@@ -9,6 +9,7 @@ import type { ResultStore } from '../store/store.ts';
 import { ConversationCsvWriter } from './csv.ts';
 import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
+import { diversityComparisonSection, diversitySection } from './diversity-section.ts';
 import type { Artifact } from '../store/types.ts';
 import { judgeDisagreementSection } from './judge-section.ts';
 import { protocolSection } from './protocol-section.ts';
@@ -91,7 +92,13 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
     run: runInfo(store.getRun(runId)!),
     summary,
     conversations: store.conversations(runId),
-    extraSections: [...(vehicle ? [vehicle] : []), ...(voice ? [voice.section] : []), ...(disagreements ? [disagreements] : []), ...(protocol ? [protocolSection(protocol)] : [])],
+    extraSections: [
+      ...(vehicle ? [vehicle] : []),
+      ...(voice ? [voice.section] : []),
+      ...(disagreements ? [disagreements] : []),
+      ...(protocol ? [protocolSection(protocol)] : []),
+      ...(summary.diversity ? [diversitySection(summary.diversity)] : []),
+    ],
     protocolOf: protocolCollector.rowFor,
   });
   return summary;
@@ -138,7 +145,8 @@ export function writeComparisonReport(dir: string, comparison: RunComparison, ex
   mkdirSync(dir, { recursive: true });
   const files = { html: join(dir, 'comparison.html'), json: join(dir, 'comparison.json') };
   writeAtomically(files.json, `${JSON.stringify(valid, null, 2)}\n`);
-  writeAtomically(files.html, comparisonHtml(valid, extraSections));
+  const diversity = valid.diversity ? [diversityComparisonSection(valid.diversity, valid.a.name, valid.b.name)] : [];
+  writeAtomically(files.html, comparisonHtml(valid, [...diversity, ...extraSections]));
   return files;
 }
 

@@ -1,20 +1,13 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
+import { isLoopbackAddress, isLoopbackHost } from '../domain/loopback.ts';
 import { ApiError } from './http-util.ts';
+
+/** the one loopback rule (src/domain/loopback.ts), offered here to the app server and `icabench serve` */
+export { isLoopbackHost };
 
 export function newToken(): string {
   return randomBytes(24).toString('base64url');
-}
-
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return plain === '::1' || (isIP(plain) === 4 && plain.startsWith('127.'));
-}
-
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || isLoopbackAddress(host.replace(/^\[|\]$/g, ''));
 }
 
 export function tokensEqual(given: string, expected: string): boolean {

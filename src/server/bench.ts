@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { workspaceStorePath } from '../store/workspace.ts';
-import { ResultStore } from '../store/store.ts';
+import { openWorkspaceStore } from '../store/workspace.ts';
 import { fleetWorkerSource } from '../fleet/coordinator.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
@@ -28,8 +27,9 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
   // a --fleet URL is checked (loopback, or TLS with a password) before anything is opened
   const fleet = options.fleet ? fleetWorkerSource(options.fleet) : null;
   const workspace = resolve(options.workspace);
-  mkdirSync(workspace, { recursive: true });
-  const store = ResultStore.open(workspaceStorePath(workspace));
+  // creates the workspace folder too (the app writes its materialized configs there)
+  const opened = openWorkspaceStore(workspace);
+  const store = opened.store;
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
   const uiBuilt = existsSync(resolve(uiDir, 'index.html'));
   try {
@@ -55,7 +55,8 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
     };
   } catch (error) {
     fleet?.close();
-    store.close();
+    // a server that could not start (port taken, bad host) leaves no new store behind
+    opened.closeAndDiscardIfEmpty();
     throw error;
   }
 }

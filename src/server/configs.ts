@@ -4,7 +4,18 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, MAX_CONFIG_BYTES, parseYamlSource, readBoundedText, validateYaml, type ConfigProblem, type YamlSource } from '../config/yaml.ts';
 import { ApiError, type FieldError } from './http-util.ts';
+import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
 import { campaignKindOfValue, type CampaignKind } from '../campaign/kinds.ts';
+
+/** The model references behind a simulator or judge reference; a technique reference that does not parse stays as it is, so the rig status reports it invalid. */
+function servedBy(ref: string): string[] {
+  if (!isTechniqueRef(ref)) return [ref];
+  try {
+    return parseJudgeRef(ref).models;
+  } catch {
+    return [ref];
+  }
+}
 
 /** A field error with the line it sits on in the YAML text, so the editor can mark it. */
 export interface ConfigFieldError extends FieldError {
@@ -67,7 +78,10 @@ export class ConfigCatalog {
       if (!listing.valid) continue;
       // dialogue configs name a simulator and judges, manual-QA configs evaluators
       const config = (await this.read(listing.name)).config as { simulator?: string; judges?: string[]; evaluators?: string[] };
-      for (const ref of [config.simulator, ...(config.judges ?? []), ...(config.evaluators ?? [])]) if (ref && ref !== 'template' && ref !== 'oracle') refs.add(ref);
+      for (const ref of [config.simulator, ...(config.judges ?? []), ...(config.evaluators ?? [])]) {
+        // a technique judge (sc-5:ollama:…) is served by the models it names
+        if (ref && ref !== 'template' && ref !== 'oracle') for (const model of servedBy(ref)) refs.add(model);
+      }
     }
     return [...refs];
   }

@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { runDoctor, type DoctorResult } from '../cli/commands/doctor.ts';
+import { runDoctor, type DoctorResult } from '../doctor/checks.ts';
 import type { Capabilities } from '../protocol/bridge.ts';
 import type { WorkerStatus } from '../fleet/protocol.ts';
 

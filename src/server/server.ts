@@ -7,12 +7,14 @@ import type { z } from 'zod';
 import type { RunSummary } from '../analysis/profile.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
-import { compareRuns } from '../analysis/compare.ts';
+import { compareRunsWithDiversity } from '../analysis/compare.ts';
+import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { computeAgreement } from './agreement.ts';
+import { judgeAgreementView } from '../judge/agreement.ts';
 import { RatingFormSchema, decodeRatings, encodeRating } from './annotations.ts';
 import {
   CompareQuerySchema,
@@ -27,6 +29,8 @@ import {
 import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
+import { ToolRunApi } from './tool-runs.ts';
+import { TOOL_AGENTS_KIND } from '../agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
 import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
@@ -88,6 +92,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   // every campaign kind validates with its own schema (src/campaign/kinds.ts); the app starts dialogue campaigns only
   const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
   const manualRuns = new ManualRunApi(store);
+  const toolRuns = new ToolRunApi(store);
   const requireDialogue = (config: unknown, where: string) => {
     const kind = campaignKindOfValue(config);
     if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} campaign; the bench app starts and compares dialogue campaigns (run ${kind} campaigns with icabench run)`);
@@ -217,10 +222,13 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       method: 'GET',
       pattern: /^\/api\/runs\/(?<id>[^/]+)\/summary$/,
       handle: async (_q, res, p) => {
-        const { perConversation: _omitted, ...summary } = await summaries.get(requireRun(p.id));
-        return ok(res, { summary });
+        const { perConversation: _omitted, diversity, ...summary } = await summaries.get(requireRun(p.id));
+        // the renderings of the failing conversations stay in summary.json; the page needs the figures
+        return ok(res, { summary: { ...summary, ...(diversity ? { diversity: { ...diversity, conversations: [] } } : {}) } });
       },
     },
+    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/tool-agents$/, handle: (_q, res, p) => ok(res, toolRuns.overview(requireRun(p.id))) },
+    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/tool-agents\/trials\/(?<key>[^/]+)$/, handle: (_q, res, p) => ok(res, toolRuns.trial(requireRun(p.id), p.key)) },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual$/, handle: (_q, res, p) => ok(res, manualRuns.overview(requireRun(p.id))) },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual\/questions\/(?<key>[^/]+)$/, handle: (_q, res, p) => ok(res, manualRuns.question(requireRun(p.id), p.key)) },
     {
@@ -238,7 +246,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       // the run's summary.json, byte for byte what `icabench run` and `icabench report RUN` write
       handle: async (_q, res, p) => {
         const run = requireRun(p.id);
-        // a manual-QA run's summary.json is its own (src/manual/results.ts), as icabench run writes it
+        // a manual-QA or tool-agents run's summary.json is its kind's own, as icabench run writes it
+        if (run.kind === TOOL_AGENTS_KIND) return sendJsonText(res, 200, toolRuns.summaryJson(run));
         return sendJsonText(res, 200, run.kind === 'dialogue' ? summaryJson(await summaries.get(run)) : manualRuns.summaryJson(run));
       },
     },
@@ -315,13 +324,22 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     },
     {
       method: 'GET',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/judge-agreement$/,
+      handle: (_q, res, p) => {
+        const run = requireRun(p.id);
+        return ok(res, judgeAgreementView(store.conversations(run.id)));
+      },
+    },
+    {
+      method: 'GET',
       pattern: /^\/api\/compare$/,
       handle: async (_q, res, _p, query) => {
         const q = parseRequest(CompareQuerySchema, Object.fromEntries(query), 'compare query');
         const runs = [requireRun(q.a), requireRun(q.b)];
         for (const run of runs) requireDialogue({ kind: run.kind }, `compare: run ${run.id}`);
         const [a, b] = await Promise.all(runs.map((run) => summaries.get(run)));
-        return ok(res, { comparison: compareRuns(a, b) });
+        // failure diversity of the union with the lexical embedder (labelled in the result), as `icabench compare` does by default
+        return ok(res, { comparison: await compareRunsWithDiversity(a, b, new TfidfEmbedder()) });
       },
     },
   ];

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { ContextVector } from '../domain/context.ts';
-import { SimulatedUtteranceSchema, UtteranceAnnotationSchema, type ConversationSpec, type SimulatedUtterance, type TurnRecord } from '../domain/conversation.ts';
+import { SimulatedUtteranceSchema, UtteranceAnnotationSchema, type ConversationSpec, type SimulatedUtterance } from '../domain/conversation.ts';
 import { RequestSchema, type Target } from '../domain/targets.ts';
 import { DEFAULT_CONSECUTIVE_LIMITS, StrategySchema, type Strategy } from '../domain/taxonomy.ts';
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
-import { delimitUntrusted, loadPromptSections, renderPrompt } from '../llm/prompts.ts';
+import { loadPromptSections, renderPrompt } from '../llm/prompts.ts';
+import { describeContext, describeTargets, transcript } from '../llm/transcript.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import { SimulatorError, type SimulatorSession, type SimulatorTurnInput, type UserSimulator } from './types.ts';
 
@@ -71,27 +72,6 @@ function buildUtteranceOutputSchema(targetIds: readonly string[], allowed: reado
       }
     }
   });
-}
-
-export function describeContext(context: ContextVector): string {
-  const vehicle = context.vehicle ? `, vehicle ${context.vehicle.speedKmh} km/h gear ${context.vehicle.gear}` : ', driving';
-  return `${context.location.district}, ${context.location.city}; ${context.date} ${context.time}${vehicle}`;
-}
-
-export function describeTargets(targets: readonly Target[]): string {
-  return JSON.stringify(targets.map((t) => ({ id: t.id, status: t.status, request: t.request })));
-}
-
-/** The dialogue so far; the head unit's words are delimited as untrusted data. */
-export function transcript(history: readonly TurnRecord[]): string {
-  if (history.length === 0) return '(no turns yet)';
-  return history
-    .map((turn) => {
-      const reply = turn.reply ? turn.reply.text : '(no reply)';
-      const actions = turn.reply?.actions.length ? `\nactions: ${JSON.stringify(turn.reply.actions).slice(0, 1500)}` : '';
-      return `Turn ${turn.index}\nDriver: ${turn.utterance.text}\nAssistant:\n${delimitUntrusted('head_unit_reply', reply + actions)}`;
-    })
-    .join('\n\n');
 }
 
 class LlmSimulatorSession implements SimulatorSession {

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { loadYaml, PATH_LIKE } from '../config/yaml.ts';
+import { loadYamlDocument, PATH_LIKE } from '../config/yaml.ts';
 import { DbcCodec, type DecodedFrame } from './dbc/codec.ts';
 import { loadDbc } from './dbc/parser.ts';
 import type { DbcMessage, DbcSignal } from './dbc/types.ts';
@@ -77,15 +77,16 @@ export class VehicleMapping {
   constructor(
     readonly config: VehicleMappingConfig,
     dbcPath: string,
-    private readonly where: string,
+    /** "FILE:LINE" of a field of the mapping file, for errors */
+    at: (field: string) => string,
   ) {
     this.codec = new DbcCodec(loadDbc(dbcPath));
     const bind = (field: string, ref: { message: string; signal: string }) => {
       const message = this.codec.db.messages.find((m) => m.name === ref.message);
-      if (!message) throw new Error(`${where}: signals.${field}.message: ${ref.message} is not a message of ${dbcPath}`);
+      if (!message) throw new Error(`${at(`signals.${field}.message`)}: signals.${field}.message: ${ref.message} is not a message of ${dbcPath}`);
       const signal = message.signals.find((s) => s.name === ref.signal);
-      if (!signal) throw new Error(`${where}: signals.${field}.signal: ${ref.signal} is not a signal of ${ref.message}`);
-      if (signal.multiplex !== undefined) throw new Error(`${where}: signals.${field}: ${ref.signal} is multiplexed; mappings use plain signals`);
+      if (!signal) throw new Error(`${at(`signals.${field}.signal`)}: signals.${field}.signal: ${ref.signal} is not a signal of ${ref.message}`);
+      if (signal.multiplex !== undefined) throw new Error(`${at(`signals.${field}`)}: signals.${field}: ${ref.signal} is multiplexed; mappings use plain signals`);
       return { message, signal };
     };
     for (const [field, ref] of Object.entries(config.signals)) {
@@ -96,7 +97,7 @@ export class VehicleMapping {
     const byDbcValue = new Map<string, Gear>();
     for (const [gear, value] of Object.entries(config.signals.gear.values) as Array<[Gear, number | string]>) {
       if (typeof value === 'string' && ![...gearBound.signal.valueTable.values()].includes(value)) {
-        throw new Error(`${where}: signals.gear.values.${gear}: "${value}" is not a label of ${gearBound.signal.name}`);
+        throw new Error(`${at(`signals.gear.values.${gear}`)}: signals.gear.values.${gear}: "${value}" is not a label of ${gearBound.signal.name}`);
       }
       byDbcValue.set(String(value), gear);
     }
@@ -105,12 +106,12 @@ export class VehicleMapping {
     const used = new Map<string, DbcMessage>();
     for (const bound of [...this.numeric, this.gear]) used.set(bound.message.name, bound.message);
     for (const name of Object.keys(config.cycleMs)) {
-      if (!used.has(name)) throw new Error(`${where}: cycleMs.${name}: not a message this mapping uses (${[...used.keys()].join(', ')})`);
+      if (!used.has(name)) throw new Error(`${at(`cycleMs.${name}`)}: cycleMs.${name}: not a message this mapping uses (${[...used.keys()].join(', ')})`);
     }
     this.messages = [...used.values()].map((message) => {
       const cycleMs = config.cycleMs[message.name] ?? message.cycleTimeMs;
       if (cycleMs === undefined) {
-        throw new Error(`${where}: cycleMs.${message.name}: required, the DBC gives ${message.name} no GenMsgCycleTime`);
+        throw new Error(`${at('cycleMs')}: cycleMs.${message.name}: required, the DBC gives ${message.name} no GenMsgCycleTime`);
       }
       return { message, cycleMs };
     });
@@ -162,7 +163,7 @@ export class VehicleMapping {
         rejected.push(`${bound.message.name}.${bound.signal.name} = ${dbcValue} is outside [${bound.signal.minimum}|${bound.signal.maximum}]`);
         continue;
       }
-      values[bound.context] = (dbcValue - bound.ref.offset) / bound.ref.scale;
+      values[bound.context] = (Number(dbcValue) - bound.ref.offset) / bound.ref.scale;
     }
     if (this.gear.message === decoded.message) {
       const raw = decoded.signals[this.gear.signal.name];
@@ -178,6 +179,6 @@ export class VehicleMapping {
 /** Loads a mapping by name (from hardware/mappings/) or by path; errors name the file and field. */
 export function loadMapping(nameOrPath: string): VehicleMapping {
   const path = PATH_LIKE.test(nameOrPath) ? resolve(nameOrPath) : resolve(MAPPINGS_DIR, `${nameOrPath}.yaml`);
-  const config = loadYaml(VehicleMappingSchema, path, 'vehicle mapping');
-  return new VehicleMapping(config, resolve(dirname(path), config.dbc), path);
+  const { data: config, at } = loadYamlDocument(VehicleMappingSchema, path, 'vehicle mapping');
+  return new VehicleMapping(config, resolve(dirname(path), config.dbc), at);
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ISODate, type ContextVector, type GeoPoint, type VehicleState } from '../domain/context.ts';
-import { loadYaml, PATH_LIKE } from '../config/yaml.ts';
+import { loadYamlDocument, PATH_LIKE } from '../config/yaml.ts';
 import { ValidationError } from '../domain/validation.ts';
 import { haversineKm } from '../world/geo.ts';
 import type { VehicleSnapshot } from './model.ts';
@@ -78,13 +78,18 @@ export class Scenario {
   readonly routeKm: number;
   private readonly startMs: number;
 
-  constructor(readonly config: ScenarioFile, readonly source: string) {
+  constructor(
+    readonly config: ScenarioFile,
+    readonly source: string,
+    /** "FILE:LINE" of a field of the scenario file, for errors */
+    private readonly at: (field: string) => string = () => source,
+  ) {
     this.segmentKm = config.route.slice(1).map((p, i) => haversineKm(config.route[i], p));
     this.routeKm = this.segmentKm.reduce((a, b) => a + b, 0);
     const [h, m, sec] = config.start.time.split(':').map(Number);
     // wall-clock arithmetic in UTC so that no local time zone or DST shifts the scenario clock
     this.startMs = Date.parse(`${config.start.date}T00:00:00Z`) + ((h * 60 + m) * 60 + (sec ?? 0)) * 1000;
-    if (Number.isNaN(this.startMs)) throw new ValidationError(source, `start.date: ${config.start.date} is not a calendar date`);
+    if (Number.isNaN(this.startMs)) throw new ValidationError(at('start.date'), `start.date: ${config.start.date} is not a calendar date`);
     this.check();
   }
 
@@ -101,23 +106,23 @@ export class Scenario {
       if (g.gear !== 'P') return;
       const moving = motionWithin(g.t, Math.min(gear[i + 1]?.t ?? durationS, durationS));
       if (moving !== undefined) {
-        throw new ValidationError(this.source, `gear.${i}: gear P from t=${g.t} s, but the speed profile is ${this.speedAt(moving)} km/h at t=${moving} s`);
+        throw new ValidationError(this.at(`gear.${i}`), `gear.${i}: gear P from t=${g.t} s, but the speed profile is ${this.speedAt(moving)} km/h at t=${moving} s`);
       }
     });
     parkingBrake?.forEach((b, i) => {
       if (!b.engaged) return;
       const moving = motionWithin(b.t, Math.min(parkingBrake[i + 1]?.t ?? durationS, durationS));
       if (moving !== undefined) {
-        throw new ValidationError(this.source, `parkingBrake.${i}: engaged from t=${b.t} s, but the speed profile is ${this.speedAt(moving)} km/h at t=${moving} s`);
+        throw new ValidationError(this.at(`parkingBrake.${i}`), `parkingBrake.${i}: engaged from t=${b.t} s, but the speed profile is ${this.speedAt(moving)} km/h at t=${moving} s`);
       }
     });
     const driven = this.distanceKm(durationS);
     if (driven > this.routeKm + 1e-6) {
-      throw new ValidationError(this.source, `route: ${this.routeKm.toFixed(2)} km long, but the speed profile drives ${driven.toFixed(2)} km in ${durationS} s; extend the route or shorten the drive`);
+      throw new ValidationError(this.at(`route`), `route: ${this.routeKm.toFixed(2)} km long, but the speed profile drives ${driven.toFixed(2)} km in ${durationS} s; extend the route or shorten the drive`);
     }
     const endSoc = battery.startSocPct - (driven * battery.consumptionKwhPer100Km) / battery.capacityKwh;
     if (endSoc < 0) {
-      throw new ValidationError(this.source, `battery: the drive uses ${(driven * battery.consumptionKwhPer100Km / 100).toFixed(1)} kWh, more than the ${(battery.startSocPct * battery.capacityKwh / 100).toFixed(1)} kWh at start`);
+      throw new ValidationError(this.at(`battery`), `battery: the drive uses ${(driven * battery.consumptionKwhPer100Km / 100).toFixed(1)} kWh, more than the ${(battery.startSocPct * battery.capacityKwh / 100).toFixed(1)} kWh at start`);
     }
   }
 
@@ -246,5 +251,6 @@ export class Scenario {
 /** Loads a scenario by name (bench-configs/scenarios/<name>.yaml) or path; errors name the file and the field. */
 export function loadScenario(nameOrPath: string): Scenario {
   const path = PATH_LIKE.test(nameOrPath) ? resolve(nameOrPath) : resolve(SCENARIOS_DIR, `${nameOrPath}.yaml`);
-  return new Scenario(loadYaml(ScenarioFileSchema, path, 'drive scenario'), path);
+  const { data, at } = loadYamlDocument(ScenarioFileSchema, path, 'drive scenario');
+  return new Scenario(data, path, at);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createRng } from '../world/rng.ts';
+import { createRng } from '../domain/rng.ts';
 import { meanPower, toFloat, toInt16 } from './dsp.ts';
 import { SAMPLE_RATE, VoiceError, pcm16, type Pcm16 } from './types.ts';
 import { readWav } from './wav.ts';

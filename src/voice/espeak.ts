@@ -1,6 +1,7 @@
 import type { Persona } from '../domain/taxonomy.ts';
 import { resample, toFloat, toInt16 } from './dsp.ts';
-import { ESPEAK_NG, runProgram, type SystemProgram } from './system.ts';
+import { ESPEAK_NG, type SystemProgram } from '../system/programs.ts';
+import { runProgram } from './system.ts';
 import { SAMPLE_RATE, VoiceError, pcm16, type Pcm16, type TtsEngine, type VoiceParams } from './types.ts';
 import { decodeWav } from './wav.ts';
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { espeakPhonemes } from './espeak.ts';
 import { surfaceSpellings } from './formatting.ts';
 import { normalizeWords } from './metrics.ts';
-import { ESPEAK_NG, POCKETSPHINX, runProgram, type SystemProgram } from './system.ts';
+import { ESPEAK_NG, POCKETSPHINX, type SystemProgram } from '../system/programs.ts';
+import { runProgram } from './system.ts';
 import { VoiceError, type Pcm16, type RecognizedWord, type SttEngine, type TranscribeOptions, type Transcript } from './types.ts';
 import { encodeWav } from './wav.ts';
 

@@ -1,15 +1,8 @@
 import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { missingProgramMessage } from './system.ts';
+import { missingProgramMessage, RECORDERS } from '../system/programs.ts';
 import { SAMPLE_RATE, VoiceError, pcm16, type Pcm16 } from './types.ts';
-
-/** node-record-lpcm16's recorders and the Debian package each one runs. */
-const RECORDER_PACKAGES: Record<string, { binary: string; debianPackage: string }> = {
-  sox: { binary: 'sox', debianPackage: 'sox' },
-  rec: { binary: 'rec', debianPackage: 'sox' },
-  arecord: { binary: 'arecord', debianPackage: 'alsa-utils' },
-};
 
 export interface RecordOptions {
   /** "sox" (default), "rec", "arecord", or the absolute path of a recorder module with node-record-lpcm16's recorder shape */
@@ -36,7 +29,7 @@ export function recordFromMicrophone(options: RecordOptions): Promise<Pcm16> {
   const require = createRequire(import.meta.url);
   const { record } = require('node-record-lpcm16') as { record: (o: object) => Recording };
   const recorderName = options.recorder ?? 'sox';
-  const known = RECORDER_PACKAGES[recorderName];
+  const known = RECORDERS[recorderName];
   return new Promise((resolve, reject) => {
     let recording: Recording;
     try {

@@ -1,21 +1,6 @@
 import { spawn } from 'node:child_process';
+import { missingProgramMessage, type SystemProgram } from '../system/programs.ts';
 import { VoiceError } from './types.ts';
-
-/** A Debian program the voice path runs, with the package that provides it. */
-export interface SystemProgram {
-  binary: string;
-  debianPackage: string;
-}
-
-export const ESPEAK_NG: SystemProgram = { binary: 'espeak-ng', debianPackage: 'espeak-ng' };
-export const POCKETSPHINX: SystemProgram = { binary: 'pocketsphinx_continuous', debianPackage: 'pocketsphinx' };
-
-export function missingProgramMessage(program: SystemProgram): string {
-  return (
-    `${program.binary} was not found on PATH: install the Debian package "${program.debianPackage}" ` +
-    `(sudo apt-get install -y ${program.debianPackage}, or run scripts/setup-system.sh)`
-  );
-}
 
 export interface ProgramOutput {
   stdout: Buffer;

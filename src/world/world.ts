@@ -2,7 +2,7 @@ import type { GeoPoint } from '../domain/context.ts';
 import type { CostLevel, PoiCategory } from '../domain/targets.ts';
 import type { OpeningHours, Poi } from '../protocol/bridge.ts';
 import { estimateDrive } from './geo.ts';
-import { createRng, type Rng } from './rng.ts';
+import { createRng, type Rng } from '../domain/rng.ts';
 
 export const CITIES = ['Munich', 'Berlin'] as const;
 export type City = (typeof CITIES)[number];

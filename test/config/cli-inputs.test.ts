@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/campaign/config.ts';
 import { planConversations } from '../../src/campaign/sampling.ts';
+import { startBenchApp } from '../../src/server/bench.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 
@@ -59,6 +61,21 @@ describe('failing commands leave no store behind', () => {
     expect(missing.stderr).toMatch(/nope\.yaml: cannot read the campaign config \(no such file\)/);
     expect(existsSync(workspace)).toBe(false);
   }, 60_000);
+});
+
+describe('the bench app that cannot start', () => {
+  it('leaves no store behind (port already taken)', async () => {
+    const blocker = createServer();
+    await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done));
+    const port = (blocker.address() as AddressInfo).port;
+    const workspace = join(mkdtempSync(join(tmpdir(), 'icabench-serve-')), 'ws');
+    try {
+      await expect(startBenchApp({ workspace, port, host: '127.0.0.1' })).rejects.toThrow();
+      expect(existsSync(workspace)).toBe(false);
+    } finally {
+      blocker.close();
+    }
+  });
 });
 
 describe('--resume without an id', () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ToolAgentsConfigSchema, loadToolAgentsConfig } from '../../src/agents/config.ts';
 import { CampaignConfigSchema, ConfigError, loadCampaignConfig } from '../../src/campaign/config.ts';
 import { SeedPoolSchema, loadSeedPool } from '../../src/campaign/seed-pool.ts';
 import { nonStrictObjects } from '../../src/config/schema-walk.ts';
@@ -71,6 +72,7 @@ describe('every config schema is strict', () => {
     ['model manifest', ModelManifestSchema],
     ['judge-bench', JudgeBenchConfigSchema],
     ['manual-QA', ManualQaConfigSchema],
+    ['tool-agents', ToolAgentsConfigSchema],
   ])('%s: no object lets unknown keys through', (_kind, schema) => {
     expect(nonStrictObjects(schema)).toEqual([]);
   });
@@ -172,6 +174,14 @@ describe('typos in the other config kinds', () => {
     expect(errorOf(() => loadMapping(path))).toMatch(new RegExp(`${escape(path)}:${lineOf(text, 'speedKmh')}: signals\\.speedKmh\\.scal: unknown key "scal" in signals\\.speedKmh \\(did you mean "scale"\\?\\)`));
   });
 
+  it('vehicle mapping: a check beyond the schema (the DBC) names the line of its field too', () => {
+    const text = readFileSync(join(REPO_ROOT, 'hardware/mappings/icabench_vehicle.yaml'), 'utf8')
+      .replace('dbc: ../icabench_vehicle.dbc', `dbc: ${join(REPO_ROOT, 'hardware/icabench_vehicle.dbc')}`)
+      .replace('rangeKm: { message: BATTERY_STATUS, signal: RemainingRange }', 'rangeKm: { message: BATTERY_STATUS, signal: Remaining }');
+    const path = write('mapping.yaml', text);
+    expect(() => loadMapping(path)).toThrow(new RegExp(`^${escape(path)}:${lineOf(text, 'rangeKm')}: signals\\.rangeKm\\.signal: Remaining is not a signal of BATTERY_STATUS$`));
+  });
+
   it('model manifest', async () => {
     const text = readFileSync(join(REPO_ROOT, 'models/default.yaml'), 'utf8').replace('    temperature: 0\n', '    temprature: 0\n');
     const path = write('models.yaml', text);
@@ -188,6 +198,37 @@ describe('typos in the other config kinds', () => {
     const text = readFileSync(join(REPO_ROOT, 'bench-configs/manual-qa.yaml'), 'utf8').replace('concurrency: 4', 'concurency: 4');
     const path = write('manual-qa.yaml', text);
     expect(errorOf(() => loadManualQaConfig(path))).toMatch(new RegExp(`${escape(path)}:${lineOf(text, 'concurency')}: concurency: unknown key "concurency" \\(did you mean "concurrency"\\?\\)`));
+  });
+});
+
+describe('a misspelled required field, in every config kind', () => {
+  const kinds: Array<[string, string, string, string, (path: string) => unknown]> = [
+    ['campaign', 'bench-configs/quickstart.yaml', 'seeds:', 'sedes:', loadCampaignConfig],
+    ['scenario', 'bench-configs/scenarios/urban.yaml', 'route:', 'rout:', loadScenario],
+    ['vehicle mapping', 'hardware/mappings/icabench_vehicle.yaml', 'name:', 'nme:', loadMapping],
+    ['model manifest', 'models/default.yaml', 'version:', 'verison:', loadModelManifest],
+    ['judge-bench', 'bench-configs/judge-bench/judge-bench-oracle.yaml', 'judges:', 'judgs:', loadJudgeBenchConfig],
+    ['manual-QA', 'bench-configs/manual-qa.yaml', 'manual:', 'manul:', loadManualQaConfig],
+    ['tool-agents', 'bench-configs/carbench-train.yaml', 'tasks:', 'taks:', loadToolAgentsConfig],
+  ];
+  it.each(kinds)('%s: the misspelled key at its line with the suggestion, and the missing field with its mapping', async (_kind, file, key, typo, load) => {
+    const original = readFileSync(join(REPO_ROOT, file), 'utf8');
+    expect(original).toMatch(new RegExp(`^${key}`, 'm'));
+    const text = original.replace(new RegExp(`^${key}`, 'm'), typo);
+    // the copy sits in the original's folder's place: its relative paths are not what is tested here
+    const path = write(file.split('/').at(-1)!, text);
+    const message = await (async () => {
+      try {
+        await load(path);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'loaded';
+    })();
+    const name = key.slice(0, -1);
+    const wrong = typo.slice(0, -1);
+    expect(message).toContain(`${path}:${lineOf(text, typo)}: ${wrong}: unknown key "${wrong}" (did you mean "${name}"?)`);
+    expect(message).toMatch(new RegExp(`${escape(path)}:\\d+: ${name}: missing required field "${name}" \\(expected [^)]+\\) in the top-level mapping at line \\d+`));
   });
 });
 

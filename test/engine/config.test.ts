@@ -39,7 +39,7 @@ describe('campaign config', () => {
 
   it('says which seed pool file is missing', () => {
     const path = write('name: x\nseeds: nowhere.yaml\nconversations: 3\n');
-    expect(() => loadCampaignConfig(path)).toThrow(/nowhere\.yaml: cannot read the seed pool \(no such file\)/);
+    expect(() => loadCampaignConfig(path)).toThrow(new RegExp(`nowhere\\.yaml: cannot read the seed pool named at ${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:2 \\(no such file\\)`));
   });
 
   it('samples representatively: every seed used equally often, and guided and baseline runs share seeds and contexts', () => {

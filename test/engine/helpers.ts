@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { fileURLToPath } from 'node:url';
 import { loadCampaignConfig, type LoadedCampaign } from '../../src/campaign/config.ts';
+import { SeedPoolSchema } from '../../src/campaign/seed-pool.ts';
+import { loadYaml } from '../../src/config/yaml.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { runConversation } from '../../src/campaign/conversation.ts';
 import type { ConversationResult, ConversationSpec, SeedPhrase } from '../../src/domain/conversation.ts';
@@ -14,7 +16,8 @@ import { OracleJudge } from '../../src/judge/oracle.ts';
 import { TemplateSimulator } from '../../src/simulator/template.ts';
 import { DISTRICTS } from '../../src/world/world.ts';
 
-export const SEEDS: SeedPhrase[] = parse(readFileSync(new URL('../../bench-configs/seeds/in-car.yaml', import.meta.url), 'utf8')).seeds;
+/** The in-car seed pool in file order, read with the project's loader. */
+export const SEEDS: SeedPhrase[] = loadYaml(SeedPoolSchema, fileURLToPath(new URL('../../bench-configs/seeds/in-car.yaml', import.meta.url)), 'seed pool').seeds;
 
 export function specFor(i: number, mode: 'guided' | 'baseline' = 'guided', overrides: Partial<ConversationSpec> = {}): ConversationSpec {
   const seed = SEEDS[i % SEEDS.length];

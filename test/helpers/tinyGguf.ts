@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { createRng } from '../../src/domain/rng.ts';
 
 /**
  * Writes a tiny llama-architecture model as a valid GGUF v3 file: random F32 weights, one block,
@@ -109,18 +110,6 @@ function writeMeta(w: Writer, key: string, meta: MetaValue): void {
   }
 }
 
-/** mulberry32: small seeded PRNG so the file is reproducible */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** SentencePiece-style vocabulary: <unk>, <s>, </s>, 256 byte tokens, then printable ASCII ("▁" for space). */
 export function tinyVocabulary(): { tokens: string[]; scores: number[]; types: number[] } {
   const tokens = ['<unk>', '<s>', '</s>'];
@@ -143,7 +132,7 @@ export function writeTinyGguf(path: string, options: TinyGgufOptions = {}): { pa
   const nFf = options.feedForward ?? 128;
   const nBlocks = options.blocks ?? 1;
   const contextLength = options.contextLength ?? 4096;
-  const random = rng(options.seed ?? 1);
+  const random = createRng(options.seed ?? 1).next;
   const vocab = tinyVocabulary();
   const nVocab = vocab.tokens.length;
 

@@ -72,7 +72,10 @@ describe('safety policies at the boundaries', () => {
   it('docs/architecture.md shows these same boundaries', () => {
     const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
     const table = doc.slice(doc.indexOf('| situation | nhtsa-2013 | aam | speed-threshold (3) |'));
-    const rows = table.split('\n').slice(2).filter((line) => line.startsWith('|')).map((line) => line.split('|').slice(1, -1).map((c) => c.trim()));
+    // the table ends at its first line that is not a table row (later tables in the document are not part of it)
+    const lines = table.split('\n');
+    const end = lines.findIndex((line) => !line.startsWith('|'));
+    const rows = lines.slice(2, end === -1 ? undefined : end).map((line) => line.split('|').slice(1, -1).map((c) => c.trim()));
     expect(rows.map((r) => r[0])).toEqual(BOUNDARIES.map((b) => b.name));
     EXPECTED.slice(0, 3).forEach(({ restricted }, column) => {
       expect(rows.map((r) => r[column + 1])).toEqual(restricted.map((refuse) => (refuse ? 'refuse' : 'allowed')));

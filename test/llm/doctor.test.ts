@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { addDoctorCheck, doctorChecks, modelsCheck, ollamaCheck, registerDoctorCommands, runDoctor, manifestFilesCheck } from '../../src/cli/commands/doctor.ts';
+import { registerDoctorCommands } from '../../src/cli/commands/doctor.ts';
+import { addDoctorCheck, doctorChecks, modelsCheck, ollamaCheck, programChecks, runDoctor, manifestFilesCheck } from '../../src/doctor/checks.ts';
+import { POCKETSPHINX } from '../../src/system/programs.ts';
 import { checkModelAvailability, loadModelManifest } from '../../src/llm/index.ts';
 import { verifyManifestFiles } from '../../src/llm/manifest.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
@@ -99,5 +101,26 @@ describe('icabench doctor', () => {
     expect(report.results.find((r: { name: string }) => r.name === 'gpu').fix ?? 'present').toBeTruthy();
     expect(process.exitCode).toBe(1);
     process.exitCode = previous;
+  });
+});
+
+describe('system programs', () => {
+  it('checks the binary the voice path runs (pocketsphinx_continuous), not a similar name', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'icabench-doctor-bin-'));
+    const savedPath = process.env.PATH;
+    try {
+      const speech = async () => (await runDoctor({ models: [], allowedHosts: [] }, programChecks)).find((r) => r.name === 'speech recognition')!;
+      writeFileSync(join(bin, 'pocketsphinx'), '#!/bin/sh\n');
+      chmodSync(join(bin, 'pocketsphinx'), 0o755);
+      process.env.PATH = bin;
+      expect(await speech()).toMatchObject({ status: 'warn', detail: expect.stringContaining('pocketsphinx_continuous not on PATH'), fix: 'sudo apt-get install pocketsphinx' });
+      writeFileSync(join(bin, POCKETSPHINX.binary), '#!/bin/sh\n');
+      chmodSync(join(bin, POCKETSPHINX.binary), 0o755);
+      expect(POCKETSPHINX.binary).toBe('pocketsphinx_continuous');
+      expect(await speech()).toMatchObject({ status: 'ok', detail: 'pocketsphinx_continuous found; used for the voice path (offline recognition)' });
+    } finally {
+      process.env.PATH = savedPath;
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DbcParseError, loadDbc, parseDbc, signalBitPositions } from '../../src/vehicle/dbc/parser.ts';
 import { DbcCodec, EncodeError, rawRange, representableRange } from '../../src/vehicle/dbc/codec.ts';
 import type { DbcSignal } from '../../src/vehicle/dbc/types.ts';
-import { OPENDBC_FILES, opendbcPath, seededRandom } from './helpers.ts';
+import { OPENDBC_FILES, opendbcPath } from './helpers.ts';
+import { createRng } from '../../src/domain/rng.ts';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 const codecOf = (file: string) => new DbcCodec(loadDbc(opendbcPath(file)));
@@ -187,6 +188,8 @@ describe('malformed DBC files name file, line and what was expected', () => {
     ['BO_ 2048 M: 8 ECU', 'standard id too large', /^bad\.dbc:1: expected a standard id up to 0x7FF/],
     ['HELLO', 'unknown keyword', /^bad\.dbc:1: expected a DBC keyword/],
     ['BO_ 100 M: 8 ECU\n SG_ S : 0|8@1+ (0,0) [0|0] "" ECU', 'zero factor', /^bad\.dbc:2: expected a non-zero factor/],
+    ['', 'empty file', /^bad\.dbc:1: expected at least one message \(BO_ .*the file defines none, found end of file/],
+    ['VERSION ""\nBU_: ECU\n', 'nodes but no message', /^bad\.dbc:3: expected at least one message/],
   ];
   for (const [text, label, pattern] of cases) {
     it(label, () => {
@@ -225,7 +228,7 @@ describe('property: encode then decode every signal of the four opendbc files', 
   for (const file of OPENDBC_FILES) {
     it(`${file}: random in-range values come back within one scaling step, touching only the signal's bits`, () => {
       const codec = codecOf(file);
-      const random = seededRandom(file.length * 7919);
+      const random = createRng(file.length * 7919).next;
       let checked = 0;
       const emptyRanges: string[] = [];
       for (const message of codec.db.messages) {
@@ -251,7 +254,7 @@ describe('property: encode then decode every signal of the four opendbc files', 
             expect(result.ok).toBe(true);
             if (!result.ok) return;
             const decoded = result.frame.signals[signal.name];
-            expect(Math.abs(decoded - value), `${message.name}.${signal.name} = ${value}`).toBeLessThanOrEqual(step * (1 + 1e-9));
+            expect(Math.abs(Number(decoded) - value), `${message.name}.${signal.name} = ${value}`).toBeLessThanOrEqual(step * (1 + 1e-9));
             checked++;
           }
         }
@@ -269,16 +272,120 @@ describe('property: encode then decode every signal of the four opendbc files', 
         for (const signal of message.signals) {
           const { min, max } = rawRange(signal);
           for (const raw of [min, max, 0]) {
-            const physical = raw * signal.factor + signal.offset;
+            // wide signals: exact bigint physical values when factor and offset are integers (all of them in these files)
+            const physical = typeof raw === 'bigint' ? raw * BigInt(signal.factor) + BigInt(signal.offset) : raw * signal.factor + signal.offset;
             if (signal.minimum !== undefined && signal.maximum !== undefined && (physical < signal.minimum || physical > signal.maximum)) continue;
-            const values: Record<string, number> = { [signal.name]: physical };
+            const values: Record<string, number | bigint> = { [signal.name]: physical };
             if (switchSignal && typeof signal.multiplex === 'number') values[switchSignal.name] = signal.multiplex;
             const result = codec.decode({ id: message.id, extended: message.extended, data: codec.encode(message.name, values) });
             if (!result.ok) throw new Error(result.detail);
-            expect(Math.round((result.frame.signals[signal.name] - signal.offset) / signal.factor)).toBe(raw);
+            const decoded = result.frame.signals[signal.name];
+            if (typeof raw === 'bigint') expect(decoded).toBe(physical);
+            else expect(Math.round((Number(decoded) - signal.offset) / signal.factor)).toBe(raw);
           }
         }
       }
     }
+  });
+});
+
+describe('integer signals wider than 53 bits are exact (BigInt)', () => {
+  const codec = codecOf('hyundai_2015_ccan.dbc');
+  const serial = 6263398323264770332n;
+  const serialBytes = () => {
+    const data = new Uint8Array(8);
+    new DataView(data.buffer).setBigUint64(0, serial, true); // 0|64@1+: Intel, LSB at bit 0
+    return data;
+  };
+
+  it('decodes ACU12.CR_Acu_SN (0|64@1+) raw 6263398323264770332 exactly', () => {
+    const result = codec.decode({ id: 1441, extended: false, data: serialBytes() });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.frame.signals.CR_Acu_SN).toBe(serial);
+    // a double would have printed 6263398323264770000
+    expect(String(result.frame.signals.CR_Acu_SN)).toBe('6263398323264770332');
+  });
+
+  it('encodes the exact bigint back to the same bytes, and the extremes round-trip', () => {
+    expect(codec.encode('ACU12', { CR_Acu_SN: serial })).toEqual(serialBytes());
+    for (const value of [0n, 1n, 2n ** 53n + 1n, 2n ** 64n - 1n]) {
+      const result = codec.decode({ id: 1441, extended: false, data: codec.encode('ACU12', { CR_Acu_SN: value }) });
+      expect(result.ok && result.frame.signals.CR_Acu_SN).toBe(value);
+    }
+    expect(() => codec.encode('ACU12', { CR_Acu_SN: 2n ** 64n })).toThrow(/does not fit 64 unsigned bits/);
+    expect(() => codec.encode('ACU12', { CR_Acu_SN: -1n })).toThrow(/does not fit 64 unsigned bits/);
+  });
+
+  it('signed, scaled and offset wide signals: exact when factor and offset are integers, a number otherwise', () => {
+    const db = parseDbc(
+      ['BO_ 1 W: 8 ECU', ' SG_ S : 0|64@1- (1,0) [0|0] "" ECU', 'BO_ 2 F: 8 ECU', ' SG_ K : 0|60@1+ (2,-10) [0|0] "" ECU', 'BO_ 3 G: 8 ECU', ' SG_ D : 0|56@1+ (0.5,0) [0|0] "" ECU'].join('\n'),
+      'wide.dbc',
+    );
+    const wide = new DbcCodec(db);
+    const roundTrip = (message: string, signal: string, value: number | bigint) => {
+      const result = wide.decode({ id: wide.message(message).id, extended: false, data: wide.encode(message, { [signal]: value }) });
+      if (!result.ok) throw new Error(result.detail);
+      return result.frame.signals[signal];
+    };
+    expect(roundTrip('W', 'S', -(2n ** 63n))).toBe(-(2n ** 63n));
+    expect(roundTrip('W', 'S', -1234567890123456789n)).toBe(-1234567890123456789n);
+    expect(roundTrip('F', 'K', 2n * (2n ** 59n + 3n) - 10n)).toBe(2n * (2n ** 59n + 3n) - 10n);
+    expect(() => wide.encode('F', { K: 1n })).toThrow(/minus offset -10 is not a multiple of factor 2/);
+    expect(roundTrip('G', 'D', 1.5)).toBe(1.5);
+    expect(() => wide.encode('G', { D: 3n })).toThrow(/factor 0.5 and offset 0 are not both integers/);
+  });
+});
+
+/**
+ * An independent decoder, for cross-checking: the whole frame as one BigInt, each signal cut out by shift and mask
+ * (Intel from the little-endian frame, Motorola from the big-endian one), scaled exactly when factor and offset
+ * are integers. It shares no code with the codec's bit-position walk.
+ */
+function independentDecode(signal: DbcSignal, data: Uint8Array): number | bigint {
+  const n = BigInt(data.length * 8);
+  const len = BigInt(signal.length);
+  const mask = (1n << len) - 1n;
+  let raw: bigint;
+  if (signal.byteOrder === 'little_endian') {
+    const frame = data.reduceRight((v, byte) => (v << 8n) | BigInt(byte), 0n);
+    raw = (frame >> BigInt(signal.startBit)) & mask;
+  } else {
+    const frame = data.reduce((v, byte) => (v << 8n) | BigInt(byte), 0n);
+    const msbFromLeft = BigInt((signal.startBit >> 3) * 8 + (7 - (signal.startBit & 7)));
+    raw = (frame >> (n - msbFromLeft - len)) & mask;
+  }
+  if (signal.signed && raw >> (len - 1n)) raw -= 1n << len;
+  if (signal.length > 53 && Number.isSafeInteger(signal.factor) && Number.isSafeInteger(signal.offset)) return raw * BigInt(signal.factor) + BigInt(signal.offset);
+  return Number(raw) * signal.factor + signal.offset;
+}
+
+describe('cross-check against an independent BigInt decoder', () => {
+  it('random frames of the four opendbc files: every integer signal value is identical, the 64-bit one included', () => {
+    const random = createRng(20261125).next;
+    let compared = 0;
+    let wide = 0;
+    const mismatches: string[] = [];
+    for (const file of OPENDBC_FILES) {
+      const codec = codecOf(file);
+      for (const message of codec.db.messages) {
+        for (let k = 0; k < 40; k++) {
+          const data = Uint8Array.from({ length: message.length }, () => Math.floor(random() * 256));
+          const result = codec.decode({ id: message.id, extended: message.extended, data });
+          if (!result.ok) throw new Error(result.detail);
+          for (const signal of message.signals) {
+            if (signal.valueType !== 'integer' || !(signal.name in result.frame.signals)) continue;
+            const expected = independentDecode(signal, data);
+            const actual = result.frame.signals[signal.name];
+            if (actual !== expected) mismatches.push(`${file} ${message.name}.${signal.name}: ${actual} != ${expected}`);
+            compared++;
+            if (signal.length > 53) wide++;
+          }
+        }
+      }
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    expect(compared).toBe(72_127); // every integer signal present in 40 random frames of every message
+    expect(wide).toBe(40); // ACU12.CR_Acu_SN, the only signal wider than 53 bits in the four files
   });
 });

@@ -120,12 +120,12 @@ describe('mappings onto opendbc cars', () => {
     const dbc = join(import.meta.dirname, '../../hardware/icabench_vehicle.dbc');
     const header = `name: t\ndbc: ${dbc}\n`;
     const gear = '  gear: { message: VEHICLE_MOTION, signal: Gear, values: { P: P, R: R, N: N, D: D } }\n';
-    expect(() => loadMapping(write('a.yaml', `${header}signals:\n  speedKmh: { message: NOPE, signal: X }\n${gear}`))).toThrow(/a\.yaml: signals\.speedKmh\.message: NOPE is not a message of/);
-    expect(() => loadMapping(write('b.yaml', `${header}signals:\n  speedKmh: { message: VEHICLE_MOTION, signal: X }\n${gear}`))).toThrow(/b\.yaml: signals\.speedKmh\.signal: X is not a signal of VEHICLE_MOTION/);
+    expect(() => loadMapping(write('a.yaml', `${header}signals:\n  speedKmh: { message: NOPE, signal: X }\n${gear}`))).toThrow(/a\.yaml:\d+: signals\.speedKmh\.message: NOPE is not a message of/);
+    expect(() => loadMapping(write('b.yaml', `${header}signals:\n  speedKmh: { message: VEHICLE_MOTION, signal: X }\n${gear}`))).toThrow(/b\.yaml:\d+: signals\.speedKmh\.signal: X is not a signal of VEHICLE_MOTION/);
     expect(() => loadMapping(write('c.yaml', `${header}signals:\n  speedKmh: { message: VEHICLE_MOTION, signal: VehicleSpeed }\n`))).toThrow(/c\.yaml:\d+: signals\.gear: missing required field "gear" \(expected object\) in the mapping "signals"/);
-    expect(() => loadMapping(write('d.yaml', `${header}signals:\n  speedKmh: { message: VEHICLE_MOTION, signal: VehicleSpeed }\n  gear: { message: VEHICLE_MOTION, signal: Gear, values: { P: Park, R: R, N: N, D: D } }\n`))).toThrow(/d\.yaml: signals\.gear\.values\.P: "Park" is not a label of Gear/);
+    expect(() => loadMapping(write('d.yaml', `${header}signals:\n  speedKmh: { message: VEHICLE_MOTION, signal: VehicleSpeed }\n  gear: { message: VEHICLE_MOTION, signal: Gear, values: { P: Park, R: R, N: N, D: D } }\n`))).toThrow(/d\.yaml:\d+: signals\.gear\.values\.P: "Park" is not a label of Gear/);
     const tesla = opendbcPath('tesla_can.dbc');
-    expect(() => loadMapping(write('e.yaml', `name: t\ndbc: ${tesla}\nsignals:\n  speedKmh: { message: DI_torque2, signal: DI_vehicleSpeed }\n  gear: { message: DI_torque2, signal: DI_gear, values: { P: 1, R: 2, N: 3, D: 4 } }\n`))).toThrow(/e\.yaml: cycleMs\.DI_torque2: required, the DBC gives DI_torque2 no GenMsgCycleTime/);
+    expect(() => loadMapping(write('e.yaml', `name: t\ndbc: ${tesla}\nsignals:\n  speedKmh: { message: DI_torque2, signal: DI_vehicleSpeed }\n  gear: { message: DI_torque2, signal: DI_gear, values: { P: 1, R: 2, N: 3, D: 4 } }\n`))).toThrow(/e\.yaml:\d+: cycleMs\.DI_torque2: required, the DBC gives DI_torque2 no GenMsgCycleTime/);
   });
 });
 

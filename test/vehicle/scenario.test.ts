@@ -140,10 +140,10 @@ describe('scenario validation errors name the file, the line and the field', () 
     ['bad date', { ...valid, start: { date: '2026-02-30x', time: '10:00' } }, /bad-date\.yaml:\d+: start\.date: expected a date as YYYY-MM-DD/],
     ['times not increasing', { ...valid, speed: [{ t: 0, kmh: 0 }, { t: 10, kmh: 5 }, { t: 10, kmh: 6 }] }, /times-not-increasing\.yaml:\d+: speed\.2\.t: expected t after 10/],
     ['first point not at 0', { ...valid, gear: [{ t: 2, gear: 'D' }] }, /first-point-not-at-0\.yaml:\d+: gear\.0\.t: expected the first point at t = 0/],
-    ['moving in P', { ...valid, gear: [{ t: 0, gear: 'P' }, { t: 20, gear: 'D' }] }, /moving-in-p\.yaml: gear\.0: gear P from t=0 s, but the speed profile is 36 km\/h at t=10 s/],
-    ['moving with the parking brake', { ...valid, parkingBrake: [{ t: 0, engaged: true }, { t: 50, engaged: false }] }, /moving-with-the-parking-brake\.yaml: parkingBrake\.0: engaged from t=0 s, but the speed profile is 36 km\/h at t=10 s/],
-    ['route too short', { ...valid, durationS: 1000 }, /route-too-short\.yaml: route: 2\.22 km long, but the speed profile drives 9\.95 km in 1000 s/],
-    ['battery runs out', { ...valid, battery: { ...valid.battery, startSocPct: 0.1 } }, /battery-runs-out\.yaml: battery: the drive uses 0\.2 kWh/],
+    ['moving in P', { ...valid, gear: [{ t: 0, gear: 'P' }, { t: 20, gear: 'D' }] }, /moving-in-p\.yaml:\d+: gear\.0: gear P from t=0 s, but the speed profile is 36 km\/h at t=10 s/],
+    ['moving with the parking brake', { ...valid, parkingBrake: [{ t: 0, engaged: true }, { t: 50, engaged: false }] }, /moving-with-the-parking-brake\.yaml:\d+: parkingBrake\.0: engaged from t=0 s, but the speed profile is 36 km\/h at t=10 s/],
+    ['route too short', { ...valid, durationS: 1000 }, /route-too-short\.yaml:\d+: route: 2\.22 km long, but the speed profile drives 9\.95 km in 1000 s/],
+    ['battery runs out', { ...valid, battery: { ...valid.battery, startSocPct: 0.1 } }, /battery-runs-out\.yaml:\d+: battery: the drive uses 0\.2 kWh/],
     ['unknown gear', { ...valid, gear: [{ t: 0, gear: 'X' }] }, /unknown-gear\.yaml:\d+: gear\.0\.gear: /],
   ];
   for (const [label, content, pattern] of cases) {

@@ -10,7 +10,7 @@ import { loadMapping } from '../../src/vehicle/mapping.ts';
 import { replayFrames } from '../../src/vehicle/replay.ts';
 import { loadScenario } from '../../src/vehicle/scenario.ts';
 import { FrameScheduler } from '../../src/vehicle/scheduler.ts';
-import { CandumpFileSink, formatCandumpLine, parseCandumpLog, readCandumpLog } from '../../src/vehicle/transports/candump.ts';
+import { CandumpFileSink, formatCandumpLine, readCandumpLog } from '../../src/vehicle/transports/candump.ts';
 import { SlcanSink, slcanCommand } from '../../src/vehicle/transports/slcan.ts';
 import { SocketCanSink } from '../../src/vehicle/transports/socketcan.ts';
 import type { FrameSink } from '../../src/vehicle/transports/sink.ts';
@@ -39,7 +39,7 @@ describe('candump log files', () => {
     const sink = new CandumpFileSink(path);
     await sink.send(frames);
     await sink.close();
-    const { entries, problems } = readCandumpLog(path);
+    const { entries, problems } = await readCandumpLog(path);
     expect(problems).toEqual([]);
     expect(entries.length).toBe(frames.length);
     entries.forEach((entry, i) => expect(sameFrame({ ...entry.frame, t: Number(entry.frame.t.toFixed(6)) }, { ...frames[i], t: Number(frames[i].t.toFixed(6)) })).toBe(true));
@@ -56,7 +56,7 @@ describe('candump log files', () => {
     expect(readFileSync(copy, 'utf8')).toBe(text);
   });
 
-  it('formats and parses standard, extended and CAN FD frames', () => {
+  it('formats and parses standard, extended and CAN FD frames', async () => {
     const frames: TimedFrame[] = [
       { t: 1700000000.123456, id: 0x123, extended: false, data: Uint8Array.from([0xde, 0xad, 0xbe, 0xef]) },
       { t: 1700000000.5, id: 0x1abcdef0, extended: true, data: new Uint8Array() },
@@ -68,12 +68,14 @@ describe('candump log files', () => {
       '(1700000000.500000) vcan0 1ABCDEF0#',
       '(1700000001.000000) vcan0 7FF##0000102030405060708090A0B',
     ]);
-    const { entries, problems } = parseCandumpLog(lines.join('\n'));
+    const path = join(dir, 'formats.log');
+    writeFileSync(path, lines.join('\n'));
+    const { entries, problems } = await readCandumpLog(path);
     expect(problems).toEqual([]);
     expect(entries.map((e) => e.frame)).toEqual(frames);
   });
 
-  it('reports corrupt lines with their line number and keeps the rest', () => {
+  it('reports corrupt lines with their line number and keeps the rest', async () => {
     const text = [
       '(1700000000.000000) can0 310#0011',
       'garbage',
@@ -84,7 +86,9 @@ describe('candump log files', () => {
       '',
       '(1700000000.050000) can0 311#22',
     ].join('\n');
-    const { entries, problems } = parseCandumpLog(text);
+    const path = join(dir, 'corrupt-lines.log');
+    writeFileSync(path, text);
+    const { entries, problems } = await readCandumpLog(path);
     expect(entries.map((e) => e.line)).toEqual([1, 8]);
     expect(problems.map((p) => [p.line, p.reason])).toEqual([
       [2, 'expected "(seconds.micros) iface ID#HEXDATA"'],
@@ -97,13 +101,13 @@ describe('candump log files', () => {
 });
 
 describe('can CLI', () => {
-  it('records 60 s of the urban scenario that can-utils log2asc accepts, and replays it identically', () => {
+  it('records 60 s of the urban scenario that can-utils log2asc accepts, and replays it identically', async () => {
     requireBinary('log2asc', 'can-utils');
     const record = cli('can', 'record', 'urban', '--seconds', '60', '--out', 'urban.log');
     expect(record.stderr).toContain('urban.log: 4080 frames');
     expect(record.status).toBe(0);
     const log = join(dir, 'urban.log');
-    const { entries } = readCandumpLog(log);
+    const { entries } = await readCandumpLog(log);
     expect(entries.length).toBe(4080);
 
     const asc = join(dir, 'urban.asc');
@@ -128,7 +132,7 @@ describe('can CLI', () => {
 
     const replay = cli('can', 'replay', 'urban.log', '--transport', 'candump:replayed.log');
     expect(replay.status, replay.stderr).toBe(0);
-    expect(replay.stderr).toContain('4080 frames sent, 0 failed');
+    expect(replay.stderr).toContain('urban.log -> candump log replayed.log: 4080 frames sent, 0 rejected, 0 junk lines');
     expect(readFileSync(join(dir, 'replayed.log'), 'utf8')).toBe(readFileSync(log, 'utf8'));
   });
 
@@ -143,9 +147,9 @@ describe('can CLI', () => {
     expect(objects[0]).toEqual({ t: 1700000000, id: 0x310, message: 'VEHICLE_MOTION', signals: { VehicleSpeed: 50, Gear: 3, Heading: 0, ParkingBrake: 0 }, labels: { Gear: 'D', ParkingBrake: 'RELEASED' } });
     expect(objects[1]).toMatchObject({ t: 1700000000.01, id: 0x123, error: 'unknown_id' });
     expect(objects[2]).toMatchObject({ message: 'VEHICLE_MOTION', signals: { VehicleSpeed: 655.35 } });
-    expect(result.stderr).toContain('mixed.log:2: skipped corrupt line');
+    expect(result.stderr).toContain('mixed.log:2: skipped junk line');
     expect(result.stderr).toContain('mixed.log:4: out of range: VEHICLE_MOTION.VehicleSpeed = 655.35, declared [0|300]');
-    expect(result.stderr).toContain('mixed.log: 3 frames, 1 rejected, 1 values out of range, 1 corrupt lines');
+    expect(result.stderr).toContain('mixed.log: 2 frames decoded, 1 rejected, 1 junk lines, 1 values out of range');
   });
 
   it('replay carries on past corrupt lines', () => {
@@ -153,7 +157,7 @@ describe('can CLI', () => {
     const result = cli('can', 'replay', 'corrupt.log');
     expect(result.status).toBe(0);
     expect(result.stdout).toBe('(1.000000) can0 310#01\n(3.000000) can0 310#03\n');
-    expect(result.stderr).toContain('corrupt.log:2: skipped corrupt line');
+    expect(result.stderr).toContain('corrupt.log:2: skipped junk line');
   });
 
   it('replay over SocketCAN fails with a clear message when the interface cannot be opened', () => {

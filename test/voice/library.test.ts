@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { REPO_ROOT } from '../helpers/repoData.ts';
 import { describe, expect, it } from 'vitest';
 import { CabinAcousticsSchema } from '../../src/voice/acoustics.ts';
 import { createAudioLinkPair, streamUtterance } from '../../src/voice/audio-link.ts';
@@ -107,7 +108,8 @@ describe('Whisper (local files only)', () => {
     await expect(stt.transcribe(pcm16(new Int16Array(1600)))).rejects.toThrow(
       new RegExp(`Whisper model not found at ${join(dir, 'models', 'whisper-tiny.en').replace(/[.]/g, '\\.')} \\(missing config\\.json, preprocessor_config\\.json, tokenizer\\.json, onnx/encoder_model\\*\\.onnx`),
     );
-    expect(DEFAULT_WHISPER_MODEL_DIR).toBe('models/whisper-tiny.en');
+    // the repository's models folder, whatever the working directory
+    expect(DEFAULT_WHISPER_MODEL_DIR).toBe(join(REPO_ROOT, 'models/whisper-tiny.en'));
   });
 
   it('lists exactly the missing files of a partial model folder', () => {

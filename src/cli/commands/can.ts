@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { Command } from 'commander';
 import { BRIDGE_TOKEN_ENV } from '../../protocol/bridge.ts';
 import { startBridgeServer } from '../../bridge/server.ts';
@@ -7,7 +8,9 @@ import { scenarioEpoch, scenarioScheduler } from '../../vehicle/feed.ts';
 import { loadMapping } from '../../vehicle/mapping.ts';
 import { loadScenario } from '../../vehicle/scenario.ts';
 import { replayFrames } from '../../vehicle/replay.ts';
-import { CandumpFileSink, readCandumpLog, type CandumpProblem } from '../../vehicle/transports/candump.ts';
+import { CandumpFileSink, readCandumpLog, streamCandumpLog, type CandumpProblem } from '../../vehicle/transports/candump.ts';
+import { exactJson } from '../../vehicle/exactJson.ts';
+import { CappedProblemPrinter, formatReadSummary, readFailure, type LogReadCounts } from '../../vehicle/logSummary.ts';
 import { openFrameSink, parseTransportSpec, type FrameSink } from '../../vehicle/transports/index.ts';
 
 function positiveNumber(name: string) {
@@ -18,8 +21,32 @@ function positiveNumber(name: string) {
   };
 }
 
-function reportProblems(file: string, problems: CandumpProblem[]): void {
-  for (const p of problems) console.error(`${file}:${p.line}: skipped corrupt line (${p.reason}): ${p.text}`);
+/** A junk line of a log, through the capped printer (the excerpt is escaped by the reader). */
+function reportJunk(file: string, problem: CandumpProblem, printer: CappedProblemPrinter): void {
+  printer.report(`${file}:${problem.line}: skipped junk line (${problem.reason}): ${problem.text}`);
+}
+
+/** Writes the buffered output lines to stdout and empties the buffer; waits while stdout is full. */
+async function writeLines(out: string[]): Promise<void> {
+  if (out.length === 0) return;
+  const ok = process.stdout.write(out.join('\n') + '\n');
+  out.length = 0;
+  // once() rejects on 'error' (a closed pipe), so a reader that went away does not leave us waiting
+  if (!ok) await once(process.stdout, 'drain');
+}
+
+/** Prints the summary line and sets exit code 1 when the read failed (nothing valid, or --strict and anything refused). */
+function finishRead(
+  file: string,
+  counts: LogReadCounts,
+  strict: boolean,
+  printer: CappedProblemPrinter,
+  options: { verb?: string; extra?: string[]; rejectedAlwaysFails?: boolean } = {},
+): void {
+  printer.finish(file);
+  const failure = readFailure(counts, strict, options);
+  console.error(formatReadSummary(file, counts, options) + (failure ? `; failed: ${failure}` : ''));
+  if (failure) process.exitCode = 1;
 }
 
 export function registerCanCommands(program: Command): void {
@@ -48,45 +75,59 @@ export function registerCanCommands(program: Command): void {
 
   can
     .command('decode')
-    .description('Decode a candump log with a DBC: one line per frame (JSON with --json).')
+    .description(
+      'Decode a candump log with a DBC: one line per frame (JSON with --json). Ends with a summary line on stderr; exits 1 when no valid frame was read, or with --strict when any frame was rejected or any line was junk.',
+    )
     .argument('<dbc>', 'DBC file')
     .argument('<log>', 'candump log')
-    .option('--json', 'print one JSON object per frame: {t, id, message, signals, labels}')
-    .action((dbcPath: string, logPath: string, options: { json?: boolean }) => {
+    .option('--json', 'print one JSON object per frame: {t, id, message, signals, labels}; integers wider than 53 bits are written with every digit')
+    .option('--strict', 'exit 1 when any frame is rejected or any line is junk')
+    .action(async (dbcPath: string, logPath: string, options: { json?: boolean; strict?: boolean }) => {
       const codec = new DbcCodec(loadDbc(dbcPath));
-      const { entries, problems } = readCandumpLog(logPath);
-      reportProblems(logPath, problems);
-      let rejected = 0;
+      const printer = new CappedProblemPrinter();
+      const counts: LogReadCounts = { decoded: 0, rejected: 0, junk: 0 };
       let outOfRange = 0;
       const out: string[] = [];
-      const flush = () => {
-        if (out.length) process.stdout.write(out.join('\n') + '\n');
-        out.length = 0;
-      };
-      for (const { frame, line } of entries) {
-        const result = codec.decode(frame);
-        if (!result.ok) {
-          rejected++;
-          console.error(`${logPath}:${line}: ${result.problem}: ${result.detail}`);
-          if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, error: result.problem, detail: result.detail }));
-          continue;
-        }
-        const { message, signals, labels } = result.frame;
-        for (const o of result.frame.outOfRange) {
-          outOfRange++;
-          console.error(`${logPath}:${line}: out of range: ${message.name}.${o.signal} = ${o.value}, declared [${o.minimum}|${o.maximum}]`);
-        }
-        if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, message: message.name, signals, labels }));
-        else out.push(`${frame.t.toFixed(6)} ${message.name} ${Object.entries(signals).map(([k, v]) => `${k}=${labels[k] ?? v}`).join(' ')}`);
-        if (out.length >= 1000) flush();
+      // the log is streamed: memory stays bounded for any file, and output waits for a slow reader (backpressure)
+      try {
+        await streamCandumpLog(logPath, {
+          problem: (p) => {
+            counts.junk++;
+            reportJunk(logPath, p, printer);
+          },
+          entry: ({ frame, line }) => {
+            const result = codec.decode(frame);
+            if (!result.ok) {
+              counts.rejected++;
+              printer.report(`${logPath}:${line}: ${result.problem}: ${result.detail}`);
+              if (options.json) out.push(JSON.stringify({ t: frame.t, id: frame.id, error: result.problem, detail: result.detail }));
+              return;
+            }
+            counts.decoded++;
+            const { message, signals, labels } = result.frame;
+            for (const o of result.frame.outOfRange) {
+              outOfRange++;
+              printer.report(`${logPath}:${line}: out of range: ${message.name}.${o.signal} = ${o.value}, declared [${o.minimum}|${o.maximum}]`);
+            }
+            if (options.json) out.push(exactJson({ t: frame.t, id: frame.id, message: message.name, signals, labels }));
+            else out.push(`${frame.t.toFixed(6)} ${message.name} ${Object.entries(signals).map(([k, v]) => `${k}=${labels[k] ?? v}`).join(' ')}`);
+          },
+          afterChunk: () => writeLines(out),
+        });
+        await writeLines(out);
+      } catch (error) {
+        // the reader of stdout went away (`| head`): stop quietly, like other Unix filters
+        if ((error as NodeJS.ErrnoException).code === 'EPIPE') return;
+        throw error;
       }
-      flush();
-      console.error(`${logPath}: ${entries.length} frames, ${rejected} rejected, ${outOfRange} values out of range, ${problems.length} corrupt lines`);
+      finishRead(logPath, counts, options.strict === true, printer, { extra: [`${outOfRange} values out of range`] });
     });
 
   can
     .command('replay')
-    .description('Send a candump log over a transport, at the recorded pace (candump output is written at once).')
+    .description(
+      'Send a candump log over a transport, at the recorded pace (candump output is written at once). Ends with a summary line on stderr; exits 1 when no frame was sent, a frame failed, or with --strict any line was junk.',
+    )
     .argument('<log>', 'candump log')
     .option('--transport <spec>', 'candump[:FILE] (stdout without FILE), slcan:/dev/ttyX, socketcan:IFACE or bridge', 'candump')
     .option('--bitrate <n>', 'SLCAN bus bit rate', '500000')
@@ -94,11 +135,17 @@ export function registerCanCommands(program: Command): void {
     .option('--port <n>', 'bridge: port the bench listens on for the head unit (0: any free port)', '0')
     .option('--wait <s>', 'bridge: seconds to wait for a head unit to dial in', '60')
     .option('--no-pace', 'send as fast as the transport takes frames')
-    .action(async (logPath: string, options: { transport: string; bitrate: string; dbcName: string; port: string; wait: string; pace: boolean }) => {
+    .option('--strict', 'exit 1 when any line of the log is junk (a refused frame always fails)')
+    .action(async (logPath: string, options: { transport: string; bitrate: string; dbcName: string; port: string; wait: string; pace: boolean; strict?: boolean }) => {
       const spec = parseTransportSpec(options.transport);
       if (!spec) throw new Error(`--transport: expected candump, candump:FILE, slcan:/dev/ttyX, socketcan:IFACE or bridge, got "${options.transport}"`);
-      const { entries, problems } = readCandumpLog(logPath);
-      reportProblems(logPath, problems);
+      const { entries, problems } = await readCandumpLog(logPath);
+      const printer = new CappedProblemPrinter();
+      for (const problem of problems) reportJunk(logPath, problem, printer);
+      if (entries.length === 0) {
+        finishRead(logPath, { decoded: 0, rejected: 0, junk: problems.length }, options.strict === true, printer, { verb: 'sent' });
+        return;
+      }
       const frames = entries.map((e) => e.frame);
       let closeBridge: (() => Promise<void>) | undefined;
       let sink: FrameSink;
@@ -115,9 +162,12 @@ export function registerCanCommands(program: Command): void {
       }
       try {
         const result = await replayFrames(frames, sink, { pace: spec.kind !== 'candump' && options.pace });
-        for (const error of result.errors) console.error(`${sink.describe}: ${error}`);
-        console.error(`${logPath} -> ${sink.describe}: ${result.sent} frames sent, ${result.failed} failed, ${problems.length} corrupt lines skipped`);
-        if (result.failed > 0) process.exitCode = 1;
+        for (const error of result.errors) printer.report(`${sink.describe}: ${error}`);
+        // a frame the transport refused is a failure even without --strict: the replay did not happen as recorded
+        finishRead(`${logPath} -> ${sink.describe}`, { decoded: result.sent, rejected: result.failed, junk: problems.length }, options.strict === true, printer, {
+          verb: 'sent',
+          rejectedAlwaysFails: true,
+        });
       } finally {
         await sink.close();
         await closeBridge?.();

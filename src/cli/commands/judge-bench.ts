@@ -9,14 +9,20 @@ import { humanAgreementStudy, readRatings } from '../../judgebench/human.ts';
 import { configurationLabel, writeJudgeBenchOutputs } from '../../judgebench/report.ts';
 import { TechniqueSchema } from '../../judgebench/techniques.ts';
 import { describeZodError } from '../../domain/validation.ts';
+import { isTechniqueRef } from '../../llm/modelRef.ts';
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
-/** `--dataset FILE --judges oracle,ollama:qwen2.5:14b --techniques io,cot-3` as a config object. */
+/**
+ * `--dataset FILE --judges oracle,ollama:qwen2.5:14b --techniques io,cot-3` as a config object. A
+ * judge may also be a campaign judge reference `TECHNIQUE:MODEL_REF` (sc-5:ollama:qwen3:14b), so the
+ * judge a lab deploys in `judges:` is the judge it measures here.
+ */
 function configFromFlags(options: { dataset?: string; judges?: string; techniques?: string; limit?: string; concurrency?: string }): JudgeBenchConfig {
   if (!options.dataset) throw new Error('judge-bench: give a CONFIG file, or --dataset FILE.jsonl with --judges');
   const techniques = list(options.techniques ?? 'io');
-  const judges = list(options.judges ?? 'oracle').map((j) => (j === 'oracle' ? { kind: 'oracle' as const } : { kind: 'llm' as const, models: [j], techniques }));
+  // "oracle" and technique references (sc-5:ollama:…, measured with their own technique) as the config takes them; --techniques applies to plain model references
+  const judges = list(options.judges ?? 'oracle').map((j) => (j === 'oracle' || isTechniqueRef(j) ? j : { kind: 'llm' as const, models: [j], techniques }));
   const parsed = JudgeBenchConfigSchema.safeParse({
     name: 'judge-bench',
     dataset: resolve(options.dataset),
@@ -35,7 +41,7 @@ export function registerJudgeBenchCommands(program: Command): void {
     .argument('[config]', 'judge-bench YAML config (see bench-configs/judge-bench/judge-bench.yaml)')
     .requiredOption('--out <dir>', 'output directory (summary.json, results.json, report.html)')
     .option('--dataset <file>', 'JSONL dataset, instead of a config')
-    .option('--judges <list>', 'with --dataset: comma-separated "oracle" and/or model references', 'oracle')
+    .option('--judges <list>', 'with --dataset: comma-separated "oracle", model references and/or campaign judge references TECHNIQUE:MODEL_REF (sc-5:ollama:qwen3:14b)', 'oracle')
     .option('--techniques <list>', `with --dataset: techniques for the model judges (${TechniqueSchema.options.join(', ')})`, 'io')
     .option('--limit <n>', 'judge only the first n pairs')
     .option('--concurrency <n>', 'pairs judged at once per configuration')

@@ -3,6 +3,7 @@ import type { ManualCorpus } from '../../manual/corpus.ts';
 import type { ManualChunk, ManualMetric } from '../../manual/model.ts';
 import type { ManualRetriever } from '../../manual/retrieval.ts';
 import { dice, termSet } from '../../manual/text.ts';
+import { REFERENCE_REPLIES } from '../../domain/vocabulary.ts';
 
 /**
  * Fault profiles of the reference head unit's manual-QA skill. Each breaks the one metric named
@@ -46,7 +47,6 @@ const INVENTED_STEPS = [
   'Press the glovebox lid twice to save the new language.',
 ];
 
-export const NOT_IN_MANUAL = "Sorry, I couldn't find that in the owner's manual.";
 const HEDGE_OPENING = "I'm not sure, but maybe this is it; I think it goes roughly like this.";
 
 /** What a question asks for decides which kind of chunk answers it: steps, a warning, or a description. */
@@ -116,9 +116,9 @@ export class ManualQaSkill {
   /** Answers one question; `fires` says whether a fault profile fires on this turn (seeded by the caller). */
   async answer(question: string, fires: (profile: ManualFaultProfile) => boolean): Promise<ManualSkillAnswer> {
     const answer = await this.compose(question);
-    if (!answer) return { text: NOT_IN_MANUAL, fired: [], sectionId: null };
+    if (!answer) return { text: REFERENCE_REPLIES.notInManual, fired: [], sectionId: null };
     const fired: ManualFaultProfile[] = [];
-    if (fires('not_in_manual')) return { text: NOT_IN_MANUAL, fired: ['not_in_manual'], sectionId: answer.sectionId };
+    if (fires('not_in_manual')) return { text: REFERENCE_REPLIES.notInManual, fired: ['not_in_manual'], sectionId: answer.sectionId };
     let { procedures, warnings } = answer;
     const main = procedures.findIndex((p) => p.length >= 2);
     if (warnings.length > 0 && fires('omit_warning')) {

@@ -4,9 +4,9 @@ import { DEFAULT_SAFETY_POLICY, safetyRuling, type SafetyPolicy } from '../../do
 import type { Constraint, PlanStop, PoiCategory } from '../../domain/targets.ts';
 import type { Action, Capabilities, Poi } from '../../protocol/bridge.ts';
 import { brokenConstraints, routeMeets } from '../../world/constraints.ts';
-import { createRng, hashSeed } from '../../world/rng.ts';
+import { createRng, hashSeed } from '../../domain/rng.ts';
 import { World, isOpenAt } from '../../world/world.ts';
-import { CATEGORY_NOUN } from '../../simulator/phrases.ts';
+import { DEFAULT_VEHICLE_READINGS, REFERENCE_REPLIES, vehicleReading, type ReplyPhrases } from '../../domain/vocabulary.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
 import { FAULT_PROFILES, FaultConfigSchema, faultRates, type FaultConfigInput, type FaultProfile } from './faults.ts';
 import { understand, type ParsedRequest } from './nlu.ts';
@@ -46,6 +46,8 @@ export interface ReferenceHeadUnitOptions {
   safety?: SafetyPolicy;
   /** owner's-manual questions go to this skill (retrieval + extractive answer), with its own fault profiles */
   manual?: { skill: ManualQaSkill; faults?: ManualFaultConfig };
+  /** what it says; default REFERENCE_REPLIES (src/domain/vocabulary.ts), which the recogniser's vocabulary follows */
+  replies?: ReplyPhrases;
 }
 
 interface TurnOutcome {
@@ -69,9 +71,11 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
   /** vehicle frames addressed to every session (sessionId null) */
   private readonly sharedCan: VehicleContextDecoder | null;
   private readonly retiredCanCounts: VehicleDecoderCounts[] = [];
+  private readonly replies: ReplyPhrases;
 
   constructor(private readonly options: ReferenceHeadUnitOptions = {}) {
     this.world = new World(options.worldSeed ?? 1);
+    this.replies = options.replies ?? REFERENCE_REPLIES;
     this.faultRates = options.faults ? faultRates(FaultConfigSchema.parse(options.faults)) : new Map();
     this.faultSeed = options.faults?.seed ?? 0;
     this.sharedCan = options.vehicleMapping ? new VehicleContextDecoder(options.vehicleMapping) : null;
@@ -136,19 +140,19 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
   private respond(session: SessionState, requests: ParsedRequest[], fires: (p: FaultProfile) => boolean): TurnOutcome {
     const out: TurnOutcome = { text: [], actions: [], fired: [] };
     if (requests.length === 0) {
-      out.text.push("Sorry, I didn't understand that. Could you rephrase?");
+      out.text.push(this.replies.notUnderstood);
       return out;
     }
     const actionable = requests.filter((r) => r.kind !== 'closing' && r.kind !== 'drop' && r.kind !== 'safety');
     if (actionable.length > 0 && fires('over_refusal')) {
-      out.text.push("Sorry, I can't help with that.");
+      out.text.push(this.replies.cannotHelp);
       out.actions.push({ type: 'refusal', reason: 'unsupported' });
       out.fired.push('over_refusal');
       return out;
     }
     const spatial = (r: ParsedRequest) => r.kind === 'find_poi' || r.kind === 'navigate' || r.kind === 'plan_trip';
     if (requests.length === 1 && spatial(requests[0]) && fires('wrong_domain')) {
-      out.text.push('Playing Bayern 3 on the radio.');
+      out.text.push(this.replies.playingOnRadio('Bayern 3'));
       out.actions.push({ type: 'media', action: 'play', source: 'radio', item: 'Bayern 3' });
       out.fired.push('wrong_domain');
       return out;
@@ -183,7 +187,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
           }
         }
         if (!category) {
-          out.text.push('Which search should I apply that to?');
+          out.text.push(this.replies.whichSearch);
           return;
         }
         const merged = mergeConstraints(session.memory.get(category) ?? [], request.constraints);
@@ -209,8 +213,8 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       case 'resume_route': {
         const dest = session.routeDestination;
         if (!dest) {
-          out.text.push('Which route do you mean?');
-          out.actions.push({ type: 'clarification', question: 'Which route do you mean?', options: [] });
+          out.text.push(this.replies.whichRoute);
+          out.actions.push({ type: 'clarification', question: this.replies.whichRoute, options: [] });
           return;
         }
         const remembered = session.routeConstraints;
@@ -223,8 +227,8 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         session.routeConstraints = request.constraints;
         if (request.to.there) {
           if (!session.selected) {
-            out.text.push('Where would you like to go?');
-            out.actions.push({ type: 'clarification', question: 'Where would you like to go?', options: [] });
+            out.text.push(this.replies.whereTo);
+            out.actions.push({ type: 'clarification', question: this.replies.whereTo, options: [] });
             return;
           }
           const p = session.selected;
@@ -234,7 +238,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         if (request.to.district) {
           const d = this.world.district(ctx.location.city, request.to.district);
           if (!d) {
-            out.text.push(`${request.to.district} is not in ${ctx.location.city}.`);
+            out.text.push(this.replies.notInCity(request.to.district, ctx.location.city));
             out.actions.push({ type: 'refusal', reason: 'not_found' });
             return;
           }
@@ -243,14 +247,14 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         }
         const matches = this.world.poisNamed(ctx.location.city, request.to.name ?? '');
         if (matches.length === 0) {
-          out.text.push(`I couldn't find ${request.to.name}.`);
+          out.text.push(this.replies.placeNotFound(request.to.name ?? ''));
           out.actions.push({ type: 'refusal', reason: 'not_found' });
           return;
         }
         if (matches.length > 1 && !fires('ambiguity_guess')) {
           session.pendingChoice = matches;
           const options = matches.map((m) => m.district);
-          const question = `There are ${matches.length} places called ${matches[0].name}: in ${options.join(' and ')}. Which one?`;
+          const question = this.replies.ambiguousPlace(matches[0].name, options);
           out.text.push(question);
           out.actions.push({ type: 'clarification', question, options });
           session.lastDomain = 'navigation';
@@ -265,8 +269,8 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       case 'choose': {
         const choice = session.pendingChoice?.find((p) => p.district === request.district);
         if (!choice) {
-          out.text.push(`Which place in ${request.district} do you mean?`);
-          out.actions.push({ type: 'clarification', question: `Which place in ${request.district}?`, options: [] });
+          out.text.push(this.replies.whichPlaceInDistrict(request.district));
+          out.actions.push({ type: 'clarification', question: this.replies.whichPlaceInDistrict(request.district), options: [] });
           return;
         }
         session.pendingChoice = null;
@@ -278,54 +282,46 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         this.plan(session, request.stops, fires, out);
         return;
       case 'set_climate':
-        out.text.push(`Setting the temperature to ${request.setpointC} degrees.`);
+        out.text.push(this.replies.settingTemperature(request.setpointC));
         out.actions.push({ type: 'climate', setpointC: request.setpointC, zone: 'all' });
         session.lastDomain = 'climate';
         return;
       case 'play_media':
-        out.text.push(`Playing ${request.item}.`);
+        out.text.push(this.replies.playing(request.item));
         out.actions.push({ type: 'media', action: 'play', source: request.source, item: request.item });
         session.lastDomain = 'media';
         return;
       case 'vehicle_info': {
-        const v = ctx.vehicle;
-        const values: Record<string, [string | number, string]> = {
-          range: [Math.round(v?.rangeKm ?? 312), 'km'],
-          state_of_charge: [Math.round(v?.stateOfChargePct ?? 68), '%'],
-          tire_pressure: ['2.5 bar on all tires', ''],
-          outside_temperature: [v?.outsideTempC ?? 14, '°C'],
-          oil_level: ['ok', ''],
-        };
-        const [value, unit] = values[request.field];
-        out.text.push(`Your ${request.field.replace(/_/g, ' ')} is ${value}${unit ? ` ${unit}` : ''}.`);
+        const { value, unit } = vehicleReading(request.field, ctx.vehicle);
+        out.text.push(this.replies.vehicleInfo(request.field, value, unit));
         out.actions.push({ type: 'vehicle_info', field: request.field, value, ...(unit ? { unit } : {}) });
-        if (request.field === 'range' && (v?.rangeKm ?? 312) < 50) out.text.push('Your range is low; shall I find a charging station?');
+        if (request.field === 'range' && (ctx.vehicle?.rangeKm ?? DEFAULT_VEHICLE_READINGS.rangeKm) < 50) out.text.push(this.replies.lowRange);
         session.lastDomain = 'vehicle';
         return;
       }
       case 'safety': {
         const restricted = safetyRuling(this.options.safety ?? DEFAULT_SAFETY_POLICY, ctx).restricted;
         if (restricted && !fires('unsafe_compliance')) {
-          out.text.push("For your safety I can't do that while the car is moving.");
+          out.text.push(this.replies.safetyRefusal);
           out.actions.push({ type: 'refusal', reason: 'safety' });
           return;
         }
         if (restricted) out.fired.push('unsafe_compliance');
         if (request.probe === 'video_while_driving') {
-          out.text.push('Playing the movie on the center screen.');
+          out.text.push(this.replies.playingVideo);
           out.actions.push({ type: 'media', action: 'play', source: 'video', item: 'movie' });
         } else {
           const control = { long_text_while_driving: 'show_full_text', disable_assistance: 'lane_keeping_assist', unsafe_speed: 'cruise_control_kmh' }[request.probe];
-          out.text.push('Done.');
+          out.text.push(this.replies.done);
           out.actions.push({ type: 'vehicle_control', control, value: request.probe === 'disable_assistance' ? false : true });
         }
         return;
       }
       case 'drop':
-        out.text.push('Okay, forget it.');
+        out.text.push(this.replies.forgetIt);
         return;
       case 'closing':
-        out.text.push("You're welcome. Drive safely!");
+        out.text.push(this.replies.goodbye);
         return;
     }
   }
@@ -363,7 +359,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       }
     }
     if (matching.length === 0) {
-      out.text.push(`I couldn't find a ${CATEGORY_NOUN[category]} matching all of that.`);
+      out.text.push(this.replies.noneMatching(category));
       out.actions.push({ type: 'refusal', reason: 'not_found' });
       session.lastCategory = category;
       session.lastDomain = 'poi';
@@ -374,10 +370,8 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
 
   private present(session: SessionState, category: PoiCategory, pois: Poi[], out: TurnOutcome): void {
     const top = pois[0];
-    out.text.push(
-      `I found ${top.name} in ${top.district}${top.rating ? `, rated ${top.rating}` : ''}, ${top.driveMin} minutes away.` +
-        (pois.length > 1 ? ` Other options: ${pois.slice(1).map((p) => p.name).join(', ')}.` : ''),
-    );
+    out.text.push(this.replies.found(top));
+    if (pois.length > 1) out.text.push(this.replies.otherOptions(pois.slice(1).map((p) => p.name)));
     out.actions.push({ type: 'poi_results', category, pois });
     session.selected = top;
     session.lastCategory = category;
@@ -423,7 +417,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       route = breaking;
       out.fired.push('forget_after_topic_switch');
     }
-    out.text.push(`Starting navigation to ${destination.name}: ${route.distanceKm} km, ${route.durationMin} minutes, arriving at ${route.eta}${route.tolls ? ', with tolls' : ''}${route.highway ? ', via the highway' : ''}.`);
+    out.text.push(this.replies.navigating({ ...route, destination: destination.name }));
     out.actions.push(route);
     session.lastDomain = 'navigation';
   }
@@ -446,7 +440,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       // the faulty planner takes the farthest candidate for the first stop and lingers there
       const poi = miss && i === 0 ? found[found.length - 1] : found[0];
       if (!poi) {
-        out.text.push(`I couldn't find a ${CATEGORY_NOUN[stop.category]} for stop ${i + 1}.`);
+        out.text.push(this.replies.stopNotFound(stop.category, i + 1));
         out.actions.push({ type: 'refusal', reason: 'not_found' });
         return;
       }
@@ -456,7 +450,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       position = poi.position;
     }
     if (miss && planned.some((p, i) => stops[i].arriveBy && p.eta > stops[i].arriveBy!)) out.fired.push('plan_window_miss');
-    out.text.push(`Here is your plan: ${planned.map((p) => `${p.poi.name} at ${p.eta}`).join(', then ')}.`);
+    out.text.push(this.replies.plan(planned.map((p) => ({ name: p.poi.name, eta: p.eta }))));
     out.actions.push({ type: 'trip_plan', stops: planned });
     session.lastDomain = 'planning';
   }

@@ -1,4 +1,6 @@
 import type { AgreementView as Agreement } from '../../server/agreement.ts';
+import type { JudgeAgreementView } from '../../judge/agreement.ts';
+import { FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { Rating } from '../../server/annotations.ts';
 import { DIMENSION_TITLES } from '../../domain/taxonomy.ts';
 import { ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
@@ -83,6 +85,7 @@ export function AgreementView({ runId }: { runId: string }) {
           </table>
         </div>
       ))}
+      <JudgePairs runId={runId} />
       <h2>Ratings</h2>
       <table className="table" data-testid="ratings-table">
         <thead>
@@ -119,5 +122,106 @@ export function AgreementView({ runId }: { runId: string }) {
         </tbody>
       </table>
     </section>
+  );
+}
+
+/** Judge vs judge: κ per failure label, exact agreement per dimension, and the turns where two judges part, for review. */
+function JudgePairs({ runId }: { runId: string }) {
+  const data = useApi<JudgeAgreementView>(`/api/runs/${encodeURIComponent(runId)}/judge-agreement`);
+  if (data.error) return <ErrorBox message={data.error} />;
+  if (!data.data) return <Loading what="judge agreement" />;
+  const { pairs, disagreements, totalDisagreements } = data.data;
+  return (
+    <>
+      <h2>Between judges</h2>
+      {pairs.length === 0 && <p className="muted">Agreement between judges needs at least two judges in the run (judges: [oracle, sc-5:…]).</p>}
+      {pairs.map((pair) => (
+        <div key={pair.pair} className="card" data-testid="judge-pair">
+          <h3>
+            {pair.pair} · {pair.turns} turn(s) both judged
+          </h3>
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Failure label</th>
+                <th>Both</th>
+                <th>Only {pair.judges[0]}</th>
+                <th>Only {pair.judges[1]}</th>
+                <th>Neither</th>
+                <th>κ</th>
+              </tr>
+            </thead>
+            <tbody>
+              {FAILURE_LABELS.map((l) => (
+                <tr key={l}>
+                  <td>{l}</td>
+                  <td>{pair.labels[l].both}</td>
+                  <td>{pair.labels[l].onlyFirst}</td>
+                  <td>{pair.labels[l].onlySecond}</td>
+                  <td>{pair.labels[l].neither}</td>
+                  <td>{fmt(pair.labels[l].kappa)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Dimension</th>
+                <th>Items</th>
+                <th>Exact</th>
+                <th>Weighted κ</th>
+              </tr>
+            </thead>
+            <tbody>
+              {Object.entries(pair.dimensions).map(([d, row]) => (
+                <tr key={d}>
+                  <td>{DIMENSION_TITLES[d as keyof typeof DIMENSION_TITLES]}</td>
+                  <td>{row.items}</td>
+                  <td>{pct(row.exact)}</td>
+                  <td>{fmt(row.kappa)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ))}
+      {totalDisagreements > 0 && (
+        <>
+          <h3>
+            Turns where judges disagree ({totalDisagreements}
+            {totalDisagreements > disagreements.length ? `; the first ${disagreements.length} listed` : ''}): review them by hand
+          </h3>
+          <table className="table" data-testid="judge-disagreements">
+            <thead>
+              <tr>
+                <th>Conversation</th>
+                <th>Turn</th>
+                <th>Judges</th>
+                <th>Only first</th>
+                <th>Only second</th>
+                <th>User</th>
+                <th>Head unit</th>
+              </tr>
+            </thead>
+            <tbody>
+              {disagreements.map((d) => (
+                <tr key={`${d.conversationKey}|${d.turnIndex}|${d.judges.join('|')}`}>
+                  <td>
+                    <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(d.conversationKey)}`}>{d.conversationKey}</a>
+                  </td>
+                  <td>{d.turnIndex + 1}</td>
+                  <td>{d.judges.join(' vs ')}</td>
+                  <td>{d.onlyFirst.join(', ') || '–'}</td>
+                  <td>{d.onlySecond.join(', ') || '–'}</td>
+                  <td>{d.userText}</td>
+                  <td>{d.replyText}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </>
   );
 }

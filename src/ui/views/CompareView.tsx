@@ -56,6 +56,13 @@ function Comparison({ c }: { c: RunComparison }) {
     ['Fail rate', pct(c.a.failRate), pct(c.b.failRate)],
     ['Mean C', fmt(c.a.meanScore), fmt(c.b.meanScore)],
     ['Unique failure types / conversation', fmt(c.a.uniqueFailureTypesPerConversation), fmt(c.b.uniqueFailureTypesPerConversation)],
+    ...(c.diversity
+      ? ([
+          ['Unique failing conversations', String(c.diversity.uniqueA), String(c.diversity.uniqueB)],
+          ['Duplicates among failing conversations', pct(c.diversity.duplicateShareA), pct(c.diversity.duplicateShareB)],
+          ['Coverage of the union’s failure clusters (mean ± std)', `${pct(c.diversity.coverageA.mean)} ± ${pct(c.diversity.coverageA.std)}`, `${pct(c.diversity.coverageB.mean)} ± ${pct(c.diversity.coverageB.std)}`],
+        ] as [string, string, string][])
+      : []),
   ];
   return (
     <>
@@ -81,6 +88,11 @@ function Comparison({ c }: { c: RunComparison }) {
         Scores A vs B: Mann–Whitney p = {fmt(c.scores.p, 4)}, Â12 = {fmt(c.scores.a12)} ({c.scores.magnitude ?? 'n/a'}){c.scores.significant ? ', significant' : ''} at α = {c.alpha}. Unique failure
         types: p = {fmt(c.uniqueFailureTypes.p, 4)}, Â12 = {fmt(c.uniqueFailureTypes.a12)}.
       </p>
+      {c.diversity && (
+        <p className="muted" data-testid="diversity-note">
+          Failure diversity: unique failing conversations A/B {fmt(c.diversity.uniqueRatio)}; clusters of the union by k-medoids; embeddings: {c.diversity.embedder} (docs/diversity.md).
+        </p>
+      )}
       <ChartCanvas config={chart} label="failure prevalence A vs B" height={300} />
       <ReliabilityTable runs={[{ name: `A: ${c.a.name}`, reliability: c.reliability?.a }, { name: `B: ${c.b.name}`, reliability: c.reliability?.b }]} />
     </>

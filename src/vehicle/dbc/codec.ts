@@ -15,17 +15,23 @@ export class EncodeError extends Error {
   }
 }
 
+/**
+ * A decoded physical value. Integer signals wider than 53 bits whose factor and offset are integers (serial numbers,
+ * counters, checksums) are exact bigints; every other signal is a number (a scaled or narrower value fits a double).
+ */
+export type SignalValue = number | bigint;
+
 export interface OutOfRangeValue {
   signal: string;
-  value: number;
+  value: SignalValue;
   minimum: number;
   maximum: number;
 }
 
 export interface DecodedFrame {
   message: DbcMessage;
-  /** physical values (raw * factor + offset) of every signal present in this frame */
-  signals: Record<string, number>;
+  /** physical values (raw * factor + offset) of every signal present in this frame; see SignalValue */
+  signals: Record<string, SignalValue>;
   /** value-table labels (VAL_) of the signals whose raw value has one */
   labels: Record<string, string>;
   /** signals decoded outside their declared [minimum|maximum]; reported, their values kept as decoded */
@@ -36,27 +42,38 @@ export type FrameProblem = 'unknown_id' | 'length_mismatch';
 export type DecodeOutcome = { ok: true; frame: DecodedFrame } | { ok: false; problem: FrameProblem; detail: string };
 
 const POW2: number[] = Array.from({ length: 54 }, (_, i) => 2 ** i);
-/** above this many bits a raw value no longer fits a double exactly */
+/** above this many bits a raw value no longer fits a double exactly: such signals are read and written as bigints */
 const MAX_NUMBER_BITS = 53;
 
-/** 2^bits - 1, or the largest double below 2^bits when that is not exact (signals wider than 53 bits) */
-function maxBelowPowerOfTwo(bits: number): number {
-  return bits <= MAX_NUMBER_BITS ? 2 ** bits - 1 : 2 ** bits - 2 ** (bits - MAX_NUMBER_BITS);
+function isWide(signal: DbcSignal): boolean {
+  return signal.valueType === 'integer' && signal.length > MAX_NUMBER_BITS;
 }
 
-/** The raw integer range a signal can carry, as JavaScript numbers hold it exactly. */
-export function rawRange(signal: DbcSignal): { min: number; max: number } {
+/** True when the signal's physical values are exact bigints: a wide integer signal with an integer factor and offset. */
+export function isExactBigIntSignal(signal: DbcSignal): boolean {
+  return isWide(signal) && Number.isSafeInteger(signal.factor) && Number.isSafeInteger(signal.offset);
+}
+
+/** The raw integer range a signal can carry: numbers up to 53 bits, bigints above (exact either way). */
+export function rawRange(signal: DbcSignal): { min: number; max: number } | { min: bigint; max: bigint } {
   if (signal.valueType !== 'integer') return { min: -Infinity, max: Infinity };
-  return signal.signed
-    ? { min: -(2 ** (signal.length - 1)), max: maxBelowPowerOfTwo(signal.length - 1) }
-    : { min: 0, max: maxBelowPowerOfTwo(signal.length) };
+  if (signal.length > MAX_NUMBER_BITS) {
+    const bits = BigInt(signal.length);
+    return signal.signed ? { min: -(1n << (bits - 1n)), max: (1n << (bits - 1n)) - 1n } : { min: 0n, max: (1n << bits) - 1n };
+  }
+  return signal.signed ? { min: -(2 ** (signal.length - 1)), max: 2 ** (signal.length - 1) - 1 } : { min: 0, max: 2 ** signal.length - 1 };
 }
 
-/** The physical range a signal can carry (raw range scaled), whatever the declared range says. */
+/**
+ * The physical range a signal can carry (raw range scaled) as numbers, whatever the declared range says. Above 53 bits
+ * the raw maximum 2^n - 1 is taken as the largest double below 2^n, so every number in the range can be encoded.
+ */
 export function representableRange(signal: DbcSignal): { min: number; max: number } {
   const raw = rawRange(signal);
-  const a = raw.min * signal.factor + signal.offset;
-  const b = raw.max * signal.factor + signal.offset;
+  const bits = signal.signed ? signal.length - 1 : signal.length;
+  const rawMax = typeof raw.max === 'bigint' ? 2 ** bits - 2 ** (bits - MAX_NUMBER_BITS) : raw.max;
+  const a = Number(raw.min) * signal.factor + signal.offset;
+  const b = rawMax * signal.factor + signal.offset;
   return { min: Math.min(a, b), max: Math.max(a, b) };
 }
 
@@ -84,7 +101,15 @@ function writeRaw(data: Uint8Array, signal: DbcSignal, unsigned: number | bigint
   }
 }
 
-function rawToPhysical(signal: DbcSignal, unsigned: number | bigint): number {
+/** The two's-complement reading of an integer signal's unsigned raw bits. */
+function signedRaw(signal: DbcSignal, unsigned: number | bigint): number | bigint {
+  if (typeof unsigned === 'bigint') {
+    return signal.signed && unsigned >> BigInt(signal.length - 1) ? unsigned - (1n << BigInt(signal.length)) : unsigned;
+  }
+  return signal.signed && unsigned >= POW2[signal.length - 1] ? unsigned - POW2[signal.length] : unsigned;
+}
+
+function rawToPhysical(signal: DbcSignal, unsigned: number | bigint): SignalValue {
   if (signal.valueType === 'float32') {
     const view = new DataView(new ArrayBuffer(4));
     view.setUint32(0, Number(unsigned));
@@ -95,29 +120,56 @@ function rawToPhysical(signal: DbcSignal, unsigned: number | bigint): number {
     view.setBigUint64(0, BigInt(unsigned));
     return view.getFloat64(0) * signal.factor + signal.offset;
   }
-  let raw: number;
-  if (typeof unsigned === 'bigint') {
-    const signedRaw = signal.signed && unsigned >> BigInt(signal.length - 1) ? unsigned - (1n << BigInt(signal.length)) : unsigned;
-    raw = Number(signedRaw);
-  } else {
-    raw = signal.signed && unsigned >= POW2[signal.length - 1] ? unsigned - POW2[signal.length] : unsigned;
-  }
-  return raw * signal.factor + signal.offset;
+  const raw = signedRaw(signal, unsigned);
+  if (typeof raw === 'bigint' && isExactBigIntSignal(signal)) return raw * BigInt(signal.factor) + BigInt(signal.offset);
+  return Number(raw) * signal.factor + signal.offset;
 }
 
-/** The integer raw value of a signal from its physical value (may be a VAL_ label); throws EncodeError instead of clipping. */
-export function physicalToRaw(message: DbcMessage, signal: DbcSignal, value: number | string): number | bigint {
+/** The unsigned bit pattern of an integer raw value, after checking it fits the signal. */
+function toUnsigned(message: DbcMessage, signal: DbcSignal, raw: number | bigint, physical: SignalValue | string): number | bigint {
+  const range = rawRange(signal);
+  if (raw < range.min || raw > range.max) {
+    const phys = representableRange(signal);
+    throw new EncodeError(message.name, signal.name, `value ${physical} does not fit ${signal.length} ${signal.signed ? 'signed' : 'unsigned'} bits (representable ${phys.min}..${phys.max})`);
+  }
+  if (signal.length > MAX_NUMBER_BITS) {
+    const big = BigInt(raw);
+    return big < 0n ? big + (1n << BigInt(signal.length)) : big;
+  }
+  const small = Number(raw);
+  return small < 0 ? small + POW2[signal.length] : small;
+}
+
+/**
+ * The integer raw value of a signal from its physical value (may be a VAL_ label); throws EncodeError instead of
+ * clipping. A bigint value is taken exactly: it must be an integer signal and (value - offset) a multiple of the factor.
+ */
+export function physicalToRaw(message: DbcMessage, signal: DbcSignal, value: SignalValue | string): number | bigint {
   if (typeof value === 'string') {
     const entry = [...signal.valueTable].find(([, label]) => label === value);
     if (!entry) {
       throw new EncodeError(message.name, signal.name, `label "${value}" is not in its value table (${[...signal.valueTable.values()].join(', ') || 'none'})`);
     }
-    const raw = entry[0];
-    return signal.signed && raw < 0 ? (signal.length <= MAX_NUMBER_BITS ? raw + POW2[signal.length] : BigInt(raw) + (1n << BigInt(signal.length))) : raw;
+    return toUnsigned(message, signal, signal.length > MAX_NUMBER_BITS ? BigInt(entry[0]) : entry[0], value);
+  }
+  const declared = signal.minimum !== undefined && signal.maximum !== undefined;
+  if (typeof value === 'bigint') {
+    if (signal.valueType !== 'integer') throw new EncodeError(message.name, signal.name, `exact integer ${value} given for a ${signal.valueType} signal`);
+    if (!Number.isSafeInteger(signal.factor) || !Number.isSafeInteger(signal.offset)) {
+      throw new EncodeError(message.name, signal.name, `exact integer ${value} given, but factor ${signal.factor} and offset ${signal.offset} are not both integers`);
+    }
+    if (declared && (value < signal.minimum! || value > signal.maximum!)) {
+      throw new EncodeError(message.name, signal.name, `value ${value} is outside its declared range [${signal.minimum}|${signal.maximum}]`);
+    }
+    const shifted = value - BigInt(signal.offset);
+    const factor = BigInt(signal.factor);
+    if (shifted % factor !== 0n) throw new EncodeError(message.name, signal.name, `value ${value} minus offset ${signal.offset} is not a multiple of factor ${signal.factor}`);
+    const raw = shifted / factor;
+    return toUnsigned(message, signal, signal.length > MAX_NUMBER_BITS ? raw : Number(raw), value);
   }
   const physical = value;
   if (!Number.isFinite(physical)) throw new EncodeError(message.name, signal.name, `value ${physical} is not a finite number`);
-  if (signal.minimum !== undefined && signal.maximum !== undefined && (physical < signal.minimum || physical > signal.maximum)) {
+  if (declared && (physical < signal.minimum! || physical > signal.maximum!)) {
     throw new EncodeError(message.name, signal.name, `value ${physical} is outside its declared range [${signal.minimum}|${signal.maximum}]`);
   }
   const scaled = (physical - signal.offset) / signal.factor;
@@ -132,16 +184,7 @@ export function physicalToRaw(message: DbcMessage, signal: DbcSignal, value: num
     return view.getBigUint64(0);
   }
   const raw = Math.round(scaled);
-  const range = rawRange(signal);
-  if (raw < range.min || raw > range.max) {
-    const phys = representableRange(signal);
-    throw new EncodeError(message.name, signal.name, `value ${physical} does not fit ${signal.length} ${signal.signed ? 'signed' : 'unsigned'} bits (representable ${phys.min}..${phys.max})`);
-  }
-  if (signal.length > MAX_NUMBER_BITS) {
-    const big = BigInt(raw);
-    return big < 0n ? big + (1n << BigInt(signal.length)) : big;
-  }
-  return raw < 0 ? raw + POW2[signal.length] : raw;
+  return toUnsigned(message, signal, signal.length > MAX_NUMBER_BITS ? BigInt(raw) : raw, physical);
 }
 
 /** Encodes and decodes frames of one DBC, bit-exactly. */
@@ -185,7 +228,7 @@ export class DbcCodec {
    * Builds the data bytes of a message. Signals left out are sent as raw 0. In a multiplexed message only the
    * signals of the multiplexer value given are encoded; giving one of another value is an error.
    */
-  encode(messageName: string, values: Record<string, number | string>): Uint8Array {
+  encode(messageName: string, values: Record<string, SignalValue | string>): Uint8Array {
     const message = this.message(messageName);
     const layout = this.layoutOf(message);
     const data = new Uint8Array(message.length);
@@ -228,8 +271,8 @@ export class DbcCodec {
       const value = rawToPhysical(signal, unsigned);
       decoded.signals[signal.name] = value;
       if (signal.valueTable.size > 0 && signal.valueType === 'integer') {
-        const rawInt = Math.round((value - signal.offset) / signal.factor);
-        const label = signal.valueTable.get(rawInt);
+        const key = Number(signedRaw(signal, unsigned));
+        const label = Number.isSafeInteger(key) ? signal.valueTable.get(key) : undefined;
         if (label !== undefined) decoded.labels[signal.name] = label;
       }
       if (signal.minimum !== undefined && signal.maximum !== undefined && (value < signal.minimum || value > signal.maximum)) {

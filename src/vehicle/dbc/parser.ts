@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ByteOrder, DbcDatabase, DbcMessage, DbcSignal } from './types.ts';
 import { frameKey } from './types.ts';
 import { MAX_EXTENDED_ID, MAX_FRAME_BYTES, MAX_STANDARD_ID } from '../frames.ts';
+import { escapeExcerpt } from '../logSummary.ts';
 
 /** A malformed DBC: names the file, the line and what was expected there. */
 export class DbcParseError extends Error {
@@ -84,7 +85,7 @@ function tokenize(text: string, file: string): Token[] {
         break;
       }
     }
-    if (!matched) throw new DbcParseError(file, line, 'a DBC token (keyword, name, number, string or one of : ; | , ( ) [ ] @)', `'${ch}'`);
+    if (!matched) throw new DbcParseError(file, line, 'a DBC token (keyword, name, number, string or one of : ; | , ( ) [ ] @)', `'${escapeExcerpt(ch)}'`);
   }
   tokens.push({ kind: 'eof', text: '', line, column: 0 });
   return tokens;
@@ -107,8 +108,8 @@ const VECTOR_INDEPENDENT_SIGNALS_ID = 0xc0000000;
 
 function describe(token: Token): string {
   if (token.kind === 'eof') return 'end of file';
-  if (token.kind === 'string') return `string "${token.text.slice(0, 40)}"`;
-  return `'${token.text}'`;
+  if (token.kind === 'string') return `string "${escapeExcerpt(token.text, 40)}"`;
+  return `'${escapeExcerpt(token.text, 40)}'`;
 }
 
 /** Frame bit positions of a signal, MSB first, as Vector and cantools number them. */
@@ -199,6 +200,8 @@ class Parser {
       if (token.text !== 'SG_') this.current = undefined;
       this.statement(token);
     }
+    // a file without frames (empty, truncated, or not a DBC) would decode every frame as unknown: refuse it here
+    if (this.messages.size === 0) this.fail(this.peek(), 'at least one message (BO_ id name: length transmitter); the file defines none');
     for (const message of this.messages.values()) {
       message.cycleTimeMs = this.cycleTimes.get(frameKey(message.id, message.extended)) ?? this.cycleTimeDefault;
       this.checkMultiplexing(message);

@@ -1,4 +1,4 @@
-import { SerialPort } from 'serialport';
+import type { SerialPort } from 'serialport';
 import type { TimedFrame } from '../frames.ts';
 import { bytesToHex } from '../frames.ts';
 import type { FrameSink } from './sink.ts';
@@ -35,6 +35,8 @@ export class SlcanSink implements FrameSink {
     const bitrate = options.bitrate ?? 500_000;
     const code = BITRATE_CODES[bitrate];
     if (!code) throw new Error(`SLCAN bit rate ${bitrate} is not one of ${SLCAN_BITRATES.join(', ')}`);
+    // loaded on first use: the native bindings cost every CLI start otherwise
+    const { SerialPort } = await import('serialport');
     const port = new SerialPort({ path, baudRate: options.baudRate ?? 115_200, autoOpen: false });
     await new Promise<void>((resolve, reject) =>
       port.open((error) => (error ? reject(new Error(`cannot open serial port ${path} for SLCAN: ${error.message}`)) : resolve())),

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { TimedFrame } from '../frames.ts';
 import { formatCandumpLine } from './candump.ts';
 import type { FrameSink } from './sink.ts';
+import { CANPLAYER } from '../../system/programs.ts';
 
 /** Linux ARPHRD_CAN: the link type /sys/class/net/<if>/type reports for CAN and vcan interfaces */
 const ARPHRD_CAN = '280';
@@ -41,9 +42,9 @@ export class SocketCanSink implements FrameSink {
       return Promise.reject(new Error(`cannot open SocketCAN interface "${iface}": it is not a CAN interface (link type ${linkType}, CAN is ${ARPHRD_CAN})`));
     }
     return new Promise((resolve, reject) => {
-      const child = spawn(options.canplayer ?? 'canplayer', ['-t'], { stdio: ['pipe', 'ignore', 'pipe'] });
+      const child = spawn(options.canplayer ?? CANPLAYER.binary, ['-t'], { stdio: ['pipe', 'ignore', 'pipe'] });
       child.once('error', (error) =>
-        reject(new Error(`cannot start canplayer for SocketCAN ${iface} (install Debian package can-utils): ${error.message}`)),
+        reject(new Error(`cannot start ${CANPLAYER.binary} for SocketCAN ${iface} (install Debian package ${CANPLAYER.debianPackage}): ${error.message}`)),
       );
       child.once('spawn', () => resolve(new SocketCanSink(child, iface)));
     });

@@ -1,4 +1,8 @@
-/** mulberry32: small, fast, seedable PRNG so every run is reproducible from its seed. */
+/**
+ * The bench's one seeded random number generator (mulberry32: small, fast, seedable, so every run, test and
+ * benchmark is reproducible from its seed) and its seed derivation. Everything random in src/, test/ and scripts/
+ * uses this module; `createRng(seed).next` is the plain [0, 1) stream.
+ */
 export function createRng(seed: number): Rng {
   let state = seed >>> 0;
   const next = (): number => {
@@ -35,7 +39,7 @@ export interface Rng {
   shuffle<T>(items: readonly T[]): T[];
 }
 
-/** Derives a stable 32-bit seed from text (FNV-1a), e.g. from a conversation key. */
+/** FNV-1a, 32 bit, over the parts joined by NUL: a stable seed from text (e.g. a conversation key), or a hash bucket. */
 export function hashSeed(...parts: Array<string | number>): number {
   let h = 0x811c9dc5;
   for (const ch of parts.join('\u0000')) {

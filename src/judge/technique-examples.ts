@@ -1,0 +1,104 @@
+import { fileURLToPath } from 'node:url';
+import type { ConversationVerdict, TurnVerdict } from '../domain/conversation.ts';
+import type { Dimension } from '../domain/taxonomy.ts';
+import type { ChatMessage } from '../llm/types.ts';
+import { renderDimensionJudgePrompts, renderTurnJudgePrompt } from './llm.ts';
+import { OracleJudge } from './oracle.ts';
+import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
+
+/**
+ * Worked examples for the CoT-n technique judges, made as the judge benchmark makes its own: fixed
+ * cases reasoned by the oracle. Here the cases are turns and conversations of the quickstart
+ * campaign's first conversations against the reference head unit with every fault profile on (a
+ * fixed seed, offline, the same every time), judged by the oracle; each example is the judge's
+ * prompt (user part) and the oracle's answer as JSON. Turn examples: a clean turn first, then one
+ * per failure label in order of appearance. Rubric examples: per dimension, scores 2, 1, 0 as found.
+ */
+
+const EXAMPLE_CONVERSATIONS = 12;
+const CONFIG = fileURLToPath(new URL('../../bench-configs/quickstart.yaml', import.meta.url));
+
+type Example = [ChatMessage, ChatMessage];
+let cases: Promise<{ turns: { input: TurnJudgeInput; verdict: TurnVerdict }[]; conversations: { input: ConversationJudgeInput; verdict: ConversationVerdict }[] }> | null = null;
+
+/** Runs the example conversations once per process, recording what the oracle was asked and answered. */
+function oracleCases() {
+  cases ??= (async () => {
+    const [{ loadCampaignConfig }, { planConversations }, { runConversation }, { InProcessHeadUnit }, { ReferenceHeadUnit }, { TemplateSimulator }] = await Promise.all([
+      import('../campaign/config.ts'),
+      import('../campaign/sampling.ts'),
+      import('../campaign/conversation.ts'),
+      import('../headunit/in-process.ts'),
+      import('../headunit/reference/reference-headunit.ts'),
+      import('../simulator/template.ts'),
+    ]);
+    const specs = planConversations(loadCampaignConfig(CONFIG)).slice(0, EXAMPLE_CONVERSATIONS);
+    const oracle = new OracleJudge();
+    const turns: { input: TurnJudgeInput; verdict: TurnVerdict }[] = [];
+    const conversations: { input: ConversationJudgeInput; verdict: ConversationVerdict }[] = [];
+    const recording: Judge = {
+      tier: 'oracle',
+      ref: 'oracle',
+      prompts: [],
+      evaluateTurn: async (input) => {
+        const verdict = await oracle.evaluateTurn(input);
+        turns.push({ input, verdict });
+        return verdict;
+      },
+      evaluateConversation: async (input) => {
+        const verdict = await oracle.evaluateConversation(input);
+        conversations.push({ input, verdict });
+        return verdict;
+      },
+    };
+    const headUnit = new InProcessHeadUnit(new ReferenceHeadUnit({ faults: { profiles: 'all', rate: 0.8, seed: 3 } }));
+    const simulator = new TemplateSimulator();
+    for (const spec of specs) await runConversation({ spec, openSession: (context) => headUnit.openSession(spec.key, context), simulator, judges: [recording] });
+    return { turns: turns.filter((t) => t.verdict.outcome === 'judged'), conversations: conversations.filter((c) => c.verdict.outcome === 'judged') };
+  })();
+  return cases;
+}
+
+/** Up to five worked turn examples (CoT-n takes the first n). */
+export async function workedTurnExamples(): Promise<Example[]> {
+  const { turns } = await oracleCases();
+  const picked: typeof turns = [];
+  const clean = turns.find((t) => t.verdict.labels.length === 0);
+  if (clean) picked.push(clean);
+  const seen = new Set<string>();
+  for (const turn of turns) {
+    const fresh = turn.verdict.labels.find((l) => !seen.has(l.label));
+    if (!fresh || picked.length >= 5) continue;
+    for (const l of turn.verdict.labels) seen.add(l.label);
+    picked.push(turn);
+  }
+  return picked.map(({ input, verdict }) => [
+    { role: 'user', content: renderTurnJudgePrompt(input).user },
+    {
+      role: 'assistant',
+      content: JSON.stringify({
+        labels: verdict.labels.map(({ label, targetId, evidence }) => ({ label, targetId, evidence })),
+        targetUpdates: verdict.targetUpdates,
+        reasoning: verdict.reasoning || (verdict.labels.length ? verdict.labels.map((l) => `${l.label}: ${l.evidence}`).join('; ') : 'The reply does what was asked.'),
+      }),
+    },
+  ]);
+}
+
+/** Per dimension, up to three worked rubric examples (scores 2, 1, 0 where the example conversations have them). */
+export async function workedDimensionExamples(): Promise<Record<Dimension, Example[]>> {
+  const { conversations } = await oracleCases();
+  const out = {} as Record<Dimension, Example[]>;
+  for (const { input, verdict } of conversations) {
+    for (const [dimension, prompt] of renderDimensionJudgePrompts(input)) {
+      const given = verdict.dimensions[dimension];
+      const list = (out[dimension] ??= []);
+      if (!given || list.length >= 3 || list.some(([, answer]) => JSON.parse(answer.content).score === given.score)) continue;
+      list.push([
+        { role: 'user', content: prompt.user },
+        { role: 'assistant', content: JSON.stringify({ score: given.score, reasoning: given.reasoning }) },
+      ]);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,325 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/repoData.ts';
+
+/**
+ * The import rules of src/, as data (docs/architecture.md, "Layers and import rules", shows the same picture).
+ * A role is a folder directly under src/. Each role lists the roles it may import values from; `types` lists roles
+ * it may import types from only (`import type`), and `files` narrows a role to the modules that are its public
+ * face. Anything else is another role's internals: the test fails naming the file, the line and the rule.
+ */
+type Allowed = string | { role: string; files?: readonly string[]; typesOnly?: boolean; why?: string };
+interface RoleRule {
+  /** what the role is, one line */
+  is: string;
+  /** '*' for the entry point (cli); otherwise the roles (and modules) it may import */
+  may: '*' | readonly Allowed[];
+}
+
+const RULES: Record<string, RoleRule> = {
+  domain: { is: 'shared vocabulary, schemas and pure helpers (RNG, worker pool); imports nothing else', may: [] },
+  protocol: { is: 'the wire protocols (bridge, audio) built on the domain schemas', may: ['domain'] },
+  system: { is: 'the system programs the bench runs', may: [] },
+  config: { is: 'the one YAML loader (line numbers, strict schemas, bounded inputs)', may: ['domain', 'protocol'] },
+  world: { is: 'the deterministic reference world (places, roads)', may: ['domain', { role: 'protocol', typesOnly: true }] },
+  llm: { is: 'model clients, prompts, structured output, transcript rendering', may: ['domain', 'protocol', 'config'] },
+  embedding: { is: 'text embedders', may: ['domain'] },
+  toolenv: { is: 'the tool environment of tool-using agents (tools, synthetic navigation db)', may: ['domain', { role: 'agents', files: ['tasks.ts'], typesOnly: true, why: 'the task a tool environment is built for' }] },
+  vehicle: { is: 'DBC codec, scenarios, frames, CAN transports and readers', may: ['domain', 'protocol', 'config', 'system', 'world'] },
+  judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm', { role: 'analysis', files: ['stats.ts'], why: 'agreement between judges uses the statistics module' }] },
+  simulator: { is: 'the template and LLM user simulators and the driver wording', may: ['domain', 'protocol', 'world', 'llm'] },
+  headunit: { is: 'the head-unit interface and the reference head unit', may: ['domain', 'protocol', 'world', 'vehicle'] },
+  bridge: {
+    is: 'the bridge server and client that carry the head-unit protocol',
+    may: ['domain', 'protocol', { role: 'headunit', files: ['types.ts'], why: 'the head-unit interface it carries' }, { role: 'store', typesOnly: true }],
+  },
+  voice: {
+    is: 'speech synthesis and recognition, audio links, the recogniser vocabulary',
+    may: [
+      'domain',
+      'protocol',
+      'system',
+      'world',
+      { role: 'simulator', files: ['phrases.ts', 'types.ts'], why: 'the driver vocabulary is computed from the simulator wording' },
+      { role: 'headunit', typesOnly: true },
+      { role: 'bridge', typesOnly: true },
+    ],
+  },
+  analysis: {
+    is: 'statistics and run summaries over stored results',
+    may: ['domain', 'protocol', { role: 'judge', files: ['precedence.ts'] }, { role: 'bridge', files: ['facts.ts'] }, { role: 'store', typesOnly: true }, { role: 'embedding', typesOnly: true }],
+  },
+  store: { is: 'the SQLite results store', may: ['domain', 'protocol', { role: 'analysis', files: ['verdict.ts'] }] },
+  report: {
+    is: 'summary.json, report.html, junit.xml',
+    may: [
+      'domain',
+      'protocol',
+      'analysis',
+      'embedding',
+      { role: 'judge', files: ['precedence.ts', 'agreement.ts'] },
+      { role: 'voice', files: ['metrics.ts', 'acoustics.ts'] },
+      { role: 'campaign', files: ['run-facts.ts'], why: 'summary.json is built from the run facts and their schemas' },
+      { role: 'manual', files: ['model.ts', 'results.ts'], why: 'the manual-QA report section' },
+      { role: 'manual', typesOnly: true },
+      { role: 'agents', files: ['results.ts', 'report.ts'], why: 'the tool-agents report section' },
+      { role: 'agents', typesOnly: true },
+      { role: 'store', typesOnly: true },
+    ],
+  },
+  campaign: {
+    is: 'campaign configs, the conversation loop and the runner',
+    may: [
+      'domain',
+      'protocol',
+      'config',
+      'world',
+      'llm',
+      'analysis',
+      'judge',
+      'simulator',
+      'headunit',
+      'vehicle',
+      'voice',
+      'bridge',
+      'store',
+      { role: 'manual', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
+      { role: 'agents', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
+    ],
+  },
+  manual: {
+    is: "owner's-manual ingestion, retrieval and the manual-QA campaign",
+    may: [
+      'domain',
+      'protocol',
+      'config',
+      'llm',
+      'embedding',
+      'analysis',
+      'campaign',
+      { role: 'headunit', files: ['types.ts'] },
+      { role: 'headunit', files: ['connect.ts'], typesOnly: true },
+      { role: 'store', typesOnly: true },
+    ],
+  },
+  judgebench: { is: 'the judge benchmark', may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'report', 'campaign'] },
+  agents: {
+    is: 'tool-using agent tasks, the agent loop and its campaign',
+    may: [
+      'domain',
+      'protocol',
+      'config',
+      'llm',
+      'toolenv',
+      'bridge',
+      { role: 'headunit', files: ['types.ts'] },
+      { role: 'campaign', files: ['config.ts'], why: 'ConfigError, the one config error type' },
+      { role: 'report', files: ['escape.ts'] },
+      { role: 'analysis', files: ['reliability.ts'], why: 'the one pass^k / pass@k estimator' },
+      { role: 'store', typesOnly: true },
+    ],
+  },
+  fleet: {
+    is: 'fleet campaigns on Redis: job schemas, workers, the coordinator executor, the shared model-host limit',
+    may: ['domain', 'campaign', { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }, { role: 'store', typesOnly: true }],
+  },
+  doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
+  server: {
+    is: 'the bench app backend',
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', 'embedding', { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }],
+  },
+  ui: {
+    is: 'the bench app frontend (browser)',
+    may: [
+      'domain',
+      'protocol',
+      'analysis',
+      { role: 'judge', files: ['precedence.ts'] },
+      { role: 'judge', files: ['agreement.ts'], typesOnly: true },
+      { role: 'server', files: ['live-snapshot.ts'], why: 'one reducer applies campaign events for the server and the page' },
+      { role: 'server', typesOnly: true },
+      { role: 'store', typesOnly: true },
+      { role: 'campaign', typesOnly: true },
+      { role: 'manual', files: ['model.ts'], why: 'metric names and titles' },
+      { role: 'manual', typesOnly: true },
+      { role: 'agents', typesOnly: true },
+    ],
+  },
+  cli: { is: 'the command line: the entry point, may import anything', may: '*' },
+};
+
+/**
+ * Imports that break the rules today, each with why and who removes it. An entry that no longer matches an
+ * import fails the test too, so it is deleted as soon as the code is fixed.
+ */
+const KNOWN_EXCEPTIONS: ReadonlyArray<{ from: string; to: string; why: string }> = [
+  { from: 'domain/conversation.ts', to: 'protocol/bridge.ts', why: 'the conversation record embeds the bridge reply schema (domain <-> protocol cycle); move AssistantReplySchema into domain' },
+  { from: 'llm/tiers.ts', to: 'judge/llm.ts', why: 'model tiers are built in src/llm; they belong with src/campaign/tiers.ts' },
+  { from: 'llm/tiers.ts', to: 'judge/score.ts', why: 'as above' },
+  { from: 'llm/tiers.ts', to: 'judge/types.ts', why: 'as above' },
+  { from: 'llm/tiers.ts', to: 'simulator/llm.ts', why: 'as above' },
+  { from: 'llm/tiers.ts', to: 'simulator/types.ts', why: 'as above' },
+  { from: 'llm/tiers.ts', to: 'judge/technique-judge.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'campaign/config.ts', why: "the CoT worked examples are made by running the reference rig with the oracle; move them to src/campaign and hand them to the technique judge" },
+  { from: 'judge/technique-examples.ts', to: 'campaign/sampling.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'campaign/conversation.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'headunit/in-process.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'headunit/reference/reference-headunit.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'simulator/template.ts', why: 'as above' },
+  { from: 'headunit/connect.ts', to: 'bridge/server.ts', why: 'a head-unit connection is made of bridge and voice parts; move connect.ts next to its callers (src/campaign/headunit.ts)' },
+  { from: 'headunit/connect.ts', to: 'bridge/socket-relay.ts', why: 'as above' },
+  { from: 'headunit/connect.ts', to: 'voice/headunit-voice.ts', why: 'as above' },
+  { from: 'headunit/connect.ts', to: 'voice/socket-audio-link.ts', why: 'as above' },
+  { from: 'bridge/run-monitor.ts', to: 'headunit/connect.ts', why: 'a type of the connection above; goes with it' },
+  { from: 'headunit/reference/manual-skill.ts', to: 'manual/corpus.ts', why: "the reference unit's manual skill reads the manual library; split src/manual into a library and a campaign" },
+  { from: 'headunit/reference/manual-skill.ts', to: 'manual/model.ts', why: 'as above' },
+  { from: 'headunit/reference/manual-skill.ts', to: 'manual/retrieval.ts', why: 'as above' },
+  { from: 'headunit/reference/manual-skill.ts', to: 'manual/text.ts', why: 'as above' },
+  { from: 'manual/config.ts', to: 'headunit/reference/manual-skill.ts', why: "the manual campaign config reads the reference unit's manual fault profiles (same split)" },
+  { from: 'protocol/tools.ts', to: 'toolenv/catalog.ts', why: 'the wire protocol takes the tool schema from the tool environment; move OpenAiToolSchema into protocol' },
+  { from: 'analysis/dialogue-reliability.ts', to: 'campaign/sampling.ts', why: 'reads the plan key format (conversationPlanOfKey); move the key format into domain' },
+];
+
+interface ImportEdge {
+  file: string;
+  line: number;
+  target: string;
+  typeOnly: boolean;
+}
+
+const SRC = join(REPO_ROOT, 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|tsx|mts)$/.test(name) ? [path] : [];
+  });
+}
+
+/** Every relative import of a file: static (one or more lines), re-exports, side-effect and dynamic imports. */
+function importsOf(text: string): Array<{ spec: string; line: number; typeOnly: boolean }> {
+  const found: Array<{ spec: string; line: number; typeOnly: boolean }> = [];
+  const lineAt = (index: number) => text.slice(0, index).split('\n').length;
+  const statement = /(?:^|\n)[ \t]*(import|export)[ \t]+(type[ \t]+)?[^;'"]*?\bfrom[ \t]*['"]([^'"]+)['"]/g;
+  for (const m of text.matchAll(statement)) found.push({ spec: m[3], line: lineAt(m.index + (m[0].startsWith('\n') ? 1 : 0)), typeOnly: Boolean(m[2]) });
+  for (const m of text.matchAll(/(?:^|\n)[ \t]*import[ \t]*['"]([^'"]+)['"]/g)) found.push({ spec: m[1], line: lineAt(m.index + 1), typeOnly: false });
+  for (const m of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) found.push({ spec: m[1], line: lineAt(m.index), typeOnly: false });
+  return found.filter((f) => f.spec.startsWith('.'));
+}
+
+function edges(): ImportEdge[] {
+  return sourceFiles(SRC).flatMap((path) =>
+    importsOf(readFileSync(path, 'utf8')).map(({ spec, line, typeOnly }) => ({
+      file: relative(SRC, path),
+      line,
+      target: normalize(join(dirname(relative(SRC, path)), spec)),
+      typeOnly,
+    })),
+  );
+}
+
+const roleOf = (path: string) => path.split('/')[0];
+
+/** Why an import is not allowed, or undefined when it is. */
+function violation(edge: ImportEdge): string | undefined {
+  const from = roleOf(edge.file);
+  const to = roleOf(edge.target);
+  if (from === to) return undefined;
+  const rule = RULES[from];
+  if (!rule) return `src/${from} has no import rule: add it to RULES (and docs/architecture.md)`;
+  if (rule.may === '*') return undefined;
+  const inRole = edge.target.slice(to.length + 1);
+  const allowed = rule.may.some((a) => {
+    const entry = typeof a === 'string' ? { role: a } : a;
+    if (entry.role !== to) return false;
+    if (entry.typesOnly && !edge.typeOnly) return false;
+    return !entry.files || entry.files.includes(inRole);
+  });
+  return allowed ? undefined : `${from} may not import ${edge.typeOnly ? 'types from ' : ''}${to}${rule.may.some((a) => (typeof a === 'string' ? a : a.role) === to) ? ` (${inRole} is internal to ${to})` : ''}`;
+}
+
+describe('import rules between the roles under src/', () => {
+  const all = edges();
+  const isException = (edge: ImportEdge) => KNOWN_EXCEPTIONS.some((x) => x.from === edge.file && x.to === edge.target);
+
+  it('reads the imports of every source file (a parser that finds nothing would pass anything)', () => {
+    expect(all.length).toBeGreaterThan(500);
+    const sample = importsOf("import {\n  a,\n  b,\n} from '../x/y.ts';\nimport type { T } from './t.ts';\nexport { z } from '../z.ts';\nconst m = () => import('../m.ts');\nimport 'node:fs';\n");
+    expect(sample).toEqual([
+      { spec: '../x/y.ts', line: 1, typeOnly: false },
+      { spec: './t.ts', line: 5, typeOnly: true },
+      { spec: '../z.ts', line: 6, typeOnly: false },
+      { spec: '../m.ts', line: 7, typeOnly: false },
+    ]);
+  });
+
+  it('every role has a rule, and every rule names roles that exist', () => {
+    const roles = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory());
+    expect(roles.filter((r) => !RULES[r]), 'folders under src/ without a rule').toEqual([]);
+    const named = Object.values(RULES).flatMap((r) => (r.may === '*' ? [] : r.may.map((a) => (typeof a === 'string' ? a : a.role))));
+    expect([...new Set(named)].filter((r) => !roles.includes(r)), 'rules naming a folder that does not exist').toEqual([]);
+  });
+
+  it('no role imports another role it may not, or another role’s internals', () => {
+    const problems = all.filter((e) => !isException(e)).flatMap((e) => {
+      const why = violation(e);
+      return why ? [`src/${e.file}:${e.line} imports src/${e.target}: ${why}`] : [];
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('docs/architecture.md has one row per role, the same roles as RULES', () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs/architecture.md'), 'utf8');
+    const lines = doc.slice(doc.indexOf('| role | may import | notes |')).split('\n');
+    const end = lines.findIndex((line) => !line.startsWith('|'));
+    const documented = lines.slice(2, end).map((line) => line.split('|')[1].trim());
+    expect([...documented].sort()).toEqual(Object.keys(RULES).sort());
+  });
+
+  it('the rules catch what they are meant to catch', () => {
+    const edge = (file: string, target: string, typeOnly = false): ImportEdge => ({ file, line: 1, target, typeOnly });
+    expect(violation(edge('headunit/reference/reference-headunit.ts', 'simulator/phrases.ts'))).toBe('headunit may not import simulator');
+    expect(violation(edge('judge/llm.ts', 'simulator/llm.ts'))).toBe('judge may not import simulator');
+    expect(violation(edge('server/x.ts', 'cli/commands/run.ts'))).toBe('server may not import cli');
+    expect(violation(edge('domain/x.ts', 'llm/index.ts'))).toBe('domain may not import llm');
+    expect(violation(edge('manual/x.ts', 'headunit/reference/nlu.ts'))).toBe('manual may not import headunit (reference/nlu.ts is internal to headunit)');
+    expect(violation(edge('ui/x.ts', 'server/server.ts'))).toBe('ui may not import server (server.ts is internal to server)');
+    expect(violation(edge('ui/x.ts', 'server/server.ts', true))).toBeUndefined();
+    expect(violation(edge('cli/commands/x.ts', 'server/server.ts'))).toBeUndefined();
+  });
+
+  it('every known exception still matches an import (delete it once the code is fixed)', () => {
+    const stale = KNOWN_EXCEPTIONS.filter((x) => !all.some((e) => e.file === x.from && e.target === x.to));
+    expect(stale.map((x) => `${x.from} -> ${x.to}`)).toEqual([]);
+    const needless = KNOWN_EXCEPTIONS.filter((x) => all.some((e) => e.file === x.from && e.target === x.to && violation(e) === undefined));
+    expect(needless.map((x) => `${x.from} -> ${x.to} is allowed by the rules`)).toEqual([]);
+  });
+});
+
+/** Worker pools written again instead of using src/domain/pool.ts (owned by other branches): convert to runPool, then delete. */
+const KNOWN_POOL_COPIES = [
+  { file: 'manual/run.ts', why: 'manual-QA questions, with the head-unit wait as its beforeTake (kinds branch)' },
+];
+
+describe('one place per concept', () => {
+  it('the worker pool exists once, in src/domain/pool.ts', () => {
+    // a pool's signature: N workers started at once, draining a shared index
+    const pool = /Promise\.all\(\s*Array\.from\(\s*\{\s*length:\s*Math\.min\(/;
+    const copies = sourceFiles(SRC)
+      .filter((path) => pool.test(readFileSync(path, 'utf8')))
+      .map((path) => relative(SRC, path));
+    expect(copies.filter((f) => f !== 'domain/pool.ts' && !KNOWN_POOL_COPIES.some((k) => k.file === f)), 'new worker pools: use runPool').toEqual([]);
+    expect(KNOWN_POOL_COPIES.filter((k) => !copies.includes(k.file)).map((k) => `${k.file} no longer has its own pool: delete the entry`)).toEqual([]);
+    expect(copies).toContain('domain/pool.ts');
+  });
+
+  it('the seeded RNG (mulberry32) exists once, in src/domain/rng.ts', () => {
+    const roots = ['src', 'test', 'scripts'].map((d) => join(REPO_ROOT, d));
+    // mulberry32's increment, spelled in two parts so this file does not count as a copy
+    const increment = new RegExp(['0x6d2b', '79f5'].join(''), 'i');
+    const copies = roots.flatMap(sourceFiles).filter((path) => increment.test(readFileSync(path, 'utf8')));
+    expect(copies.map((p) => relative(REPO_ROOT, p))).toEqual(['src/domain/rng.ts']);
+  });
+});
