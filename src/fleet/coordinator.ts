@@ -45,8 +45,6 @@ export interface RigProgress {
 }
 
 export interface FleetExecutor extends ConversationExecutor {
-  /** the fleet's live workers (heartbeats) */
-  workers(): Promise<WorkerStatus[]>;
   progress(): Promise<{ rigs: RigProgress[]; stalled: number; failed: number; duplicates: number }>;
   /** what this invocation saw (readable after close): jobs that stalled and went back to the queue, jobs that failed, results that came twice */
   counts(): { stalled: number; failed: number; duplicates: number };
@@ -166,7 +164,6 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
     // keeps every capable worker busy with one more job waiting each; workers that join later take from the same queue
     concurrency: Math.max(8, 2 * capacity),
     meta: { simulator: campaign.config.simulator, judges: [...campaign.config.judges] },
-    workers: () => liveWorkers(redis, log),
     progress,
     counts: () => ({ stalled, failed, duplicates }),
     record(runStore, id) {

@@ -41,7 +41,6 @@ export interface FleetWorkerOptions {
 
 export interface FleetWorker {
   readonly id: string;
-  status(): WorkerStatus;
   /** stops taking jobs, lets the running ones finish, closes the rigs and removes the heartbeat */
   close(): Promise<void>;
 }
@@ -184,7 +183,6 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
   let closing: Promise<void> | null = null;
   return {
     id,
-    status,
     close: () =>
       (closing ??= (async () => {
         state = 'stopping';
