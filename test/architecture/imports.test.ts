@@ -281,7 +281,6 @@ describe('import rules between the roles under src/', () => {
 /** Worker pools written again instead of using src/domain/pool.ts (owned by other branches): convert to runPool, then delete. */
 const KNOWN_POOL_COPIES = [
   { file: 'agents/campaign.ts', why: 'tool-task trials (agents branch)' },
-  { file: 'manual/run.ts', why: 'manual-QA questions, with the head-unit wait as its beforeTake (kinds branch)' },
 ];
 
 describe('one place per concept', () => {
