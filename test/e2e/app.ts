@@ -1,16 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, it } from 'vitest';
+import { CLI } from '../helpers/cli.ts';
+import { REPO_ROOT } from '../helpers/repoData.ts';
 import { browserGate, launchBrowser } from './browser.ts';
 
 /** The browser tests' one start-up: the gate, `icabench serve` on a workspace, headless Chromium, pages and screenshots. */
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = join(ROOT, 'bin', 'icabench.js');
-const SCREENS = join(ROOT, 'test-results', 'screens');
+const SCREENS = join(REPO_ROOT, 'test-results', 'screens');
 
 /**
  * A describe block that runs only with Chromium: without it, one skipped test with the reason on a
@@ -28,7 +27,7 @@ export function describeInBrowser(name: string, body: () => void): void {
 /** Starts `icabench serve` on a free port and resolves with the URL it prints (rejects after 60 s or if it exits first). */
 function startServe(workspace: string): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--workspace', workspace, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--workspace', workspace, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`icabench serve printed no URL within 60 s:\n${out}`)), 60_000);
     const onData = (chunk: Buffer) => {

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
-import { describeInBrowser, ROOT, screenshot, startBenchApp, type BenchApp } from './app.ts';
+import { REPO_ROOT } from '../helpers/repoData.ts';
+import { describeInBrowser, screenshot, startBenchApp, type BenchApp } from './app.ts';
 
 /** how many conversations the quickstart plans (the lead may tune it) */
-const PLANNED = (parse(readFileSync(join(ROOT, 'bench-configs', 'quickstart.yaml'), 'utf8')) as { conversations: number }).conversations;
+const PLANNED = (parse(readFileSync(join(REPO_ROOT, 'bench-configs', 'quickstart.yaml'), 'utf8')) as { conversations: number }).conversations;
 
 describeInBrowser('bench app in Chromium', () => {
   let workspace: string;

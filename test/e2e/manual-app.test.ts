@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { CLI, describeInBrowser, ROOT, screenshot, startBenchApp, type BenchApp } from './app.ts';
+import { CLI } from '../helpers/cli.ts';
+import { REPO_ROOT } from '../helpers/repoData.ts';
+import { describeInBrowser, screenshot, startBenchApp, type BenchApp } from './app.ts';
 
 describeInBrowser('manual-QA run view in Chromium', () => {
   let workspace: string;
@@ -15,11 +17,11 @@ describeInBrowser('manual-QA run view in Chromium', () => {
 
   beforeAll(async () => {
     workspace = mkdtempSync(join(tmpdir(), 'icabench-e2e-manual-'));
-    const xml = join(ROOT, 'data', 'bmw-manual', 'xml');
+    const xml = join(REPO_ROOT, 'data', 'bmw-manual', 'xml');
     const chapters = readdirSync(xml).filter((f) => f.endsWith('.xml')).sort().slice(0, 3).map((f) => join(xml, f));
     const config = join(workspace, 'manual.yaml');
     writeFileSync(config, `kind: manual-qa\nname: manual-e2e\nmanual: ${JSON.stringify(chapters)}\nlimit: 12\nmanualFaults: { profiles: all, rate: 0.5 }\n`);
-    const run = spawnSync(process.execPath, [CLI, 'run', config, '--workspace', workspace, '--out', join(workspace, 'out')], { cwd: ROOT, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [CLI, 'run', config, '--workspace', workspace, '--out', join(workspace, 'out')], { cwd: REPO_ROOT, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
     runId = /run (\S+) completed/.exec(run.stdout)![1];
     app = await startBenchApp(workspace);
