@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, it } from 'vitest';
@@ -48,6 +49,8 @@ function startServe(workspace: string): Promise<{ child: ChildProcess; url: stri
 }
 
 export interface BenchApp {
+  /** the app's workspace: a fresh temporary folder, removed by close */
+  workspace: string;
   /** the URL `icabench serve` printed (with its token) */
   url: string;
   /** the URL's origin, for hash routes: `${origin}/#/runs` */
@@ -57,42 +60,57 @@ export interface BenchApp {
    * console.error messages (failed requests among them).
    */
   newPage(options?: { consoleErrors?: boolean }): Promise<{ page: Page; errors: string[] }>;
-  /** closes the browser and stops the server (the workspace stays: its creator removes it) */
+  /** closes the browser, stops the server and removes the workspace */
   close(): Promise<void>;
 }
 
-/** Serves `workspace` with `icabench serve` and opens headless Chromium beside it. */
-export async function startBenchApp(workspace: string): Promise<BenchApp> {
-  const serve = await startServe(workspace);
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+/**
+ * The bench app on a fresh workspace (a temporary folder named `prefix…`): `prepare` fills it (runs, stores)
+ * before `icabench serve` starts on it, and headless Chromium opens beside it. A failure on the way
+ * undoes what was started and removes the workspace.
+ */
+export async function startBenchApp(prefix: string, prepare: (workspace: string) => void | Promise<void> = () => undefined): Promise<BenchApp> {
+  const workspace = mkdtempSync(join(tmpdir(), prefix));
+  const undo: (() => void | Promise<void>)[] = [() => rmSync(workspace, { recursive: true, force: true })];
+  // undone in reverse order of starting; every step runs, the first failure is thrown after the last
+  const close = async () => {
+    const failures: unknown[] = [];
+    for (const step of undo.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length) throw failures[0];
+  };
   try {
-    browser = await launchBrowser();
+    await prepare(workspace);
+    const serve = await startServe(workspace);
+    undo.push(() => void serve.child.kill('SIGTERM'));
+    const browser = await launchBrowser();
+    undo.push(() => browser.close());
+    return {
+      workspace,
+      url: serve.url,
+      origin: new URL(serve.url).origin,
+      async newPage(options = {}) {
+        const page = await browser.context.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        if (options.consoleErrors) {
+          page.on('console', (message) => {
+            if (message.type() === 'error') errors.push(message.text());
+          });
+        }
+        return { page, errors };
+      },
+      close,
+    };
   } catch (error) {
-    serve.child.kill('SIGTERM');
+    await close().catch(() => undefined);
     throw error;
   }
-  return {
-    url: serve.url,
-    origin: new URL(serve.url).origin,
-    async newPage(options = {}) {
-      const page = await browser.context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (error) => errors.push(error.message));
-      if (options.consoleErrors) {
-        page.on('console', (message) => {
-          if (message.type() === 'error') errors.push(message.text());
-        });
-      }
-      return { page, errors };
-    },
-    async close() {
-      try {
-        await browser.close();
-      } finally {
-        serve.child.kill('SIGTERM');
-      }
-    },
-  };
 }
 
 /** A full-page screenshot to test-results/screens/<name>.png. */

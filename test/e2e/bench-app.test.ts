@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -11,21 +10,16 @@ import { describeInBrowser, screenshot, startBenchApp, type BenchApp } from './a
 const PLANNED = (parse(readFileSync(join(REPO_ROOT, 'bench-configs', 'quickstart.yaml'), 'utf8')) as { conversations: number }).conversations;
 
 describeInBrowser('bench app in Chromium', () => {
-  let workspace: string;
   let app: BenchApp;
   let page: Page;
   let pageErrors: string[];
 
   beforeAll(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'icabench-e2e-'));
-    app = await startBenchApp(workspace);
+    app = await startBenchApp('icabench-e2e-');
     ({ page, errors: pageErrors } = await app.newPage({ consoleErrors: true }));
   });
 
-  afterAll(async () => {
-    await app?.close();
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
-  });
+  afterAll(() => app?.close());
 
   it('shows the rig status with a fix for each problem', async () => {
     await page.goto(app.url);

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ConversationResult, ConversationVerdict, TurnVerdict } from '../../src/domain/conversation.ts';
@@ -28,24 +26,20 @@ function results(): ConversationResult[] {
 }
 
 describeInBrowser('judge agreement in the bench app (Chromium)', () => {
-  let workspace: string;
   let runId: string;
   let app: BenchApp;
 
   beforeAll(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'icabench-e2e-judges-'));
-    const store = ResultStore.open(join(workspace, 'icabench.db'));
-    const all = results();
-    runId = store.createRun({ name: 'two judges', mode: 'guided', config: {}, plan: all.map((r) => r.spec) });
-    for (const r of all) store.saveConversation(runId, r);
-    store.close();
-    app = await startBenchApp(workspace);
+    app = await startBenchApp('icabench-e2e-judges-', (workspace) => {
+      const store = ResultStore.open(join(workspace, 'icabench.db'));
+      const all = results();
+      runId = store.createRun({ name: 'two judges', mode: 'guided', config: {}, plan: all.map((r) => r.spec) });
+      for (const r of all) store.saveConversation(runId, r);
+      store.close();
+    });
   });
 
-  afterAll(async () => {
-    await app?.close();
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
-  });
+  afterAll(() => app?.close());
 
   it('lists κ per label, exact agreement per dimension and the disagreement turns, linked for review', async () => {
     const { page, errors } = await app.newPage();

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -9,29 +8,25 @@ import { REPO_ROOT } from '../helpers/repoData.ts';
 import { describeInBrowser, screenshot, startBenchApp, type BenchApp } from './app.ts';
 
 describeInBrowser('manual-QA run view in Chromium', () => {
-  let workspace: string;
   let app: BenchApp;
   let page: Page;
   let runId: string;
   let pageErrors: string[];
 
   beforeAll(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'icabench-e2e-manual-'));
-    const xml = join(REPO_ROOT, 'data', 'bmw-manual', 'xml');
-    const chapters = readdirSync(xml).filter((f) => f.endsWith('.xml')).sort().slice(0, 3).map((f) => join(xml, f));
-    const config = join(workspace, 'manual.yaml');
-    writeFileSync(config, `kind: manual-qa\nname: manual-e2e\nmanual: ${JSON.stringify(chapters)}\nlimit: 12\nmanualFaults: { profiles: all, rate: 0.5 }\n`);
-    const run = spawnSync(process.execPath, [CLI, 'run', config, '--workspace', workspace, '--out', join(workspace, 'out')], { cwd: REPO_ROOT, encoding: 'utf8' });
-    expect(run.status, run.stderr).toBe(0);
-    runId = /run (\S+) completed/.exec(run.stdout)![1];
-    app = await startBenchApp(workspace);
+    app = await startBenchApp('icabench-e2e-manual-', (workspace) => {
+      const xml = join(REPO_ROOT, 'data', 'bmw-manual', 'xml');
+      const chapters = readdirSync(xml).filter((f) => f.endsWith('.xml')).sort().slice(0, 3).map((f) => join(xml, f));
+      const config = join(workspace, 'manual.yaml');
+      writeFileSync(config, `kind: manual-qa\nname: manual-e2e\nmanual: ${JSON.stringify(chapters)}\nlimit: 12\nmanualFaults: { profiles: all, rate: 0.5 }\n`);
+      const run = spawnSync(process.execPath, [CLI, 'run', config, '--workspace', workspace, '--out', join(workspace, 'out')], { cwd: REPO_ROOT, encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      runId = /run (\S+) completed/.exec(run.stdout)![1];
+    });
     ({ page, errors: pageErrors } = await app.newPage());
   });
 
-  afterAll(async () => {
-    await app?.close();
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
-  });
+  afterAll(() => app?.close());
 
   it('lists the run as manual-qa, opens its questions, and a rater annotation shows up in the alignment numbers', async () => {
     await page.goto(app.url);
