@@ -43,7 +43,7 @@ async function pass(label: string, agentFor: () => ToolAgent, n: number) {
   console.log(`  process CPU ms per tool call (user+system, everything incl. the loop): ${((cpu.user + cpu.system) / 1000 / toolCalls).toFixed(3)}`);
   console.log(`  R = 1: ${results.filter((r) => r.reward === 1).length}/${results.length}`);
   for (const [family, f] of Object.entries(summary.families))
-    console.log(`  ${family}: pass^1 ${f.reliability.unbiased[0]?.passHatK.toFixed(3)}, pass^${n} ${f.reliability.unbiased.at(-1)?.passHatK.toFixed(3)} (${f.runnableTasks}/${f.tasks} runnable)`);
+    console.log(`  ${family}: pass^1 ${f.reliability.byK[0]?.passHatK.unbiased.toFixed(3)}, pass^${n} ${f.reliability.byK.at(-1)?.passHatK.unbiased.toFixed(3)} (${f.runnableTasks}/${f.tasks} runnable)`);
 }
 
 console.log(`tasks: ${tasks.length}; runnable per type:`);

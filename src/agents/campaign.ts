@@ -1,72 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
 import { ConfigError } from '../campaign/config.ts';
-import { loadYaml } from '../config/yaml.ts';
+import { runPool } from '../domain/pool.ts';
+import { parseOrThrow } from '../domain/validation.ts';
+import type { ResultStore } from '../store/store.ts';
 import { startBridgeServer, type BridgeServer } from '../bridge/server.ts';
 import { createProvider } from '../llm/index.ts';
 import { bridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
 import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
-import { FaultProfileSchema, ReplayAgent } from './replay.ts';
+import { ReplayAgent } from './replay.ts';
+import type { LoadedToolAgents } from './config.ts';
 import { summarizeTrials, type TrialsSummary } from './summary.ts';
 import { parseTasksLenient, type InvalidTask, type Task } from './tasks.ts';
+import { loadToolAgentsRun, TOOL_AGENTS_FACTS, TOOL_AGENTS_KIND, ToolTrialItemSchema, trialKey, trialOutcomeWord, type ToolTrialItem } from './results.ts';
 import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
-
-/**
- * A tool-agent campaign (`kind: tool-agents`): CAR-bench-format task files (paths relative to the config, so one
- * config can point at any split), an agent, `repeats` trials per task, a user simulator and judges.
- * Defaults run offline: the replay agent, the deterministic user, the rule-based judge for policy 004.
- */
-export const ToolAgentsConfigSchema = z
-  .object({
-    kind: z.literal('tool-agents'),
-    name: z.string().min(1),
-    description: z.string().default(''),
-    tasks: z.array(z.string().min(1)).min(1),
-    /** run only these task ids (default: all) */
-    taskIds: z.array(z.string().min(1)).min(1).optional(),
-    repeats: z.number().int().min(1).max(100).default(3),
-    agent: z
-      .discriminatedUnion('type', [
-        z.object({ type: z.literal('replay'), fault: FaultProfileSchema.default({ kind: 'none' }) }).strict(),
-        /** an OpenAI-compatible or Ollama endpoint with tool calling: `openai-compat:<url>#<model>` or `ollama:<model>` */
-        z.object({ type: z.literal('endpoint'), model: z.string().min(1), temperature: z.number().min(0).max(2).default(0), timeoutMs: z.number().int().positive().default(120_000) }).strict(),
-        /** a head unit speaking icabench-tools/1 that dials in to the bench's bridge */
-        z
-          .object({
-            type: z.literal('bridge'),
-            host: z.string().default('127.0.0.1'),
-            port: z.number().int().min(0).max(65535).default(7311),
-            tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
-            waitSeconds: z.number().positive().default(60),
-            turnTimeoutMs: z.number().int().positive().default(15_000),
-          })
-          .strict(),
-      ])
-      .default({ type: 'replay', fault: { kind: 'none' } }),
-    /** "deterministic" or a model reference for CAR-bench's LLM user simulator */
-    user: z.string().min(1).default('deterministic'),
-    /** judges of the LLM-judged policies, tried in order: "rule" (deterministic, rule 004 only) and/or model references */
-    judges: z.array(z.string().min(1)).default(['rule']),
-    /** trials run at once (each trial has its own environment, agent state and user) */
-    concurrency: z.number().int().min(1).max(64).default(1),
-  })
-  .strict();
-export type ToolAgentsConfig = z.infer<typeof ToolAgentsConfigSchema>;
-
-export interface LoadedToolAgents {
-  config: ToolAgentsConfig;
-  path: string;
-  taskFiles: string[];
-}
-
-export function loadToolAgentsConfig(path: string): LoadedToolAgents {
-  const absolute = resolve(path);
-  const config = loadYaml(ToolAgentsConfigSchema, absolute, 'tool-agents config');
-  return { config, path: absolute, taskFiles: config.tasks.map((t) => resolve(dirname(absolute), t)) };
-}
 
 /** The tasks of a campaign: every valid task of every file (filtered by taskIds); bad files/tasks are listed, not fatal. */
 export function loadCampaignTasks(loaded: LoadedToolAgents): { tasks: Task[]; invalid: InvalidTask[] } {
@@ -89,15 +37,51 @@ export function loadCampaignTasks(loaded: LoadedToolAgents): { tasks: Task[]; in
 }
 
 export interface ToolAgentsRun {
+  /** the stored run (null when run without a store) */
+  runId: string | null;
+  status: 'completed' | 'interrupted';
+  /** every trial of the run, including those stored by earlier invocations of a resumed run */
   results: TrialResult[];
   summary: TrialsSummary;
   invalidTasks: InvalidTask[];
 }
 
-/** Runs a tool-agent campaign: every task × repeats, trial by trial; `onTrial` sees each result as it is recorded. */
-export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: { onTrial?: (result: TrialResult) => void; log?: (line: string) => void } = {}): Promise<ToolAgentsRun> {
+export interface RunToolAgentsOptions {
+  /** store every trial as an item result of a `tool-agents` run (resumable); without it the run lives in memory only */
+  store?: ResultStore;
+  /** continue this stored run: its remaining trials, with the tasks as planned (the task files are not reread) */
+  resumeRunId?: string;
+  /** abort = graceful stop: no new trial starts; running ones finish and are stored */
+  signal?: AbortSignal;
+  onTrial?: (result: TrialResult) => void;
+  log?: (line: string) => void;
+}
+
+/**
+ * Runs a tool-agent campaign: every task × repeats (trial 0 of every task, then trial 1, …); `onTrial` sees each
+ * result as it is recorded. With a store, each trial is one item result saved as soon as it ends, so an interrupted
+ * run continues with `resumeRunId` and everything the report shows is read back from the store.
+ */
+export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: RunToolAgentsOptions = {}): Promise<ToolAgentsRun> {
   const { config } = loaded;
-  const { tasks, invalid } = loadCampaignTasks(loaded);
+  const { store } = options;
+  if (options.resumeRunId && !store) throw new Error('runToolAgentsCampaign: resumeRunId needs the store holding the run');
+  const resumed = options.resumeRunId ? store!.getRun(options.resumeRunId) : null;
+  if (options.resumeRunId && !resumed) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
+  if (resumed && resumed.kind !== TOOL_AGENTS_KIND) throw new Error(`--resume: run ${resumed.id} is a ${resumed.kind} run, not a ${TOOL_AGENTS_KIND} run`);
+
+  let plan: ToolTrialItem[];
+  let invalidTasks: InvalidTask[];
+  if (resumed) {
+    plan = store!.remainingItems(resumed.id).map((row) => parseOrThrow(ToolTrialItemSchema, row.item, `${store!.path}: run ${resumed.id} trial "${row.key}"`));
+    invalidTasks = loadToolAgentsRun(store!, resumed.id).invalidTasks;
+  } else {
+    const loadedTasks = loadCampaignTasks(loaded);
+    invalidTasks = loadedTasks.invalid;
+    plan = Array.from({ length: config.repeats }, (_, trial) => loadedTasks.tasks.map((task) => ({ taskId: task.task_id, trial, task }))).flat();
+  }
+  for (const bad of invalidTasks) options.log?.(`task not loaded: ${bad.where} ${bad.taskId}: ${bad.reason}`);
+
   const judges: PolicyJudge[] = config.judges.map((j) => (j === 'rule' ? confirmationRuleJudge : llmPolicyJudge(createProvider(j))));
   const judge = chainJudges(...judges);
   const userFor = (): TaskUserSimulator => (config.user === 'deterministic' ? new DeterministicTaskUser() : new LlmTaskUser(createProvider(config.user)));
@@ -113,24 +97,52 @@ export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: {
     if (!token) throw new ConfigError(`${loaded.path}: agent.tokenEnv: $${agentConfig.tokenEnv} is not set (the bridge needs the shared token)`);
     bridge = await startBridgeServer({ host: agentConfig.host, port: agentConfig.port, token, turnTimeoutMs: agentConfig.turnTimeoutMs });
     options.log?.(`bridge listening on ${bridge.url}; waiting up to ${agentConfig.waitSeconds} s for a head unit with capabilities.tools`);
-    const connection = await bridge.waitForHeadUnit(agentConfig.waitSeconds * 1000);
-    agentFor = () => bridgeToolAgent(connection, { timeoutMs: agentConfig.turnTimeoutMs });
-  }
-  const plan = Array.from({ length: config.repeats }, (_, trial) => tasks.map((task) => ({ task, trial }))).flat();
-  const results: TrialResult[] = new Array(plan.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < plan.length) {
-      const i = next++;
-      const { task, trial } = plan[i];
-      results[i] = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge });
-      options.onTrial?.(results[i]);
+    try {
+      const connection = await bridge.waitForHeadUnit(agentConfig.waitSeconds * 1000);
+      agentFor = () => bridgeToolAgent(connection, { timeoutMs: agentConfig.turnTimeoutMs });
+    } catch (error) {
+      await bridge.close();
+      throw error;
     }
-  };
+  }
+
+  // recorded only once everything that can fail before the first trial came up
+  let runId: string | null = null;
+  if (store) {
+    if (resumed) {
+      runId = resumed.id;
+      store.setRunStatus(runId, 'running');
+    } else {
+      runId = store.createItemRun({ name: config.name, kind: TOOL_AGENTS_KIND, config, plan: plan.map((item) => ({ key: trialKey(item.taskId, item.trial), item })) });
+      store.addRunFact(runId, TOOL_AGENTS_FACTS.invalidTasks, invalidTasks);
+    }
+  }
+  const fresh: TrialResult[] = [];
   try {
-    await Promise.all(Array.from({ length: Math.min(config.concurrency, plan.length) }, worker));
+    await runPool(
+      plan,
+      async ({ task, trial }) => {
+        const result = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge });
+        if (store && runId) store.saveItemResult(runId, trialKey(task.task_id, trial), trialOutcomeWord(result), result);
+        fresh.push(result);
+        options.onTrial?.(result);
+      },
+      { concurrency: config.concurrency, beforeTake: () => !options.signal?.aborted },
+    );
+  } catch (error) {
+    if (store && runId) store.setRunStatus(runId, 'interrupted');
+    throw error;
   } finally {
     await bridge?.close();
   }
-  return { results, summary: summarizeTrials(results), invalidTasks: invalid };
+  const status = fresh.length < plan.length ? 'interrupted' : 'completed';
+  if (store && runId) store.setRunStatus(runId, status);
+  // the stored run is the record (every invocation's trials); in memory, this invocation's; both in plan order
+  const results = store && runId ? loadToolAgentsRun(store, runId).results : orderByPlan(plan, fresh);
+  return { runId, status, results, summary: summarizeTrials(results), invalidTasks };
+}
+
+function orderByPlan(plan: readonly ToolTrialItem[], results: readonly TrialResult[]): TrialResult[] {
+  const byKey = new Map(results.map((r) => [trialKey(r.taskId, r.trial), r]));
+  return plan.map((item) => byKey.get(trialKey(item.taskId, item.trial))).filter((r): r is TrialResult => r !== undefined);
 }

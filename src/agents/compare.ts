@@ -30,11 +30,11 @@ export function compareToolRuns(a: readonly TrialResult[], b: readonly TrialResu
   const sa = summarizeTrials(a);
   const sb = summarizeTrials(b);
   const families = [...new Set([...Object.keys(sa.families), ...Object.keys(sb.families)])].sort().map((family) => {
-    const ua = sa.families[family]?.reliability.unbiased ?? [];
-    const ub = sb.families[family]?.reliability.unbiased ?? [];
+    const ua = sa.families[family]?.reliability.byK ?? [];
+    const ub = sb.families[family]?.reliability.byK ?? [];
     const k = Math.max(1, Math.min(ua.length || ub.length, ub.length || ua.length));
-    const pa = ua.find((p) => p.k === k)?.passHatK ?? null;
-    const pb = ub.find((p) => p.k === k)?.passHatK ?? null;
+    const pa = ua.find((p) => p.k === k)?.passHatK.unbiased ?? null;
+    const pb = ub.find((p) => p.k === k)?.passHatK.unbiased ?? null;
     return { family, k, a: pa, b: pb, delta: pa !== null && pb !== null ? pb - pa : null };
   });
   const ra = successRates(a);

@@ -2,28 +2,13 @@ import { z } from 'zod';
 import { parseRemovedParts, toolByName, usesRemovedParameter, type JsonSchemaNode } from '../toolenv/catalog.ts';
 import type { AgentReply, AgentTurnInput, ToolAgent } from './loop.ts';
 import { isHallucination, type Task, type TaskAction } from './tasks.ts';
+import type { FaultProfile } from './config.ts';
 
 /**
  * The reference agent: replays a task's ground-truth actions through the same loop (asking for confirmation before
  * REQUIRES_CONFIRMATION tools, asking the user on disambiguation_user tasks, admitting what it cannot do on
  * hallucination tasks). Fault profiles each break one scoring component on purpose, so the scoring is tested.
  */
-export const FAULT_POLICY_RULES = ['009', '010', '013', '014', '023', '024'] as const;
-export const FaultProfileSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('none') }).strict(),
-  /** calls a REQUIRES_CONFIRMATION tool without asking first (caught by policy 004) */
-  z.object({ kind: z.literal('acts_before_confirming') }).strict(),
-  /** on hallucination tasks, uses the removed tool/parameter and reports success (caught by Δ_end) */
-  z.object({ kind: z.literal('fabricates_removed') }).strict(),
-  /** on disambiguation tasks, neither asks nor checks preferences and picks another value (caught by the disambiguation/state component) */
-  z.object({ kind: z.literal('guesses_disambiguation') }).strict(),
-  /** violates one named code-checked policy (caught by Δ_policy) */
-  z.object({ kind: z.literal('violates_policy'), rule: z.enum(FAULT_POLICY_RULES) }).strict(),
-  /** leaves out the last state-changing action (caught by Δ_state) */
-  z.object({ kind: z.literal('half_done') }).strict(),
-]);
-export type FaultProfile = z.infer<typeof FaultProfileSchema>;
-
 type Step = { kind: 'calls'; calls: Array<{ name: string; kwargs: Record<string, unknown> }> } | { kind: 'say'; text: string };
 
 const isStateChanging = (name: string): boolean => toolByName(name)?.kind === 'set';

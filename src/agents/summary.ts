@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { toolByName } from '../toolenv/catalog.ts';
 import type { TrialResult } from './loop.ts';
-import { reliability, ReliabilitySchema } from './reliability.ts';
+import { reliability, ReliabilitySchema } from '../analysis/reliability.ts';
 
-const FamilySummarySchema = z.object({
+/** One group of tasks (a family, or one of CAR-bench's six task types). */
+const GroupSummarySchema = z.object({
   tasks: z.number().int(),
   runnableTasks: z.number().int(),
   trials: z.number().int(),
@@ -12,7 +13,10 @@ const FamilySummarySchema = z.object({
   reliability: ReliabilitySchema,
 });
 export const TrialsSummarySchema = z.object({
-  families: z.record(z.string(), FamilySummarySchema),
+  /** per task family: base, hallucination, disambiguation (CAR-bench's headline split) */
+  families: z.record(z.string(), GroupSummarySchema),
+  /** per task type: base, hallucination_missing_tool / _parameter / _response, disambiguation_internal / _user */
+  taskTypes: z.record(z.string(), GroupSummarySchema),
   /** tasks by type that could not run here, with the reason */
   notRunnable: z.array(z.object({ taskId: z.string(), reason: z.string() })),
   outcomes: z.record(z.string(), z.number().int()),
@@ -34,15 +38,16 @@ function prematureAction(result: TrialResult): boolean {
   return false;
 }
 
-export function summarizeTrials(results: readonly TrialResult[]): TrialsSummary {
-  const families: TrialsSummary['families'] = {};
-  const byFamily = new Map<string, TrialResult[]>();
-  for (const r of results) byFamily.set(r.family, [...(byFamily.get(r.family) ?? []), r]);
-  for (const [family, list] of byFamily) {
+/** Trials grouped by `groupOf`, each group with its task counts and pass^k / pass@k over its runnable tasks. */
+function groupSummaries(results: readonly TrialResult[], groupOf: (r: TrialResult) => string): TrialsSummary['families'] {
+  const groups: TrialsSummary['families'] = {};
+  const byGroup = new Map<string, TrialResult[]>();
+  for (const r of results) byGroup.set(groupOf(r), [...(byGroup.get(groupOf(r)) ?? []), r]);
+  for (const [group, list] of byGroup) {
     const byTask = new Map<string, TrialResult[]>();
     for (const r of list) byTask.set(r.taskId, [...(byTask.get(r.taskId) ?? []), r]);
     const runnable = [...byTask.values()].filter((trials) => trials.every((t) => t.outcome !== 'not_runnable'));
-    families[family] = {
+    groups[group] = {
       tasks: byTask.size,
       runnableTasks: runnable.length,
       trials: list.length,
@@ -50,6 +55,12 @@ export function summarizeTrials(results: readonly TrialResult[]): TrialsSummary 
       reliability: reliability(runnable.map((trials) => [...trials].sort((a, b) => a.trial - b.trial).map((t) => t.reward === 1))),
     };
   }
+  return groups;
+}
+
+export function summarizeTrials(results: readonly TrialResult[]): TrialsSummary {
+  const families = groupSummaries(results, (r) => r.family);
+  const taskTypes = groupSummaries(results, (r) => r.taskType);
   const notRunnable = new Map<string, string>();
   const outcomes: Record<string, number> = {};
   const policyViolations: Record<string, number> = {};
@@ -67,6 +78,7 @@ export function summarizeTrials(results: readonly TrialResult[]): TrialsSummary 
   const disUser = results.filter((r) => r.taskType === 'disambiguation_user' && r.outcome !== 'not_runnable');
   return {
     families,
+    taskTypes,
     notRunnable: [...notRunnable].map(([taskId, reason]) => ({ taskId, reason })),
     outcomes,
     policyViolations,

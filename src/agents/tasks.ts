@@ -64,12 +64,9 @@ export const TaskSchema = z
   });
 export type Task = z.infer<typeof TaskSchema>;
 
-export interface InvalidTask {
-  where: string;
-  taskId: string;
-  position: number;
-  reason: string;
-}
+/** A task (or task file) that could not be loaded: where, which, why; a campaign records it and goes on. */
+export const InvalidTaskSchema = z.object({ where: z.string(), taskId: z.string(), position: z.number().int(), reason: z.string() });
+export type InvalidTask = z.infer<typeof InvalidTaskSchema>;
 
 /**
  * Like parseTasks, but a bad task does not stop the others: it is returned in `invalid` with the reason (a campaign

@@ -11,6 +11,11 @@ import { z } from 'zod';
  *   pass@k = 1 − C(n−c, k) / C(n, k) (Chen et al. 2021), pass^k = C(c, k) / C(n, k) (τ-bench);
  * - firstK: the first k trials as run: pass@k = any of them succeeded, pass^k = all of them did.
  * An item counts at k only when it has at least k trials; `items` says how many counted.
+ * The unbiased convention is τ-bench's run.py (CAR-bench uses it too); first-k is CAR-bench's
+ * analyze_results_v2.py (its leaderboard). With n = k the two agree.
+ *
+ * RDI (CAR-bench's reliability-decay index) = mean over k = 1 … maxTrials of (pass@k − pass^k),
+ * first-k convention: 0 when every item either always or never succeeds, larger when items are flaky.
  */
 
 /** C(n, k) as a float; exact for the small n of repeated trials (n ≤ 100 in configs). */
@@ -62,6 +67,8 @@ export const ReliabilitySchema = z.object({
   maxTrials: z.number().int().min(0),
   /** k = 1 … maxTrials */
   byK: z.array(ReliabilityAtKSchema),
+  /** mean of pass@k − pass^k (first-k) over k = 1 … maxTrials; null without trials */
+  rdi: z.number().min(0).max(1).nullable(),
 });
 export type Reliability = z.infer<typeof ReliabilitySchema>;
 
@@ -82,5 +89,6 @@ export function reliability(items: ReadonlyMap<string, readonly boolean[]> | Ite
       passAtK: { unbiased: mean((l) => passAtKUnbiased(l.length, successes(l), k)), firstK: mean((l) => (l.slice(0, k).some(Boolean) ? 1 : 0)) },
     });
   }
-  return { items: lists.length, trials: lengths.reduce((s, n) => s + n, 0), minTrials: lengths.length ? Math.min(...lengths) : 0, maxTrials, byK };
+  const rdi = byK.length ? byK.reduce((s, p) => s + (p.passAtK.firstK - p.passHatK.firstK), 0) / byK.length : null;
+  return { items: lists.length, trials: lengths.reduce((s, n) => s + n, 0), minTrials: lengths.length ? Math.min(...lengths) : 0, maxTrials, byK, rdi };
 }

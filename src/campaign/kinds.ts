@@ -3,14 +3,16 @@ import { z } from 'zod';
 import { ConfigError, readBoundedText } from '../config/yaml.ts';
 import { CampaignConfigSchema } from './config.ts';
 import { ManualQaConfigSchema } from '../manual/config.ts';
+import { ToolAgentsConfigSchema } from '../agents/config.ts';
 
 /**
  * Campaign kinds: what the top-level `kind:` of a campaign config selects. `dialogue` (the
  * default, when `kind` is absent) runs simulated multi-turn conversations; `manual-qa` asks the
- * questions of an owner's-manual test set (docs/manual-qa.md). Each kind has its own config schema,
+ * questions of an owner's-manual test set (docs/manual-qa.md); `tool-agents` runs CAR-bench-format
+ * tool-using tasks against an agent in the simulated car (docs/tool-agents.md). Each kind has its own config schema,
  * run path, store layout (dialogue: conversations; others: item results) and outputs.
  */
-export const CAMPAIGN_KINDS = ['dialogue', 'manual-qa'] as const;
+export const CAMPAIGN_KINDS = ['dialogue', 'manual-qa', 'tool-agents'] as const;
 export type CampaignKind = (typeof CAMPAIGN_KINDS)[number];
 export const DEFAULT_CAMPAIGN_KIND: CampaignKind = 'dialogue';
 
@@ -49,6 +51,7 @@ export function campaignKindOfValue(value: unknown): CampaignKind | null {
 const SCHEMAS: Record<CampaignKind, z.ZodType> = {
   dialogue: CampaignConfigSchema,
   'manual-qa': ManualQaConfigSchema,
+  'tool-agents': ToolAgentsConfigSchema,
 };
 
 /**

@@ -15,7 +15,7 @@ import {
   turnOutputSchema,
 } from './llm.ts';
 import { DEFAULT_SCORING, type Scoring } from './score.ts';
-import { runTechnique, type AnswerKind, type Persona, type Technique, type TechniqueQuestion, type TechniqueVote } from './technique.ts';
+import { runTechnique, type AnswerKind, type Persona, type Technique, type TechniqueQuestion, type TechniqueVote } from '../llm/technique.ts';
 import { workedDimensionExamples, workedTurnExamples } from './technique-examples.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 
@@ -111,7 +111,7 @@ export interface TechniqueJudgeOptions {
 }
 
 /**
- * A campaign judge that runs a prompting technique of src/judge/technique.ts on the LLM judge's
+ * A campaign judge that runs a prompting technique of src/llm/technique.ts on the LLM judge's
  * questions: for each turn the turn-label question, for each conversation the four rubric
  * questions, each answered by the technique's calls and decided by its vote. It gives turn labels
  * and dimension scores through the same Judge interface as the LLM judge (src/judge/llm.ts), every

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runTechnique, type AnswerKind, type Persona, type Technique, type TechniqueQuestion } from '../judge/technique.ts';
+import { runTechnique, type AnswerKind, type Persona, type Technique, type TechniqueQuestion } from '../llm/technique.ts';
 import { loadPromptSections, renderTemplate, delimitUntrusted } from '../llm/prompts.ts';
 import type { ChatMessage, ChatRequest, ChatResponse, LlmProvider } from '../llm/types.ts';
 import { weekdayOf, type Pair } from './dataset.ts';
@@ -8,10 +8,10 @@ import { explainVerdict, oracleVerdict } from './oracle.ts';
 
 /**
  * The judge benchmark's question ("does this recommendation fit the request?") for the technique
- * engine of src/judge/technique.ts, which campaign judges share: the prompts, the worked examples
+ * engine of src/llm/technique.ts, which campaign judges share: the prompts, the worked examples
  * of CoT-n and the vote (a majority of fits; AR weighs each model's calibrated confidence).
  */
-export { TECHNIQUES, TechniqueSchema, PERSONAS, MAD_MAX_ROUNDS, SAMPLING_TEMPERATURE, calibrateConfidence, type Technique } from '../judge/technique.ts';
+export { TECHNIQUES, TechniqueSchema, PERSONAS, MAD_MAX_ROUNDS, SAMPLING_TEMPERATURE, calibrateConfidence, type Technique } from '../llm/technique.ts';
 
 export const PROMPT_ID = 'judgebench/context-fit.v1';
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { describeZodError } from '../domain/validation.ts';
-import { TECHNIQUES, TechniqueSchema, type Technique } from '../judge/technique.ts';
+import { TECHNIQUES, TechniqueSchema, type Technique } from './technique.ts';
 
 /** The three accepted forms of a model reference, shown verbatim in every parse error. */
 export const MODEL_REF_FORMS = [
@@ -65,7 +65,7 @@ export function parseModelRef(ref: string): ModelRef {
 
 /**
  * A judge reference: "oracle", a model reference, or a technique judge `TECHNIQUE:MODEL_REF`
- * (src/judge/technique.ts): `sc-5:ollama:qwen3:14b`, `adaptive-sc-5:…`, `cot-3:…`, `mab:…`, `mad:…`,
+ * (src/llm/technique.ts): `sc-5:ollama:qwen3:14b`, `adaptive-sc-5:…`, `cot-3:…`, `mab:…`, `mad:…`,
  * `io:…`, and `ar:MODEL_REF+MODEL_REF[+…]` (answer routing needs two models or more, joined by "+").
  * A model reference never starts with a technique name, so the prefix decides.
  */

@@ -29,6 +29,8 @@ import {
 import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
+import { ToolRunApi } from './tool-runs.ts';
+import { TOOL_AGENTS_KIND } from '../agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
 import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
@@ -90,6 +92,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   // every campaign kind validates with its own schema (src/campaign/kinds.ts); the app starts dialogue campaigns only
   const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
   const manualRuns = new ManualRunApi(store);
+  const toolRuns = new ToolRunApi(store);
   const requireDialogue = (config: unknown, where: string) => {
     const kind = campaignKindOfValue(config);
     if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} campaign; the bench app starts and compares dialogue campaigns (run ${kind} campaigns with icabench run)`);
@@ -224,6 +227,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         return ok(res, { summary: { ...summary, ...(diversity ? { diversity: { ...diversity, conversations: [] } } : {}) } });
       },
     },
+    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/tool-agents$/, handle: (_q, res, p) => ok(res, toolRuns.overview(requireRun(p.id))) },
+    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/tool-agents\/trials\/(?<key>[^/]+)$/, handle: (_q, res, p) => ok(res, toolRuns.trial(requireRun(p.id), p.key)) },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual$/, handle: (_q, res, p) => ok(res, manualRuns.overview(requireRun(p.id))) },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual\/questions\/(?<key>[^/]+)$/, handle: (_q, res, p) => ok(res, manualRuns.question(requireRun(p.id), p.key)) },
     {
@@ -241,7 +246,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       // the run's summary.json, byte for byte what `icabench run` and `icabench report RUN` write
       handle: async (_q, res, p) => {
         const run = requireRun(p.id);
-        // a manual-QA run's summary.json is its own (src/manual/results.ts), as icabench run writes it
+        // a manual-QA or tool-agents run's summary.json is its kind's own, as icabench run writes it
+        if (run.kind === TOOL_AGENTS_KIND) return sendJsonText(res, 200, toolRuns.summaryJson(run));
         return sendJsonText(res, 200, run.kind === 'dialogue' ? summaryJson(await summaries.get(run)) : manualRuns.summaryJson(run));
       },
     },

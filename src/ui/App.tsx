@@ -8,6 +8,7 @@ import { ConversationView } from './views/ConversationView.tsx';
 import { AgreementView } from './views/AgreementView.tsx';
 import { CompareView } from './views/CompareView.tsx';
 import { ManualQuestionView, ManualRunView } from './views/ManualRunView.tsx';
+import { ToolRunView, ToolTrialView } from './views/ToolRunView.tsx';
 
 const NAV = [
   ['rig', 'Rig status'],
@@ -27,6 +28,8 @@ export function App() {
   else if (section === 'runs' && id && sub === 'agreement') view = <AgreementView runId={id} />;
   else if (section === 'runs' && id && sub === 'manual' && key) view = <ManualQuestionView runId={id} questionKey={key} />;
   else if (section === 'runs' && id && sub === 'manual') view = <ManualRunView runId={id} />;
+  else if (section === 'runs' && id && sub === 'tool-agents' && key) view = <ToolTrialView runId={id} trialKey={key} />;
+  else if (section === 'runs' && id && sub === 'tool-agents') view = <ToolRunView runId={id} />;
   else if (section === 'runs' && id) view = <RunReportView runId={id} />;
   else if (section === 'runs') view = <RunsView />;
   else if (section === 'compare') view = <CompareView a={id ?? null} b={sub ?? null} />;

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadToolAgentsConfig, runToolAgentsCampaign, ToolAgentsConfigSchema } from '../../src/agents/campaign.ts';
+import { runToolAgentsCampaign } from '../../src/agents/campaign.ts';
+import { loadToolAgentsConfig, ToolAgentsConfigSchema } from '../../src/agents/config.ts';
 import { nonStrictObjects } from '../../src/config/schema-walk.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
@@ -11,8 +12,8 @@ import { toolAgentFactory, toolUnitExtension } from '../../src/agents/bridge-uni
 import { loadTaskFile } from '../../src/agents/tasks.ts';
 
 describe('tool-agents campaign config', () => {
-  it('bench-configs/tool-agents/carbench-train.yaml runs offline: every task x 3 trials, pass^k per family', async () => {
-    const loaded = loadToolAgentsConfig(resolve('bench-configs/tool-agents/carbench-train.yaml'));
+  it('bench-configs/carbench-train.yaml runs offline: every task x 3 trials, pass^k per family', async () => {
+    const loaded = loadToolAgentsConfig(resolve('bench-configs/carbench-train.yaml'));
     expect(loaded.taskFiles).toEqual(['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].map((f) => dataPath(`carbench/${f}`)));
     const seen: number[] = [];
     const run = await runToolAgentsCampaign(loaded, { onTrial: (r) => seen.push(r.trial) });
@@ -21,8 +22,8 @@ describe('tool-agents campaign config', () => {
     expect(run.invalidTasks).toEqual([]);
     for (const family of ['base', 'hallucination', 'disambiguation']) {
       const f = run.summary.families[family];
-      expect(f.reliability.unbiased.map((p) => p.k)).toEqual([1, 2, 3]);
-      expect(f.reliability.firstK[2].passHatK).toBe(1);
+      expect(f.reliability.byK.map((p) => p.k)).toEqual([1, 2, 3]);
+      expect(f.reliability.byK[2].passHatK.firstK).toBe(1);
     }
   }, 120_000);
 

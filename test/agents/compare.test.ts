@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareToolRuns, ToolRunComparisonSchema } from '../../src/agents/compare.ts';
 import { runToolTaskTrial, type TrialResult } from '../../src/agents/loop.ts';
-import { ReplayAgent, type FaultProfile } from '../../src/agents/replay.ts';
+import type { FaultProfile } from '../../src/agents/config.ts';
+import { ReplayAgent } from '../../src/agents/replay.ts';
 import { loadTaskFile } from '../../src/agents/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 

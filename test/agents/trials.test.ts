@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { confirmationRuleJudge, noJudge } from '../../src/agents/judge.ts';
 import { checkRunnable, runToolTaskTrial, TrialResultSchema, type AgentReply, type ToolAgent } from '../../src/agents/loop.ts';
-import { FAULT_POLICY_RULES, ReplayAgent, type FaultProfile } from '../../src/agents/replay.ts';
+import { FAULT_POLICY_RULES, type FaultProfile } from '../../src/agents/config.ts';
+import { ReplayAgent } from '../../src/agents/replay.ts';
 import { summarizeTrials } from '../../src/agents/summary.ts';
 import { loadTaskFile, parseTasks, type Task } from '../../src/agents/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
@@ -26,7 +27,7 @@ describe('replay agent through the loop', () => {
       results.push(r);
     }
     const summary = summarizeTrials(results);
-    expect(summary.families.base.reliability.unbiased[0].passHatK).toBe(1);
+    expect(summary.families.base.reliability.byK[0].passHatK.unbiased).toBe(1);
     expect(Object.keys(summary.policyViolations)).toEqual([]);
     // LLM-judged rules other than 004 have no judge offline: reported, never counted as followed
     expect(summary.policyNotJudged['002']).toBe(81);
@@ -149,6 +150,6 @@ describe('summary over trials', () => {
     const w = summarizeTrials(weather);
     expect(w.policyViolations).toEqual({ '024': 4 });
     expect(w.failedComponents).toMatchObject({ execution: 4, policy: 4 });
-    expect(w.families.base.reliability.firstK[0]).toMatchObject({ k: 1, items: 4, passHatK: 0, passAtK: 0 });
+    expect(w.families.base.reliability.byK[0]).toMatchObject({ k: 1, items: 4, passHatK: { unbiased: 0, firstK: 0 }, passAtK: { unbiased: 0, firstK: 0 } });
   }, 60_000);
 });

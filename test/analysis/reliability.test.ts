@@ -66,6 +66,32 @@ describe('pass^k and pass@k (src/analysis/reliability.ts)', () => {
     expect(r.byK.map((row) => row.items)).toEqual([2, 1]);
     expect(r.byK[1].passAtK.firstK).toBe(1);
     expect(r.byK[1].passHatK.firstK).toBe(0);
-    expect(reliability([])).toEqual({ items: 0, trials: 0, minTrials: 0, maxTrials: 0, byK: [] });
+    expect(reliability([])).toEqual({ items: 0, trials: 0, minTrials: 0, maxTrials: 0, byK: [], rdi: null });
+  });
+
+  it('CAR-bench worked example: failure first, RDI', () => {
+    // task A: 3/3, task B: 2/3 with the failure first, task C: 0/3
+    const r = reliability([
+      [true, true, true],
+      [false, true, true],
+      [false, false, false],
+    ]);
+    const [k1, k2, k3] = r.byK;
+    // unbiased pass^1 = 5/9, pass^2 = (1 + C(2,2)/C(3,2) + 0)/3 = 4/9, pass^3 = 1/3; pass@2 = 2/3
+    expect([k1.passHatK.unbiased, k2.passHatK.unbiased, k3.passHatK.unbiased].map((x) => x.toFixed(12))).toEqual([5 / 9, 4 / 9, 1 / 3].map((x) => x.toFixed(12)));
+    expect(k2.passAtK.unbiased).toBeCloseTo(2 / 3, 12);
+    // first-k: B fails its first trial, so pass^1 = pass^2 = 1/3; pass@1 = 1/3, pass@2 = 2/3
+    expect([k1.passHatK.firstK, k2.passHatK.firstK, k3.passHatK.firstK]).toEqual([1 / 3, 1 / 3, 1 / 3]);
+    expect([k1.passAtK.firstK, k2.passAtK.firstK, k3.passAtK.firstK]).toEqual([1 / 3, 2 / 3, 2 / 3]);
+    // RDI = mean(pass@k − pass^k) over k = 1..3 (first-k) = (0 + 1/3 + 1/3)/3
+    expect(r.rdi).toBeCloseTo(2 / 9, 12);
+    // an item that always or never succeeds does not decay
+    expect(reliability([[true, true], [false, false]]).rdi).toBe(0);
+  });
+
+  it('τ-bench example: c = 4 of n = 8, k = 2', () => {
+    const k2 = reliability([[true, true, true, true, false, false, false, false]]).byK[1];
+    expect(k2.passHatK.unbiased).toBeCloseTo(6 / 28, 12);
+    expect(k2.passAtK.unbiased).toBeCloseTo(1 - 6 / 28, 12);
   });
 });

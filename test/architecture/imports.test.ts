@@ -27,7 +27,7 @@ const RULES: Record<string, RoleRule> = {
   embedding: { is: 'text embedders', may: ['domain'] },
   toolenv: { is: 'the tool environment of tool-using agents (tools, synthetic navigation db)', may: ['domain', { role: 'agents', files: ['tasks.ts'], typesOnly: true, why: 'the task a tool environment is built for' }] },
   vehicle: { is: 'DBC codec, scenarios, frames, CAN transports and readers', may: ['domain', 'protocol', 'config', 'system', 'world'] },
-  judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm'] },
+  judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm', { role: 'analysis', files: ['stats.ts'], why: 'agreement between judges uses the statistics module' }] },
   simulator: { is: 'the template and LLM user simulators and the driver wording', may: ['domain', 'protocol', 'world', 'llm'] },
   headunit: { is: 'the head-unit interface and the reference head unit', may: ['domain', 'protocol', 'world', 'vehicle'] },
   bridge: {
@@ -48,7 +48,7 @@ const RULES: Record<string, RoleRule> = {
   },
   analysis: {
     is: 'statistics and run summaries over stored results',
-    may: ['domain', 'protocol', { role: 'judge', files: ['precedence.ts'] }, { role: 'bridge', files: ['facts.ts'] }, { role: 'store', typesOnly: true }],
+    may: ['domain', 'protocol', { role: 'judge', files: ['precedence.ts'] }, { role: 'bridge', files: ['facts.ts'] }, { role: 'store', typesOnly: true }, { role: 'embedding', typesOnly: true }],
   },
   store: { is: 'the SQLite results store', may: ['domain', 'protocol', { role: 'analysis', files: ['verdict.ts'] }] },
   report: {
@@ -57,11 +57,14 @@ const RULES: Record<string, RoleRule> = {
       'domain',
       'protocol',
       'analysis',
+      'embedding',
       { role: 'judge', files: ['precedence.ts', 'agreement.ts'] },
       { role: 'voice', files: ['metrics.ts', 'acoustics.ts'] },
       { role: 'campaign', files: ['run-facts.ts'], why: 'summary.json is built from the run facts and their schemas' },
       { role: 'manual', files: ['model.ts', 'results.ts'], why: 'the manual-QA report section' },
       { role: 'manual', typesOnly: true },
+      { role: 'agents', files: ['results.ts', 'report.ts'], why: 'the tool-agents report section' },
+      { role: 'agents', typesOnly: true },
       { role: 'store', typesOnly: true },
     ],
   },
@@ -73,6 +76,7 @@ const RULES: Record<string, RoleRule> = {
       'config',
       'world',
       'llm',
+      'analysis',
       'judge',
       'simulator',
       'headunit',
@@ -81,6 +85,7 @@ const RULES: Record<string, RoleRule> = {
       'bridge',
       'store',
       { role: 'manual', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
+      { role: 'agents', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
     ],
   },
   manual: {
@@ -111,12 +116,14 @@ const RULES: Record<string, RoleRule> = {
       { role: 'headunit', files: ['types.ts'] },
       { role: 'campaign', files: ['config.ts'], why: 'ConfigError, the one config error type' },
       { role: 'report', files: ['escape.ts'] },
+      { role: 'analysis', files: ['reliability.ts'], why: 'the one pass^k / pass@k estimator' },
+      { role: 'store', typesOnly: true },
     ],
   },
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor'],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', 'embedding', { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }],
   },
   ui: {
     is: 'the bench app frontend (browser)',
@@ -125,12 +132,14 @@ const RULES: Record<string, RoleRule> = {
       'protocol',
       'analysis',
       { role: 'judge', files: ['precedence.ts'] },
+      { role: 'judge', files: ['agreement.ts'], typesOnly: true },
       { role: 'server', files: ['live-snapshot.ts'], why: 'one reducer applies campaign events for the server and the page' },
       { role: 'server', typesOnly: true },
       { role: 'store', typesOnly: true },
       { role: 'campaign', typesOnly: true },
       { role: 'manual', files: ['model.ts'], why: 'metric names and titles' },
       { role: 'manual', typesOnly: true },
+      { role: 'agents', typesOnly: true },
     ],
   },
   cli: { is: 'the command line: the entry point, may import anything', may: '*' },
@@ -147,6 +156,13 @@ const KNOWN_EXCEPTIONS: ReadonlyArray<{ from: string; to: string; why: string }>
   { from: 'llm/tiers.ts', to: 'judge/types.ts', why: 'as above' },
   { from: 'llm/tiers.ts', to: 'simulator/llm.ts', why: 'as above' },
   { from: 'llm/tiers.ts', to: 'simulator/types.ts', why: 'as above' },
+  { from: 'llm/tiers.ts', to: 'judge/technique-judge.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'campaign/config.ts', why: "the CoT worked examples are made by running the reference rig with the oracle; move them to src/campaign and hand them to the technique judge" },
+  { from: 'judge/technique-examples.ts', to: 'campaign/sampling.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'campaign/conversation.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'headunit/in-process.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'headunit/reference/reference-headunit.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'simulator/template.ts', why: 'as above' },
   { from: 'headunit/connect.ts', to: 'bridge/server.ts', why: 'a head-unit connection is made of bridge and voice parts; move connect.ts next to its callers (src/campaign/headunit.ts)' },
   { from: 'headunit/connect.ts', to: 'bridge/socket-relay.ts', why: 'as above' },
   { from: 'headunit/connect.ts', to: 'voice/headunit-voice.ts', why: 'as above' },
@@ -279,9 +295,7 @@ describe('import rules between the roles under src/', () => {
 });
 
 /** Worker pools written again instead of using src/domain/pool.ts (owned by other branches): convert to runPool, then delete. */
-const KNOWN_POOL_COPIES = [
-  { file: 'agents/campaign.ts', why: 'tool-task trials (agents branch)' },
-];
+const KNOWN_POOL_COPIES: readonly { file: string; why: string }[] = [];
 
 describe('one place per concept', () => {
   it('the worker pool exists once, in src/domain/pool.ts', () => {

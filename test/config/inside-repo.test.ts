@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadToolAgentsConfig } from '../../src/agents/campaign.ts';
+import { loadToolAgentsConfig } from '../../src/agents/config.ts';
 import { loadCampaignConfig } from '../../src/campaign/config.ts';
 import { campaignPathFields } from '../../src/campaign/paths.ts';
 import { loadSeedPool } from '../../src/campaign/seed-pool.ts';
@@ -52,7 +52,7 @@ async function namedPaths(file: string): Promise<string[]> {
     const config = loadJudgeBenchConfig(file);
     return [...(config.dataset ? [config.dataset] : []), ...config.judges.flatMap((j) => (j.kind === 'llm' ? j.models.filter((m) => m.startsWith('gguf:')).map((m) => m.slice(5)) : []))];
   }
-  if (rel.startsWith('bench-configs/tool-agents/')) {
+  if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'tool-agents') {
     const { taskFiles, config } = loadToolAgentsConfig(file);
     return [...taskFiles, ...[config.user, ...config.judges].filter((m) => m.startsWith('gguf:')).map((m) => m.slice(5))];
   }

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ToolAgentsConfigSchema, loadToolAgentsConfig } from '../../src/agents/campaign.ts';
+import { ToolAgentsConfigSchema, loadToolAgentsConfig } from '../../src/agents/config.ts';
 import { CampaignConfigSchema, ConfigError, loadCampaignConfig } from '../../src/campaign/config.ts';
 import { SeedPoolSchema, loadSeedPool } from '../../src/campaign/seed-pool.ts';
 import { nonStrictObjects } from '../../src/config/schema-walk.ts';
@@ -209,7 +209,7 @@ describe('a misspelled required field, in every config kind', () => {
     ['model manifest', 'models/default.yaml', 'version:', 'verison:', loadModelManifest],
     ['judge-bench', 'bench-configs/judge-bench/judge-bench-oracle.yaml', 'judges:', 'judgs:', loadJudgeBenchConfig],
     ['manual-QA', 'bench-configs/manual-qa.yaml', 'manual:', 'manul:', loadManualQaConfig],
-    ['tool-agents', 'bench-configs/tool-agents/carbench-train.yaml', 'tasks:', 'taks:', loadToolAgentsConfig],
+    ['tool-agents', 'bench-configs/carbench-train.yaml', 'tasks:', 'taks:', loadToolAgentsConfig],
   ];
   it.each(kinds)('%s: the misspelled key at its line with the suggestion, and the missing field with its mapping', async (_kind, file, key, typo, load) => {
     const original = readFileSync(join(REPO_ROOT, file), 'utf8');

@@ -44,8 +44,8 @@ describe('campaign kinds: `kind:` selects the run path', () => {
     expect(readCampaignKind(write('explicit.yaml', 'name: x\nkind: dialogue\n'))).toBe('dialogue');
     // the dialogue loader accepts an explicit `kind: dialogue`
     expect(campaignFromYaml('kind: dialogue\nname: explicit\nconversations: 2\n').config.name).toBe('explicit');
-    const bad = write('bad-kind.yaml', 'name: x\n\nkind: tool-agents\n');
-    expect(() => readCampaignKind(bad)).toThrow(`${bad}:3: kind: unknown campaign kind "tool-agents"; accepted kinds: dialogue (the default), manual-qa`);
+    const bad = write('bad-kind.yaml', 'name: x\n\nkind: sightseeing\n');
+    expect(() => readCampaignKind(bad)).toThrow(`${bad}:3: kind: unknown campaign kind "sightseeing"; accepted kinds: dialogue (the default), manual-qa, tool-agents`);
   });
 
   it('icabench run refuses an unknown kind before touching the workspace', () => {
@@ -353,12 +353,12 @@ describe('the bench app config catalog with campaign kinds', () => {
   it('validates each config by its kind, names the kind, reports an unknown kind at its field, and counts evaluator models', async () => {
     const configs = mkdtempSync(join(tmpdir(), 'catalog-'));
     writeFileSync(join(configs, 'm.yaml'), `kind: manual-qa\nname: m\nmanual: [x.xml]\nevaluators: [oracle, "ollama:qwen3:14b"]\n`);
-    writeFileSync(join(configs, 'bad.yaml'), `name: b\nkind: tool-agents\n`);
+    writeFileSync(join(configs, 'bad.yaml'), `name: b\nkind: sightseeing\n`);
     writeFileSync(join(configs, 'm-bad.yaml'), `kind: manual-qa\nname: m\nmanual: []\n`);
     const catalog = new ConfigCatalog(configs, campaignConfigSchemaFor);
     const list = await catalog.list();
     expect(list.find((c) => c.name === 'm.yaml')).toMatchObject({ kind: 'manual-qa', valid: true });
-    expect(list.find((c) => c.name === 'bad.yaml')).toMatchObject({ kind: null, valid: false, errors: [{ path: 'kind', line: 2, message: expect.stringContaining('accepted kinds: dialogue (the default), manual-qa') }] });
+    expect(list.find((c) => c.name === 'bad.yaml')).toMatchObject({ kind: null, valid: false, errors: [{ path: 'kind', line: 2, message: expect.stringContaining('accepted kinds: dialogue (the default), manual-qa, tool-agents') }] });
     expect(list.find((c) => c.name === 'm-bad.yaml')).toMatchObject({ kind: 'manual-qa', valid: false, errors: [{ path: 'manual', line: 3 }] });
     expect(await catalog.modelRefs()).toEqual(['ollama:qwen3:14b']);
   });

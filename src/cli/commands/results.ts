@@ -1,11 +1,16 @@
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
+import { compareToolRuns } from '../../agents/compare.ts';
+import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../agents/results.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
 import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
 import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
+import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
+import { writeAtomically } from '../../report/write.ts';
 import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { exportJsonl } from '../../store/export.ts';
 import { ResultStore } from '../../store/store.ts';
@@ -51,6 +56,15 @@ export function registerResultCommands(program: Command): void {
     .option('--diversity-threshold <cos>', 'cosine similarity above which two failing conversations are duplicates', '0.8')
     .action(async (a: string, b: string, options: { workspace: string; json?: boolean; out?: string; embeddingModel?: string; diversityThreshold: string }) => {
       const store = openStore(options.workspace, false);
+      // tool-agents runs compare task by task from the store (no failure diversity: there are no conversations)
+      const toolRuns = [a, b].map((ref) => toolAgentsRunId(store, ref));
+      if (toolRuns.some((id) => id !== null)) {
+        try {
+          return compareToolAgentRuns(store, toolRuns[0] ?? a, toolRuns[1] ?? b, options);
+        } finally {
+          store?.close();
+        }
+      }
       const diversityConfig = DiversityConfigSchema.parse({ threshold: Number(options.diversityThreshold), embeddingModel: options.embeddingModel });
       const embedder = await resolveEmbedder(diversityConfig.embeddingModel, options.embeddingModel ? (line) => console.error(line) : undefined);
       try {
@@ -99,7 +113,9 @@ export function registerResultCommands(program: Command): void {
       const store = openStore(options.workspace)!;
       try {
         const out = resolve(options.out ?? join('runs', runId));
-        if (store.getRun(runId)?.kind === MANUAL_QA_KIND) writeManualQaOutputs(store, runId, out);
+        const kind = store.getRun(runId)?.kind;
+        if (kind === MANUAL_QA_KIND) writeManualQaOutputs(store, runId, out);
+        else if (kind === TOOL_AGENTS_KIND) writeToolAgentsOutputs(store, runId, out);
         else await writeRunOutputs(store, runId, out);
         console.log(`report: ${join(out, 'report.html')}`);
       } finally {
@@ -109,7 +125,7 @@ export function registerResultCommands(program: Command): void {
 
   program
     .command('export')
-    .description('stream a stored run as JSONL, one conversation per line')
+    .description('stream a stored run as JSONL, one conversation (or item: manual-QA question, tool-agent task trial) per line')
     .argument('<runId>', 'run id (icabench runs lists them)')
     .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
     .option('--out <file>', 'write to this file instead of standard output')
@@ -122,7 +138,7 @@ export function registerResultCommands(program: Command): void {
           const lines = await exportJsonl(store, runId, file);
           file.end();
           await once(file, 'finish');
-          console.error(`${lines} conversations written to ${options.out}`);
+          console.error(`${lines} ${store.getRun(runId)?.kind === 'dialogue' ? 'conversations' : 'items'} written to ${options.out}`);
         } else {
           await exportJsonl(store, runId, process.stdout);
         }
@@ -130,4 +146,47 @@ export function registerResultCommands(program: Command): void {
         store.close();
       }
     });
+}
+
+/** `icabench compare` of two stored tool-agents runs (e.g. two agents on the same tasks): pass^k per family and the tasks that moved. */
+/**
+ * The stored tool-agents run a compare argument names: a run id, or a run directory / summary.json of a tool-agents
+ * run (its run id, read from the summary); null when it is neither (a dialogue run, or not found).
+ */
+function toolAgentsRunId(store: ResultStore | null, ref: string): string | null {
+  if (store?.getRun(ref)?.kind === TOOL_AGENTS_KIND) return ref;
+  const file = ref.endsWith('.json') ? ref : join(ref, 'summary.json');
+  if (!existsSync(file)) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null; // not ours: the dialogue path reports it with the reason
+  }
+  const parsed = z.object({ kind: z.literal(TOOL_AGENTS_KIND), run: z.object({ id: z.string() }) }).safeParse(json);
+  return parsed.success ? parsed.data.run.id : null;
+}
+
+function compareToolAgentRuns(store: ResultStore | null, a: string, b: string, options: { json?: boolean; out?: string }): void {
+  if (!store) throw new Error('compare: tool-agents runs are compared from the results store (its trials live there); pass the --workspace that holds them');
+  const [ra, rb] = [a, b].map((ref) => {
+    const run = store.getRun(ref);
+    if (run?.kind !== TOOL_AGENTS_KIND) throw new Error(`compare: run ${ref} is ${run ? `a ${run.kind} run` : 'not in this workspace'}; a tool-agents run compares with another tool-agents run (by run id)`);
+    return { run, results: loadToolAgentsRun(store, ref).results };
+  });
+  const comparison = compareToolRuns(ra.results, rb.results);
+  if (options.out) {
+    mkdirSync(resolve(options.out), { recursive: true });
+    writeAtomically(join(resolve(options.out), 'comparison.json'), `${JSON.stringify({ a: { id: ra.run.id, name: ra.run.name }, b: { id: rb.run.id, name: rb.run.name }, ...comparison }, null, 2)}\n`);
+  }
+  if (options.json) {
+    console.log(JSON.stringify(comparison, null, 2));
+    return;
+  }
+  const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+  console.log(`A ${ra.run.name} (${ra.run.id}, ${ra.results[0]?.agent ?? 'no trials'}) vs B ${rb.run.name} (${rb.run.id}, ${rb.results[0]?.agent ?? 'no trials'})`);
+  for (const f of comparison.families) console.log(`  ${f.family}: pass^${f.k} (unbiased) A ${pct(f.a)}, B ${pct(f.b)}, B − A ${f.delta === null ? 'n/a' : `${(f.delta * 100).toFixed(1)} pts`}`);
+  console.log(`  tasks whose success rate changed: ${comparison.changed.length}`);
+  for (const c of comparison.changed.slice(0, 20)) console.log(`    ${c.taskId}: ${pct(c.a)} → ${pct(c.b)}`);
+  if (comparison.onlyIn.a.length || comparison.onlyIn.b.length) console.log(`  only in A: ${comparison.onlyIn.a.length} tasks, only in B: ${comparison.onlyIn.b.length} tasks`);
 }

@@ -1,7 +1,11 @@
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../campaign/config.ts';
 import type { CampaignKind } from '../../campaign/kinds.ts';
+import { runToolAgentsCampaign } from '../../agents/campaign.ts';
+import { loadToolAgentsConfig } from '../../agents/config.ts';
+import { TOOL_AGENTS_KIND } from '../../agents/results.ts';
 import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
+import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { loadManualQaConfig } from '../../manual/config.ts';
 import { runManualQa } from '../../manual/run.ts';
 import { writeManualQaOutputs } from '../../report/manual-section.ts';
@@ -16,9 +20,18 @@ export interface ItemRunOptions {
   judge?: string[];
 }
 
+/** The run a `--resume [runId]` names: the given id, or the latest unfinished run of this kind and config name. */
+function resumeRunIdFor(store: ResultStore, kind: string, name: string, options: ItemRunOptions): string | undefined {
+  if (!options.resume) return undefined;
+  const id = typeof options.resume === 'string' ? options.resume : store.listRuns().find((r) => r.kind === kind && r.name === name && r.status !== 'completed')?.id;
+  if (!id) throw new Error(`--resume: no unfinished ${kind} run of "${name}" in ${options.workspace}`);
+  return id;
+}
+
 /**
- * `icabench run` for the item-based campaign kinds (everything but dialogue): today manual-qa.
- * `--judge` replaces the config's evaluators; `--simulator` has no meaning here and is refused.
+ * `icabench run` for the item-based campaign kinds (everything but dialogue): manual-qa and tool-agents.
+ * manual-qa: `--judge` replaces the config's evaluators; `--simulator` has no meaning and is refused.
+ * tool-agents: `--simulator` replaces the task user simulator, `--judge` the policy judges.
  */
 export async function runItemCampaignCommand(
   kind: Exclude<CampaignKind, 'dialogue'>,
@@ -26,23 +39,14 @@ export async function runItemCampaignCommand(
   options: ItemRunOptions,
   run: { headUnitLostExitCode: number },
 ): Promise<void> {
+  if (kind === TOOL_AGENTS_KIND) return runToolAgentsCommand(configPath, options);
   if (kind !== MANUAL_QA_KIND) throw new ConfigError(`${configPath}: kind ${kind}: no run path`);
   if (options.simulator) throw new ConfigError(`--simulator: a ${kind} campaign asks the questions of its test set; it has no user simulator`);
   const loaded = loadManualQaConfig(configPath);
   if (options.judge) loaded.config.evaluators = options.judge;
   const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
   try {
-    let resumeRunId: string | undefined;
-    if (options.resume) {
-      resumeRunId =
-        typeof options.resume === 'string'
-          ? options.resume
-          : store
-              .listRuns()
-              .filter((r) => r.kind === kind && r.name === loaded.config.name && r.status !== 'completed')
-              .at(0)?.id;
-      if (!resumeRunId) throw new Error(`--resume: no unfinished ${kind} run of "${loaded.config.name}" in ${options.workspace}`);
-    }
+    const resumeRunId = resumeRunIdFor(store, kind, loaded.config.name, options);
     const controller = new AbortController();
     const onSigint = () => {
       if (controller.signal.aborted) process.exit(130);
@@ -83,6 +87,52 @@ export async function runItemCampaignCommand(
       console.error(`run ${result.runId} stopped: ${result.stopReason}. Continue it with --resume ${result.runId} once the head unit is back.`);
       process.exitCode = run.headUnitLostExitCode;
     } else if (result.status === 'interrupted') process.exitCode = 130;
+  } finally {
+    store.close();
+  }
+}
+
+/** `icabench run` on a `kind: tool-agents` config: every task trial stored as it ends (Ctrl+C stops after the running trials; --resume continues). */
+async function runToolAgentsCommand(configPath: string, options: ItemRunOptions): Promise<void> {
+  const loaded = loadToolAgentsConfig(configPath);
+  if (options.simulator) loaded.config.user = options.simulator;
+  if (options.judge) loaded.config.judges = options.judge;
+  const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
+  try {
+    const resumeRunId = resumeRunIdFor(store, TOOL_AGENTS_KIND, loaded.config.name, options);
+    const controller = new AbortController();
+    const onSigint = () => {
+      if (controller.signal.aborted) process.exit(130);
+      console.error('\nStopping: no new trial starts; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
+      controller.abort();
+    };
+    process.on('SIGINT', onSigint);
+    let result;
+    let done = 0;
+    try {
+      result = await runToolAgentsCampaign(loaded, {
+        store,
+        resumeRunId,
+        signal: controller.signal,
+        log: (line) => console.error(line),
+        onTrial: () => {
+          done++;
+          if (done % 50 === 0) console.error(`  ${done} trials`);
+        },
+      });
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+    const out = resolve(options.out ?? join('runs', result.runId!));
+    const { summary } = writeToolAgentsOutputs(store, result.runId!, out);
+    console.log(`run ${result.runId} ${result.status}: ${summary.trials}/${summary.planned} task trials, R = 1 in ${Object.values(summary.families).reduce((n, f) => n + f.successes, 0)}; ${summary.notRunnable.length} tasks not runnable, ${summary.invalidTasks.length} not loaded`);
+    for (const [family, f] of Object.entries(summary.families)) {
+      const last = f.reliability.byK.at(-1);
+      const atK = last && last.k > 1 ? `, pass^${last.k} ${last.passHatK.unbiased.toFixed(3)} (first-k ${last.passHatK.firstK.toFixed(3)}), pass@${last.k} ${last.passAtK.unbiased.toFixed(3)}` : '';
+      console.log(`  ${family}: ${f.runnableTasks}/${f.tasks} tasks runnable; pass^1 ${f.reliability.byK[0]?.passHatK.unbiased.toFixed(3) ?? 'n/a'}${atK}`);
+    }
+    console.log(`report: ${join(out, 'report.html')}`);
+    if (result.status === 'interrupted') process.exitCode = 130;
   } finally {
     store.close();
   }

@@ -1,15 +1,18 @@
 import type { Reliability } from '../../analysis/reliability.ts';
 import { pct } from './common.tsx';
 
-/** pass^k / pass@k over the repeats of each conversation plan (summary.reliability; docs/reports.md), one or two runs side by side. */
-export function ReliabilityTable({ runs }: { runs: readonly { name: string; reliability: Reliability | null | undefined }[] }) {
+/**
+ * pass^k / pass@k over the repeats of each conversation plan (summary.reliability; docs/reports.md), one or two runs
+ * side by side; or over the trials of each tool-agent task, one column pair per task family (`item: 'task'`).
+ */
+export function ReliabilityTable({ runs, item = 'conversation plan' }: { runs: readonly { name: string; reliability: Reliability | null | undefined }[]; item?: 'conversation plan' | 'task' }) {
   const shown = runs.filter((r): r is { name: string; reliability: Reliability } => !!r.reliability);
   if (shown.length === 0) return null;
   const maxK = Math.max(...shown.map((r) => r.reliability.maxTrials));
   const at = (r: Reliability, k: number) => r.byK.find((x) => x.k === k);
   return (
     <>
-      <h2>Reliability over repeats</h2>
+      <h2>{item === 'task' ? 'Reliability over trials' : 'Reliability over repeats'}</h2>
       <table className="table" data-testid="reliability-table">
         <thead>
           <tr>
@@ -35,7 +38,7 @@ export function ReliabilityTable({ runs }: { runs: readonly { name: string; reli
           ))}
         </tbody>
       </table>
-      <p className="muted">pass^k: all k trials of a conversation plan pass; pass@k: at least one does. Unbiased: the estimator from c passes of n trials; first k: the first k repeats as they ran.</p>
+      <p className="muted">pass^k: all k trials of a {item} pass; pass@k: at least one does. Unbiased: the estimator from c passes of n trials; first k: the first k trials as they ran.</p>
     </>
   );
 }

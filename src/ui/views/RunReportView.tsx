@@ -61,7 +61,7 @@ export function RunReportView({ runId }: { runId: string }) {
       {run.error && <ErrorBox message={run.error} />}
       {run.data && run.data.run.kind !== 'dialogue' && (
         <p className="ok-box" data-testid="other-kind">
-          This is a {run.data.run.kind} run: its figures are in the <a href={`#/runs/${encodeURIComponent(runId)}/manual`}>{run.data.run.kind} view</a>.
+          This is a {run.data.run.kind} run: its figures are in the <a href={`#/runs/${encodeURIComponent(runId)}/${run.data.run.kind === 'tool-agents' ? 'tool-agents' : 'manual'}`}>{run.data.run.kind} view</a>.
         </p>
       )}
       {run.data && (

@@ -2,6 +2,9 @@ import type { RunRecord } from '../../store/types.ts';
 import { ErrorBox, Loading, Pill } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 
+/** The view a run of an item-based kind opens in (dialogue runs open the run report). */
+const KIND_VIEW: Record<string, string> = { 'manual-qa': '/manual', 'tool-agents': '/tool-agents' };
+
 export function RunsView() {
   const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
   return (
@@ -27,7 +30,7 @@ export function RunsView() {
             {runs.data.runs.map((r) => (
               <tr key={r.id}>
                 <td>
-                  <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : ''}`}>{r.id}</a>
+                  <a href={`#/runs/${encodeURIComponent(r.id)}${KIND_VIEW[r.kind] ?? ''}`}>{r.id}</a>
                 </td>
                 <td>{r.name}</td>
                 <td>
@@ -41,7 +44,11 @@ export function RunsView() {
                 </td>
                 <td>{new Date(r.createdAt).toLocaleString()}</td>
                 <td>
-                  <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : '/agreement'}`}>{r.kind === 'manual-qa' ? 'facts & annotation' : 'agreement'}</a>
+                  {r.kind === 'tool-agents' ? (
+                    <a href={`#/runs/${encodeURIComponent(r.id)}/tool-agents`}>tasks & trials</a>
+                  ) : (
+                    <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : '/agreement'}`}>{r.kind === 'manual-qa' ? 'facts & annotation' : 'agreement'}</a>
+                  )}
                 </td>
               </tr>
             ))}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { generateStructured } from '../llm/structured.ts';
-import type { ChatMessage, LlmProvider } from '../llm/types.ts';
-import type { LlmUsageTracker } from '../llm/usage.ts';
+import { generateStructured } from './structured.ts';
+import type { ChatMessage, LlmProvider } from './types.ts';
+import type { LlmUsageTracker } from './usage.ts';
 
 /**
  * The prompting techniques of Habicht et al. as one engine over any question a judge asks a model

@@ -1,0 +1,52 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runToolAgentsCampaign } from '../../src/agents/campaign.ts';
+import { loadToolAgentsConfig } from '../../src/agents/config.ts';
+import { dataPath } from '../helpers/repoData.ts';
+import { startHarness, type Harness } from './helpers.ts';
+
+describe('the bench server with tool-agents runs', () => {
+  let h: Harness;
+  let runId: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    writeFileSync(join(h.workspace, 'base.json'), JSON.stringify(JSON.parse(readFileSync(dataPath('carbench/tasks_base.json'), 'utf8')).slice(0, 2)));
+    writeFileSync(join(h.workspace, 'c.yaml'), 'kind: tool-agents\nname: served\ntasks: [base.json]\nrepeats: 2\n');
+    runId = (await runToolAgentsCampaign(loadToolAgentsConfig(join(h.workspace, 'c.yaml')), { store: h.store })).runId!;
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  it('lists carbench-train.yaml as a valid tool-agents config', async () => {
+    const res = await h.api('/api/configs');
+    expect(res.json.configs.find((c: { name: string }) => c.name === 'carbench-train.yaml')).toMatchObject({ kind: 'tool-agents', valid: true });
+    // the app starts and compares dialogue campaigns only: a tool-agents one is refused with the reason
+    const start = await h.api('/api/campaign/start', { body: { configName: 'carbench-train.yaml' } });
+    expect(start.status).toBe(400);
+    expect(start.json.error).toMatchObject({ code: 'unsupported_kind', message: expect.stringContaining('icabench run') });
+    const compare = await h.api(`/api/compare?a=${runId}&b=${runId}`);
+    expect(compare.json.error.code).toBe('unsupported_kind');
+    expect(h.store.listRuns()).toHaveLength(1);
+  });
+
+  it('serves the run overview, one trial, and summary.json; other kinds’ endpoints refuse it', async () => {
+    const overview = await h.api(`/api/runs/${runId}/tool-agents`);
+    expect(overview.status).toBe(200);
+    expect(overview.json.summary).toMatchObject({ kind: 'tool-agents', trials: 4, planned: 4 });
+    expect(overview.json.tasks.map((t: { taskId: string; trials: { reward: number }[] }) => [t.taskId, t.trials.map((x) => x.reward)])).toEqual([
+      ['base_0', [1, 1]],
+      ['base_2', [1, 1]],
+    ]);
+    const trial = await h.api(`/api/runs/${runId}/tool-agents/trials/${encodeURIComponent('base_2#1')}`);
+    expect(trial.status).toBe(200);
+    expect(trial.json.result).toMatchObject({ taskId: 'base_2', trial: 1, reward: 1 });
+    expect(trial.json.result.messages.length).toBeGreaterThan(0);
+    expect((await h.api(`/api/runs/${runId}/tool-agents/trials/nope`)).status).toBe(404);
+    const summary = await h.api(`/api/runs/${runId}/summary.json`);
+    expect(summary.status).toBe(200);
+    expect(summary.json.kind).toBe('tool-agents');
+    const manual = await h.api(`/api/runs/${runId}/manual`);
+    expect(manual.status).toBe(400);
+    expect(manual.json.error.code).toBe('not_manual_run');
+  });
+});
