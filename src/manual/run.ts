@@ -17,6 +17,7 @@ import type { LlmUsageTracker } from '../llm/usage.ts';
 import { arch, platform } from 'node:os';
 import { modelHostsOf } from '../campaign/rig.ts';
 import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../campaign/run-facts.ts';
+import { resumedRun, runEndStatus } from '../campaign/resume.ts';
 
 /** Run facts a manual-QA run records besides its item results. */
 export const MANUAL_QA_FACTS = {
@@ -116,9 +117,7 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
   const { store } = options;
   const { config } = loaded;
   const log = options.log ?? (() => undefined);
-  const resumed = options.resumeRunId ? store.getRun(options.resumeRunId) : null;
-  if (options.resumeRunId && !resumed) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
-  if (resumed && resumed.kind !== MANUAL_QA_KIND) throw new Error(`--resume: run ${resumed.id} is a ${resumed.kind} run, not a ${MANUAL_QA_KIND} run`);
+  const resumed = resumedRun(store, options.resumeRunId, MANUAL_QA_KIND);
 
   // everything that can fail comes up before the run is recorded
   const { corpus, items } = await planManualQa(loaded);
@@ -213,7 +212,7 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
     calls?.flush(store, runId, null, true);
     await close();
   }
-  const status = options.signal?.aborted || stopReason ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
+  const status = runEndStatus({ aborted: options.signal?.aborted === true, stopReason, budgetHit, done, planned });
   store.setRunStatus(runId, status);
   if (stopReason) log(`run ${runId} stopped: ${stopReason}`);
   return { runId, status, stopReason, done, planned, omission };
