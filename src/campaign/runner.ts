@@ -9,6 +9,7 @@ import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import { planConversations } from './sampling.ts';
 import { runPool } from '../domain/pool.ts';
+import { resumedRun, runEndStatus } from './resume.ts';
 
 export interface RunCampaignOptions {
   store: ResultStore;
@@ -138,8 +139,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const log = options.log ?? (() => undefined);
   const { config } = campaign;
 
-  const resumed = options.resumeRunId ? store.getRun(options.resumeRunId) : null;
-  if (options.resumeRunId && !resumed) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
+  const resumed = resumedRun(store, options.resumeRunId);
   // the rig (or the fleet) comes up before the run is recorded: a missing model, package, scenario or head unit leaves no half-started run behind
   let runIdForEvents = '';
   const executor =
@@ -215,7 +215,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
     recorder.invocationEnded();
     await executor.close();
   }
-  const status = options.signal?.aborted || stopReason ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
+  const status = runEndStatus({ aborted: options.signal?.aborted === true, stopReason, budgetHit, done, planned });
   store.setRunStatus(runId, status);
   emit({ type: 'run_finished', runId, status, done, planned, ...(stopReason ? { reason: stopReason } : {}) });
   return { runId, status, stopReason, done, planned };

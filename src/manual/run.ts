@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../campaign/config.ts';
 import type { ContextVector } from '../domain/context.ts';
 import { parseOrThrow } from '../domain/validation.ts';
+import { runPool } from '../domain/pool.ts';
 import { connectConfiguredHeadUnit } from '../campaign/headunit.ts';
 import type { ConnectedHeadUnit } from '../headunit/connect.ts';
 import type { ResultStore } from '../store/store.ts';
@@ -16,6 +17,7 @@ import type { LlmUsageTracker } from '../llm/usage.ts';
 import { arch, platform } from 'node:os';
 import { modelHostsOf } from '../campaign/rig.ts';
 import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../campaign/run-facts.ts';
+import { resumedRun, runEndStatus } from '../campaign/resume.ts';
 
 /** Run facts a manual-QA run records besides its item results. */
 export const MANUAL_QA_FACTS = {
@@ -115,9 +117,7 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
   const { store } = options;
   const { config } = loaded;
   const log = options.log ?? (() => undefined);
-  const resumed = options.resumeRunId ? store.getRun(options.resumeRunId) : null;
-  if (options.resumeRunId && !resumed) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
-  if (resumed && resumed.kind !== MANUAL_QA_KIND) throw new Error(`--resume: run ${resumed.id} is a ${resumed.kind} run, not a ${MANUAL_QA_KIND} run`);
+  const resumed = resumedRun(store, options.resumeRunId, MANUAL_QA_KIND);
 
   // everything that can fail comes up before the run is recorded
   const { corpus, items } = await planManualQa(loaded);
@@ -174,36 +174,35 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
   const started = Date.now();
   let budgetHit = false;
   let stopReason: string | null = null;
-  let next = 0;
   log(`run ${runId}: ${planned} questions planned, ${remaining.length} to ask; evaluators ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
 
-  const worker = async (): Promise<void> => {
-    while (next < remaining.length) {
-      if (options.signal?.aborted || stopReason) return;
-      if (budgetMs !== null && Date.now() - started >= budgetMs) {
-        budgetHit = true;
-        return;
-      }
-      // no question is asked while the head unit is away: one that does not come back stops the run (resumable)
-      try {
-        await headUnit.ensureReady();
-      } catch (error) {
-        stopReason ??= (error as Error).message;
-        return;
-      }
-      if (options.signal?.aborted || stopReason || next >= remaining.length) return;
-      const item = remaining[next++];
-      const result = await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT);
-      store.saveItemResult(runId, item.id, manualItemOutcome(result), result);
-      calls?.flush(store, runId, item.id);
-      done++;
-      options.onProgress?.(done, planned);
+  const beforeTake = async (): Promise<boolean> => {
+    if (options.signal?.aborted || stopReason) return false;
+    if (budgetMs !== null && Date.now() - started >= budgetMs) {
+      budgetHit = true;
+      return false;
     }
+    // no question is asked while the head unit is away: one that does not come back stops the run (resumable)
+    try {
+      await headUnit.ensureReady();
+    } catch (error) {
+      stopReason ??= (error as Error).message;
+      return false;
+    }
+    return !options.signal?.aborted && !stopReason;
+  };
+
+  const work = async (item: TestItem): Promise<void> => {
+    const result = await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT);
+    store.saveItemResult(runId, item.id, manualItemOutcome(result), result);
+    calls?.flush(store, runId, item.id);
+    done++;
+    options.onProgress?.(done, planned);
   };
 
   let omission: OmissionSearchResult | null = null;
   try {
-    await Promise.all(Array.from({ length: Math.min(config.concurrency, Math.max(1, remaining.length)) }, worker));
+    await runPool(remaining, work, { concurrency: config.concurrency, beforeTake });
     const finished = !options.signal?.aborted && !stopReason && !budgetHit && done === planned;
     if (finished && config.omissionSearch && store.runFacts(runId, MANUAL_QA_FACTS.omission).length === 0) {
       omission = await omissionSearch(config.omissionSearch, plan, corpus, headUnit, runId, log);
@@ -213,7 +212,7 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
     calls?.flush(store, runId, null, true);
     await close();
   }
-  const status = options.signal?.aborted || stopReason ? 'interrupted' : budgetHit && done < planned ? 'budget_exhausted' : 'completed';
+  const status = runEndStatus({ aborted: options.signal?.aborted === true, stopReason, budgetHit, done, planned });
   store.setRunStatus(runId, status);
   if (stopReason) log(`run ${runId} stopped: ${stopReason}`);
   return { runId, status, stopReason, done, planned, omission };

@@ -59,6 +59,12 @@ export interface CreateRunInput {
   meta?: Record<string, unknown>;
 }
 
+/** Where a run's plan is stored: dialogue runs' conversation specs in planned, item-based runs' items in item_results. */
+const PLAN_TABLES = {
+  planned: { column: 'spec', noun: 'conversation' },
+  item_results: { column: 'item', noun: 'item' },
+} as const;
+
 export interface CreateItemRunInput {
   name: string;
   /** the campaign kind (not dialogue) */
@@ -195,20 +201,7 @@ export class ResultStore {
   createRun(input: CreateRunInput): string {
     const mode = parseOrThrow(RunModeSchema, input.mode, 'createRun: mode');
     const plan = input.plan.map((spec, i) => parseOrThrow(ConversationSpecSchema, spec, `createRun: plan[${i}]`));
-    const seen = new Set<string>();
-    for (const spec of plan) {
-      if (seen.has(spec.key)) throw new StoreError(`createRun: plan has the conversation key "${spec.key}" twice; keys must be unique in a run`);
-      seen.add(spec.key);
-    }
-    const id = newRunId();
-    const insertPlanned = this.prepared('INSERT INTO planned (run_id, key, ordinal, spec) VALUES (?, ?, ?, ?)');
-    this.db.transaction(() => {
-      this.db
-        .prepare('INSERT INTO runs (id, name, mode, config, created_at, finished_at, status, meta) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)')
-        .run(id, input.name, mode, JSON.stringify(input.config ?? null), new Date().toISOString(), 'running', JSON.stringify(input.meta ?? {}));
-      plan.forEach((spec, ordinal) => insertPlanned.run(id, spec.key, ordinal, JSON.stringify(spec)));
-    })();
-    return id;
+    return this.insertRun('createRun', { ...input, mode, kind: 'dialogue' }, 'planned', plan.map((spec) => ({ key: spec.key, value: spec })));
   }
 
   /**
@@ -217,22 +210,38 @@ export class ResultStore {
    */
   createItemRun(input: CreateItemRunInput): string {
     if (!input.kind || input.kind === 'dialogue') throw new StoreError('createItemRun: an item-based run needs its campaign kind (dialogue runs use createRun)');
-    const seen = new Set<string>();
     input.plan.forEach((entry, i) => {
       if (typeof entry?.key !== 'string' || entry.key === '') throw new StoreError(`createItemRun: plan[${i}] needs a non-empty string key`);
-      if (seen.has(entry.key)) throw new StoreError(`createItemRun: plan has the item key "${entry.key}" twice; keys must be unique in a run`);
-      seen.add(entry.key);
     });
+    return this.insertRun('createItemRun', { ...input, mode: 'items' }, 'item_results', input.plan.map((entry) => ({ key: entry.key, value: entry.item ?? null })));
+  }
+
+  /**
+   * The one insert of a new run: its runs row and its plan, one row per entry in `table` (in plan
+   * order), in one transaction; plan keys must be unique in the run.
+   */
+  private insertRun(
+    caller: string,
+    run: { name: string; mode: string; kind: string; config?: unknown; meta?: unknown },
+    table: keyof typeof PLAN_TABLES,
+    plan: readonly { key: string; value: unknown }[],
+  ): string {
+    const seen = new Set<string>();
+    for (const { key } of plan) {
+      if (seen.has(key)) throw new StoreError(`${caller}: plan has the ${PLAN_TABLES[table].noun} key "${key}" twice; keys must be unique in a run`);
+      seen.add(key);
+    }
     const id = newRunId();
-    const insert = this.prepared('INSERT INTO item_results (run_id, key, ordinal, item) VALUES (?, ?, ?, ?)');
+    const insertPlan = this.prepared(`INSERT INTO ${table} (run_id, key, ordinal, ${PLAN_TABLES[table].column}) VALUES (?, ?, ?, ?)`);
     this.db.transaction(() => {
       this.db
         .prepare('INSERT INTO runs (id, name, mode, kind, config, created_at, finished_at, status, meta) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)')
-        .run(id, input.name, 'items', input.kind, JSON.stringify(input.config ?? null), new Date().toISOString(), 'running', JSON.stringify(input.meta ?? {}));
-      input.plan.forEach((entry, ordinal) => insert.run(id, entry.key, ordinal, JSON.stringify(entry.item ?? null)));
+        .run(id, run.name, run.mode, run.kind, JSON.stringify(run.config ?? null), new Date().toISOString(), 'running', JSON.stringify(run.meta ?? {}));
+      plan.forEach((entry, ordinal) => insertPlan.run(id, entry.key, ordinal, JSON.stringify(entry.value)));
     })();
     return id;
   }
+
 
   /**
    * Stores the result of one planned item, exactly once (a second save, an unknown run or an

@@ -299,9 +299,7 @@ describe('import rules between the roles under src/', () => {
 });
 
 /** Worker pools written again instead of using src/domain/pool.ts (owned by other branches): convert to runPool, then delete. */
-const KNOWN_POOL_COPIES = [
-  { file: 'manual/run.ts', why: 'manual-QA questions, with the head-unit wait as its beforeTake (kinds branch)' },
-];
+const KNOWN_POOL_COPIES: readonly { file: string; why: string }[] = [];
 
 describe('one place per concept', () => {
   it('the worker pool exists once, in src/domain/pool.ts', () => {

@@ -1,86 +1,38 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
-import { browserGate, launchBrowser } from './browser.ts';
+import { REPO_ROOT } from '../helpers/repoData.ts';
+import { describeInBrowser, screenshot, startBenchApp, type BenchApp } from './app.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** how many conversations the quickstart plans (the lead may tune it) */
-const PLANNED = (parse(readFileSync(join(ROOT, 'bench-configs', 'quickstart.yaml'), 'utf8')) as { conversations: number }).conversations;
-const SCREENS = join(ROOT, 'test-results', 'screens');
+const PLANNED = (parse(readFileSync(join(REPO_ROOT, 'bench-configs', 'quickstart.yaml'), 'utf8')) as { conversations: number }).conversations;
 
-/** Starts `icabench serve` on a free port and resolves with the URL it prints. */
-function startServe(workspace: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'icabench.js'), 'serve', '--workspace', workspace, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`icabench serve printed no URL within 60 s:\n${out}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /icabench bench app: (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`icabench serve exited with ${code}:\n${out}`)));
-  });
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SCREENS, `${name}.png`), fullPage: true });
-}
-
-// Without Chromium: skipped with the reason on a developer's machine, a failure in CI (browserGate).
-const gate = browserGate();
-if (!gate.run) {
-  console.warn(`bench app in Chromium: ${gate.reason}`);
-  it('bench app in Chromium', (context) => context.skip(gate.reason));
-}
-
-describe.runIf(gate.run)('bench app in Chromium', () => {
-  let workspace: string;
-  let serve: { child: ChildProcess; url: string };
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+describeInBrowser('bench app in Chromium', () => {
+  let app: BenchApp;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[];
 
   beforeAll(async () => {
-    mkdirSync(SCREENS, { recursive: true });
-    workspace = mkdtempSync(join(tmpdir(), 'icabench-e2e-'));
-    serve = await startServe(workspace);
-    browser = await launchBrowser();
-    page = await browser.context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
+    app = await startBenchApp('icabench-e2e-');
+    ({ page, errors: pageErrors } = await app.newPage({ consoleErrors: true }));
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    serve?.child.kill('SIGTERM');
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
-  });
+  afterAll(() => app?.close());
 
   it('shows the rig status with a fix for each problem', async () => {
-    await page.goto(serve.url);
+    await page.goto(app.url);
     await page.getByTestId('rig-table').waitFor();
     expect(page.url()).not.toContain('token=');
     const rows = await page.locator('[data-testid=rig-table] tbody tr').count();
     expect(rows).toBeGreaterThanOrEqual(4);
     await expect.poll(() => page.locator('[data-testid=rig-table]').innerText()).toContain('Disk');
-    await shot(page, '01-rig-status');
+    await screenshot(page, '01-rig-status');
   });
 
   it('shows field errors next to the config field while editing', async () => {
-    await page.goto(`${new URL(serve.url).origin}/#/setup`);
+    await page.goto(`${app.origin}/#/setup`);
     const editor = page.getByTestId('config-editor');
     await expect.poll(() => editor.inputValue()).toContain('name: quickstart');
     const original = await editor.inputValue();
@@ -88,7 +40,7 @@ describe.runIf(gate.run)('bench app in Chromium', () => {
     await page.getByTestId('field-error').first().waitFor();
     expect(await page.getByTestId('field-error').first().innerText()).toContain('conversations');
     expect(await page.getByTestId('start-campaign').isDisabled()).toBe(true);
-    await shot(page, '02-setup-field-error');
+    await screenshot(page, '02-setup-field-error');
     await editor.fill(original);
     await expect.poll(() => page.getByTestId('field-error').count()).toBe(0);
   });
@@ -97,11 +49,11 @@ describe.runIf(gate.run)('bench app in Chromium', () => {
     await page.getByTestId('start-campaign').click();
     await page.waitForURL(/#\/live/);
     await page.getByTestId('live-turn').first().waitFor({ timeout: 60_000 });
-    await shot(page, '03-live-running');
+    await screenshot(page, '03-live-running');
     await expect.poll(() => page.getByTestId('live-state').innerText(), { timeout: 180_000, interval: 500 }).toBe('finished');
     expect(await page.getByTestId('live-done').innerText()).toBe(`${PLANNED} / ${PLANNED}`);
     expect(await page.locator('[data-testid=turn-feed] [data-testid=live-turn]').count()).toBeGreaterThan(0);
-    await shot(page, '04-live-finished');
+    await screenshot(page, '04-live-finished');
   });
 
   it('opens the report with its charts and a paged conversation list', async () => {
@@ -116,7 +68,7 @@ describe.runIf(gate.run)('bench app in Chromium', () => {
     // the reference head unit runs over the bridge: its protocol panel shows a clean link
     await page.getByTestId('protocol-panel').waitFor();
     expect(await page.getByTestId('protocol-panel').innerText()).toMatch(/\b0\s*duplicate replies/i);
-    await shot(page, '05-run-report');
+    await screenshot(page, '05-run-report');
   });
 
   it('drills into a conversation with every turn, its labels and the judge reasoning', async () => {
@@ -131,7 +83,7 @@ describe.runIf(gate.run)('bench app in Chromium', () => {
     // the shared target table, with the turns that introduced and completed each target
     expect(await page.getByTestId('target-table').locator('tbody tr').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('target-table').innerText()).toMatch(/(completed|incomplete|dropped)\s+introduced turn/);
-    await shot(page, '06-conversation');
+    await screenshot(page, '06-conversation');
   });
 
   it('takes ratings from two raters on two conversations and shows the agreement figures', async () => {
@@ -145,7 +97,7 @@ describe.runIf(gate.run)('bench app in Chromium', () => {
     await rate('alice', { instruction: 1, context: 2, plan: 2, safety: 2 });
     await rate('bob', { instruction: 0, context: 2, plan: 1, safety: 2 });
     await expect.poll(() => page.getByTestId('rating-panel').innerText()).toContain('alice, bob');
-    await shot(page, '07-rating');
+    await screenshot(page, '07-rating');
 
     // a second conversation (a passing one), rated by both
     await page.getByRole('link', { name: '← run report' }).click();
@@ -166,15 +118,15 @@ describe.runIf(gate.run)('bench app in Chromium', () => {
     const instructionRow = await page.locator('[data-testid=rater-pair] + table tbody tr').first().innerText();
     expect(instructionRow).toMatch(/Instruction & Constraint Adherence\s+-?\d\.\d\d/);
     expect(await page.locator('[data-testid=ratings-table] tbody tr').count()).toBe(4);
-    await shot(page, '08-agreement');
+    await screenshot(page, '08-agreement');
   });
 
   it('compares two runs side by side', async () => {
     const runId = decodeURIComponent(/#\/runs\/([^/]+)/.exec(page.url())![1]);
-    await page.goto(`${new URL(serve.url).origin}/#/compare/${encodeURIComponent(runId)}/${encodeURIComponent(runId)}`);
+    await page.goto(`${app.origin}/#/compare/${encodeURIComponent(runId)}/${encodeURIComponent(runId)}`);
     await page.getByTestId('comparison-table').waitFor();
     expect(await page.getByTestId('comparison-table').innerText()).toMatch(new RegExp(`Conversations\\s+${PLANNED}\\s+${PLANNED}`));
-    await shot(page, '09-compare');
+    await screenshot(page, '09-compare');
   });
 
   it('raised no script or CSP errors in the page', () => {

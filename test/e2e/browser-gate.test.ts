@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/repoData.ts';
 import { browserGate, inCi } from './browser.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MISSING = '/nonexistent/icabench-chromium';
 const FIX = 'Run: bash scripts/setup-system.sh';
 
@@ -34,8 +33,8 @@ describe('browserGate (whether the browser tests run)', () => {
 /** Runs the bench app's browser tests in a child vitest with Chromium pointed at a missing file. */
 function runBenchAppWithoutChromium(ci: string): { status: number | null; output: string } {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ICABENCH_CHROMIUM: MISSING, CI: ci };
-  const child = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.e2e.config.ts', 'test/e2e/bench-app.test.ts'], {
-    cwd: ROOT,
+  const child = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.e2e.config.ts', 'test/e2e/bench-app.test.ts'], {
+    cwd: REPO_ROOT,
     env,
     encoding: 'utf8',
     timeout: 120_000,

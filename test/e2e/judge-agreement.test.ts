@@ -1,15 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ConversationResult, ConversationVerdict, TurnVerdict } from '../../src/domain/conversation.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { spec, TARGETS, turn } from '../llm/fixtures.ts';
-import { browserGate, launchBrowser } from './browser.ts';
+import { describeInBrowser, startBenchApp, type BenchApp } from './app.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const A = 'oracle';
 const B = 'sc-5:ollama:judge';
 
@@ -30,56 +25,25 @@ function results(): ConversationResult[] {
   });
 }
 
-function startServe(workspace: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'icabench.js'), 'serve', '--workspace', workspace, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`icabench serve printed no URL within 60 s:\n${out}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /icabench bench app: (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`icabench serve exited with ${code}:\n${out}`)));
-  });
-}
-
-const gate = browserGate();
-if (!gate.run) it('judge agreement in the bench app', (context) => context.skip(gate.reason));
-
-describe.runIf(gate.run)('judge agreement in the bench app (Chromium)', () => {
-  let workspace: string;
+describeInBrowser('judge agreement in the bench app (Chromium)', () => {
   let runId: string;
-  let serve: { child: ChildProcess; url: string };
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let app: BenchApp;
 
   beforeAll(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'icabench-e2e-judges-'));
-    const store = ResultStore.open(join(workspace, 'icabench.db'));
-    const all = results();
-    runId = store.createRun({ name: 'two judges', mode: 'guided', config: {}, plan: all.map((r) => r.spec) });
-    for (const r of all) store.saveConversation(runId, r);
-    store.close();
-    serve = await startServe(workspace);
-    browser = await launchBrowser();
+    app = await startBenchApp('icabench-e2e-judges-', (workspace) => {
+      const store = ResultStore.open(join(workspace, 'icabench.db'));
+      const all = results();
+      runId = store.createRun({ name: 'two judges', mode: 'guided', config: {}, plan: all.map((r) => r.spec) });
+      for (const r of all) store.saveConversation(runId, r);
+      store.close();
+    });
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    serve?.child.kill('SIGTERM');
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
-  });
+  afterAll(() => app?.close());
 
   it('lists κ per label, exact agreement per dimension and the disagreement turns, linked for review', async () => {
-    const page = await browser.context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(serve.url);
+    const { page, errors } = await app.newPage();
+    await page.goto(app.url);
     await page.evaluate((id) => (window.location.hash = `#/runs/${encodeURIComponent(id)}/agreement`), runId);
     await page.getByTestId('judge-pair').waitFor();
     const pair = await page.getByTestId('judge-pair').innerText();

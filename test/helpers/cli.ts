@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
+import { REPO_ROOT } from './repoData.ts';
 
-export const CLI = resolve('bin/icabench.js');
+export const CLI = join(REPO_ROOT, 'bin', 'icabench.js');
 
 /** `icabench ARGS` as a child process, asynchronously (so a fake model server in the test's process can answer it). */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; stdout: string }> {

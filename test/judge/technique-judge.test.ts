@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,25 +10,14 @@ import { generateDataset } from '../../src/judgebench/generator.ts';
 import { startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { fakeJudgeModel } from '../judgebench/fakeJudgeModel.ts';
 import { specFor } from '../engine/helpers.ts';
+import { runCli as run } from '../helpers/cli.ts';
 import type { ChatRequest, LlmProvider } from '../../src/llm/types.ts';
 
-const CLI = resolve('bin/icabench.js');
 let server: FakeLlmServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdout.on('data', (d) => (stdout += d));
-    child.on('exit', (code) => done({ code, stderr, stdout }));
-  });
-}
 
 /** A judge model that always gives the same answer: no labels, every rubric 2 (so adaptive SC can stop early). */
 function consistentJudge(request: RecordedRequest): string {

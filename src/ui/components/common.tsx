@@ -91,3 +91,19 @@ export function Pager({ offset, limit, total, onChange }: { offset: number; limi
     </div>
   );
 }
+
+/** A table with one header row and the given body rows: the views' one table markup. */
+export function DataTable({ headers, testId, children }: { headers: readonly ReactNode[]; testId?: string; children: ReactNode }) {
+  return (
+    <table className="table" data-testid={testId}>
+      <thead>
+        <tr>
+          {headers.map((h, i) => (
+            <th key={i}>{h}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}

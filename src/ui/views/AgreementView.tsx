@@ -3,7 +3,7 @@ import type { JudgeAgreementView } from '../../judge/agreement.ts';
 import { FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { Rating } from '../../server/annotations.ts';
 import { DIMENSION_TITLES } from '../../domain/taxonomy.ts';
-import { ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
+import { DataTable, ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 
 export function AgreementView({ runId }: { runId: string }) {
@@ -26,34 +26,20 @@ export function AgreementView({ runId }: { runId: string }) {
         n/a.
       </p>
       <h2>Judge vs raters</h2>
-      <table className="table" data-testid="judge-agreement">
-        <thead>
-          <tr>
-            <th>Dimension</th>
-            <th>Items</th>
-            <th>Weighted κ</th>
-            <th>Spearman ρ</th>
-            <th>Exact</th>
-            <th>Within one</th>
-            <th>Pass/fail F1</th>
-            <th>Raters' Light's κ</th>
+      <DataTable headers={['Dimension', 'Items', 'Weighted κ', 'Spearman ρ', 'Exact', 'Within one', 'Pass/fail F1', 'Raters\' Light\'s κ']} testId="judge-agreement">
+        {agreement.judgeVsRaters.map((row) => (
+          <tr key={row.dimension}>
+            <td>{DIMENSION_TITLES[row.dimension]}</td>
+            <td>{row.items}</td>
+            <td>{fmt(row.kappa)}</td>
+            <td>{fmt(row.spearman)}</td>
+            <td>{pct(row.exact)}</td>
+            <td>{pct(row.withinOne)}</td>
+            <td>{row.passFail ? fmt(row.passFail.f1) : 'n/a'}</td>
+            <td>{fmt(row.ratersLightsKappa)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {agreement.judgeVsRaters.map((row) => (
-            <tr key={row.dimension}>
-              <td>{DIMENSION_TITLES[row.dimension]}</td>
-              <td>{row.items}</td>
-              <td>{fmt(row.kappa)}</td>
-              <td>{fmt(row.spearman)}</td>
-              <td>{pct(row.exact)}</td>
-              <td>{pct(row.withinOne)}</td>
-              <td>{row.passFail ? fmt(row.passFail.f1) : 'n/a'}</td>
-              <td>{fmt(row.ratersLightsKappa)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       <h2>Between raters</h2>
       {agreement.raterPairs.length === 0 && <p className="muted">Agreement between raters needs at least two raters on the same conversation.</p>}
       {agreement.raterPairs.map((pair) => (
@@ -61,66 +47,39 @@ export function AgreementView({ runId }: { runId: string }) {
           <h3 data-testid="rater-pair">
             {pair.a} vs {pair.b} · {pair.items} shared conversation(s) · same pass/fail {pct(pair.passAgreement)}
           </h3>
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Dimension</th>
-                <th>Weighted κ</th>
-                <th>Spearman ρ</th>
-                <th>Exact</th>
-                <th>Within one</th>
+          <DataTable headers={['Dimension', 'Weighted κ', 'Spearman ρ', 'Exact', 'Within one']}>
+            {pair.dimensions.map((d) => (
+              <tr key={d.dimension}>
+                <td>{DIMENSION_TITLES[d.dimension]}</td>
+                <td>{fmt(d.kappa)}</td>
+                <td>{fmt(d.spearman)}</td>
+                <td>{pct(d.exact)}</td>
+                <td>{pct(d.withinOne)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {pair.dimensions.map((d) => (
-                <tr key={d.dimension}>
-                  <td>{DIMENSION_TITLES[d.dimension]}</td>
-                  <td>{fmt(d.kappa)}</td>
-                  <td>{fmt(d.spearman)}</td>
-                  <td>{pct(d.exact)}</td>
-                  <td>{pct(d.withinOne)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
         </div>
       ))}
       <JudgePairs runId={runId} />
       <h2>Ratings</h2>
-      <table className="table" data-testid="ratings-table">
-        <thead>
-          <tr>
-            <th>Conversation</th>
-            <th>Rater</th>
-            <th>Instr.</th>
-            <th>Context</th>
-            <th>Plan</th>
-            <th>Safety</th>
-            <th>T</th>
-            <th>C</th>
-            <th>Pass</th>
-            <th>Turn labels</th>
+      <DataTable headers={['Conversation', 'Rater', 'Instr.', 'Context', 'Plan', 'Safety', 'T', 'C', 'Pass', 'Turn labels']} testId="ratings-table">
+        {ratings.map((r) => (
+          <tr key={`${r.key}|${r.rater}`}>
+            <td>
+              <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(r.key)}`}>{r.key}</a>
+            </td>
+            <td>{r.rater}</td>
+            <td>{r.dimensions.instruction}</td>
+            <td>{r.dimensions.context}</td>
+            <td>{r.dimensions.plan}</td>
+            <td>{r.dimensions.safety}</td>
+            <td>{fmt(r.completedShare)}</td>
+            <td>{fmt(r.score)}</td>
+            <td>{r.pass ? 'pass' : 'fail'}</td>
+            <td>{r.turnLabels.map((l) => `${l.turn}:${l.label}`).join(', ')}</td>
           </tr>
-        </thead>
-        <tbody>
-          {ratings.map((r) => (
-            <tr key={`${r.key}|${r.rater}`}>
-              <td>
-                <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(r.key)}`}>{r.key}</a>
-              </td>
-              <td>{r.rater}</td>
-              <td>{r.dimensions.instruction}</td>
-              <td>{r.dimensions.context}</td>
-              <td>{r.dimensions.plan}</td>
-              <td>{r.dimensions.safety}</td>
-              <td>{fmt(r.completedShare)}</td>
-              <td>{fmt(r.score)}</td>
-              <td>{r.pass ? 'pass' : 'fail'}</td>
-              <td>{r.turnLabels.map((l) => `${l.turn}:${l.label}`).join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   );
 }
@@ -140,50 +99,28 @@ function JudgePairs({ runId }: { runId: string }) {
           <h3>
             {pair.pair} · {pair.turns} turn(s) both judged
           </h3>
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Failure label</th>
-                <th>Both</th>
-                <th>Only {pair.judges[0]}</th>
-                <th>Only {pair.judges[1]}</th>
-                <th>Neither</th>
-                <th>κ</th>
+          <DataTable headers={['Failure label', 'Both', `Only ${pair.judges[0]}`, `Only ${pair.judges[1]}`, 'Neither', 'κ']}>
+            {FAILURE_LABELS.map((l) => (
+              <tr key={l}>
+                <td>{l}</td>
+                <td>{pair.labels[l].both}</td>
+                <td>{pair.labels[l].onlyFirst}</td>
+                <td>{pair.labels[l].onlySecond}</td>
+                <td>{pair.labels[l].neither}</td>
+                <td>{fmt(pair.labels[l].kappa)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {FAILURE_LABELS.map((l) => (
-                <tr key={l}>
-                  <td>{l}</td>
-                  <td>{pair.labels[l].both}</td>
-                  <td>{pair.labels[l].onlyFirst}</td>
-                  <td>{pair.labels[l].onlySecond}</td>
-                  <td>{pair.labels[l].neither}</td>
-                  <td>{fmt(pair.labels[l].kappa)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Dimension</th>
-                <th>Items</th>
-                <th>Exact</th>
-                <th>Weighted κ</th>
+            ))}
+          </DataTable>
+          <DataTable headers={['Dimension', 'Items', 'Exact', 'Weighted κ']}>
+            {Object.entries(pair.dimensions).map(([d, row]) => (
+              <tr key={d}>
+                <td>{DIMENSION_TITLES[d as keyof typeof DIMENSION_TITLES]}</td>
+                <td>{row.items}</td>
+                <td>{pct(row.exact)}</td>
+                <td>{fmt(row.kappa)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {Object.entries(pair.dimensions).map(([d, row]) => (
-                <tr key={d}>
-                  <td>{DIMENSION_TITLES[d as keyof typeof DIMENSION_TITLES]}</td>
-                  <td>{row.items}</td>
-                  <td>{pct(row.exact)}</td>
-                  <td>{fmt(row.kappa)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
         </div>
       ))}
       {totalDisagreements > 0 && (
@@ -192,34 +129,21 @@ function JudgePairs({ runId }: { runId: string }) {
             Turns where judges disagree ({totalDisagreements}
             {totalDisagreements > disagreements.length ? `; the first ${disagreements.length} listed` : ''}): review them by hand
           </h3>
-          <table className="table" data-testid="judge-disagreements">
-            <thead>
-              <tr>
-                <th>Conversation</th>
-                <th>Turn</th>
-                <th>Judges</th>
-                <th>Only first</th>
-                <th>Only second</th>
-                <th>User</th>
-                <th>Head unit</th>
+          <DataTable headers={['Conversation', 'Turn', 'Judges', 'Only first', 'Only second', 'User', 'Head unit']} testId="judge-disagreements">
+            {disagreements.map((d) => (
+              <tr key={`${d.conversationKey}|${d.turnIndex}|${d.judges.join('|')}`}>
+                <td>
+                  <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(d.conversationKey)}`}>{d.conversationKey}</a>
+                </td>
+                <td>{d.turnIndex + 1}</td>
+                <td>{d.judges.join(' vs ')}</td>
+                <td>{d.onlyFirst.join(', ') || '–'}</td>
+                <td>{d.onlySecond.join(', ') || '–'}</td>
+                <td>{d.userText}</td>
+                <td>{d.replyText}</td>
               </tr>
-            </thead>
-            <tbody>
-              {disagreements.map((d) => (
-                <tr key={`${d.conversationKey}|${d.turnIndex}|${d.judges.join('|')}`}>
-                  <td>
-                    <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(d.conversationKey)}`}>{d.conversationKey}</a>
-                  </td>
-                  <td>{d.turnIndex + 1}</td>
-                  <td>{d.judges.join(' vs ')}</td>
-                  <td>{d.onlyFirst.join(', ') || '–'}</td>
-                  <td>{d.onlySecond.join(', ') || '–'}</td>
-                  <td>{d.userText}</td>
-                  <td>{d.replyText}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
         </>
       )}
     </>

@@ -5,7 +5,7 @@ import { FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
-import { ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
+import { DataTable, ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
 export function CompareView({ a, b }: { a: string | null; b: string | null }) {
@@ -66,24 +66,15 @@ function Comparison({ c }: { c: RunComparison }) {
   ];
   return (
     <>
-      <table className="table" data-testid="comparison-table">
-        <thead>
-          <tr>
-            <th />
-            <th>A: {c.a.name}</th>
-            <th>B: {c.b.name}</th>
+      <DataTable headers={['', `A: ${c.a.name}`, `B: ${c.b.name}`]} testId="comparison-table">
+        {rows.map(([label, x, y]) => (
+          <tr key={label}>
+            <td>{label}</td>
+            <td>{x}</td>
+            <td>{y}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map(([label, x, y]) => (
-            <tr key={label}>
-              <td>{label}</td>
-              <td>{x}</td>
-              <td>{y}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       <p>
         Scores A vs B: Mann–Whitney p = {fmt(c.scores.p, 4)}, Â12 = {fmt(c.scores.a12)} ({c.scores.magnitude ?? 'n/a'}){c.scores.significant ? ', significant' : ''} at α = {c.alpha}. Unique failure
         types: p = {fmt(c.uniqueFailureTypes.p, 4)}, Â12 = {fmt(c.uniqueFailureTypes.a12)}.

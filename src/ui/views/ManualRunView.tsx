@@ -6,7 +6,7 @@ import { MANUAL_METRICS, METRIC_TITLES, type ManualMetric } from '../../manual/m
 import type { ManualQaRunSummary } from '../../manual/results.ts';
 import type { TestItem } from '../../manual/testset.ts';
 import { api, ApiFailure } from '../api.ts';
-import { ErrorBox, Loading, Pill, Stat, fmt, pct } from '../components/common.tsx';
+import { DataTable, ErrorBox, Loading, Pill, Stat, fmt, pct } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 
 export interface QuestionRow {
@@ -24,26 +24,16 @@ const outcomePill = (outcome: string | null) => <Pill kind={outcome === 'pass' ?
 
 function GroupTable({ title, groups }: { title: string; groups: ManualQaSummary['byKind'] }) {
   return (
-    <table className="table">
-      <thead>
-        <tr>
-          <th>{title}</th>
+    <DataTable headers={[title, ...MANUAL_METRICS.map((m) => METRIC_TITLES[m])]}>
+      {Object.entries(groups).map(([group, metrics]) => (
+        <tr key={group}>
+          <td>{group}</td>
           {MANUAL_METRICS.map((m) => (
-            <th key={m}>{METRIC_TITLES[m]}</th>
+            <td key={m}>{fmt(metrics[m].mean)}</td>
           ))}
         </tr>
-      </thead>
-      <tbody>
-        {Object.entries(groups).map(([group, metrics]) => (
-          <tr key={group}>
-            <td>{group}</td>
-            {MANUAL_METRICS.map((m) => (
-              <td key={m}>{fmt(metrics[m].mean)}</td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }
 
@@ -79,28 +69,17 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
       {tier && (
         <>
           <h2>Metrics ({tier.tier})</h2>
-          <table className="table" data-testid="manual-metrics">
-            <thead>
-              <tr>
-                <th>Metric</th>
-                <th>Mean (judged)</th>
-                <th>Judged</th>
-                <th>Not judged</th>
-                <th>Flagged</th>
+          <DataTable headers={['Metric', 'Mean (judged)', 'Judged', 'Not judged', 'Flagged']} testId="manual-metrics">
+            {MANUAL_METRICS.map((m) => (
+              <tr key={m}>
+                <td>{METRIC_TITLES[m]}</td>
+                <td>{fmt(tier.metrics[m].mean, 3)}</td>
+                <td>{tier.metrics[m].judged}</td>
+                <td>{tier.metrics[m].notJudged}</td>
+                <td>{tier.metrics[m].flagged}</td>
               </tr>
-            </thead>
-            <tbody>
-              {MANUAL_METRICS.map((m) => (
-                <tr key={m}>
-                  <td>{METRIC_TITLES[m]}</td>
-                  <td>{fmt(tier.metrics[m].mean, 3)}</td>
-                  <td>{tier.metrics[m].judged}</td>
-                  <td>{tier.metrics[m].notJudged}</td>
-                  <td>{tier.metrics[m].flagged}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
           <h2>By question kind</h2>
           <GroupTable title="Kind" groups={tier.byKind} />
           <h2>By difficulty</h2>
@@ -108,105 +87,73 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
           <h2>By chapter</h2>
           <GroupTable title="Chapter" groups={tier.byChapter} />
           <h2>Warning omissions</h2>
-          <table className="table" data-testid="warning-omissions">
-            <thead>
-              <tr>
-                <th>Warning</th>
-                <th>Asked</th>
-                <th>Omitted</th>
-                <th>The manual's text</th>
-                <th>Question and answer that left it out</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tier.warnings
-                .filter((w) => w.omitted > 0)
-                .map((w) => (
-                  <tr key={w.warningId}>
-                    <td>
-                      <code>{w.warningId}</code> {w.type}
-                    </td>
-                    <td>{w.asked}</td>
-                    <td>{w.omitted}</td>
-                    <td className="pre">{w.text}</td>
-                    <td className="pre">
-                      <strong>{w.example?.question}</strong>
-                      {'\n'}
-                      {w.example?.answer}
-                    </td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
+          <DataTable headers={['Warning', 'Asked', 'Omitted', 'The manual\'s text', 'Question and answer that left it out']} testId="warning-omissions">
+            {tier.warnings
+              .filter((w) => w.omitted > 0)
+              .map((w) => (
+                <tr key={w.warningId}>
+                  <td>
+                    <code>{w.warningId}</code> {w.type}
+                  </td>
+                  <td>{w.asked}</td>
+                  <td>{w.omitted}</td>
+                  <td className="pre">{w.text}</td>
+                  <td className="pre">
+                    <strong>{w.example?.question}</strong>
+                    {'\n'}
+                    {w.example?.answer}
+                  </td>
+                </tr>
+              ))}
+          </DataTable>
           <p className="muted">{tier.warnings.filter((w) => w.omitted === 0).length} further warnings were asked about and always carried.</p>
         </>
       )}
       <h2>Human alignment</h2>
       {summary.alignment ? (
-        <table className="table" data-testid="manual-alignment">
-          <thead>
-            <tr>
-              <th>Metric</th>
-              <th>Pearson r (tier vs raters)</th>
-              <th>ICC(3,1) among raters</th>
+        <DataTable headers={['Metric', 'Pearson r (tier vs raters)', 'ICC(3,1) among raters']} testId="manual-alignment">
+          {Object.entries(summary.alignment.report.pearson).map(([m, p]) => (
+            <tr key={m}>
+              <td>{METRIC_TITLES[m as ManualMetric]}</td>
+              <td>
+                {fmt(p.r, 3)} (n {p.n})
+              </td>
+              <td>
+                {fmt(summary.alignment!.report.icc[m as keyof typeof summary.alignment.report.icc].icc, 3)} (n {summary.alignment!.report.icc[m as keyof typeof summary.alignment.report.icc].n})
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {Object.entries(summary.alignment.report.pearson).map(([m, p]) => (
-              <tr key={m}>
-                <td>{METRIC_TITLES[m as ManualMetric]}</td>
-                <td>
-                  {fmt(p.r, 3)} (n {p.n})
-                </td>
-                <td>
-                  {fmt(summary.alignment!.report.icc[m as keyof typeof summary.alignment.report.icc].icc, 3)} (n {summary.alignment!.report.icc[m as keyof typeof summary.alignment.report.icc].n})
-                </td>
+          ))}
+          {(['essential', 'safetyCritical'] as const).map((tag) => {
+            const s = summary.alignment!.report.tags[tag];
+            return (
+              <tr key={tag}>
+                <td>tag {tag === 'essential' ? 'essential' : 'safety-critical'}</td>
+                <td colSpan={2}>{s ? `P ${fmt(s.precision)} · R ${fmt(s.recall)} · F1 ${fmt(s.f1)}` : 'n/a'}</td>
               </tr>
-            ))}
-            {(['essential', 'safetyCritical'] as const).map((tag) => {
-              const s = summary.alignment!.report.tags[tag];
-              return (
-                <tr key={tag}>
-                  <td>tag {tag === 'essential' ? 'essential' : 'safety-critical'}</td>
-                  <td colSpan={2}>{s ? `P ${fmt(s.precision)} · R ${fmt(s.recall)} · F1 ${fmt(s.f1)}` : 'n/a'}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+            );
+          })}
+        </DataTable>
       ) : (
         <p className="muted">No annotations yet: open a question and mark its facts.</p>
       )}
       <h2>Questions</h2>
       <input placeholder="filter by id, kind, chapter, question, outcome…" value={filter} onChange={(e) => setFilter(e.target.value)} size={40} />
-      <table className="table" data-testid="manual-questions">
-        <thead>
-          <tr>
-            <th>Question</th>
-            <th>Kind</th>
-            <th>Outcome</th>
-            <th>Completeness</th>
-            <th>Risk awareness</th>
-            <th>Annotated</th>
+      <DataTable headers={['Question', 'Kind', 'Outcome', 'Completeness', 'Risk awareness', 'Annotated']} testId="manual-questions">
+        {shown.map((q) => (
+          <tr key={q.key}>
+            <td>
+              <a href={`#/runs/${encodeURIComponent(runId)}/manual/${encodeURIComponent(q.key)}`}>{q.question}</a>
+            </td>
+            <td>
+              {q.kind} · {q.difficulty}
+            </td>
+            <td>{outcomePill(q.outcome)}</td>
+            <td>{fmt(q.metrics.completeness_hard)}</td>
+            <td>{fmt(q.metrics.risk_awareness)}</td>
+            <td>{q.annotated ? '✓' : ''}</td>
           </tr>
-        </thead>
-        <tbody>
-          {shown.map((q) => (
-            <tr key={q.key}>
-              <td>
-                <a href={`#/runs/${encodeURIComponent(runId)}/manual/${encodeURIComponent(q.key)}`}>{q.question}</a>
-              </td>
-              <td>
-                {q.kind} · {q.difficulty}
-              </td>
-              <td>{outcomePill(q.outcome)}</td>
-              <td>{fmt(q.metrics.completeness_hard)}</td>
-              <td>{fmt(q.metrics.risk_awareness)}</td>
-              <td>{q.annotated ? '✓' : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   );
 }
@@ -230,47 +177,28 @@ function Facts({ evaluation }: { evaluation: ManualEvaluation }) {
           })}
         </tbody>
       </table>
-      <table className="table" data-testid="reference-facts">
-        <thead>
-          <tr>
-            <th>Reference fact</th>
-            <th>Tags</th>
-            <th>Covered</th>
+      <DataTable headers={['Reference fact', 'Tags', 'Covered']} testId="reference-facts">
+        {evaluation.referenceFacts.map((f) => (
+          <tr key={f.id}>
+            <td>{f.text}</td>
+            <td>
+              {f.essential ? 'essential' : 'optional'}
+              {f.safetyCritical ? ' · safety-critical' : ''}
+            </td>
+            <td>{yes(evaluation.coverage.find((c) => c.factId === f.id)?.covered ?? null)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {evaluation.referenceFacts.map((f) => (
-            <tr key={f.id}>
-              <td>{f.text}</td>
-              <td>
-                {f.essential ? 'essential' : 'optional'}
-                {f.safetyCritical ? ' · safety-critical' : ''}
-              </td>
-              <td>{yes(evaluation.coverage.find((c) => c.factId === f.id)?.covered ?? null)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <table className="table">
-        <thead>
-          <tr>
-            <th>Answer fact</th>
-            <th>Relevant</th>
-            <th>Correct</th>
-            <th>In the manual</th>
+        ))}
+      </DataTable>
+      <DataTable headers={['Answer fact', 'Relevant', 'Correct', 'In the manual']}>
+        {evaluation.answerFacts.map((f) => (
+          <tr key={f.id}>
+            <td>{f.text}</td>
+            <td>{yes(f.relevant)}</td>
+            <td>{yes(f.correct)}</td>
+            <td>{yes(f.grounded)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {evaluation.answerFacts.map((f) => (
-            <tr key={f.id}>
-              <td>{f.text}</td>
-              <td>{yes(f.relevant)}</td>
-              <td>{yes(f.correct)}</td>
-              <td>{yes(f.grounded)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </div>
   );
 }
@@ -348,49 +276,30 @@ export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: str
           <label>
             Rater <input value={marks.rater} onChange={(e) => setMarks({ ...marks, rater: e.target.value })} data-testid="rater" />
           </label>
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Reference fact</th>
-                <th>Covered</th>
-                <th>Essential</th>
-                <th>Safety-critical</th>
+          <DataTable headers={['Reference fact', 'Covered', 'Essential', 'Safety-critical']}>
+            {marks.referenceFacts.map((f, i) => (
+              <tr key={f.factId}>
+                <td>{facts.get(f.factId)}</td>
+                {(['covered', 'essential', 'safetyCritical'] as const).map((field) => (
+                  <td key={field}>
+                    <input type="checkbox" checked={f[field]} onChange={(e) => setRef(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
+                  </td>
+                ))}
               </tr>
-            </thead>
-            <tbody>
-              {marks.referenceFacts.map((f, i) => (
-                <tr key={f.factId}>
-                  <td>{facts.get(f.factId)}</td>
-                  {(['covered', 'essential', 'safetyCritical'] as const).map((field) => (
-                    <td key={field}>
-                      <input type="checkbox" checked={f[field]} onChange={(e) => setRef(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Answer fact</th>
-                <th>Relevant</th>
-                <th>Correct</th>
+            ))}
+          </DataTable>
+          <DataTable headers={['Answer fact', 'Relevant', 'Correct']}>
+            {marks.answerFacts.map((f, i) => (
+              <tr key={f.factId}>
+                <td>{answerFacts.get(f.factId)}</td>
+                {(['relevant', 'correct'] as const).map((field) => (
+                  <td key={field}>
+                    <input type="checkbox" checked={f[field]} onChange={(e) => setAns(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
+                  </td>
+                ))}
               </tr>
-            </thead>
-            <tbody>
-              {marks.answerFacts.map((f, i) => (
-                <tr key={f.factId}>
-                  <td>{answerFacts.get(f.factId)}</td>
-                  {(['relevant', 'correct'] as const).map((field) => (
-                    <td key={field}>
-                      <input type="checkbox" checked={f[field]} onChange={(e) => setAns(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
           <button onClick={save} disabled={!marks.rater.trim()} data-testid="save-annotation">
             Save annotation
           </button>

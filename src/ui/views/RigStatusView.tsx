@@ -1,5 +1,5 @@
 import type { RigCheck } from '../../server/rig-status.ts';
-import { ErrorBox, Loading, Pill } from '../components/common.tsx';
+import { DataTable, ErrorBox, Loading, Pill } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 
 const AREA_TITLES: Record<RigCheck['area'], string> = {
@@ -23,30 +23,19 @@ export function RigStatusView() {
       {rig.error && <ErrorBox message={rig.error} />}
       {!rig.data && !rig.error && <Loading what="rig checks" />}
       {rig.data && (
-        <table className="table" data-testid="rig-table">
-          <thead>
-            <tr>
-              <th>Area</th>
-              <th>Check</th>
-              <th>Status</th>
-              <th>Detail</th>
-              <th>Fix</th>
+        <DataTable headers={['Area', 'Check', 'Status', 'Detail', 'Fix']} testId="rig-table">
+          {rig.data.checks.map((check, i) => (
+            <tr key={i} className={`row-${check.status}`}>
+              <td>{AREA_TITLES[check.area]}</td>
+              <td>{check.title}</td>
+              <td>
+                <Pill kind={check.status}>{check.status}</Pill>
+              </td>
+              <td>{check.detail}</td>
+              <td>{check.fix ? <code>{check.fix}</code> : '—'}</td>
             </tr>
-          </thead>
-          <tbody>
-            {rig.data.checks.map((check, i) => (
-              <tr key={i} className={`row-${check.status}`}>
-                <td>{AREA_TITLES[check.area]}</td>
-                <td>{check.title}</td>
-                <td>
-                  <Pill kind={check.status}>{check.status}</Pill>
-                </td>
-                <td>{check.detail}</td>
-                <td>{check.fix ? <code>{check.fix}</code> : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -7,7 +7,7 @@ import type { ConversationPage } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
-import { ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../components/common.tsx';
+import { DataTable, ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
 type Summary = Omit<RunSummary, 'perConversation'>;
@@ -108,42 +108,29 @@ export function RunReportView({ runId }: { runId: string }) {
       {page.data && (
         <>
           <Pager offset={offset} limit={PAGE} total={page.data.total} onChange={setOffset} />
-          <table className="table" data-testid="conversation-table">
-            <thead>
-              <tr>
-                <th>Conversation</th>
-                <th>Outcome</th>
-                <th>C</th>
-                <th>Turns</th>
-                <th>Failure labels</th>
-                <th>Status</th>
-                {protocolByKey && <th>Protocol</th>}
+          <DataTable headers={['Conversation', 'Outcome', 'C', 'Turns', 'Failure labels', 'Status', ...(protocolByKey ? ['Protocol'] : [])]} testId="conversation-table">
+            {page.data.rows.map((row) => (
+              <tr key={row.key} className="clickable" onClick={() => navigate('runs', runId, 'conversations', row.key)}>
+                <td>
+                  <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(row.key)}`}>{row.key}</a>
+                </td>
+                <td>
+                  <Pill kind={row.outcome}>{row.outcome}</Pill>
+                </td>
+                <td>{fmt(row.score)}</td>
+                <td>{row.turns}</td>
+                <td>
+                  {row.labels.map((l) => (
+                    <Pill key={l} kind="label">
+                      {l}
+                    </Pill>
+                  ))}
+                </td>
+                <td>{row.status}</td>
+                {protocolByKey && <td className="muted">{protocolByKey.get(row.key) ?? '–'}</td>}
               </tr>
-            </thead>
-            <tbody>
-              {page.data.rows.map((row) => (
-                <tr key={row.key} className="clickable" onClick={() => navigate('runs', runId, 'conversations', row.key)}>
-                  <td>
-                    <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(row.key)}`}>{row.key}</a>
-                  </td>
-                  <td>
-                    <Pill kind={row.outcome}>{row.outcome}</Pill>
-                  </td>
-                  <td>{fmt(row.score)}</td>
-                  <td>{row.turns}</td>
-                  <td>
-                    {row.labels.map((l) => (
-                      <Pill key={l} kind="label">
-                        {l}
-                      </Pill>
-                    ))}
-                  </td>
-                  <td>{row.status}</td>
-                  {protocolByKey && <td className="muted">{protocolByKey.get(row.key) ?? '–'}</td>}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
         </>
       )}
     </section>
@@ -220,26 +207,16 @@ function ProtocolPanel({ protocol }: { protocol: ProtocolSection }) {
         ))}
       </div>
       {protocol.events.some((e) => e.kind !== 'connected') && (
-        <table className="table" data-testid="protocol-events">
-          <thead>
-            <tr>
-              <th>Time</th>
-              <th>Event</th>
-              <th>Address</th>
-              <th>Detail</th>
+        <DataTable headers={['Time', 'Event', 'Address', 'Detail']} testId="protocol-events">
+          {protocol.events.slice(0, 50).map((e, i) => (
+            <tr key={i}>
+              <td>{e.at}</td>
+              <td>{e.kind}</td>
+              <td>{e.kind === 'replaced' ? `${e.previousAddress ?? '?'} → ${e.address ?? '?'}` : (e.address ?? '')}</td>
+              <td>{[e.detail, e.pausedMs === null ? null : `waited ${Math.round(e.pausedMs)} ms`].filter(Boolean).join('; ')}</td>
             </tr>
-          </thead>
-          <tbody>
-            {protocol.events.slice(0, 50).map((e, i) => (
-              <tr key={i}>
-                <td>{e.at}</td>
-                <td>{e.kind}</td>
-                <td>{e.kind === 'replaced' ? `${e.previousAddress ?? '?'} → ${e.address ?? '?'}` : (e.address ?? '')}</td>
-                <td>{[e.detail, e.pausedMs === null ? null : `waited ${Math.round(e.pausedMs)} ms`].filter(Boolean).join('; ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       {protocol.late.length > 0 && (
         <p className="muted">

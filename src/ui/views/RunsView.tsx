@@ -1,5 +1,5 @@
 import type { RunRecord } from '../../store/types.ts';
-import { ErrorBox, Loading, Pill } from '../components/common.tsx';
+import { DataTable, ErrorBox, Loading, Pill } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 
 /** The view a run of an item-based kind opens in (dialogue runs open the run report). */
@@ -14,46 +14,33 @@ export function RunsView() {
       {!runs.data && !runs.error && <Loading what="runs" />}
       {runs.data && runs.data.runs.length === 0 && <p className="muted">No runs yet. Start one from Campaign setup.</p>}
       {runs.data && runs.data.runs.length > 0 && (
-        <table className="table" data-testid="runs-table">
-          <thead>
-            <tr>
-              <th>Run</th>
-              <th>Name</th>
-              <th>Kind · mode</th>
-              <th>Status</th>
-              <th>Stored / planned</th>
-              <th>Started</th>
-              <th />
+        <DataTable headers={['Run', 'Name', 'Kind · mode', 'Status', 'Stored / planned', 'Started', '']} testId="runs-table">
+          {runs.data.runs.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <a href={`#/runs/${encodeURIComponent(r.id)}${KIND_VIEW[r.kind] ?? ''}`}>{r.id}</a>
+              </td>
+              <td>{r.name}</td>
+              <td>
+                {r.kind} · {r.mode}
+              </td>
+              <td>
+                <Pill kind={r.status === 'completed' ? 'ok' : r.status === 'running' ? 'warn' : 'muted'}>{r.status}</Pill>
+              </td>
+              <td>
+                {r.stored} / {r.planned}
+              </td>
+              <td>{new Date(r.createdAt).toLocaleString()}</td>
+              <td>
+                {r.kind === 'tool-agents' ? (
+                  <a href={`#/runs/${encodeURIComponent(r.id)}/tool-agents`}>tasks & trials</a>
+                ) : (
+                  <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : '/agreement'}`}>{r.kind === 'manual-qa' ? 'facts & annotation' : 'agreement'}</a>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {runs.data.runs.map((r) => (
-              <tr key={r.id}>
-                <td>
-                  <a href={`#/runs/${encodeURIComponent(r.id)}${KIND_VIEW[r.kind] ?? ''}`}>{r.id}</a>
-                </td>
-                <td>{r.name}</td>
-                <td>
-                  {r.kind} · {r.mode}
-                </td>
-                <td>
-                  <Pill kind={r.status === 'completed' ? 'ok' : r.status === 'running' ? 'warn' : 'muted'}>{r.status}</Pill>
-                </td>
-                <td>
-                  {r.stored} / {r.planned}
-                </td>
-                <td>{new Date(r.createdAt).toLocaleString()}</td>
-                <td>
-                  {r.kind === 'tool-agents' ? (
-                    <a href={`#/runs/${encodeURIComponent(r.id)}/tool-agents`}>tasks & trials</a>
-                  ) : (
-                    <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : '/agreement'}`}>{r.kind === 'manual-qa' ? 'facts & annotation' : 'agreement'}</a>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
     </section>
   );

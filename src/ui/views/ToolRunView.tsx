@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { TrialResult } from '../../agents/loop.ts';
 import type { ToolAgentsRunSummary } from '../../agents/results.ts';
-import { ErrorBox, Loading, Pill, Stat, pct } from '../components/common.tsx';
+import { DataTable, ErrorBox, Loading, Pill, Stat, pct } from '../components/common.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { useApi } from '../hooks.ts';
 
@@ -47,52 +47,33 @@ export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary
       </div>
       <ReliabilityTable item="task" runs={Object.entries(summary.families).map(([family, f]) => ({ name: `${family} (${f.runnableTasks}/${f.tasks} runnable)`, reliability: f.reliability }))} />
       <h2>Task types (pass^k / pass@k at the largest k)</h2>
-      <table className="table" data-testid="tool-task-types">
-        <thead>
-          <tr>
-            <th>Task type</th>
-            <th>Runnable / tasks</th>
-            <th>R = 1 / trials</th>
-            <th>pass^k (unbiased · first k)</th>
-            <th>pass@k (unbiased · first k)</th>
-          </tr>
-        </thead>
-        <tbody>
-          {Object.entries(summary.taskTypes).map(([type, t]) => {
-            const last = t.reliability.byK.at(-1);
-            return (
-              <tr key={type}>
-                <td>{type}</td>
-                <td>{`${t.runnableTasks} / ${t.tasks}`}</td>
-                <td>{`${t.successes} / ${t.trials}`}</td>
-                <td>{last ? `k=${last.k}: ${pct(last.passHatK.unbiased)} · ${pct(last.passHatK.firstK)}` : '–'}</td>
-                <td>{last ? `${pct(last.passAtK.unbiased)} · ${pct(last.passAtK.firstK)}` : '–'}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      <h2>Policies and components</h2>
-      <table className="table" data-testid="tool-counts">
-        <thead>
-          <tr>
-            <th>What</th>
-            <th>Trials</th>
-          </tr>
-        </thead>
-        <tbody>
-          {[
-            ...Object.entries(summary.policyViolations).map(([rule, n]) => [`policy ${rule} violated`, n] as const),
-            ...Object.entries(summary.policyNotJudged).map(([rule, n]) => [`policy ${rule} not judged`, n] as const),
-            ...Object.entries(summary.failedComponents).map(([c, n]) => [`component ${c} failed`, n] as const),
-          ].map(([what, n]) => (
-            <tr key={what}>
-              <td>{what}</td>
-              <td>{n}</td>
+      <DataTable headers={['Task type', 'Runnable / tasks', 'R = 1 / trials', 'pass^k (unbiased · first k)', 'pass@k (unbiased · first k)']} testId="tool-task-types">
+        {Object.entries(summary.taskTypes).map(([type, t]) => {
+          const last = t.reliability.byK.at(-1);
+          return (
+            <tr key={type}>
+              <td>{type}</td>
+              <td>{`${t.runnableTasks} / ${t.tasks}`}</td>
+              <td>{`${t.successes} / ${t.trials}`}</td>
+              <td>{last ? `k=${last.k}: ${pct(last.passHatK.unbiased)} · ${pct(last.passHatK.firstK)}` : '–'}</td>
+              <td>{last ? `${pct(last.passAtK.unbiased)} · ${pct(last.passAtK.firstK)}` : '–'}</td>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          );
+        })}
+      </DataTable>
+      <h2>Policies and components</h2>
+      <DataTable headers={['What', 'Trials']} testId="tool-counts">
+        {[
+          ...Object.entries(summary.policyViolations).map(([rule, n]) => [`policy ${rule} violated`, n] as const),
+          ...Object.entries(summary.policyNotJudged).map(([rule, n]) => [`policy ${rule} not judged`, n] as const),
+          ...Object.entries(summary.failedComponents).map(([c, n]) => [`component ${c} failed`, n] as const),
+        ].map(([what, n]) => (
+          <tr key={what}>
+            <td>{what}</td>
+            <td>{n}</td>
+          </tr>
+        ))}
+      </DataTable>
       {summary.invalidTasks.length > 0 && (
         <>
           <h2>Tasks not loaded</h2>
@@ -107,30 +88,19 @@ export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary
       )}
       <h2>Tasks</h2>
       <input placeholder="filter by task id, type, outcome…" value={filter} onChange={(e) => setFilter(e.target.value)} />
-      <table className="table" data-testid="tool-tasks">
-        <thead>
-          <tr>
-            <th>Task</th>
-            <th>Type</th>
-            {Array.from({ length: maxTrials }, (_, i) => (
-              <th key={i}>R trial {i}</th>
+      <DataTable headers={['Task', 'Type', ...Array.from({ length: maxTrials }, (_, i) => `R trial ${i}`)]} testId="tool-tasks">
+        {shown.map((t) => (
+          <tr key={t.taskId}>
+            <td>{t.taskId}</td>
+            <td>{t.taskType}</td>
+            {t.trials.map((x) => (
+              <td key={x.key} title={x.reason}>
+                <a href={trialHref(runId, x.key)}>{x.reward ?? '–'}</a> {x.outcome !== 'pass' && outcomePill(x.outcome)}
+              </td>
             ))}
           </tr>
-        </thead>
-        <tbody>
-          {shown.map((t) => (
-            <tr key={t.taskId}>
-              <td>{t.taskId}</td>
-              <td>{t.taskType}</td>
-              {t.trials.map((x) => (
-                <td key={x.key} title={x.reason}>
-                  <a href={trialHref(runId, x.key)}>{x.reward ?? '–'}</a> {x.outcome !== 'pass' && outcomePill(x.outcome)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   );
 }
@@ -162,44 +132,26 @@ export function ToolTrialPanel({ runId, outcome, result: r }: { runId: string; o
       {s && (
         <>
           <h2>Components</h2>
-          <table className="table" data-testid="trial-components">
-            <thead>
-              <tr>
-                {COMPONENTS.map((c) => (
-                  <th key={c}>{c}</th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                {COMPONENTS.map((c) => (
-                  <td key={c}>{!s[c].applies ? 'n/a' : s[c].passed ? <Pill kind="ok">pass</Pill> : <Pill kind="fail">FAIL</Pill>}</td>
-                ))}
-              </tr>
-            </tbody>
-          </table>
+          <DataTable headers={COMPONENTS} testId="trial-components">
+            <tr>
+              {COMPONENTS.map((c) => (
+                <td key={c}>{!s[c].applies ? 'n/a' : s[c].passed ? <Pill kind="ok">pass</Pill> : <Pill kind="fail">FAIL</Pill>}</td>
+              ))}
+            </tr>
+          </DataTable>
           <h2>State diff (expected = the ground-truth replay)</h2>
           {s.state.finalDiff.length === 0 ? (
             <p className="muted">the final state matches</p>
           ) : (
-            <table className="table" data-testid="state-diff">
-              <thead>
-                <tr>
-                  <th>Field</th>
-                  <th>Expected</th>
-                  <th>Got</th>
+            <DataTable headers={['Field', 'Expected', 'Got']} testId="state-diff">
+              {s.state.finalDiff.map((d) => (
+                <tr key={d.field}>
+                  <td>{d.field}</td>
+                  <td>{JSON.stringify(d.expected)}</td>
+                  <td>{JSON.stringify(d.actual)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {s.state.finalDiff.map((d) => (
-                  <tr key={d.field}>
-                    <td>{d.field}</td>
-                    <td>{JSON.stringify(d.expected)}</td>
-                    <td>{JSON.stringify(d.actual)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           )}
           {s.state.offPath.length > 0 && <p className="muted">{s.state.offPath.length} intermediate state(s) off the reference path</p>}
           <h2>Policies</h2>
