@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadYaml } from '../config/yaml.ts';
+import { BRIDGE_LISTEN_FIELDS } from '../campaign/config.ts';
 
 /**
  * The config of a tool-agents campaign and the replay agent's fault profiles: schemas only, light to import (the
@@ -47,11 +48,7 @@ export const ToolAgentsConfigSchema = z
         z
           .object({
             type: z.literal('bridge'),
-            host: z.string().default('127.0.0.1'),
-            port: z.number().int().min(0).max(65535).default(7311),
-            tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
-            waitSeconds: z.number().positive().default(60),
-            turnTimeoutMs: z.number().int().positive().default(15_000),
+            ...BRIDGE_LISTEN_FIELDS,
           })
           .strict(),
       ])

@@ -18,6 +18,16 @@ import { loadSeedPool } from './seed-pool.ts';
 
 export { ConfigError };
 
+/** Where the bench listens for a head unit that dials in, and how long it waits (dialogue and tool-agent campaigns). */
+export const BRIDGE_LISTEN_FIELDS = {
+  host: z.string().default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).default(7311),
+  /** name of the environment variable holding the shared token */
+  tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
+  waitSeconds: z.number().positive().default(60),
+  turnTimeoutMs: z.number().int().positive().default(15_000),
+};
+
 export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   /** the offline reference head unit, dialled in over the bridge inside this process */
   z.strictObject({
@@ -30,12 +40,7 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
   z.strictObject({
     type: z.literal('bridge'),
-    host: z.string().default('127.0.0.1'),
-    port: z.number().int().min(0).max(65535).default(7311),
-    /** name of the environment variable holding the shared token */
-    tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
-    waitSeconds: z.number().positive().default(60),
-    turnTimeoutMs: z.number().int().positive().default(15_000),
+    ...BRIDGE_LISTEN_FIELDS,
     maxMessageBytes: z.number().int().positive().optional(),
     /** flood guard: unsolicited messages per second one head unit may send (replies to the bench's requests never count) */
     maxMessagesPerSecond: z.number().positive().default(500),
