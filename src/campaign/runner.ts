@@ -8,6 +8,7 @@ import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import { planConversations } from './sampling.ts';
+import type { RecordedFact } from './run-facts.ts';
 import { runPool } from '../domain/pool.ts';
 import { resumedRun, runEndStatus } from './resume.ts';
 
@@ -41,10 +42,12 @@ export interface RunCampaignResult {
   planned: number;
 }
 
-/** A finished conversation as the store takes it: the result and its artifacts (voice recordings). */
+/** A finished conversation as the store takes it: the result, its artifacts (voice recordings) and, from a fleet worker, the run facts it produced. */
 export interface FinishedConversation {
   result: ConversationResult;
   artifacts: ArtifactInput[];
+  /** written with the conversation in one transaction (a local run's recorder writes them as the conversation ends) */
+  facts?: RecordedFact[];
 }
 
 /** Where planned conversations run: a rig in this process (rigExecutor) or a fleet of workers (src/fleet/coordinator.ts). */
@@ -202,7 +205,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       inflight.delete(controller);
     }
     const { result } = finished;
-    store.saveConversation(runId, result, finished.artifacts);
+    store.saveConversation(runId, result, finished.artifacts, finished.facts);
     done++;
     emit({ type: 'conversation_finished', runId, key: spec.key, result });
     emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });

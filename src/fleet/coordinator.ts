@@ -3,7 +3,6 @@ import { Redis } from 'ioredis';
 import type { LoadedCampaign } from '../campaign/config.ts';
 import { ConversationAborted } from '../campaign/conversation.ts';
 import type { ConversationExecutor, FinishedConversation } from '../campaign/runner.ts';
-import { TIERS_FACT } from '../domain/tiers.ts';
 import type { ResultStore } from '../store/store.ts';
 import {
   ConversationResultMessageSchema,
@@ -118,7 +117,8 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   let descriptorWritten: Promise<unknown> | null = null;
   let results: Worker | null = null;
   let store: ResultStore | null = null;
-  let tiersRecorded = false;
+  /** the workers whose invocation facts this invocation recorded */
+  const invocationRecorded = new Set<string>();
   let closing: Promise<void> | null = null;
 
   events.on('stalled', ({ jobId }) => {
@@ -179,12 +179,14 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
           if (!parsed.success) throw new UnrecoverableError(`result ${job.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
           const message = parsed.data;
           if (message.runId !== id) throw new UnrecoverableError(`result ${job.id} belongs to run ${message.runId}, not ${id}`);
-          if (!tiersRecorded) {
-            store?.addRunFact(id, TIERS_FACT, message.tiers);
-            tiersRecorded = true;
+          if (!invocationRecorded.has(message.workerId)) {
+            // each worker's run.invocation, tiers.resolved and vehicle.feed, once per worker and invocation, as a local run records its rig's
+            for (const fact of message.invocationFacts) store?.addRunFact(id, fact.kind, fact.data);
+            invocationRecorded.add(message.workerId);
           }
           const finished: FinishedConversation = {
             result: message.result,
+            facts: message.facts,
             artifacts: message.artifacts.map((a) => ({ name: a.name, mime: a.mime, ...(a.base64 !== undefined ? { bytes: Buffer.from(a.base64, 'base64') } : {}), ...(a.path ? { path: a.path } : {}) })),
           };
           const key = message.result.spec.key;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConversationResultSchema, ConversationSpecSchema, SeedPhraseSchema } from '../domain/conversation.ts';
 import { StrategySchema } from '../domain/taxonomy.ts';
-import { TiersRecordSchema } from '../domain/tiers.ts';
+import { RecordedFactSchema } from '../campaign/run-facts.ts';
 import { CampaignConfigSchema, type LoadedCampaign } from '../campaign/config.ts';
 
 /**
@@ -124,6 +124,9 @@ export const ConversationResultMessageSchema = z.strictObject({
   workerId: z.string().min(1),
   result: ConversationResultSchema,
   artifacts: z.array(WireArtifactSchema),
-  tiers: TiersRecordSchema,
+  /** what the worker's rig runs this run with (`run.invocation`, `tiers.resolved`, `vehicle.feed`): the same with every result, stored once per worker */
+  invocationFacts: z.array(RecordedFactSchema),
+  /** what this conversation produced (`llm.calls`, `vehicle.frames`), stored with it */
+  facts: z.array(RecordedFactSchema),
 });
 export type ConversationResultMessage = z.infer<typeof ConversationResultMessageSchema>;

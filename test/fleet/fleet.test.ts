@@ -13,6 +13,9 @@ import { fleetRedisOptions } from '../../src/fleet/redis.ts';
 import { startFleetWorker } from '../../src/fleet/worker.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { summarizeRun } from '../../src/report/summary.ts';
+import { LlmUsageSummarySchema } from '../../src/llm/usage.ts';
+import { benchModelResponder, startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { spawnCliWorker, spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
@@ -70,6 +73,45 @@ describe('fleet campaigns on a real redis-server', () => {
       expect(facts).toHaveLength(1);
     } finally {
       store.close();
+      await Promise.all(workers.splice(0).map(stopWorker));
+    }
+  });
+
+  it('one record: a fleet run stores the llm.calls, vehicle.frames and run.invocation facts a local run stores (same llm and vehicle summary sections)', { timeout: 240_000 }, async () => {
+    const model = await startFakeLlmServer({ respond: benchModelResponder(), models: ['judge'] });
+    const campaign = loadCampaignConfig('bench-configs/parked-safety.yaml');
+    campaign.config.conversations = 8;
+    campaign.config.judges = [`openai-compat:${model.url}/v1#judge`];
+    const store = tempStore();
+    try {
+      const local = await runCampaign(campaign, { store });
+      for (const rig of ['facts-a', 'facts-b']) workers.push(spawnFixtureWorker(redis.url, rig, { concurrency: 2 }));
+      await waitForWorkers(redis.url, 2, 60_000, (w) => w.rig.startsWith('facts-'));
+      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const fleet = await runCampaign(campaign, { store, executor });
+      expect(fleet.status).toBe('completed');
+      const [localSummary, fleetSummary] = [await summarizeRun(store, local.runId), await summarizeRun(store, fleet.runId)];
+      expect(localSummary.vehicle?.framesSent).toBeGreaterThan(0);
+      expect(fleetSummary.vehicle).toEqual(localSummary.vehicle);
+      // what depends on the clock left out: latencies and the model time derived from them
+      const counted = (section: unknown) => {
+        const llm = LlmUsageSummarySchema.parse(section);
+        return { calls: llm.calls, callsPerTurn: llm.callsPerTurn, tokensIn: llm.tokensIn, tokensOut: llm.tokensOut, errors: llm.errors, byKind: llm.byKind, conversations: llm.perConversation.conversations };
+      };
+      expect(localSummary.llm?.calls).toBeGreaterThan(0);
+      expect(counted(fleetSummary.llm)).toEqual(counted(localSummary.llm));
+      // every conversation's facts were stored with it: one vehicle.frames per conversation, each llm.calls names its conversation
+      const frames = store.runFacts(fleet.runId, 'vehicle.frames').map((f) => (f.data as { conversation: string }).conversation).sort();
+      expect(frames).toEqual([...store.conversations(fleet.runId)].map((c) => c.spec.key).sort());
+      expect(store.runFacts(fleet.runId, 'llm.calls').every((f) => typeof (f.data as { conversation: unknown }).conversation === 'string')).toBe(true);
+      // the run.invocation, tiers.resolved and vehicle.feed of each worker that ran a conversation, once each
+      expect(fleetSummary.invocations?.length).toBeGreaterThanOrEqual(1);
+      expect(fleetSummary.invocations!.length).toBeLessThanOrEqual(2);
+      expect(store.runFacts(fleet.runId, 'tiers.resolved')).toHaveLength(fleetSummary.invocations!.length);
+      expect(store.runFacts(fleet.runId, 'vehicle.feed')).toHaveLength(fleetSummary.invocations!.length);
+    } finally {
+      store.close();
+      await model.close();
       await Promise.all(workers.splice(0).map(stopWorker));
     }
   });
