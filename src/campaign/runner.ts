@@ -60,8 +60,8 @@ export interface ConversationExecutor {
   record(store: ResultStore, runId: string): RunRecorder;
   /** null = go on; a text = the run must stop (why) */
   ready(): Promise<string | null>;
-  /** Runs one planned conversation; rejects with ConversationAborted when the signal aborts first. */
-  run(runId: string, spec: ConversationSpec, signal: AbortSignal, onTurn: (turn: TurnRecord, active: readonly Strategy[]) => void): Promise<FinishedConversation>;
+  /** Runs one planned conversation; rejects with ConversationAborted when the signal aborts first. `onRig`: a fleet worker's rig took it (a local run has no rig name). */
+  run(runId: string, spec: ConversationSpec, signal: AbortSignal, onTurn: (turn: TurnRecord, active: readonly Strategy[]) => void, onRig: (rig: string) => void): Promise<FinishedConversation>;
   /** Closes what the executor opened; a second call does nothing. */
   close(): Promise<void>;
 }
@@ -197,7 +197,13 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
     emit({ type: 'conversation_started', runId, key: spec.key, spec });
     let finished: FinishedConversation;
     try {
-      finished = await executor.run(runId, spec, controller.signal, (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }));
+      finished = await executor.run(
+        runId,
+        spec,
+        controller.signal,
+        (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
+        (rig) => emit({ type: 'conversation_rig', runId, key: spec.key, rig }),
+      );
     } catch (error) {
       if (error instanceof ConversationAborted) return;
       throw error;

@@ -6,6 +6,7 @@ import type { ConversationExecutor, FinishedConversation } from '../campaign/run
 import type { ResultStore } from '../store/store.ts';
 import {
   ConversationResultMessageSchema,
+  JobTakenSchema,
   RUN_KEY_PREFIX,
   WORKER_KEY_PREFIX,
   WorkerStatusSchema,
@@ -106,7 +107,7 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   events.on('error', (error) => log(`fleet events: ${error.message}`));
   await events.waitUntilReady();
 
-  const pending = new Map<string, { resolve: (f: FinishedConversation) => void; reject: (e: Error) => void }>();
+  const pending = new Map<string, { resolve: (f: FinishedConversation) => void; reject: (e: Error) => void; onRig: (rig: string) => void }>();
   /** results that came back before this invocation asked for them (a resumed run's abandoned conversations) */
   const early = new Map<string, FinishedConversation>();
   const doneByRig = new Map<string, number>();
@@ -126,6 +127,12 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       stalled++;
       log(`fleet: ${jobId.slice(runId.length + 2)} stalled (its worker stopped); it goes back to the queue`);
     }
+  });
+  events.on('progress', ({ jobId, data }) => {
+    if (!runId || !jobId.startsWith(`${runId}__`)) return;
+    const taken = JobTakenSchema.safeParse(data);
+    if (taken.success) pending.get(jobId.slice(runId.length + 2))?.onRig(taken.data.rig);
+    else log(`fleet: ignoring the progress of ${jobId}: ${taken.error.issues[0]?.message ?? 'invalid'}`);
   });
   events.on('failed', ({ jobId, failedReason }) => {
     if (!runId || !jobId.startsWith(`${runId}__`)) return;
@@ -207,7 +214,7 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       return { conversationEnded: () => undefined, invocationEnded: () => undefined };
     },
     ready: async () => null,
-    async run(id, spec, signal) {
+    async run(id, spec, signal, _onTurn, onRig) {
       await descriptorWritten;
       const already = early.get(spec.key);
       if (already) {
@@ -215,7 +222,7 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
         return already;
       }
       const jobId = conversationJobId(id, spec.key);
-      const finished = new Promise<FinishedConversation>((resolve, reject) => pending.set(spec.key, { resolve, reject }));
+      const finished = new Promise<FinishedConversation>((resolve, reject) => pending.set(spec.key, { resolve, reject, onRig }));
       await queue.add('conversation', { runId: id, spec }, { jobId, attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
       if (signal.aborted) return abandon(spec.key, jobId);
       const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ConversationAborted()), { once: true }));

@@ -109,6 +109,9 @@ export const ConversationJobSchema = z.strictObject({
 });
 export type ConversationJob = z.infer<typeof ConversationJobSchema>;
 
+/** What a worker reports as a job's progress when it takes it: its rig (the coordinator's live view shows which rig runs what). */
+export const JobTakenSchema = z.strictObject({ rig: z.string().min(1) });
+
 /** An artifact with its bytes as base64 (JSON carries no bytes). */
 export const WireArtifactSchema = z.strictObject({
   name: z.string().min(1),

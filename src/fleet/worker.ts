@@ -8,6 +8,7 @@ import type { RunRecorder } from '../campaign/rig.ts';
 import { RecordedFactSchema, type RecordedFact, type RunFactSink } from '../campaign/run-facts.ts';
 import {
   ConversationJobSchema,
+  JobTakenSchema,
   RUN_KEY_PREFIX,
   RunDescriptorSchema,
   WORKER_KEY_PREFIX,
@@ -192,6 +193,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     const name = `${runId}/${spec.key}`;
     current.add(name);
     try {
+      await job.updateProgress(JobTakenSchema.parse({ rig: options.rig }));
       const finished = await runPlannedConversation(opened.rig, opened.campaign.config, runId, spec, { recorder: opened.recorder });
       const message: ConversationResultMessage = {
         runId,

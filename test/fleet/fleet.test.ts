@@ -14,6 +14,8 @@ import { startFleetWorker } from '../../src/fleet/worker.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { summarizeRun } from '../../src/report/summary.ts';
+import type { CampaignEvent } from '../../src/campaign/events.ts';
+import { applyCampaignEvent, emptySnapshot } from '../../src/server/live-snapshot.ts';
 import { LlmUsageSummarySchema } from '../../src/llm/usage.ts';
 import { benchModelResponder, startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { spawnCliWorker, spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
@@ -59,8 +61,17 @@ describe('fleet campaigns on a real redis-server', () => {
       await expect(openFleetExecutor(voice, { redisUrl: redis.url, log: () => undefined, progressMs: 0 })).rejects.toThrow(/needs audio\+text over reference\. Live workers: rig-a \(text\+vehicle over reference\)/);
 
       const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
-      const fleet = await runCampaign(campaign, { store, executor });
+      const events: CampaignEvent[] = [];
+      const fleet = await runCampaign(campaign, { store, executor, onEvent: (e) => events.push(e) });
       expect(fleet.status).toBe('completed');
+      // the live view: every conversation was taken by one of the rigs, and the folded snapshot counts each once
+      const taken = events.filter((e) => e.type === 'conversation_rig');
+      expect(new Set(taken.map((e) => e.key)).size).toBe(18);
+      expect(taken.every((e) => ['rig-a', 'rig-b', 'rig-c'].includes(e.rig))).toBe(true);
+      const live = emptySnapshot();
+      for (const e of events) applyCampaignEvent(live, e);
+      expect(live.rigs.reduce((sum, r) => sum + r.done, 0)).toBe(18);
+      expect(live.rigs.every((r) => r.running === 0)).toBe(true);
       const byKey = (runId: string) => new Map([...store.conversations(runId)].map((c) => [c.spec.key, comparable(c, runId)]));
       const localResults = byKey(local.runId);
       const fleetResults = byKey(fleet.runId);
