@@ -1,33 +1,34 @@
 import { Command } from 'commander';
-import { registerHeadunitCommands } from './commands/headunit.ts';
-import { registerResultCommands } from './commands/results.ts';
-import { registerRunCommands } from './commands/run.ts';
-import { registerCanCommands } from './commands/can.ts';
-import { registerServeCommands } from './commands/serve.ts';
-import { registerDoctorCommands } from './commands/doctor.ts';
-import { registerJudgeBenchCommands } from './commands/judge-bench.ts';
-import { registerVoiceCommands } from './commands/voice.ts';
-import { registerManualCommands } from './commands/manual.ts';
-import { registerWorkerCommands } from './commands/worker.ts';
 
-/** Each area registers its own subcommands; main only assembles them and reports errors plainly. */
+type Register = (program: Command) => void;
+
+/**
+ * Each area registers its own subcommands; main loads only the area of the command asked for (all of them for
+ * help or an unknown command), so a command does not pay for every other area's modules at start-up.
+ */
+const AREAS: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<Register> }> = [
+  { commands: ['run'], load: async () => (await import('./commands/run.ts')).registerRunCommands },
+  { commands: ['runs', 'compare', 'report', 'export'], load: async () => (await import('./commands/results.ts')).registerResultCommands },
+  { commands: ['headunit'], load: async () => (await import('./commands/headunit.ts')).registerHeadunitCommands },
+  { commands: ['can'], load: async () => (await import('./commands/can.ts')).registerCanCommands },
+  { commands: ['serve'], load: async () => (await import('./commands/serve.ts')).registerServeCommands },
+  { commands: ['doctor'], load: async () => (await import('./commands/doctor.ts')).registerDoctorCommands },
+  { commands: ['judge-bench', 'judge-bench-dataset', 'judge-bench-agreement'], load: async () => (await import('./commands/judge-bench.ts')).registerJudgeBenchCommands },
+  { commands: ['voice'], load: async () => (await import('./commands/voice.ts')).registerVoiceCommands },
+  { commands: ['manual'], load: async () => (await import('./commands/manual.ts')).registerManualCommands },
+  { commands: ['worker'], load: async () => (await import('./commands/worker.ts')).registerWorkerCommands },
+];
+
+/** Assembles the asked area's commands and reports errors plainly. */
 export async function main(argv: string[]): Promise<void> {
   const program = new Command();
   program
     .name('icabench')
     .description('Test bench for in-car conversational assistants (offline, multi-turn, two-tier judge).')
     .showHelpAfterError();
-  // area registrations (one line each)
-  registerRunCommands(program);
-  registerResultCommands(program);
-  registerHeadunitCommands(program);
-  registerCanCommands(program);
-  registerServeCommands(program);
-  registerDoctorCommands(program);
-  registerJudgeBenchCommands(program);
-  registerVoiceCommands(program);
-  registerManualCommands(program);
-  registerWorkerCommands(program);
+  const asked = argv[2];
+  const areas = AREAS.filter((area) => area.commands.includes(asked));
+  for (const area of areas.length > 0 ? areas : AREAS) (await area.load())(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -3,17 +3,14 @@ import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadCampaignConfig } from '../../campaign/config.ts';
-import { openRig, type Rig } from '../../campaign/rig.ts';
-import { runCampaign, type ConversationExecutor } from '../../campaign/runner.ts';
-import { openFleetExecutor } from '../../fleet/coordinator.ts';
+import type { Rig } from '../../campaign/rig.ts';
+import type { ConversationExecutor } from '../../campaign/runner.ts';
 import type { CampaignEvent } from '../../campaign/events.ts';
 import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
-import { writeRunOutputs } from '../../report/write.ts';
 import { gateText } from '../outputs.ts';
 import { readCampaignKind } from '../../campaign/kinds.ts';
-import { runItemCampaignCommand } from './run-kinds.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
@@ -44,7 +41,8 @@ export function registerRunCommands(program: Command): void {
       // campaign kinds (src/campaign/kinds.ts): dialogue runs below; item-based kinds have their own run path
       const kind = readCampaignKind(configPath);
       if (kind !== 'dialogue' && options.fleet) throw new Error(`--fleet runs dialogue campaigns only; a ${kind} campaign runs in one process (docs/fleet.md, "Limits")`);
-      if (kind !== 'dialogue') return runItemCampaignCommand(kind, configPath, options, { headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
+      // the run path, rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
+      if (kind !== 'dialogue') return (await import('./run-kinds.ts')).runItemCampaignCommand(kind, configPath, options, { headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
       const campaign = loadCampaignConfig(configPath);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
         throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
@@ -68,9 +66,9 @@ export function registerRunCommands(program: Command): void {
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
         const log = (line: string) => console.error(line);
         if (options.fleet) {
-          executor = await openFleetExecutor(campaign, { redisUrl: options.fleet, log });
+          executor = await (await import('../../fleet/coordinator.ts')).openFleetExecutor(campaign, { redisUrl: options.fleet, log });
         } else {
-          rig = await openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log });
+          rig = await (await import('../../campaign/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log });
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
@@ -91,12 +89,14 @@ export function registerRunCommands(program: Command): void {
         const display = progressDisplay(options.progress && process.stderr.isTTY === true);
         let result;
         try {
+          const { runCampaign } = await import('../../campaign/runner.ts');
           result = await runCampaign(campaign, { store, ...(executor ? { executor } : { rig: rig! }), resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
         } finally {
           display.stop();
           process.off('SIGINT', onSigint);
         }
         const out = resolve(options.out ?? join('runs', result.runId));
+        const { writeRunOutputs } = await import('../../report/write.ts');
         const summary = await writeRunOutputs(store, result.runId, out);
         const pct = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
         console.log(
