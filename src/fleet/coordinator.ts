@@ -107,9 +107,10 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   events.on('error', (error) => log(`fleet events: ${error.message}`));
   await events.waitUntilReady();
 
-  const pending = new Map<string, { resolve: (f: FinishedConversation) => void; reject: (e: Error) => void; onRig: (rig: string) => void }>();
+  /** each conversation in flight; `rig`: the rig last said to run it (its progress event and its result travel apart: the result's rig wins) */
+  const pending = new Map<string, { resolve: (f: FinishedConversation) => void; reject: (e: Error) => void; onRig: (rig: string) => void; rig: string | null }>();
   /** results that came back before this invocation asked for them (a resumed run's abandoned conversations) */
-  const early = new Map<string, FinishedConversation>();
+  const early = new Map<string, { finished: FinishedConversation; rig: string }>();
   const doneByRig = new Map<string, number>();
   let stalled = 0;
   let failed = 0;
@@ -131,7 +132,7 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   events.on('progress', ({ jobId, data }) => {
     if (!runId || !jobId.startsWith(`${runId}__`)) return;
     const taken = JobTakenSchema.safeParse(data);
-    if (taken.success) pending.get(jobId.slice(runId.length + 2))?.onRig(taken.data.rig);
+    if (taken.success) tellRig(jobId.slice(runId.length + 2), taken.data.rig);
     else log(`fleet: ignoring the progress of ${jobId}: ${taken.error.issues[0]?.message ?? 'invalid'}`);
   });
   events.on('failed', ({ jobId, failedReason }) => {
@@ -199,13 +200,14 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
           const key = message.result.spec.key;
           const waiting = pending.get(key);
           if (waiting) {
+            tellRig(key, message.rig);
             pending.delete(key);
             doneByRig.set(message.rig, (doneByRig.get(message.rig) ?? 0) + 1);
             waiting.resolve(finished);
           } else if (store?.getConversation(id, key)) {
             duplicates++;
           } else {
-            early.set(key, finished);
+            early.set(key, { finished, rig: message.rig });
           }
         },
         { connection, concurrency: 1 },
@@ -219,10 +221,11 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       const already = early.get(spec.key);
       if (already) {
         early.delete(spec.key);
-        return already;
+        onRig(already.rig);
+        return already.finished;
       }
       const jobId = conversationJobId(id, spec.key);
-      const finished = new Promise<FinishedConversation>((resolve, reject) => pending.set(spec.key, { resolve, reject, onRig }));
+      const finished = new Promise<FinishedConversation>((resolve, reject) => pending.set(spec.key, { resolve, reject, onRig, rig: null }));
       await queue.add('conversation', { runId: id, spec }, { jobId, attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
       if (signal.aborted) return abandon(spec.key, jobId);
       const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ConversationAborted()), { once: true }));
@@ -242,6 +245,14 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
         redis.disconnect();
       })()),
   };
+
+  /** Passes on which rig runs a conversation in flight, once per change of rig. */
+  function tellRig(key: string, rig: string): void {
+    const entry = pending.get(key);
+    if (!entry || entry.rig === rig) return;
+    entry.rig = rig;
+    entry.onRig(rig);
+  }
 
   /** Ctrl+C or the budget: a waiting job is taken off the queue; a running one finishes on its rig, and its result is kept for --resume only if it arrives in time. */
   async function abandon(key: string, jobId: string): Promise<never> {
