@@ -169,6 +169,8 @@ describe('fleet campaigns on a real redis-server', () => {
       expect(run.stderr).toMatch(/fleet: 1 worker\(s\) can serve text over reference: cli-rig/);
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/completed: 6 conversations/);
+      // the progress names the rigs that ran the conversations
+      expect(run.stderr).toMatch(/6\/6 conversations \([\d.]+ s\) \| cli-rig 0 running, 6 done/);
       for (const file of ['summary.json', 'report.html', 'junit.xml', 'conversations.csv']) expect(existsSync(join(dir, 'out', file)), file).toBe(true);
       expect(JSON.parse(readFileSync(join(dir, 'out', 'summary.json'), 'utf8')).conversations).toBe(6);
       // a remote Redis without TLS and password is refused before anything runs
