@@ -2,10 +2,10 @@ import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { z } from 'zod';
 import type { LoadedCampaign } from '../campaign/config.ts';
-import { openRig, type Rig } from '../campaign/rig.ts';
+import { openRig, type Rig, type RunRecorder } from '../campaign/rig.ts';
 import { runPlannedConversation } from '../campaign/runner.ts';
-import type { RunRecorder } from '../campaign/rig.ts';
 import { RecordedFactSchema, type RecordedFact, type RunFactSink } from '../campaign/run-facts.ts';
+import { parseOrThrow } from '../domain/validation.ts';
 import {
   ConversationJobSchema,
   JobTakenSchema,
@@ -67,7 +67,7 @@ function recordInto(rig: Rig, runId: string): Pick<OpenedRun, 'invocationFacts' 
   const sink: RunFactSink = {
     addRunFact(id, kind, data) {
       if (id !== runId) throw new Error(`fleet worker: a fact of run ${id} recorded on the rig of run ${runId}`);
-      collected.push(RecordedFactSchema.parse({ kind, data }));
+      collected.push(parseOrThrow(RecordedFactSchema, { kind, data }, `fleet worker: run ${runId} fact ${kind}`));
     },
   };
   const take = () => {
