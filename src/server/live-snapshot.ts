@@ -131,6 +131,9 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       s.headUnit.length = Math.min(s.headUnit.length, HEAD_UNIT_NOTICES_LIMIT);
       break;
     case 'run_finished':
+      // conversations abandoned at the end (Ctrl+C, budget) run no more, on no rig
+      s.active = [];
+      for (const rig of s.rigs) rig.running = 0;
       s.done = event.done;
       s.planned = event.planned;
       s.finalStatus = event.status;

@@ -60,6 +60,10 @@ describe('applyCampaignEvent (the live view state, server and UI alike)', () => 
     // an event for a conversation that is not running (already finished) changes nothing
     applyCampaignEvent(s, { type: 'conversation_rig', runId: 'r1', key: 'c2', rig: 'rig-c' });
     expect(s.rigs.map((r) => r.rig)).toEqual(['rig-a', 'rig-b']);
+    // stopped with c1 still on rig-b: it is abandoned, no rig runs anything any more
+    applyCampaignEvent(s, { type: 'run_finished', runId: 'r1', status: 'interrupted', done: 1, planned: 2 });
+    expect(s.active).toEqual([]);
+    expect(rigsLine(s)).toBe('rig-a 0 running, 1 done | rig-b 0 running, 0 done');
   });
 
   it('keeps the feed and the recent list bounded', () => {
