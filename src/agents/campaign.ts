@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../campaign/config.ts';
+import { resumedRun } from '../campaign/resume.ts';
 import { runPool } from '../domain/pool.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import type { ResultStore } from '../store/store.ts';
@@ -66,9 +67,7 @@ export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: R
   const { config } = loaded;
   const { store } = options;
   if (options.resumeRunId && !store) throw new Error('runToolAgentsCampaign: resumeRunId needs the store holding the run');
-  const resumed = options.resumeRunId ? store!.getRun(options.resumeRunId) : null;
-  if (options.resumeRunId && !resumed) throw new Error(`--resume: no run ${options.resumeRunId} in this workspace (icabench runs lists them)`);
-  if (resumed && resumed.kind !== TOOL_AGENTS_KIND) throw new Error(`--resume: run ${resumed.id} is a ${resumed.kind} run, not a ${TOOL_AGENTS_KIND} run`);
+  const resumed = store ? resumedRun(store, options.resumeRunId, TOOL_AGENTS_KIND) : null;
 
   let plan: ToolTrialItem[];
   let invalidTasks: InvalidTask[];

@@ -8,6 +8,8 @@ import type { HeadUnitNotice } from '../bridge/run-monitor.ts';
 export type CampaignEvent =
   | { type: 'run_started'; runId: string; name: string; planned: number; remaining: number; budgetMs: number | null }
   | { type: 'conversation_started'; runId: string; key: string; spec: ConversationSpec }
+  /** a fleet worker's rig took the conversation (again on another rig when its first one stalled) */
+  | { type: 'conversation_rig'; runId: string; key: string; rig: string }
   | { type: 'turn'; runId: string; key: string; turn: TurnRecord; activeStrategies: string[] }
   | { type: 'conversation_finished'; runId: string; key: string; result: ConversationResult }
   | { type: 'progress'; runId: string; done: number; planned: number; elapsedMs: number; budgetMs: number | null }

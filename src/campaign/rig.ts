@@ -7,10 +7,9 @@ import type { Judge } from '../judge/types.ts';
 import type { LlmUsageTracker } from '../llm/usage.ts';
 import { parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
 import type { UserSimulator } from '../simulator/types.ts';
-import type { ResultStore } from '../store/store.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
 import type { LoadedCampaign } from './config.ts';
-import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact } from './run-facts.ts';
+import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink } from './run-facts.ts';
 import { buildTiers, describeTiers } from './tiers.ts';
 import { VehicleFeed, type ConversationDrive } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
@@ -53,8 +52,8 @@ export interface Rig {
   readonly vehicle: VehicleFeed | null;
   readonly headUnit: ConnectedHeadUnit;
   readonly voice: CampaignVoice | null;
-  /** Records what this invocation runs with (`run.invocation`, `tiers.resolved`, `vehicle.feed`) and returns the per-conversation recorder. */
-  record(store: ResultStore, runId: string): RunRecorder;
+  /** Records what this invocation runs with (`run.invocation`, `tiers.resolved`, `vehicle.feed`) and returns the per-conversation recorder (a fleet worker records into a collector: src/fleet/worker.ts). */
+  record(store: RunFactSink, runId: string): RunRecorder;
   /** The bridge monitor: the pause hook while the unit is away, and its events as run facts (src/bridge/run-monitor.ts). */
   watch(options: WatchOptions): HeadUnitWatch;
   /** Closes what the rig opened (a head unit passed in stays open); a second call does nothing. */
@@ -115,7 +114,7 @@ interface RecordedRig {
   hosts: InvocationFact['modelHosts'];
 }
 
-function startRecording(store: ResultStore, runId: string, { campaign, tiers, vehicle, headUnit, hosts }: RecordedRig): RunRecorder {
+function startRecording(store: RunFactSink, runId: string, { campaign, tiers, vehicle, headUnit, hosts }: RecordedRig): RunRecorder {
   const invocation: InvocationFact = {
     icabench: icabenchVersion(),
     node: process.version,

@@ -4,6 +4,7 @@ import { LlmCallRecordSchema, LlmUsageTracker, PriceTableSchema, type LlmCallRec
 import { parseOrThrow } from '../domain/validation.ts';
 import { InvocationSummarySchema, type InvocationSummary } from '../domain/invocation.ts';
 import type { ResultStore } from '../store/store.ts';
+import { TIERS_FACT, TiersRecordSchema } from '../domain/tiers.ts';
 
 /**
  * The run facts a campaign records as it runs, besides its conversations, so that everything a
@@ -69,13 +70,26 @@ const SCHEMAS = {
 } as const;
 type Kind = keyof typeof SCHEMAS;
 
+/** Where run facts are written: the run's store, or (on a fleet worker) a collector whose facts travel with the result. */
+export type RunFactSink = Pick<ResultStore, 'addRunFact'>;
+
+/** A run fact as it travels from a fleet worker to the coordinator, validated against its kind's schema. */
+export const RecordedFactSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal(RUN_FACTS.invocation), data: InvocationFactSchema }),
+  z.strictObject({ kind: z.literal(RUN_FACTS.llmCalls), data: LlmCallsFactSchema }),
+  z.strictObject({ kind: z.literal(RUN_FACTS.vehicleFeed), data: VehicleFeedFactSchema }),
+  z.strictObject({ kind: z.literal(RUN_FACTS.vehicleFrames), data: VehicleFramesFactSchema }),
+  z.strictObject({ kind: z.literal(TIERS_FACT), data: TiersRecordSchema }),
+]);
+export type RecordedFact = z.infer<typeof RecordedFactSchema>;
+
 /** A run's facts of one kind, validated, in the order they were recorded. */
 export function readRunFacts<K extends Kind>(store: ResultStore, runId: string, kind: K): z.infer<(typeof SCHEMAS)[K]>[] {
   return store.runFacts(runId, kind).map((fact, i) => parseOrThrow(SCHEMAS[kind], fact.data, `${store.path}: run ${runId} fact ${kind} #${i + 1}`) as z.infer<(typeof SCHEMAS)[K]>);
 }
 
 /** Records a fact after validating it against its kind's schema (a writer bug fails here, not in a later report). */
-export function recordRunFact<K extends Kind>(store: ResultStore, runId: string, kind: K, data: z.input<(typeof SCHEMAS)[K]>): void {
+export function recordRunFact<K extends Kind>(store: RunFactSink, runId: string, kind: K, data: z.input<(typeof SCHEMAS)[K]>): void {
   store.addRunFact(runId, kind, parseOrThrow(SCHEMAS[kind], data, `run ${runId} fact ${kind}`));
 }
 
@@ -91,7 +105,7 @@ export class LlmCallRecorder {
   private flushed = 0;
   constructor(private readonly records: () => readonly LlmCallRecord[]) {}
 
-  flush(store: ResultStore, runId: string, conversation: string | null, always = false): void {
+  flush(store: RunFactSink, runId: string, conversation: string | null, always = false): void {
     const all = this.records();
     const calls = all.slice(this.flushed);
     this.flushed = all.length;

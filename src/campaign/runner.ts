@@ -8,6 +8,7 @@ import { ConversationAborted, runConversation } from './conversation.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import { planConversations } from './sampling.ts';
+import type { RecordedFact } from './run-facts.ts';
 import { runPool } from '../domain/pool.ts';
 import { resumedRun, runEndStatus } from './resume.ts';
 
@@ -41,10 +42,12 @@ export interface RunCampaignResult {
   planned: number;
 }
 
-/** A finished conversation as the store takes it: the result and its artifacts (voice recordings). */
+/** A finished conversation as the store takes it: the result, its artifacts (voice recordings) and, from a fleet worker, the run facts it produced. */
 export interface FinishedConversation {
   result: ConversationResult;
   artifacts: ArtifactInput[];
+  /** written with the conversation in one transaction (a local run's recorder writes them as the conversation ends) */
+  facts?: RecordedFact[];
 }
 
 /** Where planned conversations run: a rig in this process (rigExecutor) or a fleet of workers (src/fleet/coordinator.ts). */
@@ -57,8 +60,8 @@ export interface ConversationExecutor {
   record(store: ResultStore, runId: string): RunRecorder;
   /** null = go on; a text = the run must stop (why) */
   ready(): Promise<string | null>;
-  /** Runs one planned conversation; rejects with ConversationAborted when the signal aborts first. */
-  run(runId: string, spec: ConversationSpec, signal: AbortSignal, onTurn: (turn: TurnRecord, active: readonly Strategy[]) => void): Promise<FinishedConversation>;
+  /** Runs one planned conversation; rejects with ConversationAborted when the signal aborts first. `onRig`: a fleet worker's rig took it (a local run has no rig name). */
+  run(runId: string, spec: ConversationSpec, signal: AbortSignal, onTurn: (turn: TurnRecord, active: readonly Strategy[]) => void, onRig: (rig: string) => void): Promise<FinishedConversation>;
   /** Closes what the executor opened; a second call does nothing. */
   close(): Promise<void>;
 }
@@ -194,7 +197,13 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
     emit({ type: 'conversation_started', runId, key: spec.key, spec });
     let finished: FinishedConversation;
     try {
-      finished = await executor.run(runId, spec, controller.signal, (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }));
+      finished = await executor.run(
+        runId,
+        spec,
+        controller.signal,
+        (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
+        (rig) => emit({ type: 'conversation_rig', runId, key: spec.key, rig }),
+      );
     } catch (error) {
       if (error instanceof ConversationAborted) return;
       throw error;
@@ -202,7 +211,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       inflight.delete(controller);
     }
     const { result } = finished;
-    store.saveConversation(runId, result, finished.artifacts);
+    store.saveConversation(runId, result, finished.artifacts, finished.facts);
     done++;
     emit({ type: 'conversation_finished', runId, key: spec.key, result });
     emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });

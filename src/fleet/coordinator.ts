@@ -3,10 +3,10 @@ import { Redis } from 'ioredis';
 import type { LoadedCampaign } from '../campaign/config.ts';
 import { ConversationAborted } from '../campaign/conversation.ts';
 import type { ConversationExecutor, FinishedConversation } from '../campaign/runner.ts';
-import { TIERS_FACT } from '../domain/tiers.ts';
 import type { ResultStore } from '../store/store.ts';
 import {
   ConversationResultMessageSchema,
+  JobTakenSchema,
   RUN_KEY_PREFIX,
   WORKER_KEY_PREFIX,
   WorkerStatusSchema,
@@ -107,9 +107,10 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   events.on('error', (error) => log(`fleet events: ${error.message}`));
   await events.waitUntilReady();
 
-  const pending = new Map<string, { resolve: (f: FinishedConversation) => void; reject: (e: Error) => void }>();
+  /** each conversation in flight; `rig`: the rig last said to run it (its progress event and its result travel apart: the result's rig wins) */
+  const pending = new Map<string, { resolve: (f: FinishedConversation) => void; reject: (e: Error) => void; onRig: (rig: string) => void; rig: string | null }>();
   /** results that came back before this invocation asked for them (a resumed run's abandoned conversations) */
-  const early = new Map<string, FinishedConversation>();
+  const early = new Map<string, { finished: FinishedConversation; rig: string }>();
   const doneByRig = new Map<string, number>();
   let stalled = 0;
   let failed = 0;
@@ -118,7 +119,8 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   let descriptorWritten: Promise<unknown> | null = null;
   let results: Worker | null = null;
   let store: ResultStore | null = null;
-  let tiersRecorded = false;
+  /** the workers whose invocation facts this invocation recorded */
+  const invocationRecorded = new Set<string>();
   let closing: Promise<void> | null = null;
 
   events.on('stalled', ({ jobId }) => {
@@ -126,6 +128,12 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       stalled++;
       log(`fleet: ${jobId.slice(runId.length + 2)} stalled (its worker stopped); it goes back to the queue`);
     }
+  });
+  events.on('progress', ({ jobId, data }) => {
+    if (!runId || !jobId.startsWith(`${runId}__`)) return;
+    const taken = JobTakenSchema.safeParse(data);
+    if (taken.success) tellRig(jobId.slice(runId.length + 2), taken.data.rig);
+    else log(`fleet: ignoring the progress of ${jobId}: ${taken.error.issues[0]?.message ?? 'invalid'}`);
   });
   events.on('failed', ({ jobId, failedReason }) => {
     if (!runId || !jobId.startsWith(`${runId}__`)) return;
@@ -179,24 +187,27 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
           if (!parsed.success) throw new UnrecoverableError(`result ${job.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
           const message = parsed.data;
           if (message.runId !== id) throw new UnrecoverableError(`result ${job.id} belongs to run ${message.runId}, not ${id}`);
-          if (!tiersRecorded) {
-            store?.addRunFact(id, TIERS_FACT, message.tiers);
-            tiersRecorded = true;
+          if (!invocationRecorded.has(message.workerId)) {
+            // each worker's run.invocation, tiers.resolved and vehicle.feed, once per worker and invocation, as a local run records its rig's
+            for (const fact of message.invocationFacts) store?.addRunFact(id, fact.kind, fact.data);
+            invocationRecorded.add(message.workerId);
           }
           const finished: FinishedConversation = {
             result: message.result,
+            facts: message.facts,
             artifacts: message.artifacts.map((a) => ({ name: a.name, mime: a.mime, ...(a.base64 !== undefined ? { bytes: Buffer.from(a.base64, 'base64') } : {}), ...(a.path ? { path: a.path } : {}) })),
           };
           const key = message.result.spec.key;
           const waiting = pending.get(key);
           if (waiting) {
+            tellRig(key, message.rig);
             pending.delete(key);
             doneByRig.set(message.rig, (doneByRig.get(message.rig) ?? 0) + 1);
             waiting.resolve(finished);
           } else if (store?.getConversation(id, key)) {
             duplicates++;
           } else {
-            early.set(key, finished);
+            early.set(key, { finished, rig: message.rig });
           }
         },
         { connection, concurrency: 1 },
@@ -205,15 +216,16 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       return { conversationEnded: () => undefined, invocationEnded: () => undefined };
     },
     ready: async () => null,
-    async run(id, spec, signal) {
+    async run(id, spec, signal, _onTurn, onRig) {
       await descriptorWritten;
       const already = early.get(spec.key);
       if (already) {
         early.delete(spec.key);
-        return already;
+        onRig(already.rig);
+        return already.finished;
       }
       const jobId = conversationJobId(id, spec.key);
-      const finished = new Promise<FinishedConversation>((resolve, reject) => pending.set(spec.key, { resolve, reject }));
+      const finished = new Promise<FinishedConversation>((resolve, reject) => pending.set(spec.key, { resolve, reject, onRig, rig: null }));
       await queue.add('conversation', { runId: id, spec }, { jobId, attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
       if (signal.aborted) return abandon(spec.key, jobId);
       const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ConversationAborted()), { once: true }));
@@ -233,6 +245,14 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
         redis.disconnect();
       })()),
   };
+
+  /** Passes on which rig runs a conversation in flight, once per change of rig. */
+  function tellRig(key: string, rig: string): void {
+    const entry = pending.get(key);
+    if (!entry || entry.rig === rig) return;
+    entry.rig = rig;
+    entry.onRig(rig);
+  }
 
   /** Ctrl+C or the budget: a waiting job is taken off the queue; a running one finishes on its rig, and its result is kept for --resume only if it arrives in time. */
   async function abandon(key: string, jobId: string): Promise<never> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConversationResultSchema, ConversationSpecSchema, SeedPhraseSchema } from '../domain/conversation.ts';
 import { StrategySchema } from '../domain/taxonomy.ts';
-import { TiersRecordSchema } from '../domain/tiers.ts';
+import { RecordedFactSchema } from '../campaign/run-facts.ts';
 import { CampaignConfigSchema, type LoadedCampaign } from '../campaign/config.ts';
 
 /**
@@ -109,6 +109,9 @@ export const ConversationJobSchema = z.strictObject({
 });
 export type ConversationJob = z.infer<typeof ConversationJobSchema>;
 
+/** What a worker reports as a job's progress when it takes it: its rig (the coordinator's live view shows which rig runs what). */
+export const JobTakenSchema = z.strictObject({ rig: z.string().min(1) });
+
 /** An artifact with its bytes as base64 (JSON carries no bytes). */
 export const WireArtifactSchema = z.strictObject({
   name: z.string().min(1),
@@ -124,6 +127,9 @@ export const ConversationResultMessageSchema = z.strictObject({
   workerId: z.string().min(1),
   result: ConversationResultSchema,
   artifacts: z.array(WireArtifactSchema),
-  tiers: TiersRecordSchema,
+  /** what the worker's rig runs this run with (`run.invocation`, `tiers.resolved`, `vehicle.feed`): the same with every result, stored once per worker */
+  invocationFacts: z.array(RecordedFactSchema),
+  /** what this conversation produced (`llm.calls`, `vehicle.frames`), stored with it */
+  facts: z.array(RecordedFactSchema),
 });
 export type ConversationResultMessage = z.infer<typeof ConversationResultMessageSchema>;

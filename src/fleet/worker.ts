@@ -2,11 +2,13 @@ import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { z } from 'zod';
 import type { LoadedCampaign } from '../campaign/config.ts';
-import { openRig, type Rig } from '../campaign/rig.ts';
+import { openRig, type Rig, type RunRecorder } from '../campaign/rig.ts';
 import { runPlannedConversation } from '../campaign/runner.ts';
-import { describeTiers } from '../campaign/tiers.ts';
+import { RecordedFactSchema, type RecordedFact, type RunFactSink } from '../campaign/run-facts.ts';
+import { parseOrThrow } from '../domain/validation.ts';
 import {
   ConversationJobSchema,
+  JobTakenSchema,
   RUN_KEY_PREFIX,
   RunDescriptorSchema,
   WORKER_KEY_PREFIX,
@@ -45,6 +47,51 @@ export interface FleetWorker {
   close(): Promise<void>;
 }
 
+interface OpenedRun {
+  rig: Rig;
+  campaign: LoadedCampaign;
+  /** what rig.record wrote when the run's rig opened: sent with every result, stored once per worker */
+  invocationFacts: RecordedFact[];
+  recorder: RunRecorder;
+  /** the facts each conversation produced as it ended, by key, until its result is sent */
+  conversationFacts: Map<string, RecordedFact[]>;
+}
+
+/**
+ * The rig's recorder writing into a collector instead of a store: what rig.record writes at once
+ * is the invocation's facts; what the recorder writes when a conversation ends (synchronously) is
+ * that conversation's, taken at once so that conversations running side by side keep theirs apart.
+ */
+function recordInto(rig: Rig, runId: string): Pick<OpenedRun, 'invocationFacts' | 'recorder' | 'conversationFacts'> {
+  let collected: RecordedFact[] = [];
+  const sink: RunFactSink = {
+    addRunFact(id, kind, data) {
+      if (id !== runId) throw new Error(`fleet worker: a fact of run ${id} recorded on the rig of run ${runId}`);
+      collected.push(parseOrThrow(RecordedFactSchema, { kind, data }, `fleet worker: run ${runId} fact ${kind}`));
+    },
+  };
+  const take = () => {
+    const taken = collected;
+    collected = [];
+    return taken;
+  };
+  const inner = rig.record(sink, runId);
+  const invocationFacts = take();
+  const conversationFacts = new Map<string, RecordedFact[]>();
+  return {
+    invocationFacts,
+    conversationFacts,
+    recorder: {
+      conversationEnded(key, drive) {
+        inner.conversationEnded(key, drive);
+        conversationFacts.set(key, take());
+      },
+      // the worker's calls outside any conversation: none (every call serves a conversation), and no store to write them to
+      invocationEnded: () => undefined,
+    },
+  };
+}
+
 function issuesText(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
 }
@@ -63,7 +110,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
   const redis = await connectFleetRedis(options.redisUrl, '--redis', log);
   // the model hosts' slots are counted across the fleet, not per worker
   setSharedSlotGate(new RedisHostLimiter(redis));
-  const rigs = new Map<string, Promise<{ rig: Rig; campaign: LoadedCampaign }>>();
+  const rigs = new Map<string, Promise<OpenedRun>>();
   const resultQueues = new Map<string, Queue>();
   const current = new Set<string>();
   let state: WorkerStatus['state'] = 'ready';
@@ -110,7 +157,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
         if (!parsed.success) throw new UnrecoverableError(`run ${runId}: the run descriptor is not valid: ${issuesText(parsed.error)}`);
         const campaign: LoadedCampaign = { config: parsed.data.config, path: parsed.data.path, seeds: parsed.data.seeds, strategies: parsed.data.strategies };
         const rig = await (options.openRig ?? ((c: LoadedCampaign) => openRig(c, { log })))(campaign);
-        return { rig, campaign };
+        return { rig, campaign, ...recordInto(rig, runId) };
       })();
       rigs.set(runId, opening);
       opening.catch(() => rigs.delete(runId));
@@ -133,7 +180,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     // never executed: failed with the reason, no retry
     if (!parsed.success) throw new UnrecoverableError(`bad job ${job.id}: ${issuesText(parsed.error)}`);
     const { runId, spec } = parsed.data;
-    let opened: { rig: Rig; campaign: LoadedCampaign };
+    let opened: OpenedRun;
     try {
       opened = await rigFor(runId);
       await opened.rig.headUnit.ensureReady();
@@ -146,14 +193,16 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     const name = `${runId}/${spec.key}`;
     current.add(name);
     try {
-      const finished = await runPlannedConversation(opened.rig, opened.campaign.config, runId, spec);
+      await job.updateProgress(JobTakenSchema.parse({ rig: options.rig }));
+      const finished = await runPlannedConversation(opened.rig, opened.campaign.config, runId, spec, { recorder: opened.recorder });
       const message: ConversationResultMessage = {
         runId,
         rig: options.rig,
         workerId: id,
         result: finished.result,
         artifacts: finished.artifacts.map((a) => ({ name: a.name, mime: a.mime, ...(a.bytes ? { base64: Buffer.from(a.bytes).toString('base64') } : {}), ...(a.path ? { path: a.path } : {}) })),
-        tiers: describeTiers(opened.rig.tiers),
+        invocationFacts: opened.invocationFacts,
+        facts: opened.conversationFacts.get(spec.key) ?? [],
       };
       // at least once: a second delivery of the same conversation has the same job id and is dropped, and the store takes a key once
       await resultQueue(runId).add('result', message, { jobId: spec.key, removeOnComplete: true, removeOnFail: true });
@@ -161,6 +210,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       return { key: spec.key };
     } finally {
       current.delete(name);
+      opened.conversationFacts.delete(spec.key);
     }
   };
 

@@ -13,6 +13,8 @@ export interface LiveConversation {
   mode: string;
   turns: TurnRecord[];
   activeStrategies: string[];
+  /** the fleet rig running it (null: not yet taken, or a local run) */
+  rig: string | null;
 }
 
 export interface LiveFinished {
@@ -21,6 +23,15 @@ export interface LiveFinished {
   outcome: CombinedOutcome;
   score: number | null;
   turns: number;
+  /** the fleet rig that ran it (null on a local run) */
+  rig: string | null;
+}
+
+/** One fleet rig in a live run: conversations it runs now and those it finished. */
+export interface LiveRig {
+  rig: string;
+  running: number;
+  done: number;
 }
 
 /** Everything a live view needs to draw itself when it connects mid-run. */
@@ -43,6 +54,8 @@ export interface LiveSnapshot {
   headUnit: { kind: string; message: string }[];
   /** why the run stopped by itself (the head unit did not come back within the grace) */
   stopReason: string | null;
+  /** a fleet run's rigs, by name (empty on a local run) */
+  rigs: LiveRig[];
 }
 
 const RECENT_LIMIT = 50;
@@ -67,8 +80,17 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
         mode: event.spec.mode,
         turns: [],
         activeStrategies: [...event.spec.strategies],
+        rig: null,
       });
       break;
+    case 'conversation_rig': {
+      const live = s.active.find((c) => c.key === event.key);
+      if (!live) break;
+      if (live.rig !== null) rigOf(s, live.rig).running--;
+      live.rig = event.rig;
+      rigOf(s, event.rig).running++;
+      break;
+    }
     case 'turn': {
       const live = s.active.find((c) => c.key === event.key);
       if (live) {
@@ -80,6 +102,11 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       break;
     }
     case 'conversation_finished': {
+      const rig = s.active.find((c) => c.key === event.key)?.rig ?? null;
+      if (rig !== null) {
+        rigOf(s, rig).running--;
+        rigOf(s, rig).done++;
+      }
       s.active = s.active.filter((c) => c.key !== event.key);
       const combined = combinedVerdict(event.result);
       s.recent.unshift({
@@ -88,6 +115,7 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
         outcome: combined.outcome,
         score: combined.score,
         turns: event.result.turns.length,
+        rig,
       });
       s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
       break;
@@ -103,12 +131,30 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       s.headUnit.length = Math.min(s.headUnit.length, HEAD_UNIT_NOTICES_LIMIT);
       break;
     case 'run_finished':
+      // conversations abandoned at the end (Ctrl+C, budget) run no more, on no rig
+      s.active = [];
+      for (const rig of s.rigs) rig.running = 0;
       s.done = event.done;
       s.planned = event.planned;
       s.finalStatus = event.status;
       s.stopReason = event.reason ?? null;
       break;
   }
+}
+
+function rigOf(s: LiveSnapshot, rig: string): LiveRig {
+  let entry = s.rigs.find((r) => r.rig === rig);
+  if (!entry) {
+    entry = { rig, running: 0, done: 0 };
+    s.rigs.push(entry);
+    s.rigs.sort((a, b) => a.rig.localeCompare(b.rig));
+  }
+  return entry;
+}
+
+/** The rigs of a fleet run in one line (`rig-a 2 running, 5 done | …`); empty on a local run. */
+export function rigsLine(s: Pick<LiveSnapshot, 'rigs'>): string {
+  return s.rigs.map((r) => `${r.rig} ${r.running} running, ${r.done} done`).join(' | ');
 }
 
 export function emptySnapshot(): LiveSnapshot {
@@ -128,5 +174,6 @@ export function emptySnapshot(): LiveSnapshot {
     recent: [],
     headUnit: [],
     stopReason: null,
+    rigs: [],
   };
 }

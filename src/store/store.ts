@@ -335,10 +335,11 @@ export class ResultStore {
 
   /**
    * Stores a finished conversation with its turns, labels, scores and (optionally) artifacts in one
-   * transaction. Rejects, without writing anything: an invalid result, an unknown run, a key outside
-   * the run's plan, and a key already stored.
+   * transaction, with the run facts it produced when they come with it (a fleet worker's `llm.calls`,
+   * `vehicle.frames`). Rejects, without writing anything: an invalid result, an unknown run, a key
+   * outside the run's plan, and a key already stored.
    */
-  saveConversation(runId: string, result: ConversationResult, artifacts: readonly ArtifactInput[] = []): void {
+  saveConversation(runId: string, result: ConversationResult, artifacts: readonly ArtifactInput[] = [], facts: readonly { kind: string; data: unknown }[] = []): void {
     const key = typeof result?.spec?.key === 'string' ? result.spec.key : '(no key)';
     const valid = parseOrThrow(ConversationResultSchema, result, `saveConversation: run ${runId} conversation "${key}"`);
     this.requireRun(runId);
@@ -392,6 +393,7 @@ export class ResultStore {
         }
       }
       for (const artifact of artifacts) this.insertArtifact(conversationId, artifact);
+      for (const fact of facts) this.addRunFact(runId, fact.kind, fact.data);
     })();
   }
 

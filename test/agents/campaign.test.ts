@@ -10,6 +10,7 @@ import { ScriptedHandler } from '../bridge/helpers.ts';
 import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { toolAgentFactory, toolUnitExtension } from '../../src/agents/bridge-unit.ts';
 import { loadTaskFile } from '../../src/agents/tasks.ts';
+import { ResultStore } from '../../src/store/store.ts';
 
 describe('tool-agents campaign config', () => {
   it('bench-configs/carbench-train.yaml runs offline: every task x 3 trials, pass^k per family', async () => {
@@ -26,6 +27,20 @@ describe('tool-agents campaign config', () => {
       expect(f.reliability.byK[2].passHatK.firstK).toBe(1);
     }
   }, 120_000);
+
+  it('--resume names the run to continue: an unknown run or one of another kind is refused before anything runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tool-agents-resume-'));
+    const store = ResultStore.open(join(dir, 'icabench.db'));
+    try {
+      const manual = store.createItemRun({ name: 'm', kind: 'manual-qa', config: {}, plan: [{ key: 'q1', item: {} }] });
+      const loaded = loadToolAgentsConfig(resolve('bench-configs/carbench-train.yaml'));
+      await expect(runToolAgentsCampaign(loaded, { store, resumeRunId: 'nope' })).rejects.toThrow('--resume: no run nope in this workspace (icabench runs lists them)');
+      await expect(runToolAgentsCampaign(loaded, { store, resumeRunId: manual })).rejects.toThrow(`--resume: run ${manual} is a manual-qa run, not a tool-agents run`);
+      expect(store.listRuns()).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+  });
 
   it('a bad task is recorded with its reason and the campaign goes on; config errors name the line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tool-agents-'));

@@ -13,6 +13,11 @@ import { fleetRedisOptions } from '../../src/fleet/redis.ts';
 import { startFleetWorker } from '../../src/fleet/worker.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { summarizeRun } from '../../src/report/summary.ts';
+import type { CampaignEvent } from '../../src/campaign/events.ts';
+import { applyCampaignEvent, emptySnapshot } from '../../src/server/live-snapshot.ts';
+import { LlmUsageSummarySchema } from '../../src/llm/usage.ts';
+import { benchModelResponder, startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { spawnCliWorker, spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
@@ -56,8 +61,17 @@ describe('fleet campaigns on a real redis-server', () => {
       await expect(openFleetExecutor(voice, { redisUrl: redis.url, log: () => undefined, progressMs: 0 })).rejects.toThrow(/needs audio\+text over reference\. Live workers: rig-a \(text\+vehicle over reference\)/);
 
       const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
-      const fleet = await runCampaign(campaign, { store, executor });
+      const events: CampaignEvent[] = [];
+      const fleet = await runCampaign(campaign, { store, executor, onEvent: (e) => events.push(e) });
       expect(fleet.status).toBe('completed');
+      // the live view: every conversation was taken by one of the rigs, and the folded snapshot counts each once
+      const taken = events.filter((e) => e.type === 'conversation_rig');
+      expect(new Set(taken.map((e) => e.key)).size).toBe(18);
+      expect(taken.every((e) => ['rig-a', 'rig-b', 'rig-c'].includes(e.rig))).toBe(true);
+      const live = emptySnapshot();
+      for (const e of events) applyCampaignEvent(live, e);
+      expect(live.rigs.reduce((sum, r) => sum + r.done, 0)).toBe(18);
+      expect(live.rigs.every((r) => r.running === 0)).toBe(true);
       const byKey = (runId: string) => new Map([...store.conversations(runId)].map((c) => [c.spec.key, comparable(c, runId)]));
       const localResults = byKey(local.runId);
       const fleetResults = byKey(fleet.runId);
@@ -70,6 +84,45 @@ describe('fleet campaigns on a real redis-server', () => {
       expect(facts).toHaveLength(1);
     } finally {
       store.close();
+      await Promise.all(workers.splice(0).map(stopWorker));
+    }
+  });
+
+  it('one record: a fleet run stores the llm.calls, vehicle.frames and run.invocation facts a local run stores (same llm and vehicle summary sections)', { timeout: 240_000 }, async () => {
+    const model = await startFakeLlmServer({ respond: benchModelResponder(), models: ['judge'] });
+    const campaign = loadCampaignConfig('bench-configs/parked-safety.yaml');
+    campaign.config.conversations = 8;
+    campaign.config.judges = [`openai-compat:${model.url}/v1#judge`];
+    const store = tempStore();
+    try {
+      const local = await runCampaign(campaign, { store });
+      for (const rig of ['facts-a', 'facts-b']) workers.push(spawnFixtureWorker(redis.url, rig, { concurrency: 2 }));
+      await waitForWorkers(redis.url, 2, 60_000, (w) => w.rig.startsWith('facts-'));
+      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const fleet = await runCampaign(campaign, { store, executor });
+      expect(fleet.status).toBe('completed');
+      const [localSummary, fleetSummary] = [await summarizeRun(store, local.runId), await summarizeRun(store, fleet.runId)];
+      expect(localSummary.vehicle?.framesSent).toBeGreaterThan(0);
+      expect(fleetSummary.vehicle).toEqual(localSummary.vehicle);
+      // what depends on the clock left out: latencies and the model time derived from them
+      const counted = (section: unknown) => {
+        const llm = LlmUsageSummarySchema.parse(section);
+        return { calls: llm.calls, callsPerTurn: llm.callsPerTurn, tokensIn: llm.tokensIn, tokensOut: llm.tokensOut, errors: llm.errors, byKind: llm.byKind, conversations: llm.perConversation.conversations };
+      };
+      expect(localSummary.llm?.calls).toBeGreaterThan(0);
+      expect(counted(fleetSummary.llm)).toEqual(counted(localSummary.llm));
+      // every conversation's facts were stored with it: one vehicle.frames per conversation, each llm.calls names its conversation
+      const frames = store.runFacts(fleet.runId, 'vehicle.frames').map((f) => (f.data as { conversation: string }).conversation).sort();
+      expect(frames).toEqual([...store.conversations(fleet.runId)].map((c) => c.spec.key).sort());
+      expect(store.runFacts(fleet.runId, 'llm.calls').every((f) => typeof (f.data as { conversation: unknown }).conversation === 'string')).toBe(true);
+      // the run.invocation, tiers.resolved and vehicle.feed of each worker that ran a conversation, once each
+      expect(fleetSummary.invocations?.length).toBeGreaterThanOrEqual(1);
+      expect(fleetSummary.invocations!.length).toBeLessThanOrEqual(2);
+      expect(store.runFacts(fleet.runId, 'tiers.resolved')).toHaveLength(fleetSummary.invocations!.length);
+      expect(store.runFacts(fleet.runId, 'vehicle.feed')).toHaveLength(fleetSummary.invocations!.length);
+    } finally {
+      store.close();
+      await model.close();
       await Promise.all(workers.splice(0).map(stopWorker));
     }
   });
@@ -116,6 +169,8 @@ describe('fleet campaigns on a real redis-server', () => {
       expect(run.stderr).toMatch(/fleet: 1 worker\(s\) can serve text over reference: cli-rig/);
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/completed: 6 conversations/);
+      // the progress names the rigs that ran the conversations
+      expect(run.stderr).toMatch(/6\/6 conversations \([\d.]+ s\) \| cli-rig 0 running, 6 done/);
       for (const file of ['summary.json', 'report.html', 'junit.xml', 'conversations.csv']) expect(existsSync(join(dir, 'out', file)), file).toBe(true);
       expect(JSON.parse(readFileSync(join(dir, 'out', 'summary.json'), 'utf8')).conversations).toBe(6);
       // a remote Redis without TLS and password is refused before anything runs

@@ -95,6 +95,15 @@ describe('ResultStore', () => {
     expect(() => store.saveConversation('nope', result('c000', [{}], { spec: spec('c000') }))).toThrow(/no run with id/);
   });
 
+  it('writes the facts that come with a conversation in its transaction: a second copy writes neither', () => {
+    const id = store.createRun({ name: 'r', mode: 'guided', config: {}, plan: plan(2) });
+    const frames = { conversation: 'c000', framesSent: 12, framesRejected: 0 };
+    store.saveConversation(id, result('c000', [{}], { spec: spec('c000') }), [], [{ kind: 'vehicle.frames', data: frames }]);
+    expect(store.runFacts(id, 'vehicle.frames').map((f) => f.data)).toEqual([frames]);
+    expect(() => store.saveConversation(id, result('c000', [{}], { spec: spec('c000') }), [], [{ kind: 'vehicle.frames', data: frames }])).toThrow(DuplicateConversationError);
+    expect(store.runFacts(id, 'vehicle.frames')).toHaveLength(1);
+  });
+
   it('bad input loses nothing: invalid results are rejected before any write', () => {
     const id = store.createRun({ name: 'r', mode: 'guided', config: {}, plan: plan(3) });
     const good = result('c000', [{ labels: ['fallback_response'] }], { spec: spec('c000') });

@@ -8,6 +8,7 @@ import type { ConversationExecutor } from '../../campaign/runner.ts';
 import type { CampaignEvent } from '../../campaign/events.ts';
 import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
+import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
 import { gateText } from '../outputs.ts';
 import { readCampaignKind } from '../../campaign/kinds.ts';
 
@@ -125,21 +126,25 @@ function progressDisplay(tty: boolean): { onEvent: (e: CampaignEvent) => void; s
   let bar: cliProgress.SingleBar | null = null;
   let lastDecile = -1;
   let failed = 0;
+  // the live view's state: on a fleet run, which rig runs what (the bar and the lines name the rigs)
+  const live = emptySnapshot();
+  const rigs = () => (live.rigs.length ? ` | ${rigsLine(live)}` : '');
   return {
     onEvent(event) {
+      applyCampaignEvent(live, event);
       if (event.type === 'conversation_finished' && combinedVerdict(event.result).outcome === 'fail') failed++;
       if (event.type === 'run_started') {
         console.error(`run ${event.runId}: ${event.planned} conversations planned, ${event.remaining} to run${event.budgetMs ? `, budget ${Math.round(event.budgetMs / 60000)} min` : ''}`);
         if (tty) {
-          bar = new cliProgress.SingleBar({ format: ' {bar} {value}/{total} conversations | {eta_formatted} left | failures so far: {failed}', hideCursor: true }, cliProgress.Presets.shades_classic);
-          bar.start(event.planned, event.planned - event.remaining, { failed: 0 });
+          bar = new cliProgress.SingleBar({ format: ' {bar} {value}/{total} conversations | {eta_formatted} left | failures so far: {failed}{rigs}', hideCursor: true }, cliProgress.Presets.shades_classic);
+          bar.start(event.planned, event.planned - event.remaining, { failed: 0, rigs: '' });
         }
       } else if (event.type === 'progress') {
-        if (bar) bar.update(event.done, { failed });
+        if (bar) bar.update(event.done, { failed, rigs: rigs() });
         const decile = Math.floor((event.done / event.planned) * 10);
         if (!bar && decile !== lastDecile) {
           lastDecile = decile;
-          console.error(`  ${event.done}/${event.planned} conversations (${(event.elapsedMs / 1000).toFixed(1)} s)`);
+          console.error(`  ${event.done}/${event.planned} conversations (${(event.elapsedMs / 1000).toFixed(1)} s)${rigs()}`);
         }
       }
     },

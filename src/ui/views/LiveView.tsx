@@ -1,7 +1,7 @@
 import type { TurnRecord } from '../../domain/conversation.ts';
 import type { VehicleState } from '../../domain/context.ts';
 import { turnLabels } from '../../analysis/verdict.ts';
-import type { LiveConversation } from '../../server/live-snapshot.ts';
+import { rigsLine, type LiveConversation } from '../../server/live-snapshot.ts';
 import { Pill, Stat, TargetTable } from '../components/common.tsx';
 import { useLiveCampaign } from '../hooks.ts';
 
@@ -77,6 +77,14 @@ export function ActiveConversation({ conversation }: { conversation: LiveConvers
     <article className="card live-conversation" data-testid="live-conversation">
       <header>
         <strong>{conversation.key}</strong> <Pill kind="muted">{conversation.persona}</Pill> <Pill kind="muted">{conversation.mode}</Pill>
+        {conversation.rig !== null && (
+          <>
+            {' '}
+            <span data-testid="live-conversation-rig">
+              <Pill kind="muted">rig {conversation.rig}</Pill>
+            </span>
+          </>
+        )}
         <div className="muted">{conversation.seedText}</div>
         <div>
           Active strategies:{' '}
@@ -114,6 +122,11 @@ export function LiveView() {
         <Bar value={snapshot.elapsedMs} max={snapshot.budgetMs} label={`time ${minutes(snapshot.elapsedMs)} of ${minutes(snapshot.budgetMs)} budget`} />
       ) : (
         <p className="muted">No time budget: the run ends when every planned conversation is done.</p>
+      )}
+      {snapshot.rigs.length > 0 && (
+        <p data-testid="live-rigs">
+          Fleet rigs: {rigsLine(snapshot)}
+        </p>
       )}
       {snapshot.error && <p className="error-box">{snapshot.error}</p>}
       {snapshot.stopReason && (
@@ -162,6 +175,7 @@ export function LiveView() {
                   </td>
                   <td>{r.score === null ? '—' : r.score.toFixed(2)}</td>
                   <td>{r.turns} turns</td>
+                  {snapshot.rigs.length > 0 && <td>{r.rig ?? '—'}</td>}
                 </tr>
               ))}
             </tbody>

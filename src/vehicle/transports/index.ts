@@ -7,12 +7,14 @@ import { BridgeFrameSink, type VehicleContextMessage } from '../bridge.ts';
 
 export type { FrameSink } from './sink.ts';
 
-/** Where frames go, as written in configs and on the command line. */
-export type TransportSpec =
-  | { kind: 'candump'; path: string | undefined }
-  | { kind: 'slcan'; path: string }
-  | { kind: 'socketcan'; iface: string }
-  | { kind: 'bridge' };
+/** Where frames go, as parsed from a config or the command line (parseTransportSpec). */
+const ParsedTransportSpecSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('candump'), path: z.string().min(1).optional() }),
+  z.strictObject({ kind: z.literal('slcan'), path: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('socketcan'), iface: z.string().regex(/^[A-Za-z0-9_.-]{1,15}$/) }),
+  z.strictObject({ kind: z.literal('bridge') }),
+]);
+export type TransportSpec = z.infer<typeof ParsedTransportSpecSchema>;
 
 const TRANSPORT_HELP = 'expected candump, candump:FILE, slcan:/dev/ttyX, socketcan:IFACE or bridge';
 
@@ -26,10 +28,15 @@ export function parseTransportSpec(text: string): TransportSpec | undefined {
   return undefined;
 }
 
-export const TransportSpecSchema = z.string().transform((text, ctx) => {
-  const spec = parseTransportSpec(text);
+/**
+ * A transport as written (`bridge`, `slcan:/dev/ttyACM0`, …), or already parsed: a config that was
+ * loaded once and travels as JSON (a fleet run's descriptor, src/fleet/protocol.ts) parses again.
+ */
+export const TransportSpecSchema = z.union([z.string(), ParsedTransportSpecSchema]).transform((value, ctx) => {
+  if (typeof value !== 'string') return value;
+  const spec = parseTransportSpec(value);
   if (!spec) {
-    ctx.addIssue({ code: 'custom', message: `${TRANSPORT_HELP}, got "${text}"` });
+    ctx.addIssue({ code: 'custom', message: `${TRANSPORT_HELP}, got "${value}"` });
     return z.NEVER;
   }
   return spec;
