@@ -42,7 +42,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
       port: options.port ?? DEFAULT_PORT,
       token: options.token,
       log: options.log,
-      ...(fleet ? { rig: { fleetWorkers: fleet.workers } } : {}),
+      ...(fleet ? { fleet: options.fleet, rig: { fleetWorkers: fleet.workers } } : {}),
     });
     return {
       ...server,

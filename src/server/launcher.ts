@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import { loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import { openRig, type Rig } from '../campaign/rig.ts';
 import { runCampaign } from '../campaign/runner.ts';
+import { openFleetExecutor } from '../fleet/coordinator.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { CampaignLauncher } from './campaign-control.ts';
 import type { ConnectedUnit } from './rig-status.ts';
@@ -15,7 +16,8 @@ export const EDITED_CONFIGS_DIR = 'edited-configs';
 /**
  * The real campaign runner behind the bench server: the same rig as `icabench run` (openRig: tiers,
  * head unit with its voice front end and CAN mapping, vehicle feed, voice), opened here rather than
- * inside runCampaign so the rig status can show the unit while a campaign runs.
+ * inside runCampaign so the rig status can show the unit while a campaign runs. With a fleet
+ * (`icabench serve --fleet URL`) the campaign runs on the fleet's workers as `icabench run --fleet` does.
  */
 export class RunnerLauncher {
   private rig: Rig | null = null;
@@ -23,9 +25,16 @@ export class RunnerLauncher {
   constructor(
     private readonly store: ResultStore,
     private readonly log: (line: string) => void = () => undefined,
+    private readonly fleetUrl?: string,
   ) {}
 
   readonly launch: CampaignLauncher = async ({ campaign, resumeRunId, signal, onEvent }) => {
+    if (this.fleetUrl) {
+      // the fleet's workers open their rigs; the run closes the executor when it ends
+      const executor = await openFleetExecutor(campaign, { redisUrl: this.fleetUrl, log: this.log });
+      const result = await runCampaign(campaign, { store: this.store, executor, resumeRunId, signal, onEvent, log: this.log });
+      return { runId: result.runId, status: result.status };
+    }
     const rig = await openRig(campaign, { log: this.log });
     this.rig = rig;
     try {

@@ -60,6 +60,8 @@ export interface BenchServerOptions {
   rig?: RigStatusSources;
   /** the real runner's progress lines, as `icabench run` prints them on stderr (e.g. where a bridge head unit dials in); default: none */
   log?: (line: string) => void;
+  /** a fleet Redis URL: the real runner runs campaigns on its workers (`icabench serve --fleet`, docs/fleet.md) */
+  fleet?: string;
 }
 
 export interface BenchServer {
@@ -97,7 +99,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     const kind = campaignKindOfValue(config);
     if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} campaign; the bench app starts and compares dialogue campaigns (run ${kind} campaigns with icabench run)`);
   };
-  const runner = options.launcher ? null : new RunnerLauncher(store, options.log);
+  const runner = options.launcher ? null : new RunnerLauncher(store, options.log, options.fleet);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
   const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(), ...options.rig };
   const loadCampaign = (load: () => LoadedCampaign): LoadedCampaign => {

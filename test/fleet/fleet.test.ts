@@ -21,6 +21,7 @@ import { benchModelResponder, startFakeLlmServer } from '../helpers/fakeLlmServe
 import { spawnCliWorker, spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
+import { startHarness } from '../server/helpers.ts';
 
 /** A stored conversation without what depends on the clock (start time, durations, reply latencies) or names its run (session ids). */
 function comparable(result: ConversationResult, runId: string): unknown {
@@ -181,6 +182,26 @@ describe('fleet campaigns on a real redis-server', () => {
       expect(existsSync(join(dir, 'ws2', 'icabench.db'))).toBe(false);
     } finally {
       await Promise.all(workers.splice(0).map(stopWorker));
+    }
+  });
+
+  it('the bench app started with a fleet runs a campaign on its workers, and the live view names the rig of each conversation', { timeout: 240_000 }, async () => {
+    workers.push(spawnFixtureWorker(redis.url, 'app-rig', { concurrency: 2 }));
+    await waitForWorkers(redis.url, 1, 60_000, (w) => w.rig === 'app-rig');
+    const h = await startHarness({ fleet: redis.url });
+    try {
+      const text = readFileSync(join(REPO_ROOT, 'bench-configs/quickstart.yaml'), 'utf8').replace('conversations: 60', 'conversations: 4');
+      const started = await h.api('/api/campaign/start', { body: { configName: 'quickstart.yaml', text } });
+      expect(started.status, JSON.stringify(started.json)).toBe(202);
+      await h.server.control.settled();
+      const runId: string = started.json.runId;
+      expect(h.store.getRun(runId)?.status).toBe('completed');
+      expect([...h.store.conversations(runId)]).toHaveLength(4);
+      const snapshot = (await h.api('/api/campaign')).json;
+      expect(snapshot.rigs).toEqual([expect.objectContaining({ rig: 'app-rig', running: 0, done: 4 })]);
+      expect(h.store.runFacts(runId, 'fleet.workers').length).toBeGreaterThan(0);
+    } finally {
+      await h.close();
     }
   });
 
