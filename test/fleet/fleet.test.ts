@@ -202,6 +202,8 @@ describe('fleet campaigns on a real redis-server', () => {
       expect(h.store.runFacts(runId, 'fleet.workers').length).toBeGreaterThan(0);
     } finally {
       await h.close();
+      // a live worker would take the next tests' jobs from the same queues
+      await Promise.all(workers.splice(0).map(stopWorker));
     }
   });
 
