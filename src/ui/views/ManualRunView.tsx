@@ -6,7 +6,7 @@ import { MANUAL_METRICS, METRIC_TITLES, type ManualMetric } from '../../manual/m
 import type { ManualQaRunSummary } from '../../manual/results.ts';
 import type { TestItem } from '../../manual/testset.ts';
 import { api, ApiFailure } from '../api.ts';
-import { DataTable, ErrorBox, Loading, Pill, Stat, fmt, pct } from '../components/common.tsx';
+import { DataTable, ErrorBox, Loading, Pill, Stat, fmt, pct, RunHeader } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 
 export interface QuestionRow {
@@ -51,13 +51,9 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
   const shown = questions.filter((q) => !filter || `${q.key} ${q.kind} ${q.chapter} ${q.question} ${q.outcome}`.toLowerCase().includes(filter.toLowerCase()));
   return (
     <section data-testid="manual-run">
-      <div className="title-row">
-        <h1>Manual-QA run {summary.run.name}</h1>
-        <a href="#/runs">← runs</a>
-      </div>
-      <p className="muted">
+      <RunHeader title={`Manual-QA run ${summary.run.name}`}>
         {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · evaluators {summary.setup?.evaluators.join(', ') ?? 'n/a'}
-      </p>
+      </RunHeader>
       <div className="stats">
         <Stat label="questions asked" value={`${summary.questions} / ${summary.planned}`} />
         <Stat label="passed" value={summary.outcomes.pass} />

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { TrialResult } from '../../agents/loop.ts';
 import type { ToolAgentsRunSummary } from '../../agents/results.ts';
-import { DataTable, ErrorBox, Loading, Pill, Stat, pct } from '../components/common.tsx';
+import { DataTable, ErrorBox, Loading, Pill, Stat, pct, RunHeader } from '../components/common.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { useApi } from '../hooks.ts';
 
@@ -31,13 +31,9 @@ export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary
   const maxTrials = Math.max(0, ...tasks.map((t) => t.trials.length));
   return (
     <section data-testid="tool-run">
-      <div className="title-row">
-        <h1>Tool-agents run {summary.run.name}</h1>
-        <a href="#/runs">← runs</a>
-      </div>
-      <p className="muted">
+      <RunHeader title={`Tool-agents run ${summary.run.name}`}>
         {summary.run.id} · {summary.run.status} · agent {summary.agent ?? 'none ran'}
-      </p>
+      </RunHeader>
       <div className="stats">
         <Stat label="task trials" value={`${summary.trials} / ${summary.planned}`} />
         <Stat label="R = 1" value={successes} testId="tool-successes" />
