@@ -41,7 +41,7 @@ export interface BridgeClientOptions {
   /** carries the unit's audio streams over this connection (a voice front end listens on it before dialling in) */
   audio?: SocketRelay;
   /**
-   * Protocol extensions the unit speaks (e.g. icabench-tools/1 via src/agents/bridge-unit.ts): capabilities added to
+   * Protocol extensions the unit speaks (e.g. icabench-tools/1 via src/kinds/tool-agents/bridge-unit.ts): capabilities added to
    * hello, and handlers for the extension's bench events, guarded and structure-checked like the core events.
    */
   extensions?: BridgeClientExtension;

@@ -9,7 +9,7 @@ import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
 import { compareRunsWithDiversity } from '../analysis/compare.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
-import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
+import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../kinds/dialogue/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -30,9 +30,9 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
-import { TOOL_AGENTS_KIND } from '../agents/results.ts';
+import { TOOL_AGENTS_KIND } from '../kinds/tool-agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
-import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
+import { campaignConfigSchemaFor, campaignKindOfValue } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
@@ -91,7 +91,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const token = options.token ?? newToken();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { store } = options;
-  // every campaign kind validates with its own schema (src/campaign/kinds.ts); the app starts dialogue campaigns only
+  // every campaign kind validates with its own schema (src/kinds/registry.ts); the app starts dialogue campaigns only
   const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
   const manualRuns = new ManualRunApi(store);
   const toolRuns = new ToolRunApi(store);

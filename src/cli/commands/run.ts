@@ -2,15 +2,15 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { loadCampaignConfig } from '../../campaign/config.ts';
-import type { Rig } from '../../campaign/rig.ts';
-import type { ConversationExecutor } from '../../campaign/runner.ts';
-import type { CampaignEvent } from '../../campaign/events.ts';
+import { loadCampaignConfig } from '../../kinds/dialogue/config.ts';
+import type { Rig } from '../../run/rig.ts';
+import type { ConversationExecutor } from '../../run/runner.ts';
+import type { CampaignEvent } from '../../run/events.ts';
 import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
 import { gateText } from '../outputs.ts';
-import { readCampaignKind } from '../../campaign/kinds.ts';
+import { readCampaignKind } from '../../kinds/registry.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
@@ -38,7 +38,7 @@ export function registerRunCommands(program: Command): void {
     .option('--fleet <redis-url>', 'run the conversations on fleet workers (icabench worker) through this Redis instead of here (docs/fleet.md)')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
-      // campaign kinds (src/campaign/kinds.ts): dialogue runs below; item-based kinds have their own run path
+      // campaign kinds (src/kinds/registry.ts): dialogue runs below; item-based kinds have their own run path
       const kind = readCampaignKind(configPath);
       if (kind !== 'dialogue' && options.fleet) throw new Error(`--fleet runs dialogue campaigns only; a ${kind} campaign runs in one process (docs/fleet.md, "Limits")`);
       // the run path, rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
@@ -68,7 +68,7 @@ export function registerRunCommands(program: Command): void {
         if (options.fleet) {
           executor = await (await import('../../fleet/coordinator.ts')).openFleetExecutor(campaign, { redisUrl: options.fleet, log });
         } else {
-          rig = await (await import('../../campaign/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log });
+          rig = await (await import('../../run/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log });
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
@@ -89,7 +89,7 @@ export function registerRunCommands(program: Command): void {
         const display = progressDisplay(options.progress && process.stderr.isTTY === true);
         let result;
         try {
-          const { runCampaign } = await import('../../campaign/runner.ts');
+          const { runCampaign } = await import('../../run/runner.ts');
           result = await runCampaign(campaign, { store, ...(executor ? { executor } : { rig: rig! }), resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
         } finally {
           display.stop();
