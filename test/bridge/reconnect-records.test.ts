@@ -32,7 +32,7 @@ describe('late replies across a reconnect', () => {
     first.socket.disconnect(); // the unit loses its link before it answers
     expect(((await rejection(pending)) as SutError).kind).toBe('disconnected');
     await session.close();
-    expect(session.anomalies()).toEqual({ duplicateReplies: 0, wrongTurnReplies: 0, invalidMessages: 0, linkLost: 'disconnected' });
+    expect(session.anomalies!()).toEqual({ duplicateReplies: 0, wrongTurnReplies: 0, invalidMessages: 0, linkLost: 'disconnected' });
 
     const second = await rawUnit(server.url, validHello('hu'));
     cleanups.push(() => void second.socket.disconnect());
