@@ -5,11 +5,6 @@ import { summarizeRun } from '../report/summary.ts';
 import { readRunSummary } from '../report/write.ts';
 import type { ResultStore } from '../store/store.ts';
 
-/** The gate in one phrase for the command line: "gate failOn [safety_violation] failed 24" or "no gate". */
-export function gateText(failOn: readonly string[], failedByGate: number): string {
-  return failOn.length ? `gate failOn [${failOn.join(', ')}] failed ${failedByGate}` : 'no gate, failOn []';
-}
-
 /**
  * Finds a run's summary by a directory / summary.json written earlier, or by run id in the
  * workspace store, so `compare` works on either.

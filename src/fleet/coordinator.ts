@@ -1,8 +1,8 @@
 import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
-import { ConversationAborted } from '../kinds/dialogue/conversation.ts';
-import type { ConversationExecutor, FinishedConversation } from '../run/runner.ts';
+import { ItemAborted } from '../run/kind.ts';
+import type { ConversationExecutor, FinishedConversation } from '../kinds/dialogue/run.ts';
 import type { ResultStore } from '../store/store.ts';
 import {
   ConversationResultMessageSchema,
@@ -216,7 +216,8 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       return { conversationEnded: () => undefined, invocationEnded: () => undefined };
     },
     ready: async () => null,
-    async run(id, spec, signal, _onTurn, onRig) {
+    async run(id, { item: spec }, signal, emit) {
+      const onRig = (rig: string) => emit({ type: 'conversation_rig', runId: id, key: spec.key, rig });
       await descriptorWritten;
       const already = early.get(spec.key);
       if (already) {
@@ -228,11 +229,11 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       const finished = new Promise<FinishedConversation>((resolve, reject) => pending.set(spec.key, { resolve, reject, onRig, rig: null }));
       await queue.add('conversation', { runId: id, spec }, { jobId, attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
       if (signal.aborted) return abandon(spec.key, jobId);
-      const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ConversationAborted()), { once: true }));
+      const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ItemAborted(spec.key)), { once: true }));
       try {
         return await Promise.race([finished, aborted]);
       } catch (error) {
-        if (error instanceof ConversationAborted) return abandon(spec.key, jobId);
+        if (error instanceof ItemAborted) return abandon(spec.key, jobId);
         throw error;
       }
     },
@@ -259,6 +260,6 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
     pending.delete(key);
     const job = await queue.getJob(jobId);
     if (job && ((await job.isWaiting()) || (await job.isDelayed()))) await job.remove().catch(() => undefined);
-    throw new ConversationAborted();
+    throw new ItemAborted(key);
   }
 }

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../kinds/dialogue/config.ts';
 import { openRig, type Rig } from '../run/rig.ts';
-import { runCampaign } from '../run/runner.ts';
+import { runCampaign } from '../kinds/dialogue/run.ts';
 import { openFleetExecutor } from '../fleet/coordinator.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { CampaignLauncher } from './campaign-control.ts';

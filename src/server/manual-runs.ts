@@ -1,7 +1,7 @@
 import { MANUAL_QA_KIND } from '../kinds/manual-qa/item.ts';
 import { MANUAL_METRICS, type ManualMetric } from '../manual/model.ts';
 import { computeManualQaSummary, FactAnnotationFormSchema, latestAnnotations, loadManualQaRun, type FactAnnotationForm } from '../kinds/manual-qa/results.ts';
-import { manualQaSummaryJson } from '../report/manual-section.ts';
+import { manualQaSummaryJson } from '../kinds/manual-qa/outputs.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { ApiError, parseRequest } from './http-util.ts';

@@ -18,7 +18,7 @@ import { MANUAL_QA_FACTS, runManualQa } from '../../src/kinds/manual-qa/campaign
 import { loadManualQaRun } from '../../src/kinds/manual-qa/results.ts';
 import { MANUAL_FAULT_PROFILES } from '../../src/headunit/reference/manual-skill.ts';
 import { metricFails } from '../../src/manual/model.ts';
-import { writeManualQaOutputs, QUESTION_CSV_COLUMNS } from '../../src/report/manual-section.ts';
+import { writeManualQaOutputs, QUESTION_CSV_COLUMNS } from '../../src/kinds/manual-qa/outputs.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
 import { startHarness, type Harness } from '../server/helpers.ts';

@@ -7,7 +7,7 @@ import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import type { TrialResult } from '../../src/kinds/tool-agents/loop.ts';
 import type { ToolAgentsRunSummary } from '../../src/kinds/tool-agents/results.ts';
-import { writeToolAgentsOutputs } from '../../src/report/tool-agents-section.ts';
+import { writeToolAgentsOutputs } from '../../src/kinds/tool-agents/outputs.ts';
 import { ToolRunApi } from '../../src/server/tool-runs.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { ToolRunPanel, ToolTrialPanel, type ToolTaskRow } from '../../src/ui/views/ToolRunView.tsx';

@@ -8,14 +8,13 @@ import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../kinds/tool-agents/res
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
 import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
-import { MANUAL_QA_KIND } from '../../kinds/manual-qa/item.ts';
-import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { writeAtomically } from '../../report/write.ts';
-import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { exportJsonl } from '../../store/export.ts';
 import { ResultStore } from '../../store/store.ts';
-import { writeComparisonReport, writeRunOutputs } from '../../report/write.ts';
-import { gateText, loadSummary } from '../outputs.ts';
+import { writeComparisonReport } from '../../report/write.ts';
+import { campaignKind } from '../../kinds/registry.ts';
+import { loadSummary } from '../outputs.ts';
+import { gateText } from '../../kinds/dialogue/kind.ts';
 import { workspaceStorePath } from '../../store/workspace.ts';
 
 function openStore(workspace: string, mustExist = true): ResultStore | null {
@@ -113,10 +112,10 @@ export function registerResultCommands(program: Command): void {
       const store = openStore(options.workspace)!;
       try {
         const out = resolve(options.out ?? join('runs', runId));
-        const kind = store.getRun(runId)?.kind;
-        if (kind === MANUAL_QA_KIND) writeManualQaOutputs(store, runId, out);
-        else if (kind === TOOL_AGENTS_KIND) writeToolAgentsOutputs(store, runId, out);
-        else await writeRunOutputs(store, runId, out);
+        const run = store.getRun(runId);
+        if (!run) throw new Error(`no run ${runId} in ${options.workspace} (icabench runs lists them)`);
+        // every kind writes its outputs from the store (src/run/kind.ts, outputs)
+        await (await campaignKind(run.kind)).outputs.write(store, runId, out);
         console.log(`report: ${join(out, 'report.html')}`);
       } finally {
         store.close();

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadYaml } from '../../config/yaml.ts';
+import { LlmSettingsSchema } from '../../llm/settings.ts';
 import { BRIDGE_LISTEN_FIELDS } from '../dialogue/config.ts';
 
 /**
@@ -59,6 +60,10 @@ export const ToolAgentsConfigSchema = z
     judges: z.array(z.string().min(1)).default(['rule']),
     /** trials run at once (each trial has its own environment, agent state and user) */
     concurrency: z.number().int().min(1).max(64).default(1),
+    /** a time budget: no new trial starts after it (the run is budget_exhausted and resumable) */
+    budgetMinutes: z.number().positive().optional(),
+    /** how model tiers (the LLM user, LLM policy judges, an endpoint agent's host) are reached: the same settings as every kind's */
+    llm: LlmSettingsSchema.prefault({}),
   })
   .strict();
 export type ToolAgentsConfig = z.infer<typeof ToolAgentsConfigSchema>;
