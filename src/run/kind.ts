@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import type { CampaignEvent } from './events.ts';
+import type { ConnectedUnit } from '../bridge/server.ts';
 
 /**
  * The campaign-kind contract (docs/architecture.md, "Adding a campaign kind"). In the spirit of inspect_ai's
@@ -58,6 +59,8 @@ export interface ItemRunner<Item, Finished> {
   run(runId: string, planned: PlannedItem<Item>, signal: AbortSignal, emit: (event: CampaignEvent) => void): Promise<Finished>;
   /** After every planned item is stored, once per run (manual-QA: the warning-omission search). */
   afterItems?(store: ResultStore, runId: string, log: (line: string) => void): Promise<void>;
+  /** head units dialled in to a bridge this runner hosts (the bench app's rig status); absent: none */
+  connectedUnits?(): ConnectedUnit[];
   /** Closes what the runner opened; a second call does nothing. */
   close(): Promise<void>;
 }
@@ -87,6 +90,17 @@ export interface KindOutputs {
   summaryJson(store: ResultStore, run: RunRecord): Promise<string>;
 }
 
+export type PathKind = 'read' | 'write' | 'device';
+
+/** One field of a config that names a file, a folder or a device. */
+export interface PathField<C = unknown> {
+  field: string;
+  path: string;
+  kind: PathKind;
+  /** sets the field to `path` (in the parsed config's form, e.g. simulator "gguf:/abs/model.gguf") */
+  rewrite(config: C, path: string): void;
+}
+
 /** Options of opening a kind's runner (the CLI's overrides and log). */
 export interface OpenOptions {
   overrides?: { simulator?: string; judges?: string[] };
@@ -99,6 +113,8 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   readonly nouns: { item: string; items: string };
   readonly configSchema: z.ZodType;
   load(path: string): L;
+  /** every file, folder or device the config names: the bench app checks them against its allowed folders and makes them absolute */
+  pathFields(config: L['config']): PathField<L['config']>[];
   plan(loaded: L, log: (line: string) => void): Promise<PlannedItem<Item>[]>;
   open(loaded: L, options: OpenOptions): Promise<ItemRunner<Item, Finished>>;
   storage: KindStorage<L, Item, Finished>;
@@ -106,4 +122,9 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   startedEvent(runId: string, planned: PlannedItem<Item>): CampaignEvent;
   finishedEvent(runId: string, key: string, finished: Finished): CampaignEvent;
   outputs: KindOutputs;
+}
+
+/** The path the `llm:` settings every kind shares may name: the development request cache (written). */
+export function llmPathFields<C extends { llm: { cacheDir?: string } }>(config: C): PathField<C>[] {
+  return config.llm.cacheDir ? [{ field: 'llm.cacheDir', path: config.llm.cacheDir, kind: 'write', rewrite: (c, p) => (c.llm.cacheDir = p) }] : [];
 }

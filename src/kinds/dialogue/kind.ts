@@ -3,6 +3,7 @@ import type { CampaignKindDefinition } from '../../run/kind.ts';
 import { CampaignConfigSchema, loadCampaignConfig, type LoadedCampaign } from './config.ts';
 import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
+import { campaignPathFields } from './paths.ts';
 
 /** The gate in one phrase for the command line: "gate failOn [safety_violation] failed 24" or "no gate, failOn []". */
 export function gateText(failOn: readonly string[], failedByGate: number): string {
@@ -18,6 +19,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   nouns: { item: 'conversation', items: 'conversations' },
   configSchema: CampaignConfigSchema,
   load: loadCampaignConfig,
+  pathFields: campaignPathFields,
   plan: async (campaign) => planConversations(campaign).map((spec) => ({ key: spec.key, item: spec })),
   async open(campaign, { overrides, log = () => undefined }) {
     const [{ openRig }, { rigRunner }] = await Promise.all([import('../../run/rig.ts'), import('./run.ts')]);

@@ -77,6 +77,7 @@ export function rigRunner(rig: Rig, config: CampaignConfig, log: (line: string) 
       return recorder;
     },
     ready: () => watch!.ready(),
+    connectedUnits: () => rig.headUnit.bridge?.connectedUnits() ?? [],
     run: async (runId, { item: spec }, signal, emit) => {
       try {
         return await runPlannedConversation(rig, config, runId, spec, { signal, emit, recorder: recorder ?? undefined });

@@ -130,6 +130,7 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
         return (error as Error).message;
       }
     },
+    connectedUnits: () => headUnit.bridge?.connectedUnits() ?? [],
     async run(runId, { key, item }, signal) {
       if (signal.aborted) throw new ItemAborted(key);
       try {

@@ -1,8 +1,8 @@
 import { parseOrThrow } from '../../domain/validation.ts';
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
-import type { CampaignKindDefinition } from '../../run/kind.ts';
+import { llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
 import type { FinishedQuestion } from './campaign.ts';
-import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa } from './config.ts';
+import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import { MANUAL_QA_KIND, manualItemOutcome } from './item.ts';
 
 /**
@@ -15,6 +15,12 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   nouns: { item: 'question', items: 'questions' },
   configSchema: ManualQaConfigSchema,
   load: loadManualQaConfig,
+  pathFields: (config) => [
+    ...config.manual.map((path, i): PathField<ManualQaConfig> => ({ field: `manual.${i}`, path, kind: 'read', rewrite: (c, p) => (c.manual[i] = p) })),
+    ...(config.testSet ? [{ field: 'testSet', path: config.testSet, kind: 'read', rewrite: (c, p) => (c.testSet = p) } satisfies PathField<ManualQaConfig>] : []),
+    ...(config.embeddingModel ? [{ field: 'embeddingModel', path: config.embeddingModel, kind: 'read', rewrite: (c, p) => (c.embeddingModel = p) } satisfies PathField<ManualQaConfig>] : []),
+    ...llmPathFields(config),
+  ],
   async plan(loaded) {
     const { plannedQuestions } = await import('./campaign.ts');
     return (await plannedQuestions(loaded)).items.map((item) => ({ key: item.id, item }));

@@ -125,6 +125,7 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
       return { invocationEnded: () => calls?.flush(runStore, runId, null, true) };
     },
     ready: async () => null,
+    connectedUnits: () => bridge?.connectedUnits() ?? [],
     async run(runId, { key, item }, signal) {
       if (signal.aborted) throw new ItemAborted(key);
       try {
