@@ -83,3 +83,9 @@ export function campaignKind(kind: string): Promise<AnyCampaignKind> {
   if (!isKind(kind)) throw new ConfigError(unknownKind(kind, ''));
   return DEFINITIONS[kind]();
 }
+
+/** The model references a parsed, valid config of any kind names in every role (the rig status and `icabench doctor` check them). */
+export async function configModelRefs(config: unknown): Promise<string[]> {
+  const kind = campaignKindOfValue(config);
+  return kind === null ? [] : (await campaignKind(kind)).modelRefs(config);
+}

@@ -113,6 +113,8 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   readonly nouns: { item: string; items: string };
   readonly configSchema: z.ZodType;
   load(path: string): L;
+  /** the model references the config names in every role, deterministic tiers left out (the rig status and `icabench doctor` check them) */
+  modelRefs(config: L['config']): string[];
   /** every file, folder or device the config names: the bench app checks them against its allowed folders and makes them absolute */
   pathFields(config: L['config']): PathField<L['config']>[];
   plan(loaded: L, log: (line: string) => void): Promise<PlannedItem<Item>[]>;

@@ -1,3 +1,4 @@
+import { ConfigError } from '../config/yaml.ts';
 import type { ResultStore } from '../store/store.ts';
 import { runPool } from '../domain/pool.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
@@ -50,6 +51,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
     resumed = resumedRun(store, options.resumeRunId, kind.name, config);
     // a new run's plan is made first: a config that plans nothing stops here, before the rig or the store
     plan = resumed ? null : await kind.plan(loaded, log);
+    if (plan?.length === 0) throw new ConfigError(`${loaded.path}: nothing to run: the config plans no ${kind.nouns.items}`);
   } catch (error) {
     await options.runner?.close();
     throw error;

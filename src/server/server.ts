@@ -32,7 +32,7 @@ import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
 import { ManualRunApi } from './manual-runs.ts';
-import { campaignConfigSchemaFor, campaignKind, campaignKindOfValue, type AnyCampaignKind } from '../kinds/registry.ts';
+import { campaignConfigSchemaFor, campaignKind, campaignKindOfValue, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
@@ -110,7 +110,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
   const runner = options.launcher ? null : new RunnerLauncher(store, options.log, options.fleet);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
-  const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(), ...options.rig };
+  const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(configModelRefs), ...options.rig };
   const loadCampaign = (load: () => LoadedKindConfig): LoadedKindConfig => {
     try {
       return load();

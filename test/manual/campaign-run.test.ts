@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignConfigSchemaFor, readCampaignKind } from '../../src/kinds/registry.ts';
+import { configModelRefs, campaignConfigSchemaFor, readCampaignKind } from '../../src/kinds/registry.ts';
 import { ConfigCatalog } from '../../src/server/configs.ts';
 import { loadManualQaConfig, manualSkillFor } from '../../src/kinds/manual-qa/config.ts';
 import { ManualCorpus } from '../../src/manual/corpus.ts';
@@ -357,6 +357,9 @@ describe('the bench app config catalog with campaign kinds', () => {
     expect(list.find((c) => c.name === 'm.yaml')).toMatchObject({ kind: 'manual-qa', valid: true });
     expect(list.find((c) => c.name === 'bad.yaml')).toMatchObject({ kind: null, valid: false, errors: [{ path: 'kind', line: 2, message: expect.stringContaining('accepted kinds: dialogue (the default), manual-qa, tool-agents') }] });
     expect(list.find((c) => c.name === 'm-bad.yaml')).toMatchObject({ kind: 'manual-qa', valid: false, errors: [{ path: 'manual', line: 3 }] });
-    expect(await catalog.modelRefs()).toEqual(['ollama:qwen3:14b']);
+    expect(await catalog.modelRefs(configModelRefs)).toEqual(['ollama:qwen3:14b']);
+    // a tool-agents config's deterministic tiers are not model references (the rig status showed `model rule: FAIL`)
+    writeFileSync(join(configs, 't.yaml'), `kind: tool-agents\nname: t\ntasks: [t.json]\nuser: "ollama:user-model"\njudges: [rule, "ollama:judge-model"]\n`);
+    expect((await catalog.modelRefs(configModelRefs)).sort()).toEqual(['ollama:judge-model', 'ollama:qwen3:14b', 'ollama:user-model']);
   });
 });

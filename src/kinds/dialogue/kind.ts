@@ -20,6 +20,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   configSchema: CampaignConfigSchema,
   load: loadCampaignConfig,
   pathFields: campaignPathFields,
+  modelRefs: (config) => [config.simulator, ...config.judges].filter((ref) => ref !== 'template' && ref !== 'oracle'),
   plan: async (campaign) => planConversations(campaign).map((spec) => ({ key: spec.key, item: spec })),
   async open(campaign, { overrides, log = () => undefined }) {
     const [{ openRig }, { rigRunner }] = await Promise.all([import('../../run/rig.ts'), import('./run.ts')]);

@@ -15,7 +15,7 @@ import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
 import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
 import { ReplayAgent } from './replay.ts';
-import type { LoadedToolAgents } from './config.ts';
+import { DETERMINISTIC_USER, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
 import { summarizeTrials, type TrialsSummary } from './summary.ts';
 import { parseTasksLenient, type InvalidTask, type Task } from './tasks.ts';
 import { loadToolAgentsRun, type ToolTrialItem } from './results.ts';
@@ -53,8 +53,6 @@ export interface FinishedTrial {
   result: TrialResult;
 }
 
-const DETERMINISTIC_USER = 'deterministic';
-const RULE_JUDGE = 'rule';
 
 /**
  * Opens what the trials of a tool-agents run need: the task user and the policy judges (the deterministic ones or

@@ -68,6 +68,15 @@ export const ToolAgentsConfigSchema = z
   .strict();
 export type ToolAgentsConfig = z.infer<typeof ToolAgentsConfigSchema>;
 
+/** The deterministic task user and policy judge: not model references. */
+export const DETERMINISTIC_USER = 'deterministic';
+export const RULE_JUDGE = 'rule';
+
+/** The model references a tool-agents config names: the LLM task user, LLM policy judges, an endpoint agent. */
+export function toolAgentsModelRefs(config: Pick<ToolAgentsConfig, 'user' | 'judges' | 'agent'>): string[] {
+  return [...(config.user !== DETERMINISTIC_USER ? [config.user] : []), ...config.judges.filter((ref) => ref !== RULE_JUDGE), ...(config.agent.type === 'endpoint' ? [config.agent.model] : [])];
+}
+
 export interface LoadedToolAgents {
   config: ToolAgentsConfig;
   path: string;

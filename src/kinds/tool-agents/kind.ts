@@ -1,6 +1,7 @@
 import { parseOrThrow } from '../../domain/validation.ts';
 import { llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
 import type { FinishedTrial } from './campaign.ts';
+import { toolAgentsModelRefs } from './config.ts';
 import { loadToolAgentsConfig, ToolAgentsConfigSchema, type LoadedToolAgents, type ToolAgentsConfig } from './config.ts';
 import type { InvalidTask } from './tasks.ts';
 import { TOOL_AGENTS_FACTS, TOOL_AGENTS_KIND, ToolTrialItemSchema, trialKey, trialOutcomeWord, type ToolTrialItem } from './results.ts';
@@ -21,6 +22,7 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
   nouns: { item: 'task trial', items: 'task trials' },
   configSchema: ToolAgentsConfigSchema,
   load: loadToolAgentsConfig,
+  modelRefs: (config) => toolAgentsModelRefs(config),
   pathFields: (config) => [...config.tasks.map((path, i): PathField<ToolAgentsConfig> => ({ field: `tasks.${i}`, path, kind: 'read', rewrite: (c, p) => (c.tasks[i] = p) })), ...llmPathFields(config)],
   async plan(loaded, log) {
     const { planToolTrials } = await import('./campaign.ts');
