@@ -77,7 +77,7 @@ describe('a campaign with an impossible constraint', () => {
     const conversation = await runOne(campaignDir(), new ReferenceHeadUnit());
     const first = conversation.turns[0];
     expect(first.targetsAfter).toEqual([expect.objectContaining({ id: 't1', status: 1, expectedOutcome: 'none_exists' })]);
-    expect(first.reply.actions).toContainEqual({ type: 'refusal', reason: 'not_found' });
+    expect(first.reply!.actions).toContainEqual({ type: 'refusal', reason: 'not_found' });
     expect(labelsOf(conversation)).toEqual([]);
     const verdict = conversation.verdicts.find((v) => v.judge === 'oracle')!;
     expect(verdict.completedShare).toBe(1);
@@ -120,7 +120,7 @@ describe('a campaign with an impossible constraint', () => {
     const first = conversation.turns[0];
     expect(first.targetsAfter[0]).toMatchObject({ status: 1 });
     expect(first.targetsAfter[0].expectedOutcome).toBeUndefined();
-    expect(first.reply.actions).toContainEqual(expect.objectContaining({ type: 'poi_results', pois: [expect.objectContaining({ id: 'w1', name: 'Spandau Volt' })] }));
+    expect(first.reply!.actions).toContainEqual(expect.objectContaining({ type: 'poi_results', pois: [expect.objectContaining({ id: 'w1', name: 'Spandau Volt' })] }));
     expect(labelsOf(conversation)).toEqual([]);
   });
 });
