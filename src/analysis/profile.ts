@@ -400,10 +400,21 @@ const isRecord = (value: unknown): value is Record<string, any> => typeof value 
  * - before the critical-failure gate and judge references (no `gate`): judged by C alone with one judge
  *   per tier, so its gate is `failOn: []`, its score-only verdict is its verdict, its judges its tiers;
  * - before findings were a figure (no `conversationsWithFindings`): counted from `perConversation`
- *   (completed conversations with labels); their per-conversation findings were not kept (empty).
+ *   (completed conversations with labels); their per-conversation findings were not kept (empty);
+ * - before a label joined the taxonomy: that label counted zero times.
  */
 export function withPreGateFields(json: unknown): unknown {
-  return withFindingsFields(withGateFields(json));
+  return withLaterLabels(withFindingsFields(withGateFields(json)));
+}
+
+/** A label added to the taxonomy later (prompt_injection) did not occur in a run summarised before it: zero counts. */
+function withLaterLabels(json: unknown): unknown {
+  if (!isRecord(json) || !isRecord(json.failureTypes) || FAILURE_LABELS.every((l) => l in json.failureTypes)) return json;
+  const zeros = (counts: unknown, zero: () => unknown) => (isRecord(counts) ? Object.fromEntries(FAILURE_LABELS.map((l) => [l, counts[l] ?? zero()])) : counts);
+  const strategies = isRecord(json.strategies)
+    ? Object.fromEntries(Object.entries(json.strategies).map(([s, stats]) => [s, isRecord(stats) ? { ...stats, collateral: zeros(stats.collateral, () => 0) } : stats]))
+    : json.strategies;
+  return { ...json, failureTypes: zeros(json.failureTypes, () => ({ count: 0, share: 0, conversations: 0, prevalence: 0 })), strategies };
 }
 
 function withGateFields(json: unknown): unknown {

@@ -188,6 +188,26 @@ describe('reports from the store and comparisons', () => {
     expect(compareRuns(readRunSummary(file), summary).a).toMatchObject({ failOn: [], failedByGate: 0, scoreOnlyFailRate: summary.failRate });
   });
 
+  it('reads a summary.json written before findings and prompt_injection: findings counted from its rows, the new label at zero', () => {
+    const summary = computeRunSummary(conversations(), run);
+    const { conversationsWithFindings: _c, findingsRate: _r, ...rest } = summary;
+    const dropLabel = <T extends Record<string, unknown>>(counts: T) => Object.fromEntries(Object.entries(counts).filter(([l]) => l !== 'prompt_injection'));
+    const old = {
+      ...rest,
+      failureTypes: dropLabel(summary.failureTypes),
+      strategies: Object.fromEntries(Object.entries(summary.strategies).map(([s, stats]) => [s, { ...stats, collateral: dropLabel(stats.collateral) }])),
+      perConversation: summary.perConversation.map(({ findings: _f, undecidedTurns: _u, ...row }) => row),
+    };
+    const file = join(dir, 'pre-findings-summary.json');
+    writeFileSync(file, JSON.stringify(old));
+    const read = readRunSummary(file);
+    // k-fail is the one completed conversation with labels, of three completed
+    expect([read.conversationsWithFindings, read.findingsRate]).toEqual([1, 1 / 3]);
+    expect([summary.conversationsWithFindings, summary.findingsRate]).toEqual([1, 1 / 3]);
+    expect(read.failureTypes.prompt_injection).toEqual({ count: 0, share: 0, conversations: 0, prevalence: 0 });
+    expect(read.perConversation[1].findings).toEqual([]);
+  });
+
   it('names the file when a summary cannot be read', () => {
     const bad = join(dir, 'bad-summary.json');
     writeFileSync(bad, JSON.stringify({ schemaVersion: 1, conversations: -1 }));
