@@ -131,6 +131,10 @@ const RULES: Record<string, RoleRule> = {
     is: 'fleet campaigns on Redis: job schemas, workers, the coordinator executor, the shared model-host limit',
     may: ['domain', 'campaign', { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }, { role: 'store', typesOnly: true }],
   },
+  conformance: {
+    is: 'the bridge conformance kit: the suite as data, the runner, its JUnit and HTML reports',
+    may: ['domain', 'protocol', 'vehicle', 'toolenv', { role: 'bridge', typesOnly: true }, { role: 'report', files: ['escape.ts'] }],
+  },
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
