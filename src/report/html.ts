@@ -300,7 +300,7 @@ export class RunHtmlWriter {
   }
 
   private protocolCell(result: ConversationResult): string {
-    const row = this.protocolOf ? this.protocolOf(result) : result.protocol ? { key: result.spec.key, ...result.protocol, lateReplies: [] } : null;
+    const row = this.protocolOf ? this.protocolOf(result) : result.protocol ? { key: result.spec.key, ...result.protocol, lateReplies: [], beforeHello: 0 } : null;
     if (!row) return '';
     return describeConversationProtocol(row) || '–';
   }
