@@ -26,7 +26,9 @@ export function registerConformanceCommands(program: Command): void {
       const token = options.token ?? process.env[BRIDGE_TOKEN_ENV];
       if (!token) throw new Error(`--token or $${BRIDGE_TOKEN_ENV} is required: the unit presents the same token in its hello`);
       const turnTimeoutMs = positiveInt('--turn-timeout', options.turnTimeout);
-      const bridge = await startBridgeServer({ host: options.host, port: Number(options.port), token, turnTimeoutMs });
+      const port = Number(options.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: expected an integer 0–65535, got "${options.port}"`);
+      const bridge = await startBridgeServer({ host: options.host, port, token, turnTimeoutMs });
       try {
         console.log(`conformance: waiting up to ${options.wait} s for a head unit at ${bridge.url} (token in $${BRIDGE_TOKEN_ENV} or --token)`);
         const report = await runConformance({
