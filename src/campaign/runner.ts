@@ -97,6 +97,8 @@ export async function runPlannedConversation(
       structuredReplies: () => structured,
       failOn: config.scoring.failOn,
       inconclusive: config.scoring.inconclusive,
+      // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
+      evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
       contextAt: drive?.contextAt,
       beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
       signal: options.signal,

@@ -6,6 +6,7 @@ import type { ModelAvailability } from '../llm/availability.ts';
 import { promptVersion } from '../llm/prompts.ts';
 import { LlmUsageTracker } from '../llm/usage.ts';
 import { TemplateSimulator } from '../simulator/template.ts';
+import { campaignWorld } from './world.ts';
 import type { UserSimulator } from '../simulator/types.ts';
 import { ConfigError, type CampaignConfig } from './config.ts';
 import type { CampaignTiers } from './rig.ts';
@@ -89,10 +90,11 @@ export async function buildTiers(
   const usesModels = [simulatorResolved, ...judgesUsed].some(isModelRef);
   const tracker = usesModels ? new LlmUsageTracker({ prices: config.llm.prices }) : null;
   const context = { settings: config.llm, tracker: tracker!, consecutiveLimits: config.consecutiveLimits, scoring: config.scoring };
+  const world = campaignWorld(config);
   const simulator: UserSimulator = isModelRef(simulatorResolved)
     ? models!.createModelSimulator(simulatorResolved, context)
-    : new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits });
-  const judges: Judge[] = judgesUsed.map((ref) => (isModelRef(ref) ? models!.createModelJudge(ref, context) : new OracleJudge(config.scoring, config.safety)));
+    : new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits, world });
+  const judges: Judge[] = judgesUsed.map((ref) => (isModelRef(ref) ? models!.createModelJudge(ref, context) : new OracleJudge(config.scoring, config.safety, world)));
   return { simulator, judges, tracker, fallbacks };
 }
 
