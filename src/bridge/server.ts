@@ -6,13 +6,19 @@ import { Server, type Socket } from 'socket.io';
 import { z } from 'zod';
 import { describeZodError, parseOrThrow } from '../domain/validation.ts';
 import { BRIDGE_PROTOCOL, BRIDGE_TOKEN_ENV, EVENTS, HelloSchema, type BridgeError, type Capabilities, type HelloAck } from '../protocol/bridge.ts';
-import { checkStructure, type StructureLimits } from '../protocol/structure.ts';
+import { bridgeStructureLimits, checkStructure, type StructureLimits } from '../protocol/structure.ts';
 import { SutError } from '../headunit/types.ts';
-import { BridgeHeadUnitConnection, type BridgeLimits } from './connection.ts';
+import { BridgeHeadUnitConnection, type BridgeLimits, type EarlyMessage } from './connection.ts';
 import { errorMessage, guarded } from './guard.ts';
-import { transportCapBytes } from './limits.ts';
+import { payloadBytes, transportCapBytes } from './limits.ts';
 
-export { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BridgeUnitStats } from './connection.ts';
+export { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BeforeHelloAnomaly, type BridgeUnitStats } from './connection.ts';
+
+/**
+ * Messages a connection sends before its hello are kept (to be recorded and handled once the hello succeeds) up to
+ * this many, and up to maxMessageBytes in all; beyond, they are counted only. A refused connection's are discarded.
+ */
+export const EARLY_MESSAGES_KEPT = 32;
 
 /** A hello is a handful of short fields; anything bigger is refused before it is read (it comes before the token is checked). */
 const HELLO_STRUCTURE: StructureLimits = { maxDepth: 4, maxEntries: 100, maxStringChars: 4096 };
@@ -89,6 +95,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const httpServer = createServer();
   const io = new Server(httpServer, { maxHttpBufferSize: transportCapBytes(config.maxMessageBytes), serveClient: false });
   const units = new Map<string, BridgeHeadUnitConnection>();
+  const structure = bridgeStructureLimits(config.maxMessageBytes);
   const waiters = new Set<Waiter>();
   const emitter = new EventEmitter();
 
@@ -116,8 +123,31 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
           config.helloTimeoutMs,
         );
         socket.once('disconnect', () => clearTimeout(helloTimer));
+        // a socket.io client flushes what it buffered while disconnected before its own connect handler says hello
+        const early = { kept: [] as EarlyMessage[], notKept: 0, bytes: 0 };
+        const keepEarly = guarded(containTo(socket, 'a message before hello'), (event: string, payload: unknown) => {
+          if (event === EVENTS.hello) return;
+          if (early.kept.length >= EARLY_MESSAGES_KEPT) {
+            early.notKept += 1;
+            return;
+          }
+          const violation = checkStructure(payload, structure);
+          if (violation) {
+            early.kept.push({ event, payload: undefined, refused: `(refused: ${violation.message})` });
+            return;
+          }
+          const bytes = payloadBytes(payload);
+          if (early.bytes + bytes > config.maxMessageBytes) {
+            early.notKept += 1;
+            return;
+          }
+          early.bytes += bytes;
+          early.kept.push({ event, payload, refused: null });
+        });
+        socket.onAny(keepEarly);
         socket.once(EVENTS.hello, guarded(containTo(socket, 'hello'), (payload: unknown) => {
           clearTimeout(helloTimer);
+          socket.offAny(keepEarly);
           // before anything reads the hello (the token is not checked yet): a bounded, iterative look at its shape
           const violation = checkStructure(payload, HELLO_STRUCTURE);
           if (violation) {
@@ -152,7 +182,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
           }
           const connection = unit;
           const previous = connection.info();
-          connection.attach({ socket, ...info });
+          connection.attach({ socket, ...info }, { kept: early.kept, notKept: early.notKept });
           if (previous) emitter.emit('unit_replaced', info, connectedUnit(previous));
           socket.once('disconnect', (reason) => {
             const wasCurrent = connection.info()?.socket === socket;

@@ -92,6 +92,8 @@ export async function runPlannedConversation(
       simulator: tiers.simulator,
       judges: tiers.judges,
       failOn: config.scoring.failOn,
+      // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
+      evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
       contextAt: drive?.contextAt,
       beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
       signal: options.signal,

@@ -35,7 +35,7 @@ import { ManualRunApi } from './manual-runs.ts';
 import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
-import { ApiError, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
+import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
 
@@ -426,14 +426,6 @@ function requestUrl(target: string | undefined): URL {
     return new URL(target ?? '/', 'http://bench.invalid');
   } catch {
     throw new ApiError(400, 'malformed_url', 'the request target is not a valid URL path');
-  }
-}
-
-function decodePathSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new ApiError(400, 'malformed_url', `"${segment.slice(0, 100)}" is not valid percent-encoding (e.g. a lone % or a broken UTF-8 sequence)`);
   }
 }
 

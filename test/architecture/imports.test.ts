@@ -65,6 +65,7 @@ const RULES: Record<string, RoleRule> = {
       { role: 'voice', files: ['metrics.ts', 'acoustics.ts'] },
       { role: 'campaign', files: ['run-facts.ts'], why: 'summary.json is built from the run facts and their schemas' },
       { role: 'manual', files: ['model.ts', 'results.ts'], why: 'the manual-QA report section' },
+      { role: 'llm', files: ['manifest.ts'], why: "failure diversity embeds with the methods' model named in models/default.yaml" },
       { role: 'manual', typesOnly: true },
       { role: 'agents', files: ['results.ts', 'report.ts'], why: 'the tool-agents report section' },
       { role: 'agents', typesOnly: true },

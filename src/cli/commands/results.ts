@@ -8,6 +8,7 @@ import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../agents/results.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
 import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
+import { methodEmbeddingModel } from '../../llm/manifest.ts';
 import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
 import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { writeAtomically } from '../../report/write.ts';
@@ -56,7 +57,7 @@ export function registerResultCommands(program: Command): void {
         }
       }
       const diversityConfig = DiversityConfigSchema.parse({ threshold: Number(options.diversityThreshold), embeddingModel: options.embeddingModel });
-      const embedder = await resolveEmbedder(diversityConfig.embeddingModel, options.embeddingModel ? (line) => console.error(line) : undefined);
+      const embedder = await resolveEmbedder(diversityConfig.embeddingModel, options.embeddingModel ? (line) => console.error(line) : undefined, methodEmbeddingModel());
       try {
         const comparison = await compareRunsWithDiversity(await loadSummary(store, a), await loadSummary(store, b), embedder, diversityConfig);
         if (options.out) await writeComparisonReport(resolve(options.out), comparison);
