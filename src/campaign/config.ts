@@ -103,6 +103,12 @@ export const CampaignConfigSchema = z
     /** sampling seed: the same seed and pool give the same conversations */
     seed: z.number().int().default(42),
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
+    /**
+     * a world file (YAML, relative to this config: `pois:` in the bridge protocol's place format) holding the head
+     * unit's places: the simulator and the oracle check feasibility and offered places against it, and the reference
+     * unit serves it. Absent: the reference unit's world is known, another unit's is not (docs/architecture.md, "Which world")
+     */
+    world: z.string().min(1).optional(),
     /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
     simulator: z.string().default('template'),
     /** judges in precedence order (the first decisive verdict decides): "oracle", model references and technique judges (sc-5:MODEL_REF, …; docs/judge-techniques.md) */

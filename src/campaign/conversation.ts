@@ -73,6 +73,11 @@ function applyUtterance(targets: Target[], utterance: SimulatedUtterance, turn: 
       }
     }
   }
+  // what the simulator, knowing the world, expects now: "none exists" once no place meets the constraints stated so far
+  for (const [id, outcome] of Object.entries(utterance.annotation.expectations ?? {})) {
+    const target = next.find((t) => t.id === id);
+    if (target) target.expectedOutcome = outcome;
+  }
   return next;
 }
 

@@ -3,6 +3,7 @@ import { watchHeadUnit, type HeadUnitWatch, type WatchOptions } from '../bridge/
 import { TIERS_FACT, type TierFallback } from '../domain/tiers.ts';
 import type { ConnectedHeadUnit } from '../headunit/connect.ts';
 import { connectConfiguredHeadUnit } from './headunit.ts';
+import { campaignWorldFile } from './world.ts';
 import type { Judge } from '../judge/types.ts';
 import type { LlmUsageTracker } from '../llm/usage.ts';
 import { parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
@@ -80,6 +81,7 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
       (await connectConfiguredHeadUnit(config.headUnit, log, {
         vehicleMapping: vehicle?.mapping,
         safety: config.safety,
+        world: campaignWorldFile(config) ?? undefined,
         voice: spoken ? { vocabulary: driverVocabulary(campaign.seeds), onError: (error) => log(`voice: the reference head unit could not speak a reply: ${error.message}`) } : undefined,
       }));
     const voice = spoken ? await CampaignVoice.open(spoken, campaign, headUnit, log) : null;

@@ -7,6 +7,7 @@ import { promptVersion } from '../llm/prompts.ts';
 import { LlmUsageTracker } from '../llm/usage.ts';
 import { ScriptedSimulator } from '../simulator/script.ts';
 import { TemplateSimulator } from '../simulator/template.ts';
+import { campaignWorld } from './world.ts';
 import type { UserSimulator } from '../simulator/types.ts';
 import { ConfigError, type CampaignConfig } from './config.ts';
 import type { CampaignTiers } from './rig.ts';
@@ -93,12 +94,13 @@ export async function buildTiers(
   const usesModels = [simulatorResolved, ...judgesUsed].some(isModelRef);
   const tracker = usesModels ? new LlmUsageTracker({ prices: config.llm.prices }) : null;
   const context = { settings: config.llm, tracker: tracker!, consecutiveLimits: config.consecutiveLimits, scoring: config.scoring };
+  const world = campaignWorld(config);
   const simulator: UserSimulator = isModelRef(simulatorResolved)
     ? models!.createModelSimulator(simulatorResolved, context)
     : simulatorResolved === SCRIPTED_SIMULATOR
       ? new ScriptedSimulator()
-      : new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits });
-  const judges: Judge[] = judgesUsed.map((ref) => (isModelRef(ref) ? models!.createModelJudge(ref, context) : new OracleJudge(config.scoring, config.safety)));
+      : new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits, world });
+  const judges: Judge[] = judgesUsed.map((ref) => (isModelRef(ref) ? models!.createModelJudge(ref, context) : new OracleJudge(config.scoring, config.safety, world)));
   return { simulator, judges, tracker, fallbacks };
 }
 

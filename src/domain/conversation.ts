@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ContextVectorSchema } from './context.ts';
-import { ConstraintSchema, RequestSchema, TargetSchema, TargetStatusSchema } from './targets.ts';
+import { ConstraintSchema, ExpectedOutcomeSchema, RequestSchema, TargetSchema, TargetStatusSchema } from './targets.ts';
 import { DimensionSchema, FailureLabelSchema, JudgeTierSchema, PersonaSchema, StrategySchema } from './taxonomy.ts';
 import { AssistantReplySchema } from '../protocol/bridge.ts';
 import { ExpectationResultSchema, TurnExpectationSchema } from './expectations.ts';
@@ -28,6 +28,8 @@ export const UtteranceAnnotationSchema = z.object({
   introduces: z.array(z.object({ id: z.string(), request: RequestSchema })).default([]),
   /** constraints added in this utterance, per target id (constraint stacking) */
   addedConstraints: z.record(z.string(), z.array(ConstraintSchema)).default({}),
+  /** per target id: no place of the world meets what the user has now asked for (set by a simulator that knows the world) */
+  expectations: z.record(z.string(), ExpectedOutcomeSchema).optional(),
   /** the user returns to these targets after a topic switch without repeating their constraints */
   returnsTo: z.array(z.string()).default([]),
   /** targets the user explicitly drops ("never mind") */

@@ -66,10 +66,19 @@ export const INTENT_DOMAIN: Record<Intent, string> = {
 export const TargetStatusSchema = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 export type TargetStatus = z.infer<typeof TargetStatusSchema>;
 
+/**
+ * What the simulator, knowing the world, expects of a target: `none_exists` when no place of the world meets
+ * its stated constraints (a truthful "not found" completes it; any place offered as a match is a failure).
+ */
+export const ExpectedOutcomeSchema = z.enum(['none_exists']);
+export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;
+
 export const TargetSchema = z.object({
   id: z.string(),
   request: RequestSchema,
   status: TargetStatusSchema,
+  /** absent: the target can be met (or the bench does not know the unit's world) */
+  expectedOutcome: ExpectedOutcomeSchema.optional(),
   introducedTurn: z.number().int().nullable(),
   completedTurn: z.number().int().nullable(),
 });
