@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ContextVectorSchema } from './context.ts';
 import { ConstraintSchema, ExpectedOutcomeSchema, RequestSchema, TargetSchema, TargetStatusSchema } from './targets.ts';
 import { DimensionSchema, FailureLabelSchema, JudgeTierSchema, PersonaSchema, StrategySchema } from './taxonomy.ts';
-import { AssistantReplySchema } from '../protocol/bridge.ts';
+import { AssistantReplySchema } from '../../packages/bridge-sdk/src/protocol/bridge.ts';
 import { ExpectationResultSchema, TurnExpectationSchema } from './expectations.ts';
 
 /** A seed phrase s with its annotated targets (what the simulator will ask for). */
