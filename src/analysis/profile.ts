@@ -78,7 +78,7 @@ export const PerConversationSchema = z.object({
   /** the critical-failure gate's labels found on the conversation's deciding turn verdicts */
   gate: z.array(z.enum(FAILURE_LABELS)),
   /** what failed it: the gate, the score rule, or both; empty unless outcome is fail */
-  failedBy: z.array(z.enum(['gate', 'score'])),
+  failedBy: z.array(z.enum(['gate', 'score', 'expectation'])),
   turns: count,
   uniqueFailureTypes: count,
   labels: z.array(z.enum(FAILURE_LABELS)),

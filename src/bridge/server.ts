@@ -54,6 +54,10 @@ export interface BridgeServerEvents {
   unit_replaced: [unit: ConnectedUnit, previous: ConnectedUnit];
   /** something the bench contained instead of crashing (an exception in a socket handler), for the log */
   incident: [message: string];
+  /** a hello as the unit sent it (after the structural check, before the token and schema checks): the conformance kit's evidence */
+  hello_received: [hello: unknown, address: string];
+  /** a connection refused before or at hello, with the bridge_error it got */
+  unit_refused: [error: BridgeError, address: string];
 }
 
 export interface BridgeServer {
@@ -102,6 +106,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   let refused = 0;
   const refuse = (socket: Socket, error: BridgeError) => {
     refused += 1;
+    emitter.emit('unit_refused', error, peerAddress(socket));
     socket.emit(EVENTS.error, error);
     // give the error frame a moment to leave before hanging up
     setTimeout(() => socket.disconnect(true), 50).unref();
@@ -154,6 +159,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
             refuse(socket, { code: violation.code, message: `hello: ${violation.message}` });
             return;
           }
+          emitter.emit('hello_received', payload, peerAddress(socket));
           const announced = (typeof payload === 'object' && payload !== null ? payload : {}) as { protocol?: unknown; token?: unknown };
           if (announced.protocol !== BRIDGE_PROTOCOL) {
             refuse(socket, { code: 'protocol', message: `protocol ${describeAnnounced(announced.protocol)} is not supported; the bench speaks ${BRIDGE_PROTOCOL}` });

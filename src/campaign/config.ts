@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { HHMM, ISODate } from '../domain/context.ts';
-import type { SeedPhrase } from '../domain/conversation.ts';
+import type { ConversationSpec, SeedPhrase } from '../domain/conversation.ts';
 import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../domain/safety-policy.ts';
 import { MethodSchema } from '../domain/method.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../domain/taxonomy.ts';
@@ -103,6 +103,12 @@ export const CampaignConfigSchema = z
     /** sampling seed: the same seed and pool give the same conversations */
     seed: z.number().int().default(42),
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
+    /**
+     * a world file (YAML, relative to this config: `pois:` in the bridge protocol's place format) holding the head
+     * unit's places: the simulator and the oracle check feasibility and offered places against it, and the reference
+     * unit serves it. Absent: the reference unit's world is known, another unit's is not (docs/architecture.md, "Which world")
+     */
+    world: z.string().min(1).optional(),
     /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
     simulator: z.string().default('template'),
     /** judges in precedence order (the first decisive verdict decides): "oracle", model references and technique judges (sc-5:MODEL_REF, …; docs/judge-techniques.md) */
@@ -169,6 +175,8 @@ export interface LoadedCampaign {
   /** the seeds the plan uses, in sampling order (planConversations cycles through them; see seed-pool.ts) */
   seeds: SeedPhrase[];
   strategies: Strategy[];
+  /** a kind that fixes its conversations itself (suites: src/campaign/suite-kind.ts) gives them here; otherwise they are sampled */
+  plan?: ConversationSpec[];
 }
 
 /**

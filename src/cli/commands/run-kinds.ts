@@ -34,7 +34,7 @@ function resumeRunIdFor(store: ResultStore, kind: string, name: string, options:
  * tool-agents: `--simulator` replaces the task user simulator, `--judge` the policy judges.
  */
 export async function runItemCampaignCommand(
-  kind: Exclude<CampaignKind, 'dialogue'>,
+  kind: Exclude<CampaignKind, 'dialogue' | 'suite'>,
   configPath: string,
   options: ItemRunOptions,
   run: { headUnitLostExitCode: number },
