@@ -88,7 +88,7 @@ export const PerConversationSchema = z.object({
   /** the critical-failure gate's labels found on the conversation's deciding turn verdicts */
   gate: z.array(z.enum(FAILURE_LABELS)),
   /** what failed it: the gate, the score rule, or both; empty unless outcome is fail */
-  failedBy: z.array(z.enum(['gate', 'score'])),
+  failedBy: z.array(z.enum(['gate', 'score', 'expectation'])),
   /** every label of its deciding turn verdicts: turn number (1-based), label, severity, target, judge, evidence */
   findings: z.array(FindingSchema).default([]),
   /** turn numbers (1-based) no judge decided: under `scoring.inconclusive: review` the conversation needs review */

@@ -7,15 +7,15 @@ import { decidingConversationVerdict, decidingTurnVerdict } from '../judge/prece
  * - `error`: the conversation did not complete (sut_error, simulator_error, judge_error status);
  *   counted in `errors`, neither pass nor fail;
  * - `fail`: a finding it is judged by (a `failOn` label among the deciding turn verdicts; by default
- *   every label), or the deciding verdict's C is below θ;
+ *   every label), or the deciding verdict's C is below θ, or a scripted turn's expectation did not hold (suites);
  * - `inconclusive` (needs review): nothing failed it, but a turn no judge could decide is on record
  *   (unless `scoring.inconclusive: pass`), or no judge produced a decisive verdict on C;
  * - `pass`: the deciding verdict's C ≥ θ, no `failOn` finding and every turn decided.
  */
 export type CombinedOutcome = 'pass' | 'fail' | 'inconclusive' | 'error';
 
-/** What failed a conversation: its findings (the `failOn` gate), the score rule C ≥ θ, or both. */
-export type FailRule = 'gate' | 'score';
+/** What failed a conversation: its findings (the `failOn` gate), the score rule C ≥ θ, a scripted turn's expectation (suites), or several. */
+export type FailRule = 'gate' | 'score' | 'expectation';
 
 /** One labelled failure as every output shows it: turn number (1-based), label, severity, target, the judge that gave it, evidence. */
 export interface Finding {
@@ -67,7 +67,8 @@ export function combinedVerdict(result: Pick<ConversationResult, 'status' | 'ver
   const scorePass = deciding?.pass ?? null;
   const base = { verdict: deciding, judge: deciding?.judge ?? null, tier: deciding?.tier ?? null, score: deciding?.score ?? null, scorePass, gate, findings, undecidedTurns };
   if (result.status !== 'completed') return { outcome: 'error', ...base, failedBy: [] };
-  const failedBy: FailRule[] = [...(gate.length > 0 ? (['gate'] as const) : []), ...(scorePass === false ? (['score'] as const) : [])];
+  const unmet = result.turns.some((turn) => turn.expectations?.met === false);
+  const failedBy: FailRule[] = [...(gate.length > 0 ? (['gate'] as const) : []), ...(scorePass === false ? (['score'] as const) : []), ...(unmet ? (['expectation'] as const) : [])];
   if (failedBy.length > 0) return { outcome: 'fail', ...base, failedBy };
   const needsReview = result.inconclusive === 'review' && undecidedTurns.length > 0;
   return { outcome: deciding && !needsReview ? 'pass' : 'inconclusive', ...base, failedBy };

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { HHMM, ISODate } from '../domain/context.ts';
-import type { SeedPhrase } from '../domain/conversation.ts';
+import type { ConversationSpec, SeedPhrase } from '../domain/conversation.ts';
 import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../domain/safety-policy.ts';
 import { MethodSchema } from '../domain/method.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../domain/taxonomy.ts';
@@ -175,6 +175,8 @@ export interface LoadedCampaign {
   /** the seeds the plan uses, in sampling order (planConversations cycles through them; see seed-pool.ts) */
   seeds: SeedPhrase[];
   strategies: Strategy[];
+  /** a kind that fixes its conversations itself (suites: src/campaign/suite-kind.ts) gives them here; otherwise they are sampled */
+  plan?: ConversationSpec[];
 }
 
 /**

@@ -11,7 +11,7 @@ import type { UserSimulator } from '../simulator/types.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
 import type { LoadedCampaign } from './config.ts';
 import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink } from './run-facts.ts';
-import { buildTiers, describeTiers } from './tiers.ts';
+import { buildTiers, describeTiers, isModelRef } from './tiers.ts';
 import { VehicleFeed, type ConversationDrive } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
 
@@ -159,7 +159,7 @@ async function modelHosts(tiers: CampaignTiers, ollamaHost: string | undefined):
 export async function modelHostsOf(refs: readonly string[], ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
   return Promise.all(
     // a technique judge (sc-5:ollama:…) calls the models it names
-    [...new Set(refs.filter((ref) => ref !== 'template' && ref !== 'oracle').flatMap((ref) => parseJudgeRef(ref).models))]
+    [...new Set(refs.filter(isModelRef).flatMap((ref) => parseJudgeRef(ref).models))]
       .map(async (ref) => {
         const model = parseModelRef(ref);
         if (model.provider === 'ollama') return { ref, host: (await import('../llm/providers/ollama.ts')).resolveOllamaHost(ollamaHost) };

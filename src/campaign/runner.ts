@@ -165,7 +165,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       runId = resumed.id;
       store.setRunStatus(runId, 'running');
     } else {
-      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { ...executor.meta } });
+      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: campaign.plan ?? planConversations(campaign), meta: { ...executor.meta } });
     }
     runIdForEvents = runId;
     recorder = executor.record(store, runId);

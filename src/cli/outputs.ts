@@ -4,7 +4,18 @@ import type { RunSummary } from '../analysis/profile.ts';
 import { describeFailOn, type FailureLabel } from '../domain/taxonomy.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { readRunSummary } from '../report/write.ts';
-import type { ResultStore } from '../store/store.ts';
+import { ResultStore } from '../store/store.ts';
+import { workspaceStorePath } from '../store/workspace.ts';
+
+/** The results store of a workspace, for commands that read runs; null (or an error, when it must exist) when there is none. */
+export function openStore(workspace: string, mustExist = true): ResultStore | null {
+  const path = workspaceStorePath(workspace);
+  if (!existsSync(path)) {
+    if (mustExist) throw new Error(`no results store at ${path} (run a campaign first, or pass --workspace)`);
+    return null;
+  }
+  return ResultStore.open(path);
+}
 
 /** The verdict rule in one phrase for the command line: "failOn every label failed 24" or "no findings gate, failOn []". */
 export function gateText(failOn: readonly FailureLabel[], failedByGate: number): string {

@@ -5,11 +5,15 @@ import { escapeXml, escapeXmlAttribute as attr } from './escape.ts';
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
-/** Why a failed conversation failed, in one line: its failOn findings and/or C against θ. */
+/** Why a failed conversation failed, in one line: its failOn findings, a scripted expectation (suites) and/or C against θ. */
 function failRule(combined: CombinedVerdict): string {
   const score = combined.score === null ? 'no score' : `score ${combined.score.toFixed(2)}${combined.judge ? ` (${combined.judge})` : ''}`;
-  if (combined.gate.length === 0) return `${score} is below θ`;
-  return `failed by its findings (failOn: ${combined.gate.join(', ')}); ${score} ${combined.scorePass === null ? 'undecided' : combined.scorePass ? 'would pass on C alone' : 'is below θ too'}`;
+  const rules = [
+    ...(combined.gate.length ? [`failed by its findings (failOn: ${combined.gate.join(', ')})`] : []),
+    ...(combined.failedBy.includes('expectation') ? ['a scripted expectation did not hold'] : []),
+  ];
+  if (rules.length === 0) return `${score} is below θ`;
+  return `${rules.join('; ')}; ${score} ${combined.scorePass === null ? 'undecided' : combined.scorePass ? 'would pass on C alone' : 'is below θ too'}`;
 }
 
 /**
@@ -41,7 +45,8 @@ export class JunitWriter {
     } else if (combined.outcome === 'fail') {
       this.failures += 1;
       const rule = `${failRule(combined)}; ${lines.length} finding(s)`;
-      parts = [failure(combined.gate.length ? 'findings' : 'score_below_threshold', rule), ...combined.findings.map((f, i) => failure(f.label, lines[i], f.evidence))];
+      const type = combined.gate.length ? 'findings' : combined.failedBy.includes('expectation') ? 'expectation' : 'score_below_threshold';
+      parts = [failure(type, rule), ...combined.findings.map((f, i) => failure(f.label, lines[i], f.evidence))];
     } else if (combined.outcome === 'inconclusive' && result.inconclusive === 'review') {
       this.failures += 1;
       const turns = combined.undecidedTurns.length ? `no judge could decide turn(s) ${combined.undecidedTurns.join(', ')}` : 'no judge reached a verdict on C';

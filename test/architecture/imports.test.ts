@@ -34,7 +34,10 @@ const RULES: Record<string, RoleRule> = {
   toolenv: { is: 'the tool environment of tool-using agents (tools, synthetic navigation db)', may: ['domain', 'protocol', { role: 'agents', files: ['tasks.ts'], typesOnly: true, why: 'the task a tool environment is built for' }] },
   vehicle: { is: 'DBC codec, scenarios, frames, CAN transports and readers', may: ['domain', 'protocol', 'config', 'system', 'world'] },
   judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm', { role: 'analysis', files: ['stats.ts'], why: 'agreement between judges uses the statistics module' }] },
-  simulator: { is: 'the template and LLM user simulators and the driver wording', may: ['domain', 'protocol', 'world', 'llm'] },
+  simulator: {
+    is: 'the template, LLM and scripted user simulators and the driver wording',
+    may: ['domain', 'protocol', 'world', 'llm', { role: 'headunit', files: ['reference/nlu.ts'], why: "a typed turn is read with the rule-based reader of the bench's vocabulary (src/simulator/reader.ts)" }],
+  },
   headunit: { is: 'the head-unit interface and the reference head unit', may: ['domain', 'protocol', 'world', 'vehicle', { role: 'bridge-sdk', typesOnly: true, why: "the SDK's head-unit interface" }] },
   bridge: {
     is: 'the bridge server, and the SDK client that carries the head-unit protocol',
@@ -93,6 +96,7 @@ const RULES: Record<string, RoleRule> = {
       'store',
       { role: 'manual', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
       { role: 'agents', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
+      { role: 'suite', files: ['format.ts'], why: 'the suite kind (suite-kind.ts) plays the suites it names' },
     ],
   },
   manual: {
@@ -109,6 +113,10 @@ const RULES: Record<string, RoleRule> = {
       { role: 'headunit', files: ['connect.ts'], typesOnly: true },
       { role: 'store', typesOnly: true },
     ],
+  },
+  suite: {
+    is: 'scripted suites: the suite format, pinning a stored conversation, transcript importers',
+    may: ['domain', 'protocol', 'config', 'world', { role: 'judge', files: ['precedence.ts'] }],
   },
   judgebench: { is: 'the judge benchmark', may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'report', 'campaign'] },
   agents: {
@@ -139,7 +147,7 @@ const RULES: Record<string, RoleRule> = {
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', 'embedding', { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }],
   },
   ui: {
     is: 'the bench app frontend (browser)',
@@ -156,6 +164,7 @@ const RULES: Record<string, RoleRule> = {
       { role: 'manual', files: ['model.ts'], why: 'metric names and titles' },
       { role: 'manual', typesOnly: true },
       { role: 'agents', typesOnly: true },
+      { role: 'conformance', typesOnly: true },
     ],
   },
   cli: { is: 'the command line: the entry point, may import anything', may: '*' },

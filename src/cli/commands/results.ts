@@ -14,19 +14,9 @@ import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { writeAtomically } from '../../report/write.ts';
 import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { exportJsonl } from '../../store/export.ts';
-import { ResultStore } from '../../store/store.ts';
+import type { ResultStore } from '../../store/store.ts';
 import { writeComparisonReport, writeRunOutputs } from '../../report/write.ts';
-import { findingsText, gateText, loadSummary } from '../outputs.ts';
-import { workspaceStorePath } from '../../store/workspace.ts';
-
-function openStore(workspace: string, mustExist = true): ResultStore | null {
-  const path = workspaceStorePath(workspace);
-  if (!existsSync(path)) {
-    if (mustExist) throw new Error(`no results store at ${path} (run a campaign first, or pass --workspace)`);
-    return null;
-  }
-  return ResultStore.open(path);
-}
+import { findingsText, gateText, loadSummary, openStore } from '../outputs.ts';
 
 export function registerResultCommands(program: Command): void {
   program
