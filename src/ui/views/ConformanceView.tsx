@@ -93,7 +93,7 @@ export function ConformanceView({ reportId }: { reportId: string | null }) {
       {listing.error && <ErrorBox message={listing.error} />}
       {current && current.state !== 'idle' && (
         <div data-testid="conformance-current">
-          <h2>
+          <h2 data-testid="conformance-state">
             {current.state === 'waiting' && `Waiting for a head unit at ${current.bridgeUrl}`}
             {current.state === 'running' && 'Running'}
             {current.state === 'done' && 'Finished'}
@@ -102,7 +102,9 @@ export function ConformanceView({ reportId }: { reportId: string | null }) {
           {current.error && <ErrorBox message={current.error} />}
           {current.reportId && (
             <p>
-              <a href={`#/conformance/${current.reportId}`}>Open the report</a>
+              <a href={`#/conformance/${current.reportId}`} data-testid="conformance-open-report">
+                Open the report
+              </a>
             </p>
           )}
           {current.checks.length > 0 && current.state !== 'done' && <CheckTable checks={current.checks} />}
@@ -112,7 +114,7 @@ export function ConformanceView({ reportId }: { reportId: string | null }) {
       {reportId && !report.data && !report.error && <Loading what="the report" />}
       {reportId && report.data && (
         <div data-testid="conformance-report">
-          <h2>
+          <h2 data-testid="conformance-verdict">
             {report.data.report.unit ? `${report.data.report.unit.name} ${report.data.report.unit.version}` : 'No unit dialled in'}{' '}
             <Pill kind={report.data.report.passed ? 'pass' : 'fail'}>{report.data.report.passed ? 'passed' : 'failed'}</Pill>
           </h2>
