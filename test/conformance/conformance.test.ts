@@ -12,7 +12,7 @@ import { BROKEN_UNITS, goodHandler, sunroofAssistant } from './units.ts';
 import { CLI, runCli } from '../helpers/cli.ts';
 
 const TOKEN = 'conformance-token';
-/** generous for a loaded 2-core machine; the slow unit answers after 1.4 × this */
+/** generous for a loaded 2-core machine; the slow unit answers 400 ms after it */
 const TURN_TIMEOUT_MS = 2500;
 const RECONNECT_WAIT_MS = 8000;
 
