@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { HHMM, ISODate } from '../domain/context.ts';
-import type { SeedPhrase } from '../domain/conversation.ts';
+import type { ConversationSpec, SeedPhrase } from '../domain/conversation.ts';
 import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../domain/safety-policy.ts';
 import { MethodSchema } from '../domain/method.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../domain/taxonomy.ts';
@@ -37,6 +37,8 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     faults: FaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
     /** the policy the reference unit itself follows; default: the campaign's `safety` (set it to test a unit built to another rule) */
     safety: SafetyPolicySchema.optional(),
+    /** the build it announces in hello (recorded with the run; compare lists fixes and regressions between builds); default named after its faults */
+    build: z.string().min(1).max(200).optional(),
   }),
   /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
   z.strictObject({
@@ -175,6 +177,8 @@ export interface LoadedCampaign {
   /** the seeds the plan uses, in sampling order (planConversations cycles through them; see seed-pool.ts) */
   seeds: SeedPhrase[];
   strategies: Strategy[];
+  /** a kind that fixes its conversations itself (suites: src/campaign/suite-kind.ts) gives them here; otherwise they are sampled */
+  plan?: ConversationSpec[];
 }
 
 /**
