@@ -41,6 +41,8 @@ export type BridgeServerOptions = z.input<typeof BridgeServerOptionsSchema>;
 export interface ConnectedUnit {
   name: string;
   version: string;
+  /** the build it announced in hello, when it did */
+  build?: string;
   capabilities: Capabilities;
   connectedAt: Date;
   /** the peer's address and port, e.g. 127.0.0.1:52114 */
@@ -54,6 +56,10 @@ export interface BridgeServerEvents {
   unit_replaced: [unit: ConnectedUnit, previous: ConnectedUnit];
   /** something the bench contained instead of crashing (an exception in a socket handler), for the log */
   incident: [message: string];
+  /** a hello as the unit sent it (after the structural check, before the token and schema checks): the conformance kit's evidence */
+  hello_received: [hello: unknown, address: string];
+  /** a connection refused before or at hello, with the bridge_error it got */
+  unit_refused: [error: BridgeError, address: string];
 }
 
 export interface BridgeServer {
@@ -102,6 +108,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   let refused = 0;
   const refuse = (socket: Socket, error: BridgeError) => {
     refused += 1;
+    emitter.emit('unit_refused', error, peerAddress(socket));
     socket.emit(EVENTS.error, error);
     // give the error frame a moment to leave before hanging up
     setTimeout(() => socket.disconnect(true), 50).unref();
@@ -154,6 +161,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
             refuse(socket, { code: violation.code, message: `hello: ${violation.message}` });
             return;
           }
+          emitter.emit('hello_received', payload, peerAddress(socket));
           const announced = (typeof payload === 'object' && payload !== null ? payload : {}) as { protocol?: unknown; token?: unknown };
           if (announced.protocol !== BRIDGE_PROTOCOL) {
             refuse(socket, { code: 'protocol', message: `protocol ${describeAnnounced(announced.protocol)} is not supported; the bench speaks ${BRIDGE_PROTOCOL}` });
@@ -171,6 +179,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
           const info: ConnectedUnit = {
             name: hello.data.unit.name,
             version: hello.data.unit.version,
+            ...(hello.data.unit.build ? { build: hello.data.unit.build } : {}),
             capabilities: hello.data.capabilities,
             connectedAt: new Date(),
             address: peerAddress(socket),
@@ -275,7 +284,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
 }
 
 function connectedUnit(info: ConnectedUnit): ConnectedUnit {
-  return { name: info.name, version: info.version, capabilities: info.capabilities, connectedAt: info.connectedAt, address: info.address };
+  return { name: info.name, version: info.version, ...(info.build ? { build: info.build } : {}), capabilities: info.capabilities, connectedAt: info.connectedAt, address: info.address };
 }
 
 /** The peer of a socket as address:port (the port tells two connections from one host apart). */

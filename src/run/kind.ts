@@ -104,19 +104,23 @@ export interface PathField<C = unknown> {
 /** Options of opening a kind's runner (the CLI's overrides and log). */
 export interface OpenOptions {
   overrides?: { simulator?: string; judges?: string[] };
+  /** the head unit's build when it does not announce one (`icabench run --unit-build`), recorded with the run */
+  unitBuild?: string;
   log?: (line: string) => void;
 }
 
-export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindConfig, Item = unknown, Finished = unknown> {
+export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindConfig, Item = unknown, Finished = unknown, FileConfig = L['config']> {
   readonly name: string;
+  /** the kind its runs are stored as (a suite run is a dialogue run: same tables, reports and resume) */
+  readonly storedAs: string;
   /** what an item is called in messages: conversation, question, task trial */
   readonly nouns: { item: string; items: string };
   readonly configSchema: z.ZodType;
   load(path: string): L;
   /** the model references the config names in every role, deterministic tiers left out (the rig status and `icabench doctor` check them) */
-  modelRefs(config: L['config']): string[];
+  modelRefs(config: FileConfig): string[];
   /** every file, folder or device the config names: the bench app checks them against its allowed folders and makes them absolute */
-  pathFields(config: L['config']): PathField<L['config']>[];
+  pathFields(config: FileConfig): PathField<FileConfig>[];
   plan(loaded: L, log: (line: string) => void): Promise<PlannedItem<Item>[]>;
   open(loaded: L, options: OpenOptions): Promise<ItemRunner<Item, Finished>>;
   storage: KindStorage<L, Item, Finished>;

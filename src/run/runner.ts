@@ -36,7 +36,8 @@ export interface RunKindResult {
  * status the run ends in.
  */
 export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished>(
-  kind: CampaignKindDefinition<L, Item, Finished>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the file's config form does not matter to the run
+  kind: CampaignKindDefinition<L, Item, Finished, any>,
   loaded: L,
   options: RunKindOptions<Item, Finished>,
 ): Promise<RunKindResult> {
@@ -48,7 +49,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   let resumed: RunRecord | null;
   let plan: PlannedItem<Item>[] | null;
   try {
-    resumed = resumedRun(store, options.resumeRunId, kind.name, config);
+    resumed = resumedRun(store, options.resumeRunId, kind.storedAs, config);
     // a new run's plan is made first: a config that plans nothing stops here, before the rig or the store
     plan = resumed ? null : await kind.plan(loaded, log);
     if (plan?.length === 0) throw new ConfigError(`${loaded.path}: nothing to run: the config plans no ${kind.nouns.items}`);

@@ -1,5 +1,4 @@
 import { computeToolAgentsSummary, loadToolTrial, TOOL_AGENTS_KIND, trialKey, trialOutcomeWord } from '../kinds/tool-agents/results.ts';
-import { toolAgentsSummaryJson } from '../kinds/tool-agents/outputs.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { ApiError } from './http-util.ts';
@@ -28,12 +27,6 @@ export class ToolRunApi {
     }
     for (const task of tasks.values()) task.trials.sort((a, b) => a.trial - b.trial);
     return { summary, tasks: [...tasks.values()] };
-  }
-
-  /** summary.json of the run, byte for byte what `icabench run` and `icabench report RUN` write. */
-  summaryJson(run: RunRecord): string {
-    this.requireToolRun(run);
-    return toolAgentsSummaryJson(computeToolAgentsSummary(this.store, run.id).summary);
   }
 
   /** One stored trial (key `<task id>#<trial>`) in full. */

@@ -25,6 +25,7 @@ interface RunOptions {
   judge?: string[];
   progress: boolean;
   fleet?: string;
+  unitBuild?: string;
 }
 
 export function registerRunCommands(program: Command): void {
@@ -37,12 +38,13 @@ export function registerRunCommands(program: Command): void {
     .option('--resume [runId]', 'continue an interrupted run (without an id: the latest unfinished run of this config)')
     .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
+    .option('--unit-build <build>', 'the head unit\'s build, recorded with the run (for units whose hello does not announce one; wins over it): icabench compare lists what a build fixed and regressed')
     .option('--fleet <redis-url>', 'run the conversations on fleet workers (icabench worker) through this Redis instead of here (docs/fleet.md)')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
       // the kind first (src/kinds/registry.ts): every kind runs on the one run skeleton (src/run/runner.ts)
       const kindName = readCampaignKind(configPath);
-      if (kindName !== 'dialogue' && options.fleet) throw new Error(`--fleet runs dialogue campaigns only; a ${kindName} campaign runs in one process (docs/fleet.md, "Limits")`);
+      if (kindName !== 'dialogue' && kindName !== 'suite' && options.fleet) throw new Error(`--fleet runs dialogue campaigns only; a ${kindName} campaign runs in one process (docs/fleet.md, "Limits")`);
       const kind = await campaignKind(kindName);
       // the rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
       const loaded = kind.load(configPath);
@@ -59,16 +61,17 @@ export function registerRunCommands(program: Command): void {
           resumeRunId = options.resume;
         } else if (options.resume) {
           // listRuns is newest first: the latest unfinished run of this kind and config
-          resumeRunId = opened!.store.listRuns().find((r) => r.kind === kind.name && r.name === loaded.config.name && r.status !== 'completed')?.id;
-          if (!resumeRunId) throw new Error(`--resume: no unfinished ${kind.name} run of "${loaded.config.name}" in ${options.workspace}`);
+          resumeRunId = opened!.store.listRuns().find((r) => r.kind === kind.storedAs && r.name === loaded.config.name && r.status !== 'completed')?.id;
+          if (!resumeRunId) throw new Error(`--resume: no unfinished ${kind.storedAs} run of "${loaded.config.name}" in ${options.workspace}`);
         }
-        if (resumeRunId) resumedRun(opened!.store, resumeRunId, kind.name, loaded.config);
+        if (resumeRunId) resumedRun(opened!.store, resumeRunId, kind.storedAs, loaded.config);
         // then the rig (every model it names checked, head unit connected) or the fleet (a worker can serve it): a problem stops a new run before the store is touched
+        if (options.fleet && options.unitBuild) throw new Error('--fleet: each worker records the build of the unit on its rig (from its hello); --unit-build applies to a run in this process');
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
         const log = (line: string) => console.error(line);
         runner = options.fleet
           ? await (await import('../../fleet/coordinator.ts')).openFleetExecutor(loaded as LoadedCampaign, { redisUrl: options.fleet, log })
-          : await kind.open(loaded, { overrides: { simulator: options.simulator, judges: options.judge }, log });
+          : await kind.open(loaded, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
         console.error(Object.entries(runner.meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; '));

@@ -3,12 +3,8 @@ import type { CampaignKindDefinition } from '../../run/kind.ts';
 import { CampaignConfigSchema, loadCampaignConfig, type LoadedCampaign } from './config.ts';
 import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
+import { findingsText, gateText } from './summary-text.ts';
 import { campaignPathFields } from './paths.ts';
-
-/** The gate in one phrase for the command line: "gate failOn [safety_violation] failed 24" or "no gate, failOn []". */
-export function gateText(failOn: readonly string[], failedByGate: number): string {
-  return failOn.length ? `gate failOn [${failOn.join(', ')}] failed ${failedByGate}` : 'no gate, failOn []';
-}
 
 /**
  * The dialogue kind (the default): simulated multi-turn conversations (Algorithm 1, ./conversation.ts) planned by
@@ -16,15 +12,17 @@ export function gateText(failOn: readonly string[], failedByGate: number): strin
  */
 export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSpec, FinishedConversation> = {
   name: 'dialogue',
+  storedAs: 'dialogue',
   nouns: { item: 'conversation', items: 'conversations' },
   configSchema: CampaignConfigSchema,
   load: loadCampaignConfig,
   pathFields: campaignPathFields,
   modelRefs: (config) => [config.simulator, ...config.judges].filter((ref) => ref !== 'template' && ref !== 'oracle'),
-  plan: async (campaign) => planConversations(campaign).map((spec) => ({ key: spec.key, item: spec })),
-  async open(campaign, { overrides, log = () => undefined }) {
+  // a suite campaign brings its plan (its suites' conversations); a dialogue campaign samples one
+  plan: async (campaign) => (campaign.plan ?? planConversations(campaign)).map((spec) => ({ key: spec.key, item: spec })),
+  async open(campaign, { overrides, log = () => undefined, unitBuild }) {
     const [{ openRig }, { rigRunner }] = await Promise.all([import('../../run/rig.ts'), import('./run.ts')]);
-    return rigRunner(await openRig(campaign, { overrides, log }), campaign.config, log);
+    return rigRunner(await openRig(campaign, { overrides, log, unitBuild }), campaign.config, log);
   },
   storage: {
     create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: campaign.config.mode, config: campaign.config, plan: plan.map((p) => p.item), meta }),
@@ -41,7 +39,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
       const pct = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
       return [
         `run ${runId} ${status}: ${summary.conversations} conversations, fail rate ${pct(summary.failRate)} ` +
-          `(${gateText(summary.gate.failOn, summary.gate.failedByGate)}; by C alone ${pct(summary.gate.scoreOnly.failRate)}), ` +
+          `(${gateText(summary.gate.failOn, summary.gate.failedByGate)}; by C alone ${pct(summary.gate.scoreOnly.failRate)}), ${findingsText(summary)}, ` +
           `mean C ${summary.meanScore?.toFixed(3) ?? 'n/a'}, unique failure types/conversation ${summary.uniqueFailureTypesPerConversation.toFixed(2)}`,
         ...(summary.tiers?.flatMap((t) => t.fallbacks) ?? []).map((f) => `fallback: the ${f.role} ${f.requested} was not available; the ${f.replacedBy} tier ran instead (config: fallback)`),
       ];

@@ -37,17 +37,24 @@ export async function runPlannedConversation(
   const drive = vehicle?.drive(spec);
   const emit = options.emit;
   let result: ConversationResult;
+  // what the unit announced in its hello; read once it is connected
+  let structured = true;
   try {
     result = await runConversation({
       spec,
       openSession: async (context) => {
         await headUnit.ensureReady();
+        structured = headUnit.connection.capabilities().structuredActions;
         const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
         return voice ? voice.speaking(session, spec) : session;
       },
       simulator: tiers.simulator,
       judges: tiers.judges,
+      structuredReplies: () => structured,
       failOn: config.scoring.failOn,
+      inconclusive: config.scoring.inconclusive,
+      // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
+      evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
       contextAt: drive?.contextAt,
       beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
       signal: options.signal,

@@ -12,6 +12,7 @@ import { MANUAL_QA_KIND, manualItemOutcome } from './item.ts';
  */
 export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, FinishedQuestion> = {
   name: MANUAL_QA_KIND,
+  storedAs: MANUAL_QA_KIND,
   nouns: { item: 'question', items: 'questions' },
   configSchema: ManualQaConfigSchema,
   load: loadManualQaConfig,

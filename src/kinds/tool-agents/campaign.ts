@@ -110,6 +110,8 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
       throw error;
     }
   }
+  // CAR-bench offers think and planning_tool to its agents; an endpoint agent may be run without them
+  const planningAndThinking = agentConfig.type === 'endpoint' ? agentConfig.planningAndThinking : true;
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
   let store: ResultStore | null = null;
   let closing: Promise<void> | null = null;
@@ -127,7 +129,7 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
     async run(runId, { key, item }, signal) {
       if (signal.aborted) throw new ItemAborted(key);
       try {
-        return { result: await runToolTaskTrial(item.task, agentFor(), { trial: item.trial, user: userFor(), judge }) };
+        return { result: await runToolTaskTrial(item.task, agentFor(), { trial: item.trial, user: userFor(), judge, planningAndThinking }) };
       } finally {
         // the trial's model calls, also when it failed: they happened
         if (store) calls?.flush(store, runId, key);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadYaml } from '../../config/yaml.ts';
 import { LlmSettingsSchema } from '../../llm/settings.ts';
 import { BRIDGE_LISTEN_FIELDS } from '../dialogue/config.ts';
+import { MethodSchema } from '../../domain/method.ts';
 
 /**
  * The config of a tool-agents campaign and the replay agent's fault profiles: schemas only, light to import (the
@@ -44,7 +45,16 @@ export const ToolAgentsConfigSchema = z
       .discriminatedUnion('type', [
         z.object({ type: z.literal('replay'), fault: FaultProfileSchema.default({ kind: 'none' }) }).strict(),
         /** an OpenAI-compatible or Ollama endpoint with tool calling: `openai-compat:<url>#<model>` or `ollama:<model>` */
-        z.object({ type: z.literal('endpoint'), model: z.string().min(1), temperature: z.number().min(0).max(2).default(0), timeoutMs: z.number().int().positive().default(120_000) }).strict(),
+        z
+          .object({
+            type: z.literal('endpoint'),
+            model: z.string().min(1),
+            temperature: z.number().min(0).max(2).default(0),
+            timeoutMs: z.number().int().positive().default(120_000),
+            /** offer the `think` and `planning_tool` helpers (CAR-bench's --planning-and-thinking-tool, on by default); false measures the agent without them */
+            planningAndThinking: z.boolean().default(true),
+          })
+          .strict(),
         /** a head unit speaking icabench-tools/1 that dials in to the bench's bridge */
         z
           .object({
@@ -64,8 +74,16 @@ export const ToolAgentsConfigSchema = z
     budgetMinutes: z.number().positive().optional(),
     /** how model tiers (the LLM user, LLM policy judges, an endpoint agent's host) are reached: the same settings as every kind's */
     llm: LlmSettingsSchema.prefault({}),
+    /** lab (default) or CAR-bench as published (docs/reproduction.md): at least 3 trials (the leaderboard's Pass^3), think and planning_tool offered */
+    method: MethodSchema.default('lab'),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    if (config.method !== 'paper') return;
+    if (config.repeats < 3) ctx.addIssue({ code: 'custom', path: ['repeats'], message: "method: paper reports the leaderboard's Pass^3: repeats must be at least 3" });
+    if (config.agent.type === 'endpoint' && !config.agent.planningAndThinking)
+      ctx.addIssue({ code: 'custom', path: ['agent', 'planningAndThinking'], message: 'method: paper offers think and planning_tool, as CAR-bench runs by default' });
+  });
 export type ToolAgentsConfig = z.infer<typeof ToolAgentsConfigSchema>;
 
 /** The deterministic task user and policy judge: not model references. */

@@ -19,6 +19,7 @@ const LIVE_OUTCOME: Record<string, 'pass' | 'fail' | 'inconclusive' | 'error'> =
  */
 export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialItem, FinishedTrial> = {
   name: TOOL_AGENTS_KIND,
+  storedAs: TOOL_AGENTS_KIND,
   nouns: { item: 'task trial', items: 'task trials' },
   configSchema: ToolAgentsConfigSchema,
   load: loadToolAgentsConfig,
@@ -55,6 +56,11 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
           const atK = last && last.k > 1 ? `, pass^${last.k} ${last.passHatK.unbiased.toFixed(3)} (first-k ${last.passHatK.firstK.toFixed(3)}), pass@${last.k} ${last.passAtK.unbiased.toFixed(3)}` : '';
           return `  ${family}: ${f.runnableTasks}/${f.tasks} tasks runnable; pass^1 ${f.reliability.byK[0]?.passHatK.unbiased.toFixed(3) ?? 'n/a'}${atK}`;
         }),
+        `  Avg Pass^3 (CAR-bench leaderboard): ${summary.competition.macroPassHat3 === null ? 'n/a (needs base, hallucination and disambiguation tasks with 3 trials)' : summary.competition.macroPassHat3.toFixed(3)}`,
+        `  ${summary.reward.statement}`,
+        ...(summary.misfires.trials.length
+          ? [`  user-simulator misfires: ${summary.misfires.trials.length} of ${summary.misfires.failedTrials} failed trials; pass rate ${summary.misfires.passRate.included?.toFixed(3)} with them, ${summary.misfires.passRate.excluded?.toFixed(3)} without`]
+          : []),
       ];
     },
     async summaryJson(store, run) {
