@@ -87,6 +87,8 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   let stopReason: string | null = null;
 
   const beforeTake = async (): Promise<boolean> => {
+    // a kind whose items never wait on I/O (the replay agent) would starve the event loop: Ctrl+C and timers get their turn here
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (options.signal?.aborted || stopReason) return false;
     if (budgetMs !== null && Date.now() - started >= budgetMs) {
       budgetHit = true;
