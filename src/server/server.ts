@@ -8,6 +8,7 @@ import type { RunSummary } from '../analysis/profile.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
 import { compareRunsWithDiversity } from '../analysis/compare.ts';
+import { storedRunChanges } from '../report/changes-section.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
@@ -32,6 +33,7 @@ import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
 import { TOOL_AGENTS_KIND } from '../agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
+import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.ts';
 import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
@@ -95,6 +97,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
   const manualRuns = new ManualRunApi(store);
   const toolRuns = new ToolRunApi(store);
+  const conformance = new ConformanceApi(options.workspace);
   const requireDialogue = (config: unknown, where: string) => {
     const kind = campaignKindOfValue(config);
     if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} campaign; the bench app starts and compares dialogue campaigns (run ${kind} campaigns with icabench run)`);
@@ -148,6 +151,13 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       pattern: /^\/api\/rig$/,
       handle: async (_q, res) => ok(res, { checks: await rigStatus(rigSources) }),
     },
+    { method: 'GET', pattern: /^\/api\/conformance$/, handle: (_q, res) => ok(res, { current: conformance.current(), reports: conformance.list() }) },
+    {
+      method: 'POST',
+      pattern: /^\/api\/conformance\/start$/,
+      handle: async (req, res) => ok(res, await conformance.start(await body(req, StartConformanceBodySchema, 'conformance start request')), 202),
+    },
+    { method: 'GET', pattern: /^\/api\/conformance\/(?<id>[^/]+)$/, handle: (_q, res, p) => ok(res, { report: conformance.report(p.id) }) },
     { method: 'GET', pattern: /^\/api\/configs$/, handle: async (_q, res) => ok(res, { configs: await catalog.list() }) },
     {
       method: 'GET',
@@ -341,7 +351,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         for (const run of runs) requireDialogue({ kind: run.kind }, `compare: run ${run.id}`);
         const [a, b] = await Promise.all(runs.map((run) => summaries.get(run)));
         // failure diversity of the union with the lexical embedder (labelled in the result), as `icabench compare` does by default
-        return ok(res, { comparison: await compareRunsWithDiversity(a, b, new TfidfEmbedder()) });
+        const comparison = await compareRunsWithDiversity(a, b, new TfidfEmbedder());
+        // the same conversation-by-conversation changes as `icabench compare`: fixed, regressed, per-turn reply diffs
+        comparison.changes = storedRunChanges(store, runs[0].id, runs[1].id);
+        return ok(res, { comparison });
       },
     },
   ];
@@ -414,6 +427,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     control,
     async close() {
       if (control.isRunning()) await control.stop().catch(() => undefined);
+      await conformance.close();
       await new Promise<void>((done) => io.close(() => done()));
       http.closeAllConnections();
     },
