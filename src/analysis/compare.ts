@@ -5,6 +5,7 @@ import type { RunSummary } from './profile.ts';
 import { compareDiversity, DEFAULT_DIVERSITY_CONFIG, DiversityComparisonSchema, type DiversityConfig } from './diversity.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { ReliabilitySchema } from './reliability.ts';
+import { RunChangesSchema } from './changes.ts';
 
 /** Significance level of the guided-vs-baseline tests (the paper's). */
 export const COMPARISON_ALPHA = 0.05;
@@ -18,7 +19,10 @@ const RunSideSchema = z.object({
   inconclusive: z.number().int(),
   errors: z.number().int(),
   failRate: z.number().nullable(),
-  /** the critical-failure gate the run was judged by, the conversations it failed, and the fail rate by C alone (the paper's) */
+  /** completed conversations with at least one finding, and their share of the completed ones */
+  conversationsWithFindings: z.number().int(),
+  findingsRate: z.number().nullable(),
+  /** the findings gate the run was judged by, the conversations it failed, and the fail rate by C alone (the paper's) */
   failOn: z.array(z.enum(FAILURE_LABELS)),
   failedByGate: z.number().int(),
   scoreOnlyFailRate: z.number().nullable(),
@@ -62,6 +66,8 @@ export const RunComparisonSchema = z.object({
   diversity: DiversityComparisonSchema.optional(),
   /** pass^k / pass@k of each run (summary.json `reliability`; null for a run without repeats); absent when neither has repeats */
   reliability: z.object({ a: ReliabilitySchema.nullable(), b: ReliabilitySchema.nullable() }).optional(),
+  /** conversation by conversation (runs of one suite or campaign on two builds): fixed, regressed, turn diffs; absent when a side is not a stored run */
+  changes: RunChangesSchema.optional(),
 });
 export type RunComparison = z.infer<typeof RunComparisonSchema>;
 
@@ -75,6 +81,8 @@ function side(summary: RunSummary, fallbackName: string): z.infer<typeof RunSide
     inconclusive: summary.inconclusive,
     errors: summary.errors.sut_error + summary.errors.simulator_error + summary.errors.judge_error,
     failRate: summary.failRate,
+    conversationsWithFindings: summary.conversationsWithFindings,
+    findingsRate: summary.findingsRate,
     failOn: summary.gate.failOn,
     failedByGate: summary.gate.failedByGate,
     scoreOnlyFailRate: summary.gate.scoreOnly.failRate,

@@ -9,7 +9,7 @@ import type { CampaignEvent } from '../../campaign/events.ts';
 import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
-import { gateText } from '../outputs.ts';
+import { findingsText, gateText } from '../outputs.ts';
 import { readCampaignKind } from '../../campaign/kinds.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
@@ -23,6 +23,7 @@ interface RunOptions {
   judge?: string[];
   progress: boolean;
   fleet?: string;
+  unitBuild?: string;
 }
 
 export function registerRunCommands(program: Command): void {
@@ -35,6 +36,7 @@ export function registerRunCommands(program: Command): void {
     .option('--resume [runId]', 'continue an interrupted run (without an id: the latest unfinished run of this config)')
     .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
+    .option('--unit-build <build>', 'the head unit\'s build, recorded with the run (for units whose hello does not announce one; wins over it): icabench compare lists what a build fixed and regressed')
     .option('--fleet <redis-url>', 'run the conversations on fleet workers (icabench worker) through this Redis instead of here (docs/fleet.md)')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
@@ -65,12 +67,13 @@ export function registerRunCommands(program: Command): void {
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
         }
         // then the rig (every model it names checked, head unit connected) or the fleet (a worker can serve it): a problem stops a new run before the store is touched
+        if (options.fleet && options.unitBuild) throw new Error('--fleet: each worker records the build of the unit on its rig (from its hello); --unit-build applies to a run in this process');
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
         const log = (line: string) => console.error(line);
         if (options.fleet) {
           executor = await (await import('../../fleet/coordinator.ts')).openFleetExecutor(campaign, { redisUrl: options.fleet, log });
         } else {
-          rig = await (await import('../../campaign/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log });
+          rig = await (await import('../../campaign/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
@@ -103,7 +106,7 @@ export function registerRunCommands(program: Command): void {
         const pct = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
         console.log(
           `run ${result.runId} ${result.status}: ${summary.conversations} conversations, fail rate ${pct(summary.failRate)} ` +
-            `(${gateText(summary.gate.failOn, summary.gate.failedByGate)}; by C alone ${pct(summary.gate.scoreOnly.failRate)}), ` +
+            `(${gateText(summary.gate.failOn, summary.gate.failedByGate)}; by C alone ${pct(summary.gate.scoreOnly.failRate)}), ${findingsText(summary)}, ` +
             `mean C ${summary.meanScore?.toFixed(3) ?? 'n/a'}, unique failure types/conversation ${summary.uniqueFailureTypesPerConversation.toFixed(2)}`,
         );
         for (const fallback of summary.tiers?.flatMap((t) => t.fallbacks) ?? []) {
