@@ -11,6 +11,7 @@ import { runManualQa } from '../../manual/run.ts';
 import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { ResultStore } from '../../store/store.ts';
 import { workspaceStorePath } from '../../store/workspace.ts';
+import { resumeCommand, stoppedLine } from '../run-end.ts';
 
 export interface ItemRunOptions {
   out?: string;
@@ -84,7 +85,7 @@ export async function runItemCampaignCommand(
     );
     console.log(`report: ${join(out, 'report.html')}`);
     if (result.stopReason) {
-      console.error(`run ${result.runId} stopped: ${result.stopReason}. Continue it with --resume ${result.runId} once the head unit is back.`);
+      console.error(stoppedLine(result.runId, result.stopReason, resumeCommand(configPath, result.runId, options)));
       process.exitCode = run.headUnitLostExitCode;
     } else if (result.status === 'interrupted') process.exitCode = 130;
   } finally {
