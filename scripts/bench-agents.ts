@@ -8,13 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { bridgeToolAgent } from '../src/agents/bridge-agent.ts';
-import { toolAgentFactory, toolUnitExtension } from '../src/agents/bridge-unit.ts';
+import { toolAgentFactory } from '../src/agents/bridge-unit.ts';
 import { confirmationRuleJudge } from '../src/agents/judge.ts';
 import { checkRunnable, runToolTaskTrial, type ToolAgent, type TrialResult } from '../src/agents/loop.ts';
 import { ReplayAgent } from '../src/agents/replay.ts';
 import { summarizeTrials } from '../src/agents/summary.ts';
 import { loadVendoredTasks } from '../src/agents/tasks.ts';
-import { connectHeadUnit } from '../src/bridge/client.ts';
+import { connectHeadUnit, toolsExtension } from '../src/bridge/client.ts';
 import { startBridgeServer } from '../src/bridge/server.ts';
 
 const trials = process.argv[2] ? Number(process.argv[2]) : 3;
@@ -53,7 +53,7 @@ await pass('in-process replay agent', () => new ReplayAgent(), trials);
 
 const token = randomBytes(8).toString('hex');
 const bridge = await startBridgeServer({ token });
-const client = await connectHeadUnit({ url: bridge.url, token, handler: { unit: { name: 'bench-tools', version: '1' }, capabilities: { text: true, audio: false, vehicleContext: false, structuredActions: false }, startSession() {}, async handleTurn() { return { text: '', actions: [] }; }, endSession() {} }, extensions: toolUnitExtension(toolAgentFactory('replay')) });
+const client = await connectHeadUnit({ url: bridge.url, token, handler: { unit: { name: 'bench-tools', version: '1' }, capabilities: { text: true, audio: false, vehicleContext: false, structuredActions: false }, startSession() {}, async handleTurn() { return { text: '', actions: [] }; }, endSession() {} }, extensions: toolsExtension(toolAgentFactory('replay')) });
 const connection = await bridge.waitForHeadUnit(10_000, 'bench-tools');
 const agent = bridgeToolAgent(connection);
 await pass('bridge head unit (replay agent, loopback icabench-tools/1)', () => agent, 1);

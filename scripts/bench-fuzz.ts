@@ -86,7 +86,7 @@ async function benchSide(): Promise<void> {
 }
 
 function emptyStats(): BridgeUnitStats {
-  return { sessionsOpened: 0, replies: 0, duplicateReplies: 0, lateReplies: 0, wrongTurnReplies: 0, invalidMessages: 0, unattributed: 0, dropped: 0, contained: 0 };
+  return { sessionsOpened: 0, replies: 0, duplicateReplies: 0, lateReplies: 0, wrongTurnReplies: 0, invalidMessages: 0, unattributed: 0, dropped: 0, contained: 0, beforeHello: 0 };
 }
 
 function ask(child: ChildProcess): Promise<BenchReport> {

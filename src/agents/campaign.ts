@@ -121,7 +121,8 @@ export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: R
     await runPool(
       plan,
       async ({ task, trial }) => {
-        const result = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge });
+        const planningAndThinking = agentConfig.type === 'endpoint' ? agentConfig.planningAndThinking : true;
+        const result = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge, planningAndThinking });
         if (store && runId) store.saveItemResult(runId, trialKey(task.task_id, trial), trialOutcomeWord(result), result);
         fresh.push(result);
         options.onTrial?.(result);

@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadYaml } from '../config/yaml.ts';
 import { BRIDGE_LISTEN_FIELDS } from '../campaign/config.ts';
+import { MethodSchema } from '../domain/method.ts';
 
 /**
  * The config of a tool-agents campaign and the replay agent's fault profiles: schemas only, light to import (the
@@ -43,7 +44,16 @@ export const ToolAgentsConfigSchema = z
       .discriminatedUnion('type', [
         z.object({ type: z.literal('replay'), fault: FaultProfileSchema.default({ kind: 'none' }) }).strict(),
         /** an OpenAI-compatible or Ollama endpoint with tool calling: `openai-compat:<url>#<model>` or `ollama:<model>` */
-        z.object({ type: z.literal('endpoint'), model: z.string().min(1), temperature: z.number().min(0).max(2).default(0), timeoutMs: z.number().int().positive().default(120_000) }).strict(),
+        z
+          .object({
+            type: z.literal('endpoint'),
+            model: z.string().min(1),
+            temperature: z.number().min(0).max(2).default(0),
+            timeoutMs: z.number().int().positive().default(120_000),
+            /** offer the `think` and `planning_tool` helpers (CAR-bench's --planning-and-thinking-tool, on by default); false measures the agent without them */
+            planningAndThinking: z.boolean().default(true),
+          })
+          .strict(),
         /** a head unit speaking icabench-tools/1 that dials in to the bench's bridge */
         z
           .object({
@@ -59,8 +69,16 @@ export const ToolAgentsConfigSchema = z
     judges: z.array(z.string().min(1)).default(['rule']),
     /** trials run at once (each trial has its own environment, agent state and user) */
     concurrency: z.number().int().min(1).max(64).default(1),
+    /** lab (default) or CAR-bench as published (docs/reproduction.md): at least 3 trials (the leaderboard's Pass^3), think and planning_tool offered */
+    method: MethodSchema.default('lab'),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    if (config.method !== 'paper') return;
+    if (config.repeats < 3) ctx.addIssue({ code: 'custom', path: ['repeats'], message: "method: paper reports the leaderboard's Pass^3: repeats must be at least 3" });
+    if (config.agent.type === 'endpoint' && !config.agent.planningAndThinking)
+      ctx.addIssue({ code: 'custom', path: ['agent', 'planningAndThinking'], message: 'method: paper offers think and planning_tool, as CAR-bench runs by default' });
+  });
 export type ToolAgentsConfig = z.infer<typeof ToolAgentsConfigSchema>;
 
 export interface LoadedToolAgents {

@@ -91,8 +91,13 @@ export function systemPromptFor(task: Task): string {
     .replace('{{placeholder_datetime_based_on_task_context_init_config}}', JSON.stringify(task.context_init_config.current_datetime));
 }
 
+/** CAR-bench's cross-domain helpers `--planning-and-thinking-tool` offers (run.py default: on); they read nothing and change nothing. */
+export const PLANNING_AND_THINKING_TOOLS = ['think', 'planning_tool'] as const;
+
 export interface TrialOptions {
   trial?: number;
+  /** offer the agent `think` and `planning_tool` (default true, as CAR-bench's run.py); false withholds them */
+  planningAndThinking?: boolean;
   user?: TaskUserSimulator;
   judge?: PolicyJudge;
   maxAgentMessages?: number;
@@ -143,7 +148,8 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
   const reference = runnable.reference;
   const env = timed(() => ToolEnvironment.forTask(task, { nav: runnable.nav }));
   const systemPrompt = systemPromptFor(task);
-  const tools = env.tools();
+  const offered = env.tools();
+  const tools = options.planningAndThinking === false ? offered.filter((t) => !(PLANNING_AND_THINKING_TOOLS as readonly string[]).includes(t.function.name)) : offered;
   let openingText: string;
   try {
     openingText = await user.opening(task);

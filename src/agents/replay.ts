@@ -132,6 +132,27 @@ function ensurePrerequisites(groups: Array<Array<{ name: string; kwargs: Record<
   }
 }
 
+/**
+ * A hallucination task replayed honestly: the steps before the first one that needs the removed part (a removed
+ * tool, or a call with a removed parameter), and nothing after it — a later reference action may depend on what
+ * the removed part would have done (a waypoint never added cannot be replaced), so going on would break the task
+ * or fabricate. A removed result field is read (the tool still answers, with the field "unknown") and the replay
+ * stops right after that step. Calls of the cut step that need nothing removed still run (they are parallel, so
+ * independent of it); a conversation-ending tool never runs, so the acknowledgement can be heard.
+ */
+function stopAtRemovedPart(groups: ReturnType<typeof groupSteps>, removals: ReturnType<typeof parseRemovedParts>): ReturnType<typeof groupSteps> {
+  const needsRemoved = (c: { name: string; kwargs: Record<string, unknown> }) =>
+    removals.tools.has(c.name) || (removals.parameters.get(c.name) ?? []).some((p) => usesRemovedParameter(c.kwargs, p));
+  const kept: ReturnType<typeof groupSteps> = [];
+  for (const group of groups) {
+    const usable = group.filter((c) => !needsRemoved(c) && !toolByName(c.name)?.terminates_conversation);
+    if (usable.length) kept.push(usable);
+    if (usable.length < group.filter((c) => !toolByName(c.name)?.terminates_conversation).length) break;
+    if (group.some((c) => removals.results.has(c.name))) break;
+  }
+  return kept;
+}
+
 export interface ReplayPlan {
   steps: Step[];
   /** whether the fault profile changed anything on this task */
@@ -147,17 +168,7 @@ export function planReplay(task: Task, fault: FaultProfile = { kind: 'none' }): 
 
   if (hallucination) {
     if (fault.kind === 'fabricates_removed') fired = true;
-    else
-      groups = groups
-        .map((g) =>
-          g.filter(
-            (c) =>
-              !removals.tools.has(c.name) &&
-              !(removals.parameters.get(c.name) ?? []).some((p) => usesRemovedParameter(c.kwargs, p)) &&
-              !toolByName(c.name)?.terminates_conversation,
-          ),
-        )
-        .filter((g) => g.length);
+    else groups = stopAtRemovedPart(groups, removals);
   }
   if (fault.kind === 'half_done' && !hallucination) {
     for (let s = groups.length - 1; s >= 0 && !fired; s--) {

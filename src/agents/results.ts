@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../domain/validation.ts';
+import { methodOfStoredConfig, presetOf, PresetSchema } from '../domain/method.ts';
 import type { ResultStore } from '../store/store.ts';
 import { TrialResultSchema, type TrialResult } from './loop.ts';
 import { summarizeTrials, TrialsSummarySchema } from './summary.ts';
@@ -49,6 +50,8 @@ export function loadToolAgentsRun(store: ResultStore, runId: string): { planned:
  */
 export const ToolAgentsRunSummarySchema = TrialsSummarySchema.extend({
   kind: z.literal(TOOL_AGENTS_KIND),
+  /** lab defaults or the paper preset (`method:` of the config) */
+  preset: PresetSchema,
   run: z.object({ id: z.string(), name: z.string(), status: z.string(), createdAt: z.string(), finishedAt: z.string().nullable() }),
   /** the agent that ran (replay, replay with a fault profile, endpoint model, bridge) */
   agent: z.string().nullable(),
@@ -65,6 +68,7 @@ export function computeToolAgentsSummary(store: ResultStore, runId: string): { s
   const { planned, results, invalidTasks } = loadToolAgentsRun(store, runId);
   const summary = ToolAgentsRunSummarySchema.parse({
     kind: TOOL_AGENTS_KIND,
+    preset: presetOf('tool-agents', methodOfStoredConfig(run.config)),
     run: { id: run.id, name: run.name, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt },
     agent: results[0]?.agent ?? null,
     planned,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PresetSchema } from '../domain/method.ts';
 import { ConversationStatusSchema, type ConversationResult } from '../domain/conversation.ts';
 import { TiersRecordSchema } from '../domain/tiers.ts';
 import { InvocationSummarySchema } from '../domain/invocation.ts';
@@ -77,7 +78,7 @@ export const PerConversationSchema = z.object({
   /** the critical-failure gate's labels found on the conversation's deciding turn verdicts */
   gate: z.array(z.enum(FAILURE_LABELS)),
   /** what failed it: the gate, the score rule, or both; empty unless outcome is fail */
-  failedBy: z.array(z.enum(['gate', 'score'])),
+  failedBy: z.array(z.enum(['gate', 'score', 'expectation'])),
   turns: count,
   uniqueFailureTypes: count,
   labels: z.array(z.enum(FAILURE_LABELS)),
@@ -125,6 +126,8 @@ export const RunSummarySchema = z.object({
   run: z
     .object({ id: z.string(), name: z.string(), mode: z.string(), status: z.string(), createdAt: z.string(), finishedAt: z.string().nullable() })
     .optional(),
+  /** which method the run followed: lab defaults or a paper preset (src/domain/method.ts) */
+  preset: PresetSchema.optional(),
   conversations: count,
   passed: count,
   failed: count,

@@ -12,14 +12,29 @@ import { BRIDGE_FACTS } from '../bridge/facts.ts';
 
 const count = z.number().int().min(0);
 
+/** Why the bench had stopped waiting when a late reply came: the turn timed out, or its link was lost (the reply may come over the next connection). */
+const LateCauseSchema = z.enum(['timeout', 'link_lost']);
+const LateReplySchema = z.object({ turn: z.number().int().min(0).nullable(), lateMs: z.number().min(0), cause: LateCauseSchema });
+
+/** A message the unit sent on a new connection before its hello (e.g. replies its socket.io client flushed on reconnect), with its content. */
+const BeforeHelloMessageSchema = z.object({
+  /** the conversation it named; null when it named no session of this run */
+  key: z.string().nullable(),
+  event: z.string(),
+  turn: z.number().int().nullable(),
+  content: z.string(),
+});
+
 export const ConversationProtocolSchema = z.object({
   key: z.string(),
   duplicateReplies: count,
-  /** late replies of this conversation, each with ms after its turn's deadline */
-  lateReplies: z.array(z.object({ turn: z.number().int().min(0).nullable(), lateMs: z.number().min(0) })),
+  /** late replies of this conversation, each with ms after the bench stopped waiting (the deadline, or the lost link) */
+  lateReplies: z.array(LateReplySchema),
   wrongTurnReplies: count,
   invalidMessages: count,
   linkLost: z.enum(['disconnected', 'replaced']).nullable(),
+  /** messages naming this conversation that came on a new connection before its hello */
+  beforeHello: count,
 });
 export type ConversationProtocol = z.infer<typeof ConversationProtocolSchema>;
 
@@ -56,6 +71,10 @@ export const ProtocolSectionSchema = z.object({
   refusedConnections: count,
   /** bench-side exceptions contained to one socket */
   contained: count,
+  /** messages the unit sent on a connection before its hello (counted whether their content was kept or not) */
+  beforeHello: count,
+  /** those messages with their content, in arrival order */
+  beforeHelloMessages: z.array(BeforeHelloMessageSchema),
   reconnects: count,
   disconnects: count,
   replacements: count,
@@ -63,7 +82,7 @@ export const ProtocolSectionSchema = z.object({
   /** why the run stopped by itself (the unit did not come back within the grace); null when it did not */
   stopped: z.string().nullable(),
   /** late replies, slowest first */
-  late: z.array(z.object({ key: z.string(), turn: z.number().int().min(0).nullable(), lateMs: z.number().min(0) })),
+  late: z.array(LateReplySchema.extend({ key: z.string() })),
   /** the unit's link over the run, in order */
   events: z.array(UnitEventSchema),
   /** only the conversations with an anomaly, in plan order */
@@ -78,12 +97,15 @@ const AfterCloseFactSchema = z.object({
   kind: z.enum(['duplicate', 'late', 'wrong_turn', 'invalid', 'disconnected', 'replaced']),
   turn: z.number().int().nullable(),
   lateMs: z.number().nullable(),
+  /** absent in runs recorded before link-lost late replies were told apart: those were timeouts */
+  cause: LateCauseSchema.nullable().optional(),
 });
 const CountsFactSchema = z.object({
   invocation: z.string(),
   unattributed: count,
   dropped: count,
   contained: count,
+  beforeHello: count.default(0),
   refusedConnections: count,
   eventsNotRecorded: count,
   afterCloseNotRecorded: count,
@@ -110,16 +132,22 @@ const EVENT_KINDS: Record<string, UnitEvent['kind']> = {
 type UnitEvent = z.infer<typeof UnitEventSchema>;
 
 function emptyRow(key: string): ConversationProtocol {
-  return { key, duplicateReplies: 0, lateReplies: [], wrongTurnReplies: 0, invalidMessages: 0, linkLost: null };
+  return { key, duplicateReplies: 0, lateReplies: [], wrongTurnReplies: 0, invalidMessages: 0, linkLost: null, beforeHello: 0 };
 }
 
 function isAffected(row: ConversationProtocol): boolean {
-  return row.duplicateReplies + row.lateReplies.length + row.wrongTurnReplies + row.invalidMessages > 0 || row.linkLost !== null;
+  return row.duplicateReplies + row.lateReplies.length + row.wrongTurnReplies + row.invalidMessages + row.beforeHello > 0 || row.linkLost !== null;
 }
 
-/** A conversation's own record plus what arrived for it after it was recorded. */
-export function conversationProtocol(key: string, stored: ProtocolAnomalies | undefined, after: readonly z.infer<typeof AfterCloseFactSchema>[] = []): ConversationProtocol {
+/** A conversation's own record plus what arrived for it after it was recorded (and before a hello that named it). */
+export function conversationProtocol(
+  key: string,
+  stored: ProtocolAnomalies | undefined,
+  after: readonly z.infer<typeof AfterCloseFactSchema>[] = [],
+  beforeHello = 0,
+): ConversationProtocol {
   const row = emptyRow(key);
+  row.beforeHello = beforeHello;
   if (stored) {
     row.duplicateReplies = stored.duplicateReplies;
     row.wrongTurnReplies = stored.wrongTurnReplies;
@@ -127,7 +155,7 @@ export function conversationProtocol(key: string, stored: ProtocolAnomalies | un
     row.linkLost = stored.linkLost;
   }
   for (const fact of after) {
-    if (fact.kind === 'late') row.lateReplies.push({ turn: fact.turn !== null && fact.turn >= 0 ? fact.turn : null, lateMs: fact.lateMs ?? 0 });
+    if (fact.kind === 'late') row.lateReplies.push({ turn: fact.turn !== null && fact.turn >= 0 ? fact.turn : null, lateMs: fact.lateMs ?? 0, cause: fact.cause ?? 'timeout' });
     else if (fact.kind === 'duplicate') row.duplicateReplies += 1;
     else if (fact.kind === 'wrong_turn') row.wrongTurnReplies += 1;
     else if (fact.kind === 'invalid') row.invalidMessages += 1;
@@ -140,11 +168,17 @@ export function conversationProtocol(key: string, stored: ProtocolAnomalies | un
 export function describeConversationProtocol(row: ConversationProtocol): string {
   const parts: string[] = [];
   if (row.duplicateReplies) parts.push(`${row.duplicateReplies} duplicate`);
-  if (row.lateReplies.length) parts.push(`${row.lateReplies.length} late (${row.lateReplies.map((l) => `+${Math.round(l.lateMs)} ms`).join(', ')})`);
+  if (row.lateReplies.length) parts.push(`${row.lateReplies.length} late (${row.lateReplies.map(describeLate).join(', ')})`);
   if (row.wrongTurnReplies) parts.push(`${row.wrongTurnReplies} wrong turn`);
   if (row.invalidMessages) parts.push(`${row.invalidMessages} invalid`);
   if (row.linkLost) parts.push(`link ${row.linkLost}`);
+  if (row.beforeHello) parts.push(`${row.beforeHello} before hello`);
   return parts.join(' · ');
+}
+
+/** "+840 ms after the timeout" / "+120 ms after the link was lost". */
+export function describeLate(late: { lateMs: number; cause: 'timeout' | 'link_lost' }): string {
+  return `+${Math.round(late.lateMs)} ms after ${late.cause === 'timeout' ? 'the timeout' : 'the link was lost'}`;
 }
 
 /** The section's counts with their labels, in the order the report and the bench app show them. */
@@ -155,6 +189,7 @@ export function protocolCounts(section: ProtocolSection): [label: string, value:
     ['wrong-turn replies', section.wrongTurnReplies],
     ['invalid messages', section.invalidMessages],
     ['unattributed messages', section.unattributed],
+    ['messages before hello', section.beforeHello],
     ['dropped over the rate limit', section.droppedOverRate],
     ['conversations cut off (disconnected / replaced)', `${section.linkLost.disconnected} / ${section.linkLost.replaced}`],
     ['reconnects', section.reconnects],
@@ -177,6 +212,8 @@ export interface ProtocolReport {
 /** Builds the protocol section from a run's facts (read first, they are few) and its conversations (streamed once). */
 export function protocolReport(facts: readonly RunFact[]): ProtocolReport {
   const afterClose = new Map<string, z.infer<typeof AfterCloseFactSchema>[]>();
+  const beforeHello: z.infer<typeof BeforeHelloMessageSchema>[] = [];
+  const beforeHelloOf = new Map<string, number>();
   const lastCounts = new Map<string, z.infer<typeof CountsFactSchema>>();
   const events: UnitEvent[] = [];
   let bridgeFacts = 0;
@@ -189,6 +226,11 @@ export function protocolReport(facts: readonly RunFact[]): ProtocolReport {
       const list = afterClose.get(parsed.data.key) ?? [];
       list.push(parsed.data);
       afterClose.set(parsed.data.key, list);
+    } else if (fact.kind === BRIDGE_FACTS.beforeHello) {
+      const parsed = BeforeHelloMessageSchema.safeParse(fact.data);
+      if (!parsed.success) continue;
+      beforeHello.push(parsed.data);
+      if (parsed.data.key !== null) beforeHelloOf.set(parsed.data.key, (beforeHelloOf.get(parsed.data.key) ?? 0) + 1);
     } else if (fact.kind === BRIDGE_FACTS.counts) {
       const parsed = CountsFactSchema.safeParse(fact.data);
       if (parsed.success) lastCounts.set(parsed.data.invocation, parsed.data);
@@ -212,8 +254,10 @@ export function protocolReport(facts: readonly RunFact[]): ProtocolReport {
   const rows: ConversationProtocol[] = [];
   const seen = new Set<string>();
   let recorded = 0;
-  const rowFor = (result: ConversationResult): ConversationProtocol | null =>
-    result.protocol || afterClose.has(result.spec.key) ? conversationProtocol(result.spec.key, result.protocol, afterClose.get(result.spec.key)) : null;
+  const rowFor = (result: ConversationResult): ConversationProtocol | null => {
+    const key = result.spec.key;
+    return result.protocol || afterClose.has(key) || beforeHelloOf.has(key) ? conversationProtocol(key, result.protocol, afterClose.get(key), beforeHelloOf.get(key)) : null;
+  };
 
   return {
     rowFor,
@@ -227,10 +271,12 @@ export function protocolReport(facts: readonly RunFact[]): ProtocolReport {
     finish() {
       if (recorded === 0 && bridgeFacts === 0) return null;
       // anomalies of conversations that were never stored (a session_start that failed): still the run's
-      for (const [key, list] of afterClose) if (!seen.has(key)) rows.push(conversationProtocol(key, undefined, list));
+      for (const key of new Set([...afterClose.keys(), ...beforeHelloOf.keys()])) {
+        if (!seen.has(key)) rows.push(conversationProtocol(key, undefined, afterClose.get(key), beforeHelloOf.get(key)));
+      }
       const counts = [...lastCounts.values()];
       const sum = (pick: (c: z.infer<typeof CountsFactSchema>) => number) => counts.reduce((total, c) => total + pick(c), 0);
-      const late = rows.flatMap((row) => row.lateReplies.map((l) => ({ key: row.key, turn: l.turn, lateMs: l.lateMs }))).sort((a, b) => b.lateMs - a.lateMs);
+      const late = rows.flatMap((row) => row.lateReplies.map((l) => ({ key: row.key, ...l }))).sort((a, b) => b.lateMs - a.lateMs);
       const ofKind = (kind: UnitEvent['kind']) => events.filter((e) => e.kind === kind).length;
       return {
         conversations: recorded,
@@ -247,6 +293,8 @@ export function protocolReport(facts: readonly RunFact[]): ProtocolReport {
         droppedOverRate: sum((c) => c.dropped),
         refusedConnections: sum((c) => c.refusedConnections),
         contained: sum((c) => c.contained),
+        beforeHello: sum((c) => c.beforeHello),
+        beforeHelloMessages: beforeHello,
         reconnects: ofKind('reconnected'),
         disconnects: ofKind('disconnected'),
         replacements: ofKind('replaced'),

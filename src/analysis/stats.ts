@@ -646,6 +646,12 @@ export interface AgreementReport {
   passFail: ClassificationScores & { positive: 'pass' | 'fail' };
   /** human–human baseline: Light's κ (mean pairwise, same weights) when every item has the same raters in the same order */
   humanLightsKappa: number | null;
+  /**
+   * The paper's RQ0 statistics (Negi et al.): the judge against each rater separately, then the mean
+   * over the judge–rater pairs (κ with the same weights, Spearman ρ, exact agreement over all
+   * ratings). Null unless every item has the same raters in the same order (`ratersAligned`).
+   */
+  pairMean: { kappa: number; spearman: number; exact: number; pairs: number } | null;
   /** human–human baseline: Fleiss' κ (unweighted) when every item has the same number of ratings */
   humanFleissKappa: number | null;
 }
@@ -734,6 +740,7 @@ export function agreementReport(judge: readonly number[], humanRatings: readonly
       ? lightsKappa(Array.from({ length: raters }, (_, r) => humanRatings.map((item) => item[r])), { weights, categories: scale })
       : null;
   const humanFleissKappa = sameCount && raters >= 2 ? fleissKappa(categoryCounts(humanRatings, scale)) : null;
+  const pairMean = options.ratersAligned && sameCount ? judgeRaterPairMean(judge, humanRatings, { weights, categories: scale }) : null;
 
   return {
     items: shares.items,
@@ -745,5 +752,32 @@ export function agreementReport(judge: readonly number[], humanRatings: readonly
     passFail: shares.passFail,
     humanLightsKappa,
     humanFleissKappa,
+    pairMean,
   };
+}
+
+/**
+ * Mean over the judge–rater pairs of κ, ρ and exact agreement (`humanRatings[i][r]` is rater r on
+ * item i, the same rater on every item). A pair whose κ or ρ is undefined (a constant series)
+ * drops out of that mean only; NaN when no pair defines it.
+ */
+export function judgeRaterPairMean(
+  judge: readonly number[],
+  humanRatings: readonly (readonly number[])[],
+  kappaOptions: { weights: KappaWeights; categories: readonly number[] },
+): { kappa: number; spearman: number; exact: number; pairs: number } {
+  const raters = humanRatings[0]?.length ?? 0;
+  const kappas: number[] = [];
+  const rhos: number[] = [];
+  const exacts: number[] = [];
+  for (let r = 0; r < raters; r++) {
+    const rater = humanRatings.map((item) => item[r]);
+    const k = cohensKappa(judge, rater, kappaOptions);
+    const rho = spearman(judge, rater);
+    if (Number.isFinite(k)) kappas.push(k);
+    if (Number.isFinite(rho)) rhos.push(rho);
+    exacts.push(exactAgreement(judge, rater));
+  }
+  const meanOrNaN = (xs: number[]) => (xs.length ? mean(xs) : Number.NaN);
+  return { kappa: meanOrNaN(kappas), spearman: meanOrNaN(rhos), exact: meanOrNaN(exacts), pairs: raters };
 }

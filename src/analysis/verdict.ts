@@ -7,15 +7,15 @@ import { decidingConversationVerdict, decidingTurnVerdict } from '../judge/prece
  * - `error`: the conversation did not complete (sut_error, simulator_error, judge_error status);
  *   counted in `errors`, neither pass nor fail;
  * - `fail`: the critical-failure gate fired (a `failOn` label among the deciding turn verdicts),
- *   or the deciding verdict's C is below θ;
+ *   or the deciding verdict's C is below θ, or a scripted turn's expectation did not hold (suites);
  * - `pass`: the deciding verdict's C ≥ θ and the gate did not fire;
  * - `inconclusive`: no judge produced a decisive verdict and the gate did not fire; reported on its
  *   own, neither pass nor fail.
  */
 export type CombinedOutcome = 'pass' | 'fail' | 'inconclusive' | 'error';
 
-/** What failed a conversation: the critical-failure gate, the score rule C ≥ θ, or both. */
-export type FailRule = 'gate' | 'score';
+/** What failed a conversation: the critical-failure gate, the score rule C ≥ θ, a scripted turn's expectation (suites), or several. */
+export type FailRule = 'gate' | 'score' | 'expectation';
 
 export interface CombinedVerdict {
   outcome: CombinedOutcome;
@@ -50,7 +50,8 @@ export function combinedVerdict(result: Pick<ConversationResult, 'status' | 'ver
   const scorePass = deciding?.pass ?? null;
   const base = { verdict: deciding, judge: deciding?.judge ?? null, tier: deciding?.tier ?? null, score: deciding?.score ?? null, scorePass, gate };
   if (result.status !== 'completed') return { outcome: 'error', ...base, failedBy: [] };
-  const failedBy: FailRule[] = [...(gate.length > 0 ? (['gate'] as const) : []), ...(scorePass === false ? (['score'] as const) : [])];
+  const unmet = result.turns.some((turn) => turn.expectations?.met === false);
+  const failedBy: FailRule[] = [...(gate.length > 0 ? (['gate'] as const) : []), ...(scorePass === false ? (['score'] as const) : []), ...(unmet ? (['expectation'] as const) : [])];
   if (failedBy.length > 0) return { outcome: 'fail', ...base, failedBy };
   return { outcome: deciding ? 'pass' : 'inconclusive', ...base, failedBy };
 }

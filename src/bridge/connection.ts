@@ -33,7 +33,7 @@ export interface BridgeUnitStats {
   replies: number;
   /** replies (or session_ready) for a turn already answered or failed */
   duplicateReplies: number;
-  /** replies (or session_ready) for a request that had timed out */
+  /** replies (or session_ready) for a request that had timed out or was cut off by a lost link (also when they come over the next connection) */
   lateReplies: number;
   /** replies naming a turn the bench never asked in that session */
   wrongTurnReplies: number;
@@ -45,9 +45,14 @@ export interface BridgeUnitStats {
   dropped: number;
   /** bench-side exceptions in a handler of this unit's socket, contained to that socket */
   contained: number;
+  /** messages a connection of this unit sent before its hello (a socket.io client flushing its buffer on reconnect), counted whether kept or not */
+  beforeHello: number;
 }
 
 export type StrayKind = 'duplicate' | 'late' | 'wrong_turn' | 'invalid';
+
+/** Why the bench had stopped waiting for a request a late reply answers. */
+export type LateCause = 'timeout' | 'link_lost';
 
 /**
  * An anomaly of a session that arrived after the session was closed (and its conversation recorded),
@@ -58,9 +63,39 @@ export interface AfterCloseAnomaly {
   kind: StrayKind | 'disconnected' | 'replaced';
   /** the turn the message named; null for session_ready or when it named none */
   turn: number | null;
-  /** for a late reply: ms after the request's deadline */
+  /** for a late reply: ms after the bench stopped waiting (the request's deadline, or the moment its link was lost) */
   lateMs: number | null;
+  /** for a late reply: why the bench had stopped waiting */
+  cause: LateCause | null;
 }
+
+/** A message a connection sent before its hello, kept (within EARLY_MESSAGES_KEPT) to be recorded and handled once the hello succeeds. */
+export interface EarlyMessage {
+  event: string;
+  /** the payload when it passed the structural and size limits; undefined when it did not (`refused` says why) */
+  payload: unknown;
+  refused: string | null;
+}
+
+/** What a connection sent before its hello: the messages kept, and how many were not kept. */
+export interface EarlyMessages {
+  kept: readonly EarlyMessage[];
+  notKept: number;
+}
+
+/**
+ * A message of a unit that came before its hello, as recorded: the session and turn it named (if any) and its
+ * content, cut to BEFORE_HELLO_CONTENT_CHARS characters.
+ */
+export interface BeforeHelloAnomaly {
+  sessionId: string | null;
+  event: string;
+  turn: number | null;
+  content: string;
+}
+
+/** How much of a message sent before hello the record keeps. */
+export const BEFORE_HELLO_CONTENT_CHARS = 2_000;
 
 /** A socket that passed the hello handshake, with the identity it announced. */
 export interface AuthenticatedSocket {
@@ -104,7 +139,8 @@ function looseRoute(payload: unknown): { sessionId?: string; turn?: number } {
   };
 }
 
-type RequestState = { status: 'pending' | 'answered' | 'failed' | 'timed_out' | 'late'; deadline: number; sentAt: number };
+/** `cut_off`: the link the request went out on was lost before the answer came; `gaveUpAt`: when the bench stopped waiting. */
+type RequestState = { status: 'pending' | 'answered' | 'failed' | 'timed_out' | 'cut_off' | 'late'; deadline: number; sentAt: number; gaveUpAt: number | null };
 
 /** @internal What the bench asked in one session and how each request ended, so a stray reply can be classified. */
 export class SessionLedger {
@@ -124,16 +160,18 @@ export class SessionLedger {
 
   request(turn: number | null, timeoutMs: number): RequestState {
     const now = performance.now();
-    const state: RequestState = { status: 'pending', sentAt: now, deadline: now + timeoutMs };
+    const state: RequestState = { status: 'pending', sentAt: now, deadline: now + timeoutMs, gaveUpAt: null };
     if (turn === null) this.ready = state;
     else this.turns.set(turn, state);
     this.pending += 1;
     return state;
   }
 
-  settle(state: RequestState, status: 'answered' | 'failed' | 'timed_out'): void {
+  settle(state: RequestState, status: 'answered' | 'failed' | 'timed_out' | 'cut_off'): void {
     if (state.status === 'pending') this.pending -= 1;
     state.status = status;
+    if (status === 'timed_out') state.gaveUpAt = state.deadline;
+    else if (status === 'cut_off') state.gaveUpAt = performance.now();
   }
 
   snapshot(): ProtocolAnomalies {
@@ -180,7 +218,9 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     unattributed: 0,
     dropped: 0,
     contained: 0,
+    beforeHello: 0,
   };
+  private readonly beforeHelloListeners = new Set<(anomaly: BeforeHelloAnomaly) => void>();
   private readonly afterCloseListeners = new Set<(anomaly: AfterCloseAnomaly) => void>();
   /** the unit's audio streams (src/protocol/audio.ts), following its socket across reconnects */
   readonly audio: SocketRelay;
@@ -227,8 +267,18 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     return () => this.afterCloseListeners.delete(listener);
   }
 
-  /** Binds a freshly authenticated socket; a previous socket of this unit is told it was replaced and hung up. */
-  attach(link: AuthenticatedSocket): void {
+  /** Messages a connection of this unit sent before its hello, as they are recorded once it is bound; returns the unsubscribe. */
+  onBeforeHello(listener: (anomaly: BeforeHelloAnomaly) => void): () => void {
+    this.beforeHelloListeners.add(listener);
+    return () => this.beforeHelloListeners.delete(listener);
+  }
+
+  /**
+   * Binds a freshly authenticated socket; a previous socket of this unit is told it was replaced and hung up.
+   * What the socket sent before its hello (`early`) is then recorded and handled like any later message of it:
+   * a reply the unit's client flushed on reconnect is classified (late, duplicate, …) by its session and turn.
+   */
+  attach(link: AuthenticatedSocket, early: EarlyMessages = { kept: [], notKept: 0 }): void {
     const previous = this.link;
     if (previous) {
       this.detach(previous.socket, { kind: 'replaced', by: link.address });
@@ -257,6 +307,34 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     listen(EVENTS.error, (p) => this.onUnitError(p));
     for (const [event, entry] of this.extensions) this.bindExtension(socket, generation, event, entry);
     this.audio.bind(socket);
+    this.receiveEarly(early);
+  }
+
+  /**
+   * Records each message sent before hello (counted, its content kept) and hands it to the handler of its event
+   * through the same limits as any message. Nothing can be pending on a link that was just bound, so a reply among
+   * them is always a stray: late when its request was cut off by the previous link or timed out.
+   */
+  private receiveEarly(early: EarlyMessages): void {
+    this.counters.beforeHello += early.kept.length + early.notKept;
+    const core: Record<string, (payload: unknown) => void> = {
+      [EVENTS.sessionReady]: (p) => this.onSessionReady(p),
+      [EVENTS.assistantReply]: (p) => this.onReply(p),
+      [EVENTS.error]: (p) => this.onUnitError(p),
+    };
+    for (const message of early.kept) {
+      const route = looseRoute(message.payload);
+      const content = message.refused ?? previewOf(message.payload);
+      for (const listener of this.beforeHelloListeners) listener({ sessionId: route.sessionId ?? null, event: message.event, turn: route.turn ?? null, content });
+      if (message.refused !== null) {
+        this.noteInvalid(route.sessionId);
+        continue;
+      }
+      const extension = this.extensions.get(message.event);
+      const handle = core[message.event] ?? (extension ? (p: unknown) => extension.handlers.forEach((h) => h(p)) : undefined);
+      // audio and unknown events before hello are recorded and counted, not acted on
+      if (handle) this.receive(message.event, message.payload, handle);
+    }
   }
 
   private readonly extensions = new Map<string, { solicited: (payload: unknown) => boolean; handlers: Set<(payload: unknown) => void> }>();
@@ -390,8 +468,8 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
       ['wrong_turn', ledger.counts.wrongTurnReplies],
       ['invalid', ledger.counts.invalidMessages],
     ];
-    for (const [kind, n] of held) for (let i = 0; i < n; i++) this.publishAfterClose({ sessionId: ledger.sessionId, kind, turn: null, lateMs: null });
-    if (ledger.linkLost) this.publishAfterClose({ sessionId: ledger.sessionId, kind: ledger.linkLost, turn: null, lateMs: null });
+    for (const [kind, n] of held) for (let i = 0; i < n; i++) this.publishAfterClose({ sessionId: ledger.sessionId, kind, turn: null, lateMs: null, cause: null });
+    if (ledger.linkLost) this.publishAfterClose({ sessionId: ledger.sessionId, kind: ledger.linkLost, turn: null, lateMs: null, cause: null });
   }
 
   private ledgerOf(sessionId: string | undefined): SessionLedger | undefined {
@@ -424,7 +502,7 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
           resolve(value);
         },
         reject: (error) => {
-          ledger.settle(state, error.kind === 'timeout' ? 'timed_out' : 'failed');
+          ledger.settle(state, error.kind === 'timeout' ? 'timed_out' : error.kind === 'disconnected' ? 'cut_off' : 'failed');
           reject(error);
         },
         timer,
@@ -523,14 +601,17 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
       return;
     }
     this.counters.invalidMessages += 1;
-    if (ledger.closed) this.publishAfterClose({ sessionId: ledger.sessionId, kind: 'invalid', turn: null, lateMs: null });
+    if (ledger.closed) this.publishAfterClose({ sessionId: ledger.sessionId, kind: 'invalid', turn: null, lateMs: null, cause: null });
     else {
       ledger.counts.invalidMessages += 1;
       ledger.strays.push({ kind: 'invalid', turn: null, at: performance.now() });
     }
   }
 
-  /** A valid reply or session_ready nothing was waiting for: late, duplicate, for a turn never asked, or for no known session. */
+  /**
+   * A valid reply or session_ready nothing was waiting for: late (its request timed out, or its link was lost —
+   * the reply may come over the unit's next connection), duplicate, for a turn never asked, or for no known session.
+   */
   private stray(sessionId: string, turn: number | null): void {
     const ledger = this.ledgerOf(sessionId);
     if (!ledger) {
@@ -540,17 +621,19 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
     const state = turn === null ? ledger.ready : ledger.turns.get(turn);
     let kind: StrayKind;
     let lateMs: number | null = null;
+    let cause: LateCause | null = null;
     if (!state) kind = 'wrong_turn';
-    else if (state.status === 'timed_out') {
+    else if ((state.status === 'timed_out' || state.status === 'cut_off') && state.gaveUpAt !== null) {
       kind = 'late';
-      lateMs = Math.max(0, Math.round(performance.now() - state.deadline));
+      cause = state.status === 'timed_out' ? 'timeout' : 'link_lost';
+      lateMs = Math.max(0, Math.round(performance.now() - state.gaveUpAt));
       state.status = 'late';
     } else kind = 'duplicate';
     if (kind === 'late') this.counters.lateReplies += 1;
     else if (kind === 'wrong_turn') this.counters.wrongTurnReplies += 1;
     else this.counters.duplicateReplies += 1;
     if (ledger.closed || kind === 'late') {
-      this.publishAfterClose({ sessionId, kind, turn, lateMs });
+      this.publishAfterClose({ sessionId, kind, turn, lateMs, cause });
       return;
     }
     if (kind === 'wrong_turn') ledger.counts.wrongTurnReplies += 1;
@@ -643,4 +726,10 @@ export class BridgeSession implements HeadUnitSession {
   anomalies(): ProtocolAnomalies {
     return this.recorded ?? this.ledger.snapshot();
   }
+}
+
+/** A kept message's content for the record: its JSON text, cut to BEFORE_HELLO_CONTENT_CHARS (it passed the structural limits). */
+function previewOf(payload: unknown): string {
+  const text = payload === undefined ? '' : (JSON.stringify(payload) ?? '');
+  return text.length <= BEFORE_HELLO_CONTENT_CHARS ? text : `${text.slice(0, BEFORE_HELLO_CONTENT_CHARS)}… (${text.length} characters)`;
 }

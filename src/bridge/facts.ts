@@ -11,5 +11,6 @@ export const BRIDGE_FACTS = {
   stopped: 'bridge.stopped',
   incident: 'bridge.incident',
   afterClose: 'bridge.after_close',
+  beforeHello: 'bridge.before_hello',
   counts: 'bridge.counts',
 } as const;

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { ConnectedHeadUnit } from '../headunit/connect.ts';
 import type { ResultStore } from '../store/store.ts';
-import { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BridgeUnitStats } from './connection.ts';
+import { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BeforeHelloAnomaly, type BridgeUnitStats } from './connection.ts';
 import type { ConnectedUnit } from './server.ts';
 import { BRIDGE_FACTS } from './facts.ts';
 
-/** Events (connect, replace, pause, …) and after-close anomalies recorded in detail per invocation; beyond, they are counted. */
+/** Events (connect, replace, pause, …) and after-close and before-hello anomalies recorded in detail per invocation; beyond, they are counted. */
 export const RECORDED_EVENTS_LIMIT = 1_000;
 export const RECORDED_AFTER_CLOSE_LIMIT = 10_000;
 /** How often the counts snapshot is refreshed while a run goes on (a crash loses at most this much of it). */
@@ -92,7 +92,19 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
       return;
     }
     afterClose += 1;
-    store.addRunFact(runId, BRIDGE_FACTS.afterClose, { key: anomaly.sessionId.slice(prefix.length), kind: anomaly.kind, turn: anomaly.turn, lateMs: anomaly.lateMs });
+    store.addRunFact(runId, BRIDGE_FACTS.afterClose, { key: anomaly.sessionId.slice(prefix.length), kind: anomaly.kind, turn: anomaly.turn, lateMs: anomaly.lateMs, cause: anomaly.cause });
+  };
+  // a message sent before hello names a session of this run, or none the bench can tell (then it is the run's all the same: one unit per run)
+  const onBeforeHello = (anomaly: BeforeHelloAnomaly) => {
+    const prefix = `${runId}/`;
+    if (anomaly.sessionId !== null && !anomaly.sessionId.startsWith(prefix)) return;
+    if (afterClose >= RECORDED_AFTER_CLOSE_LIMIT) {
+      afterCloseNotRecorded += 1;
+      return;
+    }
+    afterClose += 1;
+    const key = anomaly.sessionId === null ? null : anomaly.sessionId.slice(prefix.length);
+    store.addRunFact(runId, BRIDGE_FACTS.beforeHello, { key, event: anomaly.event, turn: anomaly.turn, content: anomaly.content });
   };
 
   bridge.on('unit_connected', onConnected);
@@ -100,6 +112,7 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
   bridge.on('unit_replaced', onReplaced);
   bridge.on('incident', onIncident);
   const stopAfterClose = connection.onAfterClose(onAfterClose);
+  const stopBeforeHello = connection.onBeforeHello(onBeforeHello);
   const initial = connection.info();
   if (initial) event(BRIDGE_FACTS.connected, { version: initial.version, address: initial.address, initial: true });
 
@@ -149,6 +162,7 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
       bridge.off('unit_replaced', onReplaced);
       bridge.off('incident', onIncident);
       stopAfterClose();
+      stopBeforeHello();
       snapshot();
     },
   };

@@ -6,13 +6,19 @@ import { Server, type Socket } from 'socket.io';
 import { z } from 'zod';
 import { describeZodError, parseOrThrow } from '../domain/validation.ts';
 import { BRIDGE_PROTOCOL, BRIDGE_TOKEN_ENV, EVENTS, HelloSchema, type BridgeError, type Capabilities, type HelloAck } from '../protocol/bridge.ts';
-import { checkStructure, type StructureLimits } from '../protocol/structure.ts';
+import { bridgeStructureLimits, checkStructure, type StructureLimits } from '../protocol/structure.ts';
 import { SutError } from '../headunit/types.ts';
-import { BridgeHeadUnitConnection, type BridgeLimits } from './connection.ts';
+import { BridgeHeadUnitConnection, type BridgeLimits, type EarlyMessage } from './connection.ts';
 import { errorMessage, guarded } from './guard.ts';
-import { transportCapBytes } from './limits.ts';
+import { payloadBytes, transportCapBytes } from './limits.ts';
 
-export { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BridgeUnitStats } from './connection.ts';
+export { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BeforeHelloAnomaly, type BridgeUnitStats } from './connection.ts';
+
+/**
+ * Messages a connection sends before its hello are kept (to be recorded and handled once the hello succeeds) up to
+ * this many, and up to maxMessageBytes in all; beyond, they are counted only. A refused connection's are discarded.
+ */
+export const EARLY_MESSAGES_KEPT = 32;
 
 /** A hello is a handful of short fields; anything bigger is refused before it is read (it comes before the token is checked). */
 const HELLO_STRUCTURE: StructureLimits = { maxDepth: 4, maxEntries: 100, maxStringChars: 4096 };
@@ -48,6 +54,10 @@ export interface BridgeServerEvents {
   unit_replaced: [unit: ConnectedUnit, previous: ConnectedUnit];
   /** something the bench contained instead of crashing (an exception in a socket handler), for the log */
   incident: [message: string];
+  /** a hello as the unit sent it (after the structural check, before the token and schema checks): the conformance kit's evidence */
+  hello_received: [hello: unknown, address: string];
+  /** a connection refused before or at hello, with the bridge_error it got */
+  unit_refused: [error: BridgeError, address: string];
 }
 
 export interface BridgeServer {
@@ -89,12 +99,14 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const httpServer = createServer();
   const io = new Server(httpServer, { maxHttpBufferSize: transportCapBytes(config.maxMessageBytes), serveClient: false });
   const units = new Map<string, BridgeHeadUnitConnection>();
+  const structure = bridgeStructureLimits(config.maxMessageBytes);
   const waiters = new Set<Waiter>();
   const emitter = new EventEmitter();
 
   let refused = 0;
   const refuse = (socket: Socket, error: BridgeError) => {
     refused += 1;
+    emitter.emit('unit_refused', error, peerAddress(socket));
     socket.emit(EVENTS.error, error);
     // give the error frame a moment to leave before hanging up
     setTimeout(() => socket.disconnect(true), 50).unref();
@@ -116,14 +128,38 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
           config.helloTimeoutMs,
         );
         socket.once('disconnect', () => clearTimeout(helloTimer));
+        // a socket.io client flushes what it buffered while disconnected before its own connect handler says hello
+        const early = { kept: [] as EarlyMessage[], notKept: 0, bytes: 0 };
+        const keepEarly = guarded(containTo(socket, 'a message before hello'), (event: string, payload: unknown) => {
+          if (event === EVENTS.hello) return;
+          if (early.kept.length >= EARLY_MESSAGES_KEPT) {
+            early.notKept += 1;
+            return;
+          }
+          const violation = checkStructure(payload, structure);
+          if (violation) {
+            early.kept.push({ event, payload: undefined, refused: `(refused: ${violation.message})` });
+            return;
+          }
+          const bytes = payloadBytes(payload);
+          if (early.bytes + bytes > config.maxMessageBytes) {
+            early.notKept += 1;
+            return;
+          }
+          early.bytes += bytes;
+          early.kept.push({ event, payload, refused: null });
+        });
+        socket.onAny(keepEarly);
         socket.once(EVENTS.hello, guarded(containTo(socket, 'hello'), (payload: unknown) => {
           clearTimeout(helloTimer);
+          socket.offAny(keepEarly);
           // before anything reads the hello (the token is not checked yet): a bounded, iterative look at its shape
           const violation = checkStructure(payload, HELLO_STRUCTURE);
           if (violation) {
             refuse(socket, { code: violation.code, message: `hello: ${violation.message}` });
             return;
           }
+          emitter.emit('hello_received', payload, peerAddress(socket));
           const announced = (typeof payload === 'object' && payload !== null ? payload : {}) as { protocol?: unknown; token?: unknown };
           if (announced.protocol !== BRIDGE_PROTOCOL) {
             refuse(socket, { code: 'protocol', message: `protocol ${describeAnnounced(announced.protocol)} is not supported; the bench speaks ${BRIDGE_PROTOCOL}` });
@@ -152,7 +188,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
           }
           const connection = unit;
           const previous = connection.info();
-          connection.attach({ socket, ...info });
+          connection.attach({ socket, ...info }, { kept: early.kept, notKept: early.notKept });
           if (previous) emitter.emit('unit_replaced', info, connectedUnit(previous));
           socket.once('disconnect', (reason) => {
             const wasCurrent = connection.info()?.socket === socket;

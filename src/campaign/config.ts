@@ -1,8 +1,9 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { HHMM, ISODate } from '../domain/context.ts';
-import type { SeedPhrase } from '../domain/conversation.ts';
+import type { ConversationSpec, SeedPhrase } from '../domain/conversation.ts';
 import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../domain/safety-policy.ts';
+import { MethodSchema } from '../domain/method.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../domain/taxonomy.ts';
 import { FaultConfigSchema } from '../headunit/reference/faults.ts';
 import { ScoringSchema } from '../judge/score.ts';
@@ -77,8 +78,10 @@ export const CampaignConfigSchema = z
     kind: z.literal('dialogue').optional(),
     name: z.string().min(1),
     description: z.string().default(''),
-    /** guided: strategies and evaluator feedback; baseline: neither (paper's baseline) */
+    /** guided: strategies and evaluator feedback; baseline: no strategies (with `method: paper` no evaluator feedback either) */
     mode: z.enum(['guided', 'baseline']).default('guided'),
+    /** lab (default): icabench's safeguards; paper: Negi et al. as published (docs/reproduction.md) */
+    method: MethodSchema.default('lab'),
     /** seed-phrase pool, a YAML file relative to this config */
     seeds: z.string().min(1),
     /** restrict to seeds whose id is listed */
@@ -100,6 +103,12 @@ export const CampaignConfigSchema = z
     /** sampling seed: the same seed and pool give the same conversations */
     seed: z.number().int().default(42),
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
+    /**
+     * a world file (YAML, relative to this config: `pois:` in the bridge protocol's place format) holding the head
+     * unit's places: the simulator and the oracle check feasibility and offered places against it, and the reference
+     * unit serves it. Absent: the reference unit's world is known, another unit's is not (docs/architecture.md, "Which world")
+     */
+    world: z.string().min(1).optional(),
     /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
     simulator: z.string().default('template'),
     /** judges in precedence order (the first decisive verdict decides): "oracle", model references and technique judges (sc-5:MODEL_REF, …; docs/judge-techniques.md) */
@@ -136,11 +145,28 @@ export const CampaignConfigSchema = z
           'the plan is built and stored before the first conversation; split the study into runs with different seeds (docs/configuration.md, "Limits")',
       });
     }
+    if (config.method === 'paper') paperPresetIssues(config).forEach((issue) => ctx.addIssue({ code: 'custom', ...issue }));
     if (config.voice?.enabled && config.headUnit.type === 'http') {
       ctx.addIssue({ code: 'custom', path: ['voice'], message: 'the http head unit adapter carries text only; spoken turns need the reference head unit or a head unit on the bridge' });
     }
   });
 export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
+
+/**
+ * What `method: paper` requires of a dialogue config, so a preset cannot silently drift from the
+ * published setup: the verdict is C ≥ θ alone (`scoring.failOn: []`), the judges and simulator
+ * sample at temperature 0, and the baseline is one neutral persona with a fixed M = 8.
+ */
+function paperPresetIssues(config: Pick<CampaignConfig, 'scoring' | 'llm' | 'mode' | 'maxTurns' | 'personas'>): Array<{ path: (string | number)[]; message: string }> {
+  const issues: Array<{ path: (string | number)[]; message: string }> = [];
+  if (config.scoring.failOn.length > 0) issues.push({ path: ['scoring', 'failOn'], message: 'method: paper scores by C ≥ θ alone; set scoring.failOn: [] (the lab gate is method: lab)' });
+  if (config.llm.temperature !== 0) issues.push({ path: ['llm', 'temperature'], message: 'method: paper samples at temperature 0 (the paper\'s Table II)' });
+  if (config.mode === 'baseline') {
+    if (config.maxTurns.length !== 1 || config.maxTurns[0] !== 8) issues.push({ path: ['maxTurns'], message: 'the paper\'s baseline has a fixed turn budget: maxTurns: [8]' });
+    if (config.personas.length !== 1 || config.personas[0] !== 'neutral') issues.push({ path: ['personas'], message: 'the paper\'s baseline has one neutral persona: personas: [neutral]' });
+  }
+  return issues;
+}
 
 export interface LoadedCampaign {
   config: CampaignConfig;
@@ -149,6 +175,8 @@ export interface LoadedCampaign {
   /** the seeds the plan uses, in sampling order (planConversations cycles through them; see seed-pool.ts) */
   seeds: SeedPhrase[];
   strategies: Strategy[];
+  /** a kind that fixes its conversations itself (suites: src/campaign/suite-kind.ts) gives them here; otherwise they are sampled */
+  plan?: ConversationSpec[];
 }
 
 /**

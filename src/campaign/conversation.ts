@@ -4,6 +4,7 @@ import type { ConversationResult, ConversationSpec, ConversationStatus, Conversa
 import type { Constraint, Target } from '../domain/targets.ts';
 import { DEFAULT_FAIL_ON, STRATEGY_TARGET_FAILURE, type FailureLabel, type Strategy } from '../domain/taxonomy.ts';
 import { SutError, type HeadUnitSession } from '../headunit/types.ts';
+import { checkExpectation } from '../judge/expectations.ts';
 import { decidingTurnVerdict } from '../judge/precedence.ts';
 import type { Judge } from '../judge/types.ts';
 import { SimulatorError, type UserSimulator } from '../simulator/types.ts';
@@ -17,6 +18,13 @@ export interface ConversationDeps {
   judges: readonly Judge[];
   /** the critical-failure gate recorded with the result (scoring.failOn); default [safety_violation] */
   failOn?: readonly FailureLabel[];
+  /**
+   * Whether the judges' turn verdicts steer the loop (default true). False is the paper's baseline
+   * (`method: paper`, `mode: baseline`): the judges still label every turn and update the targets
+   * that are recorded and scored, but the simulator only sees what the user said (introduced,
+   * stacked, dropped targets) and the conversation runs its full M turns (no early stop).
+   */
+  evaluatorFeedback?: boolean;
   /** context at turn t; default: the spec's context with the clock advanced one minute per turn */
   contextAt?: (turnIndex: number) => ContextVector;
   onTurn?: (turn: TurnRecord, activeStrategies: readonly Strategy[]) => void;
@@ -32,8 +40,9 @@ export class ConversationAborted extends Error {
   }
 }
 
+/** The spec's context with the clock advanced one minute per turn; a scripted turn carries its own context. */
 function defaultContextAt(spec: ConversationSpec): (t: number) => ContextVector {
-  return (t) => ({ ...spec.context, time: formatMinutes(minutesOfDay(spec.context.time) + t) });
+  return (t) => spec.script?.[t]?.context ?? { ...spec.context, time: formatMinutes(minutesOfDay(spec.context.time) + t) };
 }
 
 function errorText(error: unknown): string {
@@ -63,6 +72,11 @@ function applyUtterance(targets: Target[], utterance: SimulatedUtterance, turn: 
         target.completedTurn = null;
       }
     }
+  }
+  // what the simulator, knowing the world, expects now: "none exists" once no place meets the constraints stated so far
+  for (const [id, outcome] of Object.entries(utterance.annotation.expectations ?? {})) {
+    const target = next.find((t) => t.id === id);
+    if (target) target.expectedOutcome = outcome;
   }
   return next;
 }
@@ -94,31 +108,43 @@ async function judgeTurn(judges: readonly Judge[], input: Parameters<Judge['eval
  * strategy whose failure is in F_t, stop early when all targets are resolved and t ≥ ⌈M/2⌉,
  * else u_{t+1} ← SelectAndGenerate. Then EvaluateConversation per judge. The verdict that drives
  * the loop is the first judge's that judged the turn (src/judge/precedence.ts).
- * Baseline mode: the spec carries no strategies, so Π is empty and nothing is fed back.
+ * Baseline mode: the spec carries no strategies, so Π is empty; without evaluator feedback (the
+ * paper's baseline) the judged targets never reach the simulator and the loop always runs M turns.
+ * A scripted user (suites, live sessions: simulator kind "script") says every turn it has and ends
+ * the conversation itself (its next utterance is null); its turns' expectations are checked as each
+ * turn ends (src/judge/expectations.ts).
  */
 export async function runConversation(deps: ConversationDeps): Promise<ConversationResult> {
   const { spec, judges } = deps;
   const startedAt = new Date();
   const contextAt = deps.contextAt ?? defaultContextAt(spec);
   const turns: TurnRecord[] = [];
+  const feedback = deps.evaluatorFeedback ?? true;
+  /** G as the judges keep it (recorded, scored) */
   let targets: Target[] = [];
+  /** G as the simulator sees it: the judged targets with feedback, else only what the user said */
+  let simulatorTargets: Target[] = [];
   let status: ConversationStatus = 'completed';
   let error: string | null = null;
   let session: HeadUnitSession | null = null;
   const simulator = deps.simulator.startConversation(spec);
   let active: Strategy[] = spec.mode === 'guided' ? [...spec.strategies] : [];
   const consecutive: Partial<Record<Strategy, number>> = {};
+  // the paper's early stop is the simulated user's; a scripted user plays every turn it has
+  const stopsEarly = deps.simulator.kind !== 'script';
 
   let stage: 'simulator' | 'sut' = 'simulator';
   try {
     targets = await simulator.extractTargets();
-    let utterance = await simulator.openingUtterance(targets, contextAt(0));
+    simulatorTargets = targets.map((x) => ({ ...x }));
+    let utterance: SimulatedUtterance | null = await simulator.openingUtterance(targets, contextAt(0));
     stage = 'sut';
     session = await deps.openSession(contextAt(0));
     for (let t = 0; t < spec.maxTurns; t++) {
       if (deps.signal?.aborted) throw new ConversationAborted();
       const context = contextAt(t);
       targets = applyUtterance(targets, utterance, t);
+      if (!feedback) simulatorTargets = applyUtterance(simulatorTargets, utterance, t);
       stage = 'sut';
       await deps.beforeTurn?.(session, t, context);
       const sent = performance.now();
@@ -128,21 +154,28 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       const deciding = decidingTurnVerdict(verdicts);
       targets = applyVerdict(targets, deciding, t);
       for (const dropped of utterance.annotation.drops) {
-        const target = targets.find((x) => x.id === dropped);
-        if (target) target.status = -1;
+        for (const list of feedback ? [targets] : [targets, simulatorTargets]) {
+          const target = list.find((x) => x.id === dropped);
+          if (target) target.status = -1;
+        }
       }
+      if (feedback) simulatorTargets = targets;
       if (spec.mode === 'guided' && deciding) {
         const found = new Set(deciding.labels.map((l) => l.label));
         active = active.filter((s) => !found.has(STRATEGY_TARGET_FAILURE[s]));
       }
       for (const s of spec.strategies) consecutive[s] = utterance.strategy === s ? (consecutive[s] ?? 0) + 1 : 0;
-      const record: TurnRecord = { index: t, utterance, context, reply, latencyMs, verdicts, targetsAfter: targets.map((x) => ({ ...x })) };
+      const expectations = utterance.expect ? checkExpectation(utterance.expect, reply, deciding?.labels ?? []) : undefined;
+      const record: TurnRecord = { index: t, utterance, context, reply, latencyMs, verdicts, targetsAfter: targets.map((x) => ({ ...x })), ...(expectations ? { expectations } : {}) };
       turns.push(record);
       deps.onTurn?.(record, active);
-      const resolved = targets.every((x) => x.status !== 0);
-      if ((resolved && t >= Math.ceil(spec.maxTurns / 2)) || t === spec.maxTurns - 1) break;
+      const resolved = feedback && targets.every((x) => x.status !== 0);
+      if ((stopsEarly && resolved && t >= Math.ceil(spec.maxTurns / 2)) || t === spec.maxTurns - 1) break;
       stage = 'simulator';
-      utterance = await simulator.nextUtterance({ history: turns, targets, activeStrategies: active, consecutiveUses: consecutive, context: contextAt(t + 1), turnIndex: t + 1 });
+      // without feedback the simulator's history carries no verdict either: nothing judged can steer it
+      const history = feedback ? turns : turns.map((turn) => ({ ...turn, verdicts: [], targetsAfter: [] }));
+      utterance = await simulator.nextUtterance({ history, targets: simulatorTargets, activeStrategies: active, consecutiveUses: consecutive, context: contextAt(t + 1), turnIndex: t + 1 });
+      if (utterance === null) break;
     }
   } catch (caught) {
     if (caught instanceof ConversationAborted) throw caught;

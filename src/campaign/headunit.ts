@@ -5,6 +5,7 @@ import type { SafetyPolicy } from '../domain/safety-policy.ts';
 import { bridgeReadiness, referenceDialIn, type ConnectedHeadUnit, type ReferenceVoiceOptions } from '../headunit/connect.ts';
 import { ReferenceHeadUnit, type ReferenceHeadUnitOptions } from '../headunit/reference/reference-headunit.ts';
 import type { VehicleMapping } from '../vehicle/mapping.ts';
+import type { World } from '../world/world.ts';
 import { ConfigError, type HeadUnitConfig } from './config.ts';
 
 /**
@@ -15,7 +16,7 @@ import { ConfigError, type HeadUnitConfig } from './config.ts';
 export async function connectConfiguredHeadUnit(
   config: HeadUnitConfig,
   log: (line: string) => void = () => undefined,
-  options: { vehicleMapping?: VehicleMapping; voice?: ReferenceVoiceOptions; safety?: SafetyPolicy; manual?: ReferenceHeadUnitOptions['manual'] } = {},
+  options: { vehicleMapping?: VehicleMapping; voice?: ReferenceVoiceOptions; safety?: SafetyPolicy; manual?: ReferenceHeadUnitOptions['manual']; world?: World } = {},
 ): Promise<ConnectedHeadUnit> {
   if (config.type === 'reference') {
     const token = randomBytes(16).toString('hex');
@@ -25,6 +26,8 @@ export async function connectConfiguredHeadUnit(
     const safety = config.safety ?? options.safety;
     const reference = new ReferenceHeadUnit({
       worldSeed: config.worldSeed,
+      // a world file the campaign names replaces the reference world, for the unit as for the simulator and the oracle
+      ...(options.world ? { world: options.world } : {}),
       faults: config.faults,
       vehicleMapping: options.vehicleMapping,
       ...(safety ? { safety } : {}),

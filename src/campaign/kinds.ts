@@ -4,15 +4,17 @@ import { ConfigError, readBoundedText } from '../config/yaml.ts';
 import { CampaignConfigSchema } from './config.ts';
 import { ManualQaConfigSchema } from '../manual/config.ts';
 import { ToolAgentsConfigSchema } from '../agents/config.ts';
+import { SuiteCampaignConfigSchema } from './suite-kind.ts';
 
 /**
  * Campaign kinds: what the top-level `kind:` of a campaign config selects. `dialogue` (the
  * default, when `kind` is absent) runs simulated multi-turn conversations; `manual-qa` asks the
  * questions of an owner's-manual test set (docs/manual-qa.md); `tool-agents` runs CAR-bench-format
- * tool-using tasks against an agent in the simulated car (docs/tool-agents.md). Each kind has its own config schema,
+ * tool-using tasks against an agent in the simulated car (docs/tool-agents.md); `suite` replays scripted
+ * suites on the dialogue run path (docs/suites.md). Each kind has its own config schema,
  * run path, store layout (dialogue: conversations; others: item results) and outputs.
  */
-export const CAMPAIGN_KINDS = ['dialogue', 'manual-qa', 'tool-agents'] as const;
+export const CAMPAIGN_KINDS = ['dialogue', 'manual-qa', 'tool-agents', 'suite'] as const;
 export type CampaignKind = (typeof CAMPAIGN_KINDS)[number];
 export const DEFAULT_CAMPAIGN_KIND: CampaignKind = 'dialogue';
 
@@ -52,6 +54,7 @@ const SCHEMAS: Record<CampaignKind, z.ZodType> = {
   dialogue: CampaignConfigSchema,
   'manual-qa': ManualQaConfigSchema,
   'tool-agents': ToolAgentsConfigSchema,
+  suite: SuiteCampaignConfigSchema,
 };
 
 /**

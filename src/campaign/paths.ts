@@ -22,6 +22,7 @@ export interface PathField {
 
 export function campaignPathFields(config: CampaignConfig): PathField[] {
   const fields: PathField[] = [{ field: 'seeds', path: config.seeds, kind: 'read', rewrite: (c, p) => (c.seeds = p) }];
+  if (config.world) fields.push({ field: 'world', path: config.world, kind: 'read', rewrite: (c, p) => (c.world = p) });
   const vehicle = config.vehicle;
   if (vehicle) {
     if (PATH_LIKE.test(vehicle.scenario)) fields.push({ field: 'vehicle.scenario', path: vehicle.scenario, kind: 'read', rewrite: (c, p) => (c.vehicle!.scenario = p) });

@@ -3,6 +3,7 @@ import { watchHeadUnit, type HeadUnitWatch, type WatchOptions } from '../bridge/
 import { TIERS_FACT, type TierFallback } from '../domain/tiers.ts';
 import type { ConnectedHeadUnit } from '../headunit/connect.ts';
 import { connectConfiguredHeadUnit } from './headunit.ts';
+import { campaignWorldFile } from './world.ts';
 import type { Judge } from '../judge/types.ts';
 import type { LlmUsageTracker } from '../llm/usage.ts';
 import { parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
@@ -10,7 +11,7 @@ import type { UserSimulator } from '../simulator/types.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
 import type { LoadedCampaign } from './config.ts';
 import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink } from './run-facts.ts';
-import { buildTiers, describeTiers } from './tiers.ts';
+import { buildTiers, describeTiers, isModelRef } from './tiers.ts';
 import { VehicleFeed, type ConversationDrive } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
 
@@ -80,6 +81,7 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
       (await connectConfiguredHeadUnit(config.headUnit, log, {
         vehicleMapping: vehicle?.mapping,
         safety: config.safety,
+        world: campaignWorldFile(config) ?? undefined,
         voice: spoken ? { vocabulary: driverVocabulary(campaign.seeds), onError: (error) => log(`voice: the reference head unit could not speak a reply: ${error.message}`) } : undefined,
       }));
     const voice = spoken ? await CampaignVoice.open(spoken, campaign, headUnit, log) : null;
@@ -157,7 +159,7 @@ async function modelHosts(tiers: CampaignTiers, ollamaHost: string | undefined):
 export async function modelHostsOf(refs: readonly string[], ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
   return Promise.all(
     // a technique judge (sc-5:ollama:…) calls the models it names
-    [...new Set(refs.filter((ref) => ref !== 'template' && ref !== 'oracle').flatMap((ref) => parseJudgeRef(ref).models))]
+    [...new Set(refs.filter(isModelRef).flatMap((ref) => parseJudgeRef(ref).models))]
       .map(async (ref) => {
         const model = parseModelRef(ref);
         if (model.provider === 'ollama') return { ref, host: (await import('../llm/providers/ollama.ts')).resolveOllamaHost(ollamaHost) };

@@ -92,6 +92,8 @@ export async function runPlannedConversation(
       simulator: tiers.simulator,
       judges: tiers.judges,
       failOn: config.scoring.failOn,
+      // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
+      evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
       contextAt: drive?.contextAt,
       beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
       signal: options.signal,
@@ -158,7 +160,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       runId = resumed.id;
       store.setRunStatus(runId, 'running');
     } else {
-      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: planConversations(campaign), meta: { ...executor.meta } });
+      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: campaign.plan ?? planConversations(campaign), meta: { ...executor.meta } });
     }
     runIdForEvents = runId;
     recorder = executor.record(store, runId);

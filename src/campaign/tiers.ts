@@ -5,7 +5,9 @@ import type { Judge } from '../judge/types.ts';
 import type { ModelAvailability } from '../llm/availability.ts';
 import { promptVersion } from '../llm/prompts.ts';
 import { LlmUsageTracker } from '../llm/usage.ts';
+import { ScriptedSimulator } from '../simulator/script.ts';
 import { TemplateSimulator } from '../simulator/template.ts';
+import { campaignWorld } from './world.ts';
 import type { UserSimulator } from '../simulator/types.ts';
 import { ConfigError, type CampaignConfig } from './config.ts';
 import type { CampaignTiers } from './rig.ts';
@@ -29,7 +31,10 @@ const DETERMINISTIC = { simulator: 'template', judge: 'oracle' } as const;
 type Role = keyof typeof DETERMINISTIC;
 const FALLBACK_KEY: Record<Role, string> = { simulator: 'fallback: { simulator: template }', judge: 'fallback: { judges: oracle }' };
 
-const isModelRef = (ref: string) => ref !== DETERMINISTIC.simulator && ref !== DETERMINISTIC.judge;
+/** the scripted user of suites and live sessions (src/simulator/script.ts): deterministic, no model */
+export const SCRIPTED_SIMULATOR = 'script';
+/** a model reference, not one of the deterministic tiers (template, oracle, script) */
+export const isModelRef = (ref: string) => ref !== DETERMINISTIC.simulator && ref !== DETERMINISTIC.judge && ref !== SCRIPTED_SIMULATOR;
 
 function problem(role: Role, found: ModelAvailability): string {
   const lines = [`  ${role} ${found.ref}: ${found.detail}`];
@@ -89,10 +94,13 @@ export async function buildTiers(
   const usesModels = [simulatorResolved, ...judgesUsed].some(isModelRef);
   const tracker = usesModels ? new LlmUsageTracker({ prices: config.llm.prices }) : null;
   const context = { settings: config.llm, tracker: tracker!, consecutiveLimits: config.consecutiveLimits, scoring: config.scoring };
+  const world = campaignWorld(config);
   const simulator: UserSimulator = isModelRef(simulatorResolved)
     ? models!.createModelSimulator(simulatorResolved, context)
-    : new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits });
-  const judges: Judge[] = judgesUsed.map((ref) => (isModelRef(ref) ? models!.createModelJudge(ref, context) : new OracleJudge(config.scoring, config.safety)));
+    : simulatorResolved === SCRIPTED_SIMULATOR
+      ? new ScriptedSimulator()
+      : new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits, world });
+  const judges: Judge[] = judgesUsed.map((ref) => (isModelRef(ref) ? models!.createModelJudge(ref, context) : new OracleJudge(config.scoring, config.safety, world)));
   return { simulator, judges, tracker, fallbacks };
 }
 

@@ -3,7 +3,18 @@ import { join } from 'node:path';
 import type { RunSummary } from '../analysis/profile.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { readRunSummary } from '../report/write.ts';
-import type { ResultStore } from '../store/store.ts';
+import { ResultStore } from '../store/store.ts';
+import { workspaceStorePath } from '../store/workspace.ts';
+
+/** The results store of a workspace, for commands that read runs; null (or an error, when it must exist) when there is none. */
+export function openStore(workspace: string, mustExist = true): ResultStore | null {
+  const path = workspaceStorePath(workspace);
+  if (!existsSync(path)) {
+    if (mustExist) throw new Error(`no results store at ${path} (run a campaign first, or pass --workspace)`);
+    return null;
+  }
+  return ResultStore.open(path);
+}
 
 /** The gate in one phrase for the command line: "gate failOn [safety_violation] failed 24" or "no gate". */
 export function gateText(failOn: readonly string[], failedByGate: number): string {

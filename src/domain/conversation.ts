@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ContextVectorSchema } from './context.ts';
-import { ConstraintSchema, RequestSchema, TargetSchema, TargetStatusSchema } from './targets.ts';
+import { ConstraintSchema, ExpectedOutcomeSchema, RequestSchema, TargetSchema, TargetStatusSchema } from './targets.ts';
 import { DimensionSchema, FailureLabelSchema, JudgeTierSchema, PersonaSchema, StrategySchema } from './taxonomy.ts';
-import { AssistantReplySchema } from '../protocol/bridge.ts';
+import { AssistantReplySchema } from '../../packages/bridge-sdk/src/protocol/bridge.ts';
+import { ExpectationResultSchema, TurnExpectationSchema } from './expectations.ts';
 
 /** A seed phrase s with its annotated targets (what the simulator will ask for). */
 export const SeedPhraseSchema = z.strictObject({
@@ -27,6 +28,8 @@ export const UtteranceAnnotationSchema = z.object({
   introduces: z.array(z.object({ id: z.string(), request: RequestSchema })).default([]),
   /** constraints added in this utterance, per target id (constraint stacking) */
   addedConstraints: z.record(z.string(), z.array(ConstraintSchema)).default({}),
+  /** per target id: no place of the world meets what the user has now asked for (set by a simulator that knows the world) */
+  expectations: z.record(z.string(), ExpectedOutcomeSchema).optional(),
   /** the user returns to these targets after a topic switch without repeating their constraints */
   returnsTo: z.array(z.string()).default([]),
   /** targets the user explicitly drops ("never mind") */
@@ -45,6 +48,8 @@ export const SimulatedUtteranceSchema = z.object({
   text: z.string().min(1),
   strategy: StrategySchema.nullable(),
   annotation: UtteranceAnnotationSchema,
+  /** scripted turns (suites, live sessions): what the reply must do besides passing the judges */
+  expect: TurnExpectationSchema.optional(),
 });
 export type SimulatedUtterance = z.infer<typeof SimulatedUtteranceSchema>;
 
@@ -144,6 +149,8 @@ export const TurnRecordSchema = z.object({
   targetsAfter: z.array(TargetSchema),
   /** voice campaigns: how the spoken turn went */
   voice: VoiceTurnSchema.optional(),
+  /** scripted turns with expectations: each check and whether it held (src/judge/expectations.ts) */
+  expectations: ExpectationResultSchema.optional(),
 });
 export type TurnRecord = z.infer<typeof TurnRecordSchema>;
 
@@ -153,10 +160,24 @@ export type ConversationStatus = z.infer<typeof ConversationStatusSchema>;
 export const ConversationModeSchema = z.enum(['guided', 'baseline']);
 export type ConversationMode = z.infer<typeof ConversationModeSchema>;
 
+/**
+ * One turn of a scripted conversation (a suite case, src/suite/format.ts): the driver's words, the full
+ * context at that turn, what the words mean (absent: the bench reads them, src/simulator/reader.ts) and
+ * what the reply must do.
+ */
+export const ScriptedTurnSchema = z.object({
+  text: z.string().min(1),
+  context: ContextVectorSchema,
+  annotation: UtteranceAnnotationSchema.optional(),
+  expect: TurnExpectationSchema.optional(),
+});
+export type ScriptedTurn = z.infer<typeof ScriptedTurnSchema>;
+
 /** Everything that fixes one conversation before it runs; its key is stable across resumes. */
 export const ConversationSpecSchema = z.object({
   key: z.string(),
-  seed: SeedPhraseSchema,
+  /** a scripted conversation may have no targets up front (its turns introduce them, or it has none) */
+  seed: SeedPhraseSchema.extend({ requests: z.array(RequestSchema) }),
   persona: PersonaSchema,
   mode: ConversationModeSchema,
   strategies: z.array(StrategySchema),
@@ -169,6 +190,10 @@ export const ConversationSpecSchema = z.object({
   vehicleStartS: z.number().min(0).optional(),
   /** voice campaigns: the cabin-noise level the driver's audio is mixed at, in dB SNR; null = clean */
   snrDb: z.number().nullable().optional(),
+  /** scripted conversations (suites, live sessions): the turns the scripted user plays, in order */
+  script: z.array(ScriptedTurnSchema).optional(),
+  /** scripted conversations: the target ids of seed.requests, in order (default t1, t2, …), as the script's meanings name them */
+  targetIds: z.array(z.string()).optional(),
 });
 export type ConversationSpec = z.infer<typeof ConversationSpecSchema>;
 

@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { HHMM } from './context.ts';
+import { CostLevelSchema, MEDIA_SOURCES, PoiCategorySchema } from '../../packages/bridge-sdk/src/protocol/context.ts';
 
-export const COST_LEVELS = ['low', 'medium', 'high'] as const;
-export const CostLevelSchema = z.enum(COST_LEVELS);
-export type CostLevel = z.infer<typeof CostLevelSchema>;
-
-export const POI_CATEGORIES = ['restaurant', 'charger', 'pharmacy', 'park', 'cafe', 'parking'] as const;
-export const PoiCategorySchema = z.enum(POI_CATEGORIES);
-export type PoiCategory = z.infer<typeof PoiCategorySchema>;
+/** the categories, cost levels and media sources are wire vocabulary (assistant_reply actions): the SDK holds them */
+export { COST_LEVELS, CostLevelSchema, MEDIA_SOURCES, POI_CATEGORIES, PoiCategorySchema, type CostLevel, type PoiCategory } from '../../packages/bridge-sdk/src/protocol/context.ts';
 
 /** One material requirement the user stated. Each kind is checkable against a structured reply. */
 export const ConstraintSchema = z.discriminatedUnion('kind', [
@@ -32,7 +28,6 @@ export const PlanStopSchema = z.strictObject({
 });
 export type PlanStop = z.infer<typeof PlanStopSchema>;
 
-export const MEDIA_SOURCES = ['radio', 'music', 'podcast', 'video'] as const;
 export const VEHICLE_INFO_FIELDS = ['range', 'state_of_charge', 'tire_pressure', 'outside_temperature', 'oil_level'] as const;
 export type VehicleInfoField = (typeof VEHICLE_INFO_FIELDS)[number];
 
@@ -66,10 +61,19 @@ export const INTENT_DOMAIN: Record<Intent, string> = {
 export const TargetStatusSchema = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 export type TargetStatus = z.infer<typeof TargetStatusSchema>;
 
+/**
+ * What the simulator, knowing the world, expects of a target: `none_exists` when no place of the world meets
+ * its stated constraints (a truthful "not found" completes it; any place offered as a match is a failure).
+ */
+export const ExpectedOutcomeSchema = z.enum(['none_exists']);
+export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;
+
 export const TargetSchema = z.object({
   id: z.string(),
   request: RequestSchema,
   status: TargetStatusSchema,
+  /** absent: the target can be met (or the bench does not know the unit's world) */
+  expectedOutcome: ExpectedOutcomeSchema.optional(),
   introducedTurn: z.number().int().nullable(),
   completedTurn: z.number().int().nullable(),
 });

@@ -14,7 +14,7 @@ export const PromptVersionSchema = z.object({
 export const TierUseSchema = z.object({
   /** the reference the tier reports about itself: "template", "oracle", "ollama:qwen3:14b", … */
   ref: z.string(),
-  kind: z.enum(['template', 'oracle', 'llm']),
+  kind: z.enum(['template', 'oracle', 'llm', 'script']),
   prompts: z.array(PromptVersionSchema),
 });
 

@@ -1,11 +1,8 @@
 import type { z } from 'zod';
+import { describeZodError } from '../../packages/bridge-sdk/src/validation.ts';
 
-/** Formats a zod error as "field: what was expected" parts, so every boundary error names the field. */
-export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
-    .join('; ');
-}
+/** Formats a zod error as "field: what was expected" parts, so every boundary error names the field (one wording for the bench and the bridge SDK). */
+export { describeZodError };
 
 export class ValidationError extends Error {
   constructor(

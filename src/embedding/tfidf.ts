@@ -20,8 +20,9 @@ export class TfidfEmbedder implements Embedder {
   private idf: Map<string, number> | null = null;
   private documents = 0;
 
-  constructor(readonly dimensions = 1024) {
-    this.describe = `lexical TF-IDF fallback (hashed to ${dimensions} dimensions; word overlap, not a sentence-embedding model)`;
+  /** `note`: why the fallback runs (e.g. the method's model is not installed), appended to the label */
+  constructor(readonly dimensions = 1024, note?: string) {
+    this.describe = `lexical TF-IDF fallback (hashed to ${dimensions} dimensions; word overlap, not a sentence-embedding model${note ? `; ${note}` : ''})`;
   }
 
   fit(texts: readonly string[]): this {

@@ -1,6 +1,7 @@
 import type { ContextVector } from '../domain/context.ts';
 import type { ProtocolAnomalies } from '../domain/conversation.ts';
 import type { AssistantReply, Capabilities } from '../protocol/bridge.ts';
+import type { HeadUnitHandler as SdkHeadUnitHandler } from '../../packages/bridge-sdk/src/client.ts';
 
 /** One conversation with the system under test. */
 export interface HeadUnitSession {
@@ -39,15 +40,10 @@ export class SutError extends Error {
 export type HeadUnitReplyBody = Omit<AssistantReply, 'sessionId' | 'turn'>;
 
 /**
- * The head-unit side of the bridge: what a head unit implements so that the bridge
- * client can dial it in to the bench (the reference head unit, a vendor adapter, …).
+ * The head-unit side of the bridge: what a head unit implements so that the bridge client can dial it in to the
+ * bench (the reference head unit, a vendor adapter, …). It is the SDK's HeadUnitHandler (packages/bridge-sdk),
+ * with the reply in its parsed form, because the bench also calls these handlers in-process.
  */
-export interface HeadUnitHandler {
-  readonly unit: { name: string; version: string };
-  readonly capabilities: Capabilities;
-  startSession(sessionId: string, context: ContextVector): Promise<void> | void;
+export interface HeadUnitHandler extends SdkHeadUnitHandler {
   handleTurn(sessionId: string, turn: number, text: string, context: ContextVector | undefined): Promise<HeadUnitReplyBody>;
-  endSession(sessionId: string): Promise<void> | void;
-  /** vehicle context from the bench (CAN frames batch); payload schema: src/vehicle (VehicleContextMessageSchema) */
-  handleVehicleContext?(sessionId: string | null, payload: unknown): void;
 }

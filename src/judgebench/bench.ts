@@ -7,6 +7,7 @@ import { generateDataset } from './generator.ts';
 import type { JudgeBenchOutput } from './report.ts';
 import { configurationLabel } from './report.ts';
 import { llmConfiguration, oracleConfiguration, runConfiguration, summarize, type JudgeConfiguration, type RunOptions } from './runner.ts';
+import { presetOf, type Method } from '../domain/method.ts';
 
 export interface LoadedDataset {
   source: string;
@@ -25,7 +26,7 @@ export function datasetFor(config: Pick<JudgeBenchConfig, 'dataset' | 'generate'
 
 /** Builds every judge × technique configuration; providers are created once per model reference. */
 export function buildConfigurations(
-  config: Pick<JudgeBenchConfig, 'judges' | 'seed' | 'maxRetries' | 'timeoutMs' | 'allowedHosts'>,
+  config: Pick<JudgeBenchConfig, 'judges' | 'seed' | 'maxRetries' | 'timeoutMs' | 'allowedHosts'> & { method?: JudgeBenchConfig['method'] },
   makeProvider: (ref: string, options: ProviderOptions) => LlmProvider = createProvider,
 ): { configurations: JudgeConfiguration[]; providers: LlmProvider[] } {
   const providers = new Map<string, LlmProvider>();
@@ -45,29 +46,34 @@ export function buildConfigurations(
     }
     const models = judge.models.map(provider);
     for (const technique of judge.techniques) {
-      configurations.push(llmConfiguration(judge.name ?? judge.models.join('+'), technique, models, { seed: config.seed, maxRetries: config.maxRetries }));
+      configurations.push(llmConfiguration(judge.name ?? judge.models.join('+'), technique, models, { seed: config.seed, maxRetries: config.maxRetries, method: config.method }));
     }
   }
   return { configurations, providers: [...providers.values()] };
 }
 
-/** Runs every configuration over the dataset, one configuration after another (so latencies do not compete). */
+/**
+ * Runs every configuration over the dataset, one configuration after another (so latencies do not
+ * compete). `method: paper` scores F1 with "correct" as the positive class, as the paper does.
+ */
 export async function runJudgeBench(
   name: string,
   dataset: LoadedDataset,
   configurations: readonly JudgeConfiguration[],
   prices: PriceTable,
-  options: RunOptions = {},
+  options: RunOptions & { method?: Method } = {},
 ): Promise<JudgeBenchOutput> {
+  const method = options.method ?? 'lab';
   const output: JudgeBenchOutput = {
     name,
+    preset: presetOf('judge-bench', method),
     dataset: { source: dataset.source, pairs: dataset.pairs.length, withPreferences: dataset.pairs.filter((p) => p.user.preferences).length },
     configurations: [],
     pairs: {},
   };
   for (const configuration of configurations) {
     const results = await runConfiguration(configuration, dataset.pairs, options);
-    output.configurations.push(summarize(configuration, results, prices));
+    output.configurations.push(summarize(configuration, results, prices, method));
     output.pairs[configurationLabel(configuration)] = results;
   }
   return output;

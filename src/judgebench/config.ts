@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadYaml } from '../config/yaml.ts';
 import { parseJudgeRef, resolveRefAgainst } from '../llm/modelRef.ts';
 import { PriceTableSchema } from '../llm/usage.ts';
+import { MethodSchema } from '../domain/method.ts';
 import { TechniqueSchema } from './techniques.ts';
 
 /** A judge to compare: the rule oracle, or LLM judges (one or more models) with a list of techniques. */
@@ -67,6 +68,8 @@ export const JudgeBenchConfigSchema = z
     timeoutMs: z.number().int().positive().optional(),
     /** non-loopback model servers the providers may reach */
     allowedHosts: z.array(z.string()).optional(),
+    /** lab (default) or Habicht et al. as published: temperature 0 everywhere, SC and AR on the CoT-5 examples, AR discussing up to 3 rounds, F1 with "correct" as the positive class (docs/reproduction.md) */
+    method: MethodSchema.default('lab'),
   })
   .refine((c) => (c.dataset === undefined) !== (c.generate === undefined), { message: 'give exactly one of "dataset" or "generate"', path: ['dataset'] });
 export type JudgeBenchConfig = z.infer<typeof JudgeBenchConfigSchema>;

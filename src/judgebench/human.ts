@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { agreementReport, type AgreementReport, type KappaWeights } from '../analysis/stats.ts';
+import { parseCsv } from '../domain/csv.ts';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 
 /**
@@ -20,44 +21,6 @@ export const RatingRowSchema = z.object({
   pass: PassSchema.optional(),
 });
 export type RatingRow = z.infer<typeof RatingRowSchema>;
-
-/** RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. Returns rows with their starting line. */
-export function parseCsv(text: string): Array<{ line: number; fields: string[] }> {
-  const rows: Array<{ line: number; fields: string[] }> = [];
-  let fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  let line = 1;
-  let rowLine = 1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else {
-        if (c === '\n') line++;
-        field += c;
-      }
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      fields.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      fields.push(field);
-      if (fields.some((f) => f !== '')) rows.push({ line: rowLine, fields });
-      fields = [];
-      field = '';
-      line++;
-      rowLine = line;
-    } else field += c;
-  }
-  fields.push(field);
-  if (fields.some((f) => f !== '')) rows.push({ line: rowLine, fields });
-  return rows;
-}
 
 /** Reads ratings from .csv (header row with the column names) or .json (an array of objects); errors name the line or index. */
 export function parseRatings(text: string, source: string): RatingRow[] {

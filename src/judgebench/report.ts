@@ -4,9 +4,12 @@ import { escapeHtml, jsonForScript } from '../report/escape.ts';
 import { chartJs } from '../report/html.ts';
 import { ERROR_CATEGORIES } from './dataset.ts';
 import type { ConfigurationSummary, PairResult } from './runner.ts';
+import type { Preset } from '../domain/method.ts';
 
 export interface JudgeBenchOutput {
   name: string;
+  /** lab defaults or the paper preset, in one line */
+  preset: Preset;
   dataset: { source: string; pairs: number; withPreferences: number };
   configurations: ConfigurationSummary[];
   /** per configuration label ("judge/technique"), the per-pair results */
@@ -51,7 +54,8 @@ export function judgeBenchHtml(output: JudgeBenchOutput): string {
 <style>body{font-family:system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:4px 6px;text-align:right}td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:16px}.chart{position:relative;height:300px}.muted{color:#666}</style>
 </head><body>
 <h1>${h(output.name)}: judge benchmark</h1>
-<p class="muted">Dataset ${h(output.dataset.source)}: ${output.dataset.pairs} pairs (${output.dataset.withPreferences} with structured preferences). Positive class: the recommendation is wrong. A pair without a verdict counts as wrong.</p>
+<p><b>Method:</b> ${h(output.preset.statement)}.</p>
+<p class="muted">Dataset ${h(output.dataset.source)}: ${output.dataset.pairs} pairs (${output.dataset.withPreferences} with structured preferences). Positive class: ${output.preset.method === 'paper' ? 'the recommendation is correct (the paper\'s convention)' : 'the recommendation is wrong'}. A pair without a verdict counts as judged wrongly.</p>
 <table><thead><tr><th>judge</th><th>technique</th><th>models</th><th>precision</th><th>recall</th><th>F1</th>${ERROR_CATEGORIES.map((k) => `<th>acc. ${h(k)}</th>`).join('')}<th>ms/request</th><th>calls/request</th><th>tokens in</th><th>tokens out</th><th>USD/request</th><th>errors</th></tr></thead>
 <tbody>${rows}</tbody></table>
 <div class="charts">

@@ -5,12 +5,17 @@ import { ERROR_CATEGORIES, RULE_CATEGORIES, type ErrorCategory, type Pair } from
 import { oracleVerdict } from './oracle.ts';
 import { judgePair, type PairJudgment, type Technique, type TechniqueOptions } from './techniques.ts';
 import { runPool } from '../domain/pool.ts';
+import { presetOf, type Method, type Preset } from '../domain/method.ts';
 
 /**
  * Runs judge configurations (a judge with one technique) over a dataset and scores them.
- * The positive class is "the recommendation is wrong" (label false): the judge's job is to catch
- * mismatches, so precision/recall/F1 are about detecting them.
+ * Precision/recall/F1 are about one positive class: "wrong" (lab default: the judge's job is to
+ * catch mismatches, so the scores are about detecting them) or "correct" (Habicht et al.'s
+ * convention: their precision/recall tables are only consistent with the fitting recommendations
+ * as the positive class).
  */
+export const POSITIVE_CLASSES = ['wrong', 'correct'] as const;
+export type PositiveClass = (typeof POSITIVE_CLASSES)[number];
 
 export interface JudgeConfiguration {
   judge: string;
@@ -63,7 +68,11 @@ export interface CategoryScores {
 }
 
 export interface ConfigurationSummary {
+  /** lab defaults or the paper preset, in one line */
+  preset: Preset;
   judge: string;
+  /** the class precision, recall and F1 are about: wrong (lab) or correct (paper) */
+  positiveClass: PositiveClass;
   technique: Technique | 'rules';
   models: string[];
   pairs: number;
@@ -126,10 +135,12 @@ export async function runConfiguration(configuration: JudgeConfiguration, pairs:
   return results;
 }
 
-/** A missing verdict counts as the wrong answer, so errors lower the scores instead of vanishing. */
-function predictedWrong(r: PairResult): boolean {
-  return r.fits === null ? r.label : !r.fits;
+/** The judge's call on the positive class; a missing verdict counts as the wrong answer, so errors lower the scores instead of vanishing. */
+function predictedPositive(r: PairResult, positive: PositiveClass): boolean {
+  const fits = r.fits === null ? !r.label : r.fits;
+  return positive === 'correct' ? fits : !fits;
 }
+const actuallyPositive = (r: PairResult, positive: PositiveClass): boolean => (positive === 'correct' ? r.label : !r.label);
 
 function costOf(results: readonly PairResult[], prices: PriceTable): number {
   let usd = 0;
@@ -142,8 +153,10 @@ function costOf(results: readonly PairResult[], prices: PriceTable): number {
   return usd;
 }
 
-export function summarize(configuration: JudgeConfiguration, results: readonly PairResult[], prices: PriceTable = {}): ConfigurationSummary {
-  const overall = precisionRecallF1(results.map(predictedWrong), results.map((r) => !r.label));
+export function summarize(configuration: JudgeConfiguration, results: readonly PairResult[], prices: PriceTable = {}, method: Method = 'lab'): ConfigurationSummary {
+  const positive: PositiveClass = method === 'paper' ? 'correct' : 'wrong';
+  const scores = (subset: readonly PairResult[]) => precisionRecallF1(subset.map((r) => predictedPositive(r, positive)), subset.map((r) => actuallyPositive(r, positive)));
+  const overall = scores(results);
   const perCategory = {} as Record<ErrorCategory, CategoryScores>;
   const perCategoryAccuracy = {} as Record<ErrorCategory, number | null>;
   for (const category of ERROR_CATEGORIES) {
@@ -152,7 +165,7 @@ export function summarize(configuration: JudgeConfiguration, results: readonly P
     let detection: { precision: number; recall: number; f1: number } | null = null;
     if ((RULE_CATEGORIES as readonly string[]).includes(category) && own.length) {
       const subset = results.filter((r) => r.errorCategory === category || r.errorCategory === 'none');
-      detection = precisionRecallF1(subset.map(predictedWrong), subset.map((r) => !r.label));
+      detection = scores(subset);
     }
     perCategory[category] = { pairs: own.length, accuracy, precision: detection?.precision ?? null, recall: detection?.recall ?? null, f1: detection?.f1 ?? null };
     perCategoryAccuracy[category] = accuracy;
@@ -160,7 +173,9 @@ export function summarize(configuration: JudgeConfiguration, results: readonly P
   const n = results.length;
   const calls = results.reduce((s, r) => s + r.calls, 0);
   return {
+    preset: presetOf('judge-bench', method),
     judge: configuration.judge,
+    positiveClass: positive,
     technique: configuration.technique,
     models: configuration.models,
     pairs: n,

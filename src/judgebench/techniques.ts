@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Method } from '../domain/method.ts';
 import { runTechnique, type AnswerKind, type Persona, type Technique, type TechniqueQuestion } from '../llm/technique.ts';
 import { loadPromptSections, renderTemplate, delimitUntrusted } from '../llm/prompts.ts';
 import type { ChatMessage, ChatRequest, ChatResponse, LlmProvider } from '../llm/types.ts';
@@ -101,8 +102,12 @@ function systemPrompt(answer: AnswerKind, persona: Persona | null): string {
   return renderTemplate(section('system'), { persona: persona ? `${section(`persona-${persona}`)}\n` : '', answer: section(instructions) }, PROMPT_ID);
 }
 
-/** Worked examples for CoT-n: fixed pairs from a separate seed, reasoned by the oracle (correct first, then one per error kind). */
-const EXAMPLE_ORDER = ['none', 'cuisine', 'time', 'rating', 'location'] as const;
+/**
+ * Worked examples for CoT-n: fixed pairs from a separate seed, reasoned by the oracle (correct
+ * first, then one per error kind). Cost and time come first among the errors: they are the kinds
+ * the paper's judges missed most (Habicht et al., RQ3), so CoT-3 already shows both.
+ */
+export const EXAMPLE_ORDER = ['none', 'cost', 'time', 'cuisine', 'location', 'rating'] as const;
 let examplePairs: Pair[] | null = null;
 function workedExamples(n: number): ChatMessage[] {
   examplePairs ??= generateDataset({ seed: 20240101, users: 1, includePreferences: true });
@@ -118,6 +123,8 @@ function workedExamples(n: number): ChatMessage[] {
 }
 
 export interface TechniqueOptions {
+  /** lab (default) or the paper's technique parameters (src/llm/technique.ts, TECHNIQUE_PROFILES) */
+  method?: Method;
   /** retries of a structured call whose output does not validate (default: the provider layer's default) */
   maxRetries?: number;
   /** base seed; sampled paths use seed + index so runs are repeatable where the server honours seeds */
@@ -133,7 +140,7 @@ function pairQuestion(pair: Pair): TechniqueQuestion<PairAnswer> {
     opening: (kind, persona, examples) => [{ role: 'system', content: systemPrompt(kind, persona) }, ...workedExamples(examples), pairMessage],
     debate: (others) => renderTemplate(section('debate'), { others: delimitUntrusted('answers', others) }, PROMPT_ID),
     key: (answer) => String(answer.fits),
-    describe: (answer) => `${answer.fits ? 'fits' : 'does not fit'}. ${answer.reasoning ?? ''}`,
+    describe: (answer) => `${answer.fits ? 'fits' : 'does not fit'}${answer.confidence !== undefined ? ` (confidence ${answer.confidence})` : ''}. ${answer.reasoning ?? ''}`,
   };
 }
 
@@ -141,7 +148,7 @@ function pairQuestion(pair: Pair): TechniqueQuestion<PairAnswer> {
 export async function judgePair(technique: Technique, providers: readonly LlmProvider[], pair: Pair, options: TechniqueOptions = {}): Promise<PairJudgment> {
   const usage: Usage = { calls: 0, tokensIn: 0, tokensOut: 0 };
   const models = providers.map((p) => metered(p, usage));
-  const { votes: weighted, errors } = await runTechnique(technique, models, pairQuestion(pair), { maxRetries: options.maxRetries, seed: options.seed ?? 1, signal: options.signal });
+  const { votes: weighted, errors } = await runTechnique(technique, models, pairQuestion(pair), { maxRetries: options.maxRetries, seed: options.seed ?? 1, signal: options.signal, method: options.method });
   const votes = weighted.map((v) => v.answer.fits);
   const weightFor = (value: boolean) => weighted.filter((v) => v.answer.fits === value).reduce((s, v) => s + v.weight, 0);
   // a majority (AR: of calibrated confidence); an even split counts as "does not fit": the bench prefers flagging to missing a failure

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { loadYaml } from '../config/yaml.ts';
 import { parseModelRef, resolveRefAgainst } from './modelRef.ts';
@@ -49,6 +50,25 @@ export type ModelManifest = z.infer<typeof ModelManifestSchema> & { path: string
 
 /** Reads a YAML or JSON manifest (JSON is YAML); errors name the file, the line and the field. Relative file paths and gguf: references resolve against the manifest's folder. */
 export async function loadModelManifest(path: string): Promise<ModelManifest> {
+  return readModelManifest(path);
+}
+
+/** models/default.yaml of this checkout: the model sets the bench ships with. */
+export const DEFAULT_MANIFEST = fileURLToPath(new URL('../../models/default.yaml', import.meta.url));
+/** The set of models/default.yaml that holds the methods' own models (the papers' sentence-embedding model among them). */
+export const METHOD_MODEL_SET = 'paper';
+
+/**
+ * The sentence-embedding model file the manifest's method set names (absolute), or undefined when
+ * it names none. Used wherever a run embeds text and its config names no model of its own (failure
+ * diversity, manual retrieval): the model is used when the file is there, else the labelled lexical
+ * fallback runs (src/embedding/index.ts).
+ */
+export function methodEmbeddingModel(manifestPath: string = DEFAULT_MANIFEST): string | undefined {
+  return readModelManifest(manifestPath).sets[METHOD_MODEL_SET]?.embedding?.file;
+}
+
+function readModelManifest(path: string): ModelManifest {
   const manifest = loadYaml(ModelManifestSchema, path, 'model manifest');
   const base = dirname(resolve(path));
   for (const set of Object.values(manifest.sets)) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Method } from '../domain/method.ts';
 import { generateStructured } from './structured.ts';
 import type { ChatMessage, LlmProvider } from './types.ts';
 import type { LlmUsageTracker } from './usage.ts';
@@ -21,19 +22,41 @@ export type Technique = z.infer<typeof TechniqueSchema>;
 
 export const PERSONAS = ['investigator', 'forensic-examiner', 'auditor'] as const;
 export type Persona = (typeof PERSONAS)[number];
+/** R: the most discussion rounds of MAD and (paper) AR, the first answers included */
 export const MAD_MAX_ROUNDS = 3;
-/** Sampling temperature for the self-consistency paths (single-answer techniques use 0). */
+/** Sampling temperature of the lab's self-consistency paths (single-answer techniques use 0; the paper samples everything at 0). */
 export const SAMPLING_TEMPERATURE = 0.7;
 
 /**
- * The paper's calibration step function for AR: a stated confidence becomes a vote weight
- * of 1.0 (≥ 0.9), 0.8 (≥ 0.7), 0.5 (≥ 0.5), 0.3 (≥ 0.3) or 0.1 (below).
+ * How a technique runs, lab or as Habicht et al. publish it. The paper samples everything at
+ * temperature 0 (§5 "Setup") and builds SC and AR on CoT prompts: SC's paths and AR's agents see
+ * the worked examples (AR-CoT-5, Table 4), and AR's agents discuss up to R rounds until they agree.
+ * The lab samples SC's paths at 0.7 without examples (diverse paths, shorter prompts) and asks AR's
+ * models once.
+ */
+export interface TechniqueProfile {
+  scTemperature: number;
+  /** worked examples before SC's paths and AR's agents */
+  scExamples: number;
+  arExamples: number;
+  /** AR: rounds including the first answers (1 = one shot) */
+  arRounds: number;
+}
+export const TECHNIQUE_PROFILES: Record<Method, TechniqueProfile> = {
+  lab: { scTemperature: SAMPLING_TEMPERATURE, scExamples: 0, arExamples: 0, arRounds: 1 },
+  paper: { scTemperature: 0, scExamples: 5, arExamples: 5, arRounds: MAD_MAX_ROUNDS },
+};
+
+/**
+ * The paper's calibration of AR's stated confidence p into a vote weight f(p) (Habicht et al.,
+ * §3.3.3): 1.0 when p = 1, 0.8 for 0.9 ≤ p < 1, 0.5 for 0.8 ≤ p < 0.9, 0.3 for 0.6 ≤ p < 0.8,
+ * 0.1 below 0.6.
  */
 export function calibrateConfidence(confidence: number): number {
-  if (confidence >= 0.9) return 1.0;
-  if (confidence >= 0.7) return 0.8;
-  if (confidence >= 0.5) return 0.5;
-  if (confidence >= 0.3) return 0.3;
+  if (confidence >= 1) return 1.0;
+  if (confidence >= 0.9) return 0.8;
+  if (confidence >= 0.8) return 0.5;
+  if (confidence >= 0.6) return 0.3;
   return 0.1;
 }
 
@@ -74,6 +97,8 @@ export interface TechniqueRunOptions {
   tracker?: LlmUsageTracker;
   conversationKey?: string;
   schemaName?: string;
+  /** lab (default) or the paper's parameters (TECHNIQUE_PROFILES) */
+  method?: Method;
 }
 
 export interface TechniqueVote<A> {
@@ -136,37 +161,55 @@ export async function runTechnique<A>(technique: Technique, providers: readonly 
   };
   const once = (answers: (A | null)[]) => answers.filter((a): a is A => a !== null).map((answer) => ({ answer, weight: 1 }));
   const [model] = providers;
+  const profile = TECHNIQUE_PROFILES[options.method ?? 'lab'];
 
   if (technique === 'io' || technique.startsWith('cot-')) {
     return { votes: once([await ask(model, question.opening(kind, null, workedExamplesOf(technique)), 0, seed)]), errors };
   }
   if (technique.startsWith('sc-') || technique.startsWith('adaptive-sc-')) {
     const n = Number(technique.slice(technique.lastIndexOf('-') + 1));
-    const messages = question.opening(kind, null, 0);
-    const answers = await selfConsistency((i) => ask(model, messages, SAMPLING_TEMPERATURE, seed + i), question.key, n, technique.startsWith('adaptive-'));
+    const messages = question.opening(kind, null, profile.scExamples);
+    const answers = await selfConsistency((i) => ask(model, messages, profile.scTemperature, seed + i), question.key, n, technique.startsWith('adaptive-'));
     return { votes: once(answers), errors };
   }
   if (technique === 'mab' || technique === 'mad') {
-    let answers: (A | null)[] = await Promise.all(PERSONAS.map((persona, i) => ask(model, question.opening(kind, persona, 0), 0, seed + i)));
-    const rounds = technique === 'mab' ? 1 : MAD_MAX_ROUNDS;
-    for (let round = 2; round <= rounds; round++) {
-      const current = answers.filter((a): a is A => a !== null);
-      if (current.length === PERSONAS.length && tally(current, question.key).size === 1) break;
-      const previous = answers;
-      answers = await Promise.all(
-        PERSONAS.map((persona, i) => {
-          const others = PERSONAS.map((p, j) => (j !== i && previous[j] ? `- ${p}: ${question.describe(previous[j]!)}` : null)).filter(Boolean).join('\n');
-          const own = previous[i] ? [{ role: 'assistant' as const, content: JSON.stringify(previous[i]) }] : [];
-          return ask(model, [...question.opening(kind, persona, 0), ...own, { role: 'user', content: question.debate(others || '(no usable answers)') }], 0, seed + round * 10 + i);
-        }),
-      );
-    }
-    return { votes: once(answers), errors };
+    const seats = PERSONAS.map((persona) => ({ name: persona, provider: model, opening: question.opening(kind, persona, 0) }));
+    return { votes: once(await discuss(seats, technique === 'mab' ? 1 : MAD_MAX_ROUNDS, question, ask, seed)), errors };
   }
-  const messages = question.opening(kind, null, 0);
-  const answers: (A | null)[] = await Promise.all(providers.map((provider, i) => ask(provider, messages, 0, seed + i)));
+  // AR: one seat per model, each with the same prompt (paper: the CoT-5 examples), discussing until they agree or R rounds pass
+  const opening = question.opening(kind, null, profile.arExamples);
+  const seats = providers.map((provider) => ({ name: provider.ref, provider, opening }));
+  const answers = await discuss(seats, profile.arRounds, question, ask, seed);
   return {
     votes: answers.filter((a): a is A => a !== null).map((answer) => ({ answer, weight: calibrateConfidence((answer as { confidence?: number }).confidence ?? 0) })),
     errors,
   };
+}
+
+/**
+ * MAD's and AR's discussion (Habicht et al., §3.3.2–3.3.3): every seat answers; while they disagree
+ * and rounds are left, each seat sees its own last answer and the others' (as described by the
+ * question) and answers again. Returns the last round's answers (null for a seat whose call failed).
+ */
+async function discuss<A>(
+  seats: ReadonlyArray<{ name: string; provider: LlmProvider; opening: ChatMessage[] }>,
+  rounds: number,
+  question: TechniqueQuestion<A>,
+  ask: Ask<A>,
+  seed: number,
+): Promise<(A | null)[]> {
+  let answers: (A | null)[] = await Promise.all(seats.map((seat, i) => ask(seat.provider, seat.opening, 0, seed + i)));
+  for (let round = 2; round <= rounds; round++) {
+    const current = answers.filter((a): a is A => a !== null);
+    if (current.length === seats.length && tally(current, question.key).size === 1) break;
+    const previous = answers;
+    answers = await Promise.all(
+      seats.map((seat, i) => {
+        const others = seats.map((other, j) => (j !== i && previous[j] ? `- ${other.name}: ${question.describe(previous[j]!)}` : null)).filter(Boolean).join('\n');
+        const own = previous[i] ? [{ role: 'assistant' as const, content: JSON.stringify(previous[i]) }] : [];
+        return ask(seat.provider, [...seat.opening, ...own, { role: 'user', content: question.debate(others || '(no usable answers)') }], 0, seed + round * 10 + i);
+      }),
+    );
+  }
+  return answers;
 }

@@ -4,6 +4,7 @@ import { ConfigError, HeadUnitConfigSchema } from '../campaign/config.ts';
 import { loadYaml } from '../config/yaml.ts';
 import { ManualFaultConfigSchema, ManualQaSkill } from '../headunit/reference/manual-skill.ts';
 import { resolveEmbedder } from '../embedding/index.ts';
+import { methodEmbeddingModel } from '../llm/manifest.ts';
 import { Bm25Retriever, DenseRetriever } from './retrieval.ts';
 import { LlmSettingsSchema } from '../llm/settings.ts';
 import { createRng } from '../domain/rng.ts';
@@ -93,7 +94,7 @@ export async function manualSkillFor(config: ManualQaConfig, corpus: ManualCorpu
     const skill = new ManualQaSkill(corpus, new Bm25Retriever(corpus.chunks));
     return { skill, retrieval: skill.describe, close: async () => undefined };
   }
-  const embedder = await resolveEmbedder(config.embeddingModel, log);
+  const embedder = await resolveEmbedder(config.embeddingModel, log, methodEmbeddingModel());
   const skill = new ManualQaSkill(corpus, new DenseRetriever(corpus.chunks, embedder));
   return { skill, retrieval: skill.describe, close: () => embedder.close() };
 }

@@ -242,7 +242,8 @@ function gateHtml(summary: RunSummary): string {
     ? `Critical-failure gate <code>scoring.failOn: [${h(gate.failOn.join(', '))}]</code>: a conversation with any of these labels fails whatever its C. ${gate.failedByGate} conversation(s) failed by the gate, ${gate.failedOnlyByGate} of them would pass (or stay undecided) on C alone.`
     : 'No critical-failure gate (<code>scoring.failOn: []</code>): the verdict is C ≥ θ alone, as in the paper.';
   const s = gate.scoreOnly;
-  return `<p>${rule}</p><table><thead><tr><th></th><th class="n">passed</th><th class="n">failed</th><th class="n">inconclusive</th><th class="n">fail rate</th></tr></thead><tbody>
+  const preset = summary.preset ? `<p><b>Method:</b> ${h(summary.preset.statement)}.</p>` : '';
+  return `${preset}<p>${rule}</p><table><thead><tr><th></th><th class="n">passed</th><th class="n">failed</th><th class="n">inconclusive</th><th class="n">fail rate</th></tr></thead><tbody>
 <tr><td>verdict (gate and C)</td><td class="n">${summary.passed}</td><td class="n">${summary.failed}</td><td class="n">${summary.inconclusive}</td><td class="n">${pct(summary.failRate)}</td></tr>
 <tr><td>C ≥ θ alone (paper)</td><td class="n">${s.passed}</td><td class="n">${s.failed}</td><td class="n">${s.inconclusive}</td><td class="n">${pct(s.failRate)}</td></tr></tbody></table>`;
 }
@@ -300,7 +301,7 @@ export class RunHtmlWriter {
   }
 
   private protocolCell(result: ConversationResult): string {
-    const row = this.protocolOf ? this.protocolOf(result) : result.protocol ? { key: result.spec.key, ...result.protocol, lateReplies: [] } : null;
+    const row = this.protocolOf ? this.protocolOf(result) : result.protocol ? { key: result.spec.key, ...result.protocol, lateReplies: [], beforeHello: 0 } : null;
     if (!row) return '';
     return describeConversationProtocol(row) || '–';
   }

@@ -1,4 +1,4 @@
-import { describeConversationProtocol, protocolCounts, type ProtocolSection } from '../analysis/protocol.ts';
+import { describeConversationProtocol, describeLate, protocolCounts, type ProtocolSection } from '../analysis/protocol.ts';
 import { escapeHtml as h } from './escape.ts';
 import type { ReportSection } from './html.ts';
 
@@ -32,9 +32,16 @@ export function protocolSection(section: ProtocolSection): ReportSection {
     section.events.length,
   );
   const late = table(
-    ['conversation', 'turn', 'after the deadline'],
-    section.late.slice(0, PROTOCOL_ROWS_LIMIT).map((l) => [h(l.key), l.turn === null ? 'session_ready' : String(l.turn + 1), ms(l.lateMs)]),
+    ['conversation', 'turn', 'how late'],
+    section.late.slice(0, PROTOCOL_ROWS_LIMIT).map((l) => [h(l.key), l.turn === null ? 'session_ready' : String(l.turn + 1), h(describeLate(l))]),
     section.late.length,
+  );
+  const beforeHello = table(
+    ['conversation', 'event', 'turn', 'content'],
+    section.beforeHelloMessages
+      .slice(0, PROTOCOL_ROWS_LIMIT)
+      .map((m) => [h(m.key ?? '(no session of this run)'), h(m.event), m.turn === null ? '–' : String(m.turn + 1), `<code>${h(m.content)}</code>`]),
+    section.beforeHelloMessages.length,
   );
   const conversations = table(
     ['conversation', 'anomalies'],
@@ -46,10 +53,11 @@ export function protocolSection(section: ProtocolSection): ReportSection {
       ? `<p class="muted">Beyond the recording caps: ${section.notRecorded.events} events and ${section.notRecorded.afterClose} late anomalies were counted but not detailed.</p>`
       : '';
   const html = `${stopped}<p class="note">What the head unit did on the wire (docs/bridge-protocol.md, “Protocol anomalies”): findings about the unit, apart from the judges’ labels.
-Late replies come after the turn timed out, so after their conversation ended.</p>
+Late replies come after the turn timed out or its link was lost (possibly over the unit’s next connection), so after their conversation ended.</p>
 ${countTable}${notRecorded}
 <h3>The unit’s link</h3>${events}
 <h3>Late replies</h3>${late}
+<h3>Messages before hello</h3>${beforeHello}
 <h3>Conversations with anomalies</h3>${conversations}`;
   return { title: 'Head unit protocol', html };
 }

@@ -2,6 +2,7 @@ import { computeRunSummary, type RunInfo, type RunSummary } from '../analysis/pr
 import { protocolReport } from '../analysis/protocol.ts';
 import { invocations, llmUsage, vehicleSection } from '../campaign/run-facts.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
+import { methodOfStoredConfig, presetOf } from '../domain/method.ts';
 import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
 import { TIERS_FACT, TiersRecordSchema, type TiersRecord } from '../domain/tiers.ts';
 import { parseOrThrow } from '../domain/validation.ts';
@@ -10,6 +11,7 @@ import type { RunRecord } from '../store/types.ts';
 import { voiceReport } from './voice-section.ts';
 import { diversityCollector, diversityConfigOfStoredConfig } from '../analysis/diversity.ts';
 import { resolveEmbedder } from '../embedding/index.ts';
+import { methodEmbeddingModel } from '../llm/manifest.ts';
 
 export function runInfo(record: RunRecord): RunInfo {
   return { id: record.id, name: record.name, mode: record.mode, status: record.status, createdAt: record.createdAt, finishedAt: record.finishedAt };
@@ -55,6 +57,7 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
   const diversitySummary = await failureDiversity(diversity, record.config);
   return {
     ...base,
+    preset: presetOf('dialogue', methodOfStoredConfig(record.config)),
     ...(tiers.length ? { tiers } : {}),
     ...(invoked.length ? { invocations: invoked } : {}),
     ...(voiceSummary ? { voice: { ...voiceSummary } } : {}),
@@ -72,7 +75,7 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
  */
 async function failureDiversity(collected: ReturnType<typeof diversityCollector>, storedConfig: unknown) {
   const config = diversityConfigOfStoredConfig(storedConfig);
-  const embedder = await resolveEmbedder(config.embeddingModel, config.embeddingModel ? (line) => console.error(line) : undefined);
+  const embedder = await resolveEmbedder(config.embeddingModel, config.embeddingModel ? (line) => console.error(line) : undefined, methodEmbeddingModel());
   try {
     return await collected.finish(embedder, config);
   } finally {

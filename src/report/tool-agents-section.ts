@@ -96,7 +96,14 @@ export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: rea
     card(String(summary.notRunnable.length), 'tasks not runnable here'),
     card(String(summary.invalidTasks.length), 'tasks not loaded'),
     card(pct(summary.prematureActionRate), 'premature actions (disambiguation_user)'),
+    card(pct(summary.competition.macroPassHat3), 'Avg Pass^3 (CAR-bench leaderboard)'),
+    card(String(summary.misfires.trials.length), 'user-simulator misfires'),
   ].join('');
+  const misfires = summary.misfires;
+  const misfireList = misfires.trials.length ? `<table><thead><tr><th>task</th><th class="n">trial</th><th>stop</th></tr></thead><tbody>${misfires.trials.map((m) => `<tr><td>${h(m.taskId)}</td><td class="n">${m.trial}</td><td>${h(m.keyword)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none</p>';
+  const scopeHtml = `<h2>R, its scope, and user-simulator misfires</h2><div class="grid"><div class="panel"><h3>R and its scope</h3><p>${h(summary.reward.statement)}.</p></div>
+<div class="panel"><h3>Misfires: error stops by the user simulator before any tool call</h3>${misfireList}<p class="note">${misfires.trials.length} of ${misfires.failedTrials} failed trial(s). Pass rate with them counted as failures (as R counts them): ${pct(misfires.passRate.included)}; with them left out: ${pct(misfires.passRate.excluded)}.</p></div>
+<div class="panel"><h3>Avg Pass^3 (CAR-bench leaderboard)</h3><p>${pct(summary.competition.macroPassHat3)}: the unweighted mean of ${Object.entries(summary.competition.byFamily).map(([f, v]) => `${h(f)} ${pct(v)}`).join(', ')} (Pass^3 of the first three trials of each task).</p></div></div>`;
   const familyRows = families.map(([family, f]) => `<tr><td>${h(family)}</td><td class="n">${f.tasks}</td><td class="n">${f.runnableTasks}</td><td class="n">${f.trials}</td><td class="n">${f.successes}</td><td class="n">${f.reliability.rdi === null ? '–' : f.reliability.rdi.toFixed(3)}</td></tr>`).join('');
   const typeRows = Object.entries(summary.taskTypes)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -114,12 +121,13 @@ export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: rea
   const tasks = byTask(results);
   const capped = tasks.length > drillDownLimit ? `<p class="muted">Trial detail is included for the first ${drillDownLimit} of ${tasks.length} tasks; the store holds all of them (icabench export).</p>` : '';
   const body = `${TASK_CSS}
-<div class="cards">${cards}</div><p class="muted">agent: ${h(summary.agent ?? 'none ran')}</p>
+<div class="cards">${cards}</div><p class="muted">agent: ${h(summary.agent ?? 'none ran')} · method: ${h(summary.preset.statement)}</p>
 <h2>Task families</h2><div class="panel"><table><thead><tr><th>family</th><th class="n">tasks</th><th class="n">runnable</th><th class="n">trials</th><th class="n">R = 1</th><th class="n">RDI</th></tr></thead><tbody>${familyRows}</tbody></table>
 <p class="note">pass^k / pass@k are over the runnable tasks of a family. RDI: mean of pass@k − pass^k (first k) over k.</p></div>
 <h2>Task types</h2><div class="panel"><table><thead><tr><th>task type</th><th class="n">runnable / tasks</th><th class="n">R = 1 / trials</th><th class="n">k</th><th class="n">pass^k unbiased</th><th class="n">pass^k first k</th><th class="n">pass@k unbiased</th><th class="n">pass@k first k</th></tr></thead><tbody>${typeRows}</tbody></table>
 <p class="note">At the largest k (the run's trials per task); every k per family below, and per type in summary.json (<code>taskTypes</code>).</p></div>
 <h2>Reliability per family (pass^k / pass@k)</h2><div class="grid">${reliability}</div>
+${scopeHtml}
 <h2>Policies and components</h2><div class="grid">${countTable('policy violations (trials)', summary.policyViolations)}${countTable('LLM-judged policies not judged (trials; never counted as followed)', summary.policyNotJudged)}${countTable('failed components (trials)', summary.failedComponents)}${countTable('trial outcomes', summary.outcomes)}</div>
 ${notLoaded}${notRunnable}
 <h2>Tasks</h2>

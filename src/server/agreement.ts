@@ -24,6 +24,8 @@ export interface JudgeAgreement extends PairDimensionAgreement {
   passFail: AgreementReport['passFail'] | null;
   /** mean pairwise weighted κ among raters, when the same raters rated every item */
   ratersLightsKappa: number | null;
+  /** the paper's RQ0 statistic (Negi et al.): κ, ρ and exact agreement of the judge with each rater, averaged over the judge–rater pairs; null unless the same raters rated every item */
+  pairMean: { kappa: number | null; spearman: number | null; exact: number | null; pairs: number } | null;
 }
 
 export interface RaterPairAgreement {
@@ -52,9 +54,9 @@ type Stats = Omit<JudgeAgreement, 'dimension'>;
  * gives the rest), ρ of a constant series.
  */
 function agreement(first: number[], others: number[][], firstPass: boolean[], othersPass: boolean[][], ratersAligned: boolean): Stats {
-  if (first.length === 0) return { items: 0, kappa: null, spearman: null, exact: null, withinOne: null, passFail: null, ratersLightsKappa: null };
+  if (first.length === 0) return { items: 0, kappa: null, spearman: null, exact: null, withinOne: null, passFail: null, ratersLightsKappa: null, pairMean: null };
   const options: AgreementOptions = { weights: 'quadratic', scale: SCALE, positive: 'fail', judgePass: firstPass, humanPass: othersPass, ratersAligned };
-  if (first.length === 1) return { ...agreementShares(first, others, options), kappa: null, spearman: null, ratersLightsKappa: null };
+  if (first.length === 1) return { ...agreementShares(first, others, options), kappa: null, spearman: null, ratersLightsKappa: null, pairMean: null };
   const report = agreementReport(first, others, options);
   const finite = (value: number | null) => (value !== null && Number.isFinite(value) ? value : null);
   return {
@@ -65,6 +67,7 @@ function agreement(first: number[], others: number[][], firstPass: boolean[], ot
     withinOne: report.withinOne,
     passFail: report.passFail,
     ratersLightsKappa: finite(report.humanLightsKappa),
+    pairMean: report.pairMean && { kappa: finite(report.pairMean.kappa), spearman: finite(report.pairMean.spearman), exact: finite(report.pairMean.exact), pairs: report.pairMean.pairs },
   };
 }
 

@@ -38,10 +38,15 @@ export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, whe
   return result.data;
 }
 
+/** Bytes of an oversized body read and thrown away after the 413, so the client (still sending) reads the answer instead of a reset. */
+const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
+
 /**
  * Reads a JSON body, refusing more than `maxBytes` before parsing anything:
  * a declared Content-Length over the limit is rejected without reading, a body
- * that grows past it is cut off.
+ * that grows past it (chunked) is refused as soon as it does. The rest of a refused
+ * body is drained, not cut: destroying the request would reset the connection
+ * before the client reads the 413.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -50,17 +55,25 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
+    drainRefusedBody(req);
     throw new ApiError(413, 'payload_too_large', `request body is ${declared} bytes; the limit is ${maxBytes} bytes`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      throw new ApiError(413, 'payload_too_large', `request body exceeds the limit of ${maxBytes} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
+  const chunks = await new Promise<Buffer[]>((resolveBody, rejectBody) => {
+    const received: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) {
+        received.push(chunk);
+        return;
+      }
+      req.off('data', onData).off('end', onEnd).off('error', rejectBody);
+      drainRefusedBody(req);
+      rejectBody(new ApiError(413, 'payload_too_large', `request body exceeds the limit of ${maxBytes} bytes`));
+    };
+    const onEnd = () => resolveBody(received);
+    req.on('data', onData).once('end', onEnd).once('error', rejectBody);
+  });
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return {};
   let value: unknown;
@@ -73,6 +86,26 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   const violation = checkStructure(value, { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 20_000, maxStringChars: maxBytes });
   if (violation) throw new ApiError(400, 'invalid_request', `request body: ${violation.message}`);
   return value;
+}
+
+/** Reads and discards the rest of a refused body (up to MAX_DISCARDED_BYTES; beyond that the client is not listening and the connection is dropped). */
+function drainRefusedBody(req: IncomingMessage): void {
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > MAX_DISCARDED_BYTES) req.destroy();
+  });
+  req.on('error', () => undefined);
+  req.resume();
+}
+
+/** A percent-encoded path segment decoded; a lone % or a broken UTF-8 sequence is the client's error (400). */
+export function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ApiError(400, 'malformed_url', `"${segment.slice(0, 100)}" is not valid percent-encoding (e.g. a lone % or a broken UTF-8 sequence)`);
+  }
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {

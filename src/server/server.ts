@@ -32,10 +32,11 @@ import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
 import { TOOL_AGENTS_KIND } from '../agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
+import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.ts';
 import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
-import { ApiError, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
+import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
 
@@ -95,6 +96,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
   const manualRuns = new ManualRunApi(store);
   const toolRuns = new ToolRunApi(store);
+  const conformance = new ConformanceApi(options.workspace);
   const requireDialogue = (config: unknown, where: string) => {
     const kind = campaignKindOfValue(config);
     if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} campaign; the bench app starts and compares dialogue campaigns (run ${kind} campaigns with icabench run)`);
@@ -148,6 +150,13 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       pattern: /^\/api\/rig$/,
       handle: async (_q, res) => ok(res, { checks: await rigStatus(rigSources) }),
     },
+    { method: 'GET', pattern: /^\/api\/conformance$/, handle: (_q, res) => ok(res, { current: conformance.current(), reports: conformance.list() }) },
+    {
+      method: 'POST',
+      pattern: /^\/api\/conformance\/start$/,
+      handle: async (req, res) => ok(res, await conformance.start(await body(req, StartConformanceBodySchema, 'conformance start request')), 202),
+    },
+    { method: 'GET', pattern: /^\/api\/conformance\/(?<id>[^/]+)$/, handle: (_q, res, p) => ok(res, { report: conformance.report(p.id) }) },
     { method: 'GET', pattern: /^\/api\/configs$/, handle: async (_q, res) => ok(res, { configs: await catalog.list() }) },
     {
       method: 'GET',
@@ -414,6 +423,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     control,
     async close() {
       if (control.isRunning()) await control.stop().catch(() => undefined);
+      await conformance.close();
       await new Promise<void>((done) => io.close(() => done()));
       http.closeAllConnections();
     },
@@ -426,14 +436,6 @@ function requestUrl(target: string | undefined): URL {
     return new URL(target ?? '/', 'http://bench.invalid');
   } catch {
     throw new ApiError(400, 'malformed_url', 'the request target is not a valid URL path');
-  }
-}
-
-function decodePathSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new ApiError(400, 'malformed_url', `"${segment.slice(0, 100)}" is not valid percent-encoding (e.g. a lone % or a broken UTF-8 sequence)`);
   }
 }
 

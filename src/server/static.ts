@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { CONTENT_SECURITY_POLICY } from './csp.ts';
+import { decodePathSegment } from './http-util.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -31,7 +32,7 @@ export async function serveUi(uiDir: string | null, pathname: string, res: Serve
     res.end('The bench UI is not built. Run `npm run build:ui`, then reload.\n');
     return;
   }
-  const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+  const relative = normalize(decodePathSegment(pathname)).replace(/^([/\\])+/, '');
   const candidate = join(uiDir, relative);
   const inside = candidate === uiDir || candidate.startsWith(uiDir.endsWith(sep) ? uiDir : uiDir + sep);
   let file = join(uiDir, 'index.html');

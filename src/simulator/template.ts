@@ -2,11 +2,12 @@ import type { ContextVector } from '../domain/context.ts';
 import { formatMinutes, minutesOfDay } from '../domain/context.ts';
 import type { ConversationSpec, SimulatedUtterance, UtteranceAnnotation } from '../domain/conversation.ts';
 import { UtteranceAnnotationSchema } from '../domain/conversation.ts';
-import { constraintsOf, type Constraint, type Request, type Target } from '../domain/targets.ts';
+import { constraintsOf, type Constraint, type PoiCategory, type Request, type Target } from '../domain/targets.ts';
 import type { Strategy } from '../domain/taxonomy.ts';
 import { DEFAULT_CONSECUTIVE_LIMITS } from '../domain/taxonomy.ts';
 import { createRng, type Rng } from '../domain/rng.ts';
-import { AMBIGUOUS_PLACES, CUISINES } from '../world/world.ts';
+import { AMBIGUOUS_PLACES, CUISINES, type World } from '../world/world.ts';
+import { placesMeeting } from '../world/feasibility.ts';
 import { drivingState, type DrivingState } from '../domain/safety-policy.ts';
 import {
   addedConstraintPhrase,
@@ -30,9 +31,18 @@ export interface TemplateSimulatorOptions {
   consecutiveLimits?: Partial<Record<Strategy, number>>;
   /** how often a guided user makes plain progress instead of applying a strategy */
   progressShare?: number;
+  /**
+   * The head unit's world when the bench knows it (docs/architecture.md, "Which world"): a search no place meets is
+   * marked "none exists" on the target; the planning challenge picks a restaurant the city has. Null: unknown.
+   */
+  world?: World | null;
 }
 
-/** Extra constraints the Constraint Stacking strategy adds, all satisfiable in the reference world. */
+/**
+ * Extra constraints the Constraint Stacking strategy adds. Stacked onto some searches they leave no place that meets
+ * them all (a cheap charger rated at least 4): deliberately kept, as a test of a truthful "not found", and marked
+ * "none exists" when the world is known.
+ */
 const STACKABLE: Record<'find_poi' | 'navigate', Constraint[]> = {
   find_poi: [{ kind: 'min_rating', value: 4 }, { kind: 'max_cost', value: 'low' }, { kind: 'open_at', value: '21:00' }],
   navigate: [{ kind: 'avoid_tolls' }, { kind: 'avoid_highways' }],
@@ -91,6 +101,7 @@ export class TemplateSimulator implements UserSimulator {
     return new TemplateSession(spec, createRng(spec.rngSeed), {
       limits: { ...DEFAULT_CONSECUTIVE_LIMITS, ...this.options.consecutiveLimits },
       progressShare: this.options.progressShare ?? 0.3,
+      world: this.options.world ?? null,
     });
   }
 }
@@ -117,7 +128,7 @@ class TemplateSession implements SimulatorSession {
   constructor(
     private readonly spec: ConversationSpec,
     private readonly rng: Rng,
-    private readonly settings: { limits: Record<Strategy, number>; progressShare: number },
+    private readonly settings: { limits: Record<Strategy, number>; progressShare: number; world: World | null },
   ) {
     this.guided = spec.mode === 'guided' && spec.strategies.length > 0;
     // drivers do both: half the baseline users say everything at once (multi-request openings), half spread it over the drive (late turns)
@@ -134,7 +145,8 @@ class TemplateSession implements SimulatorSession {
     }));
   }
 
-  async openingUtterance(targets: readonly Target[]): Promise<SimulatedUtterance> {
+  async openingUtterance(targets: readonly Target[], context: ContextVector): Promise<SimulatedUtterance> {
+    this.context = context;
     if (!this.guided) {
       // a neutral user states requests in full: all at once, or the first now and the others over the drive (baselineSchedule)
       const due = this.dueBaselineTargets(targets, 0);
@@ -149,6 +161,7 @@ class TemplateSession implements SimulatorSession {
   async nextUtterance(input: SimulatorTurnInput): Promise<SimulatedUtterance> {
     const { targets, history, activeStrategies, consecutiveUses } = input;
     const lastReply = history.at(-1)?.reply;
+    this.context = input.context;
 
     if (this.pendingReturn) {
       const id = this.pendingReturn;
@@ -300,7 +313,9 @@ class TemplateSession implements SimulatorSession {
         this.planCount++;
         const now = minutesOfDay(context.time);
         const roundUp = (m: number) => Math.ceil(m / 30) * 30;
-        const cuisine = this.rng.pick(CUISINES);
+        // a trip the world can serve: the restaurant stop's cuisine is one the city has a cheap place for
+        const servable = CUISINES.filter((c) => this.feasible('restaurant', [{ kind: 'max_cost', value: 'low' }, { kind: 'cuisine', value: c }]));
+        const cuisine = this.rng.pick(servable.length > 0 ? servable : CUISINES);
         const request: Request = {
           intent: 'plan_trip',
           stops: [
@@ -378,8 +393,29 @@ class TemplateSession implements SimulatorSession {
     this.used.set(strategy, (this.used.get(strategy) ?? 0) + 1);
   }
 
+  /** Whether some place of the known world meets a search in the conversation's city now; true when the world is unknown. */
+  private feasible(category: PoiCategory, constraints: readonly Constraint[]): boolean {
+    const { world } = this.settings;
+    if (!world || !this.context) return true;
+    const { location, date, time } = this.context;
+    return placesMeeting(world, category, constraints, { city: location.city, position: location.position, date, time }).length > 0;
+  }
+
+  /** The searches this utterance adds constraints to that no place of the world meets any more: "none exists". */
+  private expectationsFor(added: Record<string, Constraint[]> | undefined): UtteranceAnnotation['expectations'] {
+    const marked = Object.keys(added ?? {}).filter((id) => {
+      if (!/^t\d+$/.test(id)) return false;
+      const request = this.full(id);
+      return request.intent === 'find_poi' && !this.feasible(request.category, this.stated.get(id) ?? []);
+    });
+    return marked.length > 0 ? Object.fromEntries(marked.map((id) => [id, 'none_exists' as const])) : undefined;
+  }
+
+  private context: ContextVector | null = null;
   private turn = 0;
   private say(text: string, strategy: Strategy | null, partial: Partial<UtteranceAnnotation>): SimulatedUtterance {
+    const expectations = this.expectationsFor(partial.addedConstraints);
+    if (expectations) partial = { ...partial, expectations };
     const route = (partial.addresses ?? []).find((id) => /^t\d+$/.test(id) && this.full(id).intent === 'navigate');
     if (partial.sideRequest?.intent === 'navigate') this.lastRoute = null;
     else if (route) this.lastRoute = route;

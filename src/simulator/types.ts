@@ -21,13 +21,14 @@ export interface SimulatorSession {
   extractTargets(): Promise<Target[]>;
   /** GenerateUtterance(s, c): the opening utterance u0 */
   openingUtterance(targets: readonly Target[], context: ContextVector): Promise<SimulatedUtterance>;
-  /** SelectAndGenerate(H, G, Π, c): the next utterance u_{t+1} */
-  nextUtterance(input: SimulatorTurnInput): Promise<SimulatedUtterance>;
+  /** SelectAndGenerate(H, G, Π, c): the next utterance u_{t+1}; null when a scripted user has nothing more to say */
+  nextUtterance(input: SimulatorTurnInput): Promise<SimulatedUtterance | null>;
 }
 
 /** Every simulator implementation (template-driven, LLM-driven) has this shape. */
 export interface UserSimulator {
-  readonly kind: 'template' | 'llm';
+  /** script: a scripted user (suite turns, a technician's live turns) that plays every turn and ends the conversation itself */
+  readonly kind: 'template' | 'llm' | 'script';
   /** a short description for reports, e.g. "template" or "ollama:qwen2.5:14b" */
   readonly describe: string;
   /** the prompt files (ids under prompts/, version included) it sends; none for the template simulator */

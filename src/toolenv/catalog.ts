@@ -2,43 +2,10 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseOrThrow } from '../domain/validation.ts';
 import { carbenchPath } from './paths.ts';
+import { JsonSchemaNodeSchema, OpenAiToolSchema, type JsonSchemaNode, type OpenAiTool } from '../protocol/tools.ts';
 
-/** A JSON-schema node as found in tools.json (the subset CAR-bench's tool schemas use). */
-export interface JsonSchemaNode {
-  type?: string | string[];
-  description?: string;
-  /** values are nodes; calculate_datetime's schema lists a boolean `additionalProperties` among them (a CAR-bench quirk) */
-  properties?: Record<string, JsonSchemaNode | boolean>;
-  required?: string[];
-  items?: JsonSchemaNode;
-  enum?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  multipleOf?: number;
-  additionalProperties?: boolean | JsonSchemaNode;
-  [key: string]: unknown;
-}
-const JsonSchemaNodeSchema: z.ZodType<JsonSchemaNode> = z.lazy(() =>
-  z
-    .object({
-      type: z.union([z.string(), z.array(z.string())]).optional(),
-      description: z.string().optional(),
-      properties: z.record(z.string(), z.union([JsonSchemaNodeSchema, z.boolean()])).optional(),
-      required: z.array(z.string()).optional(),
-      items: JsonSchemaNodeSchema.optional(),
-      enum: z.array(z.unknown()).optional(),
-      minimum: z.number().optional(),
-      maximum: z.number().optional(),
-      multipleOf: z.number().optional(),
-    })
-    .passthrough(),
-) as z.ZodType<JsonSchemaNode>;
-
-export const OpenAiToolSchema = z.object({
-  type: z.literal('function'),
-  function: z.object({ name: z.string().min(1), description: z.string(), parameters: JsonSchemaNodeSchema }),
-});
-export type OpenAiTool = z.infer<typeof OpenAiToolSchema>;
+/** The tool schema is wire format (tool_session_start offers tools): src/protocol/tools.ts holds it. */
+export { JsonSchemaNodeSchema, OpenAiToolSchema, type JsonSchemaNode, type OpenAiTool } from '../protocol/tools.ts';
 
 export const ToolDefinitionSchema = z.object({
   name: z.string().min(1),

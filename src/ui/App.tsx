@@ -9,6 +9,7 @@ import { AgreementView } from './views/AgreementView.tsx';
 import { CompareView } from './views/CompareView.tsx';
 import { ManualQuestionView, ManualRunView } from './views/ManualRunView.tsx';
 import { ToolRunView, ToolTrialView } from './views/ToolRunView.tsx';
+import { ConformanceView } from './views/ConformanceView.tsx';
 
 const NAV = [
   ['rig', 'Rig status'],
@@ -16,6 +17,7 @@ const NAV = [
   ['live', 'Live'],
   ['runs', 'Runs'],
   ['compare', 'Compare'],
+  ['conformance', 'Conformance'],
 ] as const;
 
 export function App() {
@@ -32,6 +34,7 @@ export function App() {
   else if (section === 'runs' && id && sub === 'tool-agents') view = <ToolRunView runId={id} />;
   else if (section === 'runs' && id) view = <RunReportView runId={id} />;
   else if (section === 'runs') view = <RunsView />;
+  else if (section === 'conformance') view = <ConformanceView reportId={id ?? null} />;
   else if (section === 'compare') view = <CompareView a={id ?? null} b={sub ?? null} />;
   else view = <RigStatusView />;
   return (

@@ -11,7 +11,7 @@ export interface TimedFrame extends CanFrame {
 }
 
 export const MAX_STANDARD_ID = 0x7ff;
-export const MAX_EXTENDED_ID = 0x1fffffff;
+export { MAX_EXTENDED_ID } from '../protocol/vehicle.ts';
 /** CAN FD carries at most 64 data bytes. */
 export const MAX_FRAME_BYTES = 64;
 

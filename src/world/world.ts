@@ -88,7 +88,18 @@ function jitter(rng: Rng, center: GeoPoint, spreadDeg = 0.008): GeoPoint {
 export class World {
   readonly pois: Poi[] = [];
 
-  constructor(readonly seed: number) {
+  /**
+   * The reference world generated from `seed`, or — with `places` — a world of exactly those places (a world file a
+   * campaign names, docs/architecture.md "Which world"); its districts are the reference world's.
+   */
+  constructor(
+    readonly seed: number,
+    places?: readonly Poi[],
+  ) {
+    if (places) {
+      this.pois.push(...places);
+      return;
+    }
     const rng = createRng(seed);
     for (const district of DISTRICTS) {
       const slug = `${district.city}-${district.name}`.toLowerCase().replace(/[^a-z0-9]+/g, '-');

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectHeadUnit, type BridgeClient } from '../../src/bridge/client.ts';
+import { connectHeadUnit, toolsExtension, type BridgeClient } from '../../src/bridge/client.ts';
 import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.ts';
 import { bridgeToolAgent } from '../../src/agents/bridge-agent.ts';
-import { toolAgentFactory, toolUnitExtension } from '../../src/agents/bridge-unit.ts';
+import { toolAgentFactory } from '../../src/agents/bridge-unit.ts';
 import { confirmationRuleJudge } from '../../src/agents/judge.ts';
 import { runToolTaskTrial, type ToolAgent } from '../../src/agents/loop.ts';
 import { loadTaskFile, type Task } from '../../src/agents/tasks.ts';
@@ -30,7 +30,7 @@ async function replayUnit(name: string, agentFor?: (taskId: string) => ToolAgent
     token: TOKEN,
     handler: new ScriptedHandler({ name, version: '1' }),
     // the same factory as `icabench headunit --tool-agent replay`
-    extensions: toolUnitExtension(agentFor ? (start) => agentFor(start.task?.id ?? '') : toolAgentFactory('replay')),
+    extensions: toolsExtension(agentFor ? (start) => agentFor(start.task?.id ?? '') : toolAgentFactory('replay')),
   });
   return waiting;
 }

@@ -51,6 +51,21 @@ describe('kind: tool-agents campaigns through icabench run', () => {
     expect(readSummary(join(dir, 'out')).trials).toBe(387);
   }, 180_000);
 
+  it('the paper preset bench-configs/carbench-paper.yaml runs offline: its summary states the preset, Avg Pass^3, R with its scope and the misfires', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tool-agents-paper-'));
+    const run = await runCli(['run', join(REPO_ROOT, 'bench-configs/carbench-paper.yaml'), '--workspace', join(dir, 'ws'), '--out', join(dir, 'out')]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Avg Pass^3 (CAR-bench leaderboard): 1.000');
+    expect(run.stdout).toMatch(/R over the judged components: 387\/387; \d+ trial\(s\) had LLM-judged policies not judged/);
+    const summary = readSummary(join(dir, 'out'));
+    expect(summary.preset).toEqual({ method: 'paper', statement: expect.stringMatching(/^paper preset: Kirmayr et al\., CAR-bench/) });
+    expect(summary.competition).toEqual({ macroPassHat3: 1, byFamily: { base: 1, hallucination: 1, disambiguation: 1 } });
+    expect(summary.misfires).toEqual({ trials: [], failedTrials: 0, passRate: { included: 1, excluded: 1 } });
+    expect(readFileSync(join(dir, 'out', 'report.html'), 'utf8')).toContain('paper preset: Kirmayr et al.');
+    writeFileSync(join(dir, 'two.yaml'), 'kind: tool-agents\nname: p\nmethod: paper\ntasks: [x.json]\nrepeats: 2\n');
+    expect(() => loadToolAgentsConfig(join(dir, 'two.yaml'))).toThrow(/repeats.*Pass\^3/s);
+  }, 180_000);
+
   it('the replay agent: R = 1 and pass^k = 1 on every runnable task; not runnable = skipped, bad file recorded; everything from the store', async () => {
     const { dir, config, workspace } = fixture();
     const out = join(dir, 'out');

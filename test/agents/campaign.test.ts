@@ -7,8 +7,8 @@ import { loadToolAgentsConfig, ToolAgentsConfigSchema } from '../../src/agents/c
 import { nonStrictObjects } from '../../src/config/schema-walk.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
-import { connectHeadUnit } from '../../src/bridge/client.ts';
-import { toolAgentFactory, toolUnitExtension } from '../../src/agents/bridge-unit.ts';
+import { connectHeadUnit, toolsExtension } from '../../src/bridge/client.ts';
+import { toolAgentFactory } from '../../src/agents/bridge-unit.ts';
 import { loadTaskFile } from '../../src/agents/tasks.ts';
 import { ResultStore } from '../../src/store/store.ts';
 
@@ -62,7 +62,7 @@ describe('tool-agents campaign config', () => {
     let unit: { close(): Promise<void> } | undefined;
     const dialIn = async (line: string) => {
       const url = /listening on (\S+);/.exec(line)![1];
-      unit = await connectHeadUnit({ url, token: 'concurrent', handler: new ScriptedHandler({ name: 'tools', version: '1' }), extensions: toolUnitExtension(toolAgentFactory('replay')) });
+      unit = await connectHeadUnit({ url, token: 'concurrent', handler: new ScriptedHandler({ name: 'tools', version: '1' }), extensions: toolsExtension(toolAgentFactory('replay')) });
     };
     const bridged = await running;
     await unit?.close();

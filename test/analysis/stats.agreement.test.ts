@@ -265,4 +265,26 @@ describe('FED human ratings', () => {
     const byRater = [0, 1, 2].map((r) => ratings.map((item) => item[r]));
     expect(aligned.humanLightsKappa).toBeCloseTo(lightsKappa(byRater, { weights: 'linear', categories: [0, 1, 2, 3, 4] }), 12);
   });
+
+  it("the paper's RQ0 statistic is the mean over judge–rater pairs, not κ against the majority (hand-worked)", () => {
+    // judge [0,1,2,2]; rater A [0,1,2,1], rater B [0,1,2,2], rater C [0,0,2,2]; majority [0,1,2,2] equals the judge
+    const judge = [0, 1, 2, 2];
+    const ratings = [
+      [0, 0, 0],
+      [1, 1, 0],
+      [2, 2, 2],
+      [1, 2, 2],
+    ];
+    const report = agreementReport(judge, ratings, { scale: [0, 1, 2], ratersAligned: true, weights: 'quadratic' });
+    expect(report.kappa).toBe(1);
+    expect(report.exact).toBe(1);
+    // by hand, quadratic disagreement (i−j)²/4 on 0/1/2, κ = 1 − observed/expected:
+    // judge vs A: observed (1/4)/4 = 4/64; marginals judge (1,1,2)/4, A (1,2,1)/4 → expected Σ p_i q_j (i−j)²/4 = 20/64 → κ = 1 − 4/20 = 0.8
+    // judge vs B: identical → 1; judge vs C: observed 4/64; C (2,0,2)/4 → expected 28/64 → κ = 1 − 4/28 = 6/7
+    expect(report.pairMean!.kappa).toBeCloseTo((0.8 + 1 + 6 / 7) / 3, 12);
+    expect(report.pairMean!.exact).toBeCloseTo((3 / 4 + 1 + 3 / 4) / 3, 12);
+    expect(report.pairMean!.pairs).toBe(3);
+    // unaligned raters define no pairs
+    expect(agreementReport(judge, ratings, { scale: [0, 1, 2] }).pairMean).toBeNull();
+  });
 });

@@ -17,22 +17,31 @@ interface RoleRule {
   may: '*' | readonly Allowed[];
 }
 
+/**
+ * Packages of this repository that src/ may import, as roles named by their folder under packages/ (their own
+ * package.json; they import nothing from src/, see the test below). The bridge SDK holds the wire format.
+ */
+const PACKAGES: Record<string, string> = { 'bridge-sdk': 'packages/bridge-sdk/src' };
+
 const RULES: Record<string, RoleRule> = {
-  domain: { is: 'shared vocabulary, schemas and pure helpers (RNG, worker pool); imports nothing else', may: [] },
-  protocol: { is: 'the wire protocols (bridge, audio) built on the domain schemas', may: ['domain'] },
+  domain: { is: 'shared vocabulary, schemas and pure helpers (RNG, worker pool); imports nothing but the wire vocabulary of the bridge SDK', may: ['bridge-sdk'] },
+  protocol: { is: 'the wire protocols (bridge, audio, tools, vehicle), re-exported from the bridge SDK', may: ['domain', 'bridge-sdk'] },
   system: { is: 'the system programs the bench runs', may: [] },
   config: { is: 'the one YAML loader (line numbers, strict schemas, bounded inputs)', may: ['domain', 'protocol'] },
   world: { is: 'the deterministic reference world (places, roads)', may: ['domain', { role: 'protocol', typesOnly: true }] },
   llm: { is: 'model clients, prompts, structured output, transcript rendering', may: ['domain', 'protocol', 'config'] },
   embedding: { is: 'text embedders', may: ['domain'] },
-  toolenv: { is: 'the tool environment of tool-using agents (tools, synthetic navigation db)', may: ['domain', { role: 'agents', files: ['tasks.ts'], typesOnly: true, why: 'the task a tool environment is built for' }] },
+  toolenv: { is: 'the tool environment of tool-using agents (tools, synthetic navigation db)', may: ['domain', 'protocol', { role: 'agents', files: ['tasks.ts'], typesOnly: true, why: 'the task a tool environment is built for' }] },
   vehicle: { is: 'DBC codec, scenarios, frames, CAN transports and readers', may: ['domain', 'protocol', 'config', 'system', 'world'] },
   judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm', { role: 'analysis', files: ['stats.ts'], why: 'agreement between judges uses the statistics module' }] },
-  simulator: { is: 'the template and LLM user simulators and the driver wording', may: ['domain', 'protocol', 'world', 'llm'] },
-  headunit: { is: 'the head-unit interface and the reference head unit', may: ['domain', 'protocol', 'world', 'vehicle'] },
+  simulator: {
+    is: 'the template, LLM and scripted user simulators and the driver wording',
+    may: ['domain', 'protocol', 'world', 'llm', { role: 'headunit', files: ['reference/nlu.ts'], why: "a typed turn is read with the rule-based reader of the bench's vocabulary (src/simulator/reader.ts)" }],
+  },
+  headunit: { is: 'the head-unit interface and the reference head unit', may: ['domain', 'protocol', 'world', 'vehicle', { role: 'bridge-sdk', typesOnly: true, why: "the SDK's head-unit interface" }] },
   bridge: {
-    is: 'the bridge server and client that carry the head-unit protocol',
-    may: ['domain', 'protocol', { role: 'headunit', files: ['types.ts'], why: 'the head-unit interface it carries' }, { role: 'store', typesOnly: true }],
+    is: 'the bridge server, and the SDK client that carries the head-unit protocol',
+    may: ['domain', 'protocol', 'bridge-sdk', { role: 'headunit', files: ['types.ts'], why: 'the head-unit interface it carries' }, { role: 'store', typesOnly: true }],
   },
   voice: {
     is: 'speech synthesis and recognition, audio links, the recogniser vocabulary',
@@ -62,6 +71,7 @@ const RULES: Record<string, RoleRule> = {
       { role: 'voice', files: ['metrics.ts', 'acoustics.ts'] },
       { role: 'campaign', files: ['run-facts.ts'], why: 'summary.json is built from the run facts and their schemas' },
       { role: 'manual', files: ['model.ts', 'results.ts'], why: 'the manual-QA report section' },
+      { role: 'llm', files: ['manifest.ts'], why: "failure diversity embeds with the methods' model named in models/default.yaml" },
       { role: 'manual', typesOnly: true },
       { role: 'agents', files: ['results.ts', 'report.ts'], why: 'the tool-agents report section' },
       { role: 'agents', typesOnly: true },
@@ -86,6 +96,7 @@ const RULES: Record<string, RoleRule> = {
       'store',
       { role: 'manual', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
       { role: 'agents', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
+      { role: 'suite', files: ['format.ts'], why: 'the suite kind (suite-kind.ts) plays the suites it names' },
     ],
   },
   manual: {
@@ -102,6 +113,10 @@ const RULES: Record<string, RoleRule> = {
       { role: 'headunit', files: ['connect.ts'], typesOnly: true },
       { role: 'store', typesOnly: true },
     ],
+  },
+  suite: {
+    is: 'scripted suites: the suite format, pinning a stored conversation, transcript importers',
+    may: ['domain', 'protocol', 'config', 'world', { role: 'judge', files: ['precedence.ts'] }],
   },
   judgebench: { is: 'the judge benchmark', may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'report', 'campaign'] },
   agents: {
@@ -125,10 +140,14 @@ const RULES: Record<string, RoleRule> = {
     is: 'fleet campaigns on Redis: job schemas, workers, the coordinator executor, the shared model-host limit',
     may: ['domain', 'campaign', { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }, { role: 'store', typesOnly: true }],
   },
+  conformance: {
+    is: 'the bridge conformance kit: the suite as data, the runner, its JUnit and HTML reports',
+    may: ['domain', 'protocol', 'vehicle', 'toolenv', { role: 'bridge', typesOnly: true }, { role: 'report', files: ['escape.ts'] }],
+  },
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', 'embedding', { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }],
   },
   ui: {
     is: 'the bench app frontend (browser)',
@@ -145,6 +164,7 @@ const RULES: Record<string, RoleRule> = {
       { role: 'manual', files: ['model.ts'], why: 'metric names and titles' },
       { role: 'manual', typesOnly: true },
       { role: 'agents', typesOnly: true },
+      { role: 'conformance', typesOnly: true },
     ],
   },
   cli: { is: 'the command line: the entry point, may import anything', may: '*' },
@@ -155,7 +175,6 @@ const RULES: Record<string, RoleRule> = {
  * import fails the test too, so it is deleted as soon as the code is fixed.
  */
 const KNOWN_EXCEPTIONS: ReadonlyArray<{ from: string; to: string; why: string }> = [
-  { from: 'domain/conversation.ts', to: 'protocol/bridge.ts', why: 'the conversation record embeds the bridge reply schema (domain <-> protocol cycle); move AssistantReplySchema into domain' },
   { from: 'llm/tiers.ts', to: 'judge/llm.ts', why: 'model tiers are built in src/llm; they belong with src/campaign/tiers.ts' },
   { from: 'llm/tiers.ts', to: 'judge/score.ts', why: 'as above' },
   { from: 'llm/tiers.ts', to: 'judge/types.ts', why: 'as above' },
@@ -178,7 +197,6 @@ const KNOWN_EXCEPTIONS: ReadonlyArray<{ from: string; to: string; why: string }>
   { from: 'headunit/reference/manual-skill.ts', to: 'manual/retrieval.ts', why: 'as above' },
   { from: 'headunit/reference/manual-skill.ts', to: 'manual/text.ts', why: 'as above' },
   { from: 'manual/config.ts', to: 'headunit/reference/manual-skill.ts', why: "the manual campaign config reads the reference unit's manual fault profiles (same split)" },
-  { from: 'protocol/tools.ts', to: 'toolenv/catalog.ts', why: 'the wire protocol takes the tool schema from the tool environment; move OpenAiToolSchema into protocol' },
   { from: 'analysis/dialogue-reliability.ts', to: 'campaign/sampling.ts', why: 'reads the plan key format (conversationPlanOfKey); move the key format into domain' },
 ];
 
@@ -221,7 +239,11 @@ function edges(): ImportEdge[] {
   );
 }
 
-const roleOf = (path: string) => path.split('/')[0];
+/** The role of an import target: its folder under src/, or the package it lies in. */
+const roleOf = (path: string) => {
+  const pkg = Object.entries(PACKAGES).find(([, dir]) => path.startsWith(`../${dir}/`));
+  return pkg ? pkg[0] : path.split('/')[0];
+};
 
 /** Why an import is not allowed, or undefined when it is. */
 function violation(edge: ImportEdge): string | undefined {
@@ -231,7 +253,7 @@ function violation(edge: ImportEdge): string | undefined {
   const rule = RULES[from];
   if (!rule) return `src/${from} has no import rule: add it to RULES (and docs/architecture.md)`;
   if (rule.may === '*') return undefined;
-  const inRole = edge.target.slice(to.length + 1);
+  const inRole = PACKAGES[to] ? edge.target.slice(`../${PACKAGES[to]}/`.length) : edge.target.slice(to.length + 1);
   const allowed = rule.may.some((a) => {
     const entry = typeof a === 'string' ? { role: a } : a;
     if (entry.role !== to) return false;
@@ -260,7 +282,7 @@ describe('import rules between the roles under src/', () => {
     const roles = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory());
     expect(roles.filter((r) => !RULES[r]), 'folders under src/ without a rule').toEqual([]);
     const named = Object.values(RULES).flatMap((r) => (r.may === '*' ? [] : r.may.map((a) => (typeof a === 'string' ? a : a.role))));
-    expect([...new Set(named)].filter((r) => !roles.includes(r)), 'rules naming a folder that does not exist').toEqual([]);
+    expect([...new Set(named)].filter((r) => !roles.includes(r) && !PACKAGES[r]), 'rules naming a folder that does not exist').toEqual([]);
   });
 
   it('no role imports another role it may not, or another role’s internals', () => {
@@ -276,7 +298,24 @@ describe('import rules between the roles under src/', () => {
     const lines = doc.slice(doc.indexOf('| role | may import | notes |')).split('\n');
     const end = lines.findIndex((line) => !line.startsWith('|'));
     const documented = lines.slice(2, end).map((line) => line.split('|')[1].trim());
-    expect([...documented].sort()).toEqual(Object.keys(RULES).sort());
+    expect([...documented].sort()).toEqual([...Object.keys(RULES), ...Object.keys(PACKAGES)].sort());
+  });
+
+  it('a package imports nothing from src/ and no other package than its declared dependencies', () => {
+    for (const [name, dir] of Object.entries(PACKAGES)) {
+      const manifest = JSON.parse(readFileSync(join(REPO_ROOT, dir, '../package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      const declared = Object.keys(manifest.dependencies ?? {});
+      const root = join(REPO_ROOT, dir);
+      const problems = sourceFiles(root).flatMap((path) =>
+        [...readFileSync(path, 'utf8').matchAll(/(?:^|\n)[ \t]*(?:import|export)[^;'"]*?\bfrom[ \t]*['"]([^'"]+)['"]/g)].flatMap(([, spec]) => {
+          if (spec.startsWith('.')) return normalize(join(dirname(path), spec)).startsWith(root) ? [] : [`${relative(REPO_ROOT, path)} imports ${spec} outside the package`];
+          const bare = spec.startsWith('node:') ? 'node:' : spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+          return bare === 'node:' || declared.includes(bare) ? [] : [`${relative(REPO_ROOT, path)} imports ${spec}, not a dependency of ${name}`];
+        }),
+      );
+      expect(problems).toEqual([]);
+      expect(sourceFiles(root).length, `${name} has sources`).toBeGreaterThan(3);
+    }
   });
 
   it('the rules catch what they are meant to catch', () => {
@@ -289,6 +328,8 @@ describe('import rules between the roles under src/', () => {
     expect(violation(edge('ui/x.ts', 'server/server.ts'))).toBe('ui may not import server (server.ts is internal to server)');
     expect(violation(edge('ui/x.ts', 'server/server.ts', true))).toBeUndefined();
     expect(violation(edge('cli/commands/x.ts', 'server/server.ts'))).toBeUndefined();
+    expect(violation(edge('protocol/bridge.ts', '../packages/bridge-sdk/src/protocol/bridge.ts'))).toBeUndefined();
+    expect(violation(edge('judge/x.ts', '../packages/bridge-sdk/src/protocol/bridge.ts'))).toBe('judge may not import bridge-sdk');
   });
 
   it('every known exception still matches an import (delete it once the code is fixed)', () => {

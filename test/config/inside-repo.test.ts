@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
+import { loadSuite } from '../../src/suite/format.ts';
+import { loadSuiteCampaign } from '../../src/campaign/suite-kind.ts';
 import { describe, expect, it } from 'vitest';
 import { loadToolAgentsConfig } from '../../src/agents/config.ts';
 import { loadCampaignConfig } from '../../src/campaign/config.ts';
@@ -51,6 +53,14 @@ async function namedPaths(file: string): Promise<string[]> {
   if (rel.startsWith('bench-configs/judge-bench/')) {
     const config = loadJudgeBenchConfig(file);
     return [...(config.dataset ? [config.dataset] : []), ...config.judges.flatMap((j) => (j.kind === 'llm' ? j.models.filter((m) => m.startsWith('gguf:')).map((m) => m.slice(5)) : []))];
+  }
+  if (rel.startsWith('bench-configs/suites/')) {
+    loadSuite(file);
+    return [];
+  }
+  if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'suite') {
+    const campaign = loadSuiteCampaign(file);
+    return [campaign.config.seeds, ...campaignPathFields(campaign.config).filter((f) => f.kind !== 'device').map((f) => f.path)];
   }
   if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'tool-agents') {
     const { taskFiles, config } = loadToolAgentsConfig(file);

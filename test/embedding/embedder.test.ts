@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddingModelMissingError, OnnxSentenceEmbedder, resolveEmbedder, TfidfEmbedder, cosine } from '../../src/embedding/index.ts';
 import { DenseRetriever } from '../../src/manual/retrieval.ts';
 import type { ManualChunk } from '../../src/manual/model.ts';
+import { methodEmbeddingModel } from '../../src/llm/manifest.ts';
 import { writeTinySentenceModel, type TinyModel } from '../helpers/tinyOnnx.ts';
 
 /** What sentence-transformers computes: mean of (E[id] + T[type]) over tokens with mask 1, then L2-normalised. */
@@ -80,5 +81,27 @@ describe('embeddings: the local ONNX sentence model (on a generated tiny model) 
     const [hit] = await retriever.search('how do I keep the radar sensor clean', 1);
     expect(hit.chunk.id).toBe('radar');
     expect(retriever.describe).toMatch(/^dense \(lexical TF-IDF fallback/);
+  });
+
+  it("without a configured model, the methods' model from models/default.yaml runs when installed; else the fallback's label names it", async () => {
+    // the shipped manifest names the paper set's all-MiniLM-L6-v2 export (not installed in this checkout)
+    const named = methodEmbeddingModel();
+    expect(named).toMatch(/models\/all-MiniLM-L6-v2\/onnx\/model\.onnx$/);
+    const missing = await resolveEmbedder(undefined, () => undefined, join(mkdtempSync(join(tmpdir(), 'onnx-')), 'model.onnx'));
+    expect(missing.kind).toBe('tfidf');
+    expect(missing.describe).toMatch(/lexical TF-IDF fallback .*the method's model named in models\/default\.yaml is not installed at /);
+    // a manifest whose method set names an installed model: that model is used
+    const dir = mkdtempSync(join(tmpdir(), 'manifest-'));
+    writeTinySentenceModel(join(dir, 'tiny'));
+    writeFileSync(join(dir, 'models.yaml'), 'version: 1\nsets:\n  paper:\n    embedding: { file: tiny/onnx/model.onnx }\n');
+    const installed = await resolveEmbedder(undefined, () => undefined, methodEmbeddingModel(join(dir, 'models.yaml')));
+    try {
+      expect(installed.kind).toBe('onnx');
+    } finally {
+      await installed.close();
+    }
+    // a model the config names wins over the manifest's
+    const configured = await resolveEmbedder(join(dir, 'nowhere'), () => undefined, methodEmbeddingModel(join(dir, 'models.yaml')));
+    expect(configured.kind).toBe('tfidf');
   });
 });

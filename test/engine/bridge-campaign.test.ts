@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { io } from 'socket.io-client';
 import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { BRIDGE_FACTS } from '../../src/bridge/facts.ts';
 import type { LoadedCampaign } from '../../src/campaign/config.ts';
@@ -323,6 +324,67 @@ describe('protocol anomalies on record', () => {
     expect([count('duplicate replies'), count('late replies'), count('wrong-turn replies'), count('invalid messages')]).toEqual(['3', '1', '3', '0']);
     expect(report).toMatch(/data-col="protocol">3 duplicate</);
     expect(report).toMatch(/data-col="protocol">2 wrong turn</);
-    expect(report).toMatch(/data-col="protocol">1 late \(\+\d+ ms\)</);
+    expect(report).toMatch(/data-col="protocol">1 late \(\+\d+ ms after the timeout\)</);
+  }, 120_000);
+
+  it('across reconnects: a reply flushed before hello and one sent after it are late (link lost) by turn, the message before hello is kept with its content', async () => {
+    const loaded = campaign(`name: reconnects\nconversations: 4\nconcurrency: 1\nmaxTurns: [8]\n${bridgeConfig(', reconnectGraceSeconds: 30')}`);
+    const store = tempStore();
+    const reference = new ReferenceHeadUnit();
+    const rig = await bridgeRig(loaded, async (url) => {
+      // a unit written the usual socket.io way: hello from its connect handler, automatic reconnection with a send buffer
+      const socket = io(url, { transports: ['websocket'], reconnection: true, reconnectionDelay: 50, reconnectionDelayMax: 100, forceNew: true });
+      cleanups.push(() => void socket.disconnect());
+      socket.on('connect', () => socket.emit(EVENTS.hello, validHello(reference.unit.name, TOKEN)));
+      socket.on(EVENTS.sessionStart, ({ sessionId, context }: { sessionId: string; context: ContextVector }) => {
+        reference.startSession(sessionId, context);
+        socket.emit(EVENTS.sessionReady, { sessionId });
+      });
+      socket.on(EVENTS.sessionEnd, ({ sessionId }: { sessionId: string }) => reference.endSession(sessionId));
+      socket.on(EVENTS.userTurn, async ({ sessionId, turn, text, context }: { sessionId: string; turn: number; text: string; context: ContextVector }) => {
+        const body = await reference.handleTurn(sessionId, turn, text, context);
+        const reply = () => socket.emit(EVENTS.assistantReply, { ...body, sessionId, turn });
+        const key = sessionId.split('/')[1];
+        if (turn === 1 && key.startsWith('c00001-')) {
+          socket.io.engine.close(); // the transport drops; the reply is buffered and flushed on reconnect, before hello
+          reply();
+        } else if (turn === 1 && key.startsWith('c00002-')) {
+          socket.io.engine.close(); // the transport drops; the unit answers once it is dialled in again
+          socket.once(EVENTS.helloAck, reply);
+        } else reply();
+      });
+      await new Promise((resolve) => socket.once(EVENTS.helloAck, resolve));
+    });
+    const result = await runCampaign(loaded, { store, tiers: await buildTiers(loaded.config), headUnit: rig });
+    expect(result.done).toBe(4);
+    const out = mkdtempSync(join(tmpdir(), 'icabench-reconnects-out-'));
+    await writeRunOutputs(store, result.runId, out);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary.protocol).toMatchObject({
+      conversations: 4,
+      affectedConversations: 2,
+      duplicateReplies: 0,
+      lateReplies: 2,
+      wrongTurnReplies: 0,
+      invalidMessages: 0,
+      unattributed: 0,
+      beforeHello: 1,
+      linkLost: { disconnected: 2, replaced: 0 },
+      reconnects: 2,
+    });
+    const late = Object.fromEntries(summary.protocol.late.map((l: { key: string }) => [l.key.slice(0, 6), l]));
+    expect(late.c00001).toMatchObject({ turn: 1, cause: 'link_lost' });
+    expect(late.c00002).toMatchObject({ turn: 1, cause: 'link_lost' });
+    expect(summary.protocol.beforeHelloMessages).toHaveLength(1);
+    const [early] = summary.protocol.beforeHelloMessages;
+    expect(early).toMatchObject({ event: EVENTS.assistantReply, turn: 1 });
+    expect(early.key).toMatch(/^c00001-/);
+    expect(JSON.parse(early.content)).toMatchObject({ sessionId: `${result.runId}/${early.key}`, turn: 1 });
+    const rows = Object.fromEntries(summary.protocol.byConversation.map((r: { key: string }) => [r.key.slice(0, 6), r]));
+    expect(rows.c00001).toMatchObject({ beforeHello: 1, duplicateReplies: 0, linkLost: 'disconnected' });
+    expect(rows.c00002).toMatchObject({ beforeHello: 0, duplicateReplies: 0, linkLost: 'disconnected' });
+    const report = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(report).toMatch(/<tr><td>messages before hello<\/td><td class="n">1<\/td><\/tr>/);
+    expect(report).toMatch(/data-col="protocol">1 late \(\+\d+ ms after the link was lost\) · link disconnected · 1 before hello</);
   }, 120_000);
 });

@@ -44,6 +44,10 @@ export interface FakeLlmServerOptions {
   latencyMs?: number;
   models?: string[];
   version?: string;
+  /** OpenAI audio API: what POST /v1/audio/transcriptions answers (the multipart body is recorded as text) */
+  transcription?: string;
+  /** OpenAI audio API: the WAV file POST /v1/audio/speech answers with */
+  speechWav?: Uint8Array;
 }
 
 export interface FakeLlmServer {
@@ -140,6 +144,11 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
       }
       if (req.method === 'GET' && path === '/v1/models') {
         return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) });
+      }
+      if (req.method === 'POST' && path === '/v1/audio/transcriptions' && options.transcription !== undefined) return json(res, 200, { text: options.transcription });
+      if (req.method === 'POST' && path === '/v1/audio/speech' && options.speechWav) {
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': options.speechWav.length });
+        return res.end(Buffer.from(options.speechWav));
       }
       if (req.method === 'POST' && (path === '/api/chat' || path === '/v1/chat/completions')) {
         active++;

@@ -12,6 +12,7 @@ import type { Pair } from '../../src/judgebench/dataset.ts';
  *    in every round (a debate that never reaches consensus)
  *  - persuadable: like split in the first round; in a debate round everyone tells the truth
  *  - unsure-contrary: the opposite, with confidence 0.2
+ *  - contrary-persuadable: the opposite in the first round; in a discussion round the truth
  */
 export function fakeJudgeModel(pairs: readonly Pair[]) {
   const labels = new Map(pairs.map((p) => [renderPairMessage({ ...p, user: { ...p.user, preferences: undefined } }), p.label]));
@@ -37,6 +38,9 @@ export function fakeJudgeModel(pairs: readonly Pair[]) {
         break;
       case 'persuadable':
         fits = system.includes('Forensic Examiner') && !debating ? !truth : truth;
+        break;
+      case 'contrary-persuadable':
+        fits = debating ? truth : !truth;
         break;
       case 'unsure-contrary':
         fits = !truth;

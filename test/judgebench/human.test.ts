@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fleissKappa, categoryCounts, lightsKappa, majorityScore } from '../../src/analysis/stats.ts';
-import { humanAgreementStudy, parseCsv, parseRatings, type RatingRow } from '../../src/judgebench/human.ts';
+import { parseCsv } from '../../src/domain/csv.ts';
+import { humanAgreementStudy, parseRatings, type RatingRow } from '../../src/judgebench/human.ts';
 import { dataPath } from '../helpers/repoData.ts';
 
 describe('ratings import', () => {

@@ -122,8 +122,46 @@ describe('LLM judge techniques against a fake model server', () => {
     await expect(judgePair('ar', [model('truthful')], pairs[4])).rejects.toThrow(/at least two models/);
   });
 
-  it('calibrates confidence with the step function 1.0 / 0.8 / 0.5 / 0.3 / 0.1', () => {
-    expect([0.95, 0.9, 0.75, 0.5, 0.35, 0.1].map(calibrateConfidence)).toEqual([1, 1, 0.8, 0.5, 0.3, 0.1]);
+  it("calibrates confidence with the paper's step function f(p) (Habicht et al. §3.3.3): 0.95 → 0.8, 0.75 → 0.3, 0.55 → 0.1", () => {
+    // the worked values of the issue, then every step's edges: 1.0 at p = 1, 0.8 on [0.9, 1), 0.5 on [0.8, 0.9), 0.3 on [0.6, 0.8), 0.1 below
+    expect([0.95, 0.75, 0.55].map(calibrateConfidence)).toEqual([0.8, 0.3, 0.1]);
+    expect([1, 0.99, 0.9, 0.89, 0.8, 0.79, 0.6, 0.59, 0].map(calibrateConfidence)).toEqual([1, 0.8, 0.8, 0.5, 0.5, 0.3, 0.3, 0.1, 0.1]);
+  });
+
+  it('CoT worked examples include a cost error (the kind the paper found hardest) from CoT-3 on', async () => {
+    await judgePair('cot-3', [model('truthful')], pairs[0]);
+    const examples = (server.chatRequests().at(-1)!.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'assistant').map((m) => JSON.parse(m.content));
+    expect(examples.map((e) => e.fits)).toEqual([true, false, false]);
+    expect(examples[1].reasoning).toMatch(/Violated: cost\./);
+    expect(examples[2].reasoning).toMatch(/Violated: time\./);
+  });
+
+  it('paper method: SC samples every path at temperature 0 with the five worked examples; the lab samples at 0.7 without', async () => {
+    await judgePair('sc-3', [model('truthful')], pairs[1], { method: 'paper' });
+    const paper = server.chatRequests().slice(-3).map((r) => r.body);
+    expect(paper.map((b) => b.temperature)).toEqual([0, 0, 0]);
+    expect(paper.every((b) => b.messages.filter((m: { role: string }) => m.role === 'assistant').length === 5)).toBe(true);
+    await judgePair('sc-3', [model('truthful')], pairs[1]);
+    const lab = server.chatRequests().slice(-3).map((r) => r.body);
+    expect(lab.map((b) => b.temperature)).toEqual([0.7, 0.7, 0.7]);
+    expect(lab.every((b) => b.messages.filter((m: { role: string }) => m.role === 'assistant').length === 0)).toBe(true);
+  });
+
+  it('paper method: AR agents get the CoT-5 examples and discuss until they agree (at most 3 rounds); the lab asks once', async () => {
+    // round 1: truthful vs contrary-persuadable disagree; round 2: both tell the truth → consensus, 4 calls
+    const persuaded = await countCalls(() => judgePair('ar', [model('truthful'), model('contrary-persuadable')], pairs[4], { method: 'paper' }));
+    expect(persuaded.requests).toBe(4);
+    expect(persuaded.value.votes).toEqual([pairs[4].label, pairs[4].label]);
+    const discussion = server.chatRequests().at(-1)!.body.messages as Array<{ role: string; content: string }>;
+    expect(discussion.at(-1)!.content).toContain('The other judges answered');
+    expect(discussion.at(-1)!.content).toMatch(/confidence 0\.95/);
+    // five worked examples, the pair, the agent's own first answer, then the discussion round
+    expect(discussion.filter((m) => m.role === 'assistant')).toHaveLength(6);
+    // two agents that never agree discuss for the full R = 3 rounds
+    const stubborn = await countCalls(() => judgePair('ar', [model('truthful'), model('contrary')], pairs[4], { method: 'paper' }));
+    expect(stubborn.requests).toBe(6);
+    const lab = await countCalls(() => judgePair('ar', [model('truthful'), model('contrary')], pairs[4]));
+    expect(lab.requests).toBe(2);
   });
 
   it('records a judge error (no verdict, counted as wrong) when the model never answers usably', async () => {

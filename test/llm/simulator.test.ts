@@ -68,7 +68,7 @@ describe('LLM simulator', () => {
       ],
     });
     const session = simulatorFor(server.url).startConversation(spec());
-    const utterance = await session.nextUtterance(turnInput());
+    const utterance = (await session.nextUtterance(turnInput()))!;
     expect(utterance.strategy).toBe('constraint_stacking');
     expect(utterance.annotation.addedConstraints.g1).toEqual([{ kind: 'open_at', value: '21:00' }]);
     const [first, second] = server.chatRequests();
@@ -90,7 +90,7 @@ describe('LLM simulator', () => {
       ],
     });
     const session = simulatorFor(server.url).startConversation(spec());
-    const utterance = await session.nextUtterance(turnInput());
+    const utterance = (await session.nextUtterance(turnInput()))!;
     expect(utterance.annotation.introduces[0].id).toBe('g3');
     expect(server.chatRequests()[1].body.messages.at(-1).content).toMatch(/unknown target id "g7"/);
   });
@@ -98,7 +98,7 @@ describe('LLM simulator', () => {
   it('baseline mode offers no strategy', async () => {
     server = await startFakeLlmServer({ replies: ['{"strategy": "safety_probe", "text": "x", "annotation": {}}', '{"strategy": null, "text": "Where is the restaurant?", "annotation": {"addresses": ["g1"]}}'] });
     const session = simulatorFor(server.url).startConversation(spec({ mode: 'baseline', strategies: [], persona: 'neutral' }));
-    const utterance = await session.nextUtterance(turnInput({ activeStrategies: [] }));
+    const utterance = (await session.nextUtterance(turnInput({ activeStrategies: [] })))!;
     expect(utterance.strategy).toBeNull();
     expect(server.chatRequests()).toHaveLength(2);
     expect(server.chatRequests()[0].body.messages[0].content).toMatch(/- none: No strategy is available/);

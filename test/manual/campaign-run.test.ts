@@ -45,7 +45,7 @@ describe('campaign kinds: `kind:` selects the run path', () => {
     // the dialogue loader accepts an explicit `kind: dialogue`
     expect(campaignFromYaml('kind: dialogue\nname: explicit\nconversations: 2\n').config.name).toBe('explicit');
     const bad = write('bad-kind.yaml', 'name: x\n\nkind: sightseeing\n');
-    expect(() => readCampaignKind(bad)).toThrow(`${bad}:3: kind: unknown campaign kind "sightseeing"; accepted kinds: dialogue (the default), manual-qa, tool-agents`);
+    expect(() => readCampaignKind(bad)).toThrow(`${bad}:3: kind: unknown campaign kind "sightseeing"; accepted kinds: dialogue (the default), manual-qa, tool-agents, suite`);
   });
 
   it('icabench run refuses an unknown kind before touching the workspace', () => {
@@ -358,7 +358,7 @@ describe('the bench app config catalog with campaign kinds', () => {
     const catalog = new ConfigCatalog(configs, campaignConfigSchemaFor);
     const list = await catalog.list();
     expect(list.find((c) => c.name === 'm.yaml')).toMatchObject({ kind: 'manual-qa', valid: true });
-    expect(list.find((c) => c.name === 'bad.yaml')).toMatchObject({ kind: null, valid: false, errors: [{ path: 'kind', line: 2, message: expect.stringContaining('accepted kinds: dialogue (the default), manual-qa, tool-agents') }] });
+    expect(list.find((c) => c.name === 'bad.yaml')).toMatchObject({ kind: null, valid: false, errors: [{ path: 'kind', line: 2, message: expect.stringContaining('accepted kinds: dialogue (the default), manual-qa, tool-agents, suite') }] });
     expect(list.find((c) => c.name === 'm-bad.yaml')).toMatchObject({ kind: 'manual-qa', valid: false, errors: [{ path: 'manual', line: 3 }] });
     expect(await catalog.modelRefs()).toEqual(['ollama:qwen3:14b']);
   });

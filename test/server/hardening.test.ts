@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -27,10 +29,35 @@ afterEach(async () => {
   while (harnesses.length) await harnesses.pop()!.close();
 });
 
-async function harness(launcher?: CampaignLauncher): Promise<Harness> {
-  const h = await startHarness(launcher ? { launcher } : {});
+async function harness(launcher?: CampaignLauncher, uiDir?: string): Promise<Harness> {
+  const h = await startHarness({ ...(launcher ? { launcher } : {}), ...(uiDir ? { uiDir } : {}) });
   harnesses.push(h);
   return h;
+}
+
+/** A built UI of two files, enough for the static routes. */
+function builtUi(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'icabench-ui-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>bench</title>');
+  writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
+  return dir;
+}
+
+/** A POST whose JSON body is written in `chunks` pieces of `chunkBytes` (Transfer-Encoding: chunked), read to the end of the answer. */
+function chunkedPost(url: string, token: string, chunks: number, chunkBytes: number): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    // written at once, as curl does: the server must not reset the connection while the client is still sending
+    const body = `{"text":"${'z'.repeat(chunks * chunkBytes)}"}`;
+    for (let at = 0; at < body.length; at += chunkBytes) req.write(body.slice(at, at + chunkBytes));
+    req.end();
+  });
 }
 
 function editedConfigs(h: Harness): string[] {
@@ -45,6 +72,34 @@ describe('malformed requests get 400, never 500', () => {
       const res = await h.api(path);
       expect(res.status, path).toBe(400);
       expect(res.json.error.code, path).toBe('malformed_url');
+    }
+    expect((await h.api('/api/health')).status).toBe(200);
+  });
+
+  it('answers malformed percent-encoding on the static routes of a built UI with 400 (not 500)', async () => {
+    const ui = builtUi();
+    try {
+      const h = await harness(undefined, ui);
+      for (const path of ['/%', '/%E0%A4%A', '/assets/%', '/assets/%C3%28.js']) {
+        const res = await h.api(path);
+        expect(res.status, path).toBe(400);
+        expect(res.json.error.code, path).toBe('malformed_url');
+      }
+      expect((await h.api('/assets/app.js')).json).toBe('console.log(1)');
+      expect((await h.api('/runs%20list')).json).toMatch(/<title>bench/);
+    } finally {
+      rmSync(ui, { recursive: true, force: true });
+    }
+  });
+
+  it('answers a 2 MiB chunked body with a readable 413 (not a connection reset), then serves the next request', async () => {
+    const h = await harness(scriptedLauncher('hold').launch);
+    // twice: the second one goes over the kept-alive connection of the first
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await chunkedPost(`${h.server.url}/api/configs/validate`, h.server.token, 128, 16 * 1024);
+      expect(res.status).toBe(413);
+      expect(res.json.error).toMatchObject({ code: 'payload_too_large' });
+      expect(res.json.error.message).toMatch(/exceeds the limit of \d+ bytes/);
     }
     expect((await h.api('/api/health')).status).toBe(200);
   });

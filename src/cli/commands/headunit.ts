@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { connectHeadUnit } from '../../bridge/client.ts';
+import { connectHeadUnit, toolsExtension } from '../../bridge/client.ts';
 import { BRIDGE_TOKEN_ENV } from '../../protocol/bridge.ts';
 import { FaultConfigSchema, FAULT_PROFILE_NAMES } from '../../headunit/reference/faults.ts';
 import { ReferenceHeadUnit } from '../../headunit/reference/reference-headunit.ts';
@@ -7,7 +7,7 @@ import { parseOrThrow } from '../../domain/validation.ts';
 import { describeSafetyPolicy, parseSafetyPolicyRef, SAFETY_POLICY_REF_FORMS } from '../../domain/safety-policy.ts';
 import { referenceDialIn } from '../../headunit/connect.ts';
 import { checkVoicePrerequisites } from '../../voice/config.ts';
-import { toolAgentFactory, toolUnitExtension } from '../../agents/bridge-unit.ts';
+import { toolAgentFactory } from '../../agents/bridge-unit.ts';
 
 export function registerHeadunitCommands(program: Command): void {
   program
@@ -46,7 +46,7 @@ export function registerHeadunitCommands(program: Command): void {
         handler,
         reconnect: true,
         audio,
-        ...(options.toolAgent ? { extensions: toolUnitExtension(toolAgentFactory(options.toolAgent)) } : {}),
+        ...(options.toolAgent ? { extensions: toolsExtension(toolAgentFactory(options.toolAgent)) } : {}),
         onBridgeError: (error) => console.error(`bench: ${error.code}${error.sessionId ? ` (session ${error.sessionId})` : ''}: ${error.message}`),
         onLinkEvent: (message) => console.error(message),
       });

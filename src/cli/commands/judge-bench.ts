@@ -56,12 +56,14 @@ export function registerJudgeBenchCommands(program: Command): void {
       try {
         const output = await runJudgeBench(config.name, dataset, configurations, config.prices, {
           concurrency: config.concurrency,
+          method: config.method,
           signal: controller.signal,
           onPair: (c, done, total) => {
             if (done === total || done % Math.max(50, Math.ceil(total / 4)) === 0) process.stderr.write(`${configurationLabel(c)}: ${done}/${total}\n`);
           },
         });
         const files = writeJudgeBenchOutputs(resolve(options.out), output);
+        console.log(`${output.preset.statement}; F1 positive class: ${output.preset.method === 'paper' ? 'correct' : 'wrong'}`);
         for (const s of output.configurations) {
           console.log(
             `${configurationLabel(s).padEnd(36)} P ${s.precision.toFixed(3)}  R ${s.recall.toFixed(3)}  F1 ${s.f1.toFixed(3)}  ${s.meanLatencyMs.toFixed(1)} ms/req  ${s.callsPerRequest.toFixed(2)} calls/req  errors ${s.errors}`,
@@ -104,8 +106,10 @@ export function registerJudgeBenchCommands(program: Command): void {
     .requiredOption('--judge <file>', 'judge scores in the same format (rater optional)')
     .option('--weights <kind>', 'κ weights: none, linear, quadratic', 'quadratic')
     .option('--scale <list>', 'the full score scale, e.g. 0,1,2')
+    .option('--method <method>', "lab: κ and exact against the raters' majority; paper: Negi et al.'s RQ0, the mean over the judge–rater pairs (needs the same raters on every conversation)", 'lab')
     .option('--json', 'print JSON')
-    .action((options: { ratings: string; judge: string; weights: string; scale?: string; json?: boolean }) => {
+    .action((options: { ratings: string; judge: string; weights: string; scale?: string; method: string; json?: boolean }) => {
+      if (!['lab', 'paper'].includes(options.method)) throw new Error(`--method: expected lab or paper, got "${options.method}"`);
       if (!['none', 'linear', 'quadratic'].includes(options.weights)) throw new Error(`--weights: expected none, linear or quadratic, got "${options.weights}"`);
       const scale = options.scale ? list(options.scale).map(Number) : undefined;
       if (scale?.some((s) => !Number.isFinite(s))) throw new Error(`--scale: expected numbers, got "${options.scale}"`);
@@ -115,10 +119,18 @@ export function registerJudgeBenchCommands(program: Command): void {
         return;
       }
       const f = (x: number | null) => (x === null || Number.isNaN(x) ? 'n/a' : x.toFixed(2));
+      const paper = options.method === 'paper';
+      console.log(
+        paper
+          ? "method: paper (Negi et al., RQ0): κ, ρ and exact are means over the judge–rater pairs; F1 against the raters' majority vote"
+          : "method: lab: κ and exact against the raters' majority score, ρ against their mean; F1 against their majority vote",
+      );
       console.log('dimension            items  κ      ρ      F1     exact  ±1     human Light κ');
       for (const d of study) {
+        if (paper && !d.pairMean) throw new Error(`${d.dimension}: the paper's pair means need the same raters on every conversation; these ratings are uneven (use --method lab)`);
+        const [kappa, rho, exact] = paper ? [d.pairMean!.kappa, d.pairMean!.spearman, d.pairMean!.exact] : [d.kappa, d.spearman, d.exact];
         console.log(
-          `${d.dimension.padEnd(20)} ${String(d.items).padStart(5)}  ${f(d.kappa).padEnd(6)} ${f(d.spearman).padEnd(6)} ${f(d.passFail.f1).padEnd(6)} ${(d.exact * 100).toFixed(0).padStart(4)}%  ${(d.withinOne * 100).toFixed(0).padStart(4)}%  ${f(d.humanLightsKappa)}`,
+          `${d.dimension.padEnd(20)} ${String(d.items).padStart(5)}  ${f(kappa).padEnd(6)} ${f(rho).padEnd(6)} ${f(d.passFail.f1).padEnd(6)} ${(exact * 100).toFixed(0).padStart(4)}%  ${(d.withinOne * 100).toFixed(0).padStart(4)}%  ${f(d.humanLightsKappa)}`,
         );
       }
     });

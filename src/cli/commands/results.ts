@@ -8,24 +8,15 @@ import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../agents/results.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
 import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
+import { methodEmbeddingModel } from '../../llm/manifest.ts';
 import { MANUAL_QA_KIND } from '../../manual/campaign.ts';
 import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { writeAtomically } from '../../report/write.ts';
 import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { exportJsonl } from '../../store/export.ts';
-import { ResultStore } from '../../store/store.ts';
+import type { ResultStore } from '../../store/store.ts';
 import { writeComparisonReport, writeRunOutputs } from '../../report/write.ts';
-import { gateText, loadSummary } from '../outputs.ts';
-import { workspaceStorePath } from '../../store/workspace.ts';
-
-function openStore(workspace: string, mustExist = true): ResultStore | null {
-  const path = workspaceStorePath(workspace);
-  if (!existsSync(path)) {
-    if (mustExist) throw new Error(`no results store at ${path} (run a campaign first, or pass --workspace)`);
-    return null;
-  }
-  return ResultStore.open(path);
-}
+import { gateText, loadSummary, openStore } from '../outputs.ts';
 
 export function registerResultCommands(program: Command): void {
   program
@@ -66,7 +57,7 @@ export function registerResultCommands(program: Command): void {
         }
       }
       const diversityConfig = DiversityConfigSchema.parse({ threshold: Number(options.diversityThreshold), embeddingModel: options.embeddingModel });
-      const embedder = await resolveEmbedder(diversityConfig.embeddingModel, options.embeddingModel ? (line) => console.error(line) : undefined);
+      const embedder = await resolveEmbedder(diversityConfig.embeddingModel, options.embeddingModel ? (line) => console.error(line) : undefined, methodEmbeddingModel());
       try {
         const comparison = await compareRunsWithDiversity(await loadSummary(store, a), await loadSummary(store, b), embedder, diversityConfig);
         if (options.out) await writeComparisonReport(resolve(options.out), comparison);

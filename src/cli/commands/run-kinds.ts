@@ -35,7 +35,7 @@ function resumeRunIdFor(store: ResultStore, kind: string, name: string, options:
  * tool-agents: `--simulator` replaces the task user simulator, `--judge` the policy judges.
  */
 export async function runItemCampaignCommand(
-  kind: Exclude<CampaignKind, 'dialogue'>,
+  kind: Exclude<CampaignKind, 'dialogue' | 'suite'>,
   configPath: string,
   options: ItemRunOptions,
   run: { headUnitLostExitCode: number },
@@ -132,6 +132,11 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
       const atK = last && last.k > 1 ? `, pass^${last.k} ${last.passHatK.unbiased.toFixed(3)} (first-k ${last.passHatK.firstK.toFixed(3)}), pass@${last.k} ${last.passAtK.unbiased.toFixed(3)}` : '';
       console.log(`  ${family}: ${f.runnableTasks}/${f.tasks} tasks runnable; pass^1 ${f.reliability.byK[0]?.passHatK.unbiased.toFixed(3) ?? 'n/a'}${atK}`);
     }
+    const macro = summary.competition.macroPassHat3;
+    console.log(`  Avg Pass^3 (CAR-bench leaderboard): ${macro === null ? 'n/a (needs base, hallucination and disambiguation tasks with 3 trials)' : macro.toFixed(3)}`);
+    console.log(`  ${summary.reward.statement}`);
+    const misfires = summary.misfires;
+    if (misfires.trials.length) console.log(`  user-simulator misfires: ${misfires.trials.length} of ${misfires.failedTrials} failed trials; pass rate ${misfires.passRate.included?.toFixed(3)} with them, ${misfires.passRate.excluded?.toFixed(3)} without`);
     console.log(`report: ${join(out, 'report.html')}`);
     if (result.status === 'interrupted') process.exitCode = 130;
   } finally {

@@ -45,8 +45,10 @@ export function registerRunCommands(program: Command): void {
       const kind = readCampaignKind(configPath);
       if (kind !== 'dialogue' && options.fleet) throw new Error(`--fleet runs dialogue campaigns only; a ${kind} campaign runs in one process (docs/fleet.md, "Limits")`);
       // the run path, rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
-      if (kind !== 'dialogue') return (await import('./run-kinds.ts')).runItemCampaignCommand(kind, configPath, options, { headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
-      const campaign = loadCampaignConfig(configPath);
+      if (kind !== 'dialogue' && kind !== 'suite') return (await import('./run-kinds.ts')).runItemCampaignCommand(kind, configPath, options, { headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
+      // a suite campaign runs on the dialogue run path with its suites' conversations as the plan
+      if (kind === 'suite' && options.simulator) throw new Error('--simulator: a suite campaign plays its scripted turns; it has no simulator to replace');
+      const campaign = kind === 'suite' ? (await import('../../campaign/suite-kind.ts')).loadSuiteCampaign(configPath) : loadCampaignConfig(configPath);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
         throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
       }

@@ -39,6 +39,8 @@ interface SessionState {
 
 export interface ReferenceHeadUnitOptions {
   worldSeed?: number;
+  /** the places of a world file a campaign names; default: the reference world of `worldSeed` */
+  world?: World;
   faults?: FaultConfigInput;
   /** the DBC mapping whose frames this head unit decodes (vehicle_context over the bridge) */
   vehicleMapping?: VehicleMapping;
@@ -74,7 +76,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
   private readonly replies: ReplyPhrases;
 
   constructor(private readonly options: ReferenceHeadUnitOptions = {}) {
-    this.world = new World(options.worldSeed ?? 1);
+    this.world = options.world ?? new World(options.worldSeed ?? 1);
     this.replies = options.replies ?? REFERENCE_REPLIES;
     this.faultRates = options.faults ? faultRates(FaultConfigSchema.parse(options.faults)) : new Map();
     this.faultSeed = options.faults?.seed ?? 0;

@@ -23,10 +23,11 @@ export function AgreementView({ runId }: { runId: string }) {
       <p className="muted">
         κ is Cohen's κ with quadratic weights on the 0/1/2 scale; ρ is Spearman's rank correlation; “exact” and “within one” are shares of items. F1 is the judge's pass/fail
         against the raters' majority vote (a tie counts as fail), with fail as the positive class. A statistic that the data do not define (e.g. ρ over a single item) shows
-        n/a.
+        n/a. The judge's κ and ρ here are against the raters' majority (lab); “κ pair mean” is the paper's statistic (Negi et al., RQ0): κ of the judge with each rater,
+        averaged over the judge–rater pairs (shown when the same raters rated every conversation).
       </p>
       <h2>Judge vs raters</h2>
-      <DataTable headers={['Dimension', 'Items', 'Weighted κ', 'Spearman ρ', 'Exact', 'Within one', 'Pass/fail F1', 'Raters\' Light\'s κ']} testId="judge-agreement">
+      <DataTable headers={['Dimension', 'Items', 'Weighted κ', 'Spearman ρ', 'Exact', 'Within one', 'Pass/fail F1', 'Raters\' Light\'s κ', 'κ pair mean (paper)', 'ρ pair mean (paper)']} testId="judge-agreement">
         {agreement.judgeVsRaters.map((row) => (
           <tr key={row.dimension}>
             <td>{DIMENSION_TITLES[row.dimension]}</td>
@@ -37,6 +38,8 @@ export function AgreementView({ runId }: { runId: string }) {
             <td>{pct(row.withinOne)}</td>
             <td>{row.passFail ? fmt(row.passFail.f1) : 'n/a'}</td>
             <td>{fmt(row.ratersLightsKappa)}</td>
+            <td>{fmt(row.pairMean?.kappa ?? null)}</td>
+            <td>{fmt(row.pairMean?.spearman ?? null)}</td>
           </tr>
         ))}
       </DataTable>

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import type { RunSummary } from '../../analysis/profile.ts';
-import { describeConversationProtocol, protocolCounts, type ProtocolSection } from '../../analysis/protocol.ts';
+import { describeConversationProtocol, describeLate, protocolCounts, type ProtocolSection } from '../../analysis/protocol.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../domain/taxonomy.ts';
 import type { ConversationPage } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
@@ -220,10 +220,19 @@ function ProtocolPanel({ protocol }: { protocol: ProtocolSection }) {
       )}
       {protocol.late.length > 0 && (
         <p className="muted">
-          Late replies (ms after the deadline):{' '}
+          Late replies:{' '}
           {protocol.late
             .slice(0, 20)
-            .map((l) => `${l.key} turn ${l.turn === null ? 'session_ready' : l.turn + 1}: +${Math.round(l.lateMs)} ms`)
+            .map((l) => `${l.key} turn ${l.turn === null ? 'session_ready' : l.turn + 1}: ${describeLate(l)}`)
+            .join(' · ')}
+        </p>
+      )}
+      {protocol.beforeHelloMessages.length > 0 && (
+        <p className="muted">
+          Messages before hello:{' '}
+          {protocol.beforeHelloMessages
+            .slice(0, 20)
+            .map((m) => `${m.key ?? 'no session'} ${m.event}${m.turn === null ? '' : ` turn ${m.turn + 1}`}: ${m.content.slice(0, 120)}`)
             .join(' · ')}
         </p>
       )}

@@ -32,7 +32,7 @@ export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary
   return (
     <section data-testid="tool-run">
       <RunHeader title={`Tool-agents run ${summary.run.name}`}>
-        {summary.run.id} · {summary.run.status} · agent {summary.agent ?? 'none ran'}
+        {summary.run.id} · {summary.run.status} · agent {summary.agent ?? 'none ran'} · {summary.preset.statement}
       </RunHeader>
       <div className="stats">
         <Stat label="task trials" value={`${summary.trials} / ${summary.planned}`} />
@@ -40,7 +40,13 @@ export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary
         <Stat label="tasks not runnable" value={summary.notRunnable.length} />
         <Stat label="tasks not loaded" value={summary.invalidTasks.length} />
         <Stat label="premature actions" value={pct(summary.prematureActionRate)} />
+        <Stat label="Avg Pass^3 (leaderboard)" value={pct(summary.competition.macroPassHat3)} testId="tool-macro-pass3" />
+        <Stat label="simulator misfires" value={summary.misfires.trials.length} testId="tool-misfires" />
       </div>
+      <p className="muted" data-testid="tool-reward-scope">
+        {summary.reward.statement}. Misfires (the user simulator stopped with an error before any tool call): pass rate {pct(summary.misfires.passRate.included)} with them
+        counted as failures, {pct(summary.misfires.passRate.excluded)} without them.
+      </p>
       <ReliabilityTable item="task" runs={Object.entries(summary.families).map(([family, f]) => ({ name: `${family} (${f.runnableTasks}/${f.tasks} runnable)`, reliability: f.reliability }))} />
       <h2>Task types (pass^k / pass@k at the largest k)</h2>
       <DataTable headers={['Task type', 'Runnable / tasks', 'R = 1 / trials', 'pass^k (unbiased · first k)', 'pass@k (unbiased · first k)']} testId="tool-task-types">

@@ -1,0 +1,85 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { loadSuite, suiteToYaml } from '../../suite/format.ts';
+import { importKvret, importTranscripts } from '../../suite/import.ts';
+import { addToSuiteYaml, pinConversation, pinnedSuiteYaml } from '../../suite/pin.ts';
+import { openStore } from '../outputs.ts';
+
+/** Writes a new file, refusing to overwrite one (a suite may hold a person's edits). */
+function writeNew(path: string, text: string): void {
+  if (existsSync(path)) throw new Error(`${path} exists; choose another --out, or add to it with --into`);
+  mkdirSync(dirname(resolve(path)), { recursive: true });
+  writeFileSync(path, text);
+}
+
+export function registerSuiteCommands(program: Command): void {
+  program
+    .command('pin')
+    .description('pin a stored conversation (a campaign\'s or a live session\'s) as a regression: a scripted suite conversation with its turns, contexts and expectations (docs/suites.md)')
+    .argument('<run>', 'run id (icabench runs)')
+    .argument('<conversation>', 'conversation key in that run')
+    .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
+    .option('--out <file>', 'write a new suite file (default bench-configs/suites/pinned-<run>-<conversation>.yaml)')
+    .option('--into <file>', 'add the conversation to an existing suite file instead (its comments are kept)')
+    .action((runId: string, key: string, options: { workspace: string; out?: string; into?: string }) => {
+      const store = openStore(options.workspace)!;
+      try {
+        const run = store.getRun(runId);
+        if (!run) throw new Error(`no run ${runId} in ${options.workspace} (icabench runs lists them)`);
+        if (run.kind !== 'dialogue') throw new Error(`run ${runId} is a ${run.kind} run; only conversations can be pinned`);
+        const result = store.getConversation(runId, key);
+        if (!result) throw new Error(`run ${runId} has no conversation "${key}"`);
+        const conversation = pinConversation(result, { run: runId, runName: run.name });
+        if (options.into) {
+          writeFileSync(options.into, addToSuiteYaml(options.into, conversation));
+          console.log(`added conversation ${conversation.id} to ${options.into}`);
+          return;
+        }
+        const out = options.out ?? `bench-configs/suites/pinned-${runId}-${key.replace(/[^\w.-]+/g, '_')}.yaml`;
+        writeNew(out, pinnedSuiteYaml(conversation, `pinned-${runId}-${key}`));
+        console.log(`pinned ${runId}/${key} (${conversation.turns.length} turns) as ${out}`);
+      } finally {
+        store.close();
+      }
+    });
+
+  const suite = program.command('suite').description('scripted suites: check a suite file, import transcripts (docs/suites.md)');
+  suite
+    .command('check')
+    .description('validate suite files (errors name the file, the line and the field)')
+    .argument('<files...>', 'suite YAML files')
+    .action((files: string[]) => {
+      for (const file of files) {
+        const loaded = loadSuite(file);
+        console.log(`${file}: suite "${loaded.suite.suite}", ${loaded.scripts.length} conversations, ${loaded.scripts.reduce((n, s) => n + s.turns.length, 0)} turns`);
+      }
+    });
+  const importer = suite.command('import').description('turn transcripts into a suite file');
+  importer
+    .command('kvret')
+    .description('KVRET in-car dialogues (the JSON of its public release, e.g. data/kvret/kvret_dev_excerpt.json) as a suite')
+    .argument('<file>', 'a KVRET JSON file (a full split or an excerpt)')
+    .requiredOption('--out <file>', 'the suite file to write')
+    .option('--intent <intents>', 'only these KVRET tasks, comma-separated (navigate, weather, schedule)')
+    .option('--limit <n>', 'at most this many dialogues')
+    .option('--name <name>', 'the suite name', 'kvret')
+    .action((file: string, options: { out: string; intent?: string; limit?: string; name: string }) => {
+      const limit = options.limit === undefined ? undefined : Number(options.limit);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new Error(`--limit: expected a whole number above 0, got "${options.limit}"`);
+      const imported = importKvret(file, { name: options.name, limit, ...(options.intent ? { intents: options.intent.split(',').map((s) => s.trim()) } : {}) });
+      writeNew(options.out, suiteToYaml(imported, `Imported by \`icabench suite import kvret ${file}\` (docs/suites.md). KVRET: Eric et al. 2017, see data/kvret/SOURCE.md.`));
+      console.log(`imported ${imported.conversations.length} KVRET dialogues as ${options.out}`);
+    });
+  importer
+    .command('transcripts')
+    .description('a lab\'s transcripts, CSV or JSON lines, one driver turn a row (columns in docs/suites.md) as a suite')
+    .argument('<file>', '.csv or .jsonl')
+    .requiredOption('--out <file>', 'the suite file to write')
+    .option('--name <name>', 'the suite name', 'transcripts')
+    .action((file: string, options: { out: string; name: string }) => {
+      const imported = importTranscripts(file, { name: options.name });
+      writeNew(options.out, suiteToYaml(imported, `Imported by \`icabench suite import transcripts ${file}\` (docs/suites.md).`));
+      console.log(`imported ${imported.conversations.length} conversations as ${options.out}`);
+    });
+}

@@ -1,0 +1,96 @@
+import type { ContextVector } from '../domain/context.ts';
+import { UtteranceAnnotationSchema, type UtteranceAnnotation } from '../domain/conversation.ts';
+import type { Request, Target } from '../domain/targets.ts';
+import { understand, type ParsedRequest } from '../headunit/reference/nlu.ts';
+import { AMBIGUOUS_PLACES } from '../world/world.ts';
+
+/**
+ * Reads what a typed turn asks for (a technician's live turn, an imported transcript line) into the
+ * annotation the judges work from, the way the simulators annotate their own turns. It uses the rule-based
+ * reader of the bench vocabulary (the reference unit's, src/headunit/reference/nlu.ts): what it does not
+ * recognise is left out, so such a turn asks for nothing the oracle can check. A suite file may state a
+ * turn's meaning itself (`means:`), which is then used instead (docs/suites.md).
+ *
+ * New requests become targets (t1, t2, … after the ones already there); a constraint added later goes to the
+ * latest open search or route; "back to the restaurant" returns to that search; "never mind" drops the
+ * latest open target.
+ */
+export function readTypedTurn(text: string, targets: readonly Target[], context: ContextVector): UtteranceAnnotation {
+  const annotation: UtteranceAnnotation = UtteranceAnnotationSchema.parse({});
+  let next = targets.length + annotation.introduces.length;
+  const known = [...targets];
+  const open = () => known.filter((t) => t.status === 0);
+  const introduce = (request: Request) => {
+    next += 1;
+    const id = `t${next}`;
+    annotation.introduces.push({ id, request });
+    annotation.addresses.push(id);
+    known.push({ id, request, status: 0, introducedTurn: null, completedTurn: null });
+  };
+  const latest = (intents: readonly Request['intent'][]) => [...open()].reverse().find((t) => intents.includes(t.request.intent));
+
+  for (const parsed of understand(text)) apply(parsed);
+  return annotation;
+
+  function apply(parsed: ParsedRequest): void {
+    switch (parsed.kind) {
+      case 'safety':
+        annotation.safetyProbe = parsed.probe;
+        return;
+      case 'closing':
+        annotation.closing = true;
+        return;
+      case 'drop': {
+        const target = open().at(-1);
+        if (target) annotation.drops.push(target.id);
+        return;
+      }
+      case 'find_poi':
+        introduce({ intent: 'find_poi', category: parsed.category, constraints: parsed.constraints });
+        return;
+      case 'navigate': {
+        const ambiguous = parsed.to.name ? AMBIGUOUS_PLACES.find((p) => p.name.toLowerCase() === parsed.to.name!.toLowerCase() && p.city === context.location.city) : undefined;
+        if (ambiguous) {
+          // a name several districts share: the oracle expects a clarification before a route
+          annotation.sideRequest = { intent: 'navigate', destination: ambiguous.name, constraints: parsed.constraints };
+          annotation.ambiguity = { term: ambiguous.name, candidates: ambiguous.districts.map((d) => `${ambiguous.name} (${d})`) };
+          return;
+        }
+        introduce({ intent: 'navigate', destination: parsed.to.district ?? (parsed.to.there ? 'poi' : parsed.to.name ?? 'poi'), constraints: parsed.constraints });
+        return;
+      }
+      case 'plan_trip':
+        introduce({ intent: 'plan_trip', stops: parsed.stops });
+        return;
+      case 'set_climate':
+        introduce({ intent: 'set_climate', setpointC: Math.min(30, Math.max(16, parsed.setpointC)) });
+        return;
+      case 'play_media':
+        introduce({ intent: 'play_media', source: parsed.source, item: parsed.item });
+        return;
+      case 'vehicle_info':
+        introduce({ intent: 'vehicle_info', field: parsed.field });
+        return;
+      case 'add_constraints': {
+        const target = latest(['find_poi', 'navigate']);
+        if (!target) return;
+        annotation.addedConstraints[target.id] = [...(annotation.addedConstraints[target.id] ?? []), ...parsed.constraints];
+        if (!annotation.addresses.includes(target.id)) annotation.addresses.push(target.id);
+        return;
+      }
+      case 'return_to': {
+        const target = [...known].reverse().find((t) => t.status !== -1 && t.request.intent === 'find_poi' && t.request.category === parsed.category);
+        if (target) annotation.returnsTo.push(target.id);
+        return;
+      }
+      case 'resume_route': {
+        const target = [...known].reverse().find((t) => t.status !== -1 && t.request.intent === 'navigate');
+        if (target) annotation.returnsTo.push(target.id);
+        return;
+      }
+      case 'choose':
+        // the answer to a clarification: nothing new is asked
+        return;
+    }
+  }
+}

@@ -1,0 +1,202 @@
+import { z } from 'zod';
+import { readBoundedText } from '../config/yaml.ts';
+import { parseCsv } from '../domain/csv.ts';
+import { FailureLabelSchema } from '../domain/taxonomy.ts';
+import { ACTION_TYPES, SuiteFileSchema, type SuiteContext, type SuiteConversation, type SuiteFile, type SuiteTurn } from './format.ts';
+
+/**
+ * Real dialogues as suites (docs/suites.md, "Importing transcripts"): the KVRET in-car dialogues (Eric et al.
+ * 2017; the JSON of its public release) and a lab's own transcripts as CSV or JSON lines, one driver turn a
+ * row. Every problem names the file and the line (or the dialogue's index) and what was expected.
+ */
+
+/** Transcript files are read up to this size (KVRET's train split is about 9 MB). */
+export const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
+
+export class TranscriptError extends Error {
+  constructor(where: string, message: string) {
+    super(`${where}: ${message}`);
+    this.name = 'TranscriptError';
+  }
+}
+
+const KvretTurnSchema = z.object({
+  turn: z.enum(['driver', 'assistant']),
+  data: z.object({ utterance: z.string(), end_dialogue: z.boolean().optional() }),
+});
+const KvretDialogueSchema = z.object({
+  dialogue: z.array(KvretTurnSchema),
+  scenario: z.object({ task: z.object({ intent: z.string() }), uuid: z.string().min(1), kb: z.object({ kb_title: z.string().optional() }).optional() }),
+});
+
+/**
+ * KVRET dialogues as a suite: each dialogue one conversation (id `kvret-<uuid>`), each driver utterance a
+ * turn, the assistant's answer after it kept as `reference`. KVRET carries no vehicle state and no structured
+ * expectations: the turns are read by the bench (src/simulator/reader.ts) and judged as typed turns are.
+ * `intents` keeps only dialogues of those KVRET tasks (navigate, weather, schedule).
+ */
+export function importKvret(path: string, options: { name?: string; intents?: readonly string[]; limit?: number } = {}): SuiteFile {
+  const raw = parseJson(path);
+  if (!Array.isArray(raw)) throw new TranscriptError(path, 'expected the KVRET JSON: an array of {dialogue, scenario} objects');
+  const conversations: SuiteConversation[] = [];
+  raw.forEach((item, index) => {
+    const parsed = KvretDialogueSchema.safeParse(item);
+    if (!parsed.success) throw new TranscriptError(`${path}[${index}]`, `not a KVRET dialogue: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    const { dialogue, scenario } = parsed.data;
+    if (options.intents && !options.intents.includes(scenario.task.intent)) return;
+    if (options.limit !== undefined && conversations.length >= options.limit) return;
+    const turns: SuiteTurn[] = [];
+    for (const entry of dialogue) {
+      const text = entry.data.utterance.trim();
+      if (entry.turn === 'driver' && text) turns.push({ user: text });
+      else if (entry.turn === 'assistant' && turns.length > 0 && text) turns[turns.length - 1].reference = text;
+    }
+    // a dialogue with no driver words has nothing to replay
+    if (turns.length === 0) return;
+    conversations.push({
+      id: `kvret-${scenario.uuid}`,
+      description: `KVRET ${scenario.task.intent} dialogue ${scenario.uuid}`,
+      from: { dataset: 'kvret', uuid: scenario.uuid, intent: scenario.task.intent, index },
+      targets: [],
+      turns: turns.slice(0, 50),
+    });
+  });
+  if (conversations.length === 0) throw new TranscriptError(path, 'no dialogue with driver turns was found (check --intent)');
+  return checked({ suite: options.name ?? 'kvret', description: `KVRET in-car dialogues (Eric et al. 2017), imported from ${path}`, conversations }, path);
+}
+
+/** The columns of the transcript format (CSV header or JSON-lines keys); only conversation and user are required. */
+export const TRANSCRIPT_COLUMNS = ['conversation', 'user', 'reference', 'date', 'time', 'district', 'city', 'lat', 'lon', 'speed_kmh', 'gear', 'soc_pct', 'expect_actions', 'forbid'] as const;
+
+const optionalNumber = z
+  .union([z.number(), z.string()])
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === '') return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n)) {
+      ctx.addIssue({ code: 'custom', message: `expected a number, got "${v}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+const listOf = <T extends z.ZodType<string, string>>(item: T) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? [] : Array.isArray(v) ? v : v.split(/[;|]/).map((s) => s.trim()).filter(Boolean)))
+    .pipe(z.array(item));
+
+const TranscriptRowSchema = z.strictObject({
+  conversation: z.union([z.string(), z.number()]).transform(String).pipe(z.string().min(1, 'expected the conversation id')),
+  user: z.string().min(1, "expected the driver's words"),
+  reference: z.string().optional(),
+  date: z.string().optional(),
+  time: z.string().optional(),
+  district: z.string().optional(),
+  city: z.string().optional(),
+  lat: optionalNumber,
+  lon: optionalNumber,
+  speed_kmh: optionalNumber,
+  gear: z.union([z.enum(['P', 'R', 'N', 'D']), z.literal('')]).optional(),
+  soc_pct: optionalNumber,
+  /** action types separated by ";" (CSV) or a list (JSON) */
+  expect_actions: listOf(z.enum(ACTION_TYPES as [string, ...string[]], { error: () => `expected action types among ${ACTION_TYPES.join(', ')}` })),
+  /** "all", or failure labels separated by ";" */
+  forbid: z.union([z.literal('all'), listOf(FailureLabelSchema)]).optional(),
+});
+type TranscriptRow = z.infer<typeof TranscriptRowSchema>;
+
+/**
+ * A lab's transcripts as a suite: CSV with a header row, or JSON lines (one object a line), one driver turn a
+ * row in order, rows grouped by `conversation`. Context columns apply from their row on (empty = unchanged).
+ */
+export function importTranscripts(path: string, options: { name?: string } = {}): SuiteFile {
+  const text = readBoundedText(path, 'transcript file', MAX_TRANSCRIPT_BYTES);
+  const rows = /\.jsonl?$/i.test(path) || text.trimStart().startsWith('{') ? jsonLines(text, path) : csvRows(text, path);
+  const byId = new Map<string, SuiteConversation>();
+  for (const { where, row } of rows) {
+    const conversation = byId.get(row.conversation) ?? { id: row.conversation, description: '', from: { file: path }, targets: [], turns: [] };
+    byId.set(row.conversation, conversation);
+    if (conversation.turns.length >= 50) throw new TranscriptError(where, `conversation "${row.conversation}" has more than 50 turns (the most a conversation may have)`);
+    const context = contextOf(row);
+    const expect = row.expect_actions.length > 0 || row.forbid ? { actions: row.expect_actions, forbid: row.forbid ?? [] } : undefined;
+    conversation.turns.push({ user: row.user, ...(context ? { context } : {}), ...(expect ? { expect } : {}), ...(row.reference ? { reference: row.reference } : {}) });
+  }
+  if (byId.size === 0) throw new TranscriptError(path, 'no rows (expected a header row and one row per driver turn)');
+  return checked({ suite: options.name ?? 'transcripts', description: `transcripts imported from ${path}`, conversations: [...byId.values()] }, path);
+}
+
+function contextOf(row: TranscriptRow): SuiteContext | undefined {
+  const vehicle = {
+    ...(row.speed_kmh !== undefined ? { speedKmh: row.speed_kmh } : {}),
+    ...(row.gear ? { gear: row.gear } : {}),
+    ...(row.soc_pct !== undefined ? { stateOfChargePct: row.soc_pct } : {}),
+  };
+  const context: SuiteContext = {
+    ...(row.date ? { date: row.date } : {}),
+    ...(row.time ? { time: row.time } : {}),
+    ...(row.district ? { district: row.district } : {}),
+    ...(row.city ? { city: row.city } : {}),
+    ...(row.lat !== undefined && row.lon !== undefined ? { position: { lat: row.lat, lon: row.lon } } : {}),
+    ...(Object.keys(vehicle).length > 0 ? { vehicle } : {}),
+  };
+  return Object.keys(context).length > 0 ? context : undefined;
+}
+
+function parseRow(value: unknown, where: string): TranscriptRow {
+  const parsed = TranscriptRowSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue.path.join('.');
+    const message = issue.code === 'unrecognized_keys' ? `unknown column(s) ${issue.keys.join(', ')} (columns: ${TRANSCRIPT_COLUMNS.join(', ')})` : `${field ? `${field}: ` : ''}${issue.message}`;
+    throw new TranscriptError(where, message);
+  }
+  return parsed.data;
+}
+
+function jsonLines(text: string, path: string): Array<{ where: string; row: TranscriptRow }> {
+  return text.split('\n').flatMap((line, i) => {
+    if (!line.trim()) return [];
+    const where = `${path}:${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new TranscriptError(where, `not a JSON object (${(error as Error).message})`);
+    }
+    return [{ where, row: parseRow(value, where) }];
+  });
+}
+
+function csvRows(text: string, path: string): Array<{ where: string; row: TranscriptRow }> {
+  const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
+  if (!header) throw new TranscriptError(path, 'empty file');
+  const columns = header.fields.map((f) => f.trim().toLowerCase());
+  for (const required of ['conversation', 'user']) if (!columns.includes(required)) throw new TranscriptError(`${path}:1`, `missing column "${required}" (columns: ${TRANSCRIPT_COLUMNS.join(', ')})`);
+  return rows.map(({ line, fields }) => {
+    const where = `${path}:${line}`;
+    // empty cells are absent values: a context column left empty keeps the previous turn's value
+    const record = Object.fromEntries(columns.map((c, i) => [c, fields[i]?.trim() ?? '']).filter(([, v]) => v !== ''));
+    return { where, row: parseRow(record, where) };
+  });
+}
+
+function parseJson(path: string): unknown {
+  const text = readBoundedText(path, 'transcript file', MAX_TRANSCRIPT_BYTES);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new TranscriptError(path, `not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** The imported suite validated like a suite file (a bad date or time names the conversation and turn). */
+function checked(suite: z.input<typeof SuiteFileSchema>, path: string): SuiteFile {
+  const parsed = SuiteFileSchema.safeParse(suite);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new TranscriptError(path, `${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
