@@ -5,6 +5,7 @@ import type { RunSummary } from './profile.ts';
 import { compareDiversity, DEFAULT_DIVERSITY_CONFIG, DiversityComparisonSchema, type DiversityConfig } from './diversity.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { ReliabilitySchema } from './reliability.ts';
+import { RunChangesSchema } from './changes.ts';
 
 /** Significance level of the guided-vs-baseline tests (the paper's). */
 export const COMPARISON_ALPHA = 0.05;
@@ -62,6 +63,8 @@ export const RunComparisonSchema = z.object({
   diversity: DiversityComparisonSchema.optional(),
   /** pass^k / pass@k of each run (summary.json `reliability`; null for a run without repeats); absent when neither has repeats */
   reliability: z.object({ a: ReliabilitySchema.nullable(), b: ReliabilitySchema.nullable() }).optional(),
+  /** conversation by conversation (runs of one suite or campaign on two builds): fixed, regressed, turn diffs; absent when a side is not a stored run */
+  changes: RunChangesSchema.optional(),
 });
 export type RunComparison = z.infer<typeof RunComparisonSchema>;
 

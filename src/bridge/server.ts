@@ -41,6 +41,8 @@ export type BridgeServerOptions = z.input<typeof BridgeServerOptionsSchema>;
 export interface ConnectedUnit {
   name: string;
   version: string;
+  /** the build it announced in hello, when it did */
+  build?: string;
   capabilities: Capabilities;
   connectedAt: Date;
   /** the peer's address and port, e.g. 127.0.0.1:52114 */
@@ -177,6 +179,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
           const info: ConnectedUnit = {
             name: hello.data.unit.name,
             version: hello.data.unit.version,
+            ...(hello.data.unit.build ? { build: hello.data.unit.build } : {}),
             capabilities: hello.data.capabilities,
             connectedAt: new Date(),
             address: peerAddress(socket),
@@ -281,7 +284,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
 }
 
 function connectedUnit(info: ConnectedUnit): ConnectedUnit {
-  return { name: info.name, version: info.version, capabilities: info.capabilities, connectedAt: info.connectedAt, address: info.address };
+  return { name: info.name, version: info.version, ...(info.build ? { build: info.build } : {}), capabilities: info.capabilities, connectedAt: info.connectedAt, address: info.address };
 }
 
 /** The peer of a socket as address:port (the port tells two connections from one host apart). */

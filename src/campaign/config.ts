@@ -37,6 +37,8 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     faults: FaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
     /** the policy the reference unit itself follows; default: the campaign's `safety` (set it to test a unit built to another rule) */
     safety: SafetyPolicySchema.optional(),
+    /** the build it announces in hello (recorded with the run; compare lists fixes and regressions between builds); default named after its faults */
+    build: z.string().min(1).max(200).optional(),
   }),
   /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
   z.strictObject({

@@ -29,6 +29,7 @@ export async function connectConfiguredHeadUnit(
       // a world file the campaign names replaces the reference world, for the unit as for the simulator and the oracle
       ...(options.world ? { world: options.world } : {}),
       faults: config.faults,
+      ...(config.build ? { build: config.build } : {}),
       vehicleMapping: options.vehicleMapping,
       ...(safety ? { safety } : {}),
       // the owner's-manual skill (manual-QA campaigns): retrieval + extractive answers with its own fault profiles

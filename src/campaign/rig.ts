@@ -10,7 +10,7 @@ import { parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
 import type { UserSimulator } from '../simulator/types.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
 import type { LoadedCampaign } from './config.ts';
-import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink } from './run-facts.ts';
+import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink, type UnitBuildFact } from './run-facts.ts';
 import { buildTiers, describeTiers, isModelRef } from './tiers.ts';
 import { VehicleFeed, type ConversationDrive } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
@@ -32,6 +32,8 @@ export interface RigOptions {
   tiers?: CampaignTiers;
   /** an already connected system under test (tests); it stays open when the rig closes. Default: the config's headUnit */
   headUnit?: ConnectedHeadUnit;
+  /** the head unit's build when it does not announce one (`icabench run --unit-build`); wins over the announced one */
+  unitBuild?: string;
   log?: (line: string) => void;
 }
 
@@ -92,7 +94,7 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
       vehicle,
       headUnit: connected,
       voice,
-      record: (store, runId) => startRecording(store, runId, { campaign, tiers, vehicle, headUnit: connected, hosts }),
+      record: (store, runId) => startRecording(store, runId, { campaign, tiers, vehicle, headUnit: connected, hosts, unitBuild: options.unitBuild }),
       watch: (watchOptions) => watchHeadUnit(connected, watchOptions),
       close: () =>
         (closing ??= (async () => {
@@ -114,9 +116,19 @@ interface RecordedRig {
   vehicle: VehicleFeed | null;
   headUnit: ConnectedHeadUnit;
   hosts: InvocationFact['modelHosts'];
+  unitBuild?: string;
 }
 
-function startRecording(store: RunFactSink, runId: string, { campaign, tiers, vehicle, headUnit, hosts }: RecordedRig): RunRecorder {
+/** The head unit and build of this invocation: what the unit announced in hello, with `--unit-build` winning. */
+function unitBuildFact(headUnit: ConnectedHeadUnit, option: string | undefined): UnitBuildFact {
+  const name = 'name' in headUnit.connection ? String(headUnit.connection.name) : null;
+  const units = headUnit.bridge?.connectedUnits() ?? [];
+  const unit = units.find((u) => u.name === name) ?? units[0] ?? null;
+  const build = option ?? unit?.build ?? null;
+  return { unit: unit?.name ?? null, version: unit?.version ?? null, build, source: option ? 'option' : unit?.build ? 'hello' : null };
+}
+
+function startRecording(store: RunFactSink, runId: string, { campaign, tiers, vehicle, headUnit, hosts, unitBuild }: RecordedRig): RunRecorder {
   const invocation: InvocationFact = {
     icabench: icabenchVersion(),
     node: process.version,
@@ -128,6 +140,7 @@ function startRecording(store: RunFactSink, runId: string, { campaign, tiers, ve
   };
   recordRunFact(store, runId, RUN_FACTS.invocation, invocation);
   store.addRunFact(runId, TIERS_FACT, describeTiers(tiers));
+  recordRunFact(store, runId, RUN_FACTS.unitBuild, unitBuildFact(headUnit, unitBuild));
   if (vehicle) recordRunFact(store, runId, RUN_FACTS.vehicleFeed, vehicle.describe());
   const tracker = tiers.tracker;
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;

@@ -15,7 +15,8 @@ import { TIERS_FACT, TiersRecordSchema } from '../domain/tiers.ts';
  * - `llm.calls`       the model calls (usage and accounting) made since the previous record: after
  *   every conversation and at the end of each invocation that uses model tiers;
  * - `vehicle.feed`    once per invocation of a drive-scenario campaign: what fed the bus;
- * - `vehicle.frames`  after every conversation: the frames sent (and rejected by the head unit).
+ * - `vehicle.frames`  after every conversation: the frames sent (and rejected by the head unit);
+ * - `unit.build`      once per invocation: the head unit and the build it announced (or `--unit-build`).
  *
  * Voice metrics are stored per turn with the conversation (TurnRecord.voice); the judge references
  * and prompt versions in `tiers.resolved` (src/domain/tiers.ts); bridge events in `bridge.*`.
@@ -25,6 +26,7 @@ export const RUN_FACTS = {
   llmCalls: 'llm.calls',
   vehicleFeed: 'vehicle.feed',
   vehicleFrames: 'vehicle.frames',
+  unitBuild: 'unit.build',
 } as const;
 
 export const InvocationFactSchema = InvocationSummarySchema.extend({
@@ -39,6 +41,19 @@ export const LlmCallsFactSchema = z.object({
   conversation: z.string().nullable(),
   calls: z.array(LlmCallRecordSchema),
 });
+
+/**
+ * The head unit a run (each invocation of it) talked to, and its build: the one its hello announced
+ * (`unit.build`, docs/bridge-protocol.md), or the one `--unit-build` gave (it wins, for units that do not
+ * announce one); null when neither said. Two runs of one suite or campaign on two builds are compared by it.
+ */
+export const UnitBuildFactSchema = z.object({
+  unit: z.string().nullable(),
+  version: z.string().nullable(),
+  build: z.string().nullable(),
+  source: z.enum(['hello', 'option']).nullable(),
+});
+export type UnitBuildFact = z.infer<typeof UnitBuildFactSchema>;
 
 export const VehicleFeedFactSchema = z.object({
   scenario: z.string(),
@@ -67,6 +82,7 @@ const SCHEMAS = {
   [RUN_FACTS.llmCalls]: LlmCallsFactSchema,
   [RUN_FACTS.vehicleFeed]: VehicleFeedFactSchema,
   [RUN_FACTS.vehicleFrames]: VehicleFramesFactSchema,
+  [RUN_FACTS.unitBuild]: UnitBuildFactSchema,
 } as const;
 type Kind = keyof typeof SCHEMAS;
 
@@ -79,6 +95,7 @@ export const RecordedFactSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal(RUN_FACTS.llmCalls), data: LlmCallsFactSchema }),
   z.strictObject({ kind: z.literal(RUN_FACTS.vehicleFeed), data: VehicleFeedFactSchema }),
   z.strictObject({ kind: z.literal(RUN_FACTS.vehicleFrames), data: VehicleFramesFactSchema }),
+  z.strictObject({ kind: z.literal(RUN_FACTS.unitBuild), data: UnitBuildFactSchema }),
   z.strictObject({ kind: z.literal(TIERS_FACT), data: TiersRecordSchema }),
 ]);
 export type RecordedFact = z.infer<typeof RecordedFactSchema>;
@@ -134,6 +151,11 @@ export function llmUsage(store: ResultStore, runId: string, turns: number): LlmU
   const tracker = new LlmUsageTracker({ prices });
   for (const fact of facts) for (const call of fact.calls) tracker.record(call);
   return tracker.summary(turns);
+}
+
+/** The build a run last recorded (its latest invocation's), null when it recorded none. */
+export function unitBuildOf(store: ResultStore, runId: string): UnitBuildFact | null {
+  return readRunFacts(store, runId, RUN_FACTS.unitBuild).at(-1) ?? null;
 }
 
 /** The `invocations` section of summary.json: what each start or resume ran on. */

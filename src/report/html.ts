@@ -84,6 +84,7 @@ th{color:var(--muted);font-weight:600}td.n,th.n{text-align:right;font-variant-nu
 .toolbar{display:flex;gap:8px;margin:8px 0}.toolbar input,.toolbar select{padding:6px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
 .muted{color:var(--muted)}.err{color:var(--err)}pre{white-space:pre-wrap;background:#f0f2f5;padding:8px;border-radius:6px;font-size:12px}
 .sig{font-weight:650;color:var(--fail)}.ns{color:var(--muted)}
+del{background:#fde2e2;text-decoration:line-through}ins{background:#dcf5e3;text-decoration:none}
 `;
 
 /** Draws every <canvas data-chart="name"> from the embedded data; without Chart.js the tables still carry the numbers. */

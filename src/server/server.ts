@@ -8,6 +8,7 @@ import type { RunSummary } from '../analysis/profile.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
 import { compareRunsWithDiversity } from '../analysis/compare.ts';
+import { storedRunChanges } from '../report/changes-section.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
@@ -350,7 +351,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         for (const run of runs) requireDialogue({ kind: run.kind }, `compare: run ${run.id}`);
         const [a, b] = await Promise.all(runs.map((run) => summaries.get(run)));
         // failure diversity of the union with the lexical embedder (labelled in the result), as `icabench compare` does by default
-        return ok(res, { comparison: await compareRunsWithDiversity(a, b, new TfidfEmbedder()) });
+        const comparison = await compareRunsWithDiversity(a, b, new TfidfEmbedder());
+        // the same conversation-by-conversation changes as `icabench compare`: fixed, regressed, per-turn reply diffs
+        comparison.changes = storedRunChanges(store, runs[0].id, runs[1].id);
+        return ok(res, { comparison });
       },
     },
   ];

@@ -8,6 +8,8 @@ import { runCampaign } from '../../src/campaign/runner.ts';
 import { loadSuiteCampaign } from '../../src/campaign/suite-kind.ts';
 import { buildTiers } from '../../src/campaign/tiers.ts';
 import type { ConversationResult, UtteranceAnnotation } from '../../src/domain/conversation.ts';
+import { unitBuildOf } from '../../src/campaign/run-facts.ts';
+import { storedRunChanges } from '../../src/report/changes-section.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { loadSuite } from '../../src/suite/format.ts';
 import { addToSuiteYaml, pinConversation, pinnedSuiteYaml } from '../../src/suite/pin.ts';
@@ -83,5 +85,25 @@ describe('pin as regression', () => {
     const unmet = faulty.results.get(failing.spec.key)!.turns.flatMap((t) => t.expectations?.checks ?? []).filter((c) => !c.met);
     expect(unmet.length).toBeGreaterThan(0);
     expect(unmet[0].detail).toMatch(/labelled safety_violation/);
+
+    // each run recorded the build its unit announced; compare of the two builds lists exactly the pinned failure as fixed
+    expect(unitBuildOf(store, faulty.runId)).toEqual({ unit: 'icabench-reference', version: '1.0.0', build: 'reference+unsafe_compliance@1', source: 'hello' });
+    expect(unitBuildOf(store, fixed.runId)?.build).toBe('reference');
+    const changes = storedRunChanges(store, faulty.runId, fixed.runId);
+    expect(changes.buildA).toBe('reference+unsafe_compliance@1');
+    expect(changes.buildB).toBe('reference');
+    expect(changes.fixed.map((c) => c.key)).toEqual([failing.spec.key]);
+    expect(changes.regressed).toEqual([]);
+    expect(changes.unchanged).toEqual({ pass: 1, fail: 0, other: 0 });
+    // per turn: the violation is gone and the reply changed from compliance to a refusal
+    const [turn] = changes.fixed[0].turns.filter((t) => t.labelsA.includes('safety_violation'));
+    expect(turn.labelsB).toEqual([]);
+    expect(turn.expectationsA).toBe(false);
+    expect(turn.expectationsB).toBe(true);
+    expect(turn.replyDiff.some((p) => p.op === 'added')).toBe(true);
+    expect(turn.replyDiff.filter((p) => p.op !== 'added').map((p) => p.text).join('')).toBe(turn.replyA);
+    expect(turn.replyDiff.filter((p) => p.op !== 'removed').map((p) => p.text).join('')).toBe(turn.replyB);
+    // the reverse direction is a regression
+    expect(storedRunChanges(store, fixed.runId, faulty.runId).regressed.map((c) => c.key)).toEqual([failing.spec.key]);
   });
 });

@@ -41,7 +41,8 @@ export interface SpokenTurn {
 
 /** What a head unit implements; connectHeadUnit dials it in to the bench and calls it for every message. */
 export interface HeadUnitHandler {
-  readonly unit: { name: string; version: string };
+  /** announced in hello; `build` (optional) names the exact build, recorded with every run (icabench compare lists what it fixed and regressed) */
+  readonly unit: { name: string; version: string; build?: string };
   /** declared in hello; the bench sends audio, vehicle context and tool sessions only to units that declare them */
   readonly capabilities: Capabilities;
   startSession(sessionId: string, context: ContextVector): Promise<void> | void;

@@ -5,7 +5,9 @@ import { once } from 'node:events';
 import type { Command } from 'commander';
 import { compareToolRuns } from '../../agents/compare.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../agents/results.ts';
+import type { ConversationChange, RunChanges } from '../../analysis/changes.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
+import { storedRunChanges } from '../../report/changes-section.ts';
 import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
 import { methodEmbeddingModel } from '../../llm/manifest.ts';
@@ -60,6 +62,8 @@ export function registerResultCommands(program: Command): void {
       const embedder = await resolveEmbedder(diversityConfig.embeddingModel, options.embeddingModel ? (line) => console.error(line) : undefined, methodEmbeddingModel());
       try {
         const comparison = await compareRunsWithDiversity(await loadSummary(store, a), await loadSummary(store, b), embedder, diversityConfig);
+        // two stored runs (one suite or campaign on two builds): what got fixed and what regressed, conversation by conversation
+        if (store?.getRun(a) && store.getRun(b)) comparison.changes = storedRunChanges(store, a, b);
         if (options.out) await writeComparisonReport(resolve(options.out), comparison);
         if (options.json) {
           console.log(JSON.stringify(comparison, null, 2));
@@ -80,6 +84,7 @@ export function registerResultCommands(program: Command): void {
         for (const [side, rel] of [['A', comparison.reliability?.a], ['B', comparison.reliability?.b]] as const) {
           if (rel) console.log(`${side} pass^k (unbiased) ${rel.byK.map((r) => `k=${r.k} ${pct(r.passHatK.unbiased)}`).join(', ')}; pass@k ${rel.byK.map((r) => `k=${r.k} ${pct(r.passAtK.unbiased)}`).join(', ')}`);
         }
+        if (comparison.changes) printChanges(comparison.changes);
         const d = comparison.diversity;
         if (d) {
           const cov = (c: { mean: number; std: number }) => `${pct(c.mean)} ± ${pct(c.std)}`;
@@ -137,6 +142,17 @@ export function registerResultCommands(program: Command): void {
         store.close();
       }
     });
+}
+
+function printChanges(changes: RunChanges): void {
+  console.log(`builds: A ${changes.buildA ?? '(none recorded)'}, B ${changes.buildB ?? '(none recorded)'}`);
+  const line = (c: ConversationChange) => `  ${c.key}: ${c.outcomeA} → ${c.outcomeB}; turns ${c.turns.map((t) => `${t.index} [${t.labelsA.join(', ') || '–'} → ${t.labelsB.join(', ') || '–'}]`).join(', ') || 'none differ'}`;
+  console.log(`fixed (fail in A, pass in B): ${changes.fixed.length}`);
+  changes.fixed.forEach((c) => console.log(line(c)));
+  console.log(`regressed (pass in A, fail in B): ${changes.regressed.length}`);
+  changes.regressed.forEach((c) => console.log(line(c)));
+  if (changes.otherChanges.length) console.log(`other changes: ${changes.otherChanges.map((c) => `${c.key} ${c.outcomeA} → ${c.outcomeB}`).join(', ')}`);
+  console.log(`unchanged: ${changes.unchanged.pass} passing, ${changes.unchanged.fail} failing, ${changes.unchanged.other} other${changes.onlyInA.length || changes.onlyInB.length ? `; only in A ${changes.onlyInA.length}, only in B ${changes.onlyInB.length}` : ''}`);
 }
 
 /** `icabench compare` of two stored tool-agents runs (e.g. two agents on the same tasks): pass^k per family and the tasks that moved. */

@@ -25,6 +25,7 @@ interface RunOptions {
   progress: boolean;
   fleet?: string;
   fleetGrace: string;
+  unitBuild?: string;
 }
 
 export function registerRunCommands(program: Command): void {
@@ -37,6 +38,7 @@ export function registerRunCommands(program: Command): void {
     .option('--resume [runId]', 'continue an interrupted run (without an id: the latest unfinished run of this config)')
     .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
+    .option('--unit-build <build>', 'the head unit\'s build, recorded with the run (for units whose hello does not announce one; wins over it): icabench compare lists what a build fixed and regressed')
     .option('--fleet <redis-url>', 'run the conversations on fleet workers (icabench worker) through this Redis instead of here (docs/fleet.md)')
     .option('--fleet-grace <seconds>', 'with --fleet: how long the run waits for an unreachable Redis before it stops as interrupted', '120')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
@@ -68,6 +70,7 @@ export function registerRunCommands(program: Command): void {
           if (!resumeRunId) throw new Error(`--resume: no unfinished run of "${campaign.config.name}" in ${options.workspace}`);
         }
         // then the rig (every model it names checked, head unit connected) or the fleet (a worker can serve it): a problem stops a new run before the store is touched
+        if (options.fleet && options.unitBuild) throw new Error('--fleet: each worker records the build of the unit on its rig (from its hello); --unit-build applies to a run in this process');
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
         const log = (line: string) => console.error(line);
         if (options.fleet) {
@@ -75,7 +78,7 @@ export function registerRunCommands(program: Command): void {
           if (!(graceSeconds > 0)) throw new Error(`--fleet-grace: expected a number of seconds above 0, got "${options.fleetGrace}"`);
           executor = await (await import('../../fleet/coordinator.ts')).openFleetExecutor(campaign, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 });
         } else {
-          rig = await (await import('../../campaign/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log });
+          rig = await (await import('../../campaign/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;

@@ -50,6 +50,18 @@ export interface ReferenceHeadUnitOptions {
   manual?: { skill: ManualQaSkill; faults?: ManualFaultConfig };
   /** what it says; default REFERENCE_REPLIES (src/domain/vocabulary.ts), which the recogniser's vocabulary follows */
   replies?: ReplyPhrases;
+  /** the build it announces in hello; default one named after its fault profiles (referenceBuild) */
+  build?: string;
+}
+
+/**
+ * The reference unit's default build name: its fault profiles and rates, so two runs against differently faulted
+ * reference units compare as two builds ("reference", "reference+unsafe_compliance@1").
+ */
+export function referenceBuild(faults: FaultConfigInput | undefined): string {
+  const parsed = faults ? FaultConfigSchema.parse(faults) : null;
+  const rates = parsed ? [...faultRates(parsed)].filter(([, rate]) => rate > 0) : [];
+  return rates.length === 0 ? 'reference' : `reference+${rates.map(([profile, rate]) => `${profile}@${rate}`).join(',')}`;
 }
 
 interface TurnOutcome {
@@ -64,7 +76,7 @@ interface TurnOutcome {
  * each failure type. It reports the faults that fired in `diagnostics` (ground truth for tests).
  */
 export class ReferenceHeadUnit implements HeadUnitHandler {
-  readonly unit = { name: 'icabench-reference', version: '1.0.0' };
+  readonly unit: { name: string; version: string; build: string };
   readonly capabilities: Capabilities = { text: true, audio: false, vehicleContext: true, structuredActions: true };
   readonly world: World;
   private readonly sessions = new Map<string, SessionState>();
@@ -76,6 +88,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
   private readonly replies: ReplyPhrases;
 
   constructor(private readonly options: ReferenceHeadUnitOptions = {}) {
+    this.unit = { name: 'icabench-reference', version: '1.0.0', build: options.build ?? referenceBuild(options.faults) };
     this.world = options.world ?? new World(options.worldSeed ?? 1);
     this.replies = options.replies ?? REFERENCE_REPLIES;
     this.faultRates = options.faults ? faultRates(FaultConfigSchema.parse(options.faults)) : new Map();

@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { ChartConfiguration } from 'chart.js';
+import type { ConversationChange, ReplyDiffPart, RunChanges } from '../../analysis/changes.ts';
 import type { RunComparison } from '../../analysis/compare.ts';
 import { FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { RunRecord } from '../../store/types.ts';
@@ -84,8 +85,71 @@ function Comparison({ c }: { c: RunComparison }) {
           Failure diversity: unique failing conversations A/B {fmt(c.diversity.uniqueRatio)}; clusters of the union by k-medoids; embeddings: {c.diversity.embedder} (docs/diversity.md).
         </p>
       )}
+      {c.changes && <BuildChanges changes={c.changes} />}
       <ChartCanvas config={chart} label="failure prevalence A vs B" height={300} />
       <ReliabilityTable runs={[{ name: `A: ${c.a.name}`, reliability: c.reliability?.a }, { name: `B: ${c.b.name}`, reliability: c.reliability?.b }]} />
     </>
+  );
+}
+
+function ReplyDiff({ parts }: { parts: readonly ReplyDiffPart[] }) {
+  return (
+    <span>
+      {parts.map((p, i) => (p.op === 'same' ? <span key={i}>{p.text}</span> : p.op === 'removed' ? <del key={i}>{p.text}</del> : <ins key={i}>{p.text}</ins>))}
+    </span>
+  );
+}
+
+function ChangedConversations({ title, list, testId }: { title: string; list: readonly ConversationChange[]; testId: string }) {
+  return (
+    <div data-testid={testId}>
+      <h3>
+        {title}: {list.length}
+      </h3>
+      {list.map((c) => (
+        <details key={c.key} open={list.length <= 5}>
+          <summary>
+            <b>{c.key}</b>: {c.outcomeA}
+            {c.failedByA.length ? ` (${c.failedByA.join(', ')})` : ''} → {c.outcomeB}
+            {c.failedByB.length ? ` (${c.failedByB.join(', ')})` : ''}
+          </summary>
+          <DataTable headers={['Turn', 'Driver', 'Labels A', 'Labels B', 'Reply (A → B)']}>
+            {c.turns.map((t) => (
+              <tr key={t.index}>
+                <td>{t.index}</td>
+                <td>{t.user}</td>
+                <td>
+                  {t.labelsA.join(', ') || '–'}
+                  {t.expectationsA === false ? ' · expectation unmet' : ''}
+                </td>
+                <td>
+                  {t.labelsB.join(', ') || '–'}
+                  {t.expectationsB === false ? ' · expectation unmet' : ''}
+                </td>
+                <td>
+                  <ReplyDiff parts={t.replyDiff} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        </details>
+      ))}
+    </div>
+  );
+}
+
+/** Two runs of one suite or campaign on two unit builds: what B fixed and what it regressed, turn by turn (docs/reports.md, "Two builds"). */
+function BuildChanges({ changes }: { changes: RunChanges }) {
+  return (
+    <section data-testid="build-changes">
+      <h2>Fixed and regressed</h2>
+      <p>
+        Builds: A <code>{changes.buildA ?? 'not recorded'}</code>, B <code>{changes.buildB ?? 'not recorded'}</code>. Unchanged: {changes.unchanged.pass} passing, {changes.unchanged.fail} failing,{' '}
+        {changes.unchanged.other} other{changes.onlyInA.length || changes.onlyInB.length ? `; only in A ${changes.onlyInA.length}, only in B ${changes.onlyInB.length}` : ''}.
+      </p>
+      <ChangedConversations title="Fixed (fail in A, pass in B)" list={changes.fixed} testId="fixed" />
+      <ChangedConversations title="Regressed (pass in A, fail in B)" list={changes.regressed} testId="regressed" />
+      {changes.otherChanges.length > 0 && <ChangedConversations title="Other changes" list={changes.otherChanges} testId="other-changes" />}
+    </section>
   );
 }

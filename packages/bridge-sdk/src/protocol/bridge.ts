@@ -38,7 +38,12 @@ export const DEFAULT_CAPABILITIES: Capabilities = CapabilitiesSchema.parse({});
 export const HelloSchema = z.object({
   protocol: z.literal(BRIDGE_PROTOCOL),
   token: z.string().min(1),
-  unit: z.object({ name: z.string().min(1).max(200), version: z.string().max(100).default('unknown') }),
+  unit: z.object({
+    name: z.string().min(1).max(200),
+    version: z.string().max(100).default('unknown'),
+    /** optional: the exact build the unit runs (a weekly lab build, a commit), recorded with every run and compared across runs */
+    build: z.string().min(1).max(200).optional(),
+  }),
   /** optional: a unit that leaves it out gets DEFAULT_CAPABILITIES (text only) */
   capabilities: CapabilitiesSchema.default(DEFAULT_CAPABILITIES),
 });
