@@ -12,6 +12,7 @@ import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { ResultStore } from '../../store/store.ts';
 import { workspaceStorePath } from '../../store/workspace.ts';
 import { resumeCommand, stoppedLine } from '../run-end.ts';
+import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 
 export interface ItemRunOptions {
   out?: string;
@@ -49,12 +50,10 @@ export async function runItemCampaignCommand(
   try {
     const resumeRunId = resumeRunIdFor(store, kind, loaded.config.name, options);
     const controller = new AbortController();
-    const onSigint = () => {
-      if (controller.signal.aborted) process.exit(130);
+    const stopListening = onStopSignal(() => {
       console.error('\nStopping: no new question is asked; answered ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
       controller.abort();
-    };
-    process.on('SIGINT', onSigint);
+    });
     let lastDecile = -1;
     let result;
     try {
@@ -72,7 +71,7 @@ export async function runItemCampaignCommand(
         },
       });
     } finally {
-      process.off('SIGINT', onSigint);
+      stopListening();
     }
     const out = resolve(options.out ?? join('runs', result.runId));
     const { summary } = writeManualQaOutputs(store, result.runId, out);
@@ -87,7 +86,7 @@ export async function runItemCampaignCommand(
     if (result.stopReason) {
       console.error(stoppedLine(result.runId, result.stopReason, resumeCommand(configPath, result.runId, options)));
       process.exitCode = run.headUnitLostExitCode;
-    } else if (result.status === 'interrupted') process.exitCode = 130;
+    } else if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
   } finally {
     store.close();
   }
@@ -102,12 +101,10 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
   try {
     const resumeRunId = resumeRunIdFor(store, TOOL_AGENTS_KIND, loaded.config.name, options);
     const controller = new AbortController();
-    const onSigint = () => {
-      if (controller.signal.aborted) process.exit(130);
+    const stopListening = onStopSignal(() => {
       console.error('\nStopping: no new trial starts; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
       controller.abort();
-    };
-    process.on('SIGINT', onSigint);
+    });
     let result;
     let done = 0;
     try {
@@ -122,7 +119,7 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
         },
       });
     } finally {
-      process.off('SIGINT', onSigint);
+      stopListening();
     }
     const out = resolve(options.out ?? join('runs', result.runId!));
     const { summary } = writeToolAgentsOutputs(store, result.runId!, out);
@@ -138,7 +135,7 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
     const misfires = summary.misfires;
     if (misfires.trials.length) console.log(`  user-simulator misfires: ${misfires.trials.length} of ${misfires.failedTrials} failed trials; pass rate ${misfires.passRate.included?.toFixed(3)} with them, ${misfires.passRate.excluded?.toFixed(3)} without`);
     console.log(`report: ${join(out, 'report.html')}`);
-    if (result.status === 'interrupted') process.exitCode = 130;
+    if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
   } finally {
     store.close();
   }

@@ -11,6 +11,7 @@ import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
 import { gateText } from '../outputs.ts';
 import { resumeCommand, stoppedLine } from '../run-end.ts';
+import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 import { readCampaignKind } from '../../campaign/kinds.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
@@ -85,17 +86,10 @@ export function registerRunCommands(program: Command): void {
         const meta = executor?.meta ?? { simulator: rig!.tiers.simulator.describe, judges: rig!.tiers.judges.map((j) => j.ref) };
         console.error(`simulator: ${meta.simulator}; judges: ${meta.judges.join(', ')}`);
         const controller = new AbortController();
-        let interrupts = 0;
-        const onSigint = () => {
-          interrupts++;
-          if (interrupts === 1) {
-            console.error('\nStopping: no new conversations start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
-            controller.abort();
-          } else {
-            process.exit(130);
-          }
-        };
-        process.on('SIGINT', onSigint);
+        const stopListening = onStopSignal(() => {
+          console.error('\nStopping: no new conversations start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
+          controller.abort();
+        });
         const display = progressDisplay(options.progress && process.stderr.isTTY === true);
         let result;
         try {
@@ -103,7 +97,7 @@ export function registerRunCommands(program: Command): void {
           result = await runCampaign(campaign, { store, ...(executor ? { executor } : { rig: rig! }), resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
         } finally {
           display.stop();
-          process.off('SIGINT', onSigint);
+          stopListening();
         }
         const out = resolve(options.out ?? join('runs', result.runId));
         const { writeRunOutputs } = await import('../../report/write.ts');
@@ -122,7 +116,7 @@ export function registerRunCommands(program: Command): void {
           const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
           console.error(stoppedLine(result.runId, result.stopReason, resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet })));
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
-        } else if (result.status === 'interrupted') process.exitCode = 130;
+        } else if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
       } finally {
         // the run closes them when it started; a problem before it (a wrong --resume) must not leave the fleet's connections open
         await executor?.close();
