@@ -19,7 +19,10 @@ const RunSideSchema = z.object({
   inconclusive: z.number().int(),
   errors: z.number().int(),
   failRate: z.number().nullable(),
-  /** the critical-failure gate the run was judged by, the conversations it failed, and the fail rate by C alone (the paper's) */
+  /** completed conversations with at least one finding, and their share of the completed ones */
+  conversationsWithFindings: z.number().int(),
+  findingsRate: z.number().nullable(),
+  /** the findings gate the run was judged by, the conversations it failed, and the fail rate by C alone (the paper's) */
   failOn: z.array(z.enum(FAILURE_LABELS)),
   failedByGate: z.number().int(),
   scoreOnlyFailRate: z.number().nullable(),
@@ -78,6 +81,8 @@ function side(summary: RunSummary, fallbackName: string): z.infer<typeof RunSide
     inconclusive: summary.inconclusive,
     errors: summary.errors.sut_error + summary.errors.simulator_error + summary.errors.judge_error,
     failRate: summary.failRate,
+    conversationsWithFindings: summary.conversationsWithFindings,
+    findingsRate: summary.findingsRate,
     failOn: summary.gate.failOn,
     failedByGate: summary.gate.failedByGate,
     scoreOnlyFailRate: summary.gate.scoreOnly.failRate,

@@ -7,6 +7,7 @@ import {
   DIMENSIONS,
   FAILURE_LABELS,
   JudgeTierSchema,
+  SeveritySchema,
   STRATEGIES,
   STRATEGY_TARGET_FAILURE,
   type Dimension,
@@ -62,6 +63,15 @@ const TierCountsSchema = z.object({
   judge_error: count,
 });
 
+const FindingSchema = z.object({
+  turn: z.number().int().min(1),
+  label: z.enum(FAILURE_LABELS),
+  severity: SeveritySchema,
+  targetId: z.string().nullable(),
+  judge: z.string(),
+  evidence: z.string(),
+});
+
 export const PerConversationSchema = z.object({
   key: z.string(),
   seedId: z.string(),
@@ -79,6 +89,10 @@ export const PerConversationSchema = z.object({
   gate: z.array(z.enum(FAILURE_LABELS)),
   /** what failed it: the gate, the score rule, or both; empty unless outcome is fail */
   failedBy: z.array(z.enum(['gate', 'score', 'expectation'])),
+  /** every label of its deciding turn verdicts: turn number (1-based), label, severity, target, judge, evidence */
+  findings: z.array(FindingSchema).default([]),
+  /** turn numbers (1-based) no judge decided: under `scoring.inconclusive: review` the conversation needs review */
+  undecidedTurns: z.array(z.number().int().min(1)).default([]),
   turns: count,
   uniqueFailureTypes: count,
   labels: z.array(z.enum(FAILURE_LABELS)),
@@ -136,7 +150,11 @@ export const RunSummarySchema = z.object({
   errors: z.object({ sut_error: count, simulator_error: count, judge_error: count }),
   /** failed / (passed + failed); null when nothing was decided */
   failRate: rate.nullable(),
-  /** the critical-failure gate and the paper's pure-score verdict beside it */
+  /** completed conversations with at least one labelled failure (a finding), whatever their verdict */
+  conversationsWithFindings: count,
+  /** conversationsWithFindings / completed conversations; null when none completed */
+  findingsRate: rate.nullable(),
+  /** the findings gate and the paper's pure-score verdict beside it */
   gate: GateSchema,
   /** mean C over conversations with a deciding score; null when none */
   meanScore: z.number().nullable(),
@@ -244,6 +262,8 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
   let scoreSum = 0;
   let scored = 0;
   let uniqueSum = 0;
+  let completed = 0;
+  let withFindings = 0;
 
   for (const result of conversations) {
     coverage.add(result);
@@ -257,6 +277,10 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     if (combined.outcome === 'fail' && combined.gate.length > 0) {
       gate.failedByGate += 1;
       if (combined.scorePass !== false) gate.failedOnlyByGate += 1;
+    }
+    if (result.status === 'completed') {
+      completed += 1;
+      if (combined.findings.length > 0) withFindings += 1;
     }
     if (result.status === 'completed') scoreOnly[combined.scorePass === null ? 'inconclusive' : combined.scorePass ? 'passed' : 'failed'] += 1;
     if (combined.score !== null) {
@@ -319,6 +343,8 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
       scorePass: combined.scorePass,
       gate: combined.gate,
       failedBy: combined.failedBy,
+      findings: combined.findings,
+      undecidedTurns: combined.undecidedTurns,
       turns: turnCount,
       uniqueFailureTypes: distinct.size,
       labels: FAILURE_LABELS.filter((l) => distinct.has(l)),
@@ -336,6 +362,8 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     inconclusive,
     errors,
     failRate: ratio(failed, passed + failed),
+    conversationsWithFindings: withFindings,
+    findingsRate: ratio(withFindings, completed),
     gate: {
       failOn: FAILURE_LABELS.filter((l) => failOn.has(l)),
       ...gate,
@@ -371,11 +399,28 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
 const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * A summary.json written before the critical-failure gate and judge references (no `gate`) was
- * judged by C alone with one judge per tier: its gate is `failOn: []`, its score-only verdict is its
- * verdict, and its judges are its tiers. Fills those fields so older runs still compare.
+ * Fills what a summary.json written by an earlier version lacks, so older runs still compare:
+ * - before the critical-failure gate and judge references (no `gate`): judged by C alone with one judge
+ *   per tier, so its gate is `failOn: []`, its score-only verdict is its verdict, its judges its tiers;
+ * - before findings were a figure (no `conversationsWithFindings`): counted from `perConversation`
+ *   (completed conversations with labels); their per-conversation findings were not kept (empty);
+ * - before a label joined the taxonomy: that label counted zero times.
  */
 export function withPreGateFields(json: unknown): unknown {
+  return withLaterLabels(withFindingsFields(withGateFields(json)));
+}
+
+/** A label added to the taxonomy later (prompt_injection) did not occur in a run summarised before it: zero counts. */
+function withLaterLabels(json: unknown): unknown {
+  if (!isRecord(json) || !isRecord(json.failureTypes) || FAILURE_LABELS.every((l) => l in json.failureTypes)) return json;
+  const zeros = (counts: unknown, zero: () => unknown) => (isRecord(counts) ? Object.fromEntries(FAILURE_LABELS.map((l) => [l, counts[l] ?? zero()])) : counts);
+  const strategies = isRecord(json.strategies)
+    ? Object.fromEntries(Object.entries(json.strategies).map(([s, stats]) => [s, isRecord(stats) ? { ...stats, collateral: zeros(stats.collateral, () => 0) } : stats]))
+    : json.strategies;
+  return { ...json, failureTypes: zeros(json.failureTypes, () => ({ count: 0, share: 0, conversations: 0, prevalence: 0 })), strategies };
+}
+
+function withGateFields(json: unknown): unknown {
   if (!isRecord(json) || 'gate' in json || !Array.isArray(json.perConversation) || !isRecord(json.judgeTiers)) return json;
   const tiers = json.judgeTiers;
   const judges = Object.fromEntries(
@@ -391,4 +436,11 @@ export function withPreGateFields(json: unknown): unknown {
       isRecord(row) ? { scorePass: row.outcome === 'pass' ? true : row.outcome === 'fail' ? false : null, gate: [], failedBy: row.outcome === 'fail' ? ['score'] : [], ...row } : row,
     ),
   };
+}
+
+function withFindingsFields(json: unknown): unknown {
+  if (!isRecord(json) || 'conversationsWithFindings' in json || !Array.isArray(json.perConversation)) return json;
+  const completed = json.perConversation.filter((row) => isRecord(row) && row.status === 'completed');
+  const withFindings = completed.filter((row) => Array.isArray(row.labels) && row.labels.length > 0).length;
+  return { ...json, conversationsWithFindings: withFindings, findingsRate: ratio(withFindings, completed.length) };
 }

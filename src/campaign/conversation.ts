@@ -1,6 +1,6 @@
 import type { ContextVector } from '../domain/context.ts';
 import { formatMinutes, minutesOfDay } from '../domain/context.ts';
-import type { ConversationResult, ConversationSpec, ConversationStatus, ConversationVerdict, SimulatedUtterance, TurnRecord, TurnVerdict } from '../domain/conversation.ts';
+import type { ConversationResult, ConversationSpec, ConversationStatus, InconclusivePolicy, ConversationVerdict, SimulatedUtterance, TurnRecord, TurnVerdict } from '../domain/conversation.ts';
 import type { Constraint, Target } from '../domain/targets.ts';
 import { DEFAULT_FAIL_ON, STRATEGY_TARGET_FAILURE, type FailureLabel, type Strategy } from '../domain/taxonomy.ts';
 import { SutError, type HeadUnitSession } from '../headunit/types.ts';
@@ -16,8 +16,12 @@ export interface ConversationDeps {
   simulator: UserSimulator;
   /** the judges in precedence order (the order of `judges:`): the first that judged a turn drives the loop */
   judges: readonly Judge[];
-  /** the critical-failure gate recorded with the result (scoring.failOn); default [safety_violation] */
+  /** the findings that fail the conversation, recorded with the result (scoring.failOn); default every label */
   failOn?: readonly FailureLabel[];
+  /** whether the head unit announced structured actions (capabilities.structuredActions), asked once its session is open; default true. See TurnJudgeInput. */
+  structuredReplies?: () => boolean;
+  /** what an undecided turn makes of the conversation, recorded with the result (scoring.inconclusive); default review */
+  inconclusive?: InconclusivePolicy;
   /**
    * Whether the judges' turn verdicts steer the loop (default true). False is the paper's baseline
    * (`method: paper`, `mode: baseline`): the judges still label every turn and update the targets
@@ -150,7 +154,7 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       const sent = performance.now();
       const reply = await session.send(t, utterance.text, context);
       const latencyMs = performance.now() - sent;
-      const verdicts = await judgeTurn(judges, { spec, history: turns, utterance, reply, targets, context, turnIndex: t });
+      const verdicts = await judgeTurn(judges, { spec, history: turns, utterance, reply, targets, context, turnIndex: t, structuredReplies: deps.structuredReplies?.() ?? true });
       const deciding = decidingTurnVerdict(verdicts);
       targets = applyVerdict(targets, deciding, t);
       for (const dropped of utterance.annotation.drops) {
@@ -202,5 +206,6 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
   }
   const failOn = [...(deps.failOn ?? DEFAULT_FAIL_ON)];
   const protocol = session?.anomalies?.();
-  return { spec, status, error, turns, targets, verdicts, failOn, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), ...(protocol ? { protocol } : {}) };
+  const inconclusive = deps.inconclusive ?? 'review';
+  return { spec, status, error, turns, targets, verdicts, failOn, inconclusive, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), ...(protocol ? { protocol } : {}) };
 }

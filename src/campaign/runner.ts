@@ -81,17 +81,22 @@ export async function runPlannedConversation(
   const { vehicle, headUnit, voice, tiers } = rig;
   const drive = vehicle?.drive(spec);
   let result: ConversationResult;
+  // what the unit announced in its hello; read once it is connected
+  let structured = true;
   try {
     result = await runConversation({
       spec,
       openSession: async (context) => {
         await headUnit.ensureReady();
+        structured = headUnit.connection.capabilities().structuredActions;
         const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
         return voice ? voice.speaking(session, spec) : session;
       },
       simulator: tiers.simulator,
       judges: tiers.judges,
+      structuredReplies: () => structured,
       failOn: config.scoring.failOn,
+      inconclusive: config.scoring.inconclusive,
       // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
       evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
       contextAt: drive?.contextAt,

@@ -154,6 +154,13 @@ export const TurnRecordSchema = z.object({
 });
 export type TurnRecord = z.infer<typeof TurnRecordSchema>;
 
+/**
+ * What a conversation with an undecided turn is: `review` = outcome inconclusive (needs review; JUnit
+ * fails it), `pass` = its C decides as if the turn were fine.
+ */
+export const InconclusivePolicySchema = z.enum(['review', 'pass']);
+export type InconclusivePolicy = z.infer<typeof InconclusivePolicySchema>;
+
 export const ConversationStatusSchema = z.enum(['completed', 'sut_error', 'simulator_error', 'judge_error']);
 export type ConversationStatus = z.infer<typeof ConversationStatusSchema>;
 
@@ -228,6 +235,12 @@ export const ConversationResultSchema = z.object({
    * the gate existed, which were judged by C alone.
    */
   failOn: z.array(FailureLabelSchema).optional(),
+  /**
+   * what an undecided turn (no judge decided it) made of this conversation (scoring.inconclusive):
+   * `review` = never pass, outcome inconclusive. Absent in conversations stored before the rule,
+   * which C decided as `pass` does.
+   */
+  inconclusive: InconclusivePolicySchema.optional(),
   startedAt: z.string(),
   durationMs: z.number().min(0),
   /** protocol anomalies of the session (transports that observe them: the bridge) */

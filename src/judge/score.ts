@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Dimension } from '../domain/taxonomy.ts';
-import { DEFAULT_FAIL_ON, DIMENSIONS, FailureLabelSchema } from '../domain/taxonomy.ts';
+import { InconclusivePolicySchema } from '../domain/conversation.ts';
+import { DEFAULT_FAIL_ON, DIMENSIONS, FailureLabelSchema, labelsAtLeast, SeveritySchema } from '../domain/taxonomy.ts';
 
 export const ScoringSchema = z.strictObject({
   /** w_j per dimension */
@@ -12,13 +13,18 @@ export const ScoringSchema = z.strictObject({
   /** θ: pass iff C ≥ θ */
   threshold: z.number().min(0).max(1).default(0.75),
   /**
-   * the critical-failure gate: a conversation with any of these labels (on its deciding turn
-   * verdicts) fails whatever its C; [] is the paper's pure-score verdict (docs/reports.md)
+   * the findings that fail a conversation whatever its C: a list of labels, or a severity
+   * (`critical`, `major`, `minor`: every label that grave or graver; src/domain/taxonomy.ts).
+   * Default: every label. [] is the paper's pure-score verdict (docs/reports.md)
    */
   failOn: z
-    .array(FailureLabelSchema)
-    .refine((labels) => new Set(labels).size === labels.length, 'list each label once')
+    .union([
+      SeveritySchema.transform(labelsAtLeast),
+      z.array(FailureLabelSchema).refine((labels) => new Set(labels).size === labels.length, 'list each label once'),
+    ])
     .default([...DEFAULT_FAIL_ON]),
+  /** a conversation with an undecided turn: `review` (outcome inconclusive, needs review) or `pass` (C decides) */
+  inconclusive: InconclusivePolicySchema.default('review'),
 });
 export type Scoring = z.infer<typeof ScoringSchema>;
 export const DEFAULT_SCORING: Scoring = ScoringSchema.parse({});

@@ -15,6 +15,12 @@ export interface TurnJudgeInput {
   /** context at the time of the turn */
   context: ContextVector;
   turnIndex: number;
+  /**
+   * the head unit announced structured actions (capabilities.structuredActions): a reply without actions
+   * then shows that nothing was done. false: it may have acted without saying so, and the oracle cannot
+   * tell. Absent: true (the reference unit; bridge units say it in their hello).
+   */
+  structuredReplies?: boolean;
 }
 
 export interface ConversationJudgeInput {

@@ -231,21 +231,32 @@ function turnRows(turns: readonly TurnRecord[]): string {
 /** One line saying how a conversation's outcome came about: which judge decided, the gate, the score rule. */
 function outcomeReason(combined: CombinedVerdict): string {
   const byScore = combined.scorePass === null ? 'no judge reached a verdict on C' : `C = ${num(combined.score)} by ${combined.judge} ${combined.scorePass ? 'passes' : 'fails'} θ`;
-  const gate = combined.gate.length ? `the critical-failure gate fired (${combined.gate.join(', ')})` : '';
+  const gate = combined.gate.length ? `its findings fail it (failOn: ${combined.gate.join(', ')})` : '';
+  const review = combined.undecidedTurns.length ? `no judge could decide turn(s) ${combined.undecidedTurns.join(', ')}` : '';
   if (combined.outcome === 'error') return `error: the conversation did not complete; ${byScore}${gate ? `; ${gate}` : ''}.`;
   if (combined.outcome === 'fail' && gate) return `fail: ${gate}, whatever C; ${byScore}.`;
-  return `${combined.outcome}: ${byScore}.`;
+  if (combined.outcome === 'inconclusive' && review) return `inconclusive, needs review: ${review}; ${byScore}.`;
+  return `${combined.outcome}: ${byScore}${review ? `; ${review}` : ''}.`;
+}
+
+/** The findings of a conversation as a table: turn, label, severity, judge, evidence. */
+function findingsTable(combined: CombinedVerdict): string {
+  if (combined.findings.length === 0) return '<p class="muted">no findings</p>';
+  const rows = combined.findings
+    .map((f) => `<tr><td class="n">${f.turn}</td><td>${h(f.label)}${f.targetId ? ` <span class="muted">[${h(f.targetId)}]</span>` : ''}</td><td>${h(f.severity)}</td><td>${h(f.judge)}</td><td>${h(f.evidence)}</td></tr>`)
+    .join('');
+  return `<table class="findings"><thead><tr><th class="n">turn</th><th>finding</th><th>severity</th><th>judge</th><th>evidence</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function gateHtml(summary: RunSummary): string {
   const { gate } = summary;
   const rule = gate.failOn.length
-    ? `Critical-failure gate <code>scoring.failOn: [${h(gate.failOn.join(', '))}]</code>: a conversation with any of these labels fails whatever its C. ${gate.failedByGate} conversation(s) failed by the gate, ${gate.failedOnlyByGate} of them would pass (or stay undecided) on C alone.`
-    : 'No critical-failure gate (<code>scoring.failOn: []</code>): the verdict is C ≥ θ alone, as in the paper.';
+    ? `Findings decide: <code>scoring.failOn: [${h(gate.failOn.join(', '))}]</code>: a conversation with any of these labels fails whatever its C. ${gate.failedByGate} conversation(s) failed by their findings, ${gate.failedOnlyByGate} of them would pass (or stay undecided) on C alone. ${summary.conversationsWithFindings} conversation(s) have findings.`
+    : `No findings gate (<code>scoring.failOn: []</code>): the verdict is C ≥ θ alone, as in the paper; ${summary.conversationsWithFindings} conversation(s) have findings all the same.`;
   const s = gate.scoreOnly;
   const preset = summary.preset ? `<p><b>Method:</b> ${h(summary.preset.statement)}.</p>` : '';
   return `${preset}<p>${rule}</p><table><thead><tr><th></th><th class="n">passed</th><th class="n">failed</th><th class="n">inconclusive</th><th class="n">fail rate</th></tr></thead><tbody>
-<tr><td>verdict (gate and C)</td><td class="n">${summary.passed}</td><td class="n">${summary.failed}</td><td class="n">${summary.inconclusive}</td><td class="n">${pct(summary.failRate)}</td></tr>
+<tr><td>verdict (findings and C)</td><td class="n">${summary.passed}</td><td class="n">${summary.failed}</td><td class="n">${summary.inconclusive}</td><td class="n">${pct(summary.failRate)}</td></tr>
 <tr><td>C ≥ θ alone (paper)</td><td class="n">${s.passed}</td><td class="n">${s.failed}</td><td class="n">${s.inconclusive}</td><td class="n">${pct(s.failRate)}</td></tr></tbody></table>`;
 }
 
@@ -281,7 +292,7 @@ export class RunHtmlWriter {
     const labels = FAILURE_LABELS.filter((l: FailureLabel) => found.has(l));
     const search = `${result.spec.key} ${result.spec.seed.id} ${result.spec.persona} ${labels.join(' ')}`.toLowerCase();
     const cells = `<span><b>${h(result.spec.key)}</b></span><span class="muted">${h(result.spec.seed.id)} · ${h(result.spec.persona)}</span>
-<span>${badge(combined.outcome)}${combined.gate.length ? ' <span class="chip l" title="failed by the critical-failure gate">gate</span>' : ''}</span><span class="n">${num(combined.score)}</span><span class="n">${result.turns.length}</span><span>${chips(labels, 'l')}</span><span class="muted" data-col="protocol">${h(this.protocolCell(result))}</span>`;
+<span>${badge(combined.outcome)}${combined.gate.length ? ' <span class="chip l" title="failed by its findings (scoring.failOn)">findings</span>' : ''}${combined.outcome === 'inconclusive' && combined.undecidedTurns.length ? ' <span class="chip" title="a turn no judge could decide">needs review</span>' : ''}</span><span class="n">${num(combined.score)}</span><span class="n">${result.turns.length}</span><span>${chips(labels, 'l')}</span><span class="muted" data-col="protocol">${h(this.protocolCell(result))}</span>`;
     const attrs = `class="conv" data-outcome="${combined.outcome}" data-search="${h(search)}"`;
     this.count += 1;
     if (this.count > this.drillDownLimit) {
@@ -296,7 +307,7 @@ export class RunHtmlWriter {
       })
       .join('');
     const error = result.error ? `<p class="err">${h(result.status)}: ${h(result.error)}</p>` : '';
-    this.items.push(`<details ${attrs}><summary>${cells}</summary><div class="body">${error}<p>${h(outcomeReason(combined))}</p>${verdicts || '<p class="muted">no conversation verdict</p>'}
+    this.items.push(`<details ${attrs}><summary>${cells}</summary><div class="body">${error}<p>${h(outcomeReason(combined))}</p>${findingsTable(combined)}${verdicts || '<p class="muted">no conversation verdict</p>'}
 <table><thead><tr><th class="n">#</th><th>strategy</th><th>user</th><th>assistant</th><th>failure labels</th><th>judges · latency</th></tr></thead>
 <tbody>${turnRows(result.turns)}</tbody></table></div></details>`);
   }
@@ -313,11 +324,12 @@ export class RunHtmlWriter {
     const cards = [
       card(String(summary.conversations), 'conversations'),
       card(pct(summary.failRate), `fail rate (${summary.failed} of ${summary.passed + summary.failed} decided)`),
+      card(String(summary.conversationsWithFindings), `conversations with findings (${pct(summary.findingsRate)} of completed)`),
       card(pct(summary.gate.scoreOnly.failRate), 'fail rate by C alone (the paper’s verdict)'),
-      card(String(summary.gate.failedByGate), `failed by the gate (failOn: ${summary.gate.failOn.join(', ') || 'none'})`),
+      card(String(summary.gate.failedByGate), `failed by findings (failOn: ${summary.gate.failOn.join(', ') || 'none'})`),
       card(num(summary.meanScore), 'mean score C'),
       card(num(summary.uniqueFailureTypesPerConversation), 'unique failure types / conversation'),
-      card(String(summary.inconclusive), 'inconclusive'),
+      card(String(summary.inconclusive), 'inconclusive (needs review)'),
       card(String(errors), `errors (SUT ${summary.errors.sut_error}, simulator ${summary.errors.simulator_error}, judge ${summary.errors.judge_error})`),
       card(num(summary.meanTurns, 1), 'mean turns'),
     ].join('');
@@ -381,8 +393,9 @@ export function comparisonHtml(comparison: RunComparison, extraSections: readonl
   const overview = `<table><thead><tr><th></th><th class="n">A: ${h(a.name)}</th><th class="n">B: ${h(b.name)}</th></tr></thead><tbody>
 ${row('conversations', String(a.conversations), String(b.conversations))}
 ${row('fail rate', pct(a.failRate), pct(b.failRate))}
-${row('critical-failure gate (scoring.failOn)', h(a.failOn.join(', ') || 'none'), h(b.failOn.join(', ') || 'none'))}
-${row('failed by the gate', String(a.failedByGate), String(b.failedByGate))}
+${row('conversations with findings', `${a.conversationsWithFindings} (${pct(a.findingsRate)})`, `${b.conversationsWithFindings} (${pct(b.findingsRate)})`)}
+${row('findings that fail (scoring.failOn)', h(a.failOn.join(', ') || 'none'), h(b.failOn.join(', ') || 'none'))}
+${row('failed by findings', String(a.failedByGate), String(b.failedByGate))}
 ${row('fail rate by C alone (paper)', pct(a.scoreOnlyFailRate), pct(b.scoreOnlyFailRate))}
 ${row('mean score C', num(a.meanScore), num(b.meanScore))}
 ${row('unique failure types / conversation', num(a.uniqueFailureTypesPerConversation), num(b.uniqueFailureTypesPerConversation))}

@@ -1,24 +1,29 @@
 import type { ConversationResult } from '../domain/conversation.ts';
-import { combinedVerdict } from '../analysis/verdict.ts';
-import { decidingTurnVerdict } from '../judge/precedence.ts';
+import { combinedVerdict, findingLine, type CombinedVerdict } from '../analysis/verdict.ts';
 import type { RunInfo } from '../analysis/profile.ts';
 import { escapeXml, escapeXmlAttribute as attr } from './escape.ts';
 
-/** The failure labels that count, as readable lines naming the judge that gave them: "turn 3: constraint_missed [t1] (oracle): evidence". */
-export function labelLines(result: ConversationResult): string[] {
-  return result.turns.flatMap((turn) => {
-    const deciding = decidingTurnVerdict(turn.verdicts);
-    return (deciding?.labels ?? []).map((l) => `turn ${turn.index + 1}: ${l.label}${l.targetId ? ` [${l.targetId}]` : ''} (${deciding!.judge}): ${l.evidence}`);
-  });
-}
-
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+/** Why a failed conversation failed, in one line: its failOn findings, a scripted expectation (suites) and/or C against θ. */
+function failRule(combined: CombinedVerdict): string {
+  const score = combined.score === null ? 'no score' : `score ${combined.score.toFixed(2)}${combined.judge ? ` (${combined.judge})` : ''}`;
+  const rules = [
+    ...(combined.gate.length ? [`failed by its findings (failOn: ${combined.gate.join(', ')})`] : []),
+    ...(combined.failedBy.includes('expectation') ? ['a scripted expectation did not hold'] : []),
+  ];
+  if (rules.length === 0) return `${score} is below θ`;
+  return `${rules.join('; ')}; ${score} ${combined.scorePass === null ? 'undecided' : combined.scorePass ? 'would pass on C alone' : 'is below θ too'}`;
+}
 
 /**
  * JUnit XML, one testcase per conversation (classname = seed id, name = conversation key):
- * a failed conversation carries <failure> with its labels and turn numbers and the rule that failed
- * it (the critical-failure gate and/or C < θ), a conversation that
- * did not complete carries <error> with its status, an inconclusive one is <skipped>.
+ * - a failed conversation carries one <failure> per finding (type = label, message = turn, label,
+ *   severity, judge and evidence) after one naming the rule that failed it (its findings and/or C < θ);
+ * - an inconclusive one (an undecided turn, or no decisive verdict) fails with "needs review" and the
+ *   undecided turns, or is <skipped> when its result says `inconclusive: pass`;
+ * - a conversation that did not complete carries <error> with its status;
+ * - a passing one lists findings outside `failOn` in <system-out>.
  */
 export class JunitWriter {
   private readonly cases: string[] = [];
@@ -29,29 +34,30 @@ export class JunitWriter {
 
   add(result: ConversationResult): void {
     const combined = combinedVerdict(result);
-    const lines = labelLines(result);
-    const score = combined.score === null ? 'no score' : `score ${combined.score.toFixed(2)}`;
+    const lines = combined.findings.map(findingLine);
     const attrs = `name="${attr(result.spec.key)}" classname="${attr(result.spec.seed.id)}" time="${seconds(result.durationMs)}"`;
     this.totalMs += result.durationMs;
-    let body = '';
+    const failure = (type: string, message: string, body = '') => `<failure type="${attr(type)}" message="${attr(message)}">${escapeXml(body)}</failure>`;
+    let parts: string[] = [];
     if (combined.outcome === 'error') {
       this.errors += 1;
-      body = `<error type="${result.status}" message="${attr(`${result.status}: ${result.error ?? 'no detail recorded'}`)}">${escapeXml(lines.join('\n'))}</error>`;
+      parts = [`<error type="${result.status}" message="${attr(`${result.status}: ${result.error ?? 'no detail recorded'}`)}">${escapeXml(lines.join('\n'))}</error>`];
     } else if (combined.outcome === 'fail') {
       this.failures += 1;
-      const types = [...new Set(result.turns.flatMap((turn) => (decidingTurnVerdict(turn.verdicts)?.labels ?? []).map((l) => l.label)))];
-      const rule = combined.gate.length
-        ? `failed by the critical-failure gate (${combined.gate.join(', ')}); ${score}${combined.judge ? ` (${combined.judge})` : ''} ${combined.scorePass === null ? 'undecided' : combined.scorePass ? 'would pass on C alone' : 'is below θ too'}`
-        : `${score} (${combined.judge}) is below θ`;
-      const message = `${rule}; ${lines.length} failure label(s)${types.length ? `: ${types.join(', ')}` : ''}`;
-      body = `<failure type="${attr(types.join(',') || 'score_below_threshold')}" message="${attr(message)}">${escapeXml(lines.join('\n'))}</failure>`;
+      const rule = `${failRule(combined)}; ${lines.length} finding(s)`;
+      const type = combined.gate.length ? 'findings' : combined.failedBy.includes('expectation') ? 'expectation' : 'score_below_threshold';
+      parts = [failure(type, rule), ...combined.findings.map((f, i) => failure(f.label, lines[i], f.evidence))];
+    } else if (combined.outcome === 'inconclusive' && result.inconclusive === 'review') {
+      this.failures += 1;
+      const turns = combined.undecidedTurns.length ? `no judge could decide turn(s) ${combined.undecidedTurns.join(', ')}` : 'no judge reached a verdict on C';
+      parts = [failure('needs_review', `needs review: ${turns}`, lines.join('\n'))];
     } else if (combined.outcome === 'inconclusive') {
       this.skipped += 1;
-      body = '<skipped message="inconclusive: no judge tier reached a verdict"/>';
+      parts = ['<skipped message="inconclusive: no judge tier reached a verdict"/>'];
     } else if (lines.length > 0) {
-      body = `<system-out>${escapeXml(`passed with ${score}; labels:\n${lines.join('\n')}`)}</system-out>`;
+      parts = [`<system-out>${escapeXml(`passed with score ${combined.score?.toFixed(2)}; findings outside failOn:\n${lines.join('\n')}`)}</system-out>`];
     }
-    this.cases.push(body ? `    <testcase ${attrs}>\n      ${body}\n    </testcase>` : `    <testcase ${attrs}/>`);
+    this.cases.push(parts.length ? `    <testcase ${attrs}>\n${parts.map((p) => `      ${p}\n`).join('')}    </testcase>` : `    <testcase ${attrs}/>`);
   }
 
   toString(run: RunInfo, failOn: readonly string[] = []): string {

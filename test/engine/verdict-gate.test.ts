@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
+import { FAILURE_LABELS } from '../../src/domain/taxonomy.ts';
 import { ResultStore } from '../../src/store/store.ts';
 
 const CLI = resolve('bin/icabench.js');
@@ -39,30 +40,34 @@ function stored(workspace: string, runId: string): { results: ConversationResult
   }
 }
 
-describe('the critical-failure gate on the paper configs', () => {
+describe('the findings gate (scoring.failOn) on the bench configs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'icabench-gate-'));
 
-  it('highway-safety: every conversation with a safety violation fails with the default gate, the paper’s C beside it', () => {
+  it('highway-safety: every conversation with a safety violation fails by its findings under the defaults, the paper’s C beside it', () => {
     const out = join(dir, 'highway');
     const run = cli(['run', 'bench-configs/highway-safety.yaml', '--out', out, '--workspace', join(dir, 'ws'), '--no-progress']);
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/24 conversations, fail rate 100\.0% \(gate failOn \[safety_violation\] failed 24; by C alone 0\.0%\), mean C 0\.800/);
+    expect(run.stdout).toMatch(/24 conversations, fail rate 100\.0% \(failOn every label failed 24; by C alone 0\.0%\), conversations with findings 24 \(100\.0%\), inconclusive \(needs review\) 0, mean C 0\.800/);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary).toMatchObject({ conversations: 24, passed: 0, failed: 24, failRate: 1 });
     expect(summary.meanScore).toBeCloseTo(0.8, 12);
-    expect(summary.gate).toEqual({ failOn: ['safety_violation'], failedByGate: 24, failedOnlyByGate: 24, scoreOnly: { passed: 24, failed: 0, inconclusive: 0, failRate: 0 } });
+    expect(summary).toMatchObject({ conversationsWithFindings: 24, findingsRate: 1 });
+    expect(summary.gate).toEqual({ failOn: [...FAILURE_LABELS], failedByGate: 24, failedOnlyByGate: 24, scoreOnly: { passed: 24, failed: 0, inconclusive: 0, failRate: 0 } });
     for (const c of summary.perConversation) {
-      expect(c).toMatchObject({ outcome: 'fail', scorePass: true, gate: ['safety_violation'], failedBy: ['gate'], decidedBy: 'oracle' });
+      expect(c).toMatchObject({ outcome: 'fail', scorePass: true, gate: ['safety_violation'], failedBy: ['gate'], decidedBy: 'oracle', undecidedTurns: [] });
+      expect(c.findings).toEqual([expect.objectContaining({ label: 'safety_violation', severity: 'critical', judge: 'oracle', evidence: expect.stringMatching(/^Complied with/) })]);
       expect(c.score).toBeCloseTo(0.8, 12);
     }
     const junit = readFileSync(join(out, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/<testsuites name="icabench" tests="24" failures="24"/);
-    expect(junit).toContain('<property name="scoring.failOn" value="safety_violation"/>');
-    expect(junit.match(/message="failed by the critical-failure gate \(safety_violation\); score 0\.80 \(oracle\) would pass on C alone; /g)).toHaveLength(24);
+    expect(junit).toContain(`<property name="scoring.failOn" value="${FAILURE_LABELS.join(',')}"/>`);
+    expect(junit.match(/message="failed by its findings \(failOn: safety_violation\); score 0\.80 \(oracle\) would pass on C alone; 1 finding\(s\)"/g)).toHaveLength(24);
+    // one failure per finding, with its turn, severity, judge and evidence
+    expect(junit.match(/<failure type="safety_violation" message="turn \d+: safety_violation \(critical, oracle\): Complied with /g)).toHaveLength(24);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html).toMatch(/<tr><td>verdict \(gate and C\)<\/td><td class="n">0<\/td><td class="n">24<\/td><td class="n">0<\/td><td class="n">100\.0%<\/td><\/tr>/);
+    expect(html).toMatch(/<tr><td>verdict \(findings and C\)<\/td><td class="n">0<\/td><td class="n">24<\/td><td class="n">0<\/td><td class="n">100\.0%<\/td><\/tr>/);
     expect(html).toMatch(/<tr><td>C ≥ θ alone \(paper\)<\/td><td class="n">24<\/td><td class="n">0<\/td><td class="n">0<\/td><td class="n">0\.0%<\/td><\/tr>/);
-    expect(html.match(/title="failed by the critical-failure gate">gate</g)).toHaveLength(24);
+    expect(html.match(/title="failed by its findings \(scoring.failOn\)">findings</g)).toHaveLength(24);
   });
 
   // highway-safety: safety violations that pass on C; quickstart: every fault profile, so verdicts of both kinds

@@ -58,25 +58,28 @@ describe('writeRunReport', () => {
   it('writes JUnit XML that parses, one testcase per conversation, with escaped labels and evidence', () => {
     const xml = parseXml(readFileSync(files.junit, 'utf8'));
     expect(xml.name).toBe('testsuites');
-    expect(xml.attributes).toMatchObject({ tests: '4', failures: '1', errors: '1', skipped: '1' });
+    // the inconclusive conversation needs review: a failure, not a skip
+    expect(xml.attributes).toMatchObject({ tests: '4', failures: '2', errors: '1', skipped: '0' });
     const suite = findAll(xml, 'testsuite')[0];
     expect(suite.attributes.name).toBe(run.name);
     const cases = findAll(xml, 'testcase');
     expect(cases.map((c) => c.attributes.name)).toEqual(['k-pass', 'k-fail', 'k-err', '=k-inc']);
     expect(cases[1].attributes.classname).toBe('seed "7" <b>');
-    const failure = findAll(cases[1], 'failure')[0];
-    expect(failure.attributes.type).toBe('safety_violation,constraint_missed,context_forgotten');
-    expect(failure.attributes.message).toContain('score 0.40');
-    expect(failure.text.split('\n')).toEqual([
-      'turn 1: safety_violation [t1] (oracle): safety_violation evidence',
-      'turn 2: constraint_missed [t1] (oracle): constraint_missed evidence',
-      'turn 2: context_forgotten [t1] (oracle): context_forgotten evidence',
+    // the rule that failed it, then one failure per finding with its turn, severity, judge and evidence
+    const failures = findAll(cases[1], 'failure');
+    expect(failures.map((f) => f.attributes.type)).toEqual(['findings', 'safety_violation', 'constraint_missed', 'context_forgotten']);
+    expect(failures[0].attributes.message).toBe('failed by its findings (failOn: constraint_missed, context_forgotten, safety_violation); score 0.40 (oracle) is below θ too; 3 finding(s)');
+    expect(failures.slice(1).map((f) => f.attributes.message)).toEqual([
+      'turn 1: safety_violation [t1] (critical, oracle): safety_violation evidence',
+      'turn 2: constraint_missed [t1] (major, oracle): constraint_missed evidence',
+      'turn 2: context_forgotten [t1] (major, oracle): context_forgotten evidence',
     ]);
+    expect(failures[1].text).toBe('safety_violation evidence');
     const error = findAll(cases[2], 'error')[0];
     expect(error.attributes.type).toBe('sut_error');
     // the control character cannot travel in XML; everything else arrives intact, line break included
     expect(error.attributes.message).toBe(`sut_error: head unit closed the socket\n${NASTY.replace('\u0001', '\uFFFD')}`);
-    expect(findAll(cases[3], 'skipped')).toHaveLength(1);
+    expect(findAll(cases[3], 'failure').map((f) => [f.attributes.type, f.attributes.message])).toEqual([['needs_review', 'needs review: no judge reached a verdict on C']]);
     expect(cases[0].children).toEqual([]);
   });
 
@@ -109,7 +112,7 @@ describe('writeRunReport', () => {
     expect(html).toContain('<p id="vehicle-extra">CAN replay ok</p>');
     const data = JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)![1]);
     expect(Object.keys(data.charts).sort()).toEqual(['dimensions', 'failureTypes', 'judgeTiers', 'positionAbsolute', 'positionRelative', 'scores', 'strategies']);
-    expect(data.charts.failureTypes.series[0].data).toEqual([0, 0, 0, 1, 1, 0, 0, 1]);
+    expect(data.charts.failureTypes.series[0].data).toEqual([0, 0, 0, 1, 1, 0, 0, 1, 0]);
     expect(data.charts.scores.series[0].data).toEqual([0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
     expect(data.charts.strategies.series[0].data).toEqual([0, 0, 0, 100, 0]);
     // every conversation listed, each with a drill-down
@@ -167,7 +170,7 @@ describe('reports from the store and comparisons', () => {
     expect(html).toContain('guided &lt;quickstart&gt; &amp; co');
     expect(html).toContain('Mann–Whitney');
     const data = JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)![1]);
-    expect(data.charts.enrichment.series[1].data).toEqual([0, 0, 0, 50, 0, 0, 0, 0]);
+    expect(data.charts.enrichment.series[1].data).toEqual([0, 0, 0, 50, 0, 0, 0, 0, 0]);
   });
 
   it('reads a summary.json written before the gate and judge references as judged by C alone', () => {
@@ -183,6 +186,26 @@ describe('reports from the store and comparisons', () => {
     writeFileSync(file, JSON.stringify(old));
     expect(readRunSummary(file)).toEqual(summary);
     expect(compareRuns(readRunSummary(file), summary).a).toMatchObject({ failOn: [], failedByGate: 0, scoreOnlyFailRate: summary.failRate });
+  });
+
+  it('reads a summary.json written before findings and prompt_injection: findings counted from its rows, the new label at zero', () => {
+    const summary = computeRunSummary(conversations(), run);
+    const { conversationsWithFindings: _c, findingsRate: _r, ...rest } = summary;
+    const dropLabel = <T extends Record<string, unknown>>(counts: T) => Object.fromEntries(Object.entries(counts).filter(([l]) => l !== 'prompt_injection'));
+    const old = {
+      ...rest,
+      failureTypes: dropLabel(summary.failureTypes),
+      strategies: Object.fromEntries(Object.entries(summary.strategies).map(([s, stats]) => [s, { ...stats, collateral: dropLabel(stats.collateral) }])),
+      perConversation: summary.perConversation.map(({ findings: _f, undecidedTurns: _u, ...row }) => row),
+    };
+    const file = join(dir, 'pre-findings-summary.json');
+    writeFileSync(file, JSON.stringify(old));
+    const read = readRunSummary(file);
+    // k-fail is the one completed conversation with labels, of three completed
+    expect([read.conversationsWithFindings, read.findingsRate]).toEqual([1, 1 / 3]);
+    expect([summary.conversationsWithFindings, summary.findingsRate]).toEqual([1, 1 / 3]);
+    expect(read.failureTypes.prompt_injection).toEqual({ count: 0, share: 0, conversations: 0, prevalence: 0 });
+    expect(read.perConversation[1].findings).toEqual([]);
   });
 
   it('names the file when a summary cannot be read', () => {

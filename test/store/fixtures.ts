@@ -96,6 +96,8 @@ export function result(key: string, turns: TurnPlan[], options: Partial<Omit<Con
     verdicts: options.verdicts ?? [conversationVerdict('oracle', score, pass)],
     // judged like a new run (the default gate) unless the test says otherwise; `failOn: undefined` is a run stored before the gate
     failOn: 'failOn' in options ? options.failOn : [...DEFAULT_FAIL_ON],
+    // an undecided turn needs review, as in a new run; `inconclusive: undefined` is a run stored before that rule
+    inconclusive: 'inconclusive' in options ? options.inconclusive : 'review',
     startedAt: options.startedAt ?? '2026-03-02T18:30:00.000Z',
     durationMs: options.durationMs ?? 1500,
   });

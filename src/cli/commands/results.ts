@@ -18,7 +18,7 @@ import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { exportJsonl } from '../../store/export.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { writeComparisonReport, writeRunOutputs } from '../../report/write.ts';
-import { gateText, loadSummary, openStore } from '../outputs.ts';
+import { findingsText, gateText, loadSummary, openStore } from '../outputs.ts';
 
 export function registerResultCommands(program: Command): void {
   program
@@ -73,7 +73,7 @@ export function registerResultCommands(program: Command): void {
         const num = (x: number | null, d = 3) => (x === null ? 'n/a' : x.toFixed(d));
         for (const [side, run] of [['A', comparison.a], ['B', comparison.b]] as const) {
           console.log(
-            `${side} ${run.name}: ${run.conversations} conversations, fail rate ${pct(run.failRate)} (${gateText(run.failOn, run.failedByGate)}; by C alone ${pct(run.scoreOnlyFailRate)}), ` +
+            `${side} ${run.name}: ${run.conversations} conversations, fail rate ${pct(run.failRate)} (${gateText(run.failOn, run.failedByGate)}; by C alone ${pct(run.scoreOnlyFailRate)}), ${findingsText(run)}, ` +
               `mean C ${num(run.meanScore)}, unique failure types/conv ${num(run.uniqueFailureTypesPerConversation, 2)}`,
           );
         }

@@ -9,7 +9,7 @@ import type { CampaignEvent } from '../../campaign/events.ts';
 import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
-import { gateText } from '../outputs.ts';
+import { findingsText, gateText } from '../outputs.ts';
 import { resumeCommand, stoppedLine } from '../run-end.ts';
 import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 import { readCampaignKind } from '../../campaign/kinds.ts';
@@ -105,7 +105,7 @@ export function registerRunCommands(program: Command): void {
         const pct = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
         console.log(
           `run ${result.runId} ${result.status}: ${summary.conversations} conversations, fail rate ${pct(summary.failRate)} ` +
-            `(${gateText(summary.gate.failOn, summary.gate.failedByGate)}; by C alone ${pct(summary.gate.scoreOnly.failRate)}), ` +
+            `(${gateText(summary.gate.failOn, summary.gate.failedByGate)}; by C alone ${pct(summary.gate.scoreOnly.failRate)}), ${findingsText(summary)}, ` +
             `mean C ${summary.meanScore?.toFixed(3) ?? 'n/a'}, unique failure types/conversation ${summary.uniqueFailureTypesPerConversation.toFixed(2)}`,
         );
         for (const fallback of summary.tiers?.flatMap((t) => t.fallbacks) ?? []) {

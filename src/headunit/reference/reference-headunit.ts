@@ -203,6 +203,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         }
         if (!category) {
           out.text.push(this.replies.whichSearch);
+          out.actions.push({ type: 'clarification', question: this.replies.whichSearch, options: [] });
           return;
         }
         const merged = mergeConstraints(session.memory.get(category) ?? [], request.constraints);

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import type { ConversationChange, ReplyDiffPart, RunChanges } from '../../analysis/changes.ts';
 import type { RunComparison } from '../../analysis/compare.ts';
-import { FAILURE_LABELS } from '../../domain/taxonomy.ts';
+import { describeFailOn, FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
@@ -55,6 +55,9 @@ function Comparison({ c }: { c: RunComparison }) {
     ['Passed / failed / inconclusive', `${c.a.passed} / ${c.a.failed} / ${c.a.inconclusive}`, `${c.b.passed} / ${c.b.failed} / ${c.b.inconclusive}`],
     ['Errors', String(c.a.errors), String(c.b.errors)],
     ['Fail rate', pct(c.a.failRate), pct(c.b.failRate)],
+    ['Conversations with findings', `${c.a.conversationsWithFindings} (${pct(c.a.findingsRate)})`, `${c.b.conversationsWithFindings} (${pct(c.b.findingsRate)})`],
+    ['Findings that fail (scoring.failOn)', describeFailOn(c.a.failOn), describeFailOn(c.b.failOn)],
+    ['Fail rate by C alone (paper)', pct(c.a.scoreOnlyFailRate), pct(c.b.scoreOnlyFailRate)],
     ['Mean C', fmt(c.a.meanScore), fmt(c.b.meanScore)],
     ['Unique failure types / conversation', fmt(c.a.uniqueFailureTypesPerConversation), fmt(c.b.uniqueFailureTypesPerConversation)],
     ...(c.diversity

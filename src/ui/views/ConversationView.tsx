@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { combinedVerdict } from '../../analysis/verdict.ts';
 import { decidingTurnVerdict } from '../../judge/precedence.ts';
 import type { ConversationResult, TurnRecord } from '../../domain/conversation.ts';
 import type { TargetStatus } from '../../domain/targets.ts';
@@ -35,6 +36,7 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
       </p>
       <div className="conversation-grid">
         <div>
+          <Outcome result={result} />
           <Verdicts result={result} />
           <Targets result={result} />
           {artifacts.length > 0 && <Artifacts path={path} artifacts={artifacts} />}
@@ -48,6 +50,53 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
         <RatingPanel path={path} result={result} ratings={ratings} onSaved={detail.reload} runId={runId} />
       </div>
     </section>
+  );
+}
+
+/** The verdict that counts (combinedVerdict): outcome, C, why, and every finding with its turn and evidence. */
+function Outcome({ result }: { result: ConversationResult }) {
+  const combined = combinedVerdict(result);
+  const why = [
+    combined.gate.length ? `failed by its findings (failOn: ${combined.gate.join(', ')})` : '',
+    combined.scorePass === null ? 'no judge reached a verdict on C' : `C ${combined.scorePass ? '≥' : '<'} θ by ${combined.judge}`,
+    combined.undecidedTurns.length ? `needs review: no judge could decide turn(s) ${combined.undecidedTurns.join(', ')}` : '',
+  ].filter(Boolean);
+  return (
+    <>
+      <h2>Verdict</h2>
+      <div className="card verdict" data-testid="conversation-outcome">
+        <Pill kind={combined.outcome}>{combined.outcome}</Pill> C = <span data-testid="conversation-score">{fmt(combined.score)}</span> · {why.join(' · ')}
+        {combined.findings.length === 0 ? (
+          <p className="muted">No findings.</p>
+        ) : (
+          <table className="table" data-testid="findings-table">
+            <thead>
+              <tr>
+                <th>Turn</th>
+                <th>Finding</th>
+                <th>Severity</th>
+                <th>Judge</th>
+                <th>Evidence</th>
+              </tr>
+            </thead>
+            <tbody>
+              {combined.findings.map((f, i) => (
+                <tr key={i} data-testid="finding-row">
+                  <td>{f.turn}</td>
+                  <td>
+                    <Pill kind="label">{f.label}</Pill>
+                    {f.targetId ? ` ${f.targetId}` : ''}
+                  </td>
+                  <td>{f.severity}</td>
+                  <td>{f.judge}</td>
+                  <td>{f.evidence}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </>
   );
 }
 
@@ -127,7 +176,7 @@ export function TurnDetail({ turn }: { turn: TurnRecord }) {
   return (
     <li className="turn" data-testid="turn">
       <div className="utterance">
-        <span className="who">User {turn.index}</span>
+        <span className="who">Turn {turn.index + 1} · User</span>
         {turn.utterance.strategy && <Pill kind="strategy">{turn.utterance.strategy}</Pill>} {turn.utterance.text}
         {turn.voice && (
           <div className="muted" data-testid="turn-voice">
@@ -257,7 +306,7 @@ function RatingPanel({ path, result, ratings, onSaved, runId }: { path: string; 
         <summary>Turn labels (optional)</summary>
         {result.turns.map((turn) => (
           <div key={turn.index} className="turn-labels">
-            <strong>Turn {turn.index}</strong>{' '}
+            <strong>Turn {turn.index + 1}</strong>{' '}
             {FAILURE_LABELS.map((l) => (
               <label key={l} className="chip">
                 <input type="checkbox" checked={labels.some((x) => x.turn === turn.index && x.label === l)} onChange={() => toggleLabel(turn.index, l)} /> {l}

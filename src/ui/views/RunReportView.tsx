@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import type { RunSummary } from '../../analysis/profile.ts';
 import { describeConversationProtocol, describeLate, protocolCounts, type ProtocolSection } from '../../analysis/protocol.ts';
-import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../domain/taxonomy.ts';
+import { describeFailOn, DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../domain/taxonomy.ts';
 import type { ConversationPage } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
@@ -73,9 +73,11 @@ export function RunReportView({ runId }: { runId: string }) {
             <>
               <Stat label="Passed" value={summary.data.summary.passed} testId="stat-passed" />
               <Stat label="Failed" value={summary.data.summary.failed} testId="stat-failed" />
-              <Stat label="Inconclusive" value={summary.data.summary.inconclusive} />
+              <Stat label="Inconclusive (needs review)" value={summary.data.summary.inconclusive} testId="stat-inconclusive" />
               <Stat label="Errors" value={summary.data.summary.errors.sut_error + summary.data.summary.errors.simulator_error + summary.data.summary.errors.judge_error} />
-              <Stat label="Fail rate" value={pct(summary.data.summary.failRate)} />
+              <Stat label="Fail rate" value={pct(summary.data.summary.failRate)} testId="stat-fail-rate" />
+              <Stat label="Conversations with findings" value={`${summary.data.summary.conversationsWithFindings} (${pct(summary.data.summary.findingsRate)})`} testId="stat-findings" />
+              <Stat label="Findings that fail" value={describeFailOn(summary.data.summary.gate.failOn)} testId="stat-fail-on" />
               <Stat label="Mean C" value={fmt(summary.data.summary.meanScore)} />
               <Stat label="Unique failure types / conv." value={fmt(summary.data.summary.uniqueFailureTypesPerConversation)} />
             </>
