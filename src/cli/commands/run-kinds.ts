@@ -9,8 +9,8 @@ import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { loadManualQaConfig } from '../../manual/config.ts';
 import { runManualQa } from '../../manual/run.ts';
 import { writeManualQaOutputs } from '../../report/manual-section.ts';
-import { ResultStore } from '../../store/store.ts';
-import { workspaceStorePath } from '../../store/workspace.ts';
+import type { ResultStore } from '../../store/store.ts';
+import { openWorkspaceStore } from '../../store/workspace.ts';
 import { resumeCommand, stoppedLine } from '../run-end.ts';
 import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 
@@ -46,7 +46,9 @@ export async function runItemCampaignCommand(
   if (options.simulator) throw new ConfigError(`--simulator: a ${kind} campaign asks the questions of its test set; it has no user simulator`);
   const loaded = loadManualQaConfig(configPath);
   if (options.judge) loaded.config.evaluators = options.judge;
-  const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
+  // a run that fails before it is recorded leaves no store behind (as a dialogue run)
+  const opened = openWorkspaceStore(resolve(options.workspace));
+  const { store } = opened;
   try {
     const resumeRunId = resumeRunIdFor(store, kind, loaded.config.name, options);
     const controller = new AbortController();
@@ -88,7 +90,7 @@ export async function runItemCampaignCommand(
       process.exitCode = run.headUnitLostExitCode;
     } else if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
   } finally {
-    store.close();
+    opened.closeAndDiscardIfEmpty();
   }
 }
 
@@ -97,7 +99,9 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
   const loaded = loadToolAgentsConfig(configPath);
   if (options.simulator) loaded.config.user = options.simulator;
   if (options.judge) loaded.config.judges = options.judge;
-  const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
+  // a run that fails before it is recorded leaves no store behind (as a dialogue run)
+  const opened = openWorkspaceStore(resolve(options.workspace));
+  const { store } = opened;
   try {
     const resumeRunId = resumeRunIdFor(store, TOOL_AGENTS_KIND, loaded.config.name, options);
     const controller = new AbortController();
@@ -137,6 +141,6 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
     console.log(`report: ${join(out, 'report.html')}`);
     if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
   } finally {
-    store.close();
+    opened.closeAndDiscardIfEmpty();
   }
 }
