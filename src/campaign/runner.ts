@@ -184,6 +184,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());
   options.signal?.addEventListener('abort', onAbort);
+  const aborted = new Promise<null>((resolve) => (options.signal?.aborted ? resolve(null) : options.signal?.addEventListener('abort', () => resolve(null), { once: true })));
   let stopReason: string | null = null;
 
   const beforeTake = async (): Promise<boolean> => {
@@ -192,8 +193,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       budgetHit = true;
       return false;
     }
-    // the pause hook: no new conversation starts while the head unit is away
-    const stop = await executor.ready();
+    // the pause hook: no new conversation starts while the head unit is away; Ctrl+C ends the wait at once
+    const stop = await Promise.race([executor.ready(), aborted]);
     if (stop) stopReason ??= stop;
     return !stopReason && !options.signal?.aborted;
   };
