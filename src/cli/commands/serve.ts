@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { isLoopbackHost } from '../../server/auth.ts';
 import { DEFAULT_PORT, DEFAULT_UI_DIR, startBenchApp } from '../../server/bench.ts';
 import { ensureUiBuilt } from '../../server/ui-build.ts';
+import { stopRequested } from '../signals.ts';
 
 export function registerServeCommands(program: Command): void {
   program
@@ -23,11 +24,8 @@ export function registerServeCommands(program: Command): void {
       if (!app.uiBuilt) console.log('The UI could not be built (see above): run `npm run build:ui`, then reload (the API works meanwhile).');
       if (!isLoopbackHost(options.host)) console.log(`Listening on ${options.host}: every request needs "Authorization: Bearer ${app.token}".`);
       console.log('Press Ctrl+C to stop.');
-      await new Promise<void>((resolveStop) => {
-        const stop = () => resolveStop();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopRequested('Stopping the bench app: a running campaign stops as interrupted (continue it with --resume), then the store closes');
       await app.close();
+      console.error('bench app stopped');
     });
 }
