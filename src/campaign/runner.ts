@@ -1,4 +1,5 @@
 import type { WatchOptions } from '../bridge/run-monitor.ts';
+import type { ContextVector } from '../domain/context.ts';
 import type { ConversationResult, ConversationSpec, TurnRecord } from '../domain/conversation.ts';
 import type { Strategy } from '../domain/taxonomy.ts';
 import type { ConnectedHeadUnit } from '../headunit/connect.ts';
@@ -76,7 +77,7 @@ export async function runPlannedConversation(
   config: CampaignConfig,
   runId: string,
   spec: ConversationSpec,
-  options: { signal?: AbortSignal; onTurn?: (turn: TurnRecord, active: readonly Strategy[]) => void; recorder?: RunRecorder } = {},
+  options: { signal?: AbortSignal; onTurn?: (turn: TurnRecord, active: readonly Strategy[]) => void; recorder?: RunRecorder; contextAt?: (turnIndex: number) => ContextVector } = {},
 ): Promise<FinishedConversation> {
   const { vehicle, headUnit, voice, tiers } = rig;
   const drive = vehicle?.drive(spec);
@@ -99,7 +100,7 @@ export async function runPlannedConversation(
       inconclusive: config.scoring.inconclusive,
       // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
       evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
-      contextAt: drive?.contextAt,
+      contextAt: drive?.contextAt ?? options.contextAt,
       beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
       signal: options.signal,
       onTurn: options.onTurn,
@@ -115,7 +116,8 @@ export async function runPlannedConversation(
 }
 
 /** The in-process executor: the config's concurrency on one rig, watched by the bridge monitor. */
-function rigExecutor(rig: Rig, config: CampaignConfig, watchOptions: () => Omit<WatchOptions, 'store' | 'runId'>): ConversationExecutor {
+function rigExecutor(rig: Rig, campaign: LoadedCampaign, watchOptions: () => Omit<WatchOptions, 'store' | 'runId'>): ConversationExecutor {
+  const { config } = campaign;
   let recorder: RunRecorder | null = null;
   let watch: ReturnType<Rig['watch']> | null = null;
   let closing: Promise<void> | null = null;
@@ -128,7 +130,7 @@ function rigExecutor(rig: Rig, config: CampaignConfig, watchOptions: () => Omit<
       return recorder;
     },
     ready: () => watch!.ready(),
-    run: (runId, spec, signal, onTurn) => runPlannedConversation(rig, config, runId, spec, { signal, onTurn, recorder: recorder ?? undefined }),
+    run: (runId, spec, signal, onTurn) => runPlannedConversation(rig, config, runId, spec, { signal, onTurn, recorder: recorder ?? undefined, contextAt: campaign.contextAt }),
     close: () =>
       (closing ??= (async () => {
         watch?.close();
@@ -154,7 +156,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   let runIdForEvents = '';
   const executor =
     options.executor ??
-    rigExecutor(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), config, () => ({
+    rigExecutor(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), campaign, () => ({
       log,
       notify: (notice) => emit({ type: 'headunit', runId: runIdForEvents, ...notice }),
     }));
@@ -165,7 +167,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       runId = resumed.id;
       store.setRunStatus(runId, 'running');
     } else {
-      runId = store.createRun({ name: config.name, mode: config.mode, config, plan: campaign.plan ?? planConversations(campaign), meta: { ...executor.meta } });
+      runId = store.createRun({ name: config.name, mode: campaign.runMode ?? config.mode, config, plan: campaign.plan ?? planConversations(campaign), meta: { ...executor.meta } });
     }
     runIdForEvents = runId;
     recorder = executor.record(store, runId);
@@ -184,6 +186,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());
   options.signal?.addEventListener('abort', onAbort);
+  const aborted = new Promise<null>((resolve) => (options.signal?.aborted ? resolve(null) : options.signal?.addEventListener('abort', () => resolve(null), { once: true })));
   let stopReason: string | null = null;
 
   const beforeTake = async (): Promise<boolean> => {
@@ -192,8 +195,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
       budgetHit = true;
       return false;
     }
-    // the pause hook: no new conversation starts while the head unit is away
-    const stop = await executor.ready();
+    // the pause hook: no new conversation starts while the head unit is away; Ctrl+C ends the wait at once
+    const stop = await Promise.race([executor.ready(), aborted]);
     if (stop) stopReason ??= stop;
     return !stopReason && !options.signal?.aborted;
   };

@@ -10,11 +10,13 @@ import { CompareView } from './views/CompareView.tsx';
 import { ManualQuestionView, ManualRunView } from './views/ManualRunView.tsx';
 import { ToolRunView, ToolTrialView } from './views/ToolRunView.tsx';
 import { ConformanceView } from './views/ConformanceView.tsx';
+import { SessionView } from './views/SessionView.tsx';
 
 const NAV = [
   ['rig', 'Rig status'],
   ['setup', 'Campaign setup'],
   ['live', 'Live'],
+  ['session', 'Live session'],
   ['runs', 'Runs'],
   ['compare', 'Compare'],
   ['conformance', 'Conformance'],
@@ -26,6 +28,7 @@ export function App() {
   let view;
   if (section === 'setup') view = <CampaignSetupView />;
   else if (section === 'live') view = <LiveView />;
+  else if (section === 'session') view = <SessionView />;
   else if (section === 'runs' && id && sub === 'conversations' && key) view = <ConversationView runId={id} conversationKey={key} />;
   else if (section === 'runs' && id && sub === 'agreement') view = <AgreementView runId={id} />;
   else if (section === 'runs' && id && sub === 'manual' && key) view = <ManualQuestionView runId={id} questionKey={key} />;

@@ -147,7 +147,7 @@ const RULES: Record<string, RoleRule> = {
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts'], why: 'the conversation view pins a conversation as a suite' }],
   },
   ui: {
     is: 'the bench app frontend (browser)',

@@ -9,8 +9,10 @@ import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { loadManualQaConfig } from '../../manual/config.ts';
 import { runManualQa } from '../../manual/run.ts';
 import { writeManualQaOutputs } from '../../report/manual-section.ts';
-import { ResultStore } from '../../store/store.ts';
-import { workspaceStorePath } from '../../store/workspace.ts';
+import type { ResultStore } from '../../store/store.ts';
+import { openWorkspaceStore } from '../../store/workspace.ts';
+import { resumeCommand, stoppedLine } from '../run-end.ts';
+import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 
 export interface ItemRunOptions {
   out?: string;
@@ -44,16 +46,16 @@ export async function runItemCampaignCommand(
   if (options.simulator) throw new ConfigError(`--simulator: a ${kind} campaign asks the questions of its test set; it has no user simulator`);
   const loaded = loadManualQaConfig(configPath);
   if (options.judge) loaded.config.evaluators = options.judge;
-  const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
+  // a run that fails before it is recorded leaves no store behind (as a dialogue run)
+  const opened = openWorkspaceStore(resolve(options.workspace));
+  const { store } = opened;
   try {
     const resumeRunId = resumeRunIdFor(store, kind, loaded.config.name, options);
     const controller = new AbortController();
-    const onSigint = () => {
-      if (controller.signal.aborted) process.exit(130);
+    const stopListening = onStopSignal(() => {
       console.error('\nStopping: no new question is asked; answered ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
       controller.abort();
-    };
-    process.on('SIGINT', onSigint);
+    });
     let lastDecile = -1;
     let result;
     try {
@@ -71,7 +73,7 @@ export async function runItemCampaignCommand(
         },
       });
     } finally {
-      process.off('SIGINT', onSigint);
+      stopListening();
     }
     const out = resolve(options.out ?? join('runs', result.runId));
     const { summary } = writeManualQaOutputs(store, result.runId, out);
@@ -84,11 +86,11 @@ export async function runItemCampaignCommand(
     );
     console.log(`report: ${join(out, 'report.html')}`);
     if (result.stopReason) {
-      console.error(`run ${result.runId} stopped: ${result.stopReason}. Continue it with --resume ${result.runId} once the head unit is back.`);
+      console.error(stoppedLine(result.runId, result.stopReason, resumeCommand(configPath, result.runId, options)));
       process.exitCode = run.headUnitLostExitCode;
-    } else if (result.status === 'interrupted') process.exitCode = 130;
+    } else if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
   } finally {
-    store.close();
+    opened.closeAndDiscardIfEmpty();
   }
 }
 
@@ -97,16 +99,16 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
   const loaded = loadToolAgentsConfig(configPath);
   if (options.simulator) loaded.config.user = options.simulator;
   if (options.judge) loaded.config.judges = options.judge;
-  const store = ResultStore.open(workspaceStorePath(resolve(options.workspace)));
+  // a run that fails before it is recorded leaves no store behind (as a dialogue run)
+  const opened = openWorkspaceStore(resolve(options.workspace));
+  const { store } = opened;
   try {
     const resumeRunId = resumeRunIdFor(store, TOOL_AGENTS_KIND, loaded.config.name, options);
     const controller = new AbortController();
-    const onSigint = () => {
-      if (controller.signal.aborted) process.exit(130);
+    const stopListening = onStopSignal(() => {
       console.error('\nStopping: no new trial starts; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
       controller.abort();
-    };
-    process.on('SIGINT', onSigint);
+    });
     let result;
     let done = 0;
     try {
@@ -121,7 +123,7 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
         },
       });
     } finally {
-      process.off('SIGINT', onSigint);
+      stopListening();
     }
     const out = resolve(options.out ?? join('runs', result.runId!));
     const { summary } = writeToolAgentsOutputs(store, result.runId!, out);
@@ -137,8 +139,8 @@ async function runToolAgentsCommand(configPath: string, options: ItemRunOptions)
     const misfires = summary.misfires;
     if (misfires.trials.length) console.log(`  user-simulator misfires: ${misfires.trials.length} of ${misfires.failedTrials} failed trials; pass rate ${misfires.passRate.included?.toFixed(3)} with them, ${misfires.passRate.excluded?.toFixed(3)} without`);
     console.log(`report: ${join(out, 'report.html')}`);
-    if (result.status === 'interrupted') process.exitCode = 130;
+    if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
   } finally {
-    store.close();
+    opened.closeAndDiscardIfEmpty();
   }
 }

@@ -10,6 +10,8 @@ import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
 import { findingsText, gateText } from '../outputs.ts';
+import { resumeCommand, stoppedLine } from '../run-end.ts';
+import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 import { readCampaignKind } from '../../campaign/kinds.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
@@ -23,6 +25,7 @@ interface RunOptions {
   judge?: string[];
   progress: boolean;
   fleet?: string;
+  fleetGrace: string;
   unitBuild?: string;
 }
 
@@ -38,6 +41,7 @@ export function registerRunCommands(program: Command): void {
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
     .option('--unit-build <build>', 'the head unit\'s build, recorded with the run (for units whose hello does not announce one; wins over it): icabench compare lists what a build fixed and regressed')
     .option('--fleet <redis-url>', 'run the conversations on fleet workers (icabench worker) through this Redis instead of here (docs/fleet.md)')
+    .option('--fleet-grace <seconds>', 'with --fleet: how long the run waits for an unreachable Redis before it stops as interrupted', '120')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
       // campaign kinds (src/campaign/kinds.ts): dialogue runs below; item-based kinds have their own run path
@@ -71,7 +75,9 @@ export function registerRunCommands(program: Command): void {
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
         const log = (line: string) => console.error(line);
         if (options.fleet) {
-          executor = await (await import('../../fleet/coordinator.ts')).openFleetExecutor(campaign, { redisUrl: options.fleet, log });
+          const graceSeconds = Number(options.fleetGrace);
+          if (!(graceSeconds > 0)) throw new Error(`--fleet-grace: expected a number of seconds above 0, got "${options.fleetGrace}"`);
+          executor = await (await import('../../fleet/coordinator.ts')).openFleetExecutor(campaign, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 });
         } else {
           rig = await (await import('../../campaign/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
         }
@@ -80,17 +86,10 @@ export function registerRunCommands(program: Command): void {
         const meta = executor?.meta ?? { simulator: rig!.tiers.simulator.describe, judges: rig!.tiers.judges.map((j) => j.ref) };
         console.error(`simulator: ${meta.simulator}; judges: ${meta.judges.join(', ')}`);
         const controller = new AbortController();
-        let interrupts = 0;
-        const onSigint = () => {
-          interrupts++;
-          if (interrupts === 1) {
-            console.error('\nStopping: no new conversations start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
-            controller.abort();
-          } else {
-            process.exit(130);
-          }
-        };
-        process.on('SIGINT', onSigint);
+        const stopListening = onStopSignal(() => {
+          console.error('\nStopping: no new conversations start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.');
+          controller.abort();
+        });
         const display = progressDisplay(options.progress && process.stderr.isTTY === true);
         let result;
         try {
@@ -98,7 +97,7 @@ export function registerRunCommands(program: Command): void {
           result = await runCampaign(campaign, { store, ...(executor ? { executor } : { rig: rig! }), resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
         } finally {
           display.stop();
-          process.off('SIGINT', onSigint);
+          stopListening();
         }
         const out = resolve(options.out ?? join('runs', result.runId));
         const { writeRunOutputs } = await import('../../report/write.ts');
@@ -114,9 +113,10 @@ export function registerRunCommands(program: Command): void {
         }
         console.log(`report: ${join(out, 'report.html')}`);
         if (result.stopReason) {
-          console.error(`run ${result.runId} stopped: ${result.stopReason}. Continue it with --resume ${result.runId} once the head unit is back.`);
+          const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
+          console.error(stoppedLine(result.runId, result.stopReason, resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet })));
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
-        } else if (result.status === 'interrupted') process.exitCode = 130;
+        } else if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
       } finally {
         // the run closes them when it started; a problem before it (a wrong --resume) must not leave the fleet's connections open
         await executor?.close();

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { isLoopbackHost } from '../../server/auth.ts';
 import { DEFAULT_PORT, startBenchApp } from '../../server/bench.ts';
+import { stopRequested } from '../signals.ts';
 
 export function registerServeCommands(program: Command): void {
   program
@@ -20,11 +21,8 @@ export function registerServeCommands(program: Command): void {
       if (!app.uiBuilt) console.log('The UI is not built yet: run `npm run build:ui` (the API works meanwhile).');
       if (!isLoopbackHost(options.host)) console.log(`Listening on ${options.host}: every request needs "Authorization: Bearer ${app.token}".`);
       console.log('Press Ctrl+C to stop.');
-      await new Promise<void>((resolveStop) => {
-        const stop = () => resolveStop();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopRequested('Stopping the bench app: a running campaign stops as interrupted (continue it with --resume), then the store closes');
       await app.close();
+      console.error('bench app stopped');
     });
 }
