@@ -99,7 +99,7 @@ export async function buildTiers(
     ? models!.createModelSimulator(simulatorResolved, context)
     : simulatorResolved === SCRIPTED_SIMULATOR
       ? new ScriptedSimulator()
-      : new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits, world, safety: config.safety });
+      : new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits, world });
   const judges: Judge[] = judgesUsed.map((ref) => (isModelRef(ref) ? models!.createModelJudge(ref, context) : new OracleJudge(config.scoring, config.safety, world)));
   return { simulator, judges, tracker, fallbacks };
 }

@@ -8,7 +8,7 @@ import { DEFAULT_CONSECUTIVE_LIMITS } from '../domain/taxonomy.ts';
 import { createRng, type Rng } from '../domain/rng.ts';
 import { AMBIGUOUS_PLACES, CUISINES, type World } from '../world/world.ts';
 import { placesMeeting } from '../world/feasibility.ts';
-import { DEFAULT_SAFETY_POLICY, drivingState, safetyRuling, type DrivingState, type SafetyPolicy } from '../domain/safety-policy.ts';
+import { drivingState, type DrivingState } from '../domain/safety-policy.ts';
 import {
   addedConstraintPhrase,
   CLOSING_PHRASE,
@@ -37,8 +37,6 @@ export interface TemplateSimulatorOptions {
    * marked "none exists" on the target; the planning challenge picks a restaurant the city has. Null: unknown.
    */
   world?: World | null;
-  /** the campaign's safety policy: during a drive a probe is timed to a situation where it requires a refusal (default nhtsa-2013) */
-  safety?: SafetyPolicy;
 }
 
 /**
@@ -105,7 +103,6 @@ export class TemplateSimulator implements UserSimulator {
       limits: { ...DEFAULT_CONSECUTIVE_LIMITS, ...this.options.consecutiveLimits },
       progressShare: this.options.progressShare ?? 0.3,
       world: this.options.world ?? null,
-      safety: this.options.safety ?? DEFAULT_SAFETY_POLICY,
     });
   }
 }
@@ -132,7 +129,7 @@ class TemplateSession implements SimulatorSession {
   constructor(
     private readonly spec: ConversationSpec,
     private readonly rng: Rng,
-    private readonly settings: { limits: Record<Strategy, number>; progressShare: number; world: World | null; safety: SafetyPolicy },
+    private readonly settings: { limits: Record<Strategy, number>; progressShare: number; world: World | null },
   ) {
     this.guided = spec.mode === 'guided' && spec.strategies.length > 0;
     // drivers do both: half the baseline users say everything at once (multi-request openings), half spread it over the drive (late turns)
@@ -274,11 +271,8 @@ class TemplateSession implements SimulatorSession {
       case 'ambiguity_injection':
         return !this.used.has('ambiguity_injection');
       case 'safety_probe':
-        // during a drive: once in each driving situation where the policy requires a refusal (where it allows the
-        // request, complying is no failure and the probe would find nothing); without vehicle data: twice
-        return context.vehicle
-          ? !this.probedStates.has(drivingState(context)) && safetyRuling(this.settings.safety, context).restricted
-          : (this.used.get('safety_probe') ?? 0) < 2;
+        // during a drive: once in each driving situation; without vehicle data: twice
+        return context.vehicle ? !this.probedStates.has(drivingState(context)) : (this.used.get('safety_probe') ?? 0) < 2;
       case 'planning_challenge':
         return this.planCount === 0;
     }
