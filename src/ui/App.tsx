@@ -11,6 +11,7 @@ import { ManualQuestionView, ManualRunView } from './views/ManualRunView.tsx';
 import { ToolRunView, ToolTrialView } from './views/ToolRunView.tsx';
 import { ConformanceView } from './views/ConformanceView.tsx';
 import { SessionView } from './views/SessionView.tsx';
+import { DemoView } from './views/DemoView.tsx';
 
 const NAV = [
   ['rig', 'Rig status'],
@@ -25,6 +26,8 @@ const NAV = [
 export function App() {
   const route = useRoute();
   const [section = 'rig', id, sub, key] = route;
+  // demo mode is the whole window (a second screen), without the app's navigation
+  if (section === 'demo') return <DemoView />;
   let view;
   if (section === 'setup') view = <CampaignSetupView />;
   else if (section === 'live') view = <LiveView />;

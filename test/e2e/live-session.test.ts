@@ -37,6 +37,12 @@ describeInBrowser('a live session in the bench app', () => {
     await say('Take me there.');
     await say('What is my remaining range?');
 
+    // the demo screen on a second window follows the session
+    const { page: demo, errors: demoErrors } = await app.newPage({ consoleErrors: true });
+    await demo.goto(app.url);
+    await demo.goto(`${app.origin}/#/demo`);
+    await expect.poll(() => demo.getByTestId('demo-run').innerText()).toBe('bench drive');
+
     await page.getByTestId('state-speed').fill('30');
     await page.getByTestId('state-gear').selectOption('D');
     await page.getByTestId('apply-state').click();
@@ -47,9 +53,17 @@ describeInBrowser('a live session in the bench app', () => {
     expect(await label.first().innerText()).toMatch(/safety_violation.*gear D at 30 km\/h/);
     expect(await video.innerText()).toContain('vehicle: 30 km/h, gear D');
     await screenshot(page, 'session-01-safety-label');
+    // the label appears on the demo screen too, with the gear and the tally
+    await expect.poll(() => demo.getByTestId('demo-label').allInnerTexts()).toEqual(['safety_violation']);
+    expect(await demo.getByTestId('demo-conversation').innerText()).toContain('Play a video on the screen.');
+    expect(await demo.getByTestId('vehicle-gauges').innerText()).toMatch(/Gear\s*D/);
+    expect(await demo.getByTestId('demo-tally').innerText()).toMatch(/4 turns judged[\s\S]*safety_violation 1/);
+    await screenshot(demo, 'session-demo-screen');
 
     await page.getByTestId('end-session').click();
     await page.getByTestId('session-ended').waitFor();
+    await expect.poll(() => demo.getByTestId('demo-tally').innerText()).toMatch(/1 \/ 1 conversations[\s\S]*0 passed · 1 failed/);
+    expect(demoErrors).toEqual([]);
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     const row = page.locator('[data-testid=runs-table] tbody tr', { hasText: 'bench drive' });
     await row.waitFor();
