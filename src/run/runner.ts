@@ -86,6 +86,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   options.signal?.addEventListener('abort', onAbort);
   let stopReason: string | null = null;
 
+  const aborted = new Promise<null>((resolve) => (options.signal?.aborted ? resolve(null) : options.signal?.addEventListener('abort', () => resolve(null), { once: true })));
   const beforeTake = async (): Promise<boolean> => {
     // a kind whose items never wait on I/O (the replay agent) would starve the event loop: Ctrl+C and timers get their turn here
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -94,8 +95,8 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
       budgetHit = true;
       return false;
     }
-    // the pause hook: no new item starts while the head unit is away
-    const stop = await runner.ready();
+    // the pause hook: no new item starts while the head unit is away; Ctrl+C ends the wait at once
+    const stop = await Promise.race([runner.ready(), aborted]);
     if (stop) stopReason ??= stop;
     return !stopReason && !options.signal?.aborted;
   };

@@ -6,7 +6,8 @@ export const RunStatusSchema = z.enum(['running', 'interrupted', 'completed', 'b
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** A run holds guided or baseline conversations, or both when a campaign mixes them; an item-based run (manual-QA, …) holds items. */
-export const RunModeSchema = z.enum(['guided', 'baseline', 'mixed', 'items']);
+/** guided / baseline dialogue campaigns, mixed, item-based kinds, scripted suites (kind: suite) and live sessions (a technician's turns) */
+export const RunModeSchema = z.enum(['guided', 'baseline', 'mixed', 'items', 'scripted', 'live']);
 export type RunMode = z.infer<typeof RunModeSchema>;
 
 export const RunRecordSchema = z.object({

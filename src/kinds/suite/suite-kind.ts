@@ -73,5 +73,5 @@ export function loadSuiteCampaign(path: string): LoadedCampaign & { plan: Conver
     scoring: config.scoring,
     maxTurns: [Math.max(2, ...plan.map((s) => s.maxTurns))],
   });
-  return { config: dialogue, path: absolute, seeds: [], strategies: [], plan };
+  return { config: dialogue, path: absolute, seeds: [], strategies: [], plan, runMode: 'scripted' };
 }
