@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { icabenchVersion } from '../campaign/run-facts.ts';
+import { icabenchVersion } from '../run/run-facts.ts';
 
 type Register = (program: Command) => void;
 
