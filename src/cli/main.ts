@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { icabenchVersion } from '../campaign/run-facts.ts';
+import { icabenchVersion } from '../run/run-facts.ts';
 
 type Register = (program: Command) => void;
 
@@ -14,6 +14,7 @@ const AREAS: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<Re
   { commands: ['conformance'], load: async () => (await import('./commands/conformance.ts')).registerConformanceCommands },
   { commands: ['can'], load: async () => (await import('./commands/can.ts')).registerCanCommands },
   { commands: ['serve'], load: async () => (await import('./commands/serve.ts')).registerServeCommands },
+  { commands: ['app'], load: async () => (await import('./commands/app.ts')).registerAppCommands },
   { commands: ['doctor'], load: async () => (await import('./commands/doctor.ts')).registerDoctorCommands },
   { commands: ['judge-bench', 'judge-bench-dataset', 'judge-bench-agreement'], load: async () => (await import('./commands/judge-bench.ts')).registerJudgeBenchCommands },
   { commands: ['voice'], load: async () => (await import('./commands/voice.ts')).registerVoiceCommands },

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { CAMPAIGN_KINDS } from '../../src/campaign/kinds.ts';
+import { CAMPAIGN_KINDS } from '../../src/kinds/registry.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { buildProgram } from '../../src/cli/main.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';

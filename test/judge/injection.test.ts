@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
-import { runConversation } from '../../src/campaign/conversation.ts';
+import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
 import { REFERENCE_REPLIES } from '../../src/domain/vocabulary.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
