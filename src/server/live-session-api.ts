@@ -1,4 +1,4 @@
-import { LiveSession, LiveSessionConfigSchema, LiveSessionError } from '../campaign/live-session.ts';
+import { LiveSession, LiveSessionConfigSchema, LiveSessionError } from '../kinds/suite/live-session.ts';
 import type { CampaignControl } from './campaign-control.ts';
 import { ApiError } from './http-util.ts';
 

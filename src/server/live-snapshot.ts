@@ -1,4 +1,4 @@
-import type { CampaignEvent } from '../campaign/events.ts';
+import type { CampaignEvent } from '../run/events.ts';
 import { combinedVerdict, turnLabels, type CombinedOutcome } from '../analysis/verdict.ts';
 import type { ConversationResult, TurnRecord } from '../domain/conversation.ts';
 

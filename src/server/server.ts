@@ -10,10 +10,10 @@ import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
 import { compareRunsWithDiversity } from '../analysis/compare.ts';
 import { storedRunChanges } from '../report/changes-section.ts';
-import { unitBuildOf } from '../campaign/run-facts.ts';
+import { unitBuildOf } from '../run/run-facts.ts';
 import { pinConversation, pinnedSuiteYaml } from '../suite/pin.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
-import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
+import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../kinds/dialogue/config.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -33,10 +33,10 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
-import { TOOL_AGENTS_KIND } from '../agents/results.ts';
+import { TOOL_AGENTS_KIND } from '../kinds/tool-agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
 import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.ts';
-import { campaignConfigSchemaFor, campaignKindOfValue } from '../campaign/kinds.ts';
+import { campaignConfigSchemaFor, campaignKindOfValue } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { LiveSessionApi } from './live-session-api.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
@@ -96,7 +96,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const token = options.token ?? newToken();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { store } = options;
-  // every campaign kind validates with its own schema (src/campaign/kinds.ts); the app starts dialogue campaigns only
+  // every campaign kind validates with its own schema (src/kinds/registry.ts); the app starts dialogue campaigns only
   const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
   const manualRuns = new ManualRunApi(store);
   const toolRuns = new ToolRunApi(store);

@@ -14,7 +14,7 @@ export const RunRecordSchema = z.object({
   id: z.string(),
   name: z.string(),
   mode: RunModeSchema,
-  /** the campaign kind (src/campaign/kinds.ts): dialogue, or an item-based kind such as manual-qa */
+  /** the campaign kind (src/kinds/registry.ts): dialogue, or an item-based kind such as manual-qa */
   kind: z.string().min(1),
   /** the campaign config as loaded (JSON-serialisable) */
   config: z.unknown(),

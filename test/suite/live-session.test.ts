@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
-import { LiveSession, LiveSessionConfigSchema } from '../../src/campaign/live-session.ts';
-import { runCampaign } from '../../src/campaign/runner.ts';
+import { LiveSession, LiveSessionConfigSchema } from '../../src/kinds/suite/live-session.ts';
+import { runCampaign } from '../../src/run/runner.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { pinConversation } from '../../src/suite/pin.ts';
 
