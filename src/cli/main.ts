@@ -19,6 +19,7 @@ const AREAS: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<Re
   { commands: ['judge-bench', 'judge-bench-dataset', 'judge-bench-agreement'], load: async () => (await import('./commands/judge-bench.ts')).registerJudgeBenchCommands },
   { commands: ['voice'], load: async () => (await import('./commands/voice.ts')).registerVoiceCommands },
   { commands: ['manual'], load: async () => (await import('./commands/manual.ts')).registerManualCommands },
+  { commands: ['session'], load: async () => (await import('./commands/session.ts')).registerSessionCommands },
   { commands: ['pin', 'suite'], load: async () => (await import('./commands/suite.ts')).registerSuiteCommands },
   { commands: ['worker'], load: async () => (await import('./commands/worker.ts')).registerWorkerCommands },
 ];
