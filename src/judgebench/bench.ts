@@ -1,3 +1,4 @@
+import { checkModelAvailability } from '../llm/availability.ts';
 import { createProvider, type ProviderOptions } from '../llm/index.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import type { PriceTable } from '../llm/usage.ts';
@@ -22,6 +23,19 @@ export function datasetFor(config: Pick<JudgeBenchConfig, 'dataset' | 'generate'
         pairs: generateDataset(config.generate!),
       };
   return config.limit ? { ...loaded, pairs: loaded.pairs.slice(0, config.limit) } : loaded;
+}
+
+/**
+ * Checks every model the judges name once, before any pair is judged: a model server that is down stops the bench
+ * at once, naming the model, what was found and the fix (instead of judging every pair into an error and an F1 of 0).
+ */
+export async function checkJudgeBenchModels(config: Pick<JudgeBenchConfig, 'judges' | 'allowedHosts'>): Promise<void> {
+  const refs = [...new Set(config.judges.flatMap((judge) => (judge.kind === 'llm' ? judge.models : [])))];
+  const found = await Promise.all(refs.map((ref) => checkModelAvailability(ref, { allowedHosts: config.allowedHosts })));
+  const problems = found.filter((f) => !f.available).map((f) => `  ${f.ref}: ${f.detail}${f.fix ? `\n    fix: ${f.fix}` : ''}`);
+  if (problems.length > 0) {
+    throw new Error(`judge-bench was not started, nothing was written: ${problems.length === 1 ? 'a model it names is' : 'models it names are'} not available\n${problems.join('\n')}`);
+  }
 }
 
 /** Builds every judge × technique configuration; providers are created once per model reference. */
