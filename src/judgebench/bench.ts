@@ -1,4 +1,4 @@
-import { checkModelAvailability } from '../llm/availability.ts';
+import { unavailableModelsText } from '../llm/availability.ts';
 import { createProvider, type ProviderOptions } from '../llm/index.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import type { PriceTable } from '../llm/usage.ts';
@@ -30,12 +30,9 @@ export function datasetFor(config: Pick<JudgeBenchConfig, 'dataset' | 'generate'
  * at once, naming the model, what was found and the fix (instead of judging every pair into an error and an F1 of 0).
  */
 export async function checkJudgeBenchModels(config: Pick<JudgeBenchConfig, 'judges' | 'allowedHosts'>): Promise<void> {
-  const refs = [...new Set(config.judges.flatMap((judge) => (judge.kind === 'llm' ? judge.models : [])))];
-  const found = await Promise.all(refs.map((ref) => checkModelAvailability(ref, { allowedHosts: config.allowedHosts })));
-  const problems = found.filter((f) => !f.available).map((f) => `  ${f.ref}: ${f.detail}${f.fix ? `\n    fix: ${f.fix}` : ''}`);
-  if (problems.length > 0) {
-    throw new Error(`judge-bench was not started, nothing was written: ${problems.length === 1 ? 'a model it names is' : 'models it names are'} not available\n${problems.join('\n')}`);
-  }
+  const refs = config.judges.flatMap((judge) => (judge.kind === 'llm' ? judge.models : []));
+  const problem = await unavailableModelsText('judge-bench was not started', refs, { allowedHosts: config.allowedHosts });
+  if (problem) throw new Error(problem);
 }
 
 /** Builds every judge × technique configuration; providers are created once per model reference. */
