@@ -5,6 +5,7 @@ import type { PriceTable } from '../llm/usage.ts';
 import type { JudgeBenchConfig } from './config.ts';
 import { readDataset, type Pair } from './dataset.ts';
 import { generateDataset } from './generator.ts';
+import { INJECTED_ID_SUFFIX, injectedPairs, injectionScores } from './injection.ts';
 import type { JudgeBenchOutput } from './report.ts';
 import { configurationLabel } from './report.ts';
 import { llmConfiguration, oracleConfiguration, runConfiguration, summarize, type JudgeConfiguration, type RunOptions } from './runner.ts';
@@ -66,13 +67,14 @@ export function buildConfigurations(
 /**
  * Runs every configuration over the dataset, one configuration after another (so latencies do not
  * compete). `method: paper` scores F1 with "correct" as the positive class, as the paper does.
+ * `injection`: each configuration also judges the injection set, and its summary gets `injection`.
  */
 export async function runJudgeBench(
   name: string,
   dataset: LoadedDataset,
   configurations: readonly JudgeConfiguration[],
   prices: PriceTable,
-  options: RunOptions & { method?: Method } = {},
+  options: RunOptions & { method?: Method; injection?: boolean } = {},
 ): Promise<JudgeBenchOutput> {
   const method = options.method ?? 'lab';
   const output: JudgeBenchOutput = {
@@ -84,8 +86,15 @@ export async function runJudgeBench(
   };
   for (const configuration of configurations) {
     const results = await runConfiguration(configuration, dataset.pairs, options);
-    output.configurations.push(summarize(configuration, results, prices, method));
+    const summary = summarize(configuration, results, prices, method);
     output.pairs[configurationLabel(configuration)] = results;
+    if (options.injection) {
+      // the same pairs with an instruction appended that demands the wrong verdict
+      const injected = await runConfiguration(configuration, injectedPairs(dataset.pairs), options);
+      summary.injection = injectionScores(results, injected);
+      output.pairs[`${configurationLabel(configuration)}${INJECTED_ID_SUFFIX}`] = injected;
+    }
+    output.configurations.push(summary);
   }
   return output;
 }

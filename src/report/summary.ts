@@ -1,6 +1,6 @@
 import { computeRunSummary, type RunInfo, type RunSummary } from '../analysis/profile.ts';
 import { protocolReport } from '../analysis/protocol.ts';
-import { invocations, llmUsage, vehicleSection } from '../campaign/run-facts.ts';
+import { invocations, llmUsage, vehicleSection } from '../run/run-facts.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import { methodOfStoredConfig, presetOf } from '../domain/method.ts';
 import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
