@@ -14,10 +14,12 @@ const AREAS: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<Re
   { commands: ['conformance'], load: async () => (await import('./commands/conformance.ts')).registerConformanceCommands },
   { commands: ['can'], load: async () => (await import('./commands/can.ts')).registerCanCommands },
   { commands: ['serve'], load: async () => (await import('./commands/serve.ts')).registerServeCommands },
+  { commands: ['app'], load: async () => (await import('./commands/app.ts')).registerAppCommands },
   { commands: ['doctor'], load: async () => (await import('./commands/doctor.ts')).registerDoctorCommands },
   { commands: ['judge-bench', 'judge-bench-dataset', 'judge-bench-agreement'], load: async () => (await import('./commands/judge-bench.ts')).registerJudgeBenchCommands },
   { commands: ['voice'], load: async () => (await import('./commands/voice.ts')).registerVoiceCommands },
   { commands: ['manual'], load: async () => (await import('./commands/manual.ts')).registerManualCommands },
+  { commands: ['session'], load: async () => (await import('./commands/session.ts')).registerSessionCommands },
   { commands: ['pin', 'suite'], load: async () => (await import('./commands/suite.ts')).registerSuiteCommands },
   { commands: ['worker'], load: async () => (await import('./commands/worker.ts')).registerWorkerCommands },
 ];

@@ -89,13 +89,17 @@ export function registerResultCommands(program: Command): void {
           if (rel) console.log(`${side} pass^k (unbiased) ${rel.byK.map((r) => `k=${r.k} ${pct(r.passHatK.unbiased)}`).join(', ')}; pass@k ${rel.byK.map((r) => `k=${r.k} ${pct(r.passAtK.unbiased)}`).join(', ')}`);
         }
         if (comparison.changes) printChanges(comparison.changes);
-        const d = comparison.diversity;
-        if (d) {
-          const cov = (c: { mean: number; std: number }) => `${pct(c.mean)} ± ${pct(c.std)}`;
-          console.log(`unique failing conversations: A ${d.uniqueA}, B ${d.uniqueB}, ratio A/B ${num(d.uniqueRatio, 2)} (duplicates A ${pct(d.duplicateShareA)}, B ${pct(d.duplicateShareB)})`);
-          console.log(`coverage of the union's failure clusters: A ${cov(d.coverageA)}, B ${cov(d.coverageB)} (${d.embedder})`);
-        } else {
-          console.log('failure diversity: not compared (a summary has no diversity section; rewrite it with `icabench report <run id>`)');
+        const cov = (c: { mean: number; std: number }) => `${pct(c.mean)} ± ${pct(c.std)}`;
+        for (const [d, noun, clusters] of [
+          [comparison.diversity, 'failing conversations', 'failure clusters'],
+          [comparison.findingsDiversity, 'conversations with findings', 'clusters of conversations with findings'],
+        ] as const) {
+          if (d) {
+            console.log(`unique ${noun}: A ${d.uniqueA}, B ${d.uniqueB}, ratio A/B ${num(d.uniqueRatio, 2)} (duplicates A ${pct(d.duplicateShareA)}, B ${pct(d.duplicateShareB)})`);
+            console.log(`coverage of the union's ${clusters}: A ${cov(d.coverageA)}, B ${cov(d.coverageB)} (${d.embedder})`);
+          } else {
+            console.log(`diversity of ${noun}: not compared (a summary has no section for it; rewrite it with \`icabench report <run id>\`)`);
+          }
         }
       } finally {
         store?.close();

@@ -65,12 +65,17 @@ export class LiveSession {
   private ended = false;
   private result: ConversationResult | null = null;
   private finished: (() => void) | null = null;
+  private announce: ((runId: string) => void) | null = null;
+  /** resolves when the session has ended and its run is finished */
   readonly done: Promise<void>;
+  /** resolves with the run id once the run is recorded */
+  readonly started: Promise<string>;
   runId: string | null = null;
 
   constructor(readonly config: LiveSessionConfig) {
     this.state = applySuiteContext(applySuiteContext(DEFAULT_SUITE_START, PARKED, 'context'), config.context, 'context');
     this.done = new Promise((resolve) => (this.finished = resolve));
+    this.started = new Promise((resolve) => (this.announce = resolve));
     const spec: ConversationSpec = {
       key: 'session',
       seed: { id: 'live', text: config.name, requests: [] },
@@ -173,7 +178,10 @@ export class LiveSession {
 
   /** Feeds the run's events: a turn's end resolves its `say`, the conversation's end completes the session. */
   onEvent(event: CampaignEvent): void {
-    if (event.type === 'run_started') this.runId = event.runId;
+    if (event.type === 'run_started') {
+      this.runId = event.runId;
+      this.announce?.(event.runId);
+    }
     if (event.type === 'turn') {
       this.turns.push(event.turn);
       const pending = this.pending;
