@@ -20,7 +20,7 @@ export function resumedRun(store: ResultStore, resumeRunId: string | undefined, 
 
 /**
  * The status a run ends in: interrupted when aborted (Ctrl+C); unit_unreachable when conversations ran but none
- * reached the head unit (src/campaign/unit-reach.ts); interrupted when it stopped by itself (resumable);
+ * reached the head unit (src/run/unit-reach.ts); interrupted when it stopped by itself (resumable);
  * budget_exhausted when the time budget ran out before every planned item was done; completed otherwise.
  */
 export function runEndStatus(end: { aborted: boolean; stopReason: string | null; budgetHit: boolean; done: number; planned: number; neverReachedUnit?: boolean }): RunEndStatus {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REACH_WINDOW, reachedUnit, trackUnitReach } from '../../src/campaign/unit-reach.ts';
-import { runEndStatus } from '../../src/campaign/resume.ts';
-import { loadCampaignConfig } from '../../src/campaign/config.ts';
+import { REACH_WINDOW, reachedUnit, trackUnitReach } from '../../src/run/unit-reach.ts';
+import { runEndStatus } from '../../src/run/resume.ts';
+import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import type { RunRecord } from '../../src/store/types.ts';
 import { RunsTable } from '../../src/ui/views/RunsView.tsx';
@@ -85,7 +85,7 @@ describe('a run whose head unit is never reached', () => {
   });
 });
 
-describe('unit reach (src/campaign/unit-reach.ts)', () => {
+describe('unit reach (src/run/unit-reach.ts)', () => {
   it('a conversation reached the unit when it has no unit error or got at least one reply', () => {
     expect(reachedUnit(answered)).toBe(true);
     expect(reachedUnit(unreached)).toBe(false);
