@@ -13,7 +13,7 @@ import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
 import { campaignKind, readCampaignKind } from '../../kinds/registry.ts';
-import { resumeCommand, stoppedLine } from '../run-end.ts';
+import { resumeCommand, stoppedLine, unreachableLine, UNIT_UNREACHABLE_EXIT_CODE } from '../run-end.ts';
 import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
@@ -100,9 +100,13 @@ export function registerRunCommands(program: Command): void {
         const out = resolve(options.out ?? join('runs', result.runId));
         for (const line of await kind.outputs.write(store, result.runId, out)) console.log(line);
         console.log(`report: ${join(out, 'report.html')}`);
-        if (result.stopReason) {
-          const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
-          console.error(stoppedLine(result.runId, result.stopReason, resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet })));
+        const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
+        const resume = resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet });
+        if (result.unreachable) {
+          console.error(unreachableLine(result.runId, result.unreachable, resume));
+          process.exitCode = UNIT_UNREACHABLE_EXIT_CODE;
+        } else if (result.stopReason) {
+          console.error(stoppedLine(result.runId, result.stopReason, resume));
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
         } else if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
       } finally {

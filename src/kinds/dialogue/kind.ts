@@ -30,6 +30,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
     save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts),
   },
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
+  unitReach: (finished) => finished.result,
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),
   outputs: {
     async write(store, runId, outDir) {

@@ -8,6 +8,7 @@ import { checkTierModel } from '../../run/model-tiers.ts';
 import { modelHostsOf } from '../../run/rig.ts';
 import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
 import { runKindCampaign } from '../../run/runner.ts';
+import type { RunEndStatus } from '../../run/resume.ts';
 import { TierUnavailableError } from '../../run/tiers.ts';
 import { bridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
@@ -151,7 +152,7 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
 
 export interface ToolAgentsRun {
   runId: string;
-  status: 'completed' | 'interrupted' | 'budget_exhausted';
+  status: RunEndStatus;
   /** every trial of the run, including those stored by earlier invocations of a resumed run, in plan order */
   results: TrialResult[];
   summary: TrialsSummary;
