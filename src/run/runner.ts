@@ -11,7 +11,8 @@ import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.t
 import { planConversations } from '../kinds/dialogue/sampling.ts';
 import type { RecordedFact } from './run-facts.ts';
 import { runPool } from '../domain/pool.ts';
-import { resumedRun, runEndStatus } from './resume.ts';
+import { resumedRun, runEndStatus, type RunEndStatus } from './resume.ts';
+import { trackUnitReach } from './unit-reach.ts';
 
 export interface RunCampaignOptions {
   store: ResultStore;
@@ -36,9 +37,11 @@ export interface RunCampaignOptions {
 
 export interface RunCampaignResult {
   runId: string;
-  status: 'completed' | 'interrupted' | 'budget_exhausted';
-  /** why the run stopped by itself before its end (the head unit left and did not come back); null otherwise */
+  status: RunEndStatus;
+  /** why the run stopped by itself before its end (the head unit left and did not come back, or stopped reaching it); null otherwise */
   stopReason: string | null;
+  /** status unit_unreachable: how many conversations ran without reaching the unit, and the last cause */
+  unreachable: string | null;
   done: number;
   planned: number;
 }
@@ -188,6 +191,7 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   options.signal?.addEventListener('abort', onAbort);
   const aborted = new Promise<null>((resolve) => (options.signal?.aborted ? resolve(null) : options.signal?.addEventListener('abort', () => resolve(null), { once: true })));
   let stopReason: string | null = null;
+  const reach = trackUnitReach(config.maxErrorShare);
 
   const beforeTake = async (): Promise<boolean> => {
     if (options.signal?.aborted || stopReason) return false;
@@ -223,6 +227,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
     const { result } = finished;
     store.saveConversation(runId, result, finished.artifacts, finished.facts);
     done++;
+    reach.record(result);
+    stopReason ??= reach.stopReason();
     emit({ type: 'conversation_finished', runId, key: spec.key, result });
     emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
   };
@@ -234,8 +240,8 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
     recorder.invocationEnded();
     await executor.close();
   }
-  const status = runEndStatus({ aborted: options.signal?.aborted === true, stopReason, budgetHit, done, planned });
+  const status = runEndStatus({ aborted: options.signal?.aborted === true, stopReason, budgetHit, done, planned, neverReachedUnit: reach.neverReached() });
   store.setRunStatus(runId, status);
   emit({ type: 'run_finished', runId, status, done, planned, ...(stopReason ? { reason: stopReason } : {}) });
-  return { runId, status, stopReason, done, planned };
+  return { runId, status, stopReason, unreachable: status === 'unit_unreachable' ? reach.summary() : null, done, planned };
 }

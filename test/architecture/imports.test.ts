@@ -188,6 +188,7 @@ const RULES: Record<string, RoleRule> = {
       { role: 'kinds/manual-qa', typesOnly: true },
       { role: 'kinds/tool-agents', typesOnly: true },
       { role: 'conformance', typesOnly: true },
+      { role: 'voice', files: ['metrics.ts'], typesOnly: true, why: "the run report's voice section" },
     ],
   },
   cli: { is: 'the command line: the entry point, may import anything', may: '*' },

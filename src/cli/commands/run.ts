@@ -10,7 +10,7 @@ import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
 import { findingsText, gateText } from '../outputs.ts';
-import { resumeCommand, stoppedLine } from '../run-end.ts';
+import { resumeCommand, stoppedLine, unreachableLine, UNIT_UNREACHABLE_EXIT_CODE } from '../run-end.ts';
 import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 import { readCampaignKind } from '../../kinds/registry.ts';
 
@@ -112,9 +112,13 @@ export function registerRunCommands(program: Command): void {
           console.log(`fallback: the ${fallback.role} ${fallback.requested} was not available; the ${fallback.replacedBy} tier ran instead (config: fallback)`);
         }
         console.log(`report: ${join(out, 'report.html')}`);
-        if (result.stopReason) {
-          const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
-          console.error(stoppedLine(result.runId, result.stopReason, resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet })));
+        const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
+        const resume = resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet });
+        if (result.unreachable) {
+          console.error(unreachableLine(result.runId, result.unreachable, resume));
+          process.exitCode = UNIT_UNREACHABLE_EXIT_CODE;
+        } else if (result.stopReason) {
+          console.error(stoppedLine(result.runId, result.stopReason, resume));
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
         } else if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
       } finally {

@@ -103,6 +103,8 @@ export const CampaignConfigSchema = z
     /** wall-clock budget for the whole run (the paper ran 4 h) */
     budgetMinutes: z.number().positive().optional(),
     concurrency: z.number().int().min(1).max(64).default(4),
+    /** stop the run when this share of the last 20 finished conversations did not reach the head unit (default 1: all of them; src/run/unit-reach.ts) */
+    maxErrorShare: z.number().gt(0).max(1).optional(),
     /** sampling seed: the same seed and pool give the same conversations */
     seed: z.number().int().default(42),
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),

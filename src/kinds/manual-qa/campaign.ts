@@ -17,7 +17,7 @@ import type { LlmUsageTracker } from '../../llm/usage.ts';
 import { arch, platform } from 'node:os';
 import { modelHostsOf } from '../../run/rig.ts';
 import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
-import { resumedRun, runEndStatus } from '../../run/resume.ts';
+import { resumedRun, runEndStatus, type RunEndStatus } from '../../run/resume.ts';
 
 /** Run facts a manual-QA run records besides its item results. */
 export const MANUAL_QA_FACTS = {
@@ -99,7 +99,7 @@ export interface RunManualQaOptions {
 
 export interface RunManualQaResult {
   runId: string;
-  status: 'completed' | 'interrupted' | 'budget_exhausted';
+  status: RunEndStatus;
   /** why the run stopped by itself before its end (the head unit left and did not come back); null otherwise */
   stopReason: string | null;
   done: number;

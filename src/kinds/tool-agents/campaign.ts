@@ -5,6 +5,7 @@ import { parseOrThrow } from '../../domain/validation.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { startBridgeServer, type BridgeServer } from '../../bridge/server.ts';
 import { createProvider } from '../../llm/index.ts';
+import { unavailableModelsText } from '../../llm/availability.ts';
 import { bridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
@@ -91,6 +92,10 @@ export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: R
   }
   for (const bad of invalidTasks) options.log?.(`task not loaded: ${bad.where} ${bad.taskId}: ${bad.reason}`);
 
+  // every model the run calls, checked once before anything is recorded
+  const modelRefs = [...config.judges.filter((j) => j !== 'rule'), ...(config.user === 'deterministic' ? [] : [config.user]), ...(config.agent.type === 'endpoint' ? [config.agent.model] : [])];
+  const unavailable = await unavailableModelsText('the run was not started', modelRefs);
+  if (unavailable) throw new ConfigError(unavailable);
   const judges: PolicyJudge[] = config.judges.map((j) => (j === 'rule' ? confirmationRuleJudge : llmPolicyJudge(createProvider(j))));
   const judge = chainJudges(...judges);
   const userFor = (): TaskUserSimulator => (config.user === 'deterministic' ? new DeterministicTaskUser() : new LlmTaskUser(createProvider(config.user)));
