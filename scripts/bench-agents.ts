@@ -7,13 +7,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { bridgeToolAgent } from '../src/agents/bridge-agent.ts';
-import { toolAgentFactory } from '../src/agents/bridge-unit.ts';
-import { confirmationRuleJudge } from '../src/agents/judge.ts';
-import { checkRunnable, runToolTaskTrial, type ToolAgent, type TrialResult } from '../src/agents/loop.ts';
-import { ReplayAgent } from '../src/agents/replay.ts';
-import { summarizeTrials } from '../src/agents/summary.ts';
-import { loadVendoredTasks } from '../src/agents/tasks.ts';
+import { bridgeToolAgent } from '../src/kinds/tool-agents/bridge-agent.ts';
+import { toolAgentFactory } from '../src/kinds/tool-agents/bridge-unit.ts';
+import { confirmationRuleJudge } from '../src/kinds/tool-agents/judge.ts';
+import { checkRunnable, runToolTaskTrial, type ToolAgent, type TrialResult } from '../src/kinds/tool-agents/loop.ts';
+import { ReplayAgent } from '../src/kinds/tool-agents/replay.ts';
+import { summarizeTrials } from '../src/kinds/tool-agents/summary.ts';
+import { loadVendoredTasks } from '../src/kinds/tool-agents/tasks.ts';
 import { connectHeadUnit, toolsExtension } from '../src/bridge/client.ts';
 import { startBridgeServer } from '../src/bridge/server.ts';
 

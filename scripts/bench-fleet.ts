@@ -9,9 +9,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadCampaignConfig } from '../src/campaign/config.ts';
-import { openRig } from '../src/campaign/rig.ts';
-import { runCampaign, type ConversationExecutor } from '../src/campaign/runner.ts';
+import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
+import { openRig } from '../src/run/rig.ts';
+import { runCampaign, type ConversationExecutor } from '../src/run/runner.ts';
 import { openFleetExecutor } from '../src/fleet/coordinator.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { withLatency } from '../test/fleet/fixtures/latency.ts';

@@ -32,7 +32,7 @@ interface CaseResult {
 
 /** One case, in this (child) process. */
 async function runCase(name: string, dir: string): Promise<CaseResult> {
-  const { loadCampaignConfig } = await import('../src/campaign/config.ts');
+  const { loadCampaignConfig } = await import('../src/kinds/dialogue/config.ts');
   const started = performance.now();
   let detail = '';
   const refusal = (config: string) => {
@@ -59,8 +59,8 @@ async function runCase(name: string, dir: string): Promise<CaseResult> {
     );
   }
   else {
-    const { runCampaign } = await import('../src/campaign/runner.ts');
-    const { buildTiers } = await import('../src/campaign/tiers.ts');
+    const { runCampaign } = await import('../src/run/runner.ts');
+    const { buildTiers } = await import('../src/run/tiers.ts');
     const { ResultStore } = await import('../src/store/store.ts');
     const { writeRunOutputs } = await import('../src/report/write.ts');
     const campaign = loadCampaignConfig(join(dir, `${name}.yaml`));

@@ -10,10 +10,10 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadavg, tmpdir } from 'node:os';
 import { ManualCorpus } from '../src/manual/corpus.ts';
-import { loadManualQaConfig } from '../src/manual/config.ts';
+import { loadManualQaConfig } from '../src/kinds/manual-qa/config.ts';
 import { buildManualIndex } from '../src/manual/manual-index.ts';
-import { loadManualQaRun } from '../src/manual/results.ts';
-import { runManualQa } from '../src/manual/run.ts';
+import { loadManualQaRun } from '../src/kinds/manual-qa/results.ts';
+import { runManualQa } from '../src/kinds/manual-qa/campaign.ts';
 import { generateDeterministicTestSet } from '../src/manual/testset.ts';
 import { ResultStore } from '../src/store/store.ts';
 

@@ -1,4 +1,4 @@
-import { runConversation } from '../src/campaign/conversation.ts';
+import { runConversation } from '../src/kinds/dialogue/conversation.ts';
 import { InProcessHeadUnit } from '../src/headunit/in-process.ts';
 import { OracleJudge } from '../src/judge/oracle.ts';
 import { TemplateSimulator } from '../src/simulator/template.ts';

@@ -5,9 +5,9 @@
  * Used by the voice benchmark and the voice acceptance test to measure recognition on what the
  * campaign really says.
  */
-import { loadCampaignConfig } from '../src/campaign/config.ts';
-import { runConversation } from '../src/campaign/conversation.ts';
-import { planConversations } from '../src/campaign/sampling.ts';
+import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
+import { runConversation } from '../src/kinds/dialogue/conversation.ts';
+import { planConversations } from '../src/kinds/dialogue/sampling.ts';
 import type { SeedPhrase } from '../src/domain/conversation.ts';
 import type { Persona } from '../src/domain/taxonomy.ts';
 import { InProcessHeadUnit } from '../src/headunit/in-process.ts';

@@ -1,6 +1,6 @@
 /**
  * Run facts the bridge records (store.addRunFact kinds; docs/bridge-protocol.md, "On record"),
- * written by src/bridge/run-monitor.ts and read by src/analysis/protocol.ts.
+ * written by src/run/run-monitor.ts and read by src/analysis/protocol.ts.
  */
 export const BRIDGE_FACTS = {
   connected: 'bridge.unit_connected',

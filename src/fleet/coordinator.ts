@@ -1,8 +1,8 @@
 import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { LoadedCampaign } from '../campaign/config.ts';
-import { ConversationAborted } from '../campaign/conversation.ts';
-import type { ConversationExecutor, FinishedConversation } from '../campaign/runner.ts';
+import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
+import { ConversationAborted } from '../kinds/dialogue/conversation.ts';
+import type { ConversationExecutor, FinishedConversation } from '../run/runner.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { ConversationSpec } from '../domain/conversation.ts';
 import {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ConversationResultSchema, ConversationSpecSchema, SeedPhraseSchema } from '../domain/conversation.ts';
 import { StrategySchema } from '../domain/taxonomy.ts';
-import { RecordedFactSchema } from '../campaign/run-facts.ts';
-import { CampaignConfigSchema, type LoadedCampaign } from '../campaign/config.ts';
+import { RecordedFactSchema } from '../run/run-facts.ts';
+import { CampaignConfigSchema, type LoadedCampaign } from '../kinds/dialogue/config.ts';
 
 /**
  * What travels through the fleet's Redis, each message validated with zod where it is read: a

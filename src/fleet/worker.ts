@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { z } from 'zod';
-import type { LoadedCampaign } from '../campaign/config.ts';
-import { openRig, type Rig, type RunRecorder } from '../campaign/rig.ts';
-import { runPlannedConversation } from '../campaign/runner.ts';
-import { RecordedFactSchema, type RecordedFact, type RunFactSink } from '../campaign/run-facts.ts';
+import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
+import { openRig, type Rig, type RunRecorder } from '../run/rig.ts';
+import { runPlannedConversation } from '../run/runner.ts';
+import { RecordedFactSchema, type RecordedFact, type RunFactSink } from '../run/run-facts.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import {
   ConversationJobSchema,

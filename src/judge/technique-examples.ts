@@ -25,9 +25,9 @@ let cases: Promise<{ turns: { input: TurnJudgeInput; verdict: TurnVerdict }[]; c
 function oracleCases() {
   cases ??= (async () => {
     const [{ loadCampaignConfig }, { planConversations }, { runConversation }, { InProcessHeadUnit }, { ReferenceHeadUnit }, { TemplateSimulator }] = await Promise.all([
-      import('../campaign/config.ts'),
-      import('../campaign/sampling.ts'),
-      import('../campaign/conversation.ts'),
+      import('../kinds/dialogue/config.ts'),
+      import('../kinds/dialogue/sampling.ts'),
+      import('../kinds/dialogue/conversation.ts'),
       import('../headunit/in-process.ts'),
       import('../headunit/reference/reference-headunit.ts'),
       import('../simulator/template.ts'),

@@ -1,5 +1,5 @@
 import { runChanges, type ConversationChange, type ReplyDiffPart, type RunChanges } from '../analysis/changes.ts';
-import { unitBuildOf } from '../campaign/run-facts.ts';
+import { unitBuildOf } from '../run/run-facts.ts';
 import type { ResultStore } from '../store/store.ts';
 import { escapeHtml as h } from './escape.ts';
 import type { ReportSection } from './html.ts';

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TrialResult } from '../agents/loop.ts';
-import { toolTrialsJunit } from '../agents/report.ts';
-import { computeToolAgentsSummary, trialOutcomeWord, type ToolAgentsRunSummary } from '../agents/results.ts';
+import type { TrialResult } from '../kinds/tool-agents/loop.ts';
+import { toolTrialsJunit } from '../kinds/tool-agents/report.ts';
+import { computeToolAgentsSummary, trialOutcomeWord, type ToolAgentsRunSummary } from '../kinds/tool-agents/results.ts';
 import type { ResultStore } from '../store/store.ts';
 import { escapeHtml as h } from './escape.ts';
 import { DRILL_DOWN_LIMIT, page } from './html.ts';
@@ -15,7 +15,7 @@ import { writeAtomically } from './write.ts';
  * rate, runnable and not-runnable counts, tasks that could not be loaded), report.html (those figures, then per
  * task its trials: the trajectory with tool calls and results, the state diff, the failed components, the
  * policies) and junit.xml (one test case per task trial; a task that is not runnable is a skipped case).
- * The figures come from src/agents/results.ts.
+ * The figures come from src/kinds/tool-agents/results.ts.
  */
 
 const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);

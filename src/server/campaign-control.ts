@@ -1,5 +1,5 @@
-import type { LoadedCampaign } from '../campaign/config.ts';
-import type { CampaignEvent } from '../campaign/events.ts';
+import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
+import type { CampaignEvent } from '../run/events.ts';
 import { ApiError } from './http-util.ts';
 import { applyCampaignEvent, emptySnapshot, type LiveSnapshot } from './live-snapshot.ts';
 

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { CampaignConfig } from '../campaign/config.ts';
-import { campaignPathFields, resolveCampaignPaths } from '../campaign/paths.ts';
+import type { CampaignConfig } from '../kinds/dialogue/config.ts';
+import { campaignPathFields, resolveCampaignPaths } from '../kinds/dialogue/paths.ts';
 import type { FieldError } from './http-util.ts';
 
 /** Where a config started from the bench app may point: everything else is refused before any file is touched. */

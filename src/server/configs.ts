@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { ConfigError, MAX_CONFIG_BYTES, parseYamlSource, readBoundedText, validateYaml, type ConfigProblem, type YamlSource } from '../config/yaml.ts';
 import { ApiError, type FieldError } from './http-util.ts';
 import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
-import { campaignKindOfValue, type CampaignKind } from '../campaign/kinds.ts';
+import { campaignKindOfValue, type CampaignKind } from '../kinds/registry.ts';
 
 /** The model references behind a simulator or judge reference; a technique reference that does not parse stays as it is, so the rig status reports it invalid. */
 function servedBy(ref: string): string[] {
@@ -48,7 +48,7 @@ const CONFIG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,100}\.ya?ml$/;
 export class ConfigCatalog {
   constructor(
     private readonly dir: string,
-    /** one schema, or the schema for a parsed value (a campaign config's kind picks its schema: src/campaign/kinds.ts) */
+    /** one schema, or the schema for a parsed value (a campaign config's kind picks its schema: src/kinds/registry.ts) */
     private readonly schema: z.ZodType | ((value: unknown) => z.ZodType),
   ) {}
 

@@ -1,9 +1,9 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../campaign/config.ts';
-import { openRig, type Rig } from '../campaign/rig.ts';
-import { runCampaign } from '../campaign/runner.ts';
+import { loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../kinds/dialogue/config.ts';
+import { openRig, type Rig } from '../run/rig.ts';
+import { runCampaign } from '../run/runner.ts';
 import { openFleetExecutor } from '../fleet/coordinator.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { CampaignLauncher } from './campaign-control.ts';

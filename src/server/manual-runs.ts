@@ -1,6 +1,6 @@
-import { MANUAL_QA_KIND } from '../manual/campaign.ts';
+import { MANUAL_QA_KIND } from '../kinds/manual-qa/item.ts';
 import { MANUAL_METRICS, type ManualMetric } from '../manual/model.ts';
-import { computeManualQaSummary, FactAnnotationFormSchema, latestAnnotations, loadManualQaRun, type FactAnnotationForm } from '../manual/results.ts';
+import { computeManualQaSummary, FactAnnotationFormSchema, latestAnnotations, loadManualQaRun, type FactAnnotationForm } from '../kinds/manual-qa/results.ts';
 import { manualQaSummaryJson } from '../report/manual-section.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -9,7 +9,7 @@ import { ApiError, parseRequest } from './http-util.ts';
 /**
  * The bench app's view of manual-QA runs (read: summary, question list, one question's fact-level
  * evidence; write: a rater's fact annotations). Small on purpose: the numbers come from the same
- * code as summary.json (src/manual/results.ts).
+ * code as summary.json (src/kinds/manual-qa/results.ts).
  */
 export class ManualRunApi {
   constructor(private readonly store: ResultStore) {}

@@ -1,4 +1,4 @@
-import { computeToolAgentsSummary, loadToolTrial, TOOL_AGENTS_KIND, trialKey, trialOutcomeWord } from '../agents/results.ts';
+import { computeToolAgentsSummary, loadToolTrial, TOOL_AGENTS_KIND, trialKey, trialOutcomeWord } from '../kinds/tool-agents/results.ts';
 import { toolAgentsSummaryJson } from '../report/tool-agents-section.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';

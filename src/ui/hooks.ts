@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { io } from 'socket.io-client';
-import type { CampaignEvent } from '../campaign/events.ts';
+import type { CampaignEvent } from '../run/events.ts';
 import { applyCampaignEvent, emptySnapshot, type LiveSnapshot } from '../server/live-snapshot.ts';
 import { api, token } from './api.ts';
 

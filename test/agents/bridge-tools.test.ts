@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectHeadUnit, toolsExtension, type BridgeClient } from '../../src/bridge/client.ts';
 import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.ts';
-import { bridgeToolAgent } from '../../src/agents/bridge-agent.ts';
-import { toolAgentFactory } from '../../src/agents/bridge-unit.ts';
-import { confirmationRuleJudge } from '../../src/agents/judge.ts';
-import { runToolTaskTrial, type ToolAgent } from '../../src/agents/loop.ts';
-import { loadTaskFile, type Task } from '../../src/agents/tasks.ts';
+import { bridgeToolAgent } from '../../src/kinds/tool-agents/bridge-agent.ts';
+import { toolAgentFactory } from '../../src/kinds/tool-agents/bridge-unit.ts';
+import { confirmationRuleJudge } from '../../src/kinds/tool-agents/judge.ts';
+import { runToolTaskTrial, type ToolAgent } from '../../src/kinds/tool-agents/loop.ts';
+import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
 import { dataPath } from '../helpers/repoData.ts';
 

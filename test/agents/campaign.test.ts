@@ -2,14 +2,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runToolAgentsCampaign } from '../../src/agents/campaign.ts';
-import { loadToolAgentsConfig, ToolAgentsConfigSchema } from '../../src/agents/config.ts';
+import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
+import { loadToolAgentsConfig, ToolAgentsConfigSchema } from '../../src/kinds/tool-agents/config.ts';
 import { nonStrictObjects } from '../../src/config/schema-walk.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
 import { connectHeadUnit, toolsExtension } from '../../src/bridge/client.ts';
-import { toolAgentFactory } from '../../src/agents/bridge-unit.ts';
-import { loadTaskFile } from '../../src/agents/tasks.ts';
+import { toolAgentFactory } from '../../src/kinds/tool-agents/bridge-unit.ts';
+import { loadTaskFile } from '../../src/kinds/tool-agents/tasks.ts';
 import { ResultStore } from '../../src/store/store.ts';
 
 describe('tool-agents campaign config', () => {

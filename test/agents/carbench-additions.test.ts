@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationRuleJudge, type PolicyJudge } from '../../src/agents/judge.ts';
-import { runToolTaskTrial, type AgentTurnInput, type TrialResult } from '../../src/agents/loop.ts';
-import { ReplayAgent } from '../../src/agents/replay.ts';
-import { isSimulatorMisfire, summarizeTrials } from '../../src/agents/summary.ts';
-import { loadTaskFile, type Task } from '../../src/agents/tasks.ts';
+import { confirmationRuleJudge, type PolicyJudge } from '../../src/kinds/tool-agents/judge.ts';
+import { runToolTaskTrial, type AgentTurnInput, type TrialResult } from '../../src/kinds/tool-agents/loop.ts';
+import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
+import { isSimulatorMisfire, summarizeTrials } from '../../src/kinds/tool-agents/summary.ts';
+import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { scripted } from './scripted.ts';
 

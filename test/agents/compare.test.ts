@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { compareToolRuns, ToolRunComparisonSchema } from '../../src/agents/compare.ts';
-import { runToolTaskTrial, type TrialResult } from '../../src/agents/loop.ts';
-import type { FaultProfile } from '../../src/agents/config.ts';
-import { ReplayAgent } from '../../src/agents/replay.ts';
-import { loadTaskFile } from '../../src/agents/tasks.ts';
+import { compareToolRuns, ToolRunComparisonSchema } from '../../src/kinds/tool-agents/compare.ts';
+import { runToolTaskTrial, type TrialResult } from '../../src/kinds/tool-agents/loop.ts';
+import type { FaultProfile } from '../../src/kinds/tool-agents/config.ts';
+import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
+import { loadTaskFile } from '../../src/kinds/tool-agents/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 
 describe('comparing two tool-agent runs', () => {

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEndpointAgent } from '../../src/agents/endpoint.ts';
-import { confirmationRuleJudge } from '../../src/agents/judge.ts';
-import { runToolTaskTrial } from '../../src/agents/loop.ts';
-import { planReplay, DONE_TEXT } from '../../src/agents/replay.ts';
-import { loadTaskFile, type Task } from '../../src/agents/tasks.ts';
+import { createEndpointAgent } from '../../src/kinds/tool-agents/endpoint.ts';
+import { confirmationRuleJudge } from '../../src/kinds/tool-agents/judge.ts';
+import { runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
+import { planReplay, DONE_TEXT } from '../../src/kinds/tool-agents/replay.ts';
+import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
 import { startFakeLlmServer, type FakeLlmServer, type FakeReply, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { dataPath } from '../helpers/repoData.ts';
 

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bridgeToolAgent } from '../../src/agents/bridge-agent.ts';
-import { confirmationRuleJudge } from '../../src/agents/judge.ts';
-import { runToolTaskTrial } from '../../src/agents/loop.ts';
-import { loadTaskFile } from '../../src/agents/tasks.ts';
+import { bridgeToolAgent } from '../../src/kinds/tool-agents/bridge-agent.ts';
+import { confirmationRuleJudge } from '../../src/kinds/tool-agents/judge.ts';
+import { runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
+import { loadTaskFile } from '../../src/kinds/tool-agents/tasks.ts';
 import { startBridgeServer } from '../../src/bridge/server.ts';
 import { dataPath } from '../helpers/repoData.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationRuleJudge } from '../../src/agents/judge.ts';
-import { checkRunnable, runToolTaskTrial } from '../../src/agents/loop.ts';
-import { planReplay, ReplayAgent } from '../../src/agents/replay.ts';
-import { loadTaskFile, type Task } from '../../src/agents/tasks.ts';
+import { confirmationRuleJudge } from '../../src/kinds/tool-agents/judge.ts';
+import { checkRunnable, runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
+import { planReplay, ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
+import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
 import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
 import { join } from 'node:path';
 import { scripted } from './scripted.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { runToolTaskTrial } from '../../src/agents/loop.ts';
-import { ReplayAgent } from '../../src/agents/replay.ts';
-import { toolTrialsJunit, trialText } from '../../src/agents/report.ts';
-import { loadTaskFile, parseTasks } from '../../src/agents/tasks.ts';
+import { runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
+import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
+import { toolTrialsJunit, trialText } from '../../src/kinds/tool-agents/report.ts';
+import { loadTaskFile, parseTasks } from '../../src/kinds/tool-agents/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 
 describe('tool-trial renderings', () => {

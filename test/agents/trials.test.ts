@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationRuleJudge, noJudge } from '../../src/agents/judge.ts';
-import { checkRunnable, runToolTaskTrial, TrialResultSchema } from '../../src/agents/loop.ts';
-import { FAULT_POLICY_RULES, type FaultProfile } from '../../src/agents/config.ts';
-import { ReplayAgent } from '../../src/agents/replay.ts';
-import { summarizeTrials } from '../../src/agents/summary.ts';
-import { loadTaskFile, parseTasks, type Task } from '../../src/agents/tasks.ts';
+import { confirmationRuleJudge, noJudge } from '../../src/kinds/tool-agents/judge.ts';
+import { checkRunnable, runToolTaskTrial, TrialResultSchema } from '../../src/kinds/tool-agents/loop.ts';
+import { FAULT_POLICY_RULES, type FaultProfile } from '../../src/kinds/tool-agents/config.ts';
+import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
+import { summarizeTrials } from '../../src/kinds/tool-agents/summary.ts';
+import { loadTaskFile, parseTasks, type Task } from '../../src/kinds/tool-agents/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { scripted } from './scripted.ts';
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runToolTaskTrial } from '../../src/agents/loop.ts';
-import { ReplayAgent } from '../../src/agents/replay.ts';
-import { loadTaskFile, type Task } from '../../src/agents/tasks.ts';
-import { DeterministicTaskUser, isConfirmationRequest, LlmTaskUser, simulatorPrompt } from '../../src/agents/usersim.ts';
-import { replayReference } from '../../src/agents/scoring.ts';
+import { runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
+import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
+import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { DeterministicTaskUser, isConfirmationRequest, LlmTaskUser, simulatorPrompt } from '../../src/kinds/tool-agents/usersim.ts';
+import { replayReference } from '../../src/kinds/tool-agents/scoring.ts';
 import { ToolEnvironment } from '../../src/toolenv/env.ts';
 import { createProvider } from '../../src/llm/index.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';

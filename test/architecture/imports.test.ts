@@ -31,14 +31,17 @@ const RULES: Record<string, RoleRule> = {
   world: { is: 'the deterministic reference world (places, roads)', may: ['domain', { role: 'protocol', typesOnly: true }] },
   llm: { is: 'model clients, prompts, structured output, transcript rendering', may: ['domain', 'protocol', 'config'] },
   embedding: { is: 'text embedders', may: ['domain'] },
-  toolenv: { is: 'the tool environment of tool-using agents (tools, synthetic navigation db)', may: ['domain', 'protocol', { role: 'agents', files: ['tasks.ts'], typesOnly: true, why: 'the task a tool environment is built for' }] },
+  toolenv: { is: 'the tool environment of tool-using agents (tools, synthetic navigation db)', may: ['domain', 'protocol', { role: 'kinds/tool-agents', files: ['tasks.ts'], typesOnly: true, why: 'the task a tool environment is built for' }] },
   vehicle: { is: 'DBC codec, scenarios, frames, CAN transports and readers', may: ['domain', 'protocol', 'config', 'system', 'world'] },
   judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm', { role: 'analysis', files: ['stats.ts'], why: 'agreement between judges uses the statistics module' }] },
   simulator: {
     is: 'the template, LLM and scripted user simulators and the driver wording',
     may: ['domain', 'protocol', 'world', 'llm', { role: 'headunit', files: ['reference/nlu.ts'], why: "a typed turn is read with the rule-based reader of the bench's vocabulary (src/simulator/reader.ts)" }],
   },
-  headunit: { is: 'the head-unit interface and the reference head unit', may: ['domain', 'protocol', 'world', 'vehicle', { role: 'bridge-sdk', typesOnly: true, why: "the SDK's head-unit interface" }] },
+  headunit: {
+    is: 'the head-unit interface and the reference head unit',
+    may: ['domain', 'protocol', 'world', 'vehicle', { role: 'bridge-sdk', typesOnly: true, why: "the SDK's head-unit interface" }, { role: 'manual', why: "the reference unit's manual skill answers from the owner's-manual library" }],
+  },
   bridge: {
     is: 'the bridge server, and the SDK client that carries the head-unit protocol',
     may: ['domain', 'protocol', 'bridge-sdk', { role: 'headunit', files: ['types.ts'], why: 'the head-unit interface it carries' }, { role: 'store', typesOnly: true }],
@@ -69,17 +72,19 @@ const RULES: Record<string, RoleRule> = {
       'embedding',
       { role: 'judge', files: ['precedence.ts', 'agreement.ts'] },
       { role: 'voice', files: ['metrics.ts', 'acoustics.ts'] },
-      { role: 'campaign', files: ['run-facts.ts'], why: 'summary.json is built from the run facts and their schemas' },
-      { role: 'manual', files: ['model.ts', 'results.ts'], why: 'the manual-QA report section' },
+      { role: 'run', files: ['run-facts.ts'], why: 'summary.json is built from the run facts and their schemas' },
+      { role: 'manual', files: ['model.ts'], why: 'the manual-QA report section' },
       { role: 'llm', files: ['manifest.ts'], why: "failure diversity embeds with the methods' model named in models/default.yaml" },
       { role: 'manual', typesOnly: true },
-      { role: 'agents', files: ['results.ts', 'report.ts'], why: 'the tool-agents report section' },
-      { role: 'agents', typesOnly: true },
+      { role: 'kinds/manual-qa', files: ['results.ts'], why: 'TEMPORARY (#22 step 2): the manual-QA report section moves into its kind' },
+      { role: 'kinds/manual-qa', typesOnly: true },
+      { role: 'kinds/tool-agents', files: ['results.ts', 'report.ts'], why: 'TEMPORARY (#22 step 2): the tool-agents report section moves into its kind' },
+      { role: 'kinds/tool-agents', typesOnly: true },
       { role: 'store', typesOnly: true },
     ],
   },
-  campaign: {
-    is: 'campaign configs, the conversation loop and the runner',
+  run: {
+    is: 'the run floor every campaign kind shares: the rig (head unit, voice, vehicle feed, model tiers), the run loop, --resume, run facts, events',
     may: [
       'domain',
       'protocol',
@@ -94,13 +99,19 @@ const RULES: Record<string, RoleRule> = {
       'voice',
       'bridge',
       'store',
-      { role: 'manual', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
-      { role: 'agents', files: ['config.ts'], why: 'kinds.ts reads each campaign kind with its schema' },
-      { role: 'suite', files: ['format.ts'], why: 'the suite kind (suite-kind.ts) plays the suites it names' },
+      { role: 'kinds/dialogue', why: 'TEMPORARY (#22 step 2): the rig and the run loop still read the dialogue config; the kind contract removes it' },
     ],
   },
-  manual: {
-    is: "owner's-manual ingestion, retrieval and the manual-QA campaign",
+  kinds: {
+    is: "the campaign kinds: what a config's `kind:` selects",
+    may: ['domain', 'config', 'run', 'kinds/dialogue', 'kinds/manual-qa', 'kinds/tool-agents', 'kinds/suite'],
+  },
+  'kinds/dialogue': {
+    is: 'the dialogue kind: its config, plan (sampling, seed pool), the conversation loop, the world file',
+    may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'judge', 'simulator', 'headunit', 'vehicle', 'voice', 'bridge', 'store', 'run'],
+  },
+  'kinds/manual-qa': {
+    is: 'the manual-QA kind: its config, the question runner, the run and its stored results',
     may: [
       'domain',
       'protocol',
@@ -108,19 +119,16 @@ const RULES: Record<string, RoleRule> = {
       'llm',
       'embedding',
       'analysis',
-      'campaign',
+      'manual',
+      'run',
+      { role: 'kinds/dialogue', files: ['config.ts'], why: 'TEMPORARY (#22 step 2): ConfigError and the head-unit schema move to the run floor' },
       { role: 'headunit', files: ['types.ts'] },
-      { role: 'headunit', files: ['connect.ts'], typesOnly: true },
+      { role: 'headunit', files: ['reference/manual-skill.ts'], why: "the reference unit's manual fault profiles a config may switch on" },
       { role: 'store', typesOnly: true },
     ],
   },
-  suite: {
-    is: 'scripted suites: the suite format, pinning a stored conversation, transcript importers',
-    may: ['domain', 'protocol', 'config', 'world', { role: 'judge', files: ['precedence.ts'] }],
-  },
-  judgebench: { is: 'the judge benchmark', may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'report', 'campaign'] },
-  agents: {
-    is: 'tool-using agent tasks, the agent loop and its campaign',
+  'kinds/tool-agents': {
+    is: 'the tool-agents kind: tasks, the agent loop, policies, scoring and its campaign',
     may: [
       'domain',
       'protocol',
@@ -129,16 +137,29 @@ const RULES: Record<string, RoleRule> = {
       'toolenv',
       'bridge',
       { role: 'headunit', files: ['types.ts'] },
-      { role: 'campaign', files: ['config.ts'], why: 'ConfigError, the one config error type; the bridge listen fields' },
-      { role: 'campaign', files: ['resume.ts'], why: 'the one --resume lookup' },
+      { role: 'kinds/dialogue', files: ['config.ts'], why: 'TEMPORARY (#22 step 2): ConfigError and the bridge listen fields move to the run floor' },
+      { role: 'run', files: ['resume.ts'], why: 'the one --resume lookup' },
       { role: 'report', files: ['escape.ts'] },
       { role: 'analysis', files: ['reliability.ts'], why: 'the one pass^k / pass@k estimator' },
       { role: 'store', typesOnly: true },
     ],
   },
+  'kinds/suite': {
+    is: 'the suite kind and live sessions: scripted suites and typed turns replayed on the dialogue run path (docs/suites.md)',
+    may: ['domain', 'config', 'llm', 'judge', 'simulator', 'vehicle', 'suite', 'run', { role: 'kinds/dialogue', files: ['config.ts'], why: 'a suite campaign is a dialogue campaign with a scripted plan' }],
+  },
+  manual: {
+    is: "the owner's-manual library: ingestion, chunks, retrieval, test sets, the GEAR evaluators",
+    may: ['domain', 'protocol', 'config', 'llm', 'embedding', 'analysis'],
+  },
+  suite: {
+    is: 'scripted suites: the suite format, pinning a stored conversation, transcript importers',
+    may: ['domain', 'protocol', 'config', 'world', { role: 'judge', files: ['precedence.ts'] }],
+  },
+  judgebench: { is: 'the judge benchmark', may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'report'] },
   fleet: {
     is: 'fleet campaigns on Redis: job schemas, workers, the coordinator executor, the shared model-host limit',
-    may: ['domain', 'campaign', { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }, { role: 'store', typesOnly: true }],
+    may: ['domain', 'run', { role: 'kinds/dialogue', why: 'TEMPORARY (#22 step 2): fleet jobs are dialogue conversations until every kind runs on the fleet' }, { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }, { role: 'store', typesOnly: true }],
   },
   conformance: {
     is: 'the bridge conformance kit: the suite as data, the runner, its JUnit and HTML reports',
@@ -147,7 +168,7 @@ const RULES: Record<string, RoleRule> = {
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'campaign', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts'], why: 'the conversation view pins a conversation as a suite' }, 'kinds/suite'],
   },
   ui: {
     is: 'the bench app frontend (browser)',
@@ -160,11 +181,14 @@ const RULES: Record<string, RoleRule> = {
       { role: 'server', files: ['live-snapshot.ts'], why: 'one reducer applies campaign events for the server and the page' },
       { role: 'server', typesOnly: true },
       { role: 'store', typesOnly: true },
-      { role: 'campaign', typesOnly: true },
+      { role: 'run', typesOnly: true },
+      { role: 'kinds', typesOnly: true },
       { role: 'manual', files: ['model.ts'], why: 'metric names and titles' },
       { role: 'manual', typesOnly: true },
-      { role: 'agents', typesOnly: true },
+      { role: 'kinds/manual-qa', typesOnly: true },
+      { role: 'kinds/tool-agents', typesOnly: true },
       { role: 'conformance', typesOnly: true },
+      { role: 'voice', files: ['metrics.ts'], typesOnly: true, why: "the run report's voice section" },
     ],
   },
   cli: { is: 'the command line: the entry point, may import anything', may: '*' },
@@ -175,29 +199,13 @@ const RULES: Record<string, RoleRule> = {
  * import fails the test too, so it is deleted as soon as the code is fixed.
  */
 const KNOWN_EXCEPTIONS: ReadonlyArray<{ from: string; to: string; why: string }> = [
-  { from: 'llm/tiers.ts', to: 'judge/llm.ts', why: 'model tiers are built in src/llm; they belong with src/campaign/tiers.ts' },
-  { from: 'llm/tiers.ts', to: 'judge/score.ts', why: 'as above' },
-  { from: 'llm/tiers.ts', to: 'judge/types.ts', why: 'as above' },
-  { from: 'llm/tiers.ts', to: 'simulator/llm.ts', why: 'as above' },
-  { from: 'llm/tiers.ts', to: 'simulator/types.ts', why: 'as above' },
-  { from: 'llm/tiers.ts', to: 'judge/technique-judge.ts', why: 'as above' },
-  { from: 'judge/technique-examples.ts', to: 'campaign/config.ts', why: "the CoT worked examples are made by running the reference rig with the oracle; move them to src/campaign and hand them to the technique judge" },
-  { from: 'judge/technique-examples.ts', to: 'campaign/sampling.ts', why: 'as above' },
-  { from: 'judge/technique-examples.ts', to: 'campaign/conversation.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'kinds/dialogue/config.ts', why: "the CoT worked examples are made by running the reference rig with the oracle; move them to src/kinds/dialogue and hand them to the technique judge" },
+  { from: 'judge/technique-examples.ts', to: 'kinds/dialogue/sampling.ts', why: 'as above' },
+  { from: 'judge/technique-examples.ts', to: 'kinds/dialogue/conversation.ts', why: 'as above' },
   { from: 'judge/technique-examples.ts', to: 'headunit/in-process.ts', why: 'as above' },
   { from: 'judge/technique-examples.ts', to: 'headunit/reference/reference-headunit.ts', why: 'as above' },
   { from: 'judge/technique-examples.ts', to: 'simulator/template.ts', why: 'as above' },
-  { from: 'headunit/connect.ts', to: 'bridge/server.ts', why: 'a head-unit connection is made of bridge and voice parts; move connect.ts next to its callers (src/campaign/headunit.ts)' },
-  { from: 'headunit/connect.ts', to: 'bridge/socket-relay.ts', why: 'as above' },
-  { from: 'headunit/connect.ts', to: 'voice/headunit-voice.ts', why: 'as above' },
-  { from: 'headunit/connect.ts', to: 'voice/socket-audio-link.ts', why: 'as above' },
-  { from: 'bridge/run-monitor.ts', to: 'headunit/connect.ts', why: 'a type of the connection above; goes with it' },
-  { from: 'headunit/reference/manual-skill.ts', to: 'manual/corpus.ts', why: "the reference unit's manual skill reads the manual library; split src/manual into a library and a campaign" },
-  { from: 'headunit/reference/manual-skill.ts', to: 'manual/model.ts', why: 'as above' },
-  { from: 'headunit/reference/manual-skill.ts', to: 'manual/retrieval.ts', why: 'as above' },
-  { from: 'headunit/reference/manual-skill.ts', to: 'manual/text.ts', why: 'as above' },
-  { from: 'manual/config.ts', to: 'headunit/reference/manual-skill.ts', why: "the manual campaign config reads the reference unit's manual fault profiles (same split)" },
-  { from: 'analysis/dialogue-reliability.ts', to: 'campaign/sampling.ts', why: 'reads the plan key format (conversationPlanOfKey); move the key format into domain' },
+  { from: 'analysis/dialogue-reliability.ts', to: 'kinds/dialogue/sampling.ts', why: 'reads the plan key format (conversationPlanOfKey); move the key format into domain' },
 ];
 
 interface ImportEdge {
@@ -239,10 +247,15 @@ function edges(): ImportEdge[] {
   );
 }
 
-/** The role of an import target: its folder under src/, or the package it lies in. */
+/**
+ * The role of an import target: its folder under src/ — under src/kinds/, each campaign kind's folder is a role
+ * (`kinds/dialogue`) and the files directly in src/kinds/ are the role `kinds` — or the package it lies in.
+ */
 const roleOf = (path: string) => {
   const pkg = Object.entries(PACKAGES).find(([, dir]) => path.startsWith(`../${dir}/`));
-  return pkg ? pkg[0] : path.split('/')[0];
+  if (pkg) return pkg[0];
+  const parts = path.split('/');
+  return parts[0] === 'kinds' && parts.length > 2 ? `kinds/${parts[1]}` : parts[0];
 };
 
 /** Why an import is not allowed, or undefined when it is. */
@@ -279,7 +292,8 @@ describe('import rules between the roles under src/', () => {
   });
 
   it('every role has a rule, and every rule names roles that exist', () => {
-    const roles = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory());
+    const folders = (dir: string) => readdirSync(join(SRC, dir)).filter((name) => statSync(join(SRC, dir, name)).isDirectory());
+    const roles = folders('.').flatMap((name) => (name === 'kinds' ? ['kinds', ...folders('kinds').map((kind) => `kinds/${kind}`)] : [name]));
     expect(roles.filter((r) => !RULES[r]), 'folders under src/ without a rule').toEqual([]);
     const named = Object.values(RULES).flatMap((r) => (r.may === '*' ? [] : r.may.map((a) => (typeof a === 'string' ? a : a.role))));
     expect([...new Set(named)].filter((r) => !roles.includes(r) && !PACKAGES[r]), 'rules naming a folder that does not exist').toEqual([]);
@@ -324,7 +338,8 @@ describe('import rules between the roles under src/', () => {
     expect(violation(edge('judge/llm.ts', 'simulator/llm.ts'))).toBe('judge may not import simulator');
     expect(violation(edge('server/x.ts', 'cli/commands/run.ts'))).toBe('server may not import cli');
     expect(violation(edge('domain/x.ts', 'llm/index.ts'))).toBe('domain may not import llm');
-    expect(violation(edge('manual/x.ts', 'headunit/reference/nlu.ts'))).toBe('manual may not import headunit (reference/nlu.ts is internal to headunit)');
+    expect(violation(edge('kinds/manual-qa/x.ts', 'headunit/reference/nlu.ts'))).toBe('kinds/manual-qa may not import headunit (reference/nlu.ts is internal to headunit)');
+    expect(violation(edge('manual/x.ts', 'kinds/manual-qa/item.ts'))).toBe('manual may not import kinds/manual-qa');
     expect(violation(edge('ui/x.ts', 'server/server.ts'))).toBe('ui may not import server (server.ts is internal to server)');
     expect(violation(edge('ui/x.ts', 'server/server.ts', true))).toBeUndefined();
     expect(violation(edge('cli/commands/x.ts', 'server/server.ts'))).toBeUndefined();

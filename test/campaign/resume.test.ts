@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resumedRun, runEndStatus } from '../../src/campaign/resume.ts';
+import { resumedRun, runEndStatus } from '../../src/run/resume.ts';
 import { ResultStore } from '../../src/store/store.ts';
 
 let dir: string | undefined;

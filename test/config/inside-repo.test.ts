@@ -1,17 +1,17 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { loadSuite } from '../../src/suite/format.ts';
-import { loadSuiteCampaign } from '../../src/campaign/suite-kind.ts';
+import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import { describe, expect, it } from 'vitest';
-import { loadToolAgentsConfig } from '../../src/agents/config.ts';
-import { loadCampaignConfig } from '../../src/campaign/config.ts';
-import { campaignPathFields } from '../../src/campaign/paths.ts';
-import { loadSeedPool } from '../../src/campaign/seed-pool.ts';
+import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
+import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
+import { campaignPathFields } from '../../src/kinds/dialogue/paths.ts';
+import { loadSeedPool } from '../../src/kinds/dialogue/seed-pool.ts';
 import { PATH_LIKE } from '../../src/config/yaml.ts';
 import { loadJudgeBenchConfig } from '../../src/judgebench/config.ts';
 import { loadModelManifest } from '../../src/llm/manifest.ts';
-import { readCampaignKind } from '../../src/campaign/kinds.ts';
-import { loadManualQaConfig } from '../../src/manual/config.ts';
+import { readCampaignKind } from '../../src/kinds/registry.ts';
+import { loadManualQaConfig } from '../../src/kinds/manual-qa/config.ts';
 import { loadMapping, MAPPINGS_DIR } from '../../src/vehicle/mapping.ts';
 import { loadScenario, SCENARIOS_DIR } from '../../src/vehicle/scenario.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
@@ -66,7 +66,7 @@ async function namedPaths(file: string): Promise<string[]> {
     const { taskFiles, config } = loadToolAgentsConfig(file);
     return [...taskFiles, ...[config.user, ...config.judges].filter((m) => m.startsWith('gguf:')).map((m) => m.slice(5))];
   }
-  // campaigns: the top-level `kind` picks the loader (src/campaign/kinds.ts)
+  // campaigns: the top-level `kind` picks the loader (src/kinds/registry.ts)
   if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'manual-qa') {
     const { config, files } = loadManualQaConfig(file);
     return [...files, ...(config.testSet ? [config.testSet] : []), ...(config.embeddingModel ? [config.embeddingModel] : [])];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { loadSeedPool } from '../../src/campaign/seed-pool.ts';
+import { loadSeedPool } from '../../src/kinds/dialogue/seed-pool.ts';
 import { readBoundedText } from '../../src/config/yaml.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectHeadUnit, type BridgeClient } from '../../src/bridge/client.ts';
 import { startBridgeServer } from '../../src/bridge/server.ts';
-import type { CampaignEvent } from '../../src/campaign/events.ts';
-import { runCampaign } from '../../src/campaign/runner.ts';
-import { buildTiers } from '../../src/campaign/tiers.ts';
+import type { CampaignEvent } from '../../src/run/events.ts';
+import { runCampaign } from '../../src/run/runner.ts';
+import { buildTiers } from '../../src/run/tiers.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
-import { bridgeReadiness, type ConnectedHeadUnit } from '../../src/headunit/connect.ts';
+import { bridgeReadiness, type ConnectedHeadUnit } from '../../src/run/connect.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../../src/headunit/types.ts';
 import { campaignFromYaml, tempStore as tempStoreIn } from './helpers.ts';

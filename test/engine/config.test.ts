@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadCampaignConfig } from '../../src/campaign/config.ts';
-import { planConversations } from '../../src/campaign/sampling.ts';
+import { ConfigError, loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
+import { planConversations } from '../../src/kinds/dialogue/sampling.ts';
 
 function write(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'icabench-config-')), 'bad.yaml');

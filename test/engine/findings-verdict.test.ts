@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
-import { runCampaign } from '../../src/campaign/runner.ts';
+import { runCampaign } from '../../src/run/runner.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
-import type { ConnectedHeadUnit } from '../../src/headunit/connect.ts';
+import type { ConnectedHeadUnit } from '../../src/run/connect.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../../src/headunit/types.ts';
 import { summarizeRun } from '../../src/report/summary.ts';

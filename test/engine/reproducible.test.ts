@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCampaignConfig } from '../../src/campaign/config.ts';
-import { runCampaign } from '../../src/campaign/runner.ts';
-import { buildTiers } from '../../src/campaign/tiers.ts';
+import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
+import { runCampaign } from '../../src/run/runner.ts';
+import { buildTiers } from '../../src/run/tiers.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { ResultStore } from '../../src/store/store.ts';
 

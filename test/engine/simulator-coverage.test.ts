@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runConversation } from '../../src/campaign/conversation.ts';
+import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import type { FaultConfigInput } from '../../src/headunit/reference/faults.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CampaignConfigSchema } from '../../src/campaign/config.ts';
+import { CampaignConfigSchema } from '../../src/kinds/dialogue/config.ts';
 import { absoluteConfigPaths, disallowedConfigPaths } from '../../src/server/config-paths.ts';
 
 const roots = { configsDir: '/bench/bench-configs', readable: ['/bench/bench-configs', '/bench/models', '/ws'], writable: ['/ws'] };

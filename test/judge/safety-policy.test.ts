@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCampaignConfig } from '../../src/campaign/config.ts';
+import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import type { ContextVector, VehicleState } from '../../src/domain/context.ts';
 import { UtteranceAnnotationSchema } from '../../src/domain/conversation.ts';
 import {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runConversation } from '../../src/campaign/conversation.ts';
+import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import { createLlmJudge } from '../../src/judge/llm.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadManualQaConfig, manualSkillFor, planManualQa } from '../../src/manual/config.ts';
+import { loadManualQaConfig, manualSkillFor, planManualQa } from '../../src/kinds/manual-qa/config.ts';
 import { ManualCorpus } from '../../src/manual/corpus.ts';
 import { buildManualIndex } from '../../src/manual/manual-index.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';

@@ -85,7 +85,7 @@ describe('manual questions as ordinary user turns over the bridge, to the refere
 
 describe('a manual-QA pass: planned questions over the bridge, per-kind/difficulty/chapter metrics and the warning-omission table', () => {
   it('stores what the runner needs per question and summarises it', async () => {
-    const { runPlannedQuestion, summariseManualQa, ManualQaResultSchema } = await import('../../src/manual/campaign.ts');
+    const { runPlannedQuestion, summariseManualQa, ManualQaResultSchema } = await import('../../src/kinds/manual-qa/item.ts');
     const corpus = await bmwCorpus();
     const items = generateDeterministicTestSet(corpus).filter((i) => i.warningIds.length > 0).slice(0, 24);
     const token = randomBytes(8).toString('hex');

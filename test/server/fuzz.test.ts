@@ -6,8 +6,8 @@ import { startHarness, type Harness } from './helpers.ts';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadManualQaConfig } from '../../src/manual/config.ts';
-import { runManualQa } from '../../src/manual/run.ts';
+import { loadManualQaConfig } from '../../src/kinds/manual-qa/config.ts';
+import { runManualQa } from '../../src/kinds/manual-qa/campaign.ts';
 import { dataPath } from '../helpers/repoData.ts';
 
 /** Holds a "campaign" until it is stopped: a fuzzed start that happens to be valid runs nothing. */

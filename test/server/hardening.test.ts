@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LoadedCampaign } from '../../src/campaign/config.ts';
+import type { LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
 import type { CampaignLauncher } from '../../src/server/campaign-control.ts';
 import { CONFIGS_DIR, startHarness, type Harness } from './helpers.ts';
 

@@ -5,7 +5,7 @@ import { CONTENT_SECURITY_POLICY } from '../../src/server/csp.ts';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connectSocket } from 'socket.io-client';
-import type { CampaignEvent } from '../../src/campaign/events.ts';
+import type { CampaignEvent } from '../../src/run/events.ts';
 import type { CampaignLauncher } from '../../src/server/campaign-control.ts';
 import { startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { CONFIGS_DIR, startHarness, type Harness } from './helpers.ts';

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToolAgentsCampaign } from '../../src/agents/campaign.ts';
-import { loadToolAgentsConfig } from '../../src/agents/config.ts';
+import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
+import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { startHarness, type Harness } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runConversation } from '../../src/campaign/conversation.ts';
+import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import type { HeadUnitSession } from '../../src/headunit/types.ts';
 import { OracleJudge } from '../../src/judge/oracle.ts';
 import { TemplateSimulator } from '../../src/simulator/template.ts';

@@ -5,9 +5,9 @@ import { FaultConfigSchema, FAULT_PROFILE_NAMES } from '../../headunit/reference
 import { ReferenceHeadUnit } from '../../headunit/reference/reference-headunit.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import { describeSafetyPolicy, parseSafetyPolicyRef, SAFETY_POLICY_REF_FORMS } from '../../domain/safety-policy.ts';
-import { referenceDialIn } from '../../headunit/connect.ts';
+import { referenceDialIn } from '../../run/connect.ts';
 import { checkVoicePrerequisites } from '../../voice/config.ts';
-import { toolAgentFactory } from '../../agents/bridge-unit.ts';
+import { toolAgentFactory } from '../../kinds/tool-agents/bridge-unit.ts';
 
 export function registerHeadunitCommands(program: Command): void {
   program

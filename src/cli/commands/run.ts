@@ -2,17 +2,17 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { loadCampaignConfig } from '../../campaign/config.ts';
-import type { Rig } from '../../campaign/rig.ts';
-import type { ConversationExecutor } from '../../campaign/runner.ts';
-import type { CampaignEvent } from '../../campaign/events.ts';
+import { loadCampaignConfig } from '../../kinds/dialogue/config.ts';
+import type { Rig } from '../../run/rig.ts';
+import type { ConversationExecutor } from '../../run/runner.ts';
+import type { CampaignEvent } from '../../run/events.ts';
 import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
 import { findingsText, gateText } from '../outputs.ts';
-import { resumeCommand, stoppedLine } from '../run-end.ts';
+import { resumeCommand, stoppedLine, unreachableLine, UNIT_UNREACHABLE_EXIT_CODE } from '../run-end.ts';
 import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
-import { readCampaignKind } from '../../campaign/kinds.ts';
+import { readCampaignKind } from '../../kinds/registry.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
@@ -44,14 +44,14 @@ export function registerRunCommands(program: Command): void {
     .option('--fleet-grace <seconds>', 'with --fleet: how long the run waits for an unreachable Redis before it stops as interrupted', '120')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
-      // campaign kinds (src/campaign/kinds.ts): dialogue runs below; item-based kinds have their own run path
+      // campaign kinds (src/kinds/registry.ts): dialogue runs below; item-based kinds have their own run path
       const kind = readCampaignKind(configPath);
       if (kind !== 'dialogue' && options.fleet) throw new Error(`--fleet runs dialogue campaigns only; a ${kind} campaign runs in one process (docs/fleet.md, "Limits")`);
       // the run path, rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
       if (kind !== 'dialogue' && kind !== 'suite') return (await import('./run-kinds.ts')).runItemCampaignCommand(kind, configPath, options, { headUnitLostExitCode: HEAD_UNIT_LOST_EXIT_CODE });
       // a suite campaign runs on the dialogue run path with its suites' conversations as the plan
       if (kind === 'suite' && options.simulator) throw new Error('--simulator: a suite campaign plays its scripted turns; it has no simulator to replace');
-      const campaign = kind === 'suite' ? (await import('../../campaign/suite-kind.ts')).loadSuiteCampaign(configPath) : loadCampaignConfig(configPath);
+      const campaign = kind === 'suite' ? (await import('../../kinds/suite/suite-kind.ts')).loadSuiteCampaign(configPath) : loadCampaignConfig(configPath);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
         throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
       }
@@ -79,7 +79,7 @@ export function registerRunCommands(program: Command): void {
           if (!(graceSeconds > 0)) throw new Error(`--fleet-grace: expected a number of seconds above 0, got "${options.fleetGrace}"`);
           executor = await (await import('../../fleet/coordinator.ts')).openFleetExecutor(campaign, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 });
         } else {
-          rig = await (await import('../../campaign/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
+          rig = await (await import('../../run/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
@@ -93,7 +93,7 @@ export function registerRunCommands(program: Command): void {
         const display = progressDisplay(options.progress && process.stderr.isTTY === true);
         let result;
         try {
-          const { runCampaign } = await import('../../campaign/runner.ts');
+          const { runCampaign } = await import('../../run/runner.ts');
           result = await runCampaign(campaign, { store, ...(executor ? { executor } : { rig: rig! }), resumeRunId, signal: controller.signal, onEvent: display.onEvent, log: (l) => console.error(l) });
         } finally {
           display.stop();
@@ -112,9 +112,13 @@ export function registerRunCommands(program: Command): void {
           console.log(`fallback: the ${fallback.role} ${fallback.requested} was not available; the ${fallback.replacedBy} tier ran instead (config: fallback)`);
         }
         console.log(`report: ${join(out, 'report.html')}`);
-        if (result.stopReason) {
-          const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
-          console.error(stoppedLine(result.runId, result.stopReason, resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet })));
+        const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
+        const resume = resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet });
+        if (result.unreachable) {
+          console.error(unreachableLine(result.runId, result.unreachable, resume));
+          process.exitCode = UNIT_UNREACHABLE_EXIT_CODE;
+        } else if (result.stopReason) {
+          console.error(stoppedLine(result.runId, result.stopReason, resume));
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
         } else if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
       } finally {

@@ -67,6 +67,12 @@ function Comparison({ c }: { c: RunComparison }) {
           ['Coverage of the union’s failure clusters (mean ± std)', `${pct(c.diversity.coverageA.mean)} ± ${pct(c.diversity.coverageA.std)}`, `${pct(c.diversity.coverageB.mean)} ± ${pct(c.diversity.coverageB.std)}`],
         ] as [string, string, string][])
       : []),
+    ...(c.findingsDiversity
+      ? ([
+          ['Unique conversations with findings', String(c.findingsDiversity.uniqueA), String(c.findingsDiversity.uniqueB)],
+          ['Coverage of the union’s clusters of conversations with findings (mean ± std)', `${pct(c.findingsDiversity.coverageA.mean)} ± ${pct(c.findingsDiversity.coverageA.std)}`, `${pct(c.findingsDiversity.coverageB.mean)} ± ${pct(c.findingsDiversity.coverageB.std)}`],
+        ] as [string, string, string][])
+      : []),
   ];
   return (
     <>

@@ -27,6 +27,7 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
     <section>
       <div className="title-row">
         <h1 data-testid="conversation-title">{result.spec.key}</h1>
+        <PinButton path={path} />
         <a href={`#/runs/${encodeURIComponent(runId)}`}>← run report</a>
       </div>
       <p className="muted">
@@ -50,6 +51,36 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
         <RatingPanel path={path} result={result} ratings={ratings} onSaved={detail.reload} runId={runId} />
       </div>
     </section>
+  );
+}
+
+/** Pin as regression (docs/suites.md): the conversation as a scripted suite in the workspace's suites/ folder, shown for editing. */
+function PinButton({ path }: { path: string }) {
+  const [pinned, setPinned] = useState<{ path: string; yaml: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  async function pin() {
+    setError(null);
+    try {
+      setPinned(await api.post<{ path: string; yaml: string }>(`${path}/pin`, {}));
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  }
+  return (
+    <div className="pin">
+      <button onClick={pin} data-testid="pin-conversation" title="Pin as a regression: a scripted suite of this conversation's turns, contexts and expectations">
+        Pin as regression
+      </button>
+      {error && <ErrorBox message={error} />}
+      {pinned && (
+        <details open data-testid="pinned-suite">
+          <summary>
+            Pinned as <code>{pinned.path}</code> (run it with a <code>kind: suite</code> config; move it to bench-configs/suites/ to keep it)
+          </summary>
+          <pre>{pinned.yaml}</pre>
+        </details>
+      )}
+    </div>
   );
 }
 
@@ -200,6 +231,15 @@ export function TurnDetail({ turn }: { turn: TurnRecord }) {
         <div className="muted">
           vehicle: {turn.context.vehicle.speedKmh} km/h, gear {turn.context.vehicle.gear}
           {turn.context.vehicle.stateOfChargePct !== undefined ? `, SoC ${turn.context.vehicle.stateOfChargePct} %` : ''}
+        </div>
+      )}
+      {turn.expectations && (
+        <div data-testid="turn-expectations">
+          {turn.expectations.checks.map((c, i) => (
+            <div key={i} className={c.met ? 'expectation' : 'expectation unmet'}>
+              <Pill kind={c.met ? 'pass' : 'fail'}>{c.met ? 'expected' : 'unmet'}</Pill> {c.expected}: {c.detail}
+            </div>
+          ))}
         </div>
       )}
       {turn.verdicts.map((v, i) => (

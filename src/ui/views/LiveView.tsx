@@ -109,6 +109,9 @@ export function LiveView() {
       <div className="title-row">
         <h1>Live</h1>
         <Pill kind={connected ? 'ok' : 'fail'}>{connected ? 'live feed connected' : 'live feed disconnected'}</Pill>
+        <button onClick={() => window.open('#/demo', 'icabench-demo', 'popup,width=1280,height=800')} data-testid="open-demo" title="A full-screen live view for a second screen">
+          Demo screen
+        </button>
       </div>
       <div className="stats">
         <Stat label="State" value={<span data-testid="live-state">{snapshot.state}</span>} />

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import type { FactAnnotation } from '../../manual/alignment.ts';
-import type { ManualQaResult, ManualQaSummary } from '../../manual/campaign.ts';
+import type { ManualQaResult, ManualQaSummary } from '../../kinds/manual-qa/item.ts';
 import type { ManualEvaluation } from '../../manual/evaluate.ts';
 import { MANUAL_METRICS, METRIC_TITLES, type ManualMetric } from '../../manual/model.ts';
-import type { ManualQaRunSummary } from '../../manual/results.ts';
+import type { ManualQaRunSummary } from '../../kinds/manual-qa/results.ts';
 import type { TestItem } from '../../manual/testset.ts';
 import { api, ApiFailure } from '../api.ts';
 import { DataTable, ErrorBox, Loading, Pill, Stat, fmt, pct, RunHeader } from '../components/common.tsx';

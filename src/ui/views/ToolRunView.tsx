@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import type { TrialResult } from '../../agents/loop.ts';
-import type { ToolAgentsRunSummary } from '../../agents/results.ts';
+import type { TrialResult } from '../../kinds/tool-agents/loop.ts';
+import type { ToolAgentsRunSummary } from '../../kinds/tool-agents/results.ts';
 import { DataTable, ErrorBox, Loading, Pill, Stat, pct, RunHeader } from '../components/common.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { useApi } from '../hooks.ts';

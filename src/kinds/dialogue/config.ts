@@ -1,0 +1,212 @@
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { HHMM, ISODate, type ContextVector } from '../../domain/context.ts';
+import type { ConversationSpec, SeedPhrase } from '../../domain/conversation.ts';
+import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../../domain/safety-policy.ts';
+import { MethodSchema } from '../../domain/method.ts';
+import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../../domain/taxonomy.ts';
+import { FaultConfigSchema } from '../../headunit/reference/faults.ts';
+import { ScoringSchema } from '../../judge/score.ts';
+import type { UserSimulator } from '../../simulator/types.ts';
+import { VehicleConfigSchema } from '../../vehicle/config.ts';
+import { LlmSettingsSchema } from '../../llm/settings.ts';
+import { VoiceConfigSchema } from '../../voice/config.ts';
+import { DiversityConfigSchema } from '../../analysis/diversity.ts';
+import { JudgeRefInputSchema } from '../../llm/modelRef.ts';
+import { snrLevels } from '../../voice/acoustics.ts';
+import { ConfigError, loadYamlDocument } from '../../config/yaml.ts';
+import { resolveCampaignPaths } from './paths.ts';
+import { loadSeedPool } from './seed-pool.ts';
+
+export { ConfigError };
+
+/** Where the bench listens for a head unit that dials in, and how long it waits (dialogue and tool-agent campaigns). */
+export const BRIDGE_LISTEN_FIELDS = {
+  host: z.string().default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).default(7311),
+  /** name of the environment variable holding the shared token */
+  tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
+  waitSeconds: z.number().positive().default(60),
+  turnTimeoutMs: z.number().int().positive().default(15_000),
+};
+
+export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
+  /** the offline reference head unit, dialled in over the bridge inside this process */
+  z.strictObject({
+    type: z.literal('reference'),
+    worldSeed: z.number().int().default(1),
+    faults: FaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
+    /** the policy the reference unit itself follows; default: the campaign's `safety` (set it to test a unit built to another rule) */
+    safety: SafetyPolicySchema.optional(),
+    /** the build it announces in hello (recorded with the run; compare lists fixes and regressions between builds); default named after its faults */
+    build: z.string().min(1).max(200).optional(),
+  }),
+  /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
+  z.strictObject({
+    type: z.literal('bridge'),
+    ...BRIDGE_LISTEN_FIELDS,
+    maxMessageBytes: z.number().int().positive().optional(),
+    /** flood guard: unsolicited messages per second one head unit may send (replies to the bench's requests never count) */
+    maxMessagesPerSecond: z.number().positive().default(500),
+    /** while no unit is connected the campaign starts no conversation; it stops (resumable) when none dials in within this grace */
+    reconnectGraceSeconds: z.number().positive().default(60),
+  }),
+  /** a text-only assistant behind an OpenAI-compatible chat endpoint */
+  z.strictObject({
+    type: z.literal('http'),
+    baseUrl: z.string().url(),
+    model: z.string(),
+    apiKeyEnv: z.string().optional(),
+    timeoutMs: z.number().int().positive().default(30_000),
+    systemPrompt: z.string().optional(),
+  }),
+]);
+export type HeadUnitConfig = z.infer<typeof HeadUnitConfigSchema>;
+
+/**
+ * What a run may do when a model it names is not available (server down, model not pulled, endpoint
+ * not allowed). Nothing by default: the run stops before its first conversation. A fallback is taken
+ * only for the role that lists it, and the run records it (summary `tiers`, the report).
+ */
+export const TierFallbackSchema = z.strictObject({
+  /** an unavailable model judge is replaced by the oracle, in its place in the precedence order */
+  judges: z.literal('oracle').optional(),
+  /** an unavailable model simulator is replaced by the template simulator */
+  simulator: z.literal('template').optional(),
+});
+
+export const CampaignConfigSchema = z
+  .strictObject({
+    /** the campaign kind (src/kinds/registry.ts): this schema is the dialogue kind, the default when `kind` is absent */
+    kind: z.literal('dialogue').optional(),
+    name: z.string().min(1),
+    description: z.string().default(''),
+    /** guided: strategies and evaluator feedback; baseline: no strategies (with `method: paper` no evaluator feedback either) */
+    mode: z.enum(['guided', 'baseline']).default('guided'),
+    /** lab (default): icabench's safeguards; paper: Negi et al. as published (docs/reproduction.md) */
+    method: MethodSchema.default('lab'),
+    /** seed-phrase pool, a YAML file relative to this config */
+    seeds: z.string().min(1),
+    /** restrict to seeds whose id is listed */
+    seedIds: z.array(z.string()).optional(),
+    /** task combinations: how many domains (requests) a seed may span */
+    domains: z.strictObject({ min: z.number().int().min(1).default(1), max: z.number().int().min(1).default(3) }).default({ min: 1, max: 3 }),
+    conversations: z.number().int().min(1).max(100_000),
+    repeats: z.number().int().min(1).max(100).default(1),
+    personas: z.array(PersonaSchema).min(1).default(['neutral']),
+    strategies: z.union([z.literal('all'), z.array(StrategySchema)]).default('all'),
+    consecutiveLimits: z.partialRecord(StrategySchema, z.number().int().min(1)).default({}),
+    /** turn budgets M, sampled per conversation */
+    maxTurns: z.array(z.number().int().min(2).max(50)).min(1).default([8, 10]),
+    dates: z.array(ISODate).min(1).default(['2026-05-12']),
+    timeWindow: z.strictObject({ from: HHMM, to: HHMM }).default({ from: '11:00', to: '16:00' }),
+    /** wall-clock budget for the whole run (the paper ran 4 h) */
+    budgetMinutes: z.number().positive().optional(),
+    concurrency: z.number().int().min(1).max(64).default(4),
+    /** stop the run when this share of the last 20 finished conversations did not reach the head unit (default 1: all of them; src/run/unit-reach.ts) */
+    maxErrorShare: z.number().gt(0).max(1).optional(),
+    /** sampling seed: the same seed and pool give the same conversations */
+    seed: z.number().int().default(42),
+    headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
+    /**
+     * a world file (YAML, relative to this config: `pois:` in the bridge protocol's place format) holding the head
+     * unit's places: the simulator and the oracle check feasibility and offered places against it, and the reference
+     * unit serves it. Absent: the reference unit's world is known, another unit's is not (docs/architecture.md, "Which world")
+     */
+    world: z.string().min(1).optional(),
+    /** "template" or a model reference (ollama:…, openai-compat:…, gguf:…) */
+    simulator: z.string().default('template'),
+    /** judges in precedence order (the first decisive verdict decides): "oracle", model references and technique judges (sc-5:MODEL_REF, …; docs/judge-techniques.md) */
+    judges: z
+      .array(JudgeRefInputSchema)
+      .min(1)
+      .refine((refs) => new Set(refs).size === refs.length, 'list each judge once (the order is the precedence order)')
+      .default(['oracle']),
+    /** what to run instead when a named model is unavailable; nothing by default (the run stops) */
+    fallback: TierFallbackSchema.prefault({}),
+    /** model-driven tiers: servers, allowed lab hosts, retries, temperature, prices (docs/llm-tiers.md) */
+    llm: LlmSettingsSchema.prefault({}),
+    /** drive scenario feeding the context vector and CAN frames (see docs/vehicle.md) */
+    vehicle: VehicleConfigSchema.optional(),
+    /** spoken turns: synthesis or recordings, cabin noise (an SNR sweep multiplies the conversations), reply transcription (docs/voice.md) */
+    voice: VoiceConfigSchema.optional(),
+    /** when a distracting or dangerous request must be refused: the oracle judges by it, the reference head unit follows it (docs/architecture.md) */
+    safety: SafetyPolicySchema.default(DEFAULT_SAFETY_POLICY),
+    /** weights, θ and the critical-failure gate `failOn` (docs/reports.md) */
+    scoring: ScoringSchema.prefault({}),
+    /** failure diversity of the report: dedup threshold, k range, repetitions, embedding model (docs/diversity.md); defaults when absent */
+    diversity: DiversityConfigSchema.optional(),
+  })
+  .superRefine((config, ctx) => {
+    if (config.domains.min > config.domains.max) ctx.addIssue({ code: 'custom', path: ['domains'], message: 'min must not exceed max' });
+    if (config.timeWindow.from > config.timeWindow.to) ctx.addIssue({ code: 'custom', path: ['timeWindow'], message: 'from must not be later than to' });
+    const planned = plannedCount(config);
+    if (planned > MAX_PLANNED_CONVERSATIONS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['conversations'],
+        message:
+          `the plan has ${planned.toLocaleString('en')} conversations (conversations × repeats × SNR levels), above the limit of ${MAX_PLANNED_CONVERSATIONS.toLocaleString('en')}: ` +
+          'the plan is built and stored before the first conversation; split the study into runs with different seeds (docs/configuration.md, "Limits")',
+      });
+    }
+    if (config.method === 'paper') paperPresetIssues(config).forEach((issue) => ctx.addIssue({ code: 'custom', ...issue }));
+    if (config.voice?.enabled && config.headUnit.type === 'http') {
+      ctx.addIssue({ code: 'custom', path: ['voice'], message: 'the http head unit adapter carries text only; spoken turns need the reference head unit or a head unit on the bridge' });
+    }
+  });
+export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
+
+/**
+ * What `method: paper` requires of a dialogue config, so a preset cannot silently drift from the
+ * published setup: the verdict is C ≥ θ alone (`scoring.failOn: []`), the judges and simulator
+ * sample at temperature 0, and the baseline is one neutral persona with a fixed M = 8.
+ */
+function paperPresetIssues(config: Pick<CampaignConfig, 'scoring' | 'llm' | 'mode' | 'maxTurns' | 'personas'>): Array<{ path: (string | number)[]; message: string }> {
+  const issues: Array<{ path: (string | number)[]; message: string }> = [];
+  if (config.scoring.failOn.length > 0) issues.push({ path: ['scoring', 'failOn'], message: 'method: paper scores by C ≥ θ alone; set scoring.failOn: [] (the lab gate is method: lab)' });
+  if (config.llm.temperature !== 0) issues.push({ path: ['llm', 'temperature'], message: 'method: paper samples at temperature 0 (the paper\'s Table II)' });
+  if (config.mode === 'baseline') {
+    if (config.maxTurns.length !== 1 || config.maxTurns[0] !== 8) issues.push({ path: ['maxTurns'], message: 'the paper\'s baseline has a fixed turn budget: maxTurns: [8]' });
+    if (config.personas.length !== 1 || config.personas[0] !== 'neutral') issues.push({ path: ['personas'], message: 'the paper\'s baseline has one neutral persona: personas: [neutral]' });
+  }
+  return issues;
+}
+
+export interface LoadedCampaign {
+  config: CampaignConfig;
+  /** the config file, absolute; every path in `config` is already resolved against its folder */
+  path: string;
+  /** the seeds the plan uses, in sampling order (planConversations cycles through them; see seed-pool.ts) */
+  seeds: SeedPhrase[];
+  strategies: Strategy[];
+  /** a kind that fixes its conversations itself (suites: src/kinds/suite/suite-kind.ts) gives them here; otherwise they are sampled */
+  plan?: ConversationSpec[];
+  /** how the run is listed when it is not config.mode: "scripted" (suites), "live" (live sessions) */
+  runMode?: 'scripted' | 'live';
+  /** a kind that sets each turn's context itself (a live session: what the technician set); a drive scenario still wins */
+  contextAt?: (turnIndex: number) => ContextVector;
+  /** a kind that brings its own user (a live session: the technician's turns, src/kinds/suite/live-session.ts) instead of the config's simulator */
+  user?: UserSimulator;
+}
+
+/**
+ * The most conversations one run may plan (conversations × repeats × SNR levels). The plan is built
+ * and stored before the first conversation, so a bigger one is refused up front rather than running
+ * out of memory; split a larger study into runs with different `seed`s (docs/configuration.md).
+ */
+export const MAX_PLANNED_CONVERSATIONS = 200_000;
+
+/** Conversations × repeats × SNR levels: what planConversations will produce. */
+export function plannedCount(config: Pick<CampaignConfig, 'conversations' | 'repeats' | 'voice'>): number {
+  return config.conversations * config.repeats * (config.voice?.enabled ? snrLevels(config.voice.acoustics).length : 1);
+}
+
+/** Reads and validates a campaign config (at most MAX_CONFIG_BYTES, a plan within MAX_PLANNED_CONVERSATIONS); paths resolve against its folder. */
+export function loadCampaignConfig(path: string): LoadedCampaign {
+  const absolute = resolve(path);
+  const { data: parsed, at } = loadYamlDocument(CampaignConfigSchema, absolute, 'campaign config');
+  const config = resolveCampaignPaths(parsed, dirname(absolute));
+  const seeds = loadSeedPool(config.seeds, { seedIds: config.seedIds, domains: config.domains, seed: config.seed, needed: config.conversations, namedAt: at('seeds') });
+  return { config, path: absolute, seeds, strategies: config.strategies === 'all' ? [...STRATEGIES] : config.strategies };
+}

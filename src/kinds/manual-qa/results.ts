@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { methodOfStoredConfig, presetOf, type Preset } from '../../domain/method.ts';
+import { invocations, llmUsage } from '../../run/run-facts.ts';
+import type { InvocationSummary } from '../../domain/invocation.ts';
+import type { LlmUsageSummary } from '../../llm/usage.ts';
+import type { RunInfo } from '../../analysis/profile.ts';
+import { parseOrThrow } from '../../domain/validation.ts';
+import type { ResultStore } from '../../store/store.ts';
+import type { RunRecord } from '../../store/types.ts';
+import { alignmentReport, evaluatorBias, FactAnnotationSchema, type AlignmentReport, type FactAnnotation } from '../../manual/alignment.ts';
+import { MANUAL_QA_KIND, ManualQaResultSchema, summariseManualQa, type ManualQaResult, type ManualQaSummary } from './item.ts';
+import type { ManualEvaluation } from '../../manual/evaluate.ts';
+import { PARAPHRASE_OPERATORS, type OmissionSearchResult } from '../../manual/omission.ts';
+import { MANUAL_QA_FACTS, ManualQaSetupSchema, manualItemOutcome, type ManualItemOutcome, type ManualQaSetup } from './campaign.ts';
+import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
+
+const count = z.number().int().min(0);
+/** The warning-omission search's result as a run stores it (`OmissionSearchResult`, src/manual/omission.ts). */
+const StoredOmissionSearchSchema = z.object({
+  budget: count,
+  asked: count,
+  omissions: count,
+  omissionRate: z.number().min(0).max(1),
+  findings: z.array(z.object({ question: z.string(), operator: z.enum(PARAPHRASE_OPERATORS), parentId: z.string(), omittedWarningIds: z.array(z.string()), answer: z.string() })),
+  warningsOmitted: count,
+  byOperator: z.record(z.enum(PARAPHRASE_OPERATORS), z.object({ asked: count, omissions: count })),
+}) satisfies z.ZodType<OmissionSearchResult>;
+
+/** One question of a stored manual-QA run: the planned item and, once asked, its result and outcome. */
+export interface ManualQaRow {
+  item: TestItem;
+  result: ManualQaResult | null;
+  outcome: ManualItemOutcome | null;
+}
+
+export interface ManualQaRun {
+  run: RunRecord;
+  rows: ManualQaRow[];
+  setup: ManualQaSetup | null;
+  omission: OmissionSearchResult | null;
+  annotations: FactAnnotation[];
+  /** what each invocation ran on and the model calls of the evaluator tiers (run facts, as dialogue runs keep them) */
+  invocations: InvocationSummary[];
+  llm: LlmUsageSummary | null;
+}
+
+/** A manual-QA run as stored, validated: an item or result that does not parse fails naming the run and the item. */
+export function loadManualQaRun(store: ResultStore, runId: string): ManualQaRun {
+  const run = store.getRun(runId);
+  if (!run) throw new Error(`${store.path}: no run with id "${runId}"`);
+  if (run.kind !== MANUAL_QA_KIND) throw new Error(`run ${runId} is a ${run.kind} run, not a ${MANUAL_QA_KIND} run`);
+  const where = (key: string) => `${store.path}: run ${runId} item "${key}"`;
+  const rows = store.itemResults(runId).map((row) => {
+    const result = row.result === null ? null : parseOrThrow(ManualQaResultSchema, row.result, `${where(row.key)} result`);
+    return { item: parseOrThrow(TestItemSchema, row.item, where(row.key)), result, outcome: result ? manualItemOutcome(result) : null };
+  });
+  const setups = store.runFacts(runId, MANUAL_QA_FACTS.setup);
+  const omission = store.runFacts(runId, MANUAL_QA_FACTS.omission).at(-1);
+  const annotations = store.itemAnnotations(runId).map((a, i) => parseOrThrow(FactAnnotationSchema, { ...(a.data as object), itemId: a.key, rater: a.rater }, `${store.path}: run ${runId} annotation ${i + 1}`));
+  return {
+    run,
+    rows,
+    setup: setups.length ? parseOrThrow(ManualQaSetupSchema, setups.at(-1)!.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`) : null,
+    invocations: invocations(store, runId),
+    llm: llmUsage(store, runId, rows.filter((r) => r.result !== null).length),
+    omission: omission ? parseOrThrow(StoredOmissionSearchSchema, omission.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.omission}`) : null,
+    annotations,
+  };
+}
+
+/** The latest annotation of each rater per item (a rater may revise), in the order first made. */
+export function latestAnnotations(annotations: readonly FactAnnotation[]): FactAnnotation[] {
+  const latest = new Map<string, FactAnnotation>();
+  for (const a of annotations) latest.set(`${a.itemId}\u0000${a.rater}`, a);
+  return [...latest.values()];
+}
+
+/** summary.json of a manual-QA run. See docs/manual-qa.md, "Campaigns". */
+export interface ManualQaRunSummary {
+  schemaVersion: 1;
+  kind: typeof MANUAL_QA_KIND;
+  run: RunInfo;
+  planned: number;
+  /** questions asked and stored */
+  questions: number;
+  /** by the first evaluator tier (docs/manual-qa.md) */
+  outcomes: Record<ManualItemOutcome, number>;
+  setup: ManualQaSetup | null;
+  /** per evaluator tier: the seven metrics overall, per question kind, difficulty and chapter; the warning-omission table */
+  tiers: ManualQaSummary[];
+  omissionSearch: OmissionSearchResult | null;
+  /** lab defaults or the paper preset (`method:` of the config) */
+  preset: Preset;
+  /** with two evaluator tiers or more: per metric, Kruskal–Wallis over the tiers' per-question values (GEAR §4.5) */
+  evaluatorBias?: ReturnType<typeof evaluatorBias>;
+  /** the first tier against the raters' annotations (absent without annotations) */
+  alignment?: { tier: string; annotations: number; raters: number; report: AlignmentReport };
+  /** per invocation (start, each resume): versions, platform, model hosts */
+  invocations: InvocationSummary[];
+  /** the LLM evaluator tiers' calls, tokens, latency, cost (absent when only the deterministic tier ran) */
+  llm?: LlmUsageSummary;
+}
+
+export function computeManualQaSummary(data: ManualQaRun): ManualQaRunSummary {
+  const { run, rows } = data;
+  const asked = rows.filter((r): r is ManualQaRow & { result: ManualQaResult } => r.result !== null);
+  const items = rows.map((r) => r.item);
+  const results = asked.map((r) => r.result);
+  const tierNames = data.setup?.evaluators ?? [...new Set(results.flatMap((r) => r.evaluations.map((e) => e.tier)))];
+  const outcomes: Record<ManualItemOutcome, number> = { pass: 0, fail: 0, inconclusive: 0, error: 0 };
+  for (const r of asked) outcomes[r.outcome!]++;
+  const annotations = latestAnnotations(data.annotations);
+  const first = tierNames[0];
+  let alignment: ManualQaRunSummary['alignment'];
+  if (annotations.length && first) {
+    const evaluations = new Map<string, ManualEvaluation>();
+    for (const r of results) {
+      const e = r.evaluations.find((x) => x.tier === first);
+      if (e) evaluations.set(r.itemId, e);
+    }
+    alignment = { tier: first, annotations: annotations.length, raters: new Set(annotations.map((a) => a.rater)).size, report: alignmentReport(evaluations, annotations) };
+  }
+  const bias = tierNames.length >= 2 ? evaluatorBias(tierNames.map((tier) => ({ tier, evaluations: results.flatMap((r) => r.evaluations.filter((e) => e.tier === tier)) }))) : undefined;
+  return {
+    schemaVersion: 1,
+    kind: MANUAL_QA_KIND,
+    preset: presetOf('manual-qa', methodOfStoredConfig(run.config)),
+    ...(bias ? { evaluatorBias: bias } : {}),
+    run: { id: run.id, name: run.name, mode: run.mode, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt },
+    planned: rows.length,
+    questions: asked.length,
+    outcomes,
+    setup: data.setup,
+    tiers: tierNames.map((tier) => summariseManualQa(items, results, tier)),
+    omissionSearch: data.omission,
+    ...(alignment ? { alignment } : {}),
+    invocations: data.invocations,
+    ...(data.llm ? { llm: data.llm } : {}),
+  };
+}
+
+/** What a rater submits for one item in the bench app: the marks of FactAnnotationSchema without the item id (the URL names it). */
+export const FactAnnotationFormSchema = FactAnnotationSchema.omit({ itemId: true });
+export type FactAnnotationForm = z.infer<typeof FactAnnotationFormSchema>;

@@ -1,0 +1,74 @@
+import { isMap, LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { ConfigError, readBoundedText } from '../config/yaml.ts';
+import { CampaignConfigSchema } from './dialogue/config.ts';
+import { ManualQaConfigSchema } from './manual-qa/config.ts';
+import { ToolAgentsConfigSchema } from './tool-agents/config.ts';
+import { SuiteCampaignConfigSchema } from './suite/suite-kind.ts';
+
+/**
+ * Campaign kinds: what the top-level `kind:` of a campaign config selects. `dialogue` (the
+ * default, when `kind` is absent) runs simulated multi-turn conversations; `manual-qa` asks the
+ * questions of an owner's-manual test set (docs/manual-qa.md); `tool-agents` runs CAR-bench-format
+ * tool-using tasks against an agent in the simulated car (docs/tool-agents.md); `suite` replays scripted
+ * suites on the dialogue run path (docs/suites.md). Each kind has its own config schema,
+ * run path, store layout (dialogue: conversations; others: item results) and outputs.
+ */
+export const CAMPAIGN_KINDS = ['dialogue', 'manual-qa', 'tool-agents', 'suite'] as const;
+export type CampaignKind = (typeof CAMPAIGN_KINDS)[number];
+export const DEFAULT_CAMPAIGN_KIND: CampaignKind = 'dialogue';
+
+const isKind = (value: unknown): value is CampaignKind => typeof value === 'string' && (CAMPAIGN_KINDS as readonly string[]).includes(value);
+
+function unknownKind(value: unknown, where: string): string {
+  return `${where}kind: unknown campaign kind ${JSON.stringify(value)}; accepted kinds: ${CAMPAIGN_KINDS.map((k) => (k === DEFAULT_CAMPAIGN_KIND ? `${k} (the default)` : k)).join(', ')}`;
+}
+
+/**
+ * The kind a campaign config file declares (dialogue when it has no `kind`). An unknown kind is a
+ * ConfigError naming the file, the line and the accepted kinds. YAML errors are left to the kind's
+ * own loader, which reports them with their line.
+ */
+export function readCampaignKind(path: string): CampaignKind {
+  // bounded like every config read: a missing, oversized or endless file fails here naming it
+  const text = readBoundedText(path, 'campaign config');
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter });
+  if (doc.errors.length > 0 || !isMap(doc.contents)) return DEFAULT_CAMPAIGN_KIND;
+  const node = doc.contents.get('kind', true);
+  // a judge-benchmark config (a dataset to generate or read, no campaign kind) is not a campaign: say which command runs it
+  if (node === undefined && (doc.contents.has('generate') || doc.contents.has('dataset'))) {
+    throw new ConfigError(`${path}: this is a judge-benchmark config ("${doc.contents.has('generate') ? 'generate' : 'dataset'}:", no campaign kind); run it with: icabench judge-bench ${path}`);
+  }
+  if (node === undefined) return DEFAULT_CAMPAIGN_KIND;
+  const value = node?.toJSON?.() ?? node;
+  if (isKind(value)) return value;
+  const line = node?.range ? counter.linePos(node.range[0]).line : null;
+  throw new ConfigError(unknownKind(value, `${path}${line ? `:${line}` : ''}: `));
+}
+
+/** The kind of an already parsed config value (the bench app's listing); null when `kind` names no known kind. */
+export function campaignKindOfValue(value: unknown): CampaignKind | null {
+  if (typeof value !== 'object' || value === null || !('kind' in value)) return DEFAULT_CAMPAIGN_KIND;
+  const kind = (value as { kind: unknown }).kind;
+  return isKind(kind) ? kind : null;
+}
+
+const SCHEMAS: Record<CampaignKind, z.ZodType> = {
+  dialogue: CampaignConfigSchema,
+  'manual-qa': ManualQaConfigSchema,
+  'tool-agents': ToolAgentsConfigSchema,
+  suite: SuiteCampaignConfigSchema,
+};
+
+/**
+ * The schema a parsed campaign config validates with: its kind's (dialogue without `kind`), or, for an
+ * unknown kind, one that fails at `kind` naming the accepted kinds. The bench app's config list and
+ * editor use it, so they report exactly the errors `icabench run` would give, each at its field.
+ */
+export function campaignConfigSchemaFor(value: unknown): z.ZodType {
+  const kind = campaignKindOfValue(value);
+  if (kind !== null) return SCHEMAS[kind];
+  const message = unknownKind((value as { kind: unknown }).kind, '').replace(/^kind: /, '');
+  return z.looseObject({ kind: z.unknown().refine(() => false, { message }) });
+}

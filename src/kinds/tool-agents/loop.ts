@@ -1,0 +1,257 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { toolByName, usesRemovedParameter, type OpenAiTool } from '../../toolenv/catalog.ts';
+import { ToolEnvironment } from '../../toolenv/env.ts';
+import { loadMockData } from '../../toolenv/mockdata.ts';
+import { NavigationDb, UnresolvableEntityError } from '../../toolenv/navdb.ts';
+import { carbenchPath } from '../../toolenv/paths.ts';
+import type { DynamicState } from '../../toolenv/state.ts';
+import type { PolicyJudge } from './judge.ts';
+import { describeFailures, replayReference, scoreTrajectory, ScoreSchema, type EndFailure, type ReferenceReplay } from './scoring.ts';
+import { taskFamily, TaskTypeSchema, type Task } from './tasks.ts';
+import { TrajectoryMessageSchema, type ToolCall, type TrajectoryMessage } from './trajectory.ts';
+import { DeterministicTaskUser, type TaskUserSimulator, type UserReply } from './usersim.ts';
+
+export const MAX_AGENT_MESSAGES = 40;
+
+/** What an agent sees on each turn. */
+export interface AgentTurnInput {
+  systemPrompt: string;
+  tools: OpenAiTool[];
+  messages: readonly TrajectoryMessage[];
+}
+/** An agent's reply: text, or tool calls (each run as a separate action). `arguments` may be raw text. */
+export interface AgentReply {
+  content: string;
+  toolCalls: Array<{ id?: string; name: string; arguments: unknown }>;
+}
+export interface ToolAgent {
+  readonly name: string;
+  /** called once per trial; reference agents read the task, endpoint agents ignore it */
+  begin?(task: Task): void;
+  next(input: AgentTurnInput): Promise<AgentReply>;
+  /** called once when the trial ends (a bridge unit is told the session is over) */
+  end?(reason: string): Promise<void>;
+}
+
+export const TrialOutcomeSchema = z.enum(['scored', 'max_messages', 'agent_error', 'simulator_error', 'not_runnable']);
+export const TrialResultSchema = z.object({
+  taskId: z.string(),
+  taskType: TaskTypeSchema,
+  family: z.enum(['base', 'hallucination', 'disambiguation']),
+  trial: z.number().int().nonnegative(),
+  agent: z.string(),
+  userSimulator: z.string(),
+  outcome: TrialOutcomeSchema,
+  /** R ∈ {0, 1}; 0 for every outcome except a scored success; null only when the task is not runnable */
+  reward: z.union([z.literal(0), z.literal(1)]).nullable(),
+  reason: z.string(),
+  endedBy: z.enum(['user', 'terminate_tool', 'max_messages', 'error', 'not_run']),
+  userKeyword: z.string().nullable(),
+  score: ScoreSchema.nullable(),
+  failures: z.array(z.string()),
+  /** malformed tool calls, unknown tools, removed tools/parameters used: recorded, the loop goes on */
+  anomalies: z.array(z.string()),
+  messages: z.array(TrajectoryMessageSchema),
+  agentMessages: z.number().int(),
+  toolCalls: z.number().int(),
+  /**
+   * bench CPU time (ms) in the environment, the reference replay and the scoring, excluding the agent and the user
+   * simulator: process CPU measured around those sections (with concurrent trials or a model judge it includes
+   * whatever overlapped them)
+   */
+  benchMs: z.number(),
+});
+export type TrialResult = z.infer<typeof TrialResultSchema>;
+
+export type Runnability = { runnable: true; reason: 'ok'; nav: NavigationDb; reference: ReferenceReplay } | { runnable: false; reason: string };
+
+/** Whether a task can run here: every action names a known tool, every id resolves, and the reference replays cleanly. */
+export function checkRunnable(task: Task): Runnability {
+  const unknown = task.actions.filter((a) => !toolByName(a.name)).map((a) => a.name);
+  if (unknown.length) return { runnable: false, reason: `unknown tool in the task's actions: ${[...new Set(unknown)].join(', ')}` };
+  let nav: NavigationDb;
+  try {
+    nav = NavigationDb.forTask(task, loadMockData());
+  } catch (error) {
+    if (error instanceof UnresolvableEntityError) return { runnable: false, reason: `synthetic navigation db: ${error.message}` };
+    throw error;
+  }
+  const reference = replayReference(task, nav);
+  if (reference.errors.length) return { runnable: false, reason: `the reference actions do not replay cleanly: ${reference.errors.join('; ')}` };
+  return { runnable: true, reason: 'ok', nav, reference };
+}
+
+/** The agent's system prompt: policy_agent_view.md with the two placeholders filled (scoring.md §1). */
+let policyView: string | undefined;
+export function systemPromptFor(task: Task): string {
+  policyView ??= readFileSync(carbenchPath('policy_agent_view.md'), 'utf8');
+  return policyView
+    .replace('{{placeholder_location_based_on_task_context_init_config}}', JSON.stringify(task.context_init_config.current_location))
+    .replace('{{placeholder_datetime_based_on_task_context_init_config}}', JSON.stringify(task.context_init_config.current_datetime));
+}
+
+/** CAR-bench's cross-domain helpers `--planning-and-thinking-tool` offers (run.py default: on); they read nothing and change nothing. */
+export const PLANNING_AND_THINKING_TOOLS = ['think', 'planning_tool'] as const;
+
+export interface TrialOptions {
+  trial?: number;
+  /** offer the agent `think` and `planning_tool` (default true, as CAR-bench's run.py); false withholds them */
+  planningAndThinking?: boolean;
+  user?: TaskUserSimulator;
+  judge?: PolicyJudge;
+  maxAgentMessages?: number;
+}
+
+function parseArguments(raw: unknown): { value: unknown; malformed?: string } {
+  if (typeof raw !== 'string') {
+    if (raw && typeof raw === 'object' && !Array.isArray(raw)) return { value: raw };
+    return { value: raw, malformed: `arguments must be a JSON object, got ${Array.isArray(raw) ? 'an array' : typeof raw}` };
+  }
+  try {
+    const value = JSON.parse(raw === '' ? '{}' : raw);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return { value };
+    return { value: raw, malformed: 'arguments are JSON but not an object' };
+  } catch (error) {
+    return { value: raw, malformed: `arguments are not JSON: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * Runs one trial of a task with an agent, the CAR-bench way (orchestrator.py): at most 40 agent messages; a message
+ * with tool calls becomes one action per call; a message without becomes a reply to the user simulator; the episode
+ * ends on the simulator's stop or a terminate tool, and is then scored. Every failure mode is a recorded outcome.
+ */
+export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: TrialOptions = {}): Promise<TrialResult> {
+  const trial = options.trial ?? 0;
+  const user = options.user ?? new DeterministicTaskUser();
+  const maxMessages = options.maxAgentMessages ?? MAX_AGENT_MESSAGES;
+  const base = { taskId: task.task_id, taskType: task.task_type, family: taskFamily(task.task_type), trial, agent: agent.name, userSimulator: user.name };
+  let benchMs = 0;
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / 1000;
+  };
+  const timed = <T>(fn: () => T): T => {
+    const t0 = process.cpuUsage();
+    try {
+      return fn();
+    } finally {
+      benchMs += cpuMs(t0);
+    }
+  };
+
+  const runnable = timed(() => checkRunnable(task));
+  if (!runnable.runnable)
+    return { ...base, outcome: 'not_runnable', reward: null, reason: runnable.reason, endedBy: 'not_run', userKeyword: null, score: null, failures: [], anomalies: [], messages: [], agentMessages: 0, toolCalls: 0, benchMs };
+
+  const reference = runnable.reference;
+  const env = timed(() => ToolEnvironment.forTask(task, { nav: runnable.nav }));
+  const systemPrompt = systemPromptFor(task);
+  const offered = env.tools();
+  const tools = options.planningAndThinking === false ? offered.filter((t) => !(PLANNING_AND_THINKING_TOOLS as readonly string[]).includes(t.function.name)) : offered;
+  let openingText: string;
+  try {
+    openingText = await user.opening(task);
+  } catch (error) {
+    return { ...base, outcome: 'simulator_error', reward: 0, reason: `the user simulator failed: ${(error as Error).message}`, endedBy: 'error', userKeyword: null, score: null, failures: [], anomalies: [], messages: [], agentMessages: 0, toolCalls: 0, benchMs };
+  }
+  const messages: TrajectoryMessage[] = [{ role: 'user', content: openingText }];
+  const boundaryStates: DynamicState[] = [env.snapshot()];
+  const endFailures: EndFailure[] = [];
+  const anomalies: string[] = [];
+  let acknowledged = false;
+  let userKeyword: string | null = null;
+  let endedBy: TrialResult['endedBy'] | undefined;
+  let agentMessages = 0;
+  let toolCalls = 0;
+  try {
+    agent.begin?.(task);
+  } catch (error) {
+    return { ...base, outcome: 'agent_error', reward: 0, reason: `the agent could not start: ${(error as Error).message}`, endedBy: 'error', userKeyword: null, score: null, failures: [], anomalies: [], messages, agentMessages: 0, toolCalls: 0, benchMs };
+  }
+
+  const finish = async (outcome: TrialResult['outcome'], reason: string): Promise<TrialResult> => {
+    await agent.end?.(outcome === 'scored' ? `ended by ${endedBy}` : reason).catch(() => undefined);
+    if (outcome !== 'scored')
+      return { ...base, outcome, reward: 0, reason, endedBy: endedBy ?? 'error', userKeyword, score: null, failures: [reason], anomalies, messages, agentMessages, toolCalls, benchMs };
+    const t0 = process.cpuUsage();
+    const score = await scoreTrajectory({ task, messages, env, boundaryStates, endFailures, acknowledged, judge: options.judge, reference });
+    benchMs += cpuMs(t0);
+    const failures = describeFailures(score);
+    return { ...base, outcome, reward: score.reward, reason: failures.length ? failures[0] : 'all applicable components passed', endedBy: endedBy!, userKeyword, score, failures, anomalies, messages, agentMessages, toolCalls, benchMs };
+  };
+
+  while (agentMessages < maxMessages) {
+    let reply: AgentReply;
+    try {
+      reply = await agent.next({ systemPrompt, tools, messages });
+    } catch (error) {
+      endedBy = 'error';
+      return finish('agent_error', `the agent failed: ${(error as Error).message}`);
+    }
+    agentMessages++;
+    const step = agentMessages - 1;
+    if (reply.toolCalls.length) {
+      const calls: ToolCall[] = reply.toolCalls.map((c, i) => {
+        const parsed = parseArguments(c.arguments);
+        return { id: c.id ?? `call_${step}_${i}`, name: String(c.name), arguments: parsed.value, ...(parsed.malformed ? { malformed: parsed.malformed } : {}) };
+      });
+      messages.push({ role: 'assistant', content: reply.content, toolCalls: calls, step });
+      let terminated = false;
+      for (const call of calls) {
+        toolCalls++;
+        if (call.malformed) {
+          anomalies.push(`step ${step}: malformed tool call ${call.name}: ${call.malformed}`);
+          messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: `Error: malformed tool call: ${call.malformed}`, status: 'malformed' });
+          continue;
+        }
+        timed(() => {
+          if (env.removals.tools.has(call.name)) {
+            endFailures.push({ keyword: 'HALLUCINATION_ERROR_REMOVED_TOOL', reason: `the agent called the removed tool ${call.name}` });
+            anomalies.push(`step ${step}: called removed tool ${call.name}`);
+          }
+          for (const path of env.removals.parameters.get(call.name) ?? []) {
+            if (usesRemovedParameter(call.arguments, path)) {
+              endFailures.push({ keyword: 'HALLUCINATION_ERROR_REMOVED_PARAMETER', reason: `the agent passed the removed parameter ${call.name}.${path.join('.')}` });
+              anomalies.push(`step ${step}: passed removed parameter ${call.name}.${path.join('.')}`);
+            }
+          }
+          const outcome = env.execute(call.name, call.arguments);
+          if (outcome.status === 'unknown_tool') anomalies.push(`step ${step}: unknown tool ${call.name}`);
+          messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.output, status: outcome.status });
+          // the terminate tool ends the episode once it ran, whatever it answered (env.py terminate_tools)
+          if (toolByName(call.name)?.terminates_conversation && (outcome.status === 'success' || outcome.status === 'rejected')) terminated = true;
+        });
+      }
+      if (terminated) {
+        endedBy = 'terminate_tool';
+        return finish('scored', '');
+      }
+      continue;
+    }
+    messages.push({ role: 'assistant', content: reply.content, toolCalls: [], step });
+    boundaryStates.push(env.snapshot());
+    // after an end-of-conversation failure the next simulator turn stops without asking the simulator (user.py:68-73)
+    let answer: UserReply;
+    try {
+      answer = endFailures.length ? { text: '###STOP###', keyword: 'STOP' } : await user.reply({ task, messages, agentText: reply.content, env, reference });
+    } catch (error) {
+      endedBy = 'error';
+      return finish('simulator_error', `the user simulator failed: ${(error as Error).message}`);
+    }
+    userKeyword = answer.keyword;
+    if (answer.keyword === 'CONTINUE') {
+      messages.push({ role: 'user', content: answer.text });
+      continue;
+    }
+    if (answer.keyword === 'ASSISTANT_ACKNOWLEDGED_REMOVED_PART') acknowledged = true;
+    if (answer.keyword === 'OUT_OF_SCOPE' || answer.keyword === 'HALLUCINATION_ERROR' || answer.keyword === 'DISAMBIGUATION_ERROR')
+      endFailures.push({ keyword: answer.keyword, reason: answer.reason ?? `the user simulator ended with ${answer.keyword}` });
+    messages.push({ role: 'user', content: '###STOP###' });
+    endedBy = 'user';
+    return finish('scored', '');
+  }
+  endedBy = 'max_messages';
+  return finish('max_messages', `no end after ${maxMessages} agent messages (CAR-bench gives reward 0 and no reward info)`);
+}

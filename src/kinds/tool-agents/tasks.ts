@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { readBoundedText } from '../../config/yaml.ts';
+import { describeZodError, ValidationError } from '../../domain/validation.ts';
+import { carbenchPath } from '../../toolenv/paths.ts';
+import { DynamicStateSchema, FixedContextSchema } from '../../toolenv/state.ts';
+
+/**
+ * CAR-bench tasks as data. The JSON format is CAR-bench's own (data/carbench/tasks_*.json): one object per task with
+ * every field of its pydantic `Task` model; our own tasks use the same format (docs/tool-agents.md).
+ */
+
+export const TASK_TYPES = [
+  'base',
+  'hallucination_missing_tool',
+  'hallucination_missing_tool_parameter',
+  'hallucination_missing_tool_response',
+  'disambiguation_internal',
+  'disambiguation_user',
+] as const;
+export const TaskTypeSchema = z.enum(TASK_TYPES);
+export type TaskType = z.infer<typeof TaskTypeSchema>;
+
+/** The three families pass^k is reported for. */
+export type TaskFamily = 'base' | 'hallucination' | 'disambiguation';
+export function taskFamily(type: TaskType): TaskFamily {
+  if (type === 'base') return 'base';
+  return type.startsWith('hallucination') ? 'hallucination' : 'disambiguation';
+}
+export const isHallucination = (type: TaskType): boolean => taskFamily(type) === 'hallucination';
+
+export const TaskActionSchema = z.object({
+  name: z.string().min(1),
+  kwargs: z.record(z.string(), z.unknown()),
+  index: z.number().int().nonnegative(),
+  dependent_on_action_index: z.number().int().nonnegative().nullable(),
+});
+export type TaskAction = z.infer<typeof TaskActionSchema>;
+
+/** `context_init_config` sets both the fixed context and all 31 dynamic state fields (scoring.md §6); all are required. */
+export const ContextInitConfigSchema = FixedContextSchema.extend(DynamicStateSchema.shape);
+export type ContextInitConfig = z.infer<typeof ContextInitConfigSchema>;
+
+export const TaskSchema = z
+  .object({
+    task_id: z.string().min(1),
+    task_type: TaskTypeSchema,
+    persona: z.string(),
+    calendar_id: z.string().nullable(),
+    instruction: z.string().min(1),
+    context_init_config: ContextInitConfigSchema,
+    actions: z.array(TaskActionSchema),
+    disambiguation_element_internal: z.string().nullable(),
+    disambiguation_element_user: z.string().nullable(),
+    disambiguation_element_note: z.string().nullable(),
+    removed_part: z.array(z.string().min(1)).nullable(),
+  })
+  .superRefine((task, ctx) => {
+    if (isHallucination(task.task_type) && !task.removed_part?.length)
+      ctx.addIssue({ code: 'custom', path: ['removed_part'], message: `a ${task.task_type} task needs a non-empty removed_part` });
+    if (task.task_type === 'disambiguation_internal' && !task.disambiguation_element_internal)
+      ctx.addIssue({ code: 'custom', path: ['disambiguation_element_internal'], message: 'a disambiguation_internal task needs it' });
+    if (task.task_type === 'disambiguation_user' && !task.disambiguation_element_user)
+      ctx.addIssue({ code: 'custom', path: ['disambiguation_element_user'], message: 'a disambiguation_user task needs it' });
+  });
+export type Task = z.infer<typeof TaskSchema>;
+
+/** A task (or task file) that could not be loaded: where, which, why; a campaign records it and goes on. */
+export const InvalidTaskSchema = z.object({ where: z.string(), taskId: z.string(), position: z.number().int(), reason: z.string() });
+export type InvalidTask = z.infer<typeof InvalidTaskSchema>;
+
+/**
+ * Like parseTasks, but a bad task does not stop the others: it is returned in `invalid` with the reason (a campaign
+ * records it and goes on). A file that is not a JSON array is one invalid entry at position -1.
+ */
+export function parseTasksLenient(text: string, where: string): { tasks: Task[]; invalid: InvalidTask[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { tasks: [], invalid: [{ where, taskId: '(file)', position: -1, reason: `not JSON: ${(error as Error).message}` }] };
+  }
+  if (!Array.isArray(raw)) return { tasks: [], invalid: [{ where, taskId: '(file)', position: -1, reason: 'expected a JSON array of tasks' }] };
+  const tasks: Task[] = [];
+  const invalid: InvalidTask[] = [];
+  raw.forEach((item, position) => {
+    try {
+      const [task] = parseTasks(JSON.stringify([item]), where);
+      if (tasks.some((t) => t.task_id === task.task_id)) throw new ValidationError(`${where}: task ${task.task_id} (#${position})`, 'task_id: duplicate id in this file');
+      tasks.push(task);
+    } catch (error) {
+      const id = typeof item === 'object' && item && typeof (item as { task_id?: unknown }).task_id === 'string' ? (item as { task_id: string }).task_id : '(no task_id)';
+      invalid.push({ where, taskId: id, position, reason: (error as Error).message.replace(`${where}: task ${id} (#0)`, `${where}: task ${id} (#${position})`) });
+    }
+  });
+  return { tasks, invalid };
+}
+
+/**
+ * Parses a task file's JSON text. Every task is validated on its own so the error names the file, the task id (or
+ * position when the id itself is missing) and the field: `tasks_base.json: task base_3 (#3): actions.0.kwargs: ...`.
+ */
+export function parseTasks(text: string, where: string): Task[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError(where, `not JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(raw)) throw new ValidationError(where, 'expected a JSON array of tasks');
+  const tasks: Task[] = [];
+  const seen = new Set<string>();
+  raw.forEach((item, position) => {
+    const id = typeof item === 'object' && item && typeof (item as { task_id?: unknown }).task_id === 'string' ? (item as { task_id: string }).task_id : '(no task_id)';
+    const label = `${where}: task ${id} (#${position})`;
+    const parsed = TaskSchema.safeParse(item);
+    if (!parsed.success) throw new ValidationError(label, describeZodError(parsed.error));
+    if (seen.has(parsed.data.task_id)) throw new ValidationError(label, 'task_id: duplicate id in this file');
+    seen.add(parsed.data.task_id);
+    tasks.push(parsed.data);
+  });
+  return tasks;
+}
+
+/** CAR-bench's largest split is under 1 MB; a task file beyond this is a mistake (or /dev/zero). */
+export const MAX_TASK_FILE_BYTES = 32 * 1024 * 1024;
+
+/** The text of a task file, read through the one bounded reader (size cap, UTF-8 only; errors name the file). */
+export function readTaskFileText(path: string): string {
+  return readBoundedText(path, 'task file', MAX_TASK_FILE_BYTES);
+}
+
+export function loadTaskFile(path: string): Task[] {
+  return parseTasks(readTaskFileText(path), path);
+}
+
+/** The vendored CAR-bench train split (data/carbench): base, hallucination, disambiguation. */
+export const VENDORED_TASK_FILES = ['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].map(carbenchPath);
+
+export function loadVendoredTasks(): Task[] {
+  return VENDORED_TASK_FILES.flatMap((file) => loadTaskFile(file));
+}

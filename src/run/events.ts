@@ -1,0 +1,22 @@
+import type { RunEndStatus } from './resume.ts';
+import type { ConversationResult, ConversationSpec, TurnRecord } from '../domain/conversation.ts';
+import type { HeadUnitNotice } from './run-monitor.ts';
+
+/**
+ * Live events a campaign emits while it runs; the CLI progress bar, the bench server's
+ * socket.io feed and tests all consume the same stream.
+ */
+export type CampaignEvent =
+  | { type: 'run_started'; runId: string; name: string; planned: number; remaining: number; budgetMs: number | null }
+  | { type: 'conversation_started'; runId: string; key: string; spec: ConversationSpec }
+  /** a fleet worker's rig took the conversation (again on another rig when its first one stalled) */
+  | { type: 'conversation_rig'; runId: string; key: string; rig: string }
+  | { type: 'turn'; runId: string; key: string; turn: TurnRecord; activeStrategies: string[] }
+  | { type: 'conversation_finished'; runId: string; key: string; result: ConversationResult }
+  | { type: 'progress'; runId: string; done: number; planned: number; elapsedMs: number; budgetMs: number | null }
+  /** the head unit's link: connected, disconnected, replaced (both addresses in the message), paused, resumed, stopped */
+  | ({ type: 'headunit'; runId: string } & HeadUnitNotice)
+  /** reason: why the run stopped by itself (the head unit did not come back) */
+  | { type: 'run_finished'; runId: string; status: RunEndStatus; done: number; planned: number; reason?: string };
+
+export type CampaignEventListener = (event: CampaignEvent) => void;

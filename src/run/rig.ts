@@ -1,0 +1,184 @@
+import { arch, platform } from 'node:os';
+import { watchHeadUnit, type HeadUnitWatch, type WatchOptions } from './run-monitor.ts';
+import { TIERS_FACT, type TierFallback } from '../domain/tiers.ts';
+import type { ConnectedHeadUnit } from './connect.ts';
+import { connectConfiguredHeadUnit } from './headunit.ts';
+import { campaignWorldFile } from '../kinds/dialogue/world.ts';
+import type { Judge } from '../judge/types.ts';
+import type { LlmUsageTracker } from '../llm/usage.ts';
+import { parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
+import type { UserSimulator } from '../simulator/types.ts';
+import { driverVocabulary } from '../voice/vocabulary.ts';
+import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
+import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink, type UnitBuildFact } from './run-facts.ts';
+import { buildTiers, describeTiers, isModelRef } from './tiers.ts';
+import { VehicleFeed, type ConversationDrive } from './vehicle-feed.ts';
+import { CampaignVoice } from './voice.ts';
+
+export interface CampaignTiers {
+  simulator: UserSimulator;
+  /** in precedence order (src/judge/precedence.ts) */
+  judges: Judge[];
+  /** models the config named that were unavailable and replaced by its `fallback`; recorded with the run */
+  fallbacks?: readonly TierFallback[];
+  /** records every model call of the run (stored with it as `llm.calls`); absent or null when only deterministic tiers run */
+  tracker?: LlmUsageTracker | null;
+}
+
+export interface RigOptions {
+  /** overrides of the config's tiers (`icabench run --simulator/--judge`) */
+  overrides?: { simulator?: string; judges?: string[] };
+  /** tiers already built (tests); default buildTiers(config, overrides) */
+  tiers?: CampaignTiers;
+  /** an already connected system under test (tests); it stays open when the rig closes. Default: the config's headUnit */
+  headUnit?: ConnectedHeadUnit;
+  /** the head unit's build when it does not announce one (`icabench run --unit-build`); wins over the announced one */
+  unitBuild?: string;
+  log?: (line: string) => void;
+}
+
+/** What one conversation records when it ends (or is abandoned): its frames and the model calls made meanwhile. */
+export interface RunRecorder {
+  conversationEnded(key: string, drive: ConversationDrive | undefined): void;
+  /** the end of this invocation: the model calls not yet recorded */
+  invocationEnded(): void;
+}
+
+/**
+ * Everything a campaign runs on: the simulator and judge tiers, the head unit (with its voice front
+ * end and CAN mapping when the config asks for them), the drive-scenario feed and the bench's voice.
+ * `icabench run`, the bench app and any later worker open it with openRig, so a config runs the
+ * same wherever it is started.
+ */
+export interface Rig {
+  readonly tiers: CampaignTiers;
+  readonly vehicle: VehicleFeed | null;
+  readonly headUnit: ConnectedHeadUnit;
+  readonly voice: CampaignVoice | null;
+  /** Records what this invocation runs with (`run.invocation`, `tiers.resolved`, `vehicle.feed`) and returns the per-conversation recorder (a fleet worker records into a collector: src/fleet/worker.ts). */
+  record(store: RunFactSink, runId: string): RunRecorder;
+  /** The bridge monitor: the pause hook while the unit is away, and its events as run facts (src/run/run-monitor.ts). */
+  watch(options: WatchOptions): HeadUnitWatch;
+  /** Closes what the rig opened (a head unit passed in stays open); a second call does nothing. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the rig a campaign config describes. Every model it names is checked first (an unavailable
+ * one stops here, see buildTiers), then the voice prerequisites, the scenario feed and the head unit
+ * come up; on any failure, what was opened is closed again and nothing is recorded.
+ */
+export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}): Promise<Rig> {
+  const { config } = campaign;
+  const log = options.log ?? (() => undefined);
+  const built = options.tiers ?? (await buildTiers(config, options.overrides, log));
+  // a kind with its own user (a live session's technician) keeps the judges and replaces the simulator
+  const tiers = campaign.user ? { ...built, simulator: campaign.user } : built;
+  const hosts = await modelHosts(tiers, config.llm.ollamaHost);
+  const spoken = config.voice?.enabled ? config.voice : null;
+  if (spoken) await CampaignVoice.checkPrerequisites(spoken);
+  const vehicle = config.vehicle ? await VehicleFeed.open(config.vehicle, config.concurrency) : null;
+  let headUnit: ConnectedHeadUnit | undefined;
+  try {
+    headUnit =
+      options.headUnit ??
+      (await connectConfiguredHeadUnit(config.headUnit, log, {
+        vehicleMapping: vehicle?.mapping,
+        safety: config.safety,
+        world: campaignWorldFile(config) ?? undefined,
+        voice: spoken ? { vocabulary: driverVocabulary(campaign.seeds), onError: (error) => log(`voice: the reference head unit could not speak a reply: ${error.message}`) } : undefined,
+      }));
+    const voice = spoken ? await CampaignVoice.open(spoken, campaign, headUnit, log) : null;
+    const connected = headUnit;
+    let closing: Promise<void> | null = null;
+    return {
+      tiers,
+      vehicle,
+      headUnit: connected,
+      voice,
+      record: (store, runId) => startRecording(store, runId, { campaign, tiers, vehicle, headUnit: connected, hosts, unitBuild: options.unitBuild }),
+      watch: (watchOptions) => watchHeadUnit(connected, watchOptions),
+      close: () =>
+        (closing ??= (async () => {
+          await voice?.close();
+          if (!options.headUnit) await connected.close();
+          await vehicle?.close();
+        })()),
+    };
+  } catch (error) {
+    if (headUnit && !options.headUnit) await headUnit.close();
+    await vehicle?.close();
+    throw error;
+  }
+}
+
+interface RecordedRig {
+  campaign: LoadedCampaign;
+  tiers: CampaignTiers;
+  vehicle: VehicleFeed | null;
+  headUnit: ConnectedHeadUnit;
+  hosts: InvocationFact['modelHosts'];
+  unitBuild?: string;
+}
+
+/** The head unit and build of this invocation: what the unit announced in hello, with `--unit-build` winning. */
+function unitBuildFact(headUnit: ConnectedHeadUnit, option: string | undefined): UnitBuildFact {
+  const name = 'name' in headUnit.connection ? String(headUnit.connection.name) : null;
+  const units = headUnit.bridge?.connectedUnits() ?? [];
+  const unit = units.find((u) => u.name === name) ?? units[0] ?? null;
+  const build = option ?? unit?.build ?? null;
+  return { unit: unit?.name ?? null, version: unit?.version ?? null, build, source: option ? 'option' : unit?.build ? 'hello' : null };
+}
+
+function startRecording(store: RunFactSink, runId: string, { campaign, tiers, vehicle, headUnit, hosts, unitBuild }: RecordedRig): RunRecorder {
+  const invocation: InvocationFact = {
+    icabench: icabenchVersion(),
+    node: process.version,
+    platform: platform(),
+    arch: arch(),
+    modelHosts: hosts,
+    llmPrices: campaign.config.llm.prices,
+    config: campaign.config,
+  };
+  recordRunFact(store, runId, RUN_FACTS.invocation, invocation);
+  store.addRunFact(runId, TIERS_FACT, describeTiers(tiers));
+  recordRunFact(store, runId, RUN_FACTS.unitBuild, unitBuildFact(headUnit, unitBuild));
+  if (vehicle) recordRunFact(store, runId, RUN_FACTS.vehicleFeed, vehicle.describe());
+  const tracker = tiers.tracker;
+  const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
+  const rejected = () => {
+    const counts = headUnit.reference?.vehicleCounts();
+    return counts ? counts.unknownId + counts.lengthMismatch + counts.valuesRejected : null;
+  };
+  let rejectedBefore = rejected();
+  return {
+    conversationEnded(key, drive) {
+      calls?.flush(store, runId, key);
+      if (!drive) return;
+      const now = rejected();
+      recordRunFact(store, runId, RUN_FACTS.vehicleFrames, { conversation: key, framesSent: drive.framesSent(), framesRejected: now === null || rejectedBefore === null ? null : now - rejectedBefore });
+      rejectedBefore = now;
+    },
+    invocationEnded() {
+      calls?.flush(store, runId, null, true);
+    },
+  };
+}
+
+/** Where the model tiers' calls go (the `modelHosts` of `run.invocation`). */
+async function modelHosts(tiers: CampaignTiers, ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
+  return modelHostsOf([tiers.simulator.describe, ...tiers.judges.map((j) => j.ref)], ollamaHost);
+}
+
+/** Where calls to these model references go (deterministic tiers are left out); the Ollama client loads only when a reference needs it. */
+export async function modelHostsOf(refs: readonly string[], ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
+  return Promise.all(
+    // a technique judge (sc-5:ollama:…) calls the models it names
+    [...new Set(refs.filter(isModelRef).flatMap((ref) => parseJudgeRef(ref).models))]
+      .map(async (ref) => {
+        const model = parseModelRef(ref);
+        if (model.provider === 'ollama') return { ref, host: (await import('../llm/providers/ollama.ts')).resolveOllamaHost(ollamaHost) };
+        return { ref, host: model.provider === 'openai-compat' ? model.baseUrl : 'in-process' };
+      }),
+  );
+}
