@@ -35,9 +35,15 @@ export class LiveSessionApi {
     }
   }
 
-  current(): { active: boolean; runId: string | null; context: ReturnType<LiveSession['context']> | null; turns: number } {
+  current(): { active: boolean; runId: string | null; context: ReturnType<LiveSession['context']> | null; turns: number; scenario: string | null } {
     const session = this.session;
-    return { active: session !== null && session.stored() === null, runId: session?.runId ?? null, context: session?.context() ?? null, turns: session?.history().length ?? 0 };
+    return {
+      active: session !== null && session.stored() === null,
+      runId: session?.runId ?? null,
+      context: session?.context() ?? null,
+      turns: session?.history().length ?? 0,
+      scenario: session?.config.vehicle?.scenario ?? null,
+    };
   }
 
   async say(text: string) {

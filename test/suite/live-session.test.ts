@@ -48,3 +48,19 @@ describe('a live session', () => {
     expect(pinned.turns[3]).toMatchObject({ user: 'Play a video on the screen.', context: { vehicle: { gear: 'D', speedKmh: 30 } }, means: { safetyProbe: 'video_while_driving' }, expect: { actions: [], forbid: 'all' } });
   });
 });
+
+describe('a live session over a drive scenario', () => {
+  it('takes each turn\'s car state from the scenario, not from the technician', async () => {
+    const session = new LiveSession(LiveSessionConfigSchema.parse({ name: 'jam session', vehicle: { scenario: 'traffic-jam', mapping: 'icabench_vehicle', transport: 'bridge', secondsPerTurn: 20, startS: 60 } }));
+    const run = runCampaign(session.campaign, { store, onEvent: (e) => session.onEvent(e) });
+    const first = await session.say('What is my remaining range?');
+    session.setContext({ vehicle: { gear: 'P', speedKmh: 0 } });
+    const second = await session.say('What is my remaining range?');
+    session.end();
+    expect((await run).status).toBe('completed');
+    // from its second 60 the jam creeps in D; what the technician set does not override it
+    expect(first.context.vehicle?.gear).toBe('D');
+    expect(second.context.vehicle?.gear).toBe('D');
+    expect(store.runFacts((await run).runId, 'vehicle.feed')).toHaveLength(1);
+  });
+});
