@@ -10,11 +10,13 @@
 #   socat                pseudo-terminal pairs for the SLCAN transport tests (test/vehicle)
 #   chromium             the browser the bench app's end-to-end tests drive (docs/bench-app.md)
 #   redis-server         the queue of fleet campaigns (icabench worker, run --fleet; docs/fleet.md, test/fleet)
+#   pulseaudio, pulseaudio-utils  the acoustic link's sound server and its pacat/pactl (docs/voice.md, "Acoustic link";
+#                        the tests run a private daemon with null sinks as a virtual sound card)
 #   xvfb                 a virtual display for the test of `icabench app`'s Chromium window (test/e2e/app-window.test.ts)
 set -euo pipefail
 
 PACKAGES=(espeak-ng pocketsphinx pocketsphinx-en-us sox)
-EXTRA_PACKAGES=(can-utils socat chromium redis-server xvfb)
+EXTRA_PACKAGES=(can-utils socat chromium redis-server xvfb pulseaudio pulseaudio-utils)
 
 missing=()
 for pkg in "${PACKAGES[@]}" "${EXTRA_PACKAGES[@]}"; do

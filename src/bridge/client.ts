@@ -5,5 +5,6 @@ export {
   type BridgeClient,
   type BridgeClientExtension,
   type BridgeClientOptions,
+  type AudioBinding,
 } from '../../packages/bridge-sdk/src/client.ts';
 export { toolsExtension, type ToolAssistant } from '../../packages/bridge-sdk/src/tools.ts';

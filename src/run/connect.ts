@@ -2,8 +2,10 @@ import type { BridgeHeadUnitConnection, BridgeServer } from '../bridge/server.ts
 import { ReferenceHeadUnit } from '../headunit/reference/reference-headunit.ts';
 import type { HeadUnitConnection, HeadUnitHandler } from '../headunit/types.ts';
 import { SocketRelay } from '../bridge/socket-relay.ts';
+import type { AudioBinding } from '../bridge/client.ts';
 import { HeadUnitVoiceFrontEnd, withVoiceFrontEnd } from '../voice/headunit-voice.ts';
 import { createSocketAudioLink } from '../voice/socket-audio-link.ts';
+import { AcousticLink, type AcousticDevices } from '../voice/acoustic-link.ts';
 
 export interface ConnectedHeadUnit {
   connection: HeadUnitConnection;
@@ -27,14 +29,27 @@ export interface ReferenceVoiceOptions {
   vocabulary?: readonly string[];
   /** reply-audio failures (they happen after the text reply went back) */
   onError?: (error: Error) => void;
+  /** hear and speak through audio devices (the acoustic link) instead of audio over the bridge */
+  acoustic?: AcousticDevices;
+  /** environment of the audio device programs (PULSE_SERVER, XDG_RUNTIME_DIR) */
+  audioEnv?: NodeJS.ProcessEnv;
 }
 
 /**
  * What dials in for the reference head unit: the unit itself, or with `voice` the unit behind its
  * voice front end plus the relay that carries its audio (pass it to connectHeadUnit).
  */
-export function referenceDialIn(reference: ReferenceHeadUnit, voice?: ReferenceVoiceOptions): { handler: HeadUnitHandler; audio?: SocketRelay; frontEnd: HeadUnitVoiceFrontEnd | null } {
+export async function referenceDialIn(reference: ReferenceHeadUnit, voice?: ReferenceVoiceOptions): Promise<{ handler: HeadUnitHandler; audio?: SocketRelay | AudioBinding; frontEnd: HeadUnitVoiceFrontEnd | null }> {
   if (!voice) return { handler: reference, frontEnd: null };
+  if (voice.acoustic) {
+    // its microphone and loudspeaker are audio devices; it speaks at real time, as a loudspeaker does
+    const link = new AcousticLink({ devices: voice.acoustic, speaks: 'to_bench', env: voice.audioEnv });
+    await link.open();
+    const frontEnd = new HeadUnitVoiceFrontEnd({ link, vocabulary: voice.vocabulary, onError: voice.onError, realtime: true });
+    // its audio travels through the air, not over the bridge socket: nothing to bind there
+    const overTheAir: AudioBinding = { bind: () => undefined };
+    return { handler: withVoiceFrontEnd(reference, frontEnd), audio: overTheAir, frontEnd };
+  }
   const audio = new SocketRelay(`head unit "${reference.unit.name}"`);
   const frontEnd = new HeadUnitVoiceFrontEnd({ link: createSocketAudioLink(audio), vocabulary: voice.vocabulary, onError: voice.onError });
   return { handler: withVoiceFrontEnd(reference, frontEnd), audio, frontEnd };

@@ -35,7 +35,7 @@ export async function connectConfiguredHeadUnit(
       // the owner's-manual skill (manual-QA campaigns): retrieval + extractive answers with its own fault profiles
       ...(options.manual ? { manual: options.manual } : {}),
     });
-    const { handler, audio, frontEnd } = referenceDialIn(reference, options.voice);
+    const { handler, audio, frontEnd } = await referenceDialIn(reference, options.voice && config.acoustic ? { ...options.voice, acoustic: config.acoustic } : options.voice);
     let client: BridgeClient | null = null;
     const closeAll = async () => {
       await client?.close();

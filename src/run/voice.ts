@@ -4,7 +4,8 @@ import type { ConnectedHeadUnit } from './connect.ts';
 import type { HeadUnitSession } from '../headunit/types.ts';
 import type { ArtifactInput } from '../store/store.ts';
 import { speakingSession, type BenchVoice, type SpokenTurnResult } from '../voice/bench-voice.ts';
-import { checkVoicePrerequisites, createBenchVoice, turnAudioArtifacts, type VoiceConfig } from '../voice/config.ts';
+import type { AudioLink } from '../voice/audio-link.ts';
+import { checkVoicePrerequisites, createBenchVoice, openBenchAcousticLink, turnAudioArtifacts, type VoiceConfig } from '../voice/config.ts';
 import { createSocketAudioLink } from '../voice/socket-audio-link.ts';
 import { VoiceError } from '../voice/types.ts';
 import { ConfigError, type LoadedCampaign } from '../kinds/dialogue/config.ts';
@@ -21,6 +22,7 @@ export class CampaignVoice {
   private constructor(
     private readonly bench: BenchVoice,
     private readonly config: VoiceConfig,
+    private readonly link: AudioLink,
   ) {}
 
   /** Throws, naming what to install, when a Debian package or a model file the campaign needs is missing. */
@@ -30,15 +32,26 @@ export class CampaignVoice {
   }
 
   static async open(config: VoiceConfig, campaign: LoadedCampaign, headUnit: ConnectedHeadUnit, log: (line: string) => void): Promise<CampaignVoice> {
+    const worldSeed = campaign.config.headUnit.type === 'reference' ? campaign.config.headUnit.worldSeed : undefined;
+    if (config.link.type === 'acoustic') {
+      if (campaign.config.concurrency !== 1) throw new ConfigError(`voice.link: acoustic plays every utterance into one cabin, so conversations cannot overlap: set concurrency: 1 (it is ${campaign.config.concurrency})`);
+      // through the air: the unit hears the loudspeaker and answers aloud; the bridge carries only the turns
+      const link = await openBenchAcousticLink(config.link, log);
+      try {
+        return new CampaignVoice(await createBenchVoice(config, { link, seeds: campaign.seeds, worldSeed, baseDir: dirname(campaign.path) }), config, link);
+      } catch (error) {
+        await link.close();
+        throw error;
+      }
+    }
     const audio = headUnit.audio;
     if (!audio) throw new ConfigError('voice: this head unit connection carries no audio; spoken turns need the reference head unit or a head unit on the bridge');
     if (!headUnit.connection.capabilities().audio) {
       throw new ConfigError(`voice: ${headUnit.connection.describe} does not announce capabilities.audio in its hello, so it cannot take spoken turns (docs/bridge-protocol.md, "Audio")`);
     }
-    const worldSeed = campaign.config.headUnit.type === 'reference' ? campaign.config.headUnit.worldSeed : undefined;
     const link = createSocketAudioLink(audio, { onInvalid: (error) => log(`voice: dropped a malformed audio message from the head unit: ${error.message}`) });
     const bench = await createBenchVoice(config, { link, seeds: campaign.seeds, worldSeed, baseDir: dirname(campaign.path) });
-    return new CampaignVoice(bench, config);
+    return new CampaignVoice(bench, config, link);
   }
 
   /** The conversation's session with spoken turns. */
@@ -67,7 +80,8 @@ export class CampaignVoice {
     this.spoken.delete(key);
   }
 
-  close(): Promise<void> {
-    return this.bench.close();
+  async close(): Promise<void> {
+    await this.bench.close();
+    await this.link.close?.();
   }
 }

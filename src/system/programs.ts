@@ -18,6 +18,10 @@ export const RECORDERS: Readonly<Record<string, SystemProgram>> = {
   rec: { binary: 'rec', debianPackage: 'sox' },
   arecord: { binary: 'arecord', debianPackage: 'alsa-utils' },
 };
+/** plays and records on PulseAudio/PipeWire devices: the acoustic link (src/voice/acoustic-link.ts) */
+export const PACAT: SystemProgram = { binary: 'pacat', debianPackage: 'pulseaudio-utils' };
+/** lists PulseAudio/PipeWire devices (icabench voice devices) */
+export const PACTL: SystemProgram = { binary: 'pactl', debianPackage: 'pulseaudio-utils' };
 /** sends frames on a SocketCAN interface (src/vehicle/transports/socketcan.ts) */
 export const CANPLAYER: SystemProgram = { binary: 'canplayer', debianPackage: 'can-utils' };
 export const NVIDIA_SMI: SystemProgram = { binary: 'nvidia-smi', debianPackage: 'nvidia-driver' };

@@ -16,6 +16,13 @@ export interface AudioLink {
   endOfUtterance(end: AudioEnd): void;
   onChunk(listener: (chunk: AudioChunk, receivedAt: number) => void): () => void;
   onEndOfUtterance(listener: (end: AudioEnd, receivedAt: number) => void): () => void;
+  /**
+   * Links whose messages carry no session or turn (the acoustic link: sound in the air) label the next
+   * utterance they hear with this turn; links that carry ids leave it out.
+   */
+  expect?(sessionId: string, turn: number): void;
+  /** Links that own devices or processes (the acoustic link's player and recorder) release them. */
+  close?(): Promise<void>;
 }
 
 /** Two connected in-process links (bench end, unit end): for an in-process head unit and for tests. */

@@ -94,6 +94,7 @@ export class BenchVoice {
     } finally {
       speaking = false;
     }
+    this.options.link.expect?.(session.sessionId, turn);
     const replyAudio = this.replies.take(session.sessionId, turn, this.options.replyTimeoutMs);
     replyAudio.catch(() => undefined); // awaited below, after the text reply
     let reply: AssistantReply;
@@ -112,6 +113,9 @@ export class BenchVoice {
       if (!(error instanceof VoiceError)) throw error;
       voiceError = error.message;
     }
+    // a unit that only speaks (no text on the text channel) is judged on what the bench heard
+    const typedReply = reply.text;
+    if (!typedReply.trim() && replyTranscript) reply = { ...reply, text: replyTranscript };
     const recognizedText = reply.recognizedText ?? null;
     const headUnitAsrWer = recognizedText === null ? null : wordErrorRate(input.text, recognizedText);
     const noReplyAudio = received === null || received.pcm.samples.length === 0;
@@ -131,7 +135,7 @@ export class BenchVoice {
       replyAudio: received?.pcm ?? null,
       driverAudioSource: driver.source,
       headUnitAsrWer,
-      replyTranscriptionWer: replyTranscript === null ? null : wordErrorRate(reply.text, replyTranscript),
+      replyTranscriptionWer: replyTranscript === null || !typedReply.trim() ? null : wordErrorRate(typedReply, replyTranscript),
       voiceError,
     };
   }

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { SeedPhrase } from '../domain/conversation.ts';
 import { CabinAcousticsSchema } from './acoustics.ts';
+import { AcousticDevicesSchema, AcousticLink, CaptureVadSchema, measureLoopbackLatency } from './acoustic-link.ts';
 import type { AudioLink } from './audio-link.ts';
 import { BenchVoice, type SpokenTurnResult } from './bench-voice.ts';
 import { EspeakTts } from './espeak.ts';
@@ -16,10 +17,29 @@ import { driverVocabulary, replyVocabulary } from './vocabulary.ts';
 import { encodeWav } from './wav.ts';
 import { DEFAULT_WHISPER_MODEL_DIR, WhisperStt } from './whisper.ts';
 
+/**
+ * How spoken turns reach the unit: `bridge` streams PCM over the bridge socket (audio_chunk); `acoustic`
+ * plays each utterance on an audio device and records the reply from another (docs/voice.md, "Acoustic link").
+ */
+export const VoiceLinkSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('bridge') }),
+  z.strictObject({
+    type: z.literal('acoustic'),
+    ...AcousticDevicesSchema.shape,
+    /** output + input latency of the devices in ms (subtracted from reply latencies); absent: measured at start through `loopbackInput`, else 0 */
+    latencyMs: z.number().min(0).optional(),
+    /** a source that hears `output` (its monitor, a microphone at the loudspeaker, a loopback cable): the latency is measured through it */
+    loopbackInput: z.string().min(1).optional(),
+    vad: CaptureVadSchema.default(CaptureVadSchema.parse({})),
+  }),
+]);
+export type VoiceLinkConfig = z.infer<typeof VoiceLinkSchema>;
+
 /** The campaign's `voice:` section. */
 export const VoiceConfigSchema = z.strictObject({
   /** spoken turns instead of typed ones */
   enabled: z.boolean().default(true),
+  link: VoiceLinkSchema.default({ type: 'bridge' }),
   acoustics: CabinAcousticsSchema.default({ snrDb: null, noise: { kind: 'road', seed: 1 }, bandLimit: null, clip: null }),
   /** stream driver audio at real time (a live microphone); false is faster and gives the same recognition */
   realtime: z.boolean().default(false),
@@ -87,7 +107,8 @@ export async function createBenchVoice(config: VoiceConfig, options: CreateBench
     replyStt,
     vad: config.vad ? new SileroVad() : undefined,
     acoustics: config.acoustics,
-    realtime: config.realtime,
+    // over the air the utterance plays at its own pace: the end of speech is timed as it leaves the loudspeaker
+    realtime: config.realtime || config.link.type === 'acoustic',
     replyTimeoutMs: config.replyTimeoutMs,
     library: config.library ? await loadUtteranceLibrary(resolve(options.baseDir ?? '.', config.library)) : undefined,
   });
@@ -98,4 +119,28 @@ export function turnAudioArtifacts(result: SpokenTurnResult, turn: number): Arra
   const artifacts = [{ name: `turn${turn}-driver.wav`, mime: 'audio/wav' as const, bytes: encodeWav(result.driverAudio) }];
   if (result.replyAudio && result.replyAudio.samples.length > 0) artifacts.push({ name: `turn${turn}-reply.wav`, mime: 'audio/wav', bytes: encodeWav(result.replyAudio) });
   return artifacts;
+}
+
+/**
+ * The bench's end of an acoustic link, recording and ready: the device latency is the configured one,
+ * or measured through `loopbackInput`, or 0 (then reply latencies include the devices' own; logged).
+ */
+export async function openBenchAcousticLink(link: Extract<VoiceLinkConfig, { type: 'acoustic' }>, log: (line: string) => void, env?: NodeJS.ProcessEnv): Promise<AcousticLink> {
+  let latencyMs = link.latencyMs;
+  if (latencyMs === undefined && link.loopbackInput) {
+    latencyMs = await measureLoopbackLatency({ output: link.output, loopbackInput: link.loopbackInput, env });
+    log(`voice: acoustic link ${link.output} → ${link.input}: device latency ${latencyMs.toFixed(1)} ms (loopback through ${link.loopbackInput})`);
+  } else if (latencyMs === undefined) {
+    log(`voice: acoustic link ${link.output} → ${link.input}: no latencyMs and no loopbackInput, reply latencies include the devices' own latency`);
+  }
+  const acoustic = new AcousticLink({
+    devices: { output: link.output, input: link.input },
+    speaks: 'to_unit',
+    vad: link.vad,
+    latencyMs: latencyMs ?? 0,
+    env,
+    onRigFault: (fault) => log(`voice: rig fault on ${fault.device} (${fault.kind}): ${fault.detail}`),
+  });
+  await acoustic.open();
+  return acoustic;
 }

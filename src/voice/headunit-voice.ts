@@ -49,6 +49,7 @@ export class HeadUnitVoiceFrontEnd {
 
   /** What the driver said in this turn, as the unit's recogniser hears it, formatted as text (see formatting.ts). */
   async recognizeTurn(sessionId: string, turn: number): Promise<string> {
+    this.options.link.expect?.(sessionId, turn);
     const utterance = await this.collector.take(sessionId, turn, this.options.utteranceTimeoutMs ?? 10_000);
     if (utterance.pcm.samples.length === 0) return '';
     const heard = await this.stt.transcribe(utterance.pcm, { source: `session ${sessionId} turn ${turn} driver audio` });
@@ -79,6 +80,7 @@ export class HeadUnitVoiceFrontEnd {
   async close(): Promise<void> {
     this.collector.close();
     await this.stt.dispose?.();
+    await this.options.link.close?.();
   }
 }
 

@@ -21,8 +21,10 @@ export function registerHeadunitCommands(program: Command): void {
     .option('--world-seed <n>', 'seed of the generated world', '1')
     .option('--safety-policy <ref>', `when it refuses distracting or dangerous requests: ${SAFETY_POLICY_REF_FORMS.map((f) => f.split(' ')[0]).join(', ')}`, 'nhtsa-2013')
     .option('--voice', 'answer spoken turns: recognise the driver audio (pocketsphinx) and speak replies (espeak-ng)')
+    .option('--audio-input <source>', 'with --voice: hear the driver on this audio device (a microphone; PulseAudio/PipeWire source name, see `icabench voice devices`) instead of audio over the bridge')
+    .option('--audio-output <sink>', 'with --voice: speak replies on this audio device (a loudspeaker) instead of audio over the bridge')
     .option('--tool-agent <agent>', 'also speak icabench-tools/1 (tool-using tasks): "replay" (replays the vendored CAR-bench task) or a model reference (ollama:<model>, openai-compat:<url>#<model>)')
-    .action(async (options: { url: string; token?: string; faults: string; faultRate: string; faultSeed: string; worldSeed: string; safetyPolicy: string; voice?: boolean; toolAgent?: string }) => {
+    .action(async (options: { url: string; token?: string; faults: string; faultRate: string; faultSeed: string; worldSeed: string; safetyPolicy: string; voice?: boolean; audioInput?: string; audioOutput?: string; toolAgent?: string }) => {
       const token = options.token ?? process.env[BRIDGE_TOKEN_ENV];
       if (!token) throw new Error(`--token or $${BRIDGE_TOKEN_ENV} is required: the bench only accepts head units that present its shared token`);
       const faults = parseOrThrow(
@@ -36,9 +38,14 @@ export function registerHeadunitCommands(program: Command): void {
         const problems = await checkVoicePrerequisites();
         if (problems.length > 0) throw new Error(`--voice: ${problems.join('; ')}`);
       }
-      const { handler, audio, frontEnd } = referenceDialIn(
+      const { handler, audio, frontEnd } = await referenceDialIn(
         reference,
-        options.voice ? { onError: (error) => console.error(`voice: could not speak a reply: ${error.message}`) } : undefined,
+        options.voice
+          ? {
+              onError: (error) => console.error(`voice: could not speak a reply: ${error.message}`),
+              ...(options.audioInput || options.audioOutput ? { acoustic: acousticDevices(options.audioInput, options.audioOutput) } : {}),
+            }
+          : undefined,
       );
       const client = await connectHeadUnit({
         url: options.url,
@@ -55,4 +62,9 @@ export function registerHeadunitCommands(program: Command): void {
       );
       process.once('SIGINT', () => void Promise.all([client.close(), frontEnd?.close()]).then(() => process.exit(0)));
     });
+}
+
+function acousticDevices(input: string | undefined, output: string | undefined): { input: string; output: string } {
+  if (!input || !output) throw new Error('--audio-input and --audio-output go together: the unit hears on one device and speaks on the other');
+  return { input, output };
 }

@@ -35,6 +35,23 @@ export function registerVoiceCommands(program: Command): void {
     });
 
   voice
+    .command('devices')
+    .description('List the audio devices of the sound server (PulseAudio/PipeWire) for the acoustic link, with the level on each input; clipping and silent inputs are flagged as rig faults.')
+    .option('--listen-ms <ms>', 'how long each input is measured', number('--listen-ms'), 500)
+    .option('--json', 'one JSON object per device')
+    .action(async (options: { listenMs: number; json?: boolean }) => {
+      const { listAudioDevices } = await import('../../voice/acoustic-link.ts');
+      const devices = await listAudioDevices({ listenMs: options.listenMs });
+      if (options.json) return devices.forEach((device) => console.log(JSON.stringify(device)));
+      const width = Math.max(4, ...devices.map((d) => d.name.length));
+      console.log(`${'kind'.padEnd(7)}${'name'.padEnd(width + 2)}level`);
+      for (const device of devices) {
+        const level = device.level ? `peak ${device.level.peakDb} dBFS, rms ${device.level.rmsDb} dBFS${device.level.fault ? `  RIG FAULT: ${device.level.fault === 'clipping' ? 'clipping (lower the gain)' : 'silent (no signal: check the cable, the gain or the mute switch)'}` : ''}` : device.kind === 'input' ? 'no audio' : '';
+        console.log(`${device.kind.padEnd(7)}${device.name.padEnd(width + 2)}${level}`);
+      }
+    });
+
+  voice
     .command('say')
     .description('Speak a text in a persona voice, optionally through cabin acoustics, into a 16 kHz WAV.')
     .argument('<text>', 'what the driver says')

@@ -5,6 +5,7 @@ import type { ConversationSpec, SeedPhrase } from '../../domain/conversation.ts'
 import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../../domain/safety-policy.ts';
 import { MethodSchema } from '../../domain/method.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../../domain/taxonomy.ts';
+import { AcousticDevicesSchema } from '../../voice/acoustic-link.ts';
 import { FaultConfigSchema } from '../../headunit/reference/faults.ts';
 import { ScoringSchema } from '../../judge/score.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
@@ -40,6 +41,8 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     safety: SafetyPolicySchema.optional(),
     /** the build it announces in hello (recorded with the run; compare lists fixes and regressions between builds); default named after its faults */
     build: z.string().min(1).max(200).optional(),
+    /** with voice.link acoustic: the reference unit's own microphone (input) and loudspeaker (output) devices */
+    acoustic: AcousticDevicesSchema.optional(),
   }),
   /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
   z.strictObject({
