@@ -4,7 +4,7 @@ import { checkRunnable, runToolTaskTrial, TrialResultSchema, type AgentReply, ty
 import { FAULT_POLICY_RULES, type FaultProfile } from '../../src/kinds/tool-agents/config.ts';
 import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
 import { summarizeTrials } from '../../src/kinds/tool-agents/summary.ts';
-import { loadTaskFile, parseTasks, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, parseTasks, type Task } from '../../src/toolenv/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 
 const TASKS: Task[] = ['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].flatMap((f) => loadTaskFile(dataPath(`carbench/${f}`)));

@@ -7,8 +7,9 @@ import { JudgeRefInputSchema } from '../../llm/modelRef.ts';
 import { LlmSettingsSchema } from '../../llm/settings.ts';
 import { ScoringSchema } from '../../judge/score.ts';
 import { loadSuite, suiteSpecs } from '../../suite/format.ts';
-import { CampaignConfigSchema, ConfigError, HeadUnitConfigSchema, TierFallbackSchema, type LoadedCampaign } from '../dialogue/config.ts';
-import { SCRIPTED_SIMULATOR } from '../../run/tiers.ts';
+import { CampaignConfigSchema, ConfigError, TierFallbackSchema, type LoadedCampaign } from '../dialogue/config.ts';
+import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
+import { SCRIPTED_SIMULATOR } from '../dialogue/tiers.ts';
 
 /**
  * `kind: suite` (docs/suites.md): replays scripted suites against a head unit. Every turn is judged as a
