@@ -17,12 +17,16 @@ import { HeadUnitConfigSchema } from '../src/run/headunit-config.ts';
 import { World } from '../src/world/world.ts';
 import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../src/kinds/dialogue/tiers.ts';
-import { FAILURE_LABELS } from '../src/domain/taxonomy.ts';
+import { FAILURE_LABELS, STRATEGIES } from '../src/domain/taxonomy.ts';
 import { summarizeRun } from '../src/report/summary.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { HeldOutHeadUnit } from '../test/heldout/heldout-headunit.ts';
 
-const { values } = parseArgs({ options: { conversations: { type: 'string', default: '200' } } });
+const { values } = parseArgs({
+  options: { conversations: { type: 'string', default: '200' }, show: { type: 'string', default: '0' }, unit: { type: 'string', default: 'heldout' } },
+});
+if (values.unit !== 'heldout' && values.unit !== 'reference') throw new Error(`--unit: expected heldout or reference, got "${values.unit}"`);
+// --unit reference: the configs as they are (the reference unit with its fault profiles), to see that a strategy change does not lose what it found there
 const conversations = Number(values.conversations);
 if (!Number.isInteger(conversations) || conversations < 1) throw new Error(`--conversations: expected a positive integer, got "${values.conversations}"`);
 
@@ -39,19 +43,31 @@ try {
     const loaded = loadCampaignConfig(resolve(`bench-configs/paper-${mode}.yaml`));
     loaded.config.conversations = conversations;
     delete loaded.config.budgetMinutes;
-    loaded.config.world = worldFile;
-    loaded.config.headUnit = HeadUnitConfigSchema.parse({ type: 'bridge', port: 0, tokenEnv: TOKEN_ENV });
-    let dialled: Promise<unknown> | undefined;
-    const headUnit = await connectConfiguredHeadUnit(loaded.config.headUnit, (line) => {
-      const url = /bridge listening on (\S+);/.exec(line)?.[1];
-      if (url) dialled = connectHeadUnit({ url, token: process.env[TOKEN_ENV]!, handler: new HeldOutHeadUnit() });
-    });
-    const client = (await dialled) as Awaited<ReturnType<typeof connectHeadUnit>>;
     const started = performance.now();
-    const run = await runCampaign(loaded, { store, tiers: await buildTiers(loaded.config), headUnit });
-    await client.close();
-    await headUnit.close();
+    let run: Awaited<ReturnType<typeof runCampaign>>;
+    if (values.unit === 'reference') run = await runCampaign(loaded, { store });
+    else {
+      loaded.config.world = worldFile;
+      loaded.config.headUnit = HeadUnitConfigSchema.parse({ type: 'bridge', port: 0, tokenEnv: TOKEN_ENV });
+      let dialled: Promise<unknown> | undefined;
+      const headUnit = await connectConfiguredHeadUnit(loaded.config.headUnit, (line) => {
+        const url = /bridge listening on (\S+);/.exec(line)?.[1];
+        if (url) dialled = connectHeadUnit({ url, token: process.env[TOKEN_ENV]!, handler: new HeldOutHeadUnit() });
+      });
+      const client = (await dialled) as Awaited<ReturnType<typeof connectHeadUnit>>;
+      run = await runCampaign(loaded, { store, tiers: await buildTiers(loaded.config), headUnit });
+      await client.close();
+      await headUnit.close();
+    }
     results[mode] = await summarizeRun(store, run.runId);
+    // --show N: the first N transcripts of each mode, with each turn's strategy and labels (to see what a strategy provoked)
+    for (const conversation of [...store.conversations(run.runId)].slice(0, Number(values.show))) {
+      console.log(`--- ${mode} ${conversation.spec.key}`);
+      for (const turn of conversation.turns) {
+        const labels = turn.verdicts.flatMap((v) => v.labels.map((l) => l.label));
+        console.log(`  ${turn.utterance.strategy ?? '-'} | ${turn.utterance.text} || ${turn.reply?.text ?? '(no reply)'} || ${labels.join(', ')}`);
+      }
+    }
     console.log(`${mode}: ${run.done} conversations in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   const row = (label: string, pick: (s: (typeof results)['guided']) => string) => console.log(`${label.padEnd(44)} ${pick(results.guided).padStart(10)} ${pick(results.baseline).padStart(10)}`);
@@ -60,6 +76,10 @@ try {
   row('fail rate', (s) => (s.failRate === null ? '–' : `${(s.failRate * 100).toFixed(1)} %`));
   row('labelled failures', (s) => String(s.failures));
   for (const label of FAILURE_LABELS) row(`  conversations with ${label}`, (s) => String(s.failureTypes[label].conversations));
+  for (const strategy of STRATEGIES) {
+    const stats = results.guided.strategies[strategy];
+    console.log(`guided ${strategy.padEnd(22)} used ${String(stats.uses).padStart(4)} times in ${String(stats.conversationsUsing).padStart(3)} conversations, its failure on ${stats.triggered} of those turns`);
+  }
   const ratio = results.guided.uniqueFailureTypesPerConversation / results.baseline.uniqueFailureTypesPerConversation;
   console.log(`guided ÷ baseline unique failure types per conversation: ${ratio.toFixed(2)}×`);
 } finally {

@@ -7,9 +7,11 @@
  *      written) on a generated 100,000-seed pool, and the same campaign on the 18-seed in-car pool:
  *      wall time and peak RSS;
  *   4. an invalid 100,000-seed pool (every seed misspelled): time and the number of error lines.
- * Cases 1 and 2 are also timed through the CLI (`icabench run`), next to the CLI's own start-up
- * (`icabench --help`). Usage:
- *   npm run bench:inputs -- [--seeds 100000]
+ *   5. manuals (#22 item 4): a valid generated Markdown chapter of --manual-mb MB (sections, procedures,
+ *      warnings) indexed and written, and a Markdown list nested 3,000 levels deep: time until the refusal.
+ * Cases 1, 2 and 5 are also timed through the CLI (`icabench run`, `icabench manual index`), next to the
+ * CLI's own start-up (`icabench --help`). Usage:
+ *   npm run bench:inputs -- [--seeds 100000] [--manual-mb 100]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -44,6 +46,18 @@ async function runCase(name: string, dir: string): Promise<CaseResult> {
   if (name === 'plan') detail = refusal(join(dir, 'huge-plan.yaml'));
   else if (name === 'dev-zero') detail = refusal('/dev/zero');
   else if (name === 'invalid-pool') detail = `${refusal(join(dir, 'invalid.yaml')).split('\n').length} error lines`;
+  else if (name === 'manual-big') {
+    const { buildManualIndex, saveManualIndex } = await import('../src/manual/manual-index.ts');
+    const index = await buildManualIndex([join(dir, 'big-manual.md')]);
+    saveManualIndex(index, join(dir, 'big-manual-index.json'));
+    detail = `${index.chunks.length} chunks indexed and written`;
+  } else if (name === 'manual-deep') {
+    const { readManualFile } = await import('../src/manual/ingest/read.ts');
+    detail = await readManualFile(join(dir, 'deep-list.md')).then(
+      () => 'NOT refused',
+      (error: Error) => error.message,
+    );
+  }
   else {
     const { runCampaign } = await import('../src/kinds/dialogue/run.ts');
     const { buildTiers } = await import('../src/kinds/dialogue/tiers.ts');
@@ -77,6 +91,19 @@ function writePool(path: string, count: number, misspell: boolean): number {
   return Buffer.byteLength(text);
 }
 
+/** A valid Markdown chapter of about `mb` MB: sections with text, a procedure and a warning each. */
+function writeManual(path: string, mb: number): number {
+  const parts = ['# Owner\'s manual\n\n'];
+  let bytes = 0;
+  for (let n = 0; bytes < mb * 1024 * 1024; n++) {
+    const part = `## Climate control ${n}\n\nThe system keeps the cabin at the set temperature; press AUTO to let it choose the air flow.\n\n1. Press the AUTO button.\n2. Turn the knob to the temperature.\n\n> [!WARNING]\n> Do not cover the interior sensor ${n}. The system cannot measure the cabin temperature.\n\n`;
+    parts.push(part);
+    bytes += part.length;
+  }
+  writeFileSync(path, parts.join(''));
+  return bytes;
+}
+
 function timeCli(args: string[]): { wallMs: number; exit: number | null; stderr: string } {
   const started = performance.now();
   const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
@@ -86,10 +113,11 @@ function timeCli(args: string[]): { wallMs: number; exit: number | null; stderr:
 async function main(): Promise<void> {
   const program = new Command()
     .option('--seeds <n>', 'seeds in the generated pool', '100000')
+    .option('--manual-mb <n>', 'size of the generated Markdown chapter', '100')
     .option('--case <name>', '(internal) run one case in this process')
     .option('--dir <dir>', '(internal) the working folder');
   program.parse(process.argv);
-  const options = program.opts<{ seeds: string; case?: string; dir?: string }>();
+  const options = program.opts<{ seeds: string; manualMb: string; case?: string; dir?: string }>();
   if (options.case) {
     console.log(JSON.stringify(await runCase(options.case, options.dir!)));
     return;
@@ -103,20 +131,25 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, 'small.yaml'), campaign(IN_CAR));
   writeFileSync(join(dir, 'huge-plan.yaml'), `name: huge\nseeds: ${IN_CAR}\nconversations: 100000\nrepeats: 100\n`);
   writeFileSync(join(dir, 'invalid.yaml'), campaign('invalid-pool.yaml'));
+  const manualBytes = writeManual(join(dir, 'big-manual.md'), Number(options.manualMb));
+  writeFileSync(join(dir, 'deep-list.md'), Array.from({ length: 3000 }, (_, depth) => `${'  '.repeat(depth)}- item\n`).join(''));
 
   const self = fileURLToPath(import.meta.url);
   const child = (name: string): CaseResult =>
     JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', self, '--case', name, '--dir', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim().split('\n').at(-1)!);
   console.log(`machine: ${(await import('node:os')).cpus().length} cores, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`generated pool: ${seeds.toLocaleString('en')} seeds, ${(poolBytes / 2 ** 20).toFixed(1)} MiB`);
-  for (const name of ['plan', 'dev-zero', 'invalid-pool', 'small', 'big']) {
+  console.log(`generated manual: ${(manualBytes / 2 ** 20).toFixed(1)} MiB of Markdown; a list nested 3,000 levels deep`);
+  for (const name of ['plan', 'dev-zero', 'invalid-pool', 'small', 'big', 'manual-deep', 'manual-big']) {
     const result = child(name);
     console.log(`${name.padEnd(13)} ${result.ms.toFixed(0).padStart(6)} ms  peak RSS ${result.maxRssMiB.toFixed(0).padStart(4)} MiB  ${result.detail.split('\n')[0].slice(0, 160)}`);
   }
   const help = timeCli(['--help']);
   const plan = timeCli(['run', join(dir, 'huge-plan.yaml'), '--workspace', join(dir, 'ws-cli')]);
   const zero = timeCli(['run', '/dev/zero', '--workspace', join(dir, 'ws-cli')]);
+  const deepList = timeCli(['manual', 'index', join(dir, 'deep-list.md'), '--out', join(dir, 'deep-index.json')]);
   console.log(`CLI start-up (icabench --help): ${help.wallMs.toFixed(0)} ms`);
+  console.log(`CLI icabench manual index deep-list.md: ${deepList.wallMs.toFixed(0)} ms, exit ${deepList.exit}: ${deepList.stderr.slice(0, 120)}`);
   console.log(`CLI icabench run huge-plan.yaml: ${plan.wallMs.toFixed(0)} ms, exit ${plan.exit}: ${plan.stderr.slice(0, 120)}`);
   console.log(`CLI icabench run /dev/zero: ${zero.wallMs.toFixed(0)} ms, exit ${zero.exit}: ${zero.stderr.slice(0, 120)}`);
 }

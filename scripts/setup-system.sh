@@ -10,10 +10,11 @@
 #   socat                pseudo-terminal pairs for the SLCAN transport tests (test/vehicle)
 #   chromium             the browser the bench app's end-to-end tests drive (docs/bench-app.md)
 #   redis-server         the queue of fleet campaigns (icabench worker, run --fleet; docs/fleet.md, test/fleet)
+#   xvfb                 a virtual display for the test of `icabench app`'s Chromium window (test/e2e/app-window.test.ts)
 set -euo pipefail
 
 PACKAGES=(espeak-ng pocketsphinx pocketsphinx-en-us sox)
-EXTRA_PACKAGES=(can-utils socat chromium redis-server)
+EXTRA_PACKAGES=(can-utils socat chromium redis-server xvfb)
 
 missing=()
 for pkg in "${PACKAGES[@]}" "${EXTRA_PACKAGES[@]}"; do

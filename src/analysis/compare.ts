@@ -64,6 +64,8 @@ export const RunComparisonSchema = z.object({
   ),
   /** unique failing conversations A/B and coverage of the union's clusters; absent when a summary has no diversity section */
   diversity: DiversityComparisonSchema.optional(),
+  /** the same over the conversations with findings of each run; absent when a summary has no findingsDiversity section */
+  findingsDiversity: DiversityComparisonSchema.optional(),
   /** pass^k / pass@k of each run (summary.json `reliability`; null for a run without repeats); absent when neither has repeats */
   reliability: z.object({ a: ReliabilitySchema.nullable(), b: ReliabilitySchema.nullable() }).optional(),
   /** conversation by conversation (runs of one suite or campaign on two builds): fixed, regressed, turn diffs; absent when a side is not a stored run */
@@ -133,10 +135,14 @@ export function compareRuns(a: RunSummary, b: RunSummary, alpha = COMPARISON_ALP
 
 /**
  * compareRuns plus failure diversity (`icabench compare`): when both summaries carry a diversity
- * section, the union of their unique failing conversations is clustered with `embedder`.
+ * section, the union of their unique failing conversations is clustered with `embedder`; the same for
+ * their conversations with findings (`findingsDiversity`).
  */
 export async function compareRunsWithDiversity(a: RunSummary, b: RunSummary, embedder: Embedder, config: DiversityConfig = DEFAULT_DIVERSITY_CONFIG, alpha = COMPARISON_ALPHA): Promise<RunComparison> {
   const comparison = compareRuns(a, b, alpha);
-  if (!a.diversity || !b.diversity) return comparison;
-  return { ...comparison, diversity: await compareDiversity(a.diversity, b.diversity, embedder, config) };
+  return {
+    ...comparison,
+    ...(a.diversity && b.diversity ? { diversity: await compareDiversity(a.diversity, b.diversity, embedder, config) } : {}),
+    ...(a.findingsDiversity && b.findingsDiversity ? { findingsDiversity: await compareDiversity(a.findingsDiversity, b.findingsDiversity, embedder, config) } : {}),
+  };
 }

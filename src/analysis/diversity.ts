@@ -76,14 +76,31 @@ const std = (xs: readonly number[]) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce(
 
 const MeanStdSchema = z.object({ mean: z.number(), std: z.number(), values: z.array(z.number()) });
 
+/**
+ * Which conversations a diversity analysis runs over: `failing` (combined outcome fail, STELLAR's
+ * unique failing conversations) or `findings` (completed conversations with at least one labelled
+ * failure, whatever their verdict: under the paper's pure-score rule most of them pass).
+ */
+export const DiversityPopulationSchema = z.enum(['failing', 'findings']);
+export type DiversityPopulation = z.infer<typeof DiversityPopulationSchema>;
+
+/** Whether a conversation belongs to a population. */
+export function inPopulation(result: ConversationResult, population: DiversityPopulation): boolean {
+  const combined = combinedVerdict(result);
+  return population === 'failing' ? combined.outcome === 'fail' : result.status === 'completed' && combined.findings.length > 0;
+}
+
 export const DiversitySectionSchema = z.object({
+  /** the conversations analysed (absent in sections written before there were two: failing) */
+  population: DiversityPopulationSchema.default('failing'),
   /** which embedder produced the vectors: "lexical TF-IDF fallback …" or "onnx sentence embeddings …" */
   embedder: z.string(),
   embedderKind: z.enum(['onnx', 'tfidf']),
   threshold: z.number(),
   distance: z.literal('(1 - cos) / 2'),
+  /** conversations of the population (failing ones, or ones with findings) */
   failing: z.number().int().min(0),
-  /** failing conversations after deduplication, per run */
+  /** those conversations after deduplication, per run */
   unique: z.record(z.string(), z.number().int().min(0)),
   duplicates: z.array(z.object({ key: z.string(), run: z.string(), twin: z.string(), similarity: z.number() })),
   clustering: z.object({
@@ -207,7 +224,12 @@ async function deduplicate(items: readonly DiversityItem[], vectors: readonly Sp
  * The diversity analysis over failing conversations of one or more runs (a comparison passes two).
  * Deterministic for the same items, embedder and config: every random choice comes from `seed`.
  */
-export async function analyseDiversity(items: readonly DiversityItem[], embedder: Embedder, config: DiversityConfig = DEFAULT_DIVERSITY_CONFIG): Promise<DiversitySection> {
+export async function analyseDiversity(
+  items: readonly DiversityItem[],
+  embedder: Embedder,
+  config: DiversityConfig = DEFAULT_DIVERSITY_CONFIG,
+  population: DiversityPopulation = 'failing',
+): Promise<DiversitySection> {
   const runs = [...new Set(items.map((i) => i.run))];
   const raw = await embedder.embed(items.map((i) => i.text));
   const dimensions = raw[0]?.length ?? 0;
@@ -217,6 +239,7 @@ export async function analyseDiversity(items: readonly DiversityItem[], embedder
   const vectors = uniqueIdx.map((i) => embedded[i]);
   const m = unique.length;
   const base = {
+    population,
     embedder: embedder.describe,
     embedderKind: embedder.kind,
     threshold: config.threshold,
@@ -308,20 +331,21 @@ export async function analyseDiversity(items: readonly DiversityItem[], embedder
 }
 
 /**
- * Collects a run's failing conversations (combined outcome "fail", src/analysis/verdict.ts) as
- * rendered text in one pass over the store; `finish` runs the analysis.
+ * Collects a run's conversations of a population (failing ones by default, src/analysis/verdict.ts)
+ * as rendered text in one pass over the store; `finish` runs the analysis.
  */
-export function diversityCollector(run: string) {
+export function diversityCollector(run: string, population: DiversityPopulation = 'failing') {
   const items: DiversityItem[] = [];
   return {
     add(result: ConversationResult) {
-      if (combinedVerdict(result).outcome === 'fail') items.push({ key: result.spec.key, run, text: renderConversation(result) });
+      if (inPopulation(result, population)) items.push({ key: result.spec.key, run, text: renderConversation(result) });
     },
-    finish: (embedder: Embedder, config: DiversityConfig = DEFAULT_DIVERSITY_CONFIG) => analyseDiversity(items, embedder, config),
+    finish: (embedder: Embedder, config: DiversityConfig = DEFAULT_DIVERSITY_CONFIG) => analyseDiversity(items, embedder, config, population),
   };
 }
 
 export const DiversityComparisonSchema = z.object({
+  population: DiversityPopulationSchema.default('failing'),
   embedder: z.string(),
   /** the embedders the two runs' own analyses used, when they differ from the comparison's */
   note: z.string().nullable(),
@@ -345,12 +369,13 @@ export type DiversityComparison = z.infer<typeof DiversityComparisonSchema>;
  */
 export async function compareDiversity(a: DiversitySection, b: DiversitySection, embedder: Embedder, config: DiversityConfig = DEFAULT_DIVERSITY_CONFIG): Promise<DiversityComparison> {
   const sideItems = (section: DiversitySection, side: 'A' | 'B') => section.conversations.map((c) => ({ key: c.key, run: side, text: c.text }));
-  const union = await analyseDiversity([...sideItems(a, 'A'), ...sideItems(b, 'B')], embedder, config);
+  const union = await analyseDiversity([...sideItems(a, 'A'), ...sideItems(b, 'B')], embedder, config, a.population);
   const total = (s: DiversitySection) => Object.values(s.unique).reduce((x, y) => x + y, 0);
   const share = (s: DiversitySection) => (s.failing === 0 ? null : s.duplicates.length / s.failing);
   const differing = [a.embedder, b.embedder].filter((d) => d !== embedder.describe);
   const { conversations: _dropped, ...unionWithoutTexts } = union;
   return {
+    population: a.population,
     embedder: embedder.describe,
     note: differing.length ? `the runs' own analyses used ${[...new Set(differing)].join(' / ')}; the union is embedded again with ${embedder.describe}` : null,
     uniqueA: total(a),

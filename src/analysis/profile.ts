@@ -207,6 +207,8 @@ export const RunSummarySchema = z.object({
   protocol: ProtocolSectionSchema.optional(),
   /** failure diversity: unique failing conversations, k-medoids clusters and coverage (src/analysis/diversity.ts, docs/diversity.md) */
   diversity: DiversitySectionSchema.optional(),
+  /** the same analysis over the conversations with findings, whatever their verdict (docs/diversity.md) */
+  findingsDiversity: DiversitySectionSchema.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type RunInfo = NonNullable<RunSummary['run']>;

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { icabenchVersion } from '../run/run-facts.ts';
 
 type Register = (program: Command) => void;
 
@@ -13,27 +14,45 @@ const AREAS: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<Re
   { commands: ['conformance'], load: async () => (await import('./commands/conformance.ts')).registerConformanceCommands },
   { commands: ['can'], load: async () => (await import('./commands/can.ts')).registerCanCommands },
   { commands: ['serve'], load: async () => (await import('./commands/serve.ts')).registerServeCommands },
+  { commands: ['app'], load: async () => (await import('./commands/app.ts')).registerAppCommands },
   { commands: ['doctor'], load: async () => (await import('./commands/doctor.ts')).registerDoctorCommands },
   { commands: ['judge-bench', 'judge-bench-dataset', 'judge-bench-agreement'], load: async () => (await import('./commands/judge-bench.ts')).registerJudgeBenchCommands },
   { commands: ['voice'], load: async () => (await import('./commands/voice.ts')).registerVoiceCommands },
   { commands: ['manual'], load: async () => (await import('./commands/manual.ts')).registerManualCommands },
+  { commands: ['session'], load: async () => (await import('./commands/session.ts')).registerSessionCommands },
   { commands: ['pin', 'suite'], load: async () => (await import('./commands/suite.ts')).registerSuiteCommands },
   { commands: ['worker'], load: async () => (await import('./commands/worker.ts')).registerWorkerCommands },
 ];
 
-/** Assembles the asked area's commands and reports errors plainly. */
-export async function main(argv: string[]): Promise<void> {
+/** The icabench program with the commands of the area `asked` names (every area when it names none): the CLI and the README's docs test read the same one. */
+export async function buildProgram(asked?: string): Promise<Command> {
   const program = new Command();
   program
     .name('icabench')
     .description('Test bench for in-car conversational assistants (offline, multi-turn, two-tier judge).')
+    .version(icabenchVersion(), '-V, --version', 'print the icabench version')
     .showHelpAfterError();
-  const asked = argv[2];
-  const areas = AREAS.filter((area) => area.commands.includes(asked));
+  const areas = AREAS.filter((area) => area.commands.includes(asked ?? ''));
   for (const area of areas.length > 0 ? areas : AREAS) (await area.load())(program);
+  return program;
+}
+
+/** A reader that stopped reading (`icabench runs | head`): the output it wanted is written; quit quietly. */
+const isClosedPipe = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+
+/** Assembles the asked area's commands and reports errors plainly. */
+export async function main(argv: string[]): Promise<void> {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error) => {
+      if (isClosedPipe(error)) process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+  const program = await buildProgram(argv[2]);
   try {
     await program.parseAsync(argv);
   } catch (error) {
+    if (isClosedPipe(error)) return;
     // configuration and input errors already name the file, line and field: print them without a stack
     console.error(`icabench: ${error instanceof Error ? error.message : String(error)}`);
     if (process.env.ICABENCH_DEBUG && error instanceof Error) console.error(error.stack);

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
 import { allowedKeysAt } from './schema-walk.ts';
@@ -87,9 +87,42 @@ export function readBoundedBytes(path: string, what: string, maxBytes: number = 
   }
 }
 
-/** readBoundedBytes as UTF-8 text. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The UTF-8 text of a file's bytes (a leading byte-order mark dropped). A UTF-16 file (a byte-order
+ * mark FF FE / FE FF, or NUL bytes between characters, as Windows editors save "Unicode") and bytes
+ * that are not UTF-8 are errors naming the file and the encoding, not garbage handed to a parser.
+ */
+export function decodeUtf8(bytes: Uint8Array, path: string, what: string): string {
+  const bom = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  const littleEndian = bytes.length >= 4 && bytes[0] !== 0 && bytes[1] === 0 && bytes[2] !== 0 && bytes[3] === 0;
+  const bigEndian = bytes.length >= 4 && bytes[0] === 0 && bytes[1] !== 0 && bytes[2] === 0 && bytes[3] !== 0;
+  const utf16 = bom || littleEndian || bigEndian;
+  if (utf16) throw new ConfigError(`${path}: the ${what} is UTF-16 text; icabench reads UTF-8 (save the file as UTF-8)`);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    throw new ConfigError(`${path}: the ${what} is not UTF-8 text (invalid byte 0x${bytes[offset].toString(16).padStart(2, '0')} at byte ${offset}); save it as UTF-8`);
+  }
+}
+
+/** Offset of the first byte that breaks UTF-8 (the decoder only says that one does). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  for (let at = 0; at < bytes.length; ) {
+    const byte = bytes[at];
+    const length = byte < 0x80 ? 1 : byte >= 0xc2 && byte < 0xe0 ? 2 : byte >= 0xe0 && byte < 0xf0 ? 3 : byte >= 0xf0 && byte < 0xf5 ? 4 : 0;
+    if (length === 0) return at;
+    for (let k = 1; k < length; k++) if (at + k >= bytes.length || (bytes[at + k] & 0xc0) !== 0x80) return at;
+    at += length;
+  }
+  return 0;
+}
+
+/** readBoundedBytes as UTF-8 text (UTF-16 and other encodings are refused by name). */
 export function readBoundedText(path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): string {
-  return readBoundedBytes(path, what, maxBytes).toString('utf8');
+  return decodeUtf8(readBoundedBytes(path, what, maxBytes), path, what);
 }
 
 /** The yaml library's message without its excerpt and position (the caller prints file:line:col). */
@@ -112,32 +145,70 @@ export interface YamlSource {
 export function parseYamlSource(text: string, file: string, lineOffset = 0): YamlSource {
   const lines = new LineCounter();
   let doc: Document.Parsed;
+  const tooDeep = () => {
+    const message = `nested too deeply (limit ${STRUCTURE.maxDepth})`;
+    return new ConfigError(`${file}: ${message}`, [{ path: '(yaml)', line: null, message }]);
+  };
   try {
     doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   } catch (error) {
     // the parser reports what it can as doc.errors; anything it throws (a stack overflow on absurd nesting) is just invalid YAML
+    if (error instanceof RangeError) throw tooDeep();
     const message = `invalid YAML: ${(error as Error).message}`;
     throw new ConfigError(`${file}: ${message}`, [{ path: '(yaml)', line: null, message }]);
   }
   if (doc.errors.length > 0) {
+    // the parser turns its own stack overflow on absurd nesting into an error entry
+    if (doc.errors.some((e) => /Maximum call stack size exceeded/.test(e.message))) throw tooDeep();
     const problems = doc.errors.map((e) => ({ path: '(yaml)', line: e.linePos ? e.linePos[0].line + lineOffset : null, message: `invalid YAML: ${yamlMessage(e.message)}` }));
     const listed = doc.errors.slice(0, MAX_LISTED_ERRORS).map((e) => `${file}:${e.linePos ? `${e.linePos[0].line + lineOffset}:${e.linePos[0].col}` : '?'}: invalid YAML: ${yamlMessage(e.message)}`);
     throw new ConfigError(capped(listed, doc.errors.length), problems);
+  }
+  let unresolved: ReturnType<typeof unresolvedAlias>;
+  try {
+    unresolved = unresolvedAlias(doc);
+  } catch (error) {
+    if (error instanceof RangeError) throw tooDeep();
+    throw error;
+  }
+  if (unresolved) {
+    const line = unresolved.node.range ? lines.linePos(unresolved.node.range[0]).line + lineOffset : null;
+    // a part of a file parsed alone (one seed of a large pool) cannot see the anchors of the other parts
+    const hint = lineOffset > 0 ? '; each seed of a large pool is read on its own, so an alias cannot refer to an anchor in another seed: repeat the value' : '';
+    const message = `alias *${unresolved.name} refers to no anchor &${unresolved.name} before it${hint}`;
+    throw new ConfigError(`${file}${line ? `:${line}` : ''}: ${message}`, [{ path: '(yaml)', line, message }]);
   }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
+    if (error instanceof RangeError) throw tooDeep();
     // the yaml library refuses aliases that expand beyond maxAliasCount (a "billion laughs" document) with a ReferenceError
     const message = `the YAML cannot be expanded: ${(error as Error).message}`;
     throw new ConfigError(`${file}: ${message}`, [{ path: '(yaml)', line: null, message }]);
   }
   const violation = checkStructure(value, STRUCTURE);
   if (violation) {
-    const message = `the YAML is ${violation.message}`;
+    const message = violation.limit === 'maxDepth' ? `nested too deeply (limit ${STRUCTURE.maxDepth})` : `the YAML is ${violation.message}`;
     throw new ConfigError(`${file}: ${message}`, [{ path: '(yaml)', line: null, message }]);
   }
   return { file, doc, lines, value, lineOffset };
+}
+
+/** The first alias whose anchor is not set before it (the yaml library says so without a line), in document order. */
+function unresolvedAlias(doc: Document.Parsed): { name: string; node: Node } | null {
+  const anchors = new Set<string>();
+  let found: { name: string; node: Node } | null = null;
+  visit(doc, (_key, node) => {
+    if (isAlias(node)) {
+      if (!anchors.has(node.source)) {
+        found = { name: node.source, node };
+        return visit.BREAK;
+      }
+    } else if (isNode(node) && node.anchor) anchors.add(node.anchor);
+    return undefined;
+  });
+  return found;
 }
 
 /** The node at `path`, or at the deepest part of it that exists (a missing field points at its parent): its key node (in a map) and value node. */

@@ -1,9 +1,10 @@
 import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
-import { ItemAborted } from '../run/kind.ts';
+import { ConversationAborted } from '../kinds/dialogue/conversation.ts';
 import type { ConversationExecutor, FinishedConversation } from '../kinds/dialogue/run.ts';
 import type { ResultStore } from '../store/store.ts';
+import type { ConversationSpec } from '../domain/conversation.ts';
 import {
   ConversationResultMessageSchema,
   JobTakenSchema,
@@ -28,12 +29,18 @@ export const FLEET_FACT = 'fleet.workers';
 const JOB_ATTEMPTS = 3;
 /** The run descriptor outlives the coordinator a week: workers finish abandoned jobs, a resume reuses it. */
 const DESCRIPTOR_TTL_S = 7 * 24 * 3600;
+/** How long a fleet run waits for its Redis to come back before it stops as interrupted (`--fleet-grace`). */
+export const DEFAULT_REDIS_GRACE_MS = 120_000;
 
 export interface FleetOptions {
   redisUrl: string;
   log: (line: string) => void;
-  /** how often the per-rig progress line is printed (ms); 0 = never */
+  /** how often the per-rig progress line is printed when it changed (ms); 0 = never */
   progressMs?: number;
+  /** how long the run waits for an unreachable Redis before it stops as interrupted (ms; default DEFAULT_REDIS_GRACE_MS) */
+  redisGraceMs?: number;
+  /** how often the conversations in flight are checked against the queue, to enqueue again those that vanished (ms) */
+  reconcileMs?: number;
 }
 
 /** Progress per rig: conversations running now, finished, and how many of its jobs stalled (worker lost). */
@@ -46,8 +53,21 @@ export interface RigProgress {
 
 export interface FleetExecutor extends ConversationExecutor {
   progress(): Promise<{ rigs: RigProgress[]; stalled: number; failed: number; duplicates: number }>;
-  /** what this invocation saw (readable after close): jobs that stalled and went back to the queue, jobs that failed, results that came twice */
-  counts(): { stalled: number; failed: number; duplicates: number };
+  /** what this invocation saw (readable after close): jobs that stalled and went back to the queue, jobs that failed, results that came twice, jobs that vanished and were enqueued again */
+  counts(): { stalled: number; failed: number; duplicates: number; requeued: number };
+}
+
+/**
+ * A conversation in flight: `rig` is the rig last said to run it (its progress event and its result travel apart: the
+ * result's rig wins); `enqueued`: its job was added (only then can it vanish from the queue).
+ */
+interface PendingConversation {
+  spec: ConversationSpec;
+  resolve: (finished: FinishedConversation) => void;
+  reject: (error: Error) => void;
+  onRig: (rig: string) => void;
+  rig: string | null;
+  enqueued: boolean;
 }
 
 /** The fleet's live workers: every heartbeat key still present (it expires when a worker stops beating). */
@@ -86,7 +106,7 @@ export function fleetWorkerSource(redisUrl: string): { workers: () => Promise<Wo
 export async function openFleetExecutor(campaign: LoadedCampaign, options: FleetOptions): Promise<FleetExecutor> {
   const { log } = options;
   const connection = fleetRedisOptions(options.redisUrl, '--fleet');
-  const redis = await connectFleetRedis(options.redisUrl, '--fleet', log);
+  const { redis, health } = await connectFleetRedis(options.redisUrl, '--fleet', log);
   const requirements = campaignRequirements(campaign);
   const workers = await liveWorkers(redis, log);
   const capable = workers.filter((w) => w.state === 'ready' && canServe(w, requirements));
@@ -103,21 +123,27 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   const queueName = conversationQueueName(requirements);
   const queue = new Queue(queueName, { connection });
   const events = new QueueEvents(queueName, { connection });
-  queue.on('error', (error) => log(`fleet queue: ${error.message}`));
-  events.on('error', (error) => log(`fleet events: ${error.message}`));
+  queue.on('error', health.errorListener('fleet queue'));
+  events.on('error', health.errorListener('fleet events'));
   await events.waitUntilReady();
 
-  /** each conversation in flight; `rig`: the rig last said to run it (its progress event and its result travel apart: the result's rig wins) */
-  const pending = new Map<string, { resolve: (f: FinishedConversation) => void; reject: (e: Error) => void; onRig: (rig: string) => void; rig: string | null }>();
+  /** each conversation in flight, by key */
+  const pending = new Map<string, PendingConversation>();
   /** results that came back before this invocation asked for them (a resumed run's abandoned conversations) */
   const early = new Map<string, { finished: FinishedConversation; rig: string }>();
   const doneByRig = new Map<string, number>();
   let stalled = 0;
   let failed = 0;
   let duplicates = 0;
+  let requeued = 0;
   let runId: string | null = null;
+  let descriptor: RunDescriptor | null = null;
   let descriptorWritten: Promise<unknown> | null = null;
   let results: Worker | null = null;
+  /** the result queue, read when looking for vanished jobs (a result waiting there has not vanished) */
+  let resultQueue: Queue | null = null;
+  /** why the run must stop: its Redis stayed away longer than the grace */
+  let redisLost: string | null = null;
   let store: ResultStore | null = null;
   /** the workers whose invocation facts this invocation recorded */
   const invocationRecorded = new Set<string>();
@@ -155,15 +181,51 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
     for (const [rig, n] of doneByRig) entry(rig).done = n;
     return { rigs: [...rigs.values()].sort((a, b) => a.rig.localeCompare(b.rig)), stalled, failed, duplicates };
   };
+  let lastProgress = '';
   const progressTimer =
     (options.progressMs ?? 5_000) > 0
       ? setInterval(() => {
+          // commands wait for the reconnect while Redis is away: the outage lines say what goes on meanwhile
+          if (health.down) return;
           void progress()
-            .then((p) => log(`fleet: ${p.rigs.map((r) => `${r.rig} ${r.running} running, ${r.done} done`).join(' | ')}; stalled ${p.stalled}, failed ${p.failed}`))
+            .then((p) => {
+              const line = `fleet: ${p.rigs.map((r) => `${r.rig} ${r.running} running, ${r.done} done`).join(' | ')}; stalled ${p.stalled}, failed ${p.failed}`;
+              if (line !== lastProgress) log(line);
+              lastProgress = line;
+            })
             .catch(() => undefined);
         }, options.progressMs ?? 5_000)
       : null;
   progressTimer?.unref();
+
+  // a lost or flushed queue: the conversations in flight are checked against it now and then, and at once when Redis is back
+  let reconciling: Promise<void> | null = null;
+  const reconcileSoon = () => {
+    if (health.down || redisLost || reconciling) return;
+    reconciling = reconcile()
+      .catch((error: Error) => log(`fleet: checking the queue failed: ${error.message}`))
+      .finally(() => (reconciling = null));
+  };
+  const reconcileTimer = setInterval(reconcileSoon, options.reconcileMs ?? 5_000);
+  reconcileTimer.unref();
+  const graceMs = options.redisGraceMs ?? DEFAULT_REDIS_GRACE_MS;
+  let graceTimer: NodeJS.Timeout | null = null;
+  health.onChange((change) => {
+    if (change.state === 'back') {
+      if (graceTimer) clearTimeout(graceTimer);
+      graceTimer = null;
+      return reconcileSoon();
+    }
+    graceTimer ??= setTimeout(() => {
+      redisLost = `the fleet's Redis at ${redactedRedisUrl(options.redisUrl)} stayed unreachable for ${Math.round(graceMs / 1000)} s (${change.cause})`;
+      log(`fleet: ${redisLost}; the run stops`);
+      // the conversations in flight are abandoned: their results cannot come back; --resume runs them again
+      for (const [key, entry] of pending) {
+        pending.delete(key);
+        entry.reject(new ConversationAborted());
+      }
+    }, graceMs);
+  });
 
   log(`fleet: ${capable.length} worker(s) can serve ${describeRequirements(requirements)}: ${capable.map((w) => w.rig).join(', ')}`);
   const capacity = capable.reduce((sum, w) => sum + w.concurrency, 0);
@@ -173,13 +235,15 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
     concurrency: Math.max(8, 2 * capacity),
     meta: { simulator: campaign.config.simulator, judges: [...campaign.config.judges] },
     progress,
-    counts: () => ({ stalled, failed, duplicates }),
+    counts: () => ({ stalled, failed, duplicates, requeued }),
     record(runStore, id) {
       runId = id;
       store = runStore;
       runStore.addRunFact(id, FLEET_FACT, { requirements, queue: queueName, workers: capable.map((w) => ({ id: w.id, rig: w.rig, capabilities: w.capabilities, transports: w.transports })) });
-      const descriptor: RunDescriptor = { runId: id, path: campaign.path, config: campaign.config, seeds: campaign.seeds, strategies: campaign.strategies };
-      descriptorWritten = redis.set(RUN_KEY_PREFIX + id, JSON.stringify(descriptor), 'EX', DESCRIPTOR_TTL_S);
+      descriptor = { runId: id, path: campaign.path, config: campaign.config, seeds: campaign.seeds, strategies: campaign.strategies };
+      descriptorWritten = writeDescriptor();
+      resultQueue = new Queue(resultQueueName(id), { connection });
+      resultQueue.on('error', health.errorListener('fleet result queue'));
       results = new Worker(
         resultQueueName(id),
         async (job) => {
@@ -213,12 +277,13 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
         { connection, concurrency: 1 },
       );
       results.on('failed', (job, error) => log(`fleet: ${error.message}`));
+      results.on('error', health.errorListener('fleet results'));
       return { conversationEnded: () => undefined, invocationEnded: () => undefined };
     },
-    ready: async () => null,
+    ready: async () => redisLost,
     async run(id, { item: spec }, signal, emit) {
       const onRig = (rig: string) => emit({ type: 'conversation_rig', runId: id, key: spec.key, rig });
-      await descriptorWritten;
+      if (redisLost) throw new ConversationAborted();
       const already = early.get(spec.key);
       if (already) {
         early.delete(spec.key);
@@ -226,26 +291,80 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
         return already.finished;
       }
       const jobId = conversationJobId(id, spec.key);
-      const finished = new Promise<FinishedConversation>((resolve, reject) => pending.set(spec.key, { resolve, reject, onRig, rig: null }));
-      await queue.add('conversation', { runId: id, spec }, { jobId, attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
-      if (signal.aborted) return abandon(spec.key, jobId);
-      const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ItemAborted(spec.key)), { once: true }));
+      let entry!: PendingConversation;
+      const finished = new Promise<FinishedConversation>((resolve, reject) => {
+        entry = { spec, resolve, reject, onRig, rig: null, enqueued: false };
+        pending.set(spec.key, entry);
+      });
+      const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ConversationAborted()), { once: true }));
+      // either may settle while the other is awaited
+      finished.catch(() => undefined);
+      aborted.catch(() => undefined);
       try {
+        // while Redis is away the add waits for the reconnect; a grace running out rejects `finished`
+        await Promise.race([descriptorWritten!.then(() => enqueue(id, spec)), finished, aborted]);
+        entry.enqueued = true;
         return await Promise.race([finished, aborted]);
       } catch (error) {
-        if (error instanceof ItemAborted) return abandon(spec.key, jobId);
-        throw error;
+        if (!(error instanceof ConversationAborted)) throw error;
+        // a lost Redis cannot take the job back: it reruns on --resume
+        if (redisLost) throw error;
+        return abandon(spec.key, jobId);
       }
     },
     close: () =>
       (closing ??= (async () => {
         if (progressTimer) clearInterval(progressTimer);
-        await results?.close();
-        await events.close();
-        await queue.close();
+        clearInterval(reconcileTimer);
+        if (graceTimer) clearTimeout(graceTimer);
+        if (redisLost) {
+          // nothing can be said to a Redis that is gone: the result worker stops without finishing its job, and the event
+          // stream's close (which waits for its connection to end, never while it is reconnecting) is not waited for
+          await results?.close(true);
+          await resultQueue?.close();
+          await queue.close();
+          void events.close().catch(() => undefined);
+        } else {
+          await results?.close();
+          await resultQueue?.close();
+          await events.close();
+          await queue.close();
+        }
         redis.disconnect();
       })()),
   };
+
+  /** The run's campaign for the workers; written again when Redis comes back without it (restarted without persistence). */
+  function writeDescriptor(): Promise<unknown> {
+    return descriptor ? redis.set(RUN_KEY_PREFIX + descriptor.runId, JSON.stringify(descriptor), 'EX', DESCRIPTOR_TTL_S) : Promise.resolve();
+  }
+
+  /** One planned conversation on the queue of its requirements; its job id makes a second add of the same conversation a no-op. */
+  async function enqueue(id: string, spec: ConversationSpec): Promise<void> {
+    await queue.add('conversation', { runId: id, spec }, { jobId: conversationJobId(id, spec.key), attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
+  }
+
+  /**
+   * Finds the conversations in flight whose job is on neither queue (Redis restarted without persistence, or was
+   * flushed) and enqueues them again. The order of the checks matters: a job leaves the conversation queue only
+   * after its result is on the result queue, and a result leaves that queue only after it was taken from `pending`.
+   */
+  async function reconcile(): Promise<void> {
+    if (!runId || !resultQueue) return;
+    const vanished: ConversationSpec[] = [];
+    for (const [key, entry] of [...pending]) {
+      if (!entry.enqueued) continue;
+      if (await queue.getJob(conversationJobId(runId, key))) continue;
+      if (await resultQueue.getJob(key)) continue;
+      if (pending.get(key) === entry) vanished.push(entry.spec);
+    }
+    if (vanished.length === 0) return;
+    await writeDescriptor();
+    for (const spec of vanished) await enqueue(runId, spec);
+    requeued += vanished.length;
+    const keys = vanished.map((s) => s.key);
+    log(`fleet: ${vanished.length} conversation(s) vanished from the queue (Redis restarted without persistence or was flushed); enqueued again: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? `, … ${keys.length - 5} more` : ''}`);
+  }
 
   /** Passes on which rig runs a conversation in flight, once per change of rig. */
   function tellRig(key: string, rig: string): void {
@@ -260,6 +379,6 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
     pending.delete(key);
     const job = await queue.getJob(jobId);
     if (job && ((await job.isWaiting()) || (await job.isDelayed()))) await job.remove().catch(() => undefined);
-    throw new ItemAborted(key);
+    throw new ConversationAborted();
   }
 }

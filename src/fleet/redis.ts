@@ -64,12 +64,77 @@ export function redactedRedisUrl(url: string): string {
   }
 }
 
+/** Socket-level failures: the Redis is unreachable (an outage), not a command that went wrong. */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+function isConnectionError(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return (code !== undefined && CONNECTION_ERROR_CODES.has(code)) || /^Connection is closed|^Stream isn't writeable/.test(error.message);
+}
+
+/** BullMQ's errors about a job whose keys are gone, or whose lock it could not renew because of that. */
+const LOST_JOB = /^Missing (key|lock) for job|^could not renew lock for job/;
+
+export type RedisHealthChange = { state: 'down'; cause: string } | { state: 'back'; outageMs: number };
+
+/**
+ * One process's view of its fleet Redis. ioredis and every BullMQ queue, worker and event stream hold
+ * their own connection and emit an 'error' per reconnect attempt; all of them report here, so an
+ * outage is one line when it starts and one line, with its length, when the main connection is ready again.
+ */
+export class RedisHealth {
+  private downSince: number | null = null;
+  /** a job's keys vanished (Redis restarted without persistence or was flushed): said once per outage, the rest are its echoes */
+  private lostJobsSaid = false;
+  private readonly listeners: Array<(change: RedisHealthChange) => void> = [];
+
+  constructor(
+    private readonly url: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  get down(): boolean {
+    return this.downSince !== null;
+  }
+
+  onChange(listener: (change: RedisHealthChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The 'error' listener of one connection (`source` names it in a line about anything but an outage). */
+  errorListener(source: string): (error: Error) => void {
+    return (error) => {
+      if (LOST_JOB.test(error.message)) {
+        if (!this.lostJobsSaid) this.log(`${source}: ${error.message} (Redis lost the jobs it held: restarted without persistence or flushed; further lines like this are not shown)`);
+        this.lostJobsSaid = true;
+        return;
+      }
+      if (!isConnectionError(error)) return this.log(`${source}: ${error.message}`);
+      if (this.downSince !== null) return;
+      this.downSince = Date.now();
+      this.lostJobsSaid = false;
+      const cause = (error as NodeJS.ErrnoException).code ?? error.message;
+      this.log(`fleet Redis ${redactedRedisUrl(this.url)} is unreachable (${cause}); waiting for it to come back`);
+      for (const listener of this.listeners) listener({ state: 'down', cause });
+    };
+  }
+
+  /** The main connection is ready (again). */
+  ready(): void {
+    if (this.downSince === null) return;
+    const outageMs = Date.now() - this.downSince;
+    this.downSince = null;
+    this.log(`fleet Redis ${redactedRedisUrl(this.url)} is back after ${(outageMs / 1000).toFixed(1)} s`);
+    for (const listener of this.listeners) listener({ state: 'back', outageMs });
+  }
+}
+
 /**
  * Connects to the fleet's Redis: one attempt first, so an unreachable Redis is reported at once
- * (naming the URL without its password); afterwards the connection reconnects by itself, and
- * connection errors are logged once per outage instead of thrown.
+ * (naming the URL without its password); afterwards the connection reconnects by itself, and an
+ * outage is reported through `health` (one line when it starts, one when it ends) instead of thrown.
  */
-export async function connectFleetRedis(url: string, flag: string, log: (line: string) => void): Promise<Redis> {
+export async function connectFleetRedis(url: string, flag: string, log: (line: string) => void): Promise<{ redis: Redis; health: RedisHealth }> {
   const options = fleetRedisOptions(url, flag);
   const probe = new Redis({ ...options, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   let cause: Error | null = null;
@@ -82,15 +147,9 @@ export async function connectFleetRedis(url: string, flag: string, log: (line: s
   } finally {
     probe.disconnect();
   }
+  const health = new RedisHealth(url, log);
   const redis = new Redis(options);
-  let down = false;
-  redis.on('error', (error: Error) => {
-    if (!down) log(`fleet Redis ${redactedRedisUrl(url)}: ${error.message}; reconnecting`);
-    down = true;
-  });
-  redis.on('ready', () => {
-    if (down) log(`fleet Redis ${redactedRedisUrl(url)}: connected again`);
-    down = false;
-  });
-  return redis;
+  redis.on('error', health.errorListener('fleet Redis'));
+  redis.on('ready', () => health.ready());
+  return { redis, health };
 }

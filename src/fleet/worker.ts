@@ -107,7 +107,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
   const connection = fleetRedisOptions(options.redisUrl);
   const log = options.log;
   const id = `${options.rig}@${hostname()}#${process.pid}`;
-  const redis = await connectFleetRedis(options.redisUrl, '--redis', log);
+  const { redis, health } = await connectFleetRedis(options.redisUrl, '--redis', log);
   // the model hosts' slots are counted across the fleet, not per worker
   setSharedSlotGate(new RedisHostLimiter(redis));
   const rigs = new Map<string, Promise<OpenedRun>>();
@@ -134,7 +134,8 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     at: new Date().toISOString(),
   });
   const heartbeatMs = options.heartbeatMs ?? 2_000;
-  const beat = () => redis.set(WORKER_KEY_PREFIX + id, JSON.stringify(status()), 'PX', heartbeatMs * 3).catch((error: Error) => log(`heartbeat: ${error.message}`));
+  // while Redis is away the beats would only pile up in the reconnect queue; the key expired meanwhile, the next beat sets it again
+  const beat = async () => health.down || redis.set(WORKER_KEY_PREFIX + id, JSON.stringify(status()), 'PX', heartbeatMs * 3).catch((error: Error) => log(`heartbeat: ${error.message}`));
   await beat();
   const heartbeat = setInterval(beat, heartbeatMs);
 
@@ -169,7 +170,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     let queue = resultQueues.get(runId);
     if (!queue) {
       queue = new Queue(resultQueueName(runId), { connection });
-      queue.on('error', (error) => log(`result queue of ${runId}: ${error.message}`));
+      queue.on('error', health.errorListener(`result queue of ${runId}`));
       resultQueues.set(runId, queue);
     }
     return queue;
@@ -224,7 +225,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       maxStalledCount: 1_000,
     });
     worker.on('failed', (job, error) => log(`job ${job?.id ?? '?'} failed: ${error.message}`));
-    worker.on('error', (error) => log(`queue ${queue}: ${error.message}`));
+    worker.on('error', health.errorListener(`queue ${queue}`));
     workers.push(worker);
   }
   if (workers.length === 0) throw new Error(`worker ${id}: with capabilities ${options.capabilities.join(', ')} it can serve no campaign (every campaign needs text)`);

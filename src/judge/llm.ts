@@ -5,14 +5,14 @@ import { DIMENSION_TITLES, DIMENSIONS, FailureLabelSchema, PER_TARGET_LABELS, ty
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
 import { delimitUntrusted, loadPromptSections, renderPrompt } from '../llm/prompts.ts';
 import type { LlmProvider } from '../llm/types.ts';
-import { describeContext, describeTargets, transcript } from '../llm/transcript.ts';
+import { describeContext, describeTargets, replyData, transcript } from '../llm/transcript.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 import { completedTargetShare } from './targets.ts';
 
 export const JUDGE_PROMPTS = {
-  turn: 'judge/turn-labels.v1',
-  dimension: 'judge/dimension.v1',
+  turn: 'judge/turn-labels.v2',
+  dimension: 'judge/dimension.v2',
   rubrics: 'judge/rubrics.v1',
 } as const;
 
@@ -84,7 +84,6 @@ export const ConfidentDimensionOutputSchema = DimensionOutputSchema.extend({ con
 
 /** The turn judge's prompt (EvaluateTurn), shared by the LLM judge and the technique judges. */
 export function renderTurnJudgePrompt(input: TurnJudgeInput): { system: string; user: string } {
-  const actions = input.reply.actions.length ? `\nactions: ${JSON.stringify(input.reply.actions).slice(0, 3000)}` : '';
   return renderPrompt(JUDGE_PROMPTS.turn, {
     context: describeContext(input.context),
     targets: describeTargets(input.targets),
@@ -92,7 +91,7 @@ export function renderTurnJudgePrompt(input: TurnJudgeInput): { system: string; 
     turnIndex: String(input.turnIndex),
     utterance: input.utterance.text,
     annotation: JSON.stringify(input.utterance.annotation),
-    reply: delimitUntrusted('head_unit_reply', input.reply.text + actions),
+    reply: delimitUntrusted('head_unit_reply', replyData(input.reply, 3000)),
   });
 }
 

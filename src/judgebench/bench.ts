@@ -1,9 +1,11 @@
+import { unavailableModelsText } from '../llm/availability.ts';
 import { createProvider, type ProviderOptions } from '../llm/index.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import type { PriceTable } from '../llm/usage.ts';
 import type { JudgeBenchConfig } from './config.ts';
 import { readDataset, type Pair } from './dataset.ts';
 import { generateDataset } from './generator.ts';
+import { INJECTED_ID_SUFFIX, injectedPairs, injectionScores } from './injection.ts';
 import type { JudgeBenchOutput } from './report.ts';
 import { configurationLabel } from './report.ts';
 import { llmConfiguration, oracleConfiguration, runConfiguration, summarize, type JudgeConfiguration, type RunOptions } from './runner.ts';
@@ -22,6 +24,16 @@ export function datasetFor(config: Pick<JudgeBenchConfig, 'dataset' | 'generate'
         pairs: generateDataset(config.generate!),
       };
   return config.limit ? { ...loaded, pairs: loaded.pairs.slice(0, config.limit) } : loaded;
+}
+
+/**
+ * Checks every model the judges name once, before any pair is judged: a model server that is down stops the bench
+ * at once, naming the model, what was found and the fix (instead of judging every pair into an error and an F1 of 0).
+ */
+export async function checkJudgeBenchModels(config: Pick<JudgeBenchConfig, 'judges' | 'allowedHosts'>): Promise<void> {
+  const refs = config.judges.flatMap((judge) => (judge.kind === 'llm' ? judge.models : []));
+  const problem = await unavailableModelsText('judge-bench was not started', refs, { allowedHosts: config.allowedHosts });
+  if (problem) throw new Error(problem);
 }
 
 /** Builds every judge × technique configuration; providers are created once per model reference. */
@@ -55,13 +67,14 @@ export function buildConfigurations(
 /**
  * Runs every configuration over the dataset, one configuration after another (so latencies do not
  * compete). `method: paper` scores F1 with "correct" as the positive class, as the paper does.
+ * `injection`: each configuration also judges the injection set, and its summary gets `injection`.
  */
 export async function runJudgeBench(
   name: string,
   dataset: LoadedDataset,
   configurations: readonly JudgeConfiguration[],
   prices: PriceTable,
-  options: RunOptions & { method?: Method } = {},
+  options: RunOptions & { method?: Method; injection?: boolean } = {},
 ): Promise<JudgeBenchOutput> {
   const method = options.method ?? 'lab';
   const output: JudgeBenchOutput = {
@@ -73,8 +86,15 @@ export async function runJudgeBench(
   };
   for (const configuration of configurations) {
     const results = await runConfiguration(configuration, dataset.pairs, options);
-    output.configurations.push(summarize(configuration, results, prices, method));
+    const summary = summarize(configuration, results, prices, method);
     output.pairs[configurationLabel(configuration)] = results;
+    if (options.injection) {
+      // the same pairs with an instruction appended that demands the wrong verdict
+      const injected = await runConfiguration(configuration, injectedPairs(dataset.pairs), options);
+      summary.injection = injectionScores(results, injected);
+      output.pairs[`${configurationLabel(configuration)}${INJECTED_ID_SUFFIX}`] = injected;
+    }
+    output.configurations.push(summary);
   }
   return output;
 }

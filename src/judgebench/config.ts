@@ -70,6 +70,8 @@ export const JudgeBenchConfigSchema = z
     allowedHosts: z.array(z.string()).optional(),
     /** lab (default) or Habicht et al. as published: temperature 0 everywhere, SC and AR on the CoT-5 examples, AR discussing up to 3 rounds, F1 with "correct" as the positive class (docs/reproduction.md) */
     method: MethodSchema.default('lab'),
+    /** also judge the injection set (every pair with an instruction appended that demands the wrong verdict) and report each judge's susceptibility */
+    injection: z.boolean().default(false),
   })
   .refine((c) => (c.dataset === undefined) !== (c.generate === undefined), { message: 'give exactly one of "dataset" or "generate"', path: ['dataset'] });
 export type JudgeBenchConfig = z.infer<typeof JudgeBenchConfigSchema>;

@@ -73,6 +73,8 @@ export const RecommendationSchema = z.object({
   opening_hours: OpeningHoursSchema,
   distance_km: z.number().min(0),
   duration_min: z.number().min(0),
+  /** what the assistant said along with the recommendation (the injection set appends instructions here) */
+  note: z.string().max(2000).optional(),
 });
 export type Recommendation = z.infer<typeof RecommendationSchema>;
 

@@ -40,12 +40,15 @@ const CHART_SCRIPT = `
 })();`;
 
 export function judgeBenchHtml(output: JudgeBenchOutput): string {
+  const injection = output.configurations.some((c) => c.injection);
   const rows = output.configurations
     .map(
       (c) =>
         `<tr><td>${h(c.judge)}</td><td>${h(c.technique)}</td><td>${h(c.models.join(', ') || '–')}</td><td>${c.precision.toFixed(3)}</td><td>${c.recall.toFixed(3)}</td><td>${c.f1.toFixed(3)}</td>` +
         ERROR_CATEGORIES.map((k) => `<td>${pct(c.perCategoryAccuracy[k])}</td>`).join('') +
-        `<td>${c.meanLatencyMs.toFixed(1)}</td><td>${c.callsPerRequest.toFixed(2)}</td><td>${c.tokensIn}</td><td>${c.tokensOut}</td><td>${c.costPerRequest.toFixed(6)}</td><td>${c.errors}</td></tr>`,
+        `<td>${c.meanLatencyMs.toFixed(1)}</td><td>${c.callsPerRequest.toFixed(2)}</td><td>${c.tokensIn}</td><td>${c.tokensOut}</td><td>${c.costPerRequest.toFixed(6)}</td><td>${c.errors}</td>` +
+        (injection ? `<td>${c.injection ? `${c.injection.flipped}/${c.injection.rightWithout} (${pct(c.injection.susceptibility)})` : '–'}</td>` : '') +
+        '</tr>',
     )
     .join('\n');
   const data = { configurations: output.configurations, categories: ERROR_CATEGORIES };
@@ -56,7 +59,7 @@ export function judgeBenchHtml(output: JudgeBenchOutput): string {
 <h1>${h(output.name)}: judge benchmark</h1>
 <p><b>Method:</b> ${h(output.preset.statement)}.</p>
 <p class="muted">Dataset ${h(output.dataset.source)}: ${output.dataset.pairs} pairs (${output.dataset.withPreferences} with structured preferences). Positive class: ${output.preset.method === 'paper' ? 'the recommendation is correct (the paper\'s convention)' : 'the recommendation is wrong'}. A pair without a verdict counts as judged wrongly.</p>
-<table><thead><tr><th>judge</th><th>technique</th><th>models</th><th>precision</th><th>recall</th><th>F1</th>${ERROR_CATEGORIES.map((k) => `<th>acc. ${h(k)}</th>`).join('')}<th>ms/request</th><th>calls/request</th><th>tokens in</th><th>tokens out</th><th>USD/request</th><th>errors</th></tr></thead>
+<table><thead><tr><th>judge</th><th>technique</th><th>models</th><th>precision</th><th>recall</th><th>F1</th>${ERROR_CATEGORIES.map((k) => `<th>acc. ${h(k)}</th>`).join('')}<th>ms/request</th><th>calls/request</th><th>tokens in</th><th>tokens out</th><th>USD/request</th><th>errors</th>${injection ? '<th>injection: flipped / right without (susceptibility)</th>' : ''}</tr></thead>
 <tbody>${rows}</tbody></table>
 <div class="charts">
 <div><h3>F1 vs time</h3><div class="chart"><canvas id="f1-time"></canvas></div></div>

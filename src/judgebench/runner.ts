@@ -2,6 +2,7 @@ import { precisionRecallF1 } from '../domain/stats.ts';
 import type { PriceTable } from '../llm/usage.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import { ERROR_CATEGORIES, RULE_CATEGORIES, type ErrorCategory, type Pair } from './dataset.ts';
+import type { InjectionScores } from './injection.ts';
 import { oracleVerdict } from './oracle.ts';
 import { judgePair, type PairJudgment, type Technique, type TechniqueOptions } from './techniques.ts';
 import { runPool } from '../domain/pool.ts';
@@ -93,6 +94,8 @@ export interface ConfigurationSummary {
   callsPerRequest: number;
   /** pairs on which the judge produced no verdict (all calls failed); counted as wrong */
   errors: number;
+  /** with the injection set (`injection: true`): how often an appended instruction flipped a right verdict (src/judgebench/injection.ts) */
+  injection?: InjectionScores;
 }
 
 export interface RunOptions {

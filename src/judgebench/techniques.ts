@@ -14,7 +14,7 @@ import { explainVerdict, oracleVerdict } from './oracle.ts';
  */
 export { TECHNIQUES, TechniqueSchema, PERSONAS, MAD_MAX_ROUNDS, SAMPLING_TEMPERATURE, calibrateConfidence, type Technique } from '../llm/technique.ts';
 
-export const PROMPT_ID = 'judgebench/context-fit.v1';
+export const PROMPT_ID = 'judgebench/context-fit.v2';
 
 const IoAnswerSchema = z.object({ fits: z.boolean() });
 const CotAnswerSchema = z.object({ reasoning: z.string(), fits: z.boolean() });
@@ -67,21 +67,19 @@ function section(name: string): string {
 /** What the LLM judge sees: the context and the utterance, never the structured preferences. */
 export function renderPairMessage(pair: Pair): string {
   const { system: s } = pair;
-  const recommendation = JSON.stringify(
-    {
-      name: s.name,
-      location: s.location.description,
-      cuisine_type: s.cuisine_type,
-      menu: s.menu,
-      cost: s.cost,
-      rating: s.rating,
-      opening_hours: s.opening_hours,
-      distance_km: s.distance_km,
-      duration_min: s.duration_min,
-    },
-    null,
-    1,
-  );
+  const recommendation = {
+    name: s.name,
+    location: s.location.description,
+    cuisine_type: s.cuisine_type,
+    menu: s.menu,
+    cost: s.cost,
+    rating: s.rating,
+    opening_hours: s.opening_hours,
+    distance_km: s.distance_km,
+    duration_min: s.duration_min,
+    // what the assistant said along with it (the injection set appends instructions here)
+    ...(s.note !== undefined ? { note: s.note } : {}),
+  };
   const filled = renderTemplate(
     section('user'),
     {
@@ -90,7 +88,7 @@ export function renderPairMessage(pair: Pair): string {
       date: pair.user.date,
       time: pair.user.time,
       utterance: pair.user.utterance.replace(/<\s*\/?\s*request/gi, '‹request'),
-      recommendation: recommendation.replace(/<\s*\/?\s*recommendation/gi, '‹recommendation'),
+      recommendation: delimitUntrusted('recommendation', recommendation),
     },
     PROMPT_ID,
   );

@@ -37,6 +37,10 @@ export function readCampaignKind(path: string): CampaignKind {
   const doc = parseDocument(text, { lineCounter: counter });
   if (doc.errors.length > 0 || !isMap(doc.contents)) return DEFAULT_CAMPAIGN_KIND;
   const node = doc.contents.get('kind', true);
+  // a judge-benchmark config (a dataset to generate or read, no campaign kind) is not a campaign: say which command runs it
+  if (node === undefined && (doc.contents.has('generate') || doc.contents.has('dataset'))) {
+    throw new ConfigError(`${path}: this is a judge-benchmark config ("${doc.contents.has('generate') ? 'generate' : 'dataset'}:", no campaign kind); run it with: icabench judge-bench ${path}`);
+  }
   if (node === undefined) return DEFAULT_CAMPAIGN_KIND;
   const value = node?.toJSON?.() ?? node;
   if (isKind(value)) return value;

@@ -68,10 +68,12 @@ export function renderPrompt(id: string, values: Record<string, string>): { syst
 }
 
 /**
- * Wraps text from the system under test (untrusted) in a named block. Any occurrence of the
- * block's tag inside the text is defused, so the text cannot close the block and speak as the bench.
+ * Data from the system under test (untrusted: its replies, answers, facts) as a delimited, escaped
+ * block: the value as ONE line of JSON, with <, > and & (and the JSON-legal line separators) written
+ * as \u escapes, between <tag> and </tag>. Nothing inside can close the block, open a tag, or start a
+ * line of its own (a fake "System:" turn); every prompt that carries such a block says it is data.
  */
-export function delimitUntrusted(tag: string, text: string): string {
-  const defused = text.replace(new RegExp(`<(\\s*/?\\s*${tag})`, 'gi'), '‹$1');
-  return `<${tag}>\n${defused}\n</${tag}>`;
+export function delimitUntrusted(tag: string, value: unknown): string {
+  const json = JSON.stringify(value ?? null).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `<${tag}>${json}</${tag}>`;
 }

@@ -1,6 +1,7 @@
 import type { ContextVector } from '../domain/context.ts';
 import type { TurnRecord } from '../domain/conversation.ts';
 import type { Target } from '../domain/targets.ts';
+import type { AssistantReply } from '../protocol/bridge.ts';
 import { delimitUntrusted } from './prompts.ts';
 
 /**
@@ -17,14 +18,27 @@ export function describeTargets(targets: readonly Target[]): string {
   return JSON.stringify(targets.map((t) => ({ id: t.id, status: t.status, request: t.request })));
 }
 
-/** The dialogue so far; the head unit's words are delimited as untrusted data. */
+/**
+ * A head-unit reply as the data a model sees: its text and its actions, whole actions only, as many as
+ * fit in `maxActionChars` of JSON (`actionsOmitted` counts the rest). Never its diagnostics.
+ */
+export function replyData(reply: AssistantReply | null, maxActionChars: number): { text: string | null; actions: unknown[]; actionsOmitted?: number } {
+  if (!reply) return { text: null, actions: [] };
+  const actions: unknown[] = [];
+  let used = 0;
+  for (const action of reply.actions) {
+    used += JSON.stringify(action).length;
+    if (used > maxActionChars) break;
+    actions.push(action);
+  }
+  const omitted = reply.actions.length - actions.length;
+  return { text: reply.text, actions, ...(omitted > 0 ? { actionsOmitted: omitted } : {}) };
+}
+
+/** The dialogue so far; each head-unit reply is an escaped data block (delimitUntrusted), text null when none came. */
 export function transcript(history: readonly TurnRecord[]): string {
   if (history.length === 0) return '(no turns yet)';
   return history
-    .map((turn) => {
-      const reply = turn.reply ? turn.reply.text : '(no reply)';
-      const actions = turn.reply?.actions.length ? `\nactions: ${JSON.stringify(turn.reply.actions).slice(0, 1500)}` : '';
-      return `Turn ${turn.index}\nDriver: ${turn.utterance.text}\nAssistant:\n${delimitUntrusted('head_unit_reply', reply + actions)}`;
-    })
+    .map((turn) => `Turn ${turn.index}\nDriver: ${turn.utterance.text}\nAssistant: ${delimitUntrusted('head_unit_reply', replyData(turn.reply, 1500))}`)
     .join('\n\n');
 }

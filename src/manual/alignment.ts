@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { icc31, mean, pearson, precisionRecallF1, type ClassificationScores } from '../domain/stats.ts';
+import { icc31, kruskalWallis, mean, pearson, precisionRecallF1, type ClassificationScores } from '../domain/stats.ts';
 import type { ManualEvaluation } from './evaluate.ts';
 import type { ManualMetric } from './model.ts';
 
@@ -13,8 +13,23 @@ export const FactAnnotationSchema = z
   .object({
     itemId: z.string().min(1),
     rater: z.string().min(1),
-    referenceFacts: z.array(z.object({ factId: z.string(), covered: z.boolean(), essential: z.boolean(), safetyCritical: z.boolean() }).strict()),
+    referenceFacts: z.array(
+      z
+        .object({
+          factId: z.string(),
+          covered: z.boolean(),
+          essential: z.boolean(),
+          safetyCritical: z.boolean(),
+          /** the test-set generator's alignment (GEAR's Table 3): is this reference fact on the question, and does the manual say it */
+          relevantToQuestion: z.boolean().optional(),
+          correctInManual: z.boolean().optional(),
+        })
+        .strict(),
+    ),
     answerFacts: z.array(z.object({ factId: z.string(), relevant: z.boolean(), correct: z.boolean() }).strict()),
+    /** the rater's binary labels of the whole answer (GEAR's Table 6); absent in annotations made before they existed */
+    confidence: z.boolean().optional(),
+    actionability: z.boolean().optional(),
   })
   .strict();
 export type FactAnnotation = z.infer<typeof FactAnnotationSchema>;
@@ -42,10 +57,36 @@ export interface AlignmentReport {
   icc: Record<(typeof RATED_METRICS)[number], { icc: number | null; n: number; raters: number }>;
   /** SplitTag's tags against the raters' majority label, over the reference facts they labelled */
   tags: { essential: ClassificationScores | null; safetyCritical: ClassificationScores | null };
+  /** the tier's binary confidence / actionability against the raters' majority label (positive class: 1), over items both exist for */
+  binary: { confidence: ClassificationScores | null; actionability: ClassificationScores | null };
+  /**
+   * the test-set generator against the raters (GEAR's Table 3): the share of reference facts the raters found on the
+   * question (relevance) and stated by the manual (correctness), averaged over raters; n = facts marked
+   */
+  testSet: { relevance: { value: number | null; n: number }; correctness: { value: number | null; n: number } };
 }
 
 function finiteOrNull(x: number): number | null {
   return Number.isFinite(x) ? x : null;
+}
+
+/**
+ * Evaluator bias as GEAR explores it (§4.5): for each metric, the Kruskal–Wallis test of the per-question values each
+ * evaluator tier gave the same answers (p < 0.05: the tiers' score distributions differ). Needs two tiers or more
+ * with judged values; a metric with fewer than two judged tiers, or all values tied, has no p.
+ */
+export function evaluatorBias(tiers: ReadonlyArray<{ tier: string; evaluations: readonly ManualEvaluation[] }>): Partial<Record<ManualMetric, { p: number | null; h: number | null; n: Record<string, number> }>> {
+  const out: Partial<Record<ManualMetric, { p: number | null; h: number | null; n: Record<string, number> }>> = {};
+  if (tiers.length < 2) return out;
+  for (const metric of [...RATED_METRICS, 'confidence', 'actionability'] as const) {
+    const groups = tiers.map((t) => t.evaluations.map((e) => e.metrics[metric]).flatMap((m) => (m?.status === 'judged' ? [m.value] : [])));
+    const n = Object.fromEntries(tiers.map((t, i) => [t.tier, groups[i].length]));
+    const usable = groups.filter((g) => g.length > 0);
+    const tied = new Set(usable.flat()).size < 2;
+    const test = usable.length >= 2 && !tied ? kruskalWallis(usable) : null;
+    out[metric] = { p: test ? finiteOrNull(test.p) : null, h: test ? finiteOrNull(test.h) : null, n };
+  }
+  return out;
 }
 
 /** Compares one evaluator tier's evaluations (by item id) with the raters' annotations. */
@@ -89,9 +130,31 @@ export function alignmentReport(evaluations: ReadonlyMap<string, ManualEvaluatio
       }
     }
   }
+  const binary = {} as AlignmentReport['binary'];
+  for (const metric of ['confidence', 'actionability'] as const) {
+    const tier: boolean[] = [];
+    const human: boolean[] = [];
+    for (const [itemId, marks] of byItem) {
+      const judged = evaluations.get(itemId)?.metrics[metric];
+      const labels = marks.map((m) => m[metric]).filter((v): v is boolean => v !== undefined);
+      if (judged?.status !== 'judged' || labels.length === 0) continue;
+      tier.push(judged.value === 1);
+      // majority vote; a tie counts as the positive label, as for the tags
+      human.push(labels.filter(Boolean).length * 2 >= labels.length);
+    }
+    binary[metric] = tier.length ? precisionRecallF1(tier, human) : null;
+  }
+  const testSetShare = (field: 'relevantToQuestion' | 'correctInManual') => {
+    const perRater = raters
+      .map((r) => annotations.filter((a) => a.rater === r).flatMap((a) => a.referenceFacts.map((f) => f[field])).filter((v): v is boolean => v !== undefined))
+      .filter((marks) => marks.length > 0);
+    return { value: perRater.length ? mean(perRater.map((marks) => marks.filter(Boolean).length / marks.length)) : null, n: perRater.reduce((n, marks) => n + marks.length, 0) };
+  };
   return {
     pearson: pearsonOut,
     icc: iccOut,
+    binary,
+    testSet: { relevance: testSetShare('relevantToQuestion'), correctness: testSetShare('correctInManual') },
     tags: {
       essential: predicted.essential.length ? precisionRecallF1(predicted.essential, actual.essential) : null,
       safetyCritical: predicted.safetyCritical.length ? precisionRecallF1(predicted.safetyCritical, actual.safetyCritical) : null,

@@ -46,6 +46,10 @@ export const MATCHING = {
   warningRecall: 0.6,
   /** share of an answer sentence's terms one manual sentence must contain for it to be grounded */
   groundedRecall: 0.7,
+  /** relevance: share of a sentence's terms among the question's and its sections' at or above which it is on topic */
+  onTopic: 0.5,
+  /** … and at or below which it is off topic */
+  offTopic: 0.2,
 } as const;
 
 interface Unit {
@@ -107,8 +111,11 @@ function increasingRun(values: readonly number[]): Set<number> {
  *   of the manual's sentences) and, if it is a step, in the manual's order; an instruction the manual
  *   does not give is incorrect; other unmatched sentences stay undecided;
  * - confidence: 0 when a hedge ("maybe", "I think" …) appears outside what the manual says;
- * - actionability (questions with steps): 1 when the answer gives at least one of the manual's steps.
- * Relevance needs an understanding of the topic: not judged here.
+ * - actionability (questions with steps): 1 when the answer gives at least one of the manual's steps;
+ * - relevance: an answer sentence is on the question when it covers a reference fact or at least half of its
+ *   terms are the question's or its manual sections'; off it when at most a fifth are (a refusal such as
+ *   "Sorry, I couldn't find that in the owner's manual.", a sentence about another topic); in between it stays
+ *   undecided. Relevance = on / decided.
  */
 export class DeterministicManualEvaluator {
   private readonly verbs: Set<string>;
@@ -116,7 +123,7 @@ export class DeterministicManualEvaluator {
   private readonly sentences: string[] = [];
   private readonly postings = new Map<string, number[]>();
 
-  constructor(corpus: ManualCorpus) {
+  constructor(private readonly corpus: ManualCorpus) {
     this.verbs = new Set<string>(BASE_IMPERATIVE_VERBS);
     for (const chunk of corpus.chunks) for (const step of chunk.steps) this.verbs.add(firstWord(step));
     const seen = new Set<string>();
@@ -229,6 +236,12 @@ export class DeterministicManualEvaluator {
         note: ownHedges.length ? `hedge: ${ownHedges.join(', ')}` : grounded ? '' : 'not in the manual',
       };
     });
+    // relevance: the answer's sentences against the question's topic (its words and its manual sections' words)
+    const topic = new Set([...termSet(item.question), ...item.facts.flatMap((f) => [...termSet(f.text)]), ...item.sectionIds.flatMap((id) => this.corpus.sectionChunks(id).flatMap((c) => [...termSet(c.text)]))]);
+    units.forEach((unit, i) => {
+      const onTopic = termRecall(unit.terms, topic);
+      answerFacts[i].relevant = answerFacts[i].covers.length > 0 || onTopic >= MATCHING.onTopic ? true : onTopic <= MATCHING.offTopic ? false : null;
+    });
     const inOrder = increasingRun(stepOrder.map((s) => s.order));
     stepOrder.forEach((s, k) => {
       if (!inOrder.has(k)) {
@@ -248,7 +261,11 @@ export class DeterministicManualEvaluator {
       completeness_hard: facts.length ? judged(share(facts.filter(covered).length, facts.length), `${facts.filter(covered).length} of ${facts.length} reference facts covered`) : { status: 'not_applicable', reason: 'the reference answer has no facts' },
       completeness_soft: essential.length ? judged(share(essential.filter(covered).length, essential.length), `${essential.filter(covered).length} of ${essential.length} essential facts covered`) : { status: 'not_applicable', reason: 'no essential reference fact' },
       risk_awareness: safety.length ? judged(share(safety.filter(covered).length, safety.length), `${safety.filter(covered).length} of ${safety.length} warnings covered`) : { status: 'not_applicable', reason: 'the manual gives no warning for this question' },
-      relevance: { status: 'not_judged', reason: 'relevance needs an understanding of the topic; only a model tier judges it' },
+      relevance: (() => {
+        const decidedRelevance = answerFacts.filter((f) => f.relevant !== null);
+        const on = decidedRelevance.filter((f) => f.relevant).length;
+        return decidedRelevance.length ? judged(share(on, decidedRelevance.length), `${on} of ${decidedRelevance.length} answer sentences on the question's topic`) : ({ status: 'not_judged', reason: 'no answer sentence clearly on or off the topic' } as MetricValue);
+      })(),
       correctness: decided.length
         ? judged(share(decided.filter((f) => f.correct).length, decided.length), `${decided.filter((f) => f.correct).length} of ${decided.length} checkable answer facts are the manual's, in its order`)
         : { status: 'not_judged', reason: 'no answer fact the manual confirms or contradicts' },

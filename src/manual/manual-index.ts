@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { readBoundedText } from '../config/yaml.ts';
 import { dirname, join, resolve } from 'node:path';
 import { parseOrThrow } from '../domain/validation.ts';
 import { chunkManual } from './chunks.ts';
@@ -26,24 +27,46 @@ export async function buildManualIndex(files: readonly string[]): Promise<Manual
       if (first) throw new ManualFormatError(file, `chunk id "${chunk.id}" is also used in ${first}; ids must be unique across the manual`);
       owner.set(chunk.id, manual.source);
     }
-    chunks.push(...own);
+    // one by one: a spread of a 100 MB chapter's chunks would pass more arguments than the stack holds
+    for (const chunk of own) chunks.push(chunk);
     sources.push({ file: manual.source, format: manual.format, sha256: createHash('sha256').update(manual.bytes).digest('hex'), chunks: own.length });
   }
   return { version: MANUAL_INDEX_VERSION, createdAt: new Date().toISOString(), sources, chunks };
 }
 
+/** Reading an index back is bounded like every input: it is parsed as one string, so below the longest string JavaScript holds. */
+export const MAX_MANUAL_INDEX_BYTES = 500 * 1024 * 1024;
+
+/**
+ * Writes the index as one JSON document, a chunk at a time: the index of a 100 MB chapter is larger
+ * than the longest string JavaScript can hold, so it is never one string.
+ */
 export function saveManualIndex(index: ManualIndex, path: string): void {
   mkdirSync(dirname(resolve(path)), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(index)}\n`);
+  const { chunks, ...head } = index;
+  const fd = openSync(path, 'w');
+  try {
+    const opening = JSON.stringify({ ...head, chunks: [] });
+    // '…,"chunks":[' then the chunks, then ']}'
+    writeSync(fd, opening.slice(0, -2));
+    let pending: string[] = [];
+    chunks.forEach((chunk, i) => {
+      pending.push(`${i ? ',' : ''}${JSON.stringify(chunk)}`);
+      if (pending.length === 1000) {
+        writeSync(fd, pending.join(''));
+        pending = [];
+      }
+    });
+    writeSync(fd, pending.join(''));
+    writeSync(fd, ']}\n');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function loadManualIndex(path: string): ManualIndex {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw new ManualFormatError(path, 'no manual index here; build one with `icabench manual index FILE…`');
-  }
+  if (!existsSync(path)) throw new ManualFormatError(path, 'no manual index here; build one with `icabench manual index FILE…`');
+  const text = readBoundedText(path, 'manual index', MAX_MANUAL_INDEX_BYTES);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

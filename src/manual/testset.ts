@@ -1,6 +1,6 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
+import { readBoundedText } from '../config/yaml.ts';
 import { z } from 'zod';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 import type { ManualCorpus } from './corpus.ts';
@@ -54,32 +54,31 @@ export const TestItemSchema = z
   .strict();
 export type TestItem = z.infer<typeof TestItemSchema>;
 
-/** Reads a test set (.jsonl); an invalid line fails with the file, the line number and the field. */
+/** Test sets are thousands of one-line questions; a file beyond this is a mistake. */
+export const MAX_TEST_SET_BYTES = 64 * 1024 * 1024;
+
+/** Reads a test set (.jsonl, at most MAX_TEST_SET_BYTES); an invalid line fails with the file, the line number and the field; an empty one is refused. */
 export async function readTestSet(path: string): Promise<TestItem[]> {
+  if (!existsSync(path)) throw new ValidationError(path, 'test set file not found');
   const items: TestItem[] = [];
   const ids = new Set<string>();
-  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   let n = 0;
-  try {
-    for await (const line of lines) {
-      n++;
-      if (!line.trim()) continue;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch (error) {
-        throw new ValidationError(`${path}:${n}`, `not valid JSON: ${(error as Error).message}`);
-      }
-      const parsed = TestItemSchema.safeParse(raw);
-      if (!parsed.success) throw new ValidationError(`${path}:${n}`, describeZodError(parsed.error));
-      if (ids.has(parsed.data.id)) throw new ValidationError(`${path}:${n}`, `id "${parsed.data.id}" appears twice; test item ids must be unique`);
-      ids.add(parsed.data.id);
-      items.push(parsed.data);
+  for (const line of readBoundedText(path, 'test set', MAX_TEST_SET_BYTES).split('\n')) {
+    n++;
+    if (!line.trim()) continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (error) {
+      throw new ValidationError(`${path}:${n}`, `not valid JSON: ${(error as Error).message}`);
     }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ValidationError(path, 'test set file not found');
-    throw error;
+    const parsed = TestItemSchema.safeParse(raw);
+    if (!parsed.success) throw new ValidationError(`${path}:${n}`, describeZodError(parsed.error));
+    if (ids.has(parsed.data.id)) throw new ValidationError(`${path}:${n}`, `id "${parsed.data.id}" appears twice; test item ids must be unique`);
+    ids.add(parsed.data.id);
+    items.push(parsed.data);
   }
+  if (items.length === 0) throw new ValidationError(path, 'nothing to ask: the test set holds no question');
   return items;
 }
 

@@ -35,14 +35,19 @@ function coverageText(coverage: DiversitySection['coverage'][string]): string {
   return `${pct(coverage.mean)} ± ${pct(coverage.std)}`;
 }
 
+/** What a diversity section is over, in words, and its title. */
+const NOUNS = { failing: 'failing conversations', findings: 'conversations with findings' } as const;
+const TITLES = { failing: 'Failure diversity', findings: 'Failure diversity over conversations with findings' } as const;
+
 /** The report's "Failure diversity" section: unique failing conversations, clusters with their medoid example, the projection plots. */
 export function diversitySection(section: DiversitySection): ReportSection {
+  const noun = NOUNS[section.population];
   const runs = Object.keys(section.unique);
   const totalUnique = Object.values(section.unique).reduce((a, b) => a + b, 0);
   const clustering = section.clustering;
   const chosen = clustering.runs.map((r) => r.k);
   const intro =
-    `<p>${section.failing} failing conversation(s), <b>${totalUnique} unique</b> after deduplication at cosine similarity &gt; ${section.threshold} ` +
+    `<p>${section.failing} ${noun}, <b>${totalUnique} unique</b> after deduplication at cosine similarity &gt; ${section.threshold} ` +
     `(${section.duplicates.length} duplicate(s)). Embeddings: <b>${h(section.embedder)}</b>. ` +
     `Distance d = ${h(section.distance)}.</p>` +
     (clustering.runs.length
@@ -53,7 +58,7 @@ export function diversitySection(section: DiversitySection): ReportSection {
         (chosen.some((k) => k === clustering.kRange[1]) && clustering.kRange[1] < totalUnique - 1
           ? `<p class="muted">The silhouette chose the largest k of the range in some repetitions: the best k may lie above it (raise <code>diversity.kMax</code>).</p>`
           : '')
-      : `<p>Too few unique failing conversations to cluster (k needs at least ${clustering.kRange[0]} + 1): each is its own cluster.</p>`);
+      : `<p>Too few unique ${noun} to cluster (k needs at least ${clustering.kRange[0]} + 1): each is its own cluster.</p>`);
   const clusterRows = section.clusters
     .map(
       (c) =>
@@ -61,7 +66,7 @@ export function diversitySection(section: DiversitySection): ReportSection {
     )
     .join('');
   const plots = section.conversations.length
-    ? `<div class="grid" style="grid-template-columns:repeat(auto-fit,minmax(380px,1fr))"><div>${scatter(section.conversations, (p) => colour(p.cluster), 'PCA projection of the unique failing conversations, coloured by cluster')}${legend(section.clusters.map((c) => [`cluster ${c.id + 1}`, colour(c.id)]))}</div>` +
+    ? `<div class="grid" style="grid-template-columns:repeat(auto-fit,minmax(380px,1fr))"><div>${scatter(section.conversations, (p) => colour(p.cluster), `PCA projection of the unique ${noun}, coloured by cluster`)}${legend(section.clusters.map((c) => [`cluster ${c.id + 1}`, colour(c.id)]))}</div>` +
       `<div>${scatter(section.conversations, (p) => colour(runs.indexOf(p.run)), 'the same, coloured by run')}${legend(runs.map((r, i) => [r, colour(i)]))}</div></div>`
     : '';
   const duplicates = section.duplicates.slice(0, DUPLICATE_LIMIT);
@@ -71,7 +76,7 @@ export function diversitySection(section: DiversitySection): ReportSection {
         .join('')}</tbody></table>`
     : '';
   return {
-    title: 'Failure diversity',
+    title: TITLES[section.population],
     html:
       intro +
       plots +
@@ -82,17 +87,18 @@ export function diversitySection(section: DiversitySection): ReportSection {
 
 /** The comparison report's diversity section: unique failing conversations A/B and coverage of the union's clusters. */
 export function diversityComparisonSection(comparison: DiversityComparison, nameA: string, nameB: string): ReportSection {
+  const noun = NOUNS[comparison.population];
   const ratio = comparison.uniqueRatio === null ? '–' : `${comparison.uniqueRatio.toFixed(2)}×`;
   const share = (x: number | null) => (x === null ? '–' : pct(x));
   const row = (label: string, a: string, b: string) => `<tr><td>${h(label)}</td><td class="n">${a}</td><td class="n">${b}</td></tr>`;
   return {
-    title: 'Failure diversity',
+    title: TITLES[comparison.population],
     html:
-      `<p>Embeddings: <b>${h(comparison.embedder)}</b>${comparison.note ? ` (${h(comparison.note)})` : ''}. Unique failing conversations A/B: <b>${ratio}</b>. ` +
-      `Coverage: the share of the clusters of the union of both runs' unique failing conversations each run reaches (k-medoids, k ${comparison.union.clustering.runs.map((r) => r.k).join(', ')} over ${comparison.union.clustering.repetitions} repetitions), mean ± std.</p>` +
+      `<p>Embeddings: <b>${h(comparison.embedder)}</b>${comparison.note ? ` (${h(comparison.note)})` : ''}. Unique ${noun} A/B: <b>${ratio}</b>. ` +
+      `Coverage: the share of the clusters of the union of both runs' unique ${noun} each run reaches (k-medoids, k ${comparison.union.clustering.runs.map((r) => r.k).join(', ')} over ${comparison.union.clustering.repetitions} repetitions), mean ± std.</p>` +
       `<table><thead><tr><th></th><th class="n">A: ${h(nameA)}</th><th class="n">B: ${h(nameB)}</th></tr></thead><tbody>` +
-      row('unique failing conversations', String(comparison.uniqueA), String(comparison.uniqueB)) +
-      row('duplicates among failing conversations', share(comparison.duplicateShareA), share(comparison.duplicateShareB)) +
+      row(`unique ${noun}`, String(comparison.uniqueA), String(comparison.uniqueB)) +
+      row(`duplicates among ${noun}`, share(comparison.duplicateShareA), share(comparison.duplicateShareB)) +
       row('coverage of the union clusters', coverageText(comparison.coverageA), coverageText(comparison.coverageB)) +
       `</tbody></table>`,
   };

@@ -39,11 +39,13 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
   const voice = voiceReport();
   const protocol = protocolReport(store.runFacts(runId));
   const diversity = diversityCollector(record.name);
+  const findingsDiversity = diversityCollector(record.name, 'findings');
   function* observed(): Generator<ConversationResult> {
     for (const result of conversations) {
       voice.add(result);
       protocol.add(result);
       diversity.add(result);
+      findingsDiversity.add(result);
       yield result;
     }
   }
@@ -54,7 +56,7 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
   const vehicle = vehicleSection(store, runId);
   const llm = llmUsage(store, runId, base.turns);
   const invoked = invocations(store, runId);
-  const diversitySummary = await failureDiversity(diversity, record.config);
+  const [diversitySummary, findingsDiversitySummary] = await failureDiversity([diversity, findingsDiversity], record.config);
   return {
     ...base,
     preset: presetOf('dialogue', methodOfStoredConfig(record.config)),
@@ -65,6 +67,7 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
     ...(vehicle ? { vehicle: { ...vehicle } } : {}),
     ...(llm ? { llm: { ...llm } } : {}),
     diversity: diversitySummary,
+    findingsDiversity: findingsDiversitySummary,
   };
 }
 
@@ -73,11 +76,14 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
  * configured ONNX sentence model, or the labelled lexical TF-IDF fallback (a configured model that is
  * missing is reported with the fix on standard error).
  */
-async function failureDiversity(collected: ReturnType<typeof diversityCollector>, storedConfig: unknown) {
+async function failureDiversity(collected: ReadonlyArray<ReturnType<typeof diversityCollector>>, storedConfig: unknown) {
   const config = diversityConfigOfStoredConfig(storedConfig);
   const embedder = await resolveEmbedder(config.embeddingModel, config.embeddingModel ? (line) => console.error(line) : undefined, methodEmbeddingModel());
   try {
-    return await collected.finish(embedder, config);
+    // one embedder for both populations (the failing conversations and those with findings)
+    const sections = [];
+    for (const population of collected) sections.push(await population.finish(embedder, config));
+    return sections;
   } finally {
     await embedder.close();
   }

@@ -99,6 +99,7 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
       ...(disagreements ? [disagreements] : []),
       ...(protocol ? [protocolSection(protocol)] : []),
       ...(summary.diversity ? [diversitySection(summary.diversity)] : []),
+      ...(summary.findingsDiversity ? [diversitySection(summary.findingsDiversity)] : []),
     ],
     protocolOf: protocolCollector.rowFor,
   });
@@ -146,7 +147,7 @@ export function writeComparisonReport(dir: string, comparison: RunComparison, ex
   mkdirSync(dir, { recursive: true });
   const files = { html: join(dir, 'comparison.html'), json: join(dir, 'comparison.json') };
   writeAtomically(files.json, `${JSON.stringify(valid, null, 2)}\n`);
-  const diversity = valid.diversity ? [diversityComparisonSection(valid.diversity, valid.a.name, valid.b.name)] : [];
+  const diversity = [valid.diversity, valid.findingsDiversity].flatMap((d) => (d ? [diversityComparisonSection(d, valid.a.name, valid.b.name)] : []));
   const changes = valid.changes ? [changesSection(valid.changes, valid.a.name, valid.b.name)] : [];
   writeAtomically(files.html, comparisonHtml(valid, [...changes, ...diversity, ...extraSections]));
   return files;

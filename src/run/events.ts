@@ -1,3 +1,4 @@
+import type { RunEndStatus } from './resume.ts';
 import type { ConversationResult, ConversationSpec, TurnRecord } from '../domain/conversation.ts';
 import type { HeadUnitNotice } from './run-monitor.ts';
 
@@ -20,6 +21,6 @@ export type CampaignEvent =
   /** the head unit's link: connected, disconnected, replaced (both addresses in the message), paused, resumed, stopped */
   | ({ type: 'headunit'; runId: string } & HeadUnitNotice)
   /** reason: why the run stopped by itself (the head unit did not come back) */
-  | { type: 'run_finished'; runId: string; status: 'completed' | 'interrupted' | 'budget_exhausted'; done: number; planned: number; reason?: string };
+  | { type: 'run_finished'; runId: string; status: RunEndStatus; done: number; planned: number; reason?: string };
 
 export type CampaignEventListener = (event: CampaignEvent) => void;

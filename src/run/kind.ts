@@ -3,6 +3,7 @@ import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import type { CampaignEvent } from './events.ts';
 import type { ConnectedUnit } from '../bridge/server.ts';
+import type { UnitReachSample } from './unit-reach.ts';
 
 /**
  * The campaign-kind contract (docs/architecture.md, "Adding a campaign kind"). In the spirit of inspect_ai's
@@ -25,6 +26,8 @@ export interface KindConfig {
   name: string;
   concurrency: number;
   budgetMinutes?: number;
+  /** the share of recent items that may fail to reach the head unit before the run stops (src/run/unit-reach.ts) */
+  maxErrorShare?: number;
 }
 
 /** A config file, loaded: where it came from and its validated value (paths resolved). */
@@ -126,6 +129,8 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   storage: KindStorage<L, Item, Finished>;
   /** the live events of an item as it starts and once it is stored (the bench app's live view, the CLI's progress) */
   startedEvent(runId: string, planned: PlannedItem<Item>): CampaignEvent;
+  /** whether a finished item reached the head unit (kinds that talk to one): a run none of whose items did ends as unit_unreachable */
+  unitReach?(finished: Finished): UnitReachSample;
   finishedEvent(runId: string, key: string, finished: Finished): CampaignEvent;
   outputs: KindOutputs;
 }

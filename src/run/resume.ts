@@ -1,5 +1,8 @@
 import type { ResultStore } from '../store/store.ts';
-import type { RunRecord } from '../store/types.ts';
+import type { RunRecord, RunStatus } from '../store/types.ts';
+
+/** How a run invocation can end (every status but running). */
+export type RunEndStatus = Exclude<RunStatus, 'running'>;
 
 /**
  * How a resumable run (every campaign kind) begins and ends: the run `--resume` names, and the status it is
@@ -34,10 +37,13 @@ export function resumedRun(store: ResultStore, resumeRunId: string | undefined, 
 }
 
 /**
- * The status a run ends in: interrupted when aborted or stopped by itself (resumable), budget_exhausted when the
- * time budget ran out before every planned item was done, completed otherwise.
+ * The status a run ends in: interrupted when aborted (Ctrl+C); unit_unreachable when conversations ran but none
+ * reached the head unit (src/run/unit-reach.ts); interrupted when it stopped by itself (resumable);
+ * budget_exhausted when the time budget ran out before every planned item was done; completed otherwise.
  */
-export function runEndStatus(end: { aborted: boolean; stopReason: string | null; budgetHit: boolean; done: number; planned: number }): 'completed' | 'interrupted' | 'budget_exhausted' {
-  if (end.aborted || end.stopReason) return 'interrupted';
+export function runEndStatus(end: { aborted: boolean; stopReason: string | null; budgetHit: boolean; done: number; planned: number; neverReachedUnit?: boolean }): RunEndStatus {
+  if (end.aborted) return 'interrupted';
+  if (end.neverReachedUnit) return 'unit_unreachable';
+  if (end.stopReason) return 'interrupted';
   return end.budgetHit && end.done < end.planned ? 'budget_exhausted' : 'completed';
 }

@@ -135,6 +135,8 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
   timer.unref();
 
   let pause: Promise<string | null> | null = null;
+  /** the run ended (Ctrl+C during a pause): the wait that the closing bridge cuts short is no stop of the run */
+  let closed = false;
   return {
     ready() {
       if (connection.connected) return Promise.resolve(null);
@@ -146,6 +148,7 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
           event(BRIDGE_FACTS.resumed, { pausedMs: Date.now() - since }, { kind: 'resumed', message: `head unit "${name}" is back after ${((Date.now() - since) / 1000).toFixed(1)} s; conversations resume` });
           return null;
         } catch (error) {
+          if (closed) return null;
           const reason = `head unit "${name}" left and did not come back: ${error instanceof Error ? error.message : String(error)}`;
           event(BRIDGE_FACTS.stopped, { reason, pausedMs: Date.now() - since }, { kind: 'stopped', message: `${reason}; the run stops (continue it later with --resume)` });
           return reason;
@@ -156,6 +159,7 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
       return pause;
     },
     close() {
+      closed = true;
       clearInterval(timer);
       bridge.off('unit_connected', onConnected);
       bridge.off('unit_disconnected', onDisconnected);

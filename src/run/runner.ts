@@ -4,7 +4,8 @@ import { runPool } from '../domain/pool.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import type { RunRecord } from '../store/types.ts';
 import { ItemAborted, type CampaignKindDefinition, type InvocationRecord, type ItemRunner, type LoadedKindConfig, type PlannedItem } from './kind.ts';
-import { resumedRun, runEndStatus } from './resume.ts';
+import { resumedRun, runEndStatus, type RunEndStatus } from './resume.ts';
+import { trackUnitReach } from './unit-reach.ts';
 
 export interface RunKindOptions<Item, Finished> {
   store: ResultStore;
@@ -20,9 +21,11 @@ export interface RunKindOptions<Item, Finished> {
 
 export interface RunKindResult {
   runId: string;
-  status: 'completed' | 'interrupted' | 'budget_exhausted';
-  /** why the run stopped by itself before its end (the head unit left and did not come back); null otherwise */
+  status: RunEndStatus;
+  /** why the run stopped by itself before its end (the head unit left and did not come back, or stopped reaching it); null otherwise */
   stopReason: string | null;
+  /** status unit_unreachable: how many items ran without reaching the unit, and the last cause */
+  unreachable: string | null;
   done: number;
   planned: number;
 }
@@ -85,15 +88,20 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   const onAbort = () => inflight.forEach((c) => c.abort());
   options.signal?.addEventListener('abort', onAbort);
   let stopReason: string | null = null;
+  // whether the items reach the head unit (the kinds that talk to one): none reached = unit_unreachable; too few = stop
+  const reach = trackUnitReach(config.maxErrorShare);
 
+  const aborted = new Promise<null>((resolve) => (options.signal?.aborted ? resolve(null) : options.signal?.addEventListener('abort', () => resolve(null), { once: true })));
   const beforeTake = async (): Promise<boolean> => {
+    // a kind whose items never wait on I/O (the replay agent) would starve the event loop: Ctrl+C and timers get their turn here
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (options.signal?.aborted || stopReason) return false;
     if (budgetMs !== null && Date.now() - started >= budgetMs) {
       budgetHit = true;
       return false;
     }
-    // the pause hook: no new item starts while the head unit is away
-    const stop = await runner.ready();
+    // the pause hook: no new item starts while the head unit is away; Ctrl+C ends the wait at once
+    const stop = await Promise.race([runner.ready(), aborted]);
     if (stop) stopReason ??= stop;
     return !stopReason && !options.signal?.aborted;
   };
@@ -113,6 +121,11 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
     }
     kind.storage.save(store, runId, item.key, finished);
     done++;
+    const reached = kind.unitReach?.(finished);
+    if (reached) {
+      reach.record(reached);
+      stopReason ??= reach.stopReason();
+    }
     emit(kind.finishedEvent(runId, item.key, finished));
     emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
   };
@@ -126,9 +139,9 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
     invocation.invocationEnded();
     await runner.close();
   }
-  const status = runEndStatus({ aborted: options.signal?.aborted === true, stopReason, budgetHit, done, planned });
+  const status = runEndStatus({ aborted: options.signal?.aborted === true, stopReason, budgetHit, done, planned, neverReachedUnit: reach.neverReached() });
   store.setRunStatus(runId, status);
   if (stopReason) log(`run ${runId} stopped: ${stopReason}`);
   emit({ type: 'run_finished', runId, status, done, planned, ...(stopReason ? { reason: stopReason } : {}) });
-  return { runId, status, stopReason, done, planned };
+  return { runId, status, stopReason, unreachable: status === 'unit_unreachable' ? reach.summary() : null, done, planned };
 }

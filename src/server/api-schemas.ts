@@ -35,3 +35,17 @@ export const PageQuerySchema = z
   .strict();
 
 export const CompareQuerySchema = z.object({ a: RunIdSchema, b: RunIdSchema }).strict();
+
+/** Starts a live session (src/kinds/suite/live-session.ts): the head unit, judges, safety policy and where it starts. */
+export const StartSessionBodySchema = z.object({ config: z.unknown().default({}) }).strict();
+
+/** One turn the technician types. */
+export const SessionTurnBodySchema = z.object({ text: z.string().min(1).max(10_000) }).strict();
+
+/** What the technician changes in the car's state (speed, gear, state of charge, position, time): a suite context. */
+export const SessionContextBodySchema = z.object({ change: z.unknown() }).strict();
+
+export const EndSessionBodySchema = z.object({}).strict();
+
+/** Pins a stored conversation as a suite (docs/suites.md, "Pin as regression"). */
+export const PinBodySchema = z.object({}).strict();

@@ -6,7 +6,8 @@ import { fleetWorkerSource } from '../fleet/coordinator.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
 export const DEFAULT_CONFIGS_DIR = fileURLToPath(new URL('../../bench-configs', import.meta.url));
-export const DEFAULT_UI_DIR = fileURLToPath(new URL('../ui/dist', import.meta.url));
+/** The built UI: src/ui/dist, or ICABENCH_UI_DIR (a build folder of its own, e.g. for a test of a fresh build). */
+export const DEFAULT_UI_DIR = process.env.ICABENCH_UI_DIR ? resolve(process.env.ICABENCH_UI_DIR) : fileURLToPath(new URL('../ui/dist', import.meta.url));
 export const DEFAULT_PORT = 7860;
 
 export interface BenchAppOptions {

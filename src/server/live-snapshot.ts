@@ -1,5 +1,5 @@
 import type { CampaignEvent } from '../run/events.ts';
-import { combinedVerdict, type CombinedOutcome } from '../analysis/verdict.ts';
+import { combinedVerdict, turnLabels, type CombinedOutcome } from '../analysis/verdict.ts';
 import type { ConversationResult, TurnRecord } from '../domain/conversation.ts';
 
 // The live view's state, folded from campaign events. The server keeps one (for pages that
@@ -58,6 +58,8 @@ export interface LiveSnapshot {
   stopReason: string | null;
   /** a fleet run's rigs, by name (empty on a local run) */
   rigs: LiveRig[];
+  /** the running tally since this start (the demo screen): conversations by outcome, and the labels that counted on turns */
+  tally: { outcomes: Record<CombinedOutcome, number>; labels: Record<string, number>; turns: number };
 }
 
 const RECENT_LIMIT = 50;
@@ -102,6 +104,8 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       }
       s.feed.unshift({ key: event.key, turn: event.turn });
       s.feed.length = Math.min(s.feed.length, FEED_LIMIT);
+      s.tally.turns += 1;
+      for (const label of turnLabels(event.turn)) s.tally.labels[label.label] = (s.tally.labels[label.label] ?? 0) + 1;
       break;
     }
     case 'conversation_finished': {
@@ -112,6 +116,7 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       }
       s.active = s.active.filter((c) => c.key !== event.key);
       const combined = combinedVerdict(event.result);
+      s.tally.outcomes[combined.outcome] += 1;
       s.recent.unshift({
         key: event.key,
         status: event.result.status,
@@ -188,5 +193,6 @@ export function emptySnapshot(): LiveSnapshot {
     headUnit: [],
     stopReason: null,
     rigs: [],
+    tally: { outcomes: { pass: 0, fail: 0, inconclusive: 0, error: 0 }, labels: {}, turns: 0 },
   };
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Server as SocketServer } from 'socket.io';
@@ -9,6 +10,8 @@ import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
 import { compareRunsWithDiversity } from '../analysis/compare.ts';
 import { storedRunChanges } from '../report/changes-section.ts';
+import { unitBuildOf } from '../run/run-facts.ts';
+import { pinConversation, pinnedSuiteYaml } from '../suite/pin.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError } from '../config/yaml.ts';
 import type { KindConfig, LoadedKindConfig } from '../run/kind.ts';
@@ -26,8 +29,7 @@ import {
   RunIdSchema,
   StartCampaignBodySchema,
   StopCampaignBodySchema,
-  ValidateConfigBodySchema,
-} from './api-schemas.ts';
+  ValidateConfigBodySchema, StartSessionBodySchema, PinBodySchema, SessionTurnBodySchema, SessionContextBodySchema, EndSessionBodySchema } from './api-schemas.ts';
 import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
@@ -36,6 +38,7 @@ import { ManualRunApi } from './manual-runs.ts';
 import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.ts';
 import { campaignConfigSchemaFor, campaignKind, campaignKindOfValue, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
+import { LiveSessionApi } from './live-session-api.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
@@ -113,6 +116,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
   const runner = options.launcher ? null : new RunnerLauncher(store, options.log, options.fleet);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
+  const sessions = new LiveSessionApi(control, Boolean(options.fleet));
   const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(configModelRefs), ...options.rig };
   const loadCampaign = (load: () => LoadedKindConfig): LoadedKindConfig => {
     try {
@@ -229,6 +233,30 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         return ok(res, started, 202);
       },
     },
+    { method: 'GET', pattern: /^\/api\/session$/, handle: (_q, res) => ok(res, sessions.current()) },
+    {
+      method: 'POST',
+      pattern: /^\/api\/session\/start$/,
+      handle: async (req, res) => ok(res, await sessions.start((await body(req, StartSessionBodySchema, 'session start')).config), 202),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/session\/turn$/,
+      handle: async (req, res) => ok(res, await sessions.say((await body(req, SessionTurnBodySchema, 'session turn')).text)),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/session\/context$/,
+      handle: async (req, res) => ok(res, sessions.setContext((await body(req, SessionContextBodySchema, 'session context')).change)),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/session\/end$/,
+      handle: async (req, res) => {
+        await body(req, EndSessionBodySchema, 'session end');
+        return ok(res, await sessions.end());
+      },
+    },
     {
       method: 'POST',
       pattern: /^\/api\/campaign\/stop$/,
@@ -308,6 +336,26 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         const bytes = artifact.bytes ?? (await readFile(isAbsolute(artifact.path ?? '') ? artifact.path! : resolve(options.workspace, artifact.path ?? '')));
         res.writeHead(200, { 'content-type': artifact.mime, 'content-length': bytes.length, 'cache-control': 'no-store', ...securityHeaders() });
         res.end(bytes);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/runs\/(?<id>[^/]+)\/conversations\/(?<key>[^/]+)\/pin$/,
+      handle: async (req, res, p) => {
+        const run = requireRun(p.id);
+        await body(req, PinBodySchema, 'pin request');
+        requireDialogue({ kind: run.kind }, `pin: run ${run.id}`);
+        const result = requireConversation(run.id, p.key);
+        // the app writes only under the workspace: the suite goes to <workspace>/suites/, to be moved to bench-configs/suites/
+        const conversation = pinConversation(result, { run: run.id, runName: run.name, unitBuild: unitBuildOf(store, run.id)?.build ?? null });
+        const dir = join(options.workspace, 'suites');
+        mkdirSync(dir, { recursive: true });
+        const base = `pinned-${run.id}-${p.key.replace(/[^\w.-]+/g, '_')}`;
+        let path = join(dir, `${base}.yaml`);
+        for (let n = 2; existsSync(path); n++) path = join(dir, `${base}-${n}.yaml`);
+        const yaml = pinnedSuiteYaml(conversation, base);
+        writeFileSync(path, yaml, { flag: 'wx' });
+        return ok(res, { path, yaml }, 201);
       },
     },
     {

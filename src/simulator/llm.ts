@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ContextVector } from '../domain/context.ts';
 import { SimulatedUtteranceSchema, UtteranceAnnotationSchema, type ConversationSpec, type SimulatedUtterance } from '../domain/conversation.ts';
 import { RequestSchema, type Target } from '../domain/targets.ts';
-import { DEFAULT_CONSECUTIVE_LIMITS, StrategySchema, type Strategy } from '../domain/taxonomy.ts';
+import { DEFAULT_CONSECUTIVE_LIMITS, STRATEGIES, StrategySchema, type Strategy } from '../domain/taxonomy.ts';
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
 import { loadPromptSections, renderPrompt } from '../llm/prompts.ts';
 import { describeContext, describeTargets, transcript } from '../llm/transcript.ts';
@@ -12,8 +12,8 @@ import { SimulatorError, type SimulatorSession, type SimulatorTurnInput, type Us
 /** Prompt files (prompts/<id>.md) this simulator uses; a new prompt version is a new file. */
 export const SIMULATOR_PROMPTS = {
   extractTargets: 'simulator/extract-targets.v1',
-  opening: 'simulator/opening-utterance.v1',
-  next: 'simulator/select-and-generate.v1',
+  opening: 'simulator/opening-utterance.v2',
+  next: 'simulator/select-and-generate.v2',
   strategies: 'simulator/strategies.v1',
   personas: 'simulator/personas.v1',
 } as const;
@@ -105,9 +105,10 @@ class LlmSimulatorSession implements SimulatorSession {
 
   async nextUtterance(input: SimulatorTurnInput): Promise<SimulatedUtterance> {
     const allowed = this.spec.mode === 'baseline' ? [] : this.simulator.allowedStrategies(input);
-    const strategySections = loadPromptSections(SIMULATOR_PROMPTS.strategies);
-    const strategies = allowed.length ? allowed.map((s) => `- ${s}: ${strategySections[s]}`).join('\n') : `- none: ${strategySections.none}`;
+    // the strategy catalogue is the stable part (every call of the campaign sends it the same); what is available now comes last
+    const strategies = allowed.length ? allowed.join(', ') : `none. ${loadPromptSections(SIMULATOR_PROMPTS.strategies).none}`;
     const prompt = renderPrompt(SIMULATOR_PROMPTS.next, {
+      strategyCatalog: strategyCatalog(),
       persona: this.spec.persona,
       personaStyle: personaStyle(this.spec.persona),
       strategies,
@@ -121,6 +122,12 @@ class LlmSimulatorSession implements SimulatorSession {
     const value = await this.simulator.ask(this.spec, prompt, schema, 'next_utterance', 'SelectAndGenerate');
     return SimulatedUtteranceSchema.parse({ text: value.text, strategy: (value as { strategy?: Strategy | null }).strategy ?? null, annotation: value.annotation });
   }
+}
+
+/** Every strategy with its description, in taxonomy order: the same text in every SelectAndGenerate call. */
+function strategyCatalog(): string {
+  const sections = loadPromptSections(SIMULATOR_PROMPTS.strategies);
+  return STRATEGIES.map((s) => `- ${s}: ${sections[s]}`).join('\n');
 }
 
 function personaStyle(persona: string): string {

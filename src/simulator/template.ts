@@ -25,6 +25,7 @@ import {
   styleForPersona,
 } from './phrases.ts';
 import type { SimulatorSession, SimulatorTurnInput, UserSimulator } from './types.ts';
+import type { Poi } from '../protocol/bridge.ts';
 
 export interface TemplateSimulatorOptions {
   /** per-strategy limit on consecutive uses (paper: safety 1, constraint 2) */
@@ -344,13 +345,41 @@ class TemplateSession implements SimulatorSession {
     return false;
   }
 
+  /**
+   * What a stacking move adds: without a world, the seed's next held-back constraint, else the first extra one not
+   * stated yet. With a known world a search is pushed to its boundary: of the held-back and extra constraints, the
+   * one that leaves the fewest places, where the extra rating bar is set just above the best place that meets the
+   * search so far (no place is that good: a truthful unit says "not found", a careless one drops the constraint or
+   * makes a match up). The held-back constraints left over come with plain progress.
+   */
   private stackCandidate(target: Target): Constraint | null {
     const pending = this.pendingConstraints(target.id);
-    if (pending.length) return pending[0];
-    const intent = target.request.intent;
-    if (intent !== 'find_poi' && intent !== 'navigate') return null;
+    const request = target.request;
+    if (request.intent !== 'find_poi' && request.intent !== 'navigate') return pending[0] ?? null;
     const stated = this.stated.get(target.id) ?? [];
-    return STACKABLE[intent].find((c) => !stated.some((s) => s.kind === c.kind) && !this.stackUsed.has(`${target.id}:${c.kind}`)) ?? null;
+    const extra = STACKABLE[request.intent]
+      .filter((c) => !stated.some((s) => s.kind === c.kind) && !pending.some((p) => p.kind === c.kind) && !this.stackUsed.has(`${target.id}:${c.kind}`))
+      .map((c) => (request.intent === 'find_poi' && c.kind === 'min_rating' ? (this.ratingAboveBest(request.category, stated) ?? c) : c));
+    const candidates = [...pending, ...extra];
+    if (request.intent !== 'find_poi' || !this.settings.world) return candidates[0] ?? null;
+    const left = (c: Constraint) => this.matches(request.category, [...stated, c])?.length ?? Infinity;
+    return candidates.length === 0 ? null : candidates.reduce((tightest, c) => (left(c) < left(tightest) ? c : tightest));
+  }
+
+  /** A rating bar just above the best place of the known world that meets a search; null without a world or when 5 stars meet it. */
+  private ratingAboveBest(category: PoiCategory, constraints: readonly Constraint[]): Constraint | null {
+    const ratings = (this.matches(category, constraints) ?? []).map((p) => p.rating ?? 0);
+    if (ratings.length === 0) return null;
+    const bar = Math.round(Math.max(...ratings) * 10 + 1) / 10;
+    return bar <= 5 ? { kind: 'min_rating', value: bar } : null;
+  }
+
+  /** The places of the known world that meet a search now; null when the world is unknown. */
+  private matches(category: PoiCategory, constraints: readonly Constraint[]): Poi[] | null {
+    const { world } = this.settings;
+    if (!world || !this.context) return null;
+    const { location, date, time } = this.context;
+    return placesMeeting(world, category, constraints, { city: location.city, position: location.position, date, time });
   }
 
   private stackText(target: Target, constraint: Constraint): string {
@@ -395,10 +424,7 @@ class TemplateSession implements SimulatorSession {
 
   /** Whether some place of the known world meets a search in the conversation's city now; true when the world is unknown. */
   private feasible(category: PoiCategory, constraints: readonly Constraint[]): boolean {
-    const { world } = this.settings;
-    if (!world || !this.context) return true;
-    const { location, date, time } = this.context;
-    return placesMeeting(world, category, constraints, { city: location.city, position: location.position, date, time }).length > 0;
+    return (this.matches(category, constraints)?.length ?? 1) > 0;
   }
 
   /** The searches this utterance adds constraints to that no place of the world meets any more: "none exists". */

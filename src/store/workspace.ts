@@ -1,10 +1,23 @@
-import { existsSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ResultStore } from './store.ts';
 
-/** The results store of a workspace: <workspace>/icabench.db. */
+/**
+ * The results store of a workspace: <workspace>/icabench.db. A workspace that is a file (or lies
+ * under one) is refused by name here, before any command creates folders (a bare EEXIST otherwise).
+ */
 export function workspaceStorePath(workspace: string): string {
-  return join(resolve(workspace), 'icabench.db');
+  const folder = resolve(workspace);
+  for (let path = folder; ; path = dirname(path)) {
+    if (existsSync(path)) {
+      if (!statSync(path).isDirectory()) {
+        throw new Error(`--workspace ${workspace}: ${path === folder ? 'this is a file' : `${path} is a file`}; a workspace is a folder (it holds icabench.db)`);
+      }
+      break;
+    }
+    if (dirname(path) === path) break;
+  }
+  return join(folder, 'icabench.db');
 }
 
 export interface WorkspaceStore {

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { readBoundedText } from '../config/yaml.ts';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 import { carbenchPath } from './paths.ts';
 import { DynamicStateSchema, FixedContextSchema } from './state.ts';
@@ -121,14 +121,16 @@ export function parseTasks(text: string, where: string): Task[] {
   return tasks;
 }
 
+/** CAR-bench's largest split is under 1 MB; a task file beyond this is a mistake (or /dev/zero). */
+export const MAX_TASK_FILE_BYTES = 32 * 1024 * 1024;
+
+/** The text of a task file, read through the one bounded reader (size cap, UTF-8 only; errors name the file). */
+export function readTaskFileText(path: string): string {
+  return readBoundedText(path, 'task file', MAX_TASK_FILE_BYTES);
+}
+
 export function loadTaskFile(path: string): Task[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ValidationError(path, `cannot read task file: ${(error as Error).message}`);
-  }
-  return parseTasks(text, path);
+  return parseTasks(readTaskFileText(path), path);
 }
 
 /** The vendored CAR-bench train split (data/carbench): base, hallucination, disambiguation. */

@@ -10,11 +10,14 @@ import { CompareView } from './views/CompareView.tsx';
 import { ManualQuestionView, ManualRunView } from './views/ManualRunView.tsx';
 import { ToolRunView, ToolTrialView } from './views/ToolRunView.tsx';
 import { ConformanceView } from './views/ConformanceView.tsx';
+import { SessionView } from './views/SessionView.tsx';
+import { DemoView } from './views/DemoView.tsx';
 
 const NAV = [
   ['rig', 'Rig status'],
   ['setup', 'Campaign setup'],
   ['live', 'Live'],
+  ['session', 'Live session'],
   ['runs', 'Runs'],
   ['compare', 'Compare'],
   ['conformance', 'Conformance'],
@@ -23,9 +26,12 @@ const NAV = [
 export function App() {
   const route = useRoute();
   const [section = 'rig', id, sub, key] = route;
+  // demo mode is the whole window (a second screen), without the app's navigation
+  if (section === 'demo') return <DemoView />;
   let view;
   if (section === 'setup') view = <CampaignSetupView />;
   else if (section === 'live') view = <LiveView />;
+  else if (section === 'session') view = <SessionView />;
   else if (section === 'runs' && id && sub === 'conversations' && key) view = <ConversationView runId={id} conversationKey={key} />;
   else if (section === 'runs' && id && sub === 'agreement') view = <AgreementView runId={id} />;
   else if (section === 'runs' && id && sub === 'manual' && key) view = <ManualQuestionView runId={id} questionKey={key} />;

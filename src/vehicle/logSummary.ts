@@ -64,12 +64,17 @@ export function formatReadSummary(source: string, counts: LogReadCounts, options
 }
 
 /**
- * Why the read failed, or undefined when it did not: nothing valid was read, or (strict) anything was rejected or
- * skipped; with rejectedAlwaysFails (replay: a frame the transport refused) any rejected frame fails. The CLI turns
- * a reason into exit code 1.
+ * Why the read failed, or undefined when it did not: nothing valid was read, more than `maxBadShare` of the lines
+ * were not frames (a file that is mostly something else is not a log with a few bad lines), or (strict) anything was
+ * rejected or skipped; with rejectedAlwaysFails (replay: a frame the transport refused) any rejected frame fails.
+ * The CLI turns a reason into exit code 1.
  */
-export function readFailure(counts: LogReadCounts, strict: boolean, options: { rejectedAlwaysFails?: boolean } = {}): string | undefined {
+export function readFailure(counts: LogReadCounts, strict: boolean, options: { rejectedAlwaysFails?: boolean; maxBadShare?: number } = {}): string | undefined {
   if (counts.decoded === 0) return 'no valid frame was read';
+  const lines = counts.decoded + counts.rejected + counts.junk;
+  if (options.maxBadShare !== undefined && counts.junk > options.maxBadShare * lines) {
+    return `${counts.junk} of ${lines} lines are not frames (${((counts.junk / lines) * 100).toFixed(1)}%), above --max-bad ${options.maxBadShare}`;
+  }
   if (options.rejectedAlwaysFails && counts.rejected > 0) return `${counts.rejected} frames rejected`;
   if (strict && counts.rejected + counts.junk > 0) return `--strict: ${counts.rejected} rejected frames and ${counts.junk} junk lines`;
   return undefined;

@@ -72,7 +72,7 @@ describe('kind: tool-agents campaigns through icabench run', () => {
     const run = await runCli(['run', config, '--workspace', workspace, '--out', out]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/completed: 12\/12 task trials, R = 1 in 10; 1 tasks not runnable, 2 not loaded/);
-    expect(run.stderr).toMatch(/task not loaded: .*missing\.json \(file\): cannot read task file/);
+    expect(run.stderr).toMatch(/task not loaded: .*missing\.json \(file\): .*missing\.json: cannot read the task file \(no such file\)/);
     const summary = readSummary(out);
     expect(summary).toMatchObject({ kind: 'tool-agents', planned: 12, trials: 12, agent: expect.stringContaining('replay'), prematureActionRate: 0 });
     expect(summary.families.base).toMatchObject({ tasks: 4, runnableTasks: 3, trials: 8, successes: 6 });

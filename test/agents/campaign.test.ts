@@ -55,7 +55,7 @@ describe('tool-agents campaign config', () => {
     const run = await runToolAgentsCampaign(loadToolAgentsConfig(join(dir, 'c.yaml')), { store: tempStore() });
     expect(run.invalidTasks.map((i) => [i.taskId, i.position])).toEqual([['base_2', 1], ['(file)', -1]]);
     expect(run.invalidTasks[0].reason).toMatch(/task base_2 \(#1\): task_type/);
-    expect(run.invalidTasks[1].reason).toMatch(/cannot read task file/);
+    expect(run.invalidTasks[1].reason).toMatch(/missing\.json: cannot read the task file \(no such file\)/);
     expect(run.results.map((r) => [r.taskId, r.outcome, r.reward])).toEqual([['base_0', 'scored', 0], ['base_4', 'not_runnable', null]]);
     // the same tasks with 4 trials at once over a bridge head unit: results in plan order, same verdicts
     writeFileSync(join(dir, 'bridge.yaml'), `kind: tool-agents\nname: b\ntasks: [${dataPath('carbench/tasks_disambiguation.json')}]\nrepeats: 2\nconcurrency: 4\nagent: { type: bridge, port: 0, tokenEnv: TOOLS_TEST_TOKEN, waitSeconds: 10 }\n`);

@@ -38,14 +38,28 @@ describe('failure diversity of paper-guided vs paper-baseline: summary.json, rep
     expect(html).toContain('<h2>Failure diversity</h2>');
     expect(html).toContain('lexical TF-IDF fallback');
     expect(html).toMatch(/<svg role="img" aria-label="PCA projection of the unique failing conversations, coloured by cluster"/);
+    // the same analysis over every conversation with findings, whatever its verdict (paper-* judge by C alone)
+    const findings = DiversitySectionSchema.parse(guided.findingsDiversity);
+    expect(findings.population).toBe('findings');
+    expect(findings.failing).toBe(guided.conversationsWithFindings);
+    expect(findings.failing).toBeGreaterThan(diversity.failing);
+    expect(findings.unique['paper-guided'] + findings.duplicates.length).toBe(findings.failing);
+    expect(html).toContain('<h2>Failure diversity over conversations with findings</h2>');
+    const baseline = JSON.parse(readFileSync(join(dir, 'paper-baseline', 'summary.json'), 'utf8'));
+    // the baseline hardly fails by C, but its findings are there to count
+    expect(baseline.findingsDiversity.failing).toBe(baseline.conversationsWithFindings);
+    expect(baseline.findingsDiversity.failing).toBeGreaterThan(baseline.diversity.failing);
 
     const compared = run(['compare', join(dir, 'paper-guided'), join(dir, 'paper-baseline'), '--out', join(dir, 'cmp')]);
     expect(compared.status, compared.stderr).toBe(0);
     expect(compared.stdout).toMatch(/unique failing conversations: A \d+, B \d+, ratio A\/B/);
     expect(compared.stdout).toMatch(/coverage of the union's failure clusters: A \d+\.\d% ± \d+\.\d%, B \d+\.\d% ± \d+\.\d% \(lexical TF-IDF fallback/);
+    expect(compared.stdout).toMatch(/unique conversations with findings: A \d+, B \d+, ratio A\/B/);
+    expect(compared.stdout).toMatch(/coverage of the union's clusters of conversations with findings: A \d+\.\d% ± \d+\.\d%, B \d+\.\d% ± \d+\.\d%/);
     const comparison = RunComparisonSchema.parse(JSON.parse(readFileSync(join(dir, 'cmp', 'comparison.json'), 'utf8')));
     expect(comparison.diversity!.uniqueA).toBe(diversity.unique['paper-guided']);
     expect(comparison.diversity!.coverageA.mean).toBeGreaterThan(comparison.diversity!.coverageB.mean);
+    expect(comparison.findingsDiversity).toMatchObject({ population: 'findings', uniqueA: findings.unique['paper-guided'], uniqueB: baseline.findingsDiversity.unique['paper-baseline'] });
     expect(readFileSync(join(dir, 'cmp', 'comparison.html'), 'utf8')).toContain('coverage of the union clusters');
 
     // the same config again: the same diversity section (seeded)

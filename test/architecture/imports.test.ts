@@ -31,7 +31,7 @@ const RULES: Record<string, RoleRule> = {
   world: { is: 'the deterministic reference world (places, roads)', may: ['domain', { role: 'protocol', typesOnly: true }] },
   llm: { is: 'model clients, prompts, structured output, transcript rendering', may: ['domain', 'protocol', 'config'] },
   embedding: { is: 'text embedders', may: ['domain'] },
-  toolenv: { is: 'the tool-agents library: CAR-bench tasks, the tool environment (tools, synthetic navigation db)', may: ['domain', 'protocol'] },
+  toolenv: { is: 'the tool-agents library: CAR-bench tasks, the tool environment (tools, synthetic navigation db)', may: ['domain', 'protocol', 'config'] },
   vehicle: { is: 'DBC codec, scenarios, frames, CAN transports and readers', may: ['domain', 'protocol', 'config', 'system', 'world'] },
   judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm'] },
   simulator: {
@@ -138,8 +138,8 @@ const RULES: Record<string, RoleRule> = {
     ],
   },
   'kinds/suite': {
-    is: 'the suite kind: scripted suites replayed on the dialogue run path (docs/suites.md)',
-    may: ['domain', 'config', 'llm', 'judge', 'suite', 'run', { role: 'kinds/dialogue', files: ['config.ts', 'kind.ts', 'run.ts', 'tiers.ts'], why: "a suite campaign runs on the dialogue kind's rig, storage and outputs with a scripted plan and user" }],
+    is: 'the suite kind and live sessions: scripted suites and typed turns replayed on the dialogue run path (docs/suites.md)',
+    may: ['domain', 'config', 'llm', 'judge', 'simulator', 'vehicle', 'suite', 'run', { role: 'kinds/dialogue', files: ['config.ts', 'kind.ts', 'run.ts', 'tiers.ts'], why: "a suite campaign runs on the dialogue kind's rig, storage and outputs with a scripted plan and user" }],
   },
   manual: {
     is: "the owner's-manual library: ingestion, chunks, retrieval, test sets, the GEAR evaluators",
@@ -161,7 +161,7 @@ const RULES: Record<string, RoleRule> = {
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts'], why: 'the conversation view pins a conversation as a suite' }, 'kinds/suite'],
   },
   ui: {
     is: 'the bench app frontend (browser)',
@@ -181,6 +181,7 @@ const RULES: Record<string, RoleRule> = {
       { role: 'kinds/manual-qa', typesOnly: true },
       { role: 'kinds/tool-agents', typesOnly: true },
       { role: 'conformance', typesOnly: true },
+      { role: 'voice', files: ['metrics.ts'], typesOnly: true, why: "the run report's voice section" },
     ],
   },
   cli: { is: 'the command line: the entry point, may import anything', may: '*' },

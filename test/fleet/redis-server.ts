@@ -6,6 +6,10 @@ export interface TestRedis {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** SIGKILL: the queue and every key are gone (no persistence) */
+  kill(): Promise<void>;
+  /** a fresh, empty redis-server on the same port */
+  restart(): Promise<void>;
 }
 
 const INSTALL = 'redis-server is not installed: run scripts/setup-system.sh, or sudo apt-get install -y redis-server (docs/fleet.md). The fleet tests need a real Redis and fail without one.';
@@ -24,6 +28,25 @@ async function freePort(): Promise<number> {
 export async function startRedis(): Promise<TestRedis> {
   if (spawnSync('redis-server', ['--version']).error) throw new Error(INSTALL);
   const port = await freePort();
+  let child = await spawnRedis(port);
+  const stopWith = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop: () => stopWith('SIGTERM'),
+    kill: () => stopWith('SIGKILL'),
+    restart: async () => {
+      child = await spawnRedis(port);
+    },
+  };
+}
+
+async function spawnRedis(port: number): Promise<ChildProcess> {
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
@@ -34,14 +57,5 @@ export async function startRedis(): Promise<TestRedis> {
     child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready: ${output.slice(-500)}`)));
   });
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return child;
 }

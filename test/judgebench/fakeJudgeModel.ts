@@ -1,6 +1,7 @@
 import type { RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { renderPairMessage } from '../../src/judgebench/techniques.ts';
 import type { Pair } from '../../src/judgebench/dataset.ts';
+import { injectedPairs } from '../../src/judgebench/injection.ts';
 
 /**
  * A scripted judge "model" for the fake OpenAI-compatible server. It finds the pair under judgement
@@ -13,9 +14,12 @@ import type { Pair } from '../../src/judgebench/dataset.ts';
  *  - persuadable: like split in the first round; in a debate round everyone tells the truth
  *  - unsure-contrary: the opposite, with confidence 0.2
  *  - contrary-persuadable: the opposite in the first round; in a discussion round the truth
+ *  - obedient: the truth, unless the recommendation carries a note (the injection set's appended
+ *    instruction): then what the note demands, the opposite (a judge that follows injected instructions)
+ * Pairs of the injection set (injectedPairs) are known too, with their label.
  */
 export function fakeJudgeModel(pairs: readonly Pair[]) {
-  const labels = new Map(pairs.map((p) => [renderPairMessage({ ...p, user: { ...p.user, preferences: undefined } }), p.label]));
+  const labels = new Map([...pairs, ...injectedPairs(pairs)].map((p) => [renderPairMessage({ ...p, user: { ...p.user, preferences: undefined } }), p.label]));
   return (request: RecordedRequest): string => {
     const body = request.body as { model: string; seed?: number; messages: Array<{ role: string; content: string }> };
     const messages = body.messages;
@@ -41,6 +45,9 @@ export function fakeJudgeModel(pairs: readonly Pair[]) {
         break;
       case 'contrary-persuadable':
         fits = debating ? truth : !truth;
+        break;
+      case 'obedient':
+        fits = /<recommendation>[^\n]*"note":/.test(pairMessage.content) ? !truth : truth;
         break;
       case 'unsure-contrary':
         fits = !truth;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { alignmentReport, humanMetrics, type FactAnnotation } from '../../src/manual/alignment.ts';
+import { alignmentReport, evaluatorBias, humanMetrics, type FactAnnotation } from '../../src/manual/alignment.ts';
+import { kruskalWallis } from '../../src/domain/stats.ts';
+import { marksFrom } from '../../src/ui/views/ManualRunView.tsx';
 import type { ManualEvaluation } from '../../src/manual/evaluate.ts';
 import { MANUAL_METRICS } from '../../src/manual/model.ts';
 
@@ -62,5 +64,59 @@ describe('human alignment: Pearson per metric, ICC among raters, P/R/F1 of the t
   it('rejects an annotation with an unknown field, naming it', () => {
     const bad = { ...mark('q', 'r', [true], [true]), extra: 1 } as unknown as FactAnnotation;
     expect(() => alignmentReport(new Map(), [bad])).toThrow(/extra|Unrecognized/);
+  });
+
+  it("GEAR's Table 6 and Table 3: confidence / actionability against the raters' majority, the test-set generator's relevance and correctness", () => {
+    const judged = (completeness: number, confidence: 0 | 1, actionability: 0 | 1) => {
+      const e = evaluation(completeness, [true]);
+      e.metrics.confidence = { status: 'judged', value: confidence, reason: '' };
+      e.metrics.actionability = { status: 'judged', value: actionability, reason: '' };
+      return e;
+    };
+    const evaluations = new Map([
+      ['q1', judged(1, 1, 1)],
+      ['q2', judged(1, 1, 0)],
+      ['q3', judged(1, 0, 1)],
+    ]);
+    const rated = (itemId: string, rater: string, confidence: boolean, actionability: boolean, relevant: boolean, correct: boolean): FactAnnotation => ({
+      ...mark(itemId, rater, [true], [true]),
+      referenceFacts: [{ factId: 'f0', covered: true, essential: true, safetyCritical: true, relevantToQuestion: relevant, correctInManual: correct }],
+      confidence,
+      actionability,
+    });
+    // majority per item — confidence: q1 yes, q2 no, q3 no; actionability: q1 yes, q2 yes, q3 yes
+    const annotations = [rated('q1', 'A', true, true, true, true), rated('q1', 'B', true, true, true, false), rated('q2', 'A', false, true, true, true), rated('q2', 'B', false, true, false, true), rated('q3', 'A', false, true, true, true), rated('q3', 'B', false, true, true, true)];
+    const report = alignmentReport(evaluations, annotations);
+    // confidence: tier 1,1,0 vs humans 1,0,0 → TP 1, FP 1, FN 0
+    expect(report.binary.confidence).toMatchObject({ truePositives: 1, falsePositives: 1, falseNegatives: 0, precision: 0.5, recall: 1 });
+    // actionability: tier 1,0,1 vs humans 1,1,1 → TP 2, FN 1
+    expect(report.binary.actionability).toMatchObject({ truePositives: 2, falsePositives: 0, falseNegatives: 1, precision: 1 });
+    // test-set generator: A marks 3/3 relevant, 3/3 correct; B 2/3 relevant, 2/3 correct → means 5/6 and 5/6
+    expect(report.testSet.relevance.n).toBe(6);
+    expect(report.testSet.relevance.value).toBeCloseTo(5 / 6, 12);
+    expect(report.testSet.correctness.n).toBe(6);
+    expect(report.testSet.correctness.value).toBeCloseTo(5 / 6, 12);
+  });
+
+  it('evaluator bias: Kruskal–Wallis of the tiers\' per-question values per metric (GEAR §4.5)', () => {
+    const tier = (name: string, values: number[]) => ({ tier: name, evaluations: values.map((v) => ({ ...evaluation(v, [true]), tier: name })) });
+    const bias = evaluatorBias([tier('a', [0.2, 0.4, 0.5, 0.6]), tier('b', [0.7, 0.8, 0.9, 1])]);
+    expect(bias.completeness_hard!.p).toBeCloseTo(kruskalWallis([[0.2, 0.4, 0.5, 0.6], [0.7, 0.8, 0.9, 1]]).p, 12);
+    expect(bias.completeness_hard!.n).toEqual({ a: 4, b: 4 });
+    // a metric no tier judged has no p; one tier alone is no comparison
+    expect(bias.relevance).toEqual({ p: null, h: null, n: { a: 0, b: 0 } });
+    expect(evaluatorBias([tier('a', [0.5])])).toEqual({});
+  });
+
+  it('the rater form does not pre-check relevant or correct for an answer fact the evaluator left undecided', () => {
+    const e = evaluation(1, [true]);
+    e.answerFacts = [
+      { id: 'a0', text: 'Press the button.', instruction: true, grounded: true, relevant: true, correct: true, covers: ['f0'], note: '' },
+      { id: 'a1', text: "Sorry, I couldn't find that in the owner's manual.", instruction: false, grounded: false, relevant: null, correct: null, covers: [], note: '' },
+    ];
+    expect(marksFrom(e, 'r').answerFacts).toEqual([
+      { factId: 'a0', relevant: true, correct: true },
+      { factId: 'a1', relevant: false, correct: false },
+    ]);
   });
 });

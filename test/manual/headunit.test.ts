@@ -104,7 +104,8 @@ describe('a manual-QA pass: planned questions over the bridge, per-kind/difficul
       const summary = summariseManualQa(items, results, 'oracle');
       expect(summary.questions).toBe(items.length);
       expect(Object.values(summary.byKind).reduce((n, m) => n + m.risk_awareness.judged, 0)).toBe(items.length);
-      expect(summary.metrics.relevance).toMatchObject({ judged: 0, notJudged: items.length, mean: null });
+      expect(summary.metrics.relevance.judged + summary.metrics.relevance.notJudged).toBe(items.length);
+      expect(summary.metrics.relevance.judged).toBeGreaterThan(0);
       // every question where the fault fired (and the unit found the right section) shows up in the omission table
       const omittedQuestions = new Set(summary.warnings.filter((w) => w.omitted > 0).map((w) => w.example!.question));
       for (const r of fired) {

@@ -48,32 +48,40 @@ export const userPromptOf = (r: RecordedRequest): string => (r.body?.messages ??
 
 /** A stand-in model for the manual prompts: it recognises the step from the system prompt and answers valid JSON. It understands nothing. */
 export function manualResponder(overrides: Partial<Record<string, string>> = {}) {
+  const steps = ['SplitTag extraction', 'SplitTag tagging', 'coverage evaluator', 'relevance evaluator', 'correctness evaluator', 'confidence evaluator', 'actionability evaluator', 'question step of the Test Set Generator', 'answer step of the Test Set Generator'];
   return (request: RecordedRequest): string => {
     const system = systemPromptOf(request);
-    const step = ['SplitTag', 'answer-splitting', 'coverage evaluator', 'relevance evaluator', 'correctness evaluator', 'confidence evaluator', 'actionability evaluator', 'Test Set Generator'].find((s) => system.includes(s)) ?? 'unknown';
+    const user = userPromptOf(request);
+    const step = steps.find((s) => system.includes(s)) ?? 'unknown';
     if (overrides[step] !== undefined) return overrides[step]!;
     switch (step) {
-      case 'SplitTag':
-        return JSON.stringify({ facts: [{ text: 'Press the button.', essential: true, safetyCritical: false }, { text: 'Watch the traffic.', essential: true, safetyCritical: true }] });
-      case 'answer-splitting':
-        return JSON.stringify({ facts: [{ text: 'Press the button.' }, { text: 'The weather is nice.' }] });
+      case 'SplitTag extraction':
+        // the assistant's answer (it asks to press the button) or a reference answer
+        return user.includes('Press the button. The weather')
+          ? JSON.stringify({ facts: [{ text: 'Press the button.' }, { text: 'The weather is nice.' }] })
+          : JSON.stringify({ facts: [{ text: 'First, press the button.' }, { text: 'Watch the traffic.' }] });
+      case 'SplitTag tagging': {
+        const ids = [...user.matchAll(/^(f\d+): /gm)].map((m) => m[1]);
+        return JSON.stringify({ facts: ids.map((factId, i) => ({ factId, essentiality: 'essential', safetyCritical: i === 1, reasoning: i === 1 ? 'a risk to others' : 'answers the question' })) });
+      }
       case 'coverage evaluator':
         return JSON.stringify({ coverage: [{ factId: 'r0', covered: true, by: ['a0'] }, { factId: 'r1', covered: false, by: [] }] });
       case 'relevance evaluator':
         return JSON.stringify({ judgements: [{ factId: 'a0', value: true }, { factId: 'a1', value: false }] });
       case 'correctness evaluator':
-        return JSON.stringify({ judgements: [{ factId: 'a0', value: true }] });
+        return system.includes('not mentioned') ? JSON.stringify({ judgements: [{ factId: 'a0', verdict: 'correct' }] }) : JSON.stringify({ judgements: [{ factId: 'a0', value: true }] });
       case 'confidence evaluator':
         return JSON.stringify({ value: 1, reasoning: 'definite' });
       case 'actionability evaluator':
         return JSON.stringify({ value: 1, reasoning: 'a step is given' });
-      case 'Test Set Generator': {
-        const mainId = /Main section \[([^\]]+)\]/.exec(userPromptOf(request))?.[1] ?? 'x';
-        return JSON.stringify({ questions: [{ kind: 'definition', difficulty: 'beginner', question: 'What does this part of the manual describe?', answer: 'It describes the feature.', facts: [{ text: 'It describes the feature.', essential: true, safetyCritical: false }], sectionIds: [mainId, 'not-a-given-section'] }] });
+      case 'question step of the Test Set Generator':
+        return JSON.stringify({ questions: [{ kind: 'procedure', difficulty: 'beginner', question: 'How do I use what this part of the manual describes?' }] });
+      case 'answer step of the Test Set Generator': {
+        const mainId = /Main section \[([^\]]+)\]/.exec(user)?.[1] ?? 'x';
+        return JSON.stringify({ answer: 'First press the button, and watch the traffic.', sectionIds: [mainId, 'not-a-given-section'] });
       }
       default:
         return 'unknown prompt';
     }
   };
 }
-

@@ -88,6 +88,54 @@ describe('manual ingestion: Markdown, HTML and PDF', () => {
     expect(chunks.some((c) => c.text.includes('A note is not a warning'))).toBe(true);
   });
 
+  it('Markdown: setext headings, nested lists as part of their item, fenced code, tables, links and emphasis read as a reader hears them', async () => {
+    const md = [
+      'Care',
+      '====',
+      '',
+      'See [the tyre chapter](tyres.md) and *never* `skip` it.',
+      '',
+      '1. Open the bonnet.',
+      '   - use the lever',
+      '     under the dash',
+      '2. Check the **oil**.',
+      '',
+      '```',
+      '# not a heading',
+      '```',
+      '',
+      '| Part | Interval |',
+      '| --- | --- |',
+      '| Oil | 15,000 km |',
+      '',
+      'Tyres {#tyres}',
+      '------',
+      '> **Warning:** Worn tyres lengthen the braking distance.',
+      'There is a risk of an accident.',
+    ].join('\n');
+    const chunks = chunkManual(await readManualFile('care.md', new TextEncoder().encode(md)));
+    expect(chunks.map((c) => [c.kind, c.headingPath.join(' › ')])).toEqual([
+      ['section', 'Care'],
+      ['procedure', 'Care'],
+      ['warning', 'Care › Tyres'],
+    ]);
+    expect(chunks[0].text).toBe('See the tyre chapter and never skip it.\n# not a heading\nPart | Interval Oil | 15,000 km');
+    expect(chunks[1].steps).toEqual(['Open the bonnet. use the lever under the dash', 'Check the oil.']);
+    expect(chunks[2]).toMatchObject({ sectionId: 'tyres', warningType: 'Warning', text: 'Worn tyres lengthen the braking distance. There is a risk of an accident.' });
+  });
+
+  it('Markdown: a one-line file of 20 MB and a list nested 256 levels read; one level more, a 3,000-level list or a 100,000-level quote is "nested too deeply" naming the file and line', async () => {
+    const line = 'word '.repeat(4 * 1024 * 1024);
+    const [one] = chunkManual(await readManualFile('line.md', new TextEncoder().encode(line)));
+    expect(one.text).toHaveLength(line.length - 1);
+    const list = (levels: number) => new TextEncoder().encode(Array.from({ length: levels }, (_, d) => `${'  '.repeat(d)}- item ${d}\n`).join(''));
+    const [deepest] = chunkManual(await readManualFile('ok.md', list(256)));
+    expect(deepest.text.match(/item \d+/g)).toHaveLength(256);
+    await expect(readManualFile('/m/deep.md', list(257))).rejects.toThrow('/m/deep.md: nested too deeply (limit 256) at line 257 (a list)');
+    await expect(readManualFile('/m/deep.md', list(3000))).rejects.toThrow('/m/deep.md: nested too deeply (limit 256) at line 257 (a list)');
+    await expect(readManualFile('/m/quote.md', new TextEncoder().encode(`intro\n\n${'>'.repeat(100_000)} deep\n`))).rejects.toThrow('/m/quote.md: nested too deeply (limit 256) at line 3 (a blockquote)');
+  });
+
   it('HTML: h1–h6 sections with their ids, <ol> procedures, class/data-warning-type and signal-word warnings', async () => {
     const html = `<html><body><h1 id="tires">Tires</h1><p>Check the pressure monthly.</p>
       <h2 id="change">Changing a wheel</h2><ol><li>Apply the parking brake.</li><li>Loosen the lug bolts.</li></ol>

@@ -35,6 +35,9 @@ const KINDS = {
 } as const;
 type Kind = keyof typeof KINDS;
 
+/** One field per kind that changes what a run runs (the sampling seed, the questions asked, the trials per task). */
+const CHANGED: Record<Kind, [string, string]> = { dialogue: ['seed', '7'], 'manual-qa': ['limit', '23'], 'tool-agents': ['repeats', '4'] };
+
 function write(dir: string, name: string, lines: string[]): string {
   writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
   return join(dir, name);
@@ -136,10 +139,11 @@ describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (ki
     const refusedKind = await runCli(['run', KINDS[other](dir), '--workspace', ws, '--resume', run.id, '--no-progress']);
     expect(refusedKind.code).not.toBe(0);
     expect(refusedKind.stderr).toContain(`run ${run.id} is a ${kind} run, not a ${other} run`);
-    const changed = write(dir, 'changed.yaml', [...readFileSync(config, 'utf8').trim().split('\n').filter((l) => !l.startsWith('seed:')), 'seed: 7']);
+    const [field, value] = CHANGED[kind];
+    const changed = write(dir, 'changed.yaml', [...readFileSync(config, 'utf8').trim().split('\n').filter((l) => !l.startsWith(`${field}:`)), `${field}: ${value}`]);
     const refusedConfig = await runCli(['run', changed, '--workspace', ws, '--resume', run.id, '--no-progress']);
     expect(refusedConfig.code).not.toBe(0);
-    expect(refusedConfig.stderr).toMatch(new RegExp(`run ${run.id} \\("[^"]+"\\) was started with another config \\(seed differs\\)`));
+    expect(refusedConfig.stderr).toMatch(new RegExp(`run ${run.id} \\("[^"]+"\\) was started with another config \\(${field} differs\\)`));
     expect(runOf(db)).toMatchObject({ status: 'interrupted', stored: run.stored });
 
     const storedBefore = runOf(db).stored;

@@ -47,7 +47,14 @@ describe('the bench app views of a manual-QA run (rendered to markup)', () => {
     const html = renderToStaticMarkup(<ManualQuestionPanel runId={runId} path="/x" data={data} onSaved={() => undefined} />);
     expect(html).toContain('data-testid="annotation-form"');
     const boxes = html.match(/<input type="checkbox"[^>]*>/g)!;
-    expect(boxes).toHaveLength(evaluation.referenceFacts.length * 3 + evaluation.answerFacts.length * 2);
+    // per reference fact covered / essential / safety-critical, per answer fact relevant / correct, then the answer's
+    // confidence and actionability and the switch that adds the test-set marks (off: their columns are hidden)
+    expect(boxes).toHaveLength(evaluation.referenceFacts.length * 3 + evaluation.answerFacts.length * 2 + 3);
+    expect(boxes.filter((b) => /aria-label="(relevantToQuestion|correctInManual) /.test(b))).toHaveLength(0);
+    // an answer fact the tier left undecided starts unchecked and says so
+    const undecided = evaluation.answerFacts.filter((f) => f.relevant === null);
+    for (const fact of undecided) expect(boxes.find((b) => b.includes(`aria-label="relevant ${fact.id}"`))).not.toMatch(/ checked/);
+    if (undecided.length) expect(html).toContain('the evaluator left this undecided: decide it yourself');
     const covered = evaluation.coverage.filter((c) => c.covered === true).length;
     const coveredBoxes = boxes.filter((b) => /aria-label="covered /.test(b) && / checked/.test(b));
     expect(coveredBoxes).toHaveLength(covered);

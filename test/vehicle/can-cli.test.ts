@@ -104,6 +104,20 @@ describe('icabench can decode', { timeout: 120_000 }, () => {
     expect(/[\x00-\x09\x0b-\x1f\x7f]/.test(result.stderr)).toBe(false);
   });
 
+  it('a log where 1,801 of 2,000 lines are junk fails (more than --max-bad, default 0.5, of the lines are not frames), with the count; --max-bad raises the bar', () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => (i < 199 ? GOOD : `not a frame ${i}`));
+    const log = file('mostly-junk.log', lines.join('\n'));
+    const result = cli('can', 'decode', VEHICLE_DBC, log);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /mostly-junk\.log: 199 frames decoded, 0 rejected, 1801 junk lines, 0 values out of range; failed: 1801 of 2000 lines are not frames \(90\.0%\), above --max-bad 0\.5$/,
+    );
+    expect(cli('can', 'decode', VEHICLE_DBC, log, '--max-bad', '0.95').status).toBe(0);
+    const wrong = cli('can', 'decode', VEHICLE_DBC, log, '--max-bad', '50%');
+    expect(wrong.status).not.toBe(0);
+    expect(wrong.stderr).toContain('--max-bad: expected a share from 0 to 1 (0.2 = 20%), got "50%"');
+  });
+
   it('a good log with a junk line passes; --strict fails it', () => {
     const log = file('mostly-good.log', [GOOD, 'junk', GOOD, '(1700000000.030000) can0 123#00'].join('\n'));
     const lenient = cli('can', 'decode', VEHICLE_DBC, log);

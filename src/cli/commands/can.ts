@@ -21,6 +21,14 @@ function positiveNumber(name: string) {
   };
 }
 
+function shareOption(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0 || n > 1) throw new Error(`${name}: expected a share from 0 to 1 (0.2 = 20%), got "${value}"`);
+    return n;
+  };
+}
+
 /** A junk line of a log, through the capped printer (the excerpt is escaped by the reader). */
 function reportJunk(file: string, problem: CandumpProblem, printer: CappedProblemPrinter): void {
   printer.report(`${file}:${problem.line}: skipped junk line (${problem.reason}): ${problem.text}`);
@@ -41,7 +49,7 @@ function finishRead(
   counts: LogReadCounts,
   strict: boolean,
   printer: CappedProblemPrinter,
-  options: { verb?: string; extra?: string[]; rejectedAlwaysFails?: boolean } = {},
+  options: { verb?: string; extra?: string[]; rejectedAlwaysFails?: boolean; maxBadShare?: number } = {},
 ): void {
   printer.finish(file);
   const failure = readFailure(counts, strict, options);
@@ -76,13 +84,14 @@ export function registerCanCommands(program: Command): void {
   can
     .command('decode')
     .description(
-      'Decode a candump log with a DBC: one line per frame (JSON with --json). Ends with a summary line on stderr; exits 1 when no valid frame was read, or with --strict when any frame was rejected or any line was junk.',
+      'Decode a candump log with a DBC: one line per frame (JSON with --json). Ends with a summary line on stderr; exits 1 when no valid frame was read, when more than --max-bad of the lines are not frames, or with --strict when any frame was rejected or any line was junk.',
     )
     .argument('<dbc>', 'DBC file')
     .argument('<log>', 'candump log')
     .option('--json', 'print one JSON object per frame: {t, id, message, signals, labels}; integers wider than 53 bits are written with every digit')
     .option('--strict', 'exit 1 when any frame is rejected or any line is junk')
-    .action(async (dbcPath: string, logPath: string, options: { json?: boolean; strict?: boolean }) => {
+    .option('--max-bad <share>', 'exit 1 when more than this share (0–1) of the lines are not frames', shareOption('--max-bad'), 0.5)
+    .action(async (dbcPath: string, logPath: string, options: { json?: boolean; strict?: boolean; maxBad: number }) => {
       const codec = new DbcCodec(loadDbc(dbcPath));
       const printer = new CappedProblemPrinter();
       const counts: LogReadCounts = { decoded: 0, rejected: 0, junk: 0 };
@@ -120,7 +129,7 @@ export function registerCanCommands(program: Command): void {
         if ((error as NodeJS.ErrnoException).code === 'EPIPE') return;
         throw error;
       }
-      finishRead(logPath, counts, options.strict === true, printer, { extra: [`${outOfRange} values out of range`] });
+      finishRead(logPath, counts, options.strict === true, printer, { extra: [`${outOfRange} values out of range`], maxBadShare: options.maxBad });
     });
 
   can

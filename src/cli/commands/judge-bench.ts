@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { buildConfigurations, datasetFor, runJudgeBench } from '../../judgebench/bench.ts';
+import { buildConfigurations, checkJudgeBenchModels, datasetFor, runJudgeBench } from '../../judgebench/bench.ts';
 import { JudgeBenchConfigSchema, loadJudgeBenchConfig, type JudgeBenchConfig } from '../../judgebench/config.ts';
 import { toJsonl } from '../../judgebench/dataset.ts';
 import { generateDataset } from '../../judgebench/generator.ts';
@@ -49,6 +49,7 @@ export function registerJudgeBenchCommands(program: Command): void {
       const config = configPath ? loadJudgeBenchConfig(configPath) : configFromFlags(options);
       if (configPath && options.limit) config.limit = Number(options.limit);
       const dataset = datasetFor(config);
+      await checkJudgeBenchModels(config);
       const { configurations, providers } = buildConfigurations(config);
       const controller = new AbortController();
       const onInterrupt = () => controller.abort();
@@ -57,6 +58,7 @@ export function registerJudgeBenchCommands(program: Command): void {
         const output = await runJudgeBench(config.name, dataset, configurations, config.prices, {
           concurrency: config.concurrency,
           method: config.method,
+          injection: config.injection,
           signal: controller.signal,
           onPair: (c, done, total) => {
             if (done === total || done % Math.max(50, Math.ceil(total / 4)) === 0) process.stderr.write(`${configurationLabel(c)}: ${done}/${total}\n`);
@@ -66,7 +68,8 @@ export function registerJudgeBenchCommands(program: Command): void {
         console.log(`${output.preset.statement}; F1 positive class: ${output.preset.method === 'paper' ? 'correct' : 'wrong'}`);
         for (const s of output.configurations) {
           console.log(
-            `${configurationLabel(s).padEnd(36)} P ${s.precision.toFixed(3)}  R ${s.recall.toFixed(3)}  F1 ${s.f1.toFixed(3)}  ${s.meanLatencyMs.toFixed(1)} ms/req  ${s.callsPerRequest.toFixed(2)} calls/req  errors ${s.errors}`,
+            `${configurationLabel(s).padEnd(36)} P ${s.precision.toFixed(3)}  R ${s.recall.toFixed(3)}  F1 ${s.f1.toFixed(3)}  ${s.meanLatencyMs.toFixed(1)} ms/req  ${s.callsPerRequest.toFixed(2)} calls/req  errors ${s.errors}` +
+              (s.injection ? `  injection: ${s.injection.flipped}/${s.injection.rightWithout} flipped` : ''),
           );
         }
         console.log(`wrote ${files.summary}, ${files.results}, ${files.html}`);

@@ -30,7 +30,11 @@ export function registerResultCommands(program: Command): void {
       try {
         const runs = store.listRuns();
         if (options.json) console.log(JSON.stringify(runs, null, 2));
-        else for (const r of runs) console.log(`${r.id}  ${r.status.padEnd(16)} ${(r.kind === 'dialogue' ? r.mode : r.kind).padEnd(9)} ${String(r.stored).padStart(5)}/${r.planned}  ${r.name}`);
+        else if (runs.length === 0) console.log(`no runs in ${options.workspace} yet (icabench run CONFIG stores one)`);
+        else {
+          const rows = runs.map((r) => [r.id, r.status, r.kind === 'dialogue' ? r.mode : r.kind, `${r.stored}/${r.planned}`, r.name]);
+          console.log(alignedTable(['RUN', 'STATUS', 'KIND', 'STORED', 'NAME'], rows, [3]));
+        }
       } finally {
         store.close();
       }
@@ -84,13 +88,17 @@ export function registerResultCommands(program: Command): void {
           if (rel) console.log(`${side} pass^k (unbiased) ${rel.byK.map((r) => `k=${r.k} ${pct(r.passHatK.unbiased)}`).join(', ')}; pass@k ${rel.byK.map((r) => `k=${r.k} ${pct(r.passAtK.unbiased)}`).join(', ')}`);
         }
         if (comparison.changes) printChanges(comparison.changes);
-        const d = comparison.diversity;
-        if (d) {
-          const cov = (c: { mean: number; std: number }) => `${pct(c.mean)} ± ${pct(c.std)}`;
-          console.log(`unique failing conversations: A ${d.uniqueA}, B ${d.uniqueB}, ratio A/B ${num(d.uniqueRatio, 2)} (duplicates A ${pct(d.duplicateShareA)}, B ${pct(d.duplicateShareB)})`);
-          console.log(`coverage of the union's failure clusters: A ${cov(d.coverageA)}, B ${cov(d.coverageB)} (${d.embedder})`);
-        } else {
-          console.log('failure diversity: not compared (a summary has no diversity section; rewrite it with `icabench report <run id>`)');
+        const cov = (c: { mean: number; std: number }) => `${pct(c.mean)} ± ${pct(c.std)}`;
+        for (const [d, noun, clusters] of [
+          [comparison.diversity, 'failing conversations', 'failure clusters'],
+          [comparison.findingsDiversity, 'conversations with findings', 'clusters of conversations with findings'],
+        ] as const) {
+          if (d) {
+            console.log(`unique ${noun}: A ${d.uniqueA}, B ${d.uniqueB}, ratio A/B ${num(d.uniqueRatio, 2)} (duplicates A ${pct(d.duplicateShareA)}, B ${pct(d.duplicateShareB)})`);
+            console.log(`coverage of the union's ${clusters}: A ${cov(d.coverageA)}, B ${cov(d.coverageB)} (${d.embedder})`);
+          } else {
+            console.log(`diversity of ${noun}: not compared (a summary has no section for it; rewrite it with \`icabench report <run id>\`)`);
+          }
         }
       } finally {
         store?.close();
@@ -141,6 +149,16 @@ export function registerResultCommands(program: Command): void {
         store.close();
       }
     });
+}
+
+/** Rows under a header, each column as wide as its widest cell (`rightAligned`: the columns of numbers); the last column is not padded. */
+export function alignedTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, rightAligned: readonly number[] = []): string {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c].length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, c) => (c === cells.length - 1 ? cell : rightAligned.includes(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
+      .join('  ');
+  return [header, ...rows].map(line).join('\n');
 }
 
 function printChanges(changes: RunChanges): void {

@@ -13,6 +13,8 @@ import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-snapshot.ts';
 import { campaignKind, readCampaignKind } from '../../kinds/registry.ts';
+import { resumeCommand, stoppedLine, unreachableLine, UNIT_UNREACHABLE_EXIT_CODE } from '../run-end.ts';
+import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
@@ -26,6 +28,7 @@ interface RunOptions {
   progress: boolean;
   fleet?: string;
   unitBuild?: string;
+  fleetGrace: string;
 }
 
 export function registerRunCommands(program: Command): void {
@@ -40,6 +43,7 @@ export function registerRunCommands(program: Command): void {
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
     .option('--unit-build <build>', 'the head unit\'s build, recorded with the run (for units whose hello does not announce one; wins over it): icabench compare lists what a build fixed and regressed')
     .option('--fleet <redis-url>', 'run the conversations on fleet workers (icabench worker) through this Redis instead of here (docs/fleet.md)')
+    .option('--fleet-grace <seconds>', 'with --fleet: how long the run waits for an unreachable Redis before it stops as interrupted', '120')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
       // the kind first (src/kinds/registry.ts): every kind runs on the one run skeleton (src/run/runner.ts)
@@ -69,24 +73,19 @@ export function registerRunCommands(program: Command): void {
         if (options.fleet && options.unitBuild) throw new Error('--fleet: each worker records the build of the unit on its rig (from its hello); --unit-build applies to a run in this process');
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
         const log = (line: string) => console.error(line);
+        const graceSeconds = Number(options.fleetGrace);
+        if (options.fleet && !(graceSeconds > 0)) throw new Error(`--fleet-grace: expected a number of seconds above 0, got "${options.fleetGrace}"`);
         runner = options.fleet
-          ? await (await import('../../fleet/coordinator.ts')).openFleetExecutor(loaded as LoadedCampaign, { redisUrl: options.fleet, log })
+          ? await (await import('../../fleet/coordinator.ts')).openFleetExecutor(loaded as LoadedCampaign, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 })
           : await kind.open(loaded, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
         console.error(Object.entries(runner.meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; '));
         const controller = new AbortController();
-        let interrupts = 0;
-        const onSigint = () => {
-          interrupts++;
-          if (interrupts === 1) {
-            console.error(`\nStopping: no new ${kind.nouns.items} start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.`);
-            controller.abort();
-          } else {
-            process.exit(130);
-          }
-        };
-        process.on('SIGINT', onSigint);
+        const stopListening = onStopSignal(() => {
+          console.error(`\nStopping: no new ${kind.nouns.items} start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.`);
+          controller.abort();
+        });
         const display = progressDisplay(options.progress && process.stderr.isTTY === true, kind.nouns.items);
         let result;
         try {
@@ -96,15 +95,20 @@ export function registerRunCommands(program: Command): void {
           result = await runKindCampaign(kind, loaded, { store, runner: given!, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log });
         } finally {
           display.stop();
-          process.off('SIGINT', onSigint);
+          stopListening();
         }
         const out = resolve(options.out ?? join('runs', result.runId));
         for (const line of await kind.outputs.write(store, result.runId, out)) console.log(line);
         console.log(`report: ${join(out, 'report.html')}`);
-        if (result.stopReason) {
-          console.error(`run ${result.runId} stopped: ${result.stopReason}. Continue it with --resume ${result.runId} once the head unit is back.`);
+        const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
+        const resume = resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet });
+        if (result.unreachable) {
+          console.error(unreachableLine(result.runId, result.unreachable, resume));
+          process.exitCode = UNIT_UNREACHABLE_EXIT_CODE;
+        } else if (result.stopReason) {
+          console.error(stoppedLine(result.runId, result.stopReason, resume));
           process.exitCode = HEAD_UNIT_LOST_EXIT_CODE;
-        } else if (result.status === 'interrupted') process.exitCode = 130;
+        } else if (result.status === 'interrupted') process.exitCode = QUIT_EXIT_CODE;
       } finally {
         // a problem before the run (a wrong --resume, a store that cannot open) must not leave the rig or the fleet's connections open
         await runner?.close();

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { isLoopbackHost } from '../../server/auth.ts';
-import { DEFAULT_PORT, startBenchApp } from '../../server/bench.ts';
+import { DEFAULT_PORT, DEFAULT_UI_DIR, startBenchApp } from '../../server/bench.ts';
+import { ensureUiBuilt } from '../../server/ui-build.ts';
+import { stopRequested } from '../signals.ts';
 
 export function registerServeCommands(program: Command): void {
   program
@@ -14,17 +16,16 @@ export function registerServeCommands(program: Command): void {
     .action(async (options: { workspace: string; host: string; port: string; token?: string; fleet?: string }) => {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: expected an integer 0–65535, got "${options.port}"`);
+      // the first start after an install builds the UI (once), so the URL below opens the app
+      await ensureUiBuilt(DEFAULT_UI_DIR, (line) => console.error(line));
       const app = await startBenchApp({ workspace: options.workspace, host: options.host, port, token: options.token ?? process.env.ICABENCH_SERVER_TOKEN, ...(options.fleet ? { fleet: options.fleet } : {}), log: (line) => console.error(line) });
       const url = `${app.url}/#token=${encodeURIComponent(app.token)}`;
       console.log(`icabench bench app: ${url}`);
-      if (!app.uiBuilt) console.log('The UI is not built yet: run `npm run build:ui` (the API works meanwhile).');
+      if (!app.uiBuilt) console.log('The UI could not be built (see above): run `npm run build:ui`, then reload (the API works meanwhile).');
       if (!isLoopbackHost(options.host)) console.log(`Listening on ${options.host}: every request needs "Authorization: Bearer ${app.token}".`);
       console.log('Press Ctrl+C to stop.');
-      await new Promise<void>((resolveStop) => {
-        const stop = () => resolveStop();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopRequested('Stopping the bench app: a running campaign stops as interrupted (continue it with --resume), then the store closes');
       await app.close();
+      console.error('bench app stopped');
     });
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { CapabilitySchema, TransportSchema } from '../../fleet/protocol.ts';
 import { startFleetWorker } from '../../fleet/worker.ts';
+import { stopRequested } from '../signals.ts';
 
 const WorkerOptionsSchema = z.strictObject({
   redis: z.string().min(1),
@@ -49,15 +50,8 @@ export function registerWorkerCommands(program: Command): void {
         lockMs: Math.round(options.lockSeconds * 1000),
         log: (line) => console.error(line),
       });
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          console.error(`worker ${worker.id}: stopping; the running conversations finish first (Ctrl+C again quits at once and they go back to the queue)`);
-          process.once('SIGINT', () => process.exit(130));
-          resolve();
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopRequested(`worker ${worker.id}: stopping; the running conversations finish first (quitting at once sends them back to the queue)`);
       await worker.close();
+      console.error(`worker ${worker.id}: stopped`);
     });
 }

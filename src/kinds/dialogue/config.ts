@@ -1,12 +1,13 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { HHMM, ISODate } from '../../domain/context.ts';
+import { HHMM, ISODate, type ContextVector } from '../../domain/context.ts';
 import type { ConversationSpec, SeedPhrase } from '../../domain/conversation.ts';
 import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../../domain/safety-policy.ts';
 import { MethodSchema } from '../../domain/method.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../../domain/taxonomy.ts';
 import { FaultConfigSchema } from '../../headunit/reference/faults.ts';
 import { ScoringSchema } from '../../judge/score.ts';
+import type { UserSimulator } from '../../simulator/types.ts';
 import { VehicleConfigSchema } from '../../vehicle/config.ts';
 import { LlmSettingsSchema } from '../../llm/settings.ts';
 import { VoiceConfigSchema } from '../../voice/config.ts';
@@ -61,6 +62,8 @@ export const CampaignConfigSchema = z
     /** wall-clock budget for the whole run (the paper ran 4 h) */
     budgetMinutes: z.number().positive().optional(),
     concurrency: z.number().int().min(1).max(64).default(4),
+    /** stop the run when this share of the last 20 finished conversations did not reach the head unit (default 1: all of them; src/run/unit-reach.ts) */
+    maxErrorShare: z.number().gt(0).max(1).optional(),
     /** sampling seed: the same seed and pool give the same conversations */
     seed: z.number().int().default(42),
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
@@ -138,6 +141,12 @@ export interface LoadedCampaign {
   strategies: Strategy[];
   /** a kind that fixes its conversations itself (suites: src/kinds/suite/suite-kind.ts) gives them here; otherwise they are sampled */
   plan?: ConversationSpec[];
+  /** how the run is listed when it is not config.mode: "scripted" (suites), "live" (live sessions) */
+  runMode?: 'scripted' | 'live';
+  /** a kind that sets each turn's context itself (a live session: what the technician set); a drive scenario still wins */
+  contextAt?: (turnIndex: number) => ContextVector;
+  /** a kind that brings its own user (a live session: the technician's turns, src/kinds/suite/live-session.ts) instead of the config's simulator */
+  user?: UserSimulator;
 }
 
 /**

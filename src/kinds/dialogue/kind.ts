@@ -22,14 +22,15 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   plan: async (campaign) => (campaign.plan ?? planConversations(campaign)).map((spec) => ({ key: spec.key, item: spec })),
   async open(campaign, { overrides, log = () => undefined, unitBuild }) {
     const [{ openRig }, { rigRunner }] = await Promise.all([import('./rig.ts'), import('./run.ts')]);
-    return rigRunner(await openRig(campaign, { overrides, log, unitBuild }), campaign.config, log);
+    return rigRunner(await openRig(campaign, { overrides, log, unitBuild }), campaign, log);
   },
   storage: {
-    create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: campaign.config.mode, config: campaign.config, plan: plan.map((p) => p.item), meta }),
+    create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: campaign.runMode ?? campaign.config.mode, config: campaign.config, plan: plan.map((p) => p.item), meta }),
     remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
     save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts),
   },
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
+  unitReach: (finished) => finished.result,
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),
   outputs: {
     async write(store, runId, outDir) {

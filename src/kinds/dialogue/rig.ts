@@ -71,7 +71,9 @@ export interface Rig {
 export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}): Promise<Rig> {
   const { config } = campaign;
   const log = options.log ?? (() => undefined);
-  const tiers = options.tiers ?? (await buildTiers(config, options.overrides, log));
+  const built = options.tiers ?? (await buildTiers(config, options.overrides, log));
+  // a kind with its own user (a live session's technician) keeps the judges and replaces the simulator
+  const tiers = campaign.user ? { ...built, simulator: campaign.user } : built;
   const hosts = await modelHosts(tiers, config.llm.ollamaHost);
   const spoken = config.voice?.enabled ? config.voice : null;
   if (spoken) await CampaignVoice.checkPrerequisites(spoken);

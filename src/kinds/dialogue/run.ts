@@ -1,13 +1,14 @@
+import type { ContextVector } from '../../domain/context.ts';
 import type { ConversationResult, ConversationSpec } from '../../domain/conversation.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import type { ArtifactInput, ResultStore } from '../../store/store.ts';
 import type { CampaignEvent, CampaignEventListener } from '../../run/events.ts';
-import { ItemAborted, type ItemRunner } from '../../run/kind.ts';
+import type { ItemRunner } from '../../run/kind.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import type { RecordedFact } from '../../run/run-facts.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import type { CampaignConfig, LoadedCampaign } from './config.ts';
-import { ConversationAborted, runConversation } from './conversation.ts';
+import { runConversation } from './conversation.ts';
 import { dialogueKind } from './kind.ts';
 
 /** A finished conversation as the store takes it: the result, its artifacts (voice recordings) and, from a fleet worker, the run facts it produced. */
@@ -31,7 +32,7 @@ export async function runPlannedConversation(
   config: CampaignConfig,
   runId: string,
   spec: ConversationSpec,
-  options: { signal?: AbortSignal; emit?: (event: CampaignEvent) => void; recorder?: RunRecorder } = {},
+  options: { signal?: AbortSignal; emit?: (event: CampaignEvent) => void; recorder?: RunRecorder; contextAt?: (turnIndex: number) => ContextVector } = {},
 ): Promise<FinishedConversation> {
   const { vehicle, headUnit, voice, tiers } = rig;
   const drive = vehicle?.drive(spec);
@@ -55,7 +56,7 @@ export async function runPlannedConversation(
       inconclusive: config.scoring.inconclusive,
       // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
       evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
-      contextAt: drive?.contextAt,
+      contextAt: drive?.contextAt ?? options.contextAt,
       beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
       signal: options.signal,
       onTurn: emit ? (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }) : undefined,
@@ -71,7 +72,8 @@ export async function runPlannedConversation(
 }
 
 /** The in-process runner of the dialogue kind: the config's concurrency on one rig, watched by the bridge monitor. */
-export function rigRunner(rig: Rig, config: CampaignConfig, log: (line: string) => void): ConversationExecutor {
+export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void): ConversationExecutor {
+  const { config } = campaign;
   let recorder: RunRecorder | null = null;
   let watch: ReturnType<Rig['watch']> | null = null;
   let closing: Promise<void> | null = null;
@@ -85,14 +87,8 @@ export function rigRunner(rig: Rig, config: CampaignConfig, log: (line: string) 
     },
     ready: () => watch!.ready(),
     connectedUnits: () => rig.headUnit.bridge?.connectedUnits() ?? [],
-    run: async (runId, { item: spec }, signal, emit) => {
-      try {
-        return await runPlannedConversation(rig, config, runId, spec, { signal, emit, recorder: recorder ?? undefined });
-      } catch (error) {
-        if (error instanceof ConversationAborted) throw new ItemAborted(spec.key);
-        throw error;
-      }
-    },
+    // an abandoned conversation rejects with ConversationAborted, an ItemAborted: run again on resume
+    run: (runId, { item: spec }, signal, emit) => runPlannedConversation(rig, campaign.config, runId, spec, { signal, emit, recorder: recorder ?? undefined, contextAt: campaign.contextAt }),
     close: () =>
       (closing ??= (async () => {
         watch?.close();
@@ -127,6 +123,6 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const log = options.log ?? (() => undefined);
   const runner =
     options.executor ??
-    (options.rig || options.tiers || options.headUnit ? rigRunner(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), campaign.config, log) : undefined);
+    (options.rig || options.tiers || options.headUnit ? rigRunner(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), campaign, log) : undefined);
   return runKindCampaign(dialogueKind, campaign, { store: options.store, runner, resumeRunId: options.resumeRunId, signal: options.signal, onEvent: options.onEvent, log });
 }

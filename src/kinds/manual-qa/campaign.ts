@@ -64,7 +64,7 @@ export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCor
     if (problems.length) throw new ConfigError(`the run was not started, nothing was recorded: evaluator models are not available\n${problems.join('\n')}`);
     tracker = new LlmUsageTracker({ prices: config.llm.prices });
     for (const ref of modelRefs) {
-      models.set(ref, new LlmManualEvaluator(ref, corpus, { tracker, temperature: config.llm.temperature, seed: config.llm.seed, maxRetries: config.llm.maxRetries, provider: providerOptionsFrom(config.llm) }));
+      models.set(ref, new LlmManualEvaluator(ref, corpus, { tracker, temperature: config.llm.temperature, seed: config.llm.seed, maxRetries: config.llm.maxRetries, provider: providerOptionsFrom(config.llm), method: config.method }));
     }
   }
   const oracle = new DeterministicManualEvaluator(corpus);

@@ -8,6 +8,7 @@ import { methodEmbeddingModel } from '../../llm/manifest.ts';
 import { Bm25Retriever, DenseRetriever } from '../../manual/retrieval.ts';
 import { LlmSettingsSchema } from '../../llm/settings.ts';
 import { createRng } from '../../domain/rng.ts';
+import { MethodSchema } from '../../domain/method.ts';
 import { manualFiles } from '../../manual/files.ts';
 import { ManualCorpus } from '../../manual/corpus.ts';
 import { buildManualIndex } from '../../manual/manual-index.ts';
@@ -46,6 +47,8 @@ export const ManualQaConfigSchema = z
     concurrency: z.number().int().min(1).max(64).default(4),
     budgetMinutes: z.number().positive().optional(),
     llm: LlmSettingsSchema.prefault({}),
+    /** lab (default) or GEAR as published: model tiers judge correctness against the reference key facts ("not mentioned" left out) and actionability on every answer (docs/reproduction.md) */
+    method: MethodSchema.default('lab'),
   })
   .strict();
 export type ManualQaConfig = z.infer<typeof ManualQaConfigSchema>;

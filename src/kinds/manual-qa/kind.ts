@@ -1,6 +1,7 @@
 import { parseOrThrow } from '../../domain/validation.ts';
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 import { llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
+import type { UnitReachSample } from '../../run/unit-reach.ts';
 import type { FinishedQuestion } from './campaign.ts';
 import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import { MANUAL_QA_KIND, manualItemOutcome } from './item.ts';
@@ -33,6 +34,8 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
     remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${run.id} item "${row.key}"`) })),
     save: (store, runId, key, { result }) => store.saveItemResult(runId, key, manualItemOutcome(result), result),
   },
+  // a question the unit answered reached it; one whose session failed did not
+  unitReach: ({ result }) => ({ status: result.status, turns: result.answer === null ? [] : [{ reply: {} }], error: result.error }) as UnitReachSample,
   startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: item.question }),
   finishedEvent: (runId, key, { result }) => ({ type: 'item_finished', runId, key, outcome: manualItemOutcome(result), word: manualItemOutcome(result) }),
   outputs: {

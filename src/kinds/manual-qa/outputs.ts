@@ -75,7 +75,17 @@ function alignmentHtml(summary: ManualQaRunSummary): string {
   const tag = (name: string, s: ClassificationScores | null) =>
     `<tr><td>${h(name)}</td><td class="n">${s ? num(s.precision) : '–'}</td><td class="n">${s ? num(s.recall) : '–'}</td><td class="n">${s ? num(s.f1) : '–'}</td></tr>`;
   return `<h2>Human alignment (${h(a.tier)} vs ${a.raters} rater(s), ${a.annotations} annotations)</h2><div class="grid"><div class="panel"><table><thead><tr><th>metric</th><th class="n">Pearson r</th><th class="n">n</th><th class="n">ICC(3,1) raters</th><th class="n">n</th></tr></thead><tbody>${rows}</tbody></table></div>
-<div class="panel"><table><thead><tr><th>tag</th><th class="n">precision</th><th class="n">recall</th><th class="n">F1</th></tr></thead><tbody>${tag('essential', a.report.tags.essential)}${tag('safety-critical', a.report.tags.safetyCritical)}</tbody></table><p class="note">The tier's tags against the raters' majority label.</p></div></div>`;
+<div class="panel"><table><thead><tr><th>tag / label</th><th class="n">precision</th><th class="n">recall</th><th class="n">F1</th></tr></thead><tbody>${tag('essential', a.report.tags.essential)}${tag('safety-critical', a.report.tags.safetyCritical)}${tag('confidence', a.report.binary.confidence)}${tag('actionability', a.report.binary.actionability)}</tbody></table><p class="note">The tier's tags and binary labels against the raters' majority label.</p></div>
+<div class="panel"><h3>Test-set generator</h3><table><tbody><tr><td>reference facts on the question (relevance)</td><td class="n">${pct(a.report.testSet.relevance.value)}</td><td class="n">n ${a.report.testSet.relevance.n}</td></tr><tr><td>reference facts the manual states (correctness)</td><td class="n">${pct(a.report.testSet.correctness.value)}</td><td class="n">n ${a.report.testSet.correctness.n}</td></tr></tbody></table><p class="note">Raters' marks on the reference facts, averaged over raters (GEAR's Table 3).</p></div></div>`;
+}
+
+function biasHtml(summary: ManualQaRunSummary): string {
+  const bias = summary.evaluatorBias;
+  if (!bias) return '';
+  const rows = Object.entries(bias)
+    .map(([m, b]) => `<tr><td>${h(METRIC_TITLES[m as keyof typeof METRIC_TITLES])}</td><td class="n">${b!.p === null ? '–' : b!.p.toFixed(3)}</td><td class="n">${b!.h === null ? '–' : b!.h.toFixed(2)}</td><td>${Object.entries(b!.n).map(([t, n]) => `${h(t)} ${n}`).join(', ')}</td></tr>`)
+    .join('');
+  return `<h2>Evaluator bias (Kruskal–Wallis across the evaluator tiers)</h2><div class="panel"><table><thead><tr><th>metric</th><th class="n">p</th><th class="n">H</th><th>judged answers per tier</th></tr></thead><tbody>${rows}</tbody></table><p class="note">p &lt; 0.05: the tiers score the same answers differently (GEAR §4.5). – : fewer than two tiers judged the metric, or every value is tied.</p></div>`;
 }
 
 /** The fact-level evidence of one evaluation: reference facts with their tags and coverage, answer facts with their judgements. */
@@ -140,9 +150,10 @@ export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly M
   const setup = summary.setup ? `<p class="muted">retrieval: ${h(summary.setup.retrieval)} · evaluators: ${summary.setup.evaluators.map(h).join(', ')} · test set: ${h(summary.setup.testSet)} · ${summary.setup.manual.length} manual file(s)</p>` : '';
   const capped = rows.length > drillDownLimit ? `<p class="muted">Fact-level detail is included for the first ${drillDownLimit} of ${rows.length} questions; questions.csv and the store hold all of them.</p>` : '';
   const body = `${QUESTION_CSS}
-<div class="cards">${cards}</div>${setup}
+<div class="cards">${cards}</div>${setup}<p class="muted">method: ${h(summary.preset.statement)}</p>
 ${tiers}
 ${omissionHtml(summary)}
+${biasHtml(summary)}
 ${alignmentHtml(summary)}
 <h2>Questions</h2>
 <p class="muted">Click a question to open the answer beside the reference answer, each tier's metrics, the reference facts with their tags and coverage, and the answer's facts.</p>

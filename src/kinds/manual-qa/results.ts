@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { methodOfStoredConfig, presetOf, type Preset } from '../../domain/method.ts';
 import { invocations, llmUsage } from '../../run/run-facts.ts';
 import type { InvocationSummary } from '../../domain/invocation.ts';
 import type { LlmUsageSummary } from '../../llm/usage.ts';
@@ -6,7 +7,7 @@ import type { RunInfo } from '../../analysis/profile.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
-import { alignmentReport, FactAnnotationSchema, type AlignmentReport, type FactAnnotation } from '../../manual/alignment.ts';
+import { alignmentReport, evaluatorBias, FactAnnotationSchema, type AlignmentReport, type FactAnnotation } from '../../manual/alignment.ts';
 import { MANUAL_QA_KIND, ManualQaResultSchema, manualItemOutcome, summariseManualQa, type ManualItemOutcome, type ManualQaResult, type ManualQaSummary } from './item.ts';
 import type { ManualEvaluation } from '../../manual/evaluate.ts';
 import { PARAPHRASE_OPERATORS, type OmissionSearchResult } from '../../manual/omission.ts';
@@ -88,6 +89,10 @@ export interface ManualQaRunSummary {
   /** per evaluator tier: the seven metrics overall, per question kind, difficulty and chapter; the warning-omission table */
   tiers: ManualQaSummary[];
   omissionSearch: OmissionSearchResult | null;
+  /** lab defaults or the paper preset (`method:` of the config) */
+  preset: Preset;
+  /** with two evaluator tiers or more: per metric, Kruskal–Wallis over the tiers' per-question values (GEAR §4.5) */
+  evaluatorBias?: ReturnType<typeof evaluatorBias>;
   /** the first tier against the raters' annotations (absent without annotations) */
   alignment?: { tier: string; annotations: number; raters: number; report: AlignmentReport };
   /** per invocation (start, each resume): versions, platform, model hosts */
@@ -115,9 +120,12 @@ export function computeManualQaSummary(data: ManualQaRun): ManualQaRunSummary {
     }
     alignment = { tier: first, annotations: annotations.length, raters: new Set(annotations.map((a) => a.rater)).size, report: alignmentReport(evaluations, annotations) };
   }
+  const bias = tierNames.length >= 2 ? evaluatorBias(tierNames.map((tier) => ({ tier, evaluations: results.flatMap((r) => r.evaluations.filter((e) => e.tier === tier)) }))) : undefined;
   return {
     schemaVersion: 1,
     kind: MANUAL_QA_KIND,
+    preset: presetOf('manual-qa', methodOfStoredConfig(run.config)),
+    ...(bias ? { evaluatorBias: bias } : {}),
     run: { id: run.id, name: run.name, mode: run.mode, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt },
     planned: rows.length,
     questions: asked.length,

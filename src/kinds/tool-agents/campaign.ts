@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../config/yaml.ts';
 import { TIERS_FACT, type TiersRecord } from '../../domain/tiers.ts';
 import type { ResultStore } from '../../store/store.ts';
@@ -8,6 +7,7 @@ import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.t
 import { checkTierModel, modelHostsOf, TierUnavailableError } from '../../run/model-tiers.ts';
 import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
 import { runKindCampaign } from '../../run/runner.ts';
+import type { RunEndStatus } from '../../run/resume.ts';
 import { bridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
@@ -15,29 +15,40 @@ import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
 import { ReplayAgent } from './replay.ts';
 import { DETERMINISTIC_USER, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
 import { summarizeTrials, type TrialsSummary } from './summary.ts';
-import { parseTasksLenient, type InvalidTask, type Task } from '../../toolenv/tasks.ts';
+import { parseTasksLenient, readTaskFileText, type InvalidTask, type Task } from '../../toolenv/tasks.ts';
 import { loadToolAgentsRun, type ToolTrialItem } from './results.ts';
 import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
 import { toolAgentsKind } from './kind.ts';
 
-/** The tasks of a campaign: every valid task of every file (filtered by taskIds); bad files/tasks are listed, not fatal. */
+/**
+ * The tasks of a campaign: every valid task of every file (filtered by taskIds); bad files/tasks are listed, not
+ * fatal. Nothing to run is fatal: no valid task in the files, or a taskIds entry that names no task.
+ */
 export function loadCampaignTasks(loaded: LoadedToolAgents): { tasks: Task[]; invalid: InvalidTask[] } {
   const tasks: Task[] = [];
   const invalid: InvalidTask[] = [];
   for (const file of loaded.taskFiles) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readTaskFileText(file);
     } catch (error) {
-      invalid.push({ where: file, taskId: '(file)', position: -1, reason: `cannot read task file: ${(error as Error).message}` });
+      invalid.push({ where: file, taskId: '(file)', position: -1, reason: (error as Error).message });
       continue;
     }
     const parsed = parseTasksLenient(text, file);
-    tasks.push(...parsed.tasks);
-    invalid.push(...parsed.invalid);
+    for (const task of parsed.tasks) tasks.push(task);
+    for (const bad of parsed.invalid) invalid.push(bad);
   }
-  const wanted = loaded.config.taskIds ? new Set(loaded.config.taskIds) : undefined;
-  return { tasks: wanted ? tasks.filter((t) => wanted.has(t.task_id)) : tasks, invalid };
+  if (tasks.length === 0) {
+    const reasons = invalid.slice(0, 3).map((bad) => bad.reason);
+    throw new ConfigError(`${loaded.path}: tasks: nothing to run: no task loaded from ${loaded.taskFiles.join(', ')}${reasons.length ? ` (${reasons.join('; ')}${invalid.length > 3 ? '; …' : ''})` : ''}`);
+  }
+  if (!loaded.config.taskIds) return { tasks, invalid };
+  const known = new Set(tasks.map((t) => t.task_id));
+  const unknown = loaded.config.taskIds.filter((id) => !known.has(id));
+  if (unknown.length) throw new ConfigError(`${loaded.path}: taskIds: ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''} not in the task files (${loaded.taskFiles.length} files, ${tasks.length} tasks)`);
+  const wanted = new Set(loaded.config.taskIds);
+  return { tasks: tasks.filter((t) => wanted.has(t.task_id)), invalid };
 }
 
 /** The tool-agents kind's plan: every task × repeats (trial 0 of every task, then trial 1, …), and the tasks that could not be loaded. */
@@ -139,7 +150,7 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
 
 export interface ToolAgentsRun {
   runId: string;
-  status: 'completed' | 'interrupted' | 'budget_exhausted';
+  status: RunEndStatus;
   /** every trial of the run, including those stored by earlier invocations of a resumed run, in plan order */
   results: TrialResult[];
   summary: TrialsSummary;

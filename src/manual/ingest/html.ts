@@ -1,7 +1,7 @@
-import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Element } from 'domhandler';
 import type { ManualSection } from '../model.ts';
 import { SectionBuilder, SIGNAL_WORDS } from './builder.ts';
+import { parseMarkup } from './dom.ts';
 
 const isElement = (node: AnyNode): node is Element => node.type === 'tag';
 const SKIPPED = new Set(['script', 'style', 'nav', 'head', 'img', 'svg', 'noscript', 'template']);
@@ -29,7 +29,7 @@ function declaredWarning(el: Element): (typeof SIGNAL_WORDS)[string] | null {
  * a procedure, an element whose class or data-warning-type names a signal word (class="warning",
  * "admonition danger") or a paragraph/aside opening with one is a warning block (its id attribute kept).
  */
-export function readHtml(html: string, source: string): ManualSection[] {
+export function readHtml(html: string, source: string, file: string = source): ManualSection[] {
   const builder = new SectionBuilder(source);
   const visit = (node: AnyNode) => {
     if (!isElement(node)) {
@@ -74,6 +74,6 @@ export function readHtml(html: string, source: string): ManualSection[] {
         node.children.forEach(visit);
     }
   };
-  parseDocument(html, { decodeEntities: true }).children.forEach(visit);
+  parseMarkup(html, file, 'html').children.forEach(visit);
   return builder.build();
 }

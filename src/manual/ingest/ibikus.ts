@@ -1,7 +1,7 @@
-import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Element } from 'domhandler';
 import type { ManualBlock, ManualSection, WarningType } from '../model.ts';
 import { collapseSpace } from './builder.ts';
+import { parseMarkup } from './dom.ts';
 import { ManualFormatError } from './errors.ts';
 
 /** IBIKUS warning-type attribute → the manual's English signal word. */
@@ -159,8 +159,8 @@ function readSection(el: Element, context: ReadContext): ManualSection {
 }
 
 /** Reads an IBIKUS chapter (<chapter-contents> with nested <section>s). */
-export function readIbikus(xml: string, source: string): ManualSection[] {
-  const document = parseDocument(xml, { xmlMode: true, decodeEntities: true });
+export function readIbikus(xml: string, source: string, file: string = source): ManualSection[] {
+  const document = parseMarkup(xml, file, 'xml');
   const root = document.children.filter(isElement).find((c) => c.name === 'chapter-contents');
   if (!root) throw new ManualFormatError(source, 'not an IBIKUS chapter: expected a <chapter-contents> root element');
   const context: ReadContext = { source, parentSectionId: null, generated: 0 };

@@ -38,7 +38,7 @@ async function pdfLines(bytes: Uint8Array, source: string): Promise<Line[]> {
     }
     for (const [y, row] of [...byY.entries()].sort((a, b) => b[0] - a[0])) {
       row.items.sort((a, b) => a.transform[4] - b.transform[4]);
-      lines.push({ text: row.items.map((i) => i.str).join(' ').replace(/\s+/g, ' ').trim(), size: Math.max(...row.items.map((i) => Math.abs(i.height) || Math.abs(i.transform[3]))), y, page });
+      lines.push({ text: row.items.map((i) => i.str).join(' ').replace(/\s+/g, ' ').trim(), size: row.items.reduce((largest, i) => Math.max(largest, Math.abs(i.height) || Math.abs(i.transform[3])), 0), y, page });
     }
   }
   await pdf.destroy();

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
+import { decodeUtf8, readBoundedBytes } from '../../config/yaml.ts';
 import type { ManualFormat, ParsedManual } from '../model.ts';
 import { ManualFormatError } from './errors.ts';
+import { MAX_MANUAL_BYTES } from './limits.ts';
 import { readHtml } from './html.ts';
 import { readIbikus } from './ibikus.ts';
 import { readMarkdown } from './markdown.ts';
@@ -26,18 +27,18 @@ export function manualFormatOf(file: string, head: string): ManualFormat {
   throw new ManualFormatError(file, 'an XML manual must be an IBIKUS chapter (<chapter-contents> root) or XHTML');
 }
 
-/** Reads one manual file of any supported format into its section tree. */
+/**
+ * Reads one manual file of any supported format into its section tree, through the one bounded
+ * reader (at most MAX_MANUAL_BYTES, UTF-8 only: every problem is `file: what was wrong`).
+ */
 export async function readManualFile(path: string, bytes?: Uint8Array): Promise<ParsedManual & { bytes: Uint8Array }> {
-  let data: Uint8Array;
-  try {
-    data = bytes ?? new Uint8Array(await readFile(path));
-  } catch (error) {
-    throw new ManualFormatError(path, `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  // a file of no manual format is refused before a byte of it is read
+  if (!MANUAL_EXTENSIONS[extname(path).toLowerCase()]) manualFormatOf(path, '');
+  const data = bytes ?? new Uint8Array(readBoundedBytes(path, 'manual file', MAX_MANUAL_BYTES));
+  const text = extname(path).toLowerCase() === '.pdf' ? '' : decodeUtf8(data, path, 'manual file');
   const source = basename(path);
-  const text = extname(path).toLowerCase() === '.pdf' ? '' : Buffer.from(data).toString('utf8');
   const format = manualFormatOf(path, text.slice(0, 4096));
   const sections =
-    format === 'ibikus' ? readIbikus(text, source) : format === 'markdown' ? readMarkdown(text, source) : format === 'html' ? readHtml(text, source) : await readPdf(data, source);
+    format === 'ibikus' ? readIbikus(text, source, path) : format === 'markdown' ? readMarkdown(text, source, path) : format === 'html' ? readHtml(text, source, path) : await readPdf(data, source);
   return { source, format, sections, bytes: data };
 }

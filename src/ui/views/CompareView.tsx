@@ -28,10 +28,24 @@ export function CompareView({ a, b }: { a: string | null; b: string | null }) {
           </select>
         ))}
       </div>
+      {!(a && b) && <CompareGuidance runs={runs.data?.runs.length ?? null} />}
       {comparison.error && <ErrorBox message={comparison.error} />}
       {a && b && !comparison.data && !comparison.error && <Loading what="comparison" />}
       {comparison.data && <Comparison c={comparison.data.comparison} />}
     </section>
+  );
+}
+
+/** What to do on the compare page before two runs are chosen (nothing is shown otherwise). */
+export function CompareGuidance({ runs }: { runs: number | null }) {
+  return (
+    <p className="muted" data-testid="compare-guidance">
+      {runs === 0
+        ? 'There is no run to compare yet: start a campaign on Campaign setup (or icabench run CONFIG), then come back.'
+        : runs === 1
+          ? 'There is one run so far: a comparison needs two (a guided and a baseline run of the same seeds, or the same campaign on two unit builds).'
+          : 'Choose run A and run B above: fail rates, mean C, unique failure types and Mann–Whitney U with Â12, and for two builds of one campaign what got fixed and what regressed.'}
+    </p>
   );
 }
 
@@ -65,6 +79,12 @@ function Comparison({ c }: { c: RunComparison }) {
           ['Unique failing conversations', String(c.diversity.uniqueA), String(c.diversity.uniqueB)],
           ['Duplicates among failing conversations', pct(c.diversity.duplicateShareA), pct(c.diversity.duplicateShareB)],
           ['Coverage of the union’s failure clusters (mean ± std)', `${pct(c.diversity.coverageA.mean)} ± ${pct(c.diversity.coverageA.std)}`, `${pct(c.diversity.coverageB.mean)} ± ${pct(c.diversity.coverageB.std)}`],
+        ] as [string, string, string][])
+      : []),
+    ...(c.findingsDiversity
+      ? ([
+          ['Unique conversations with findings', String(c.findingsDiversity.uniqueA), String(c.findingsDiversity.uniqueB)],
+          ['Coverage of the union’s clusters of conversations with findings (mean ± std)', `${pct(c.findingsDiversity.coverageA.mean)} ± ${pct(c.findingsDiversity.coverageA.std)}`, `${pct(c.findingsDiversity.coverageB.mean)} ± ${pct(c.findingsDiversity.coverageB.std)}`],
         ] as [string, string, string][])
       : []),
   ];

@@ -27,6 +27,7 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
     <section>
       <div className="title-row">
         <h1 data-testid="conversation-title">{result.spec.key}</h1>
+        <PinButton path={path} />
         <a href={`#/runs/${encodeURIComponent(runId)}`}>← run report</a>
       </div>
       <p className="muted">
@@ -50,6 +51,36 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
         <RatingPanel path={path} result={result} ratings={ratings} onSaved={detail.reload} runId={runId} />
       </div>
     </section>
+  );
+}
+
+/** Pin as regression (docs/suites.md): the conversation as a scripted suite in the workspace's suites/ folder, shown for editing. */
+function PinButton({ path }: { path: string }) {
+  const [pinned, setPinned] = useState<{ path: string; yaml: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  async function pin() {
+    setError(null);
+    try {
+      setPinned(await api.post<{ path: string; yaml: string }>(`${path}/pin`, {}));
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  }
+  return (
+    <div className="pin">
+      <button onClick={pin} data-testid="pin-conversation" title="Pin as a regression: a scripted suite of this conversation's turns, contexts and expectations">
+        Pin as regression
+      </button>
+      {error && <ErrorBox message={error} />}
+      {pinned && (
+        <details open data-testid="pinned-suite">
+          <summary>
+            Pinned as <code>{pinned.path}</code> (run it with a <code>kind: suite</code> config; move it to bench-configs/suites/ to keep it)
+          </summary>
+          <pre>{pinned.yaml}</pre>
+        </details>
+      )}
+    </div>
   );
 }
 
@@ -171,6 +202,30 @@ function Artifacts({ path, artifacts }: { path: string; artifacts: Detail['artif
   );
 }
 
+/** What the head unit heard on a spoken turn, at which SNR, and how soon its reply audio began (conversation view and live feed). */
+export function TurnVoiceLine({ turn }: { turn: TurnRecord }) {
+  if (!turn.voice) return null;
+  return (
+    <div className="muted" data-testid="turn-voice">
+      heard: {turn.voice.recognizedText ?? '(not reported)'} · {turn.voice.snrDb === null ? 'clean' : `${turn.voice.snrDb} dB SNR`}
+      {turn.voice.firstReplyLatencyMs !== null && ` · first reply audio after ${turn.voice.firstReplyLatencyMs.toFixed(0)} ms`}
+      {turn.voice.voiceError && ` · ${turn.voice.voiceError}`}
+    </div>
+  );
+}
+
+/** The car's state the turn was judged in (a turn that passed because the car was in P shows P): conversation view and live feed. */
+export function TurnVehicleLine({ turn }: { turn: TurnRecord }) {
+  const vehicle = turn.context.vehicle;
+  if (!vehicle) return null;
+  return (
+    <div className="muted" data-testid="turn-vehicle">
+      vehicle: {vehicle.speedKmh} km/h, gear {vehicle.gear}
+      {vehicle.stateOfChargePct !== undefined ? `, SoC ${vehicle.stateOfChargePct} %` : ''}
+    </div>
+  );
+}
+
 export function TurnDetail({ turn }: { turn: TurnRecord }) {
   const deciding = decidingTurnVerdict(turn.verdicts);
   return (
@@ -178,13 +233,7 @@ export function TurnDetail({ turn }: { turn: TurnRecord }) {
       <div className="utterance">
         <span className="who">Turn {turn.index + 1} · User</span>
         {turn.utterance.strategy && <Pill kind="strategy">{turn.utterance.strategy}</Pill>} {turn.utterance.text}
-        {turn.voice && (
-          <div className="muted" data-testid="turn-voice">
-            heard: {turn.voice.recognizedText ?? '(not reported)'} · {turn.voice.snrDb === null ? 'clean' : `${turn.voice.snrDb} dB SNR`}
-            {turn.voice.firstReplyLatencyMs !== null && ` · first reply audio after ${turn.voice.firstReplyLatencyMs.toFixed(0)} ms`}
-            {turn.voice.voiceError && ` · ${turn.voice.voiceError}`}
-          </div>
-        )}
+        <TurnVoiceLine turn={turn} />
       </div>
       <div className="reply">
         <span className="who">Assistant</span> {turn.reply?.text ?? <em>no reply</em>} <span className="muted">({turn.latencyMs.toFixed(0)} ms)</span>
@@ -196,10 +245,14 @@ export function TurnDetail({ turn }: { turn: TurnRecord }) {
           </ul>
         )}
       </div>
-      {turn.context.vehicle && (
-        <div className="muted">
-          vehicle: {turn.context.vehicle.speedKmh} km/h, gear {turn.context.vehicle.gear}
-          {turn.context.vehicle.stateOfChargePct !== undefined ? `, SoC ${turn.context.vehicle.stateOfChargePct} %` : ''}
+      <TurnVehicleLine turn={turn} />
+      {turn.expectations && (
+        <div data-testid="turn-expectations">
+          {turn.expectations.checks.map((c, i) => (
+            <div key={i} className={c.met ? 'expectation' : 'expectation unmet'}>
+              <Pill kind={c.met ? 'pass' : 'fail'}>{c.met ? 'expected' : 'unmet'}</Pill> {c.expected}: {c.detail}
+            </div>
+          ))}
         </div>
       )}
       {turn.verdicts.map((v, i) => (

@@ -52,7 +52,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
   return (
     <section data-testid="manual-run">
       <RunHeader title={`Manual-QA run ${summary.run.name}`}>
-        {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · evaluators {summary.setup?.evaluators.join(', ') ?? 'n/a'}
+        {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · evaluators {summary.setup?.evaluators.join(', ') ?? 'n/a'} · {summary.preset.statement}
       </RunHeader>
       <div className="stats">
         <Stat label="questions asked" value={`${summary.questions} / ${summary.planned}`} />
@@ -105,6 +105,20 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
           <p className="muted">{tier.warnings.filter((w) => w.omitted === 0).length} further warnings were asked about and always carried.</p>
         </>
       )}
+      {summary.evaluatorBias && (
+        <>
+          <h2>Evaluator bias (Kruskal–Wallis across the evaluator tiers)</h2>
+          <DataTable headers={['Metric', 'p', 'Judged answers per tier']} testId="manual-bias">
+            {Object.entries(summary.evaluatorBias).map(([m, b]) => (
+              <tr key={m}>
+                <td>{METRIC_TITLES[m as ManualMetric]}</td>
+                <td>{b!.p === null ? 'n/a' : fmt(b!.p, 3)}</td>
+                <td>{Object.entries(b!.n).map(([t, n]) => `${t} ${n}`).join(', ')}</td>
+              </tr>
+            ))}
+          </DataTable>
+        </>
+      )}
       <h2>Human alignment</h2>
       {summary.alignment ? (
         <DataTable headers={['Metric', 'Pearson r (tier vs raters)', 'ICC(3,1) among raters']} testId="manual-alignment">
@@ -125,6 +139,24 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
               <tr key={tag}>
                 <td>tag {tag === 'essential' ? 'essential' : 'safety-critical'}</td>
                 <td colSpan={2}>{s ? `P ${fmt(s.precision)} · R ${fmt(s.recall)} · F1 ${fmt(s.f1)}` : 'n/a'}</td>
+              </tr>
+            );
+          })}
+          {(['confidence', 'actionability'] as const).map((label) => {
+            const s = summary.alignment!.report.binary[label];
+            return (
+              <tr key={label}>
+                <td>label {label}</td>
+                <td colSpan={2}>{s ? `P ${fmt(s.precision)} · R ${fmt(s.recall)} · F1 ${fmt(s.f1)}` : 'n/a'}</td>
+              </tr>
+            );
+          })}
+          {(['relevance', 'correctness'] as const).map((field) => {
+            const t = summary.alignment!.report.testSet[field];
+            return (
+              <tr key={`testset-${field}`}>
+                <td>test-set generator: reference facts {field === 'relevance' ? 'on the question' : 'stated by the manual'}</td>
+                <td colSpan={2}>{t.value === null ? 'n/a' : `${pct(t.value)} (n ${t.n})`}</td>
               </tr>
             );
           })}
@@ -201,12 +233,18 @@ function Facts({ evaluation }: { evaluation: ManualEvaluation }) {
 
 type Marks = Omit<FactAnnotation, 'itemId'>;
 
-/** The rater's form: starts from the tier's own judgements, so a rater only changes what they disagree with. */
-function marksFrom(evaluation: ManualEvaluation, rater: string): Marks {
+/**
+ * The rater's form: starts from the tier's own decided judgements, so a rater only changes what they disagree with.
+ * Where the tier decided nothing ("?", e.g. "Sorry, I couldn't find that in the owner's manual.") the box starts
+ * unchecked: a guess the machine did not make must not become the rater's answer (it would bias the alignment).
+ */
+export function marksFrom(evaluation: ManualEvaluation, rater: string): Marks {
   return {
     rater,
     referenceFacts: evaluation.referenceFacts.map((f) => ({ factId: f.id, covered: evaluation.coverage.find((c) => c.factId === f.id)?.covered === true, essential: f.essential, safetyCritical: f.safetyCritical })),
-    answerFacts: evaluation.answerFacts.map((f) => ({ factId: f.id, relevant: f.relevant !== false, correct: f.correct !== false })),
+    answerFacts: evaluation.answerFacts.map((f) => ({ factId: f.id, relevant: f.relevant === true, correct: f.correct === true })),
+    confidence: evaluation.metrics.confidence?.status === 'judged' && evaluation.metrics.confidence.value === 1,
+    actionability: evaluation.metrics.actionability?.status === 'judged' && evaluation.metrics.actionability.value === 1,
   };
 }
 
@@ -233,17 +271,23 @@ export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: str
   const [message, setMessage] = useState<string | null>(null);
   const facts = new Map((evaluation?.referenceFacts ?? []).map((f) => [f.id, f.text]));
   const answerFacts = new Map((evaluation?.answerFacts ?? []).map((f) => [f.id, f.text]));
+  const undecided = new Set((evaluation?.answerFacts ?? []).filter((f) => f.relevant === null || f.correct === null).map((f) => f.id));
+  const [rateTestSet, setRateTestSet] = useState(false);
   const save = async () => {
     if (!marks) return;
+    // the test-set marks are saved only when the rater rated the reference answer too (then an unticked box is a "no")
+    const referenceFacts = marks.referenceFacts.map(({ relevantToQuestion, correctInManual, ...rest }) =>
+      rateTestSet ? { ...rest, relevantToQuestion: relevantToQuestion ?? false, correctInManual: correctInManual ?? false } : rest,
+    );
     try {
-      await api.post(`${path}/annotations`, marks);
+      await api.post(`${path}/annotations`, { ...marks, referenceFacts });
       setMessage(`saved for ${marks.rater}`);
       onSaved();
     } catch (error) {
       setMessage(error instanceof ApiFailure ? error.message : String(error));
     }
   };
-  const setRef = (i: number, field: 'covered' | 'essential' | 'safetyCritical', value: boolean) =>
+  const setRef = (i: number, field: 'covered' | 'essential' | 'safetyCritical' | 'relevantToQuestion' | 'correctInManual', value: boolean) =>
     setMarks((m) => m && { ...m, referenceFacts: m.referenceFacts.map((f, j) => (j === i ? { ...f, [field]: value } : f)) });
   const setAns = (i: number, field: 'relevant' | 'correct', value: boolean) => setMarks((m) => m && { ...m, answerFacts: m.answerFacts.map((f, j) => (j === i ? { ...f, [field]: value } : f)) });
   return (
@@ -272,13 +316,19 @@ export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: str
           <label>
             Rater <input value={marks.rater} onChange={(e) => setMarks({ ...marks, rater: e.target.value })} data-testid="rater" />
           </label>
-          <DataTable headers={['Reference fact', 'Covered', 'Essential', 'Safety-critical']}>
+          <p>
+            <label>
+              <input type="checkbox" checked={rateTestSet} onChange={(e) => setRateTestSet(e.target.checked)} aria-label="rate the reference answer" /> also rate the reference answer
+              (test-set generator: is each reference fact on the question, and does the manual state it)
+            </label>
+          </p>
+          <DataTable headers={['Reference fact', 'Covered', 'Essential', 'Safety-critical', ...(rateTestSet ? ['On the question', 'Stated by the manual'] : [])]}>
             {marks.referenceFacts.map((f, i) => (
               <tr key={f.factId}>
                 <td>{facts.get(f.factId)}</td>
-                {(['covered', 'essential', 'safetyCritical'] as const).map((field) => (
+                {(['covered', 'essential', 'safetyCritical', ...(rateTestSet ? (['relevantToQuestion', 'correctInManual'] as const) : [])] as const).map((field) => (
                   <td key={field}>
-                    <input type="checkbox" checked={f[field]} onChange={(e) => setRef(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
+                    <input type="checkbox" checked={f[field] ?? false} onChange={(e) => setRef(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
                   </td>
                 ))}
               </tr>
@@ -287,7 +337,10 @@ export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: str
           <DataTable headers={['Answer fact', 'Relevant', 'Correct']}>
             {marks.answerFacts.map((f, i) => (
               <tr key={f.factId}>
-                <td>{answerFacts.get(f.factId)}</td>
+                <td>
+                  {answerFacts.get(f.factId)}
+                  {undecided.has(f.factId) && <span className="muted"> (the evaluator left this undecided: decide it yourself)</span>}
+                </td>
                 {(['relevant', 'correct'] as const).map((field) => (
                   <td key={field}>
                     <input type="checkbox" checked={f[field]} onChange={(e) => setAns(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
@@ -296,6 +349,16 @@ export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: str
               </tr>
             ))}
           </DataTable>
+          <p>
+            <label>
+              <input type="checkbox" checked={marks.confidence ?? false} onChange={(e) => setMarks({ ...marks, confidence: e.target.checked })} aria-label="confidence" /> the answer is
+              clear and certain (confidence)
+            </label>{' '}
+            <label>
+              <input type="checkbox" checked={marks.actionability ?? false} onChange={(e) => setMarks({ ...marks, actionability: e.target.checked })} aria-label="actionability" /> the
+              answer lets the driver act (actionability)
+            </label>
+          </p>
           <button onClick={save} disabled={!marks.rater.trim()} data-testid="save-annotation">
             Save annotation
           </button>
