@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import type { ConversationResult, UtteranceAnnotation } from '../../src/domain/conversation.ts';
