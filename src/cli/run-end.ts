@@ -1,3 +1,6 @@
+/** Exit code of `icabench run` when no conversation reached the head unit (run status unit_unreachable). */
+export const UNIT_UNREACHABLE_EXIT_CODE = 4;
+
 /** Shell-quotes an argument only when it needs it (paths with spaces). */
 function shellArg(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
@@ -14,4 +17,9 @@ export function resumeCommand(configPath: string, runId: string, options: { work
 /** The line printed when a run stopped by itself (its head unit or its fleet's Redis went away and did not come back). */
 export function stoppedLine(runId: string, reason: string, resume: string): string {
   return `run ${runId} stopped: ${reason}. Continue it once that is back with: ${resume}`;
+}
+
+/** The line printed when no conversation of a run reached its head unit: the count, the cause, what to do. */
+export function unreachableLine(runId: string, what: string, resume: string): string {
+  return `run ${runId} unit_unreachable: ${what}. Start or fix the head unit (headUnit in the config), then continue with: ${resume}`;
 }

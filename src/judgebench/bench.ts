@@ -1,3 +1,4 @@
+import { unavailableModelsText } from '../llm/availability.ts';
 import { createProvider, type ProviderOptions } from '../llm/index.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import type { PriceTable } from '../llm/usage.ts';
@@ -23,6 +24,16 @@ export function datasetFor(config: Pick<JudgeBenchConfig, 'dataset' | 'generate'
         pairs: generateDataset(config.generate!),
       };
   return config.limit ? { ...loaded, pairs: loaded.pairs.slice(0, config.limit) } : loaded;
+}
+
+/**
+ * Checks every model the judges name once, before any pair is judged: a model server that is down stops the bench
+ * at once, naming the model, what was found and the fix (instead of judging every pair into an error and an F1 of 0).
+ */
+export async function checkJudgeBenchModels(config: Pick<JudgeBenchConfig, 'judges' | 'allowedHosts'>): Promise<void> {
+  const refs = config.judges.flatMap((judge) => (judge.kind === 'llm' ? judge.models : []));
+  const problem = await unavailableModelsText('judge-bench was not started', refs, { allowedHosts: config.allowedHosts });
+  if (problem) throw new Error(problem);
 }
 
 /** Builds every judge × technique configuration; providers are created once per model reference. */

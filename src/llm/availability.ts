@@ -111,3 +111,14 @@ export async function checkModelAvailability(ref: string, options: AvailabilityO
     return { ref, available: false, reason: 'unreachable', detail: reason(error) };
   }
 }
+
+/**
+ * Checks each model once, before a command does any work: the text naming every unavailable model with what was found
+ * and the fix, or null when all are available. `what` names the command ("judge-bench was not started").
+ */
+export async function unavailableModelsText(what: string, refs: readonly string[], options: AvailabilityOptions = {}): Promise<string | null> {
+  const found = await Promise.all([...new Set(refs)].map((ref) => checkModelAvailability(ref, options)));
+  const problems = found.filter((f) => !f.available).map((f) => `  ${f.ref}: ${f.detail}${f.fix ? `\n    fix: ${f.fix}` : ''}`);
+  if (problems.length === 0) return null;
+  return `${what}, nothing was written: ${problems.length === 1 ? 'a model it names is' : 'models it names are'} not available\n${problems.join('\n')}`;
+}

@@ -2,7 +2,18 @@
  * Schema migrations of the results store, applied in order inside one transaction each.
  * Never edit a shipped migration: append a new one, so existing workspaces upgrade in place.
  */
-export const MIGRATIONS: readonly { version: number; description: string; sql: string }[] = [
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+  /**
+   * The migration rebuilds a table others refer to (SQLite changes a CHECK constraint only by copying the table):
+   * foreign keys are off while it runs, so dropping the old table deletes nothing, and checked before it commits.
+   */
+  rebuildsReferencedTable?: true;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'runs, plan, conversations, turns, labels, scores, artifacts, annotations',
@@ -143,6 +154,28 @@ export const MIGRATIONS: readonly { version: number; description: string; sql: s
         FOREIGN KEY (run_id, key) REFERENCES item_results(run_id, key) ON DELETE CASCADE
       );
       CREATE INDEX item_annotations_by_run ON item_annotations(run_id, key);
+    `,
+  },
+  {
+    version: 5,
+    description: 'run status unit_unreachable: a run in which no conversation reached the head unit',
+    rebuildsReferencedTable: true,
+    sql: `
+      CREATE TABLE runs_rebuilt (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        config TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running','interrupted','completed','budget_exhausted','unit_unreachable')),
+        meta TEXT NOT NULL DEFAULT '{}',
+        kind TEXT NOT NULL DEFAULT 'dialogue'
+      );
+      INSERT INTO runs_rebuilt (id, name, mode, config, created_at, finished_at, status, meta, kind)
+        SELECT id, name, mode, config, created_at, finished_at, status, meta, kind FROM runs;
+      DROP TABLE runs;
+      ALTER TABLE runs_rebuilt RENAME TO runs;
     `,
   },
 ];

@@ -98,7 +98,7 @@ export interface ConversationPage {
 }
 
 const STREAM_BATCH = 64;
-const TERMINAL_STATUSES: readonly RunStatus[] = ['interrupted', 'completed', 'budget_exhausted'];
+const TERMINAL_STATUSES: readonly RunStatus[] = ['interrupted', 'completed', 'budget_exhausted', 'unit_unreachable'];
 
 /** Short, sortable run id: UTC timestamp to the second plus 4 random characters. */
 export function newRunId(now = new Date()): string {
@@ -185,12 +185,22 @@ export class ResultStore {
       throw new StoreError(`${this.path}: store schema version ${current} is newer than this icabench supports (${latest}); upgrade icabench`);
     }
     for (const migration of MIGRATIONS.filter((m) => m.version > current)) {
-      this.db.transaction(() => {
-        this.db.exec(migration.sql);
-        this.db
-          .prepare('INSERT INTO migrations (version, description, applied_at) VALUES (?, ?, ?)')
-          .run(migration.version, migration.description, new Date().toISOString());
-      })();
+      // the pragma is a no-op inside a transaction: it is switched around it
+      if (migration.rebuildsReferencedTable) this.db.pragma('foreign_keys = OFF');
+      try {
+        this.db.transaction(() => {
+          this.db.exec(migration.sql);
+          if (migration.rebuildsReferencedTable) {
+            const broken = this.db.pragma('foreign_key_check') as unknown[];
+            if (broken.length > 0) throw new StoreError(`${this.path}: migration ${migration.version} left ${broken.length} rows whose run is missing; nothing was changed`);
+          }
+          this.db
+            .prepare('INSERT INTO migrations (version, description, applied_at) VALUES (?, ?, ?)')
+            .run(migration.version, migration.description, new Date().toISOString());
+        })();
+      } finally {
+        if (migration.rebuildsReferencedTable) this.db.pragma('foreign_keys = ON');
+      }
     }
   }
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ConversationStatusSchema } from '../domain/conversation.ts';
 import { FailureLabelSchema } from '../domain/taxonomy.ts';
 
-export const RunStatusSchema = z.enum(['running', 'interrupted', 'completed', 'budget_exhausted']);
+/** unit_unreachable: the run ended without any conversation reaching the head unit (src/run/unit-reach.ts) */
+export const RunStatusSchema = z.enum(['running', 'interrupted', 'completed', 'budget_exhausted', 'unit_unreachable']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** A run holds guided or baseline conversations, or both when a campaign mixes them; an item-based run (manual-QA, …) holds items. */

@@ -123,6 +123,28 @@ describe('icabench judge-bench', () => {
   });
 });
 
+describe('icabench judge-bench with its model server down', () => {
+  it('checks every model once before judging: it stops at once naming the model and the fix, and writes nothing', async () => {
+    const down = await startFakeLlmServer({ respond: fakeJudgeModel(generated) });
+    const deadUrl = down.url;
+    await down.close();
+    const datasetPath = join(dir, 'down.jsonl');
+    writeFileSync(datasetPath, toJsonl(generated.slice(0, 6)));
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (message: string) => errors.push(message);
+    try {
+      await main(['node', 'icabench', 'judge-bench', '--dataset', datasetPath, '--judges', `oracle,openai-compat:${deadUrl}/v1#truthful`, '--techniques', 'io,cot-3', '--out', join(dir, 'down-out')]);
+    } finally {
+      console.error = original;
+    }
+    expect(process.exitCode).toBe(2);
+    process.exitCode = 0;
+    expect(errors.join('\n')).toMatch(/judge-bench was not started, nothing was written: a model it names is not available\n {2}openai-compat:http:\/\/127\.0\.0\.1:\d+\/v1#truthful: no OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+\/v1 \(.*\)\n {4}fix: /);
+    expect(existsSync(join(dir, 'down-out'))).toBe(false);
+  });
+});
+
 describe('shipped judge-bench configs', () => {
   it('validate', async () => {
     const { loadJudgeBenchConfig } = await import('../../src/judgebench/config.ts');

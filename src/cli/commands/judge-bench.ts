@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { buildConfigurations, datasetFor, runJudgeBench } from '../../judgebench/bench.ts';
+import { buildConfigurations, checkJudgeBenchModels, datasetFor, runJudgeBench } from '../../judgebench/bench.ts';
 import { JudgeBenchConfigSchema, loadJudgeBenchConfig, type JudgeBenchConfig } from '../../judgebench/config.ts';
 import { toJsonl } from '../../judgebench/dataset.ts';
 import { generateDataset } from '../../judgebench/generator.ts';
@@ -49,6 +49,7 @@ export function registerJudgeBenchCommands(program: Command): void {
       const config = configPath ? loadJudgeBenchConfig(configPath) : configFromFlags(options);
       if (configPath && options.limit) config.limit = Number(options.limit);
       const dataset = datasetFor(config);
+      await checkJudgeBenchModels(config);
       const { configurations, providers } = buildConfigurations(config);
       const controller = new AbortController();
       const onInterrupt = () => controller.abort();

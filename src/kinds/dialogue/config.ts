@@ -103,6 +103,8 @@ export const CampaignConfigSchema = z
     /** wall-clock budget for the whole run (the paper ran 4 h) */
     budgetMinutes: z.number().positive().optional(),
     concurrency: z.number().int().min(1).max(64).default(4),
+    /** stop the run when this share of the last 20 finished conversations did not reach the head unit (default 1: all of them; src/run/unit-reach.ts) */
+    maxErrorShare: z.number().gt(0).max(1).optional(),
     /** sampling seed: the same seed and pool give the same conversations */
     seed: z.number().int().default(42),
     headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
@@ -157,12 +159,14 @@ export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
 
 /**
  * What `method: paper` requires of a dialogue config, so a preset cannot silently drift from the
- * published setup: the verdict is C ≥ θ alone (`scoring.failOn: []`), the judges and simulator
+ * published setup: the verdict is C ≥ θ alone (`scoring.failOn: []`, and `scoring.inconclusive: pass`: the paper
+ * has no "needs review" outcome), the judges and simulator
  * sample at temperature 0, and the baseline is one neutral persona with a fixed M = 8.
  */
 function paperPresetIssues(config: Pick<CampaignConfig, 'scoring' | 'llm' | 'mode' | 'maxTurns' | 'personas'>): Array<{ path: (string | number)[]; message: string }> {
   const issues: Array<{ path: (string | number)[]; message: string }> = [];
   if (config.scoring.failOn.length > 0) issues.push({ path: ['scoring', 'failOn'], message: 'method: paper scores by C ≥ θ alone; set scoring.failOn: [] (the lab gate is method: lab)' });
+  if (config.scoring.inconclusive !== 'pass') issues.push({ path: ['scoring', 'inconclusive'], message: 'method: paper has no "needs review" outcome: C decides; set scoring.inconclusive: pass' });
   if (config.llm.temperature !== 0) issues.push({ path: ['llm', 'temperature'], message: 'method: paper samples at temperature 0 (the paper\'s Table II)' });
   if (config.mode === 'baseline') {
     if (config.maxTurns.length !== 1 || config.maxTurns[0] !== 8) issues.push({ path: ['maxTurns'], message: 'the paper\'s baseline has a fixed turn budget: maxTurns: [8]' });

@@ -62,7 +62,7 @@ export function CampaignSetupView() {
   }, [errors]);
   const lineCount = text.split('\n').length;
   const running = live.data?.state === 'running' || live.data?.state === 'stopping';
-  const resumable = (runs.data?.runs ?? []).filter((r) => r.status === 'interrupted' || r.status === 'budget_exhausted');
+  const resumable = (runs.data?.runs ?? []).filter((r) => r.status === 'interrupted' || r.status === 'budget_exhausted' || r.status === 'unit_unreachable');
 
   async function act(what: () => Promise<unknown>, then?: () => void) {
     setBusy(true);

@@ -1,9 +1,18 @@
-import type { RunRecord } from '../../store/types.ts';
+import type { RunRecord, RunStatus } from '../../store/types.ts';
 import { DataTable, ErrorBox, Loading, Pill } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 
 /** The view a run of an item-based kind opens in (dialogue runs open the run report). */
 const KIND_VIEW: Record<string, string> = { 'manual-qa': '/manual', 'tool-agents': '/tool-agents' };
+
+/** How each run status reads in the list: a run whose head unit never answered is a failure, not a result. */
+const STATUS_PILL: Record<RunStatus, { kind: string; text: string; title?: string }> = {
+  running: { kind: 'warn', text: 'running' },
+  completed: { kind: 'ok', text: 'completed' },
+  interrupted: { kind: 'muted', text: 'interrupted', title: 'stopped before its end; continue it with --resume' },
+  budget_exhausted: { kind: 'muted', text: 'budget exhausted' },
+  unit_unreachable: { kind: 'fail', text: 'head unit unreachable', title: 'no conversation reached the head unit: its results say nothing about the unit (icabench run exited 4)' },
+};
 
 export function RunsView() {
   const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
@@ -13,35 +22,42 @@ export function RunsView() {
       {runs.error && <ErrorBox message={runs.error} />}
       {!runs.data && !runs.error && <Loading what="runs" />}
       {runs.data && runs.data.runs.length === 0 && <p className="muted">No runs yet. Start one from Campaign setup.</p>}
-      {runs.data && runs.data.runs.length > 0 && (
-        <DataTable headers={['Run', 'Name', 'Kind · mode', 'Status', 'Stored / planned', 'Started', '']} testId="runs-table">
-          {runs.data.runs.map((r) => (
-            <tr key={r.id}>
-              <td>
-                <a href={`#/runs/${encodeURIComponent(r.id)}${KIND_VIEW[r.kind] ?? ''}`}>{r.id}</a>
-              </td>
-              <td>{r.name}</td>
-              <td>
-                {r.kind} · {r.mode}
-              </td>
-              <td>
-                <Pill kind={r.status === 'completed' ? 'ok' : r.status === 'running' ? 'warn' : 'muted'}>{r.status}</Pill>
-              </td>
-              <td>
-                {r.stored} / {r.planned}
-              </td>
-              <td>{new Date(r.createdAt).toLocaleString()}</td>
-              <td>
-                {r.kind === 'tool-agents' ? (
-                  <a href={`#/runs/${encodeURIComponent(r.id)}/tool-agents`}>tasks & trials</a>
-                ) : (
-                  <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : '/agreement'}`}>{r.kind === 'manual-qa' ? 'facts & annotation' : 'agreement'}</a>
-                )}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      {runs.data && runs.data.runs.length > 0 && <RunsTable runs={runs.data.runs} />}
     </section>
+  );
+}
+
+/** The runs, newest first, each with its status badge and links to its views. */
+export function RunsTable({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
+  return (
+    <DataTable headers={['Run', 'Name', 'Kind · mode', 'Status', 'Stored / planned', 'Started', '']} testId="runs-table">
+      {runs.map((r) => (
+        <tr key={r.id}>
+          <td>
+            <a href={`#/runs/${encodeURIComponent(r.id)}${KIND_VIEW[r.kind] ?? ''}`}>{r.id}</a>
+          </td>
+          <td>{r.name}</td>
+          <td>
+            {r.kind} · {r.mode}
+          </td>
+          <td>
+            <span title={STATUS_PILL[r.status].title} data-status={r.status}>
+              <Pill kind={STATUS_PILL[r.status].kind}>{STATUS_PILL[r.status].text}</Pill>
+            </span>
+          </td>
+          <td>
+            {r.stored} / {r.planned}
+          </td>
+          <td>{new Date(r.createdAt).toLocaleString()}</td>
+          <td>
+            {r.kind === 'tool-agents' ? (
+              <a href={`#/runs/${encodeURIComponent(r.id)}/tool-agents`}>tasks & trials</a>
+            ) : (
+              <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : '/agreement'}`}>{r.kind === 'manual-qa' ? 'facts & annotation' : 'agreement'}</a>
+            )}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -1,0 +1,58 @@
+import type { ConversationResult } from '../domain/conversation.ts';
+
+/**
+ * Whether a run reached its head unit. A run in which no conversation got a single reply is not a result about
+ * the unit: it ends as `unit_unreachable` (a distinct status, a non-zero exit code, its own badge in the app),
+ * and a run stops early once its recent conversations show the unit is gone (`maxErrorShare`).
+ */
+
+/** The share of the last REACH_WINDOW finished conversations that may fail to reach the unit before the run stops (config `maxErrorShare`). */
+export const DEFAULT_MAX_ERROR_SHARE = 1;
+/** How many of the latest finished conversations `maxErrorShare` looks at; a run stops early only after this many. */
+export const REACH_WINDOW = 20;
+
+/** A conversation reached the unit when the unit answered at least one of its turns (a conversation without a unit error did too). */
+export function reachedUnit(result: Pick<ConversationResult, 'status' | 'turns'>): boolean {
+  return result.status !== 'sut_error' || result.turns.some((turn) => turn.reply !== null);
+}
+
+/** What the reach count needs of a finished item: whether the unit answered it, and the error when it did not (a conversation is one). */
+export type UnitReachSample = Pick<ConversationResult, 'status' | 'turns' | 'error'>;
+
+export interface UnitReach {
+  /** counts a finished conversation (or item) */
+  record(result: UnitReachSample): void;
+  /** why the run should stop (the unit is clearly gone), or null */
+  stopReason(): string | null;
+  /** no conversation of this invocation reached the unit although some finished */
+  neverReached(): boolean;
+  /** the line that says so: how many conversations, and the last cause */
+  summary(): string;
+}
+
+/** The reach of one run invocation's conversations, in the order they finished. */
+export function trackUnitReach(maxErrorShare: number = DEFAULT_MAX_ERROR_SHARE): UnitReach {
+  const recent: boolean[] = [];
+  let finished = 0;
+  let reached = 0;
+  let lastCause: string | null = null;
+  const unreachedInWindow = () => recent.filter((ok) => !ok).length;
+  return {
+    record(result) {
+      const ok = reachedUnit(result);
+      finished++;
+      if (ok) reached++;
+      else lastCause = result.error;
+      recent.push(ok);
+      if (recent.length > REACH_WINDOW) recent.shift();
+    },
+    stopReason() {
+      if (recent.length < REACH_WINDOW) return null;
+      const unreached = unreachedInWindow();
+      if (unreached / REACH_WINDOW < maxErrorShare) return null;
+      return `${unreached} of the last ${REACH_WINDOW} conversations did not reach the head unit (maxErrorShare ${maxErrorShare}; last cause: ${lastCause ?? 'unknown'})`;
+    },
+    neverReached: () => finished > 0 && reached === 0,
+    summary: () => `none of the ${finished} conversation(s) that ran reached the head unit (last cause: ${lastCause ?? 'unknown'})`,
+  };
+}
