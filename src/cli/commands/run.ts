@@ -12,6 +12,7 @@ import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-s
 import { findingsText, gateText } from '../outputs.ts';
 import { resumeCommand, stoppedLine, unreachableLine, UNIT_UNREACHABLE_EXIT_CODE } from '../run-end.ts';
 import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
+import { SutError } from '../../headunit/types.ts';
 import { readCampaignKind } from '../../kinds/registry.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
@@ -79,7 +80,15 @@ export function registerRunCommands(program: Command): void {
           if (!(graceSeconds > 0)) throw new Error(`--fleet-grace: expected a number of seconds above 0, got "${options.fleetGrace}"`);
           executor = await (await import('../../fleet/coordinator.ts')).openFleetExecutor(campaign, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 });
         } else {
-          rig = await (await import('../../run/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
+          try {
+            rig = await (await import('../../run/rig.ts')).openRig(campaign, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
+          } catch (error) {
+            // a bridge unit that never dialled in: the same exit code as a run that never reached its unit, with nothing recorded
+            if (!(error instanceof SutError)) throw error;
+            console.error(`icabench: the head unit was not reached, no run was recorded: ${error.message}`);
+            process.exitCode = UNIT_UNREACHABLE_EXIT_CODE;
+            return;
+          }
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
