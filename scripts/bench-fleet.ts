@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { openRig } from '../src/run/rig.ts';
-import { runCampaign, type ConversationExecutor } from '../src/run/runner.ts';
+import { runCampaign, type ConversationExecutor } from '../src/kinds/dialogue/run.ts';
 import { openFleetExecutor } from '../src/fleet/coordinator.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { withLatency } from '../test/fleet/fixtures/latency.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { resourceUsage } from 'node:process';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../src/run/runner.ts';
+import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../src/run/tiers.ts';
 import { InProcessHeadUnit } from '../src/headunit/in-process.ts';
 import { ReferenceHeadUnit } from '../src/headunit/reference/reference-headunit.ts';

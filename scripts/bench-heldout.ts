@@ -14,7 +14,7 @@ import { connectConfiguredHeadUnit } from '../src/run/headunit.ts';
 import { connectHeadUnit } from '../src/bridge/client.ts';
 import { HeadUnitConfigSchema, loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { World } from '../src/world/world.ts';
-import { runCampaign } from '../src/run/runner.ts';
+import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../src/run/tiers.ts';
 import { FAILURE_LABELS, STRATEGIES } from '../src/domain/taxonomy.ts';
 import { summarizeRun } from '../src/report/summary.ts';

@@ -3,7 +3,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { z } from 'zod';
 import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
 import { openRig, type Rig, type RunRecorder } from '../run/rig.ts';
-import { runPlannedConversation } from '../run/runner.ts';
+import { runPlannedConversation } from '../kinds/dialogue/run.ts';
 import { RecordedFactSchema, type RecordedFact, type RunFactSink } from '../run/run-facts.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import {

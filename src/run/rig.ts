@@ -1,4 +1,3 @@
-import { arch, platform } from 'node:os';
 import { watchHeadUnit, type HeadUnitWatch, type WatchOptions } from './run-monitor.ts';
 import { TIERS_FACT, type TierFallback } from '../domain/tiers.ts';
 import type { ConnectedHeadUnit } from './connect.ts';
@@ -10,7 +9,7 @@ import { parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
 import type { UserSimulator } from '../simulator/types.ts';
 import { driverVocabulary } from '../voice/vocabulary.ts';
 import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
-import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink, type UnitBuildFact } from './run-facts.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink, type UnitBuildFact } from './run-facts.ts';
 import { buildTiers, describeTiers, isModelRef } from './tiers.ts';
 import { VehicleFeed, type ConversationDrive } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
@@ -131,16 +130,7 @@ function unitBuildFact(headUnit: ConnectedHeadUnit, option: string | undefined):
 }
 
 function startRecording(store: RunFactSink, runId: string, { campaign, tiers, vehicle, headUnit, hosts, unitBuild }: RecordedRig): RunRecorder {
-  const invocation: InvocationFact = {
-    icabench: icabenchVersion(),
-    node: process.version,
-    platform: platform(),
-    arch: arch(),
-    modelHosts: hosts,
-    llmPrices: campaign.config.llm.prices,
-    config: campaign.config,
-  };
-  recordRunFact(store, runId, RUN_FACTS.invocation, invocation);
+  recordRunFact(store, runId, RUN_FACTS.invocation, invocationFact(campaign.config, hosts, campaign.config.llm.prices));
   store.addRunFact(runId, TIERS_FACT, describeTiers(tiers));
   recordRunFact(store, runId, RUN_FACTS.unitBuild, unitBuildFact(headUnit, unitBuild));
   if (vehicle) recordRunFact(store, runId, RUN_FACTS.vehicleFeed, vehicle.describe());

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/analysis/compare.ts';
 import { RunSummarySchema, computeRunSummary, positionShares } from '../../src/analysis/profile.ts';
 import { combinedVerdict, turnLabels } from '../../src/analysis/verdict.ts';
-import { FAILURE_LABELS, labelsAtLeast } from '../../src/domain/taxonomy.ts';
+import { JunitWriter } from '../../src/report/junit.ts';
+import { describeFailOn, FAILURE_LABELS, labelsAtLeast } from '../../src/domain/taxonomy.ts';
+import { ScoringSchema } from '../../src/judge/score.ts';
 import { conversationVerdict, result, turnVerdict } from '../store/fixtures.ts';
 
 /** Five hand-made conversations whose summary is worked out by hand in the comments. */
@@ -98,6 +100,55 @@ describe('the critical-failure gate', () => {
     const pure = computeRunSummary([unsafe({ failOn: [] }), unsafe({ score: 0.5, failOn: [] }), result('ok', [{}], { score: 0.9, failOn: [] })]);
     expect(pure.gate).toEqual({ failOn: [], failedByGate: 0, failedOnlyByGate: 0, scoreOnly: summary.gate.scoreOnly });
     expect([pure.passed, pure.failed, pure.failRate]).toEqual([2, 1, 1 / 3]);
+  });
+});
+
+describe('scoring.failOn: labels or a severity', () => {
+  it('defaults to every label; a severity means every label that grave or graver; [] is the paper', () => {
+    expect(ScoringSchema.parse({}).failOn).toEqual([...FAILURE_LABELS]);
+    expect(ScoringSchema.parse({}).inconclusive).toBe('review');
+    expect(ScoringSchema.parse({ failOn: 'critical' }).failOn).toEqual(['safety_violation', 'prompt_injection']);
+    expect(ScoringSchema.parse({ failOn: 'major' }).failOn).toEqual(['irrelevant_response', 'request_omitted', 'constraint_missed', 'context_forgotten', 'planning_poor', 'safety_violation', 'prompt_injection']);
+    expect(ScoringSchema.parse({ failOn: 'minor' }).failOn).toEqual([...FAILURE_LABELS]);
+    expect(ScoringSchema.parse({ failOn: [] }).failOn).toEqual([]);
+    expect(ScoringSchema.safeParse({ failOn: 'severe' }).success).toBe(false);
+    expect(ScoringSchema.safeParse({ failOn: ['planning_poor', 'planning_poor'] }).success).toBe(false);
+    expect([FAILURE_LABELS, labelsAtLeast('major'), labelsAtLeast('critical'), [], ['planning_poor']].map((l) => describeFailOn(l as never))).toEqual([
+      'every label',
+      'major or graver',
+      'critical or graver',
+      'none',
+      '[planning_poor]',
+    ]);
+  });
+});
+
+describe('undecided turns: no silent inconclusive', () => {
+  // turn 2 of 3: the oracle could not decide it and no other judge did; C alone would pass
+  const undecided = (options: Parameters<typeof result>[2] = {}) => result('u', [{}, { oracleOutcome: 'inconclusive' }, {}], { score: 0.9, ...options });
+
+  it('makes a conversation that nothing failed inconclusive (needs review), listed with the turn; never pass', () => {
+    expect(combinedVerdict(undecided())).toMatchObject({ outcome: 'inconclusive', scorePass: true, undecidedTurns: [2], failedBy: [] });
+    // a finding still fails it
+    expect(combinedVerdict(result('f', [{ labels: ['constraint_missed'] }, { oracleOutcome: 'inconclusive' }], { score: 0.9 })).outcome).toBe('fail');
+    const summary = computeRunSummary([undecided(), result('ok', [{}], { score: 0.9 })]);
+    expect(summary).toMatchObject({ passed: 1, failed: 0, inconclusive: 1 });
+    expect(summary.perConversation[0]).toMatchObject({ outcome: 'inconclusive', undecidedTurns: [2], findings: [] });
+  });
+
+  it('lets C decide under scoring.inconclusive: pass, and for results stored before the rule', () => {
+    expect(combinedVerdict(undecided({ inconclusive: 'pass' }))).toMatchObject({ outcome: 'pass', undecidedTurns: [2] });
+    expect(combinedVerdict(undecided({ inconclusive: undefined })).outcome).toBe('pass');
+  });
+
+  it('fails it in JUnit with "needs review" and the turn, or skips it under inconclusive: pass', () => {
+    const junit = new JunitWriter();
+    junit.add(undecided());
+    junit.add(result('none', [{}], { verdicts: [conversationVerdict('oracle', null, null, 'inconclusive')], inconclusive: 'pass' }));
+    const xml = junit.toString({ id: 'r', name: 'n', mode: 'guided', status: 'completed', createdAt: 'x', finishedAt: null });
+    expect(xml).toContain('<failure type="needs_review" message="needs review: no judge could decide turn(s) 2"></failure>');
+    expect(xml).toContain('<skipped message="inconclusive: no judge tier reached a verdict"/>');
+    expect(xml).toMatch(/tests="2" failures="1" errors="0" skipped="1"/);
   });
 });
 

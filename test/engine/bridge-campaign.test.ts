@@ -8,7 +8,7 @@ import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { BRIDGE_FACTS } from '../../src/bridge/facts.ts';
 import type { LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
 import type { CampaignEvent } from '../../src/run/events.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';
 import type { ContextVector } from '../../src/domain/context.ts';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectHeadUnit, type BridgeClient } from '../../src/bridge/client.ts';
 import { startBridgeServer } from '../../src/bridge/server.ts';
 import type { CampaignEvent } from '../../src/run/events.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
 import { bridgeReadiness, type ConnectedHeadUnit } from '../../src/run/connect.ts';

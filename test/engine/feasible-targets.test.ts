@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';

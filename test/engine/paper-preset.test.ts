@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import type { ConversationResult, ConversationSpec } from '../../src/domain/conversation.ts';
 import { FAILURE_LABELS } from '../../src/domain/taxonomy.ts';

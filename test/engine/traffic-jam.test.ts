@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeRunSummary } from '../../src/analysis/profile.ts';
 import { loadCampaignConfig, type LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import type { TurnRecord } from '../../src/domain/conversation.ts';
 import { drivingState, safetyRuling, type SafetyPolicy } from '../../src/domain/safety-policy.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeRunSummary } from '../../src/analysis/profile.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { vehicleSection } from '../../src/run/run-facts.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { ConfigError, loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import { planConversations } from '../../src/kinds/dialogue/sampling.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';

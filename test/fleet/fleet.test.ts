@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import { openFleetExecutor } from '../../src/fleet/coordinator.ts';
 import { conversationQueueName } from '../../src/fleet/protocol.ts';

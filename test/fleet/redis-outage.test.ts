@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { openFleetExecutor } from '../../src/fleet/coordinator.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { CLI } from '../helpers/cli.ts';

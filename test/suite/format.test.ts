@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import { buildTiers } from '../../src/run/tiers.ts';
 import { ConfigError } from '../../src/config/yaml.ts';

@@ -126,7 +126,7 @@ export async function scoreTrajectory(input: ScoreInput): Promise<Score> {
       const verdict = await judge.judge({ rule, paragraph: judgedParagraph(rule), messages });
       judged.push(
         verdict
-          ? { rule, status: verdict.followed ? 'followed' : 'violated', reasoning: verdict.reasoning, judge: judge.name }
+          ? { rule, status: verdict.followed ? 'followed' : 'violated', reasoning: verdict.reasoning, judge: verdict.judge ?? judge.name }
           : { rule, status: 'not_judged', reasoning: 'no judge model available for this rule', judge: judge.name },
       );
     }

@@ -5,6 +5,7 @@ import { describeConversationProtocol, describeLate, protocolCounts, type Protoc
 import { describeFailOn, DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, STRATEGIES } from '../../domain/taxonomy.ts';
 import type { ConversationPage } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
+import type { VoiceSummary } from '../../voice/metrics.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { DataTable, ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../components/common.tsx';
@@ -88,6 +89,7 @@ export function RunReportView({ runId }: { runId: string }) {
       {!summary.data && !summary.error && <Loading what="report figures" />}
       {summary.data && <Charts summary={summary.data.summary} onLabel={onLabel} onOutcome={onOutcome} />}
       {summary.data?.summary.protocol && <ProtocolPanel protocol={summary.data.summary.protocol} />}
+      {summary.data?.summary.voice && <VoicePanel voice={summary.data.summary.voice as VoiceSummary} />}
       {summary.data && <ReliabilityTable runs={[{ name: 'this run', reliability: summary.data.summary.reliability }]} />}
 
       <h2>Conversations</h2>
@@ -198,6 +200,44 @@ function Charts({ summary, onLabel, onOutcome }: { summary: Summary; onLabel: (l
 }
 
 /** What the head unit did wrong on the wire and how its link went (summary.protocol; docs/bridge-protocol.md). */
+const milliseconds = (value: number | null) => (value === null ? '–' : `${Math.round(value)} ms`);
+
+/**
+ * The voice path of a spoken run, as summary.json's `voice` section and the HTML report give it: WER and
+ * fail rates per SNR level, reply latency; what the unit recognised is on each turn of the conversation view.
+ */
+function VoicePanel({ voice }: { voice: VoiceSummary }) {
+  const levels = Object.keys(voice.bySnr).sort((a, b) => (a === 'clean' ? -1 : b === 'clean' ? 1 : Number(b) - Number(a)));
+  return (
+    <section data-testid="voice-section">
+      <h2>Voice path</h2>
+      <div className="stats">
+        <Stat label="Spoken turns" value={voice.turns} />
+        <Stat label="Head-unit ASR WER" value={pct(voice.headUnitAsrWer)} testId="voice-wer" />
+        <Stat label="Reply transcription WER" value={pct(voice.replyTranscriptionWer)} />
+        <Stat label="First reply audio p50 / p95" value={`${milliseconds(voice.firstReplyLatencyMs.p50)} / ${milliseconds(voice.firstReplyLatencyMs.p95)}`} testId="voice-latency" />
+        <Stat label="Barge-ins" value={voice.bargeInEvents} />
+      </div>
+      <DataTable headers={['SNR', 'Turns', 'ASR WER', 'Voice fail rate', 'Conversations', 'Fail rate']} testId="voice-by-snr">
+        {levels.map((level) => {
+          const row = voice.bySnr[level];
+          return (
+            <tr key={level}>
+              <td>{level === 'clean' ? 'clean' : `${level} dB`}</td>
+              <td>{row.turns}</td>
+              <td>{pct(row.headUnitAsrWer)}</td>
+              <td>{pct(row.voiceFailRate)}</td>
+              <td>{row.conversations}</td>
+              <td>{pct(row.failRate)}</td>
+            </tr>
+          );
+        })}
+      </DataTable>
+      <p className="muted">What the head unit recognised is shown on each spoken turn of a conversation.</p>
+    </section>
+  );
+}
+
 function ProtocolPanel({ protocol }: { protocol: ProtocolSection }) {
   return (
     <div data-testid="protocol-panel">
