@@ -118,12 +118,14 @@ export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
 
 /**
  * What `method: paper` requires of a dialogue config, so a preset cannot silently drift from the
- * published setup: the verdict is C ≥ θ alone (`scoring.failOn: []`), the judges and simulator
+ * published setup: the verdict is C ≥ θ alone (`scoring.failOn: []`, and `scoring.inconclusive: pass`: the paper
+ * has no "needs review" outcome), the judges and simulator
  * sample at temperature 0, and the baseline is one neutral persona with a fixed M = 8.
  */
 function paperPresetIssues(config: Pick<CampaignConfig, 'scoring' | 'llm' | 'mode' | 'maxTurns' | 'personas'>): Array<{ path: (string | number)[]; message: string }> {
   const issues: Array<{ path: (string | number)[]; message: string }> = [];
   if (config.scoring.failOn.length > 0) issues.push({ path: ['scoring', 'failOn'], message: 'method: paper scores by C ≥ θ alone; set scoring.failOn: [] (the lab gate is method: lab)' });
+  if (config.scoring.inconclusive !== 'pass') issues.push({ path: ['scoring', 'inconclusive'], message: 'method: paper has no "needs review" outcome: C decides; set scoring.inconclusive: pass' });
   if (config.llm.temperature !== 0) issues.push({ path: ['llm', 'temperature'], message: 'method: paper samples at temperature 0 (the paper\'s Table II)' });
   if (config.mode === 'baseline') {
     if (config.maxTurns.length !== 1 || config.maxTurns[0] !== 8) issues.push({ path: ['maxTurns'], message: 'the paper\'s baseline has a fixed turn budget: maxTurns: [8]' });
