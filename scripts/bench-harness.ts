@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { resourceUsage } from 'node:process';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../src/kinds/dialogue/run.ts';
-import { buildTiers } from '../src/run/tiers.ts';
+import { buildTiers } from '../src/kinds/dialogue/tiers.ts';
 import { InProcessHeadUnit } from '../src/headunit/in-process.ts';
 import { ReferenceHeadUnit } from '../src/headunit/reference/reference-headunit.ts';
 import { ResultStore } from '../src/store/store.ts';
