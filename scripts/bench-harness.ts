@@ -67,12 +67,16 @@ async function serve(): Promise<void> {
   });
 }
 
-/** A call's role: the model it was sent to and the task its system prompt names (GenerateUtterance, EvaluateTurn, ...). */
+/**
+ * A call's role: the model it was sent to, the task its system prompt names (GenerateUtterance, EvaluateTurn, ...)
+ * and, for the rubric evaluators, which one (each dimension has its own rubric, so its own stable prefix).
+ */
 function roleOf(request: RecordedRequest): string {
   const messages: Array<{ role: string; content: string }> = request.body?.messages ?? [];
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
   const task = /\b(ExtractTargets|GenerateUtterance|SelectAndGenerate|EvaluateTurn|EvaluateConversation)\b/.exec(system)?.[1] ?? 'other';
-  return `${request.body?.model ?? '?'} ${task}`;
+  const schema: string | undefined = request.body?.response_format?.json_schema?.name;
+  return `${request.body?.model ?? '?'} ${task}${schema && schema !== task ? ` ${schema}` : ''}`;
 }
 
 /** The prompt as the server's tokenizer sees it: the messages in order. */
