@@ -4,6 +4,7 @@ import type { TurnRecord } from '../../src/domain/conversation.ts';
 import { TurnDetail } from '../../src/ui/views/ConversationView.tsx';
 import { LiveTurn } from '../../src/ui/views/LiveView.tsx';
 import { CompareGuidance } from '../../src/ui/views/CompareView.tsx';
+import { PagedRuns, RUNS_PAGE } from '../../src/ui/views/RunsView.tsx';
 
 const turn: TurnRecord = {
   index: 2,
@@ -68,5 +69,15 @@ describe('guidance on an empty compare page (#24 item 6)', () => {
     expect(renderToStaticMarkup(<CompareGuidance runs={0} />)).toContain('There is no run to compare yet');
     expect(renderToStaticMarkup(<CompareGuidance runs={1} />)).toContain('a comparison needs two');
     expect(renderToStaticMarkup(<CompareGuidance runs={5} />)).toContain('Choose run A and run B above');
+  });
+});
+
+describe('paging on the runs page (#24 item 6)', () => {
+  const run = (n: number) => ({ id: `run-${n}`, name: `r${n}`, kind: 'dialogue', mode: 'guided', status: 'completed', stored: 1, planned: 1, createdAt: '2026-11-27T10:00:00Z' }) as unknown as Parameters<typeof PagedRuns>[0]['runs'][number];
+  it('shows 50 runs a page with a pager, and no pager for a short list', () => {
+    const long = renderToStaticMarkup(<PagedRuns runs={Array.from({ length: 120 }, (_, n) => run(n))} />).replace(/<!-- -->/g, '');
+    expect(long).toContain('page 1 of 3 · 120 runs');
+    expect(long.match(/<tr>/g)?.length).toBe(RUNS_PAGE + 1);
+    expect(renderToStaticMarkup(<PagedRuns runs={[run(1)]} />)).not.toContain('pager-status');
   });
 });

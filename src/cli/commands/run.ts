@@ -15,6 +15,7 @@ import { applyCampaignEvent, emptySnapshot, rigsLine } from '../../server/live-s
 import { campaignKind, readCampaignKind } from '../../kinds/registry.ts';
 import { resumeCommand, stoppedLine, unreachableLine, UNIT_UNREACHABLE_EXIT_CODE } from '../run-end.ts';
 import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
+import { SutError } from '../../headunit/types.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
@@ -75,9 +76,17 @@ export function registerRunCommands(program: Command): void {
         const log = (line: string) => console.error(line);
         const graceSeconds = Number(options.fleetGrace);
         if (options.fleet && !(graceSeconds > 0)) throw new Error(`--fleet-grace: expected a number of seconds above 0, got "${options.fleetGrace}"`);
-        runner = options.fleet
-          ? await (await import('../../fleet/coordinator.ts')).openFleetExecutor(loaded as LoadedCampaign, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 })
-          : await kind.open(loaded, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
+        try {
+          runner = options.fleet
+            ? await (await import('../../fleet/coordinator.ts')).openFleetExecutor(loaded as LoadedCampaign, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 })
+            : await kind.open(loaded, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
+        } catch (error) {
+          // a bridge unit that never dialled in: the same exit code as a run that never reached its unit, with nothing recorded
+          if (!(error instanceof SutError)) throw error;
+          console.error(`icabench: the head unit was not reached, no run was recorded: ${error.message}`);
+          process.exitCode = UNIT_UNREACHABLE_EXIT_CODE;
+          return;
+        }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
         console.error(Object.entries(runner.meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; '));
