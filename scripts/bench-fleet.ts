@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
-import { openRig } from '../src/run/rig.ts';
+import { openRig } from '../src/kinds/dialogue/rig.ts';
 import { runCampaign, type ConversationExecutor } from '../src/kinds/dialogue/run.ts';
 import { openFleetExecutor } from '../src/fleet/coordinator.ts';
 import { ResultStore } from '../src/store/store.ts';

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../src/kinds/dialogue/run.ts';
-import { buildTiers } from '../src/run/tiers.ts';
+import { buildTiers } from '../src/kinds/dialogue/tiers.ts';
 import type { ConversationResult } from '../src/domain/conversation.ts';
 import { DEFAULT_CONFIGS_DIR, DEFAULT_UI_DIR } from '../src/server/bench.ts';
 import { startBenchServer } from '../src/server/server.ts';

@@ -9,7 +9,7 @@ import { dataPath } from '../helpers/repoData.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
 import { connectHeadUnit, toolsExtension } from '../../src/bridge/client.ts';
 import { toolAgentFactory } from '../../src/kinds/tool-agents/bridge-unit.ts';
-import { loadTaskFile } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile } from '../../src/toolenv/tasks.ts';
 import { ResultStore } from '../../src/store/store.ts';
 
 /** A results store of its own for one run (every run is stored: resumable, and what the report reads). */

@@ -3,7 +3,7 @@ import { confirmationRuleJudge, type PolicyJudge } from '../../src/kinds/tool-ag
 import { runToolTaskTrial, type AgentTurnInput, type TrialResult } from '../../src/kinds/tool-agents/loop.ts';
 import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
 import { isSimulatorMisfire, summarizeTrials } from '../../src/kinds/tool-agents/summary.ts';
-import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, type Task } from '../../src/toolenv/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { scripted } from './scripted.ts';
 

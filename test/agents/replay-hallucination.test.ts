@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { confirmationRuleJudge } from '../../src/kinds/tool-agents/judge.ts';
 import { checkRunnable, runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
 import { planReplay, ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
-import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, type Task } from '../../src/toolenv/tasks.ts';
 import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
 import { join } from 'node:path';
 import { scripted } from './scripted.ts';

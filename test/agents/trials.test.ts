@@ -4,7 +4,7 @@ import { checkRunnable, runToolTaskTrial, TrialResultSchema } from '../../src/ki
 import { FAULT_POLICY_RULES, type FaultProfile } from '../../src/kinds/tool-agents/config.ts';
 import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
 import { summarizeTrials } from '../../src/kinds/tool-agents/summary.ts';
-import { loadTaskFile, parseTasks, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, parseTasks, type Task } from '../../src/toolenv/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { scripted } from './scripted.ts';
 

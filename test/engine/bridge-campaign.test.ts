@@ -9,7 +9,7 @@ import { BRIDGE_FACTS } from '../../src/bridge/facts.ts';
 import type { LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
 import type { CampaignEvent } from '../../src/run/events.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';

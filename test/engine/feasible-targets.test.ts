@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import type { ContextVector } from '../../src/domain/context.ts';

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import type { ConversationResult, ConversationSpec } from '../../src/domain/conversation.ts';
 import { FAILURE_LABELS } from '../../src/domain/taxonomy.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';

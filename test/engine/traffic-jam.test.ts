@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { computeRunSummary } from '../../src/analysis/profile.ts';
 import { loadCampaignConfig, type LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import type { TurnRecord } from '../../src/domain/conversation.ts';
 import { drivingState, safetyRuling, type SafetyPolicy } from '../../src/domain/safety-policy.ts';
 import { ResultStore } from '../../src/store/store.ts';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { ConfigError, loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { planConversations } from '../../src/kinds/dialogue/sampling.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';
 import { ResultStore } from '../../src/store/store.ts';

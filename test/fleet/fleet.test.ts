@@ -6,7 +6,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { openFleetExecutor } from '../../src/fleet/coordinator.ts';
 import { conversationQueueName } from '../../src/fleet/protocol.ts';
 import { fleetRedisOptions } from '../../src/fleet/redis.ts';

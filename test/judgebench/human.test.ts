@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { cohensKappa, fleissKappa, categoryCounts, lightsKappa, majorityScore } from '../../src/analysis/stats.ts';
+import { cohensKappa, fleissKappa, categoryCounts, lightsKappa, majorityScore } from '../../src/domain/stats.ts';
 import { parseCsv } from '../../src/domain/csv.ts';
 import { humanAgreementStudy, parseRatings, type RatingRow } from '../../src/judgebench/human.ts';
 import { dataPath } from '../helpers/repoData.ts';

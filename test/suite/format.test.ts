@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { ConfigError } from '../../src/config/yaml.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { loadSuite, suiteToYaml } from '../../src/suite/format.ts';

@@ -6,7 +6,7 @@ import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import type { ConversationResult, UtteranceAnnotation } from '../../src/domain/conversation.ts';
 import { unitBuildOf } from '../../src/run/run-facts.ts';
 import { storedRunChanges } from '../../src/report/changes-section.ts';

@@ -21,7 +21,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   // a suite campaign brings its plan (its suites' conversations); a dialogue campaign samples one
   plan: async (campaign) => (campaign.plan ?? planConversations(campaign)).map((spec) => ({ key: spec.key, item: spec })),
   async open(campaign, { overrides, log = () => undefined, unitBuild }) {
-    const [{ openRig }, { rigRunner }] = await Promise.all([import('../../run/rig.ts'), import('./run.ts')]);
+    const [{ openRig }, { rigRunner }] = await Promise.all([import('./rig.ts'), import('./run.ts')]);
     return rigRunner(await openRig(campaign, { overrides, log, unitBuild }), campaign, log);
   },
   storage: {

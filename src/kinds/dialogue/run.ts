@@ -4,7 +4,7 @@ import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import type { ArtifactInput, ResultStore } from '../../store/store.ts';
 import type { CampaignEvent, CampaignEventListener } from '../../run/events.ts';
 import type { ItemRunner } from '../../run/kind.ts';
-import { openRig, type CampaignTiers, type Rig, type RunRecorder } from '../../run/rig.ts';
+import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import type { RecordedFact } from '../../run/run-facts.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import type { CampaignConfig, LoadedCampaign } from './config.ts';

@@ -12,7 +12,7 @@ import { searchWarningOmissions, type OmissionSearchResult } from '../../manual/
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
-import { modelHostsOf } from '../../run/rig.ts';
+import { modelHostsOf } from '../../run/model-tiers.ts';
 import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
@@ -106,7 +106,7 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
     throw error;
   }
   const retrieval = skill ? skill.retrieval : options.headUnit ? 'the head unit given to the run' : `the head unit's own (${config.headUnit.type})`;
-  const hosts = await modelHostsOf(config.evaluators, config.llm.ollamaHost);
+  const hosts = await modelHostsOf(config.evaluators.filter((ref) => ref !== 'oracle'), config.llm.ollamaHost);
   // every model call is stored with the run (llm.calls facts), after each question and at the end
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
   let store: ResultStore | null = null;

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClassificationScores } from '../../analysis/stats.ts';
+import type { ClassificationScores } from '../../domain/stats.ts';
 import type { ManualQaSummary, MetricAggregate } from './item.ts';
 import type { ManualEvaluation } from '../../manual/evaluate.ts';
 import { MANUAL_METRICS, METRIC_TITLES, metricFails, type ManualMetric, type MetricValue } from '../../manual/model.ts';

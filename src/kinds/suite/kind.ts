@@ -1,7 +1,7 @@
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import { ConfigError } from '../../config/yaml.ts';
 import { llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
-import { isModelRef } from '../../run/tiers.ts';
+import { isModelRef } from '../dialogue/tiers.ts';
 import type { LoadedCampaign } from '../dialogue/config.ts';
 import { dialogueKind } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';

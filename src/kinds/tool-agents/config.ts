@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadYaml } from '../../config/yaml.ts';
 import { LlmSettingsSchema } from '../../llm/settings.ts';
-import { BRIDGE_LISTEN_FIELDS } from '../dialogue/config.ts';
+import { BRIDGE_LISTEN_FIELDS } from '../../run/headunit-config.ts';
 import { MethodSchema } from '../../domain/method.ts';
 
 /**

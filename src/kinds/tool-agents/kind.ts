@@ -3,7 +3,7 @@ import { llmPathFields, type CampaignKindDefinition, type PathField } from '../.
 import type { FinishedTrial } from './campaign.ts';
 import { toolAgentsModelRefs } from './config.ts';
 import { loadToolAgentsConfig, ToolAgentsConfigSchema, type LoadedToolAgents, type ToolAgentsConfig } from './config.ts';
-import type { InvalidTask } from './tasks.ts';
+import type { InvalidTask } from '../../toolenv/tasks.ts';
 import { TOOL_AGENTS_FACTS, TOOL_AGENTS_KIND, ToolTrialItemSchema, trialKey, trialOutcomeWord, type ToolTrialItem } from './results.ts';
 
 /** The tasks a plan could not load, kept from planning to the run's creation (recorded with it). */

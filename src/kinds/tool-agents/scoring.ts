@@ -4,7 +4,7 @@ import type { NavigationDb } from '../../toolenv/navdb.ts';
 import { diffStates, stateKey, type DynamicState } from '../../toolenv/state.ts';
 import { noJudge, type PolicyJudge } from './judge.ts';
 import { applicableJudgedRules, judgedParagraph, scanCodePolicies } from './policies.ts';
-import { isHallucination, type Task } from './tasks.ts';
+import { isHallucination, type Task } from '../../toolenv/tasks.ts';
 import { toolSteps, type TrajectoryMessage } from './trajectory.ts';
 
 /** CAR-bench's reward (scoring.md §2): R = max(0, 1 + Δ_state + Δ_subset + Δ_exec + Δ_end + Δ_policy) ∈ {0, 1}. */

@@ -8,7 +8,7 @@ import type { ToolEnvironment } from '../../toolenv/env.ts';
 import { carbenchPath } from '../../toolenv/paths.ts';
 import { stateKey } from '../../toolenv/state.ts';
 import type { ReferenceReplay } from './scoring.ts';
-import type { Task } from './tasks.ts';
+import type { Task } from '../../toolenv/tasks.ts';
 import { toolSteps, type TrajectoryMessage } from './trajectory.ts';
 
 /** The control keywords of CAR-bench's user simulator (user_simulator.md). */
