@@ -13,7 +13,7 @@ import { confirmationRuleJudge } from '../src/kinds/tool-agents/judge.ts';
 import { checkRunnable, runToolTaskTrial, type ToolAgent, type TrialResult } from '../src/kinds/tool-agents/loop.ts';
 import { ReplayAgent } from '../src/kinds/tool-agents/replay.ts';
 import { summarizeTrials } from '../src/kinds/tool-agents/summary.ts';
-import { loadVendoredTasks } from '../src/kinds/tool-agents/tasks.ts';
+import { loadVendoredTasks } from '../src/toolenv/tasks.ts';
 import { connectHeadUnit, toolsExtension } from '../src/bridge/client.ts';
 import { startBridgeServer } from '../src/bridge/server.ts';
 

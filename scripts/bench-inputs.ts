@@ -59,8 +59,8 @@ async function runCase(name: string, dir: string): Promise<CaseResult> {
     );
   }
   else {
-    const { runCampaign } = await import('../src/run/runner.ts');
-    const { buildTiers } = await import('../src/run/tiers.ts');
+    const { runCampaign } = await import('../src/kinds/dialogue/run.ts');
+    const { buildTiers } = await import('../src/kinds/dialogue/tiers.ts');
     const { ResultStore } = await import('../src/store/store.ts');
     const { writeRunOutputs } = await import('../src/report/write.ts');
     const campaign = loadCampaignConfig(join(dir, `${name}.yaml`));

@@ -4,7 +4,7 @@
  * fake OpenAI-compatible server (instant answers, so this is the bench's own overhead per call).
  */
 import { readFileSync } from 'node:fs';
-import { bootstrapCI, categoryCounts, fleissKappa, kruskalWallis, mannWhitneyU, mean } from '../src/analysis/stats.ts';
+import { bootstrapCI, categoryCounts, fleissKappa, kruskalWallis, mannWhitneyU, mean } from '../src/domain/stats.ts';
 import { createRng } from '../src/domain/rng.ts';
 import { createProvider } from '../src/llm/index.ts';
 import { generateDataset } from '../src/judgebench/generator.ts';

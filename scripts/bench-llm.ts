@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../src/run/runner.ts';
+import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { createLlmJudge } from '../src/judge/llm.ts';
 import { ConcurrencyLimiter, LlmUsageTracker } from '../src/llm/index.ts';
 import { createLlmSimulator } from '../src/simulator/llm.ts';

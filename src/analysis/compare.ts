@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FAILURE_LABELS } from '../domain/taxonomy.ts';
-import { a12Magnitude, mannWhitneyU, varghaDelaneyA12 } from './stats.ts';
+import { a12Magnitude, mannWhitneyU, varghaDelaneyA12 } from '../domain/stats.ts';
 import type { RunSummary } from './profile.ts';
 import { compareDiversity, DEFAULT_DIVERSITY_CONFIG, DiversityComparisonSchema, type DiversityConfig } from './diversity.ts';
 import type { Embedder } from '../embedding/types.ts';

@@ -1,4 +1,4 @@
-import { conversationPlanOfKey } from '../kinds/dialogue/sampling.ts';
+import { conversationPlanOfKey } from '../domain/plan-key.ts';
 import type { PerConversation } from './profile.ts';
 import { reliability, type Reliability } from './reliability.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ConversationResult, ProtocolAnomalies } from '../domain/conversation.ts';
-import type { RunFact } from '../store/store.ts';
+import type { RunFact } from '../domain/run-fact.ts';
 import { BRIDGE_FACTS } from '../bridge/facts.ts';
 
 /**

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunSummary } from '../analysis/profile.ts';
-import { describeFailOn, type FailureLabel } from '../domain/taxonomy.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { readRunSummary } from '../report/write.ts';
 import { ResultStore } from '../store/store.ts';
@@ -15,17 +14,6 @@ export function openStore(workspace: string, mustExist = true): ResultStore | nu
     return null;
   }
   return ResultStore.open(path);
-}
-
-/** The verdict rule in one phrase for the command line: "failOn every label failed 24" or "no findings gate, failOn []". */
-export function gateText(failOn: readonly FailureLabel[], failedByGate: number): string {
-  return failOn.length ? `failOn ${describeFailOn(failOn)} failed ${failedByGate}` : 'no findings gate, failOn []';
-}
-
-/** Conversations with findings and those that need review, for the command line. */
-export function findingsText(run: { conversationsWithFindings: number; findingsRate: number | null; inconclusive: number }): string {
-  const pct = run.findingsRate === null ? 'n/a' : `${(run.findingsRate * 100).toFixed(1)}%`;
-  return `conversations with findings ${run.conversationsWithFindings} (${pct}), inconclusive (needs review) ${run.inconclusive}`;
 }
 
 /**

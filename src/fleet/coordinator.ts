@@ -2,7 +2,7 @@ import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
 import { ConversationAborted } from '../kinds/dialogue/conversation.ts';
-import type { ConversationExecutor, FinishedConversation } from '../run/runner.ts';
+import type { ConversationExecutor, FinishedConversation } from '../kinds/dialogue/run.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { ConversationSpec } from '../domain/conversation.ts';
 import {
@@ -281,7 +281,8 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       return { conversationEnded: () => undefined, invocationEnded: () => undefined };
     },
     ready: async () => redisLost,
-    async run(id, spec, signal, _onTurn, onRig) {
+    async run(id, { item: spec }, signal, emit) {
+      const onRig = (rig: string) => emit({ type: 'conversation_rig', runId: id, key: spec.key, rig });
       if (redisLost) throw new ConversationAborted();
       const already = early.get(spec.key);
       if (already) {

@@ -91,6 +91,8 @@ export class RedisHealth {
   constructor(
     private readonly url: string,
     private readonly log: (line: string) => void,
+    /** whether the process's main connection is up: a lagging connection's error after Redis came back is no new outage */
+    private readonly mainReady: () => boolean,
   ) {}
 
   get down(): boolean {
@@ -110,7 +112,7 @@ export class RedisHealth {
         return;
       }
       if (!isConnectionError(error)) return this.log(`${source}: ${error.message}`);
-      if (this.downSince !== null) return;
+      if (this.downSince !== null || this.mainReady()) return;
       this.downSince = Date.now();
       this.lostJobsSaid = false;
       const cause = (error as NodeJS.ErrnoException).code ?? error.message;
@@ -147,8 +149,8 @@ export async function connectFleetRedis(url: string, flag: string, log: (line: s
   } finally {
     probe.disconnect();
   }
-  const health = new RedisHealth(url, log);
   const redis = new Redis(options);
+  const health = new RedisHealth(url, log, () => redis.status === 'ready');
   redis.on('error', health.errorListener('fleet Redis'));
   redis.on('ready', () => health.ready());
   return { redis, health };

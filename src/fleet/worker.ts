@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { z } from 'zod';
 import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
-import { openRig, type Rig, type RunRecorder } from '../run/rig.ts';
-import { runPlannedConversation } from '../run/runner.ts';
+import { openRig, type Rig, type RunRecorder } from '../kinds/dialogue/rig.ts';
+import { runPlannedConversation } from '../kinds/dialogue/run.ts';
 import { RecordedFactSchema, type RecordedFact, type RunFactSink } from '../run/run-facts.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cohensKappa } from '../analysis/stats.ts';
+import { cohensKappa } from '../domain/stats.ts';
 import type { ConversationResult, TurnVerdict } from '../domain/conversation.ts';
 import { DIMENSIONS, FAILURE_LABELS, type Dimension, type FailureLabel } from '../domain/taxonomy.ts';
 

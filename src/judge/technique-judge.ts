@@ -4,7 +4,7 @@ import type { TargetStatus } from '../domain/targets.ts';
 import { createProvider, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
 import { parseJudgeRef } from '../llm/modelRef.ts';
 import { delimitUntrusted, loadPromptSections, renderTemplate } from '../llm/prompts.ts';
-import type { LlmProvider } from '../llm/types.ts';
+import type { ChatMessage, LlmProvider } from '../llm/types.ts';
 import {
   ConfidentDimensionOutputSchema,
   conversationVerdictFrom,
@@ -16,7 +16,6 @@ import {
 } from './llm.ts';
 import { DEFAULT_SCORING, type Scoring } from './score.ts';
 import { runTechnique, type AnswerKind, type Persona, type Technique, type TechniqueQuestion, type TechniqueVote } from '../llm/technique.ts';
-import { workedDimensionExamples, workedTurnExamples } from './technique-examples.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 
 export const TECHNIQUE_PROMPT = 'judge/techniques.v1';
@@ -98,7 +97,18 @@ function voteNote(technique: Technique, votes: readonly TechniqueVote<unknown>[]
   return `${technique}: ${votes.length} answer(s) [${votes.map(describe).join('; ')}]`;
 }
 
+/** A worked example: the judge's prompt (user part) and the answer as JSON. */
+export type WorkedExample = [ChatMessage, ChatMessage];
+
+/** Worked examples for the CoT-n techniques, made by whoever builds the judge (the dialogue kind: src/kinds/dialogue/technique-examples.ts). */
+export interface WorkedExamples {
+  turns(): Promise<WorkedExample[]>;
+  dimensions(): Promise<Record<Dimension, WorkedExample[]>>;
+}
+
 export interface TechniqueJudgeOptions {
+  /** the CoT-n techniques' worked examples; a cot-n judge without them cannot run */
+  workedExamples?: WorkedExamples;
   tracker?: LlmUsageTracker;
   /** base seed; default: the conversation's rngSeed */
   seed?: number;
@@ -121,6 +131,12 @@ class TechniqueJudge implements Judge {
   readonly tier = 'llm' as const;
   readonly prompts = [...Object.values(JUDGE_PROMPTS), TECHNIQUE_PROMPT];
   private readonly scoring: Scoring;
+
+  /** the worked examples a CoT-n technique shows the model; without them such a judge fails loudly */
+  private workedExamples(): WorkedExamples {
+    if (!this.options.workedExamples) throw new Error(`${this.ref}: a ${this.technique} judge needs worked examples (createTechniqueJudge's workedExamples); the dialogue kind builds them`);
+    return this.options.workedExamples;
+  }
 
   constructor(
     readonly ref: string,
@@ -145,7 +161,7 @@ class TechniqueJudge implements Judge {
   async evaluateTurn(input: TurnJudgeInput): Promise<TurnVerdict> {
     const prompt = renderTurnJudgePrompt(input);
     const targetIds = input.targets.map((t) => t.id);
-    const examples = this.technique.startsWith('cot-') ? await workedTurnExamples() : [];
+    const examples = this.technique.startsWith('cot-') ? await this.workedExamples().turns() : [];
     const question: TechniqueQuestion<TurnAnswer> = {
       schema: (kind) => turnOutputSchema(targetIds, kind === 'confidence'),
       opening: (kind, persona, n) => [{ role: 'system', content: systemFor(prompt.system, kind, persona) }, ...examples.slice(0, n).flat(), { role: 'user', content: prompt.user }],
@@ -170,7 +186,7 @@ class TechniqueJudge implements Judge {
   }
 
   async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
-    const examples = this.technique.startsWith('cot-') ? await workedDimensionExamples() : null;
+    const examples = this.technique.startsWith('cot-') ? await this.workedExamples().dimensions() : null;
     const outcomes = await Promise.all(
       renderDimensionJudgePrompts(input).map(async ([dimension, prompt]) => {
         const question: TechniqueQuestion<DimensionAnswer> = {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { agreementReport, type AgreementReport, type KappaWeights } from '../analysis/stats.ts';
+import { agreementReport, type AgreementReport, type KappaWeights } from '../domain/stats.ts';
 import { parseCsv } from '../domain/csv.ts';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 

@@ -1,4 +1,4 @@
-import { precisionRecallF1 } from '../analysis/stats.ts';
+import { precisionRecallF1 } from '../domain/stats.ts';
 import type { PriceTable } from '../llm/usage.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import { ERROR_CATEGORIES, RULE_CATEGORIES, type ErrorCategory, type Pair } from './dataset.ts';

@@ -5,6 +5,7 @@ import { CampaignConfigSchema } from './dialogue/config.ts';
 import { ManualQaConfigSchema } from './manual-qa/config.ts';
 import { ToolAgentsConfigSchema } from './tool-agents/config.ts';
 import { SuiteCampaignConfigSchema } from './suite/suite-kind.ts';
+import type { CampaignKindDefinition } from '../run/kind.ts';
 
 /**
  * Campaign kinds: what the top-level `kind:` of a campaign config selects. `dialogue` (the
@@ -71,4 +72,28 @@ export function campaignConfigSchemaFor(value: unknown): z.ZodType {
   if (kind !== null) return SCHEMAS[kind];
   const message = unknownKind((value as { kind: unknown }).kind, '').replace(/^kind: /, '');
   return z.looseObject({ kind: z.unknown().refine(() => false, { message }) });
+}
+
+/** A campaign kind's definition, whatever its config and items (the CLI, the bench app and the fleet treat every kind alike). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind's types are its own; callers pass a kind its own loaded config
+export type AnyCampaignKind = CampaignKindDefinition<any, any, any>;
+
+/** Each kind's definition (src/run/kind.ts), loaded on demand: a kind's run and report modules load only when it runs. */
+const DEFINITIONS: Record<CampaignKind, () => Promise<AnyCampaignKind>> = {
+  dialogue: async () => (await import('./dialogue/kind.ts')).dialogueKind,
+  'manual-qa': async () => (await import('./manual-qa/kind.ts')).manualQaKind,
+  'tool-agents': async () => (await import('./tool-agents/kind.ts')).toolAgentsKind,
+  suite: async () => (await import('./suite/kind.ts')).suiteKind,
+};
+
+/** The definition of a campaign kind; an unknown kind (a stored run of a newer version) is refused naming the accepted kinds. */
+export function campaignKind(kind: string): Promise<AnyCampaignKind> {
+  if (!isKind(kind)) throw new ConfigError(unknownKind(kind, ''));
+  return DEFINITIONS[kind]();
+}
+
+/** The model references a parsed, valid config of any kind names in every role (the rig status and `icabench doctor` check them). */
+export async function configModelRefs(config: unknown): Promise<string[]> {
+  const kind = campaignKindOfValue(config);
+  return kind === null ? [] : (await campaignKind(kind)).modelRefs(config);
 }

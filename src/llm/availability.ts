@@ -48,7 +48,7 @@ function reason(error: unknown): string {
 /**
  * Whether a model reference can serve calls right now: the server answers and has the model
  * (Ollama /api/tags, OpenAI-compatible /models), or the GGUF file exists. A run checks every model
- * it names before it starts (src/run/tiers.ts); the doctor prints it with the fix.
+ * it names before it starts (src/kinds/dialogue/tiers.ts); the doctor prints it with the fix.
  */
 export async function checkModelAvailability(ref: string, options: AvailabilityOptions = {}): Promise<ModelAvailability> {
   let parsed;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { icc31, kruskalWallis, mean, pearson, precisionRecallF1, type ClassificationScores } from '../analysis/stats.ts';
+import { icc31, kruskalWallis, mean, pearson, precisionRecallF1, type ClassificationScores } from '../domain/stats.ts';
 import type { ManualEvaluation } from './evaluate.ts';
 import type { ManualMetric } from './model.ts';
 

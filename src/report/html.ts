@@ -221,9 +221,11 @@ function turnRows(turns: readonly TurnRecord[]): string {
         .join('');
       const judges = turn.verdicts.map((v) => (v === deciding ? `<b>${h(v.judge)}: ${h(v.outcome)}</b>` : `${h(v.judge)}: ${h(v.outcome)}`)).join(', ');
       const actions = turn.reply?.actions.map((a) => a.type) ?? [];
+      // a scripted turn's expectations (suites), each with whether it held and why
+      const expected = (turn.expectations?.checks ?? []).map((c) => `<div class="${c.met ? 'muted' : 'err'}">${c.met ? 'expected' : 'unmet'}: ${h(c.expected)} (${h(c.detail)})</div>`).join('');
       return `<tr><td class="n">${turn.index + 1}</td><td>${turn.utterance.strategy ? chips([turn.utterance.strategy]) : '<span class="muted">–</span>'}</td>
 <td>${h(turn.utterance.text)}${turn.voice ? `<div class="muted">heard: ${h(turn.voice.recognizedText ?? '(not reported)')}${turn.voice.snrDb === null ? '' : ` · ${turn.voice.snrDb} dB SNR`}</div>` : ''}</td><td>${turn.reply ? h(turn.reply.text) + (actions.length ? `<div>${chips(actions)}</div>` : '') : '<span class="err">no reply</span>'}</td>
-<td>${labels || '<span class="muted">none</span>'}</td><td class="muted">${judges}<br>${Math.round(turn.latencyMs)} ms</td></tr>`;
+<td>${labels || '<span class="muted">none</span>'}${expected}</td><td class="muted">${judges}<br>${Math.round(turn.latencyMs)} ms</td></tr>`;
     })
     .join('\n');
 }
@@ -235,6 +237,7 @@ function outcomeReason(combined: CombinedVerdict): string {
   const review = combined.undecidedTurns.length ? `no judge could decide turn(s) ${combined.undecidedTurns.join(', ')}` : '';
   if (combined.outcome === 'error') return `error: the conversation did not complete; ${byScore}${gate ? `; ${gate}` : ''}.`;
   if (combined.outcome === 'fail' && gate) return `fail: ${gate}, whatever C; ${byScore}.`;
+  if (combined.outcome === 'fail' && combined.failedBy.includes('expectation')) return `fail: a scripted turn's expectation did not hold, whatever C; ${byScore}.`;
   if (combined.outcome === 'inconclusive' && review) return `inconclusive, needs review: ${review}; ${byScore}.`;
   return `${combined.outcome}: ${byScore}${review ? `; ${review}` : ''}.`;
 }

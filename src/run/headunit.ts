@@ -6,7 +6,8 @@ import { bridgeReadiness, referenceDialIn, type ConnectedHeadUnit, type Referenc
 import { ReferenceHeadUnit, type ReferenceHeadUnitOptions } from '../headunit/reference/reference-headunit.ts';
 import type { VehicleMapping } from '../vehicle/mapping.ts';
 import type { World } from '../world/world.ts';
-import { ConfigError, type HeadUnitConfig } from '../kinds/dialogue/config.ts';
+import { ConfigError } from '../config/yaml.ts';
+import type { HeadUnitConfig } from './headunit-config.ts';
 
 /**
  * Brings up the system under test a campaign config names: the reference head unit dialled in

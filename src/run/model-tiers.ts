@@ -1,22 +1,8 @@
-import { createLlmJudge } from '../judge/llm.ts';
-import { createTechniqueJudge } from '../judge/technique-judge.ts';
-import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
-import type { Scoring } from '../judge/score.ts';
-import type { Judge } from '../judge/types.ts';
-import type { Strategy } from '../domain/taxonomy.ts';
-import { createLlmSimulator } from '../simulator/llm.ts';
-import type { UserSimulator } from '../simulator/types.ts';
+import { isTechniqueRef, parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
 import { checkModelAvailability, type ModelAvailability } from '../llm/availability.ts';
-import { providerOptionsFrom, type LlmSettings } from '../llm/settings.ts';
-import type { LlmUsageTracker } from '../llm/usage.ts';
+import type { LlmSettings } from '../llm/settings.ts';
+import type { InvocationFact } from './run-facts.ts';
 
-export interface ModelTierContext {
-  settings: LlmSettings;
-  /** one per run; its summary(turns) is the `llm` section of summary.json */
-  tracker: LlmUsageTracker;
-  consecutiveLimits?: Partial<Record<Strategy, number>>;
-  scoring?: Scoring;
-}
 
 /**
  * Whether a model named for a run can serve calls, checked with the run's model settings (hosts,
@@ -37,31 +23,23 @@ export async function checkTierModel(ref: string, settings: LlmSettings): Promis
   return { ref, available: true, detail: found.map((f) => `${f.ref}: ${f.detail}`).join('; ') };
 }
 
-/** The model-driven simulator of a run (src/run/tiers.ts checks the model first). */
-export function createModelSimulator(ref: string, context: ModelTierContext): UserSimulator {
-  const { settings } = context;
-  return createLlmSimulator(ref, {
-    tracker: context.tracker,
-    temperature: settings.temperature,
-    seed: settings.seed,
-    maxRetries: settings.maxRetries,
-    consecutiveLimits: context.consecutiveLimits,
-    provider: providerOptionsFrom(settings),
-  });
+/** A model the run names that cannot serve calls, and no fallback configured for its role: the run does not start. */
+export class TierUnavailableError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`the run was not started, nothing was recorded: ${problems.length === 1 ? 'a model it names is' : 'models it names are'} not available\n${problems.join('\n')}`);
+    this.name = 'TierUnavailableError';
+  }
 }
 
-/** A model-driven judge of a run, a plain LLM judge or a technique judge (`sc-5:…`); src/run/tiers.ts checks the models first. */
-export function createModelJudge(ref: string, context: ModelTierContext): Judge {
-  const { settings } = context;
-  if (isTechniqueRef(ref)) {
-    return createTechniqueJudge(ref, { tracker: context.tracker, seed: settings.seed, maxRetries: settings.maxRetries, scoring: context.scoring, provider: providerOptionsFrom(settings) });
-  }
-  return createLlmJudge(ref, {
-    tracker: context.tracker,
-    temperature: settings.temperature,
-    seed: settings.seed,
-    maxRetries: settings.maxRetries,
-    scoring: context.scoring,
-    provider: providerOptionsFrom(settings),
-  });
+/** Where calls to these model references go (callers leave their deterministic tiers out); the Ollama client loads only when a reference needs it. */
+export async function modelHostsOf(refs: readonly string[], ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
+  return Promise.all(
+    // a technique judge (sc-5:ollama:…) calls the models it names
+    [...new Set(refs.flatMap((ref) => parseJudgeRef(ref).models))]
+      .map(async (ref) => {
+        const model = parseModelRef(ref);
+        if (model.provider === 'ollama') return { ref, host: (await import('../llm/providers/ollama.ts')).resolveOllamaHost(ollamaHost) };
+        return { ref, host: model.provider === 'openai-compat' ? model.baseUrl : 'in-process' };
+      }),
+  );
 }

@@ -5,16 +5,34 @@ import type { RunRecord, RunStatus } from '../store/types.ts';
 export type RunEndStatus = Exclude<RunStatus, 'running'>;
 
 /**
- * How a resumable run (dialogue campaign, manual-QA) begins and ends: the run `--resume` names, and the
- * status it is left in.
+ * How a resumable run (every campaign kind) begins and ends: the run `--resume` names, and the status it is
+ * left in.
  */
 
-/** The run `--resume` names (null without one): it must be in this workspace and, when `kind` is given, of that kind. */
-export function resumedRun(store: ResultStore, resumeRunId: string | undefined, kind?: string): RunRecord | null {
+/** Fields a resume may change: how fast and how long the rest runs, not what it runs. */
+const RESUME_MAY_CHANGE = new Set(['budgetMinutes', 'concurrency', 'description']);
+
+/** The top-level fields of two configs whose values differ (as stored: JSON). */
+function differingFields(stored: unknown, given: unknown): string[] {
+  const a = (JSON.parse(JSON.stringify(stored ?? {})) ?? {}) as Record<string, unknown>;
+  const b = (JSON.parse(JSON.stringify(given ?? {})) ?? {}) as Record<string, unknown>;
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((field) => !RESUME_MAY_CHANGE.has(field) && JSON.stringify(a[field]) !== JSON.stringify(b[field])).sort();
+}
+
+/**
+ * The run `--resume` names (null without one). It must be in this workspace and, when `kind` is given, of that
+ * kind; when `config` is given, the run must have been started with that config (its budget, concurrency and
+ * description may change): resuming a run with another config would store items of one config in a run of another.
+ */
+export function resumedRun(store: ResultStore, resumeRunId: string | undefined, kind?: string, config?: unknown): RunRecord | null {
   if (!resumeRunId) return null;
   const run = store.getRun(resumeRunId);
   if (!run) throw new Error(`--resume: no run ${resumeRunId} in this workspace (icabench runs lists them)`);
-  if (kind !== undefined && run.kind !== kind) throw new Error(`--resume: run ${run.id} is a ${run.kind} run, not a ${kind} run`);
+  if (kind !== undefined && run.kind !== kind) throw new Error(`--resume: run ${run.id} is a ${run.kind} run, not a ${kind} run; resume it with the ${run.kind} config it was started with`);
+  if (config !== undefined) {
+    const fields = differingFields(run.config, config);
+    if (fields.length) throw new Error(`--resume: run ${run.id} ("${run.name}") was started with another config (${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}); resume it with the config it was started with, or start a new run`);
+  }
   return run;
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { arch, platform } from 'node:os';
 import { z } from 'zod';
 import { LlmCallRecordSchema, LlmUsageTracker, PriceTableSchema, type LlmCallRecord, type LlmUsageSummary } from '../llm/usage.ts';
 import { parseOrThrow } from '../domain/validation.ts';
@@ -35,6 +36,11 @@ export const InvocationFactSchema = InvocationSummarySchema.extend({
   config: z.unknown(),
 });
 export type InvocationFact = z.infer<typeof InvocationFactSchema>;
+
+/** What this invocation runs with, as every kind records it (`run.invocation`): versions, the machine, the model hosts and prices, the config. */
+export function invocationFact(config: unknown, modelHosts: InvocationFact['modelHosts'], llmPrices: InvocationFact['llmPrices']): InvocationFact {
+  return { icabench: icabenchVersion(), node: process.version, platform: platform(), arch: arch(), modelHosts, llmPrices, config };
+}
 
 export const LlmCallsFactSchema = z.object({
   /** the conversation whose end flushed these calls; null at the end of an invocation */

@@ -1,187 +1,85 @@
-import type { WatchOptions } from './run-monitor.ts';
-import type { ContextVector } from '../domain/context.ts';
-import type { ConversationResult, ConversationSpec, TurnRecord } from '../domain/conversation.ts';
-import type { Strategy } from '../domain/taxonomy.ts';
-import type { ConnectedHeadUnit } from './connect.ts';
-import type { ArtifactInput, ResultStore } from '../store/store.ts';
-import type { CampaignConfig, LoadedCampaign } from '../kinds/dialogue/config.ts';
-import { ConversationAborted, runConversation } from '../kinds/dialogue/conversation.ts';
-import type { CampaignEvent, CampaignEventListener } from './events.ts';
-import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
-import { planConversations } from '../kinds/dialogue/sampling.ts';
-import type { RecordedFact } from './run-facts.ts';
+import { ConfigError } from '../config/yaml.ts';
+import type { ResultStore } from '../store/store.ts';
 import { runPool } from '../domain/pool.ts';
+import type { CampaignEvent, CampaignEventListener } from './events.ts';
+import type { RunRecord } from '../store/types.ts';
+import { ItemAborted, type CampaignKindDefinition, type InvocationRecord, type ItemRunner, type LoadedKindConfig, type PlannedItem } from './kind.ts';
 import { resumedRun, runEndStatus, type RunEndStatus } from './resume.ts';
 import { trackUnitReach } from './unit-reach.ts';
 
-export interface RunCampaignOptions {
+export interface RunKindOptions<Item, Finished> {
   store: ResultStore;
-  /** the rig to run on (openRig); the run closes it when it ends. Default: openRig(campaign, { tiers, headUnit, log }) */
-  rig?: Rig;
-  /** without a rig: the simulator and judge tiers to use (default: built from the config, see buildTiers) */
-  tiers?: CampaignTiers;
-  /** without a rig: an already connected system under test (tests); default: the config's headUnit */
-  headUnit?: ConnectedHeadUnit;
-  /**
-   * runs the planned conversations somewhere else (the fleet coordinator, src/fleet) instead of on a
-   * rig in this process; planning, storing, budget, abort and resume stay here. No rig is opened then.
-   */
-  executor?: ConversationExecutor;
-  /** continue this run instead of starting a new one */
+  /** where the items run, already opened (a rig, or the fleet); default: the kind opens its rig. The run closes it when it ends. */
+  runner?: ItemRunner<Item, Finished>;
+  /** continue this run instead of starting a new one (it must be of this kind and config) */
   resumeRunId?: string;
-  /** abort = graceful stop: no new conversations start; running ones are abandoned and rerun on resume */
+  /** abort = graceful stop: no new item starts; running ones are abandoned and run again on resume */
   signal?: AbortSignal;
   onEvent?: CampaignEventListener;
   log?: (line: string) => void;
 }
 
-export interface RunCampaignResult {
+export interface RunKindResult {
   runId: string;
   status: RunEndStatus;
   /** why the run stopped by itself before its end (the head unit left and did not come back, or stopped reaching it); null otherwise */
   stopReason: string | null;
-  /** status unit_unreachable: how many conversations ran without reaching the unit, and the last cause */
+  /** status unit_unreachable: how many items ran without reaching the unit, and the last cause */
   unreachable: string | null;
   done: number;
   planned: number;
 }
 
-/** A finished conversation as the store takes it: the result, its artifacts (voice recordings) and, from a fleet worker, the run facts it produced. */
-export interface FinishedConversation {
-  result: ConversationResult;
-  artifacts: ArtifactInput[];
-  /** written with the conversation in one transaction (a local run's recorder writes them as the conversation ends) */
-  facts?: RecordedFact[];
-}
-
-/** Where planned conversations run: a rig in this process (rigExecutor) or a fleet of workers (src/fleet/coordinator.ts). */
-export interface ConversationExecutor {
-  /** conversations in flight at once */
-  readonly concurrency: number;
-  /** the tiers' references, stored with the run */
-  readonly meta: { simulator: string; judges: string[] };
-  /** Records what this invocation runs with and returns the per-conversation recorder (Rig.record). */
-  record(store: ResultStore, runId: string): RunRecorder;
-  /** null = go on; a text = the run must stop (why) */
-  ready(): Promise<string | null>;
-  /** Runs one planned conversation; rejects with ConversationAborted when the signal aborts first. `onRig`: a fleet worker's rig took it (a local run has no rig name). */
-  run(runId: string, spec: ConversationSpec, signal: AbortSignal, onTurn: (turn: TurnRecord, active: readonly Strategy[]) => void, onRig: (rig: string) => void): Promise<FinishedConversation>;
-  /** Closes what the executor opened; a second call does nothing. */
-  close(): Promise<void>;
-}
-
 /**
- * Runs one planned conversation on a rig: the session with its head unit (spoken through the
- * bench's voice when the config asks for it), the drive scenario's frames, the tiers. The one
- * place a conversation is driven: `icabench run` and every fleet worker call it.
+ * The one run skeleton every campaign kind runs on (src/run/kind.ts): the `--resume` lookup (a run of
+ * another kind or another config is refused), the plan (made and stored before the first item, or reloaded
+ * on resume), the rig (opened before the run is recorded: a missing model, file or head unit leaves nothing
+ * behind), the worker pool within the time budget, Ctrl+C (no new item starts; abandoned ones run again on
+ * resume), each finished item stored once in one transaction, the run facts of each invocation, and the
+ * status the run ends in.
  */
-export async function runPlannedConversation(
-  rig: Rig,
-  config: CampaignConfig,
-  runId: string,
-  spec: ConversationSpec,
-  options: { signal?: AbortSignal; onTurn?: (turn: TurnRecord, active: readonly Strategy[]) => void; recorder?: RunRecorder; contextAt?: (turnIndex: number) => ContextVector } = {},
-): Promise<FinishedConversation> {
-  const { vehicle, headUnit, voice, tiers } = rig;
-  const drive = vehicle?.drive(spec);
-  let result: ConversationResult;
-  // what the unit announced in its hello; read once it is connected
-  let structured = true;
-  try {
-    result = await runConversation({
-      spec,
-      openSession: async (context) => {
-        await headUnit.ensureReady();
-        structured = headUnit.connection.capabilities().structuredActions;
-        const session = await headUnit.connection.openSession(`${runId}/${spec.key}`, context);
-        return voice ? voice.speaking(session, spec) : session;
-      },
-      simulator: tiers.simulator,
-      judges: tiers.judges,
-      structuredReplies: () => structured,
-      failOn: config.scoring.failOn,
-      inconclusive: config.scoring.inconclusive,
-      // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
-      evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
-      contextAt: drive?.contextAt ?? options.contextAt,
-      beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
-      signal: options.signal,
-      onTurn: options.onTurn,
-    });
-  } catch (error) {
-    voice?.discard(spec.key);
-    throw error;
-  } finally {
-    // an abandoned conversation's frames and model calls happened too: they are recorded either way
-    options.recorder?.conversationEnded(spec.key, drive);
-  }
-  return voice ? voice.finish(result) : { result, artifacts: [] };
-}
-
-/** The in-process executor: the config's concurrency on one rig, watched by the bridge monitor. */
-function rigExecutor(rig: Rig, campaign: LoadedCampaign, watchOptions: () => Omit<WatchOptions, 'store' | 'runId'>): ConversationExecutor {
-  const { config } = campaign;
-  let recorder: RunRecorder | null = null;
-  let watch: ReturnType<Rig['watch']> | null = null;
-  let closing: Promise<void> | null = null;
-  return {
-    concurrency: config.concurrency,
-    meta: { simulator: rig.tiers.simulator.describe, judges: rig.tiers.judges.map((j) => j.ref) },
-    record(store, runId) {
-      recorder = rig.record(store, runId);
-      watch = rig.watch({ store, runId, ...watchOptions() });
-      return recorder;
-    },
-    ready: () => watch!.ready(),
-    run: (runId, spec, signal, onTurn) => runPlannedConversation(rig, config, runId, spec, { signal, onTurn, recorder: recorder ?? undefined, contextAt: campaign.contextAt }),
-    close: () =>
-      (closing ??= (async () => {
-        watch?.close();
-        await rig.close();
-      })()),
-  };
-}
-
-/**
- * Runs a campaign: plans (or, on resume, reloads) the conversations, connects the head unit,
- * runs conversations with bounded concurrency within the time budget, and stores each finished
- * conversation in one transaction. A conversation is stored exactly once; one that was running
- * when the process stopped is simply run again on resume.
- */
-export async function runCampaign(campaign: LoadedCampaign, options: RunCampaignOptions): Promise<RunCampaignResult> {
+export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the file's config form does not matter to the run
+  kind: CampaignKindDefinition<L, Item, Finished, any>,
+  loaded: L,
+  options: RunKindOptions<Item, Finished>,
+): Promise<RunKindResult> {
   const { store } = options;
   const emit = (event: CampaignEvent) => options.onEvent?.(event);
   const log = options.log ?? (() => undefined);
-  const { config } = campaign;
+  const { config } = loaded;
 
-  const resumed = resumedRun(store, options.resumeRunId);
-  // the rig (or the fleet) comes up before the run is recorded: a missing model, package, scenario or head unit leaves no half-started run behind
-  let runIdForEvents = '';
-  const executor =
-    options.executor ??
-    rigExecutor(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), campaign, () => ({
-      log,
-      notify: (notice) => emit({ type: 'headunit', runId: runIdForEvents, ...notice }),
-    }));
+  let resumed: RunRecord | null;
+  let plan: PlannedItem<Item>[] | null;
+  try {
+    resumed = resumedRun(store, options.resumeRunId, kind.storedAs, config);
+    // a new run's plan is made first: a config that plans nothing stops here, before the rig or the store
+    plan = resumed ? null : await kind.plan(loaded, log);
+    if (plan?.length === 0) throw new ConfigError(`${loaded.path}: nothing to run: the config plans no ${kind.nouns.items}`);
+  } catch (error) {
+    await options.runner?.close();
+    throw error;
+  }
+  const runner = options.runner ?? (await kind.open(loaded, { log }));
   let runId: string;
-  let recorder: RunRecorder;
+  let invocation: InvocationRecord;
   try {
     if (resumed) {
       runId = resumed.id;
       store.setRunStatus(runId, 'running');
     } else {
-      runId = store.createRun({ name: config.name, mode: campaign.runMode ?? config.mode, config, plan: campaign.plan ?? planConversations(campaign), meta: { ...executor.meta } });
+      runId = kind.storage.create(store, loaded, plan!, { ...runner.meta });
     }
-    runIdForEvents = runId;
-    recorder = executor.record(store, runId);
+    invocation = runner.record(store, runId, emit);
   } catch (error) {
-    await executor.close();
+    await runner.close();
     throw error;
   }
-  const planned = store.getRun(runId)!.planned;
-  const remaining = store.remainingSpecs(runId);
+  const run = store.getRun(runId)!;
+  const planned = run.planned;
+  const remaining = kind.storage.remaining(store, run);
   const budgetMs = config.budgetMinutes ? config.budgetMinutes * 60_000 : null;
-  emit({ type: 'run_started', runId, name: config.name, planned, remaining: remaining.length, budgetMs });
+  emit({ type: 'run_started', runId, name: config.name, kind: kind.name, planned, remaining: remaining.length, budgetMs });
 
   const started = Date.now();
   let done = planned - remaining.length;
@@ -189,59 +87,61 @@ export async function runCampaign(campaign: LoadedCampaign, options: RunCampaign
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());
   options.signal?.addEventListener('abort', onAbort);
-  const aborted = new Promise<null>((resolve) => (options.signal?.aborted ? resolve(null) : options.signal?.addEventListener('abort', () => resolve(null), { once: true })));
   let stopReason: string | null = null;
+  // whether the items reach the head unit (the kinds that talk to one): none reached = unit_unreachable; too few = stop
   const reach = trackUnitReach(config.maxErrorShare);
 
+  const aborted = new Promise<null>((resolve) => (options.signal?.aborted ? resolve(null) : options.signal?.addEventListener('abort', () => resolve(null), { once: true })));
   const beforeTake = async (): Promise<boolean> => {
+    // a kind whose items never wait on I/O (the replay agent) would starve the event loop: Ctrl+C and timers get their turn here
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (options.signal?.aborted || stopReason) return false;
     if (budgetMs !== null && Date.now() - started >= budgetMs) {
       budgetHit = true;
       return false;
     }
-    // the pause hook: no new conversation starts while the head unit is away; Ctrl+C ends the wait at once
-    const stop = await Promise.race([executor.ready(), aborted]);
+    // the pause hook: no new item starts while the head unit is away; Ctrl+C ends the wait at once
+    const stop = await Promise.race([runner.ready(), aborted]);
     if (stop) stopReason ??= stop;
     return !stopReason && !options.signal?.aborted;
   };
 
-  const work = async (spec: (typeof remaining)[number]): Promise<void> => {
+  const work = async (item: PlannedItem<Item>): Promise<void> => {
     const controller = new AbortController();
     inflight.add(controller);
-    emit({ type: 'conversation_started', runId, key: spec.key, spec });
-    let finished: FinishedConversation;
+    emit(kind.startedEvent(runId, item));
+    let finished: Finished;
     try {
-      finished = await executor.run(
-        runId,
-        spec,
-        controller.signal,
-        (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }),
-        (rig) => emit({ type: 'conversation_rig', runId, key: spec.key, rig }),
-      );
+      finished = await runner.run(runId, item, controller.signal, emit);
     } catch (error) {
-      if (error instanceof ConversationAborted) return;
+      if (error instanceof ItemAborted) return;
       throw error;
     } finally {
       inflight.delete(controller);
     }
-    const { result } = finished;
-    store.saveConversation(runId, result, finished.artifacts, finished.facts);
+    kind.storage.save(store, runId, item.key, finished);
     done++;
-    reach.record(result);
-    stopReason ??= reach.stopReason();
-    emit({ type: 'conversation_finished', runId, key: spec.key, result });
+    const reached = kind.unitReach?.(finished);
+    if (reached) {
+      reach.record(reached);
+      stopReason ??= reach.stopReason();
+    }
+    emit(kind.finishedEvent(runId, item.key, finished));
     emit({ type: 'progress', runId, done, planned, elapsedMs: Date.now() - started, budgetMs });
   };
 
   try {
-    await runPool(remaining, work, { concurrency: executor.concurrency, beforeTake });
+    await runPool(remaining, work, { concurrency: runner.concurrency, beforeTake });
+    const complete = !options.signal?.aborted && !stopReason && done === planned;
+    if (complete && runner.afterItems) await runner.afterItems(store, runId, log);
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
-    recorder.invocationEnded();
-    await executor.close();
+    invocation.invocationEnded();
+    await runner.close();
   }
   const status = runEndStatus({ aborted: options.signal?.aborted === true, stopReason, budgetHit, done, planned, neverReachedUnit: reach.neverReached() });
   store.setRunStatus(runId, status);
+  if (stopReason) log(`run ${runId} stopped: ${stopReason}`);
   emit({ type: 'run_finished', runId, status, done, planned, ...(stopReason ? { reason: stopReason } : {}) });
   return { runId, status, stopReason, unreachable: status === 'unit_unreachable' ? reach.summary() : null, done, planned };
 }

@@ -16,9 +16,12 @@ export function reachedUnit(result: Pick<ConversationResult, 'status' | 'turns'>
   return result.status !== 'sut_error' || result.turns.some((turn) => turn.reply !== null);
 }
 
+/** What the reach count needs of a finished item: whether the unit answered it, and the error when it did not (a conversation is one). */
+export type UnitReachSample = Pick<ConversationResult, 'status' | 'turns' | 'error'>;
+
 export interface UnitReach {
-  /** counts a finished conversation */
-  record(result: Pick<ConversationResult, 'status' | 'turns' | 'error'>): void;
+  /** counts a finished conversation (or item) */
+  record(result: UnitReachSample): void;
   /** why the run should stop (the unit is clearly gone), or null */
   stopReason(): string | null;
   /** no conversation of this invocation reached the unit although some finished */

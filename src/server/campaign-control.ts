@@ -1,11 +1,13 @@
-import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
+import type { AnyCampaignKind } from '../kinds/registry.ts';
+import type { LoadedKindConfig } from '../run/kind.ts';
 import type { CampaignEvent } from '../run/events.ts';
 import { ApiError } from './http-util.ts';
 import { applyCampaignEvent, emptySnapshot, type LiveSnapshot } from './live-snapshot.ts';
 
 /** What the server needs from the campaign runner: run one campaign to the end, reporting every event. */
 export type CampaignLauncher = (request: {
-  campaign: LoadedCampaign;
+  kind: AnyCampaignKind;
+  loaded: LoadedKindConfig;
   resumeRunId?: string;
   signal: AbortSignal;
   onEvent: (event: CampaignEvent) => void;
@@ -37,16 +39,17 @@ export class CampaignControl {
   }
 
   /** Starts a campaign and resolves once its run id is known (first event) or it failed before starting. */
-  async start(request: { campaign: LoadedCampaign; configName: string; resumeRunId?: string }): Promise<{ runId: string }> {
+  async start(request: { kind: AnyCampaignKind; loaded: LoadedKindConfig; configName: string; resumeRunId?: string }): Promise<{ runId: string }> {
     if (this.running) throw new ApiError(409, 'campaign_running', `campaign "${this.snapshot.name ?? this.snapshot.configName}" is already running; stop it first`);
     const abort = new AbortController();
     this.abort = abort;
-    this.snapshot = { ...emptySnapshot(), state: 'running', configName: request.configName, runId: request.resumeRunId ?? null };
+    this.snapshot = { ...emptySnapshot(), state: 'running', kind: request.kind.name, configName: request.configName, runId: request.resumeRunId ?? null };
     this.notifyControl();
     let announceRun: (runId: string) => void = () => {};
     const runIdKnown = new Promise<string>((resolve) => (announceRun = resolve));
     const finished = this.launch({
-      campaign: request.campaign,
+      kind: request.kind,
+      loaded: request.loaded,
       resumeRunId: request.resumeRunId,
       signal: abort.signal,
       onEvent: (event) => {

@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { CampaignConfig } from '../kinds/dialogue/config.ts';
-import { campaignPathFields, resolveCampaignPaths } from '../kinds/dialogue/paths.ts';
+import type { AnyCampaignKind } from '../kinds/registry.ts';
+import type { KindConfig } from '../run/kind.ts';
 import type { FieldError } from './http-util.ts';
 
 /** Where a config started from the bench app may point: everything else is refused before any file is touched. */
@@ -26,9 +27,9 @@ function inside(root: string, path: string): boolean {
  * Purely lexical (no file is opened or stat'ed), so the answer is the same whether or not the file
  * exists: `seeds: /etc/passwd` learns nothing about /etc/passwd.
  */
-export function disallowedConfigPaths(config: CampaignConfig, roots: AppPathRoots): FieldError[] {
+export function disallowedConfigPaths(campaignKind: AnyCampaignKind, config: KindConfig, roots: AppPathRoots): FieldError[] {
   const errors: FieldError[] = [];
-  for (const { field, path, kind } of campaignPathFields(config)) {
+  for (const { field, path, kind } of campaignKind.pathFields(config)) {
     if (kind === 'device') {
       if (!SERIAL_DEVICE.test(path)) errors.push({ path: field, message: 'a serial device such as /dev/ttyACM0 or /dev/serial/by-id/…' });
       continue;
@@ -47,9 +48,11 @@ export function disallowedConfigPaths(config: CampaignConfig, roots: AppPathRoot
  * (the copy lives elsewhere, and must read exactly what was checked) and the vehicle transport back
  * in its config form.
  */
-export function absoluteConfigPaths(config: CampaignConfig, configsDir: string): Record<string, unknown> {
-  const copy = resolveCampaignPaths(config, configsDir) as unknown as Record<string, unknown>;
-  const vehicle = (copy as unknown as CampaignConfig).vehicle;
+export function absoluteConfigPaths(kind: AnyCampaignKind, config: KindConfig, configsDir: string): Record<string, unknown> {
+  const copy = structuredClone(config) as unknown as Record<string, unknown>;
+  for (const field of kind.pathFields(config)) if (field.kind !== 'device') field.rewrite(copy, resolve(configsDir, field.path));
+  // a dialogue config's vehicle transport goes back to its text form
+  const vehicle = (copy as unknown as Partial<CampaignConfig>).vehicle;
   if (vehicle) (copy.vehicle as Record<string, unknown>).transport = transportText(vehicle.transport);
   return copy;
 }

@@ -71,17 +71,13 @@ export class ConfigCatalog {
     );
   }
 
-  /** Model references (simulator, judges, evaluators) the valid configs name, for the rig status. */
-  async modelRefs(): Promise<string[]> {
+  /** Model references the valid configs name in every role (each kind says which: src/run/kind.ts), for the rig status and `icabench doctor`. */
+  async modelRefs(refsOf: (config: unknown) => Promise<string[]>): Promise<string[]> {
     const refs = new Set<string>();
     for (const listing of await this.list()) {
       if (!listing.valid) continue;
-      // dialogue configs name a simulator and judges, manual-QA configs evaluators
-      const config = (await this.read(listing.name)).config as { simulator?: string; judges?: string[]; evaluators?: string[] };
-      for (const ref of [config.simulator, ...(config.judges ?? []), ...(config.evaluators ?? [])]) {
-        // a technique judge (sc-5:ollama:…) is served by the models it names
-        if (ref && ref !== 'template' && ref !== 'oracle') for (const model of servedBy(ref)) refs.add(model);
-      }
+      // a technique judge (sc-5:ollama:…) is served by the models it names
+      for (const ref of await refsOf((await this.read(listing.name)).config)) for (const model of servedBy(ref)) refs.add(model);
     }
     return [...refs];
   }

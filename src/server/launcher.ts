@@ -1,9 +1,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../kinds/dialogue/config.ts';
-import { openRig, type Rig } from '../run/rig.ts';
-import { runCampaign } from '../run/runner.ts';
+import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
+import type { AnyCampaignKind } from '../kinds/registry.ts';
+import type { ItemRunner, KindConfig, LoadedKindConfig } from '../run/kind.ts';
+import { runKindCampaign } from '../run/runner.ts';
 import { openFleetExecutor } from '../fleet/coordinator.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { CampaignLauncher } from './campaign-control.ts';
@@ -14,13 +15,14 @@ import { absoluteConfigPaths } from './config-paths.ts';
 export const EDITED_CONFIGS_DIR = 'edited-configs';
 
 /**
- * The real campaign runner behind the bench server: the same rig as `icabench run` (openRig: tiers,
- * head unit with its voice front end and CAN mapping, vehicle feed, voice), opened here rather than
- * inside runCampaign so the rig status can show the unit while a campaign runs. With a fleet
- * (`icabench serve --fleet URL`) the campaign runs on the fleet's workers as `icabench run --fleet` does.
+ * The real campaign runner behind the bench server: every kind on the one run skeleton, on the rig its kind opens
+ * (for dialogue, the same rig as `icabench run`: tiers, head unit with its voice front end and CAN mapping,
+ * vehicle feed, voice), opened here rather than inside the run so the rig status can show the unit while a
+ * campaign runs. With a fleet (`icabench serve --fleet URL`) dialogue campaigns run on the fleet's workers as
+ * `icabench run --fleet` does; the other kinds run in this process.
  */
 export class RunnerLauncher {
-  private rig: Rig | null = null;
+  private runner: ItemRunner<unknown, unknown> | null = null;
 
   constructor(
     private readonly store: ResultStore,
@@ -28,25 +30,20 @@ export class RunnerLauncher {
     private readonly fleetUrl?: string,
   ) {}
 
-  readonly launch: CampaignLauncher = async ({ campaign, resumeRunId, signal, onEvent }) => {
-    if (this.fleetUrl) {
-      // the fleet's workers open their rigs; the run closes the executor when it ends
-      const executor = await openFleetExecutor(campaign, { redisUrl: this.fleetUrl, log: this.log });
-      const result = await runCampaign(campaign, { store: this.store, executor, resumeRunId, signal, onEvent, log: this.log });
-      return { runId: result.runId, status: result.status };
-    }
-    const rig = await openRig(campaign, { log: this.log });
-    this.rig = rig;
+  readonly launch: CampaignLauncher = async ({ kind, loaded, resumeRunId, signal, onEvent }) => {
+    const runner = this.fleetUrl && kind.name === 'dialogue' ? await openFleetExecutor(loaded as LoadedCampaign, { redisUrl: this.fleetUrl, log: this.log }) : await kind.open(loaded, { log: this.log });
+    this.runner = runner;
     try {
-      const result = await runCampaign(campaign, { store: this.store, rig, resumeRunId, signal, onEvent, log: this.log });
+      // the run closes the runner when it ends
+      const result = await runKindCampaign(kind, loaded, { store: this.store, runner, resumeRunId, signal, onEvent, log: this.log });
       return { runId: result.runId, status: result.status };
     } finally {
-      this.rig = null;
-      await rig.close();
+      this.runner = null;
+      await runner.close();
     }
   };
 
-  connectedUnits = (): ConnectedUnit[] => this.rig?.headUnit.bridge?.connectedUnits() ?? [];
+  connectedUnits = (): ConnectedUnit[] => this.runner?.connectedUnits?.() ?? [];
 }
 
 /**
@@ -54,13 +51,13 @@ export class RunnerLauncher {
  * `icabench run` loads it. Its paths are made absolute first (the copy lives in the workspace, not
  * beside the original). A copy that does not load is removed again: a failed start leaves nothing.
  */
-export function materializeConfig(config: CampaignConfig, configsDir: string, workspace: string, label: string): LoadedCampaign {
+export function materializeConfig(kind: AnyCampaignKind, config: KindConfig, configsDir: string, workspace: string, label: string): LoadedKindConfig {
   const dir = join(workspace, EDITED_CONFIGS_DIR);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${label.replace(/[^A-Za-z0-9._-]/g, '_')}-${Date.now()}.yaml`);
-  writeFileSync(path, stringify(absoluteConfigPaths(config, configsDir)));
+  writeFileSync(path, stringify(absoluteConfigPaths(kind, config, configsDir)));
   try {
-    return loadCampaignConfig(path);
+    return kind.load(path);
   } catch (error) {
     rmSync(path, { force: true });
     throw error;
@@ -68,6 +65,6 @@ export function materializeConfig(config: CampaignConfig, configsDir: string, wo
 }
 
 /** Removes the workspace copy materializeConfig wrote for a campaign whose start failed later (e.g. another one is running). */
-export function discardMaterialized(campaign: LoadedCampaign, workspace: string): void {
+export function discardMaterialized(campaign: LoadedKindConfig, workspace: string): void {
   if (dirname(campaign.path) === resolve(workspace, EDITED_CONFIGS_DIR)) rmSync(campaign.path, { force: true });
 }

@@ -1,6 +1,7 @@
 import { LiveSession, LiveSessionConfigSchema, LiveSessionError } from '../kinds/suite/live-session.ts';
 import type { CampaignControl } from './campaign-control.ts';
 import { ApiError } from './http-util.ts';
+import { dialogueKind } from '../kinds/dialogue/kind.ts';
 
 /**
  * The bench app's live session: at most one, and only while no campaign runs (the rig has one head unit). It
@@ -27,7 +28,7 @@ export class LiveSessionApi {
     const session = new LiveSession(parsed.data);
     this.session = session;
     try {
-      const { runId } = await this.control.start({ campaign: session.campaign, configName: parsed.data.name });
+      const { runId } = await this.control.start({ kind: dialogueKind, loaded: session.campaign, configName: parsed.data.name });
       return { runId, context: session.context() };
     } catch (error) {
       this.session = null;
@@ -35,9 +36,15 @@ export class LiveSessionApi {
     }
   }
 
-  current(): { active: boolean; runId: string | null; context: ReturnType<LiveSession['context']> | null; turns: number } {
+  current(): { active: boolean; runId: string | null; context: ReturnType<LiveSession['context']> | null; turns: number; scenario: string | null } {
     const session = this.session;
-    return { active: session !== null && session.stored() === null, runId: session?.runId ?? null, context: session?.context() ?? null, turns: session?.history().length ?? 0 };
+    return {
+      active: session !== null && session.stored() === null,
+      runId: session?.runId ?? null,
+      context: session?.context() ?? null,
+      turns: session?.history().length ?? 0,
+      scenario: session?.config.vehicle?.scenario ?? null,
+    };
   }
 
   async say(text: string) {

@@ -38,6 +38,8 @@ export interface LiveRig {
 export interface LiveSnapshot {
   state: 'idle' | 'running' | 'stopping' | 'finished' | 'failed';
   runId: string | null;
+  /** the campaign kind running (dialogue, manual-qa, tool-agents); null before a run starts */
+  kind: string | null;
   name: string | null;
   configName: string | null;
   planned: number;
@@ -70,6 +72,7 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
   switch (event.type) {
     case 'run_started':
       s.name = event.name;
+      s.kind = event.kind ?? s.kind;
       s.planned = event.planned;
       s.done = event.planned - event.remaining;
       s.budgetMs = event.budgetMs;
@@ -125,6 +128,15 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
       break;
     }
+    case 'item_started':
+      // an item of another kind than dialogue: what it asks (the question, the task trial), no turns
+      s.active.push({ key: event.key, seedText: event.label, persona: '', mode: s.kind ?? '', turns: [], activeStrategies: [], rig: null });
+      break;
+    case 'item_finished':
+      s.active = s.active.filter((c) => c.key !== event.key);
+      s.recent.unshift({ key: event.key, status: 'completed', outcome: event.outcome, score: null, turns: 0, rig: null });
+      s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
+      break;
     case 'progress':
       s.done = event.done;
       s.planned = event.planned;
@@ -166,6 +178,7 @@ export function emptySnapshot(): LiveSnapshot {
   return {
     state: 'idle',
     runId: null,
+    kind: null,
     name: null,
     configName: null,
     planned: 0,

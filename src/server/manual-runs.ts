@@ -1,7 +1,6 @@
 import { MANUAL_QA_KIND } from '../kinds/manual-qa/item.ts';
 import { MANUAL_METRICS, type ManualMetric } from '../manual/model.ts';
 import { computeManualQaSummary, FactAnnotationFormSchema, latestAnnotations, loadManualQaRun, type FactAnnotationForm } from '../kinds/manual-qa/results.ts';
-import { manualQaSummaryJson } from '../report/manual-section.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { ApiError, parseRequest } from './http-util.ts';
@@ -29,12 +28,6 @@ export class ManualRunApi {
       return { key: item.id, kind: item.kind, difficulty: item.difficulty, chapter: item.chapter, question: item.question, outcome, metrics, annotated: data.annotations.some((a) => a.itemId === item.id) };
     });
     return { summary, questions };
-  }
-
-  /** summary.json of the run, byte for byte what `icabench run` and `icabench report RUN` write. */
-  summaryJson(run: RunRecord): string {
-    this.requireManual(run);
-    return manualQaSummaryJson(computeManualQaSummary(loadManualQaRun(this.store, run.id)));
   }
 
   /** One question: the item with its reference facts, the answer and every tier's evaluation, and the raters' latest annotations. */

@@ -13,7 +13,8 @@ import { storedRunChanges } from '../report/changes-section.ts';
 import { unitBuildOf } from '../run/run-facts.ts';
 import { pinConversation, pinnedSuiteYaml } from '../suite/pin.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
-import { ConfigError, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from '../kinds/dialogue/config.ts';
+import { ConfigError } from '../config/yaml.ts';
+import type { KindConfig, LoadedKindConfig } from '../run/kind.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -33,10 +34,9 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
-import { TOOL_AGENTS_KIND } from '../kinds/tool-agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
 import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.ts';
-import { campaignConfigSchemaFor, campaignKindOfValue } from '../kinds/registry.ts';
+import { campaignConfigSchemaFor, campaignKind, campaignKindOfValue, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { LiveSessionApi } from './live-session-api.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
@@ -96,20 +96,29 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const token = options.token ?? newToken();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { store } = options;
-  // every campaign kind validates with its own schema (src/kinds/registry.ts); the app starts dialogue campaigns only
+  // every campaign kind validates with its own schema (src/kinds/registry.ts), and starts, resumes and reports on the one run skeleton
   const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
   const manualRuns = new ManualRunApi(store);
   const toolRuns = new ToolRunApi(store);
   const conformance = new ConformanceApi(options.workspace);
   const requireDialogue = (config: unknown, where: string) => {
     const kind = campaignKindOfValue(config);
-    if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} campaign; the bench app starts and compares dialogue campaigns (run ${kind} campaigns with icabench run)`);
+    if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} run; the bench app compares dialogue runs (compare tool-agents runs with icabench compare)`);
+  };
+  /** The kind of a config or a stored run: an unknown one is a 400 naming the accepted kinds. */
+  const kindOf = async (name: string | null | undefined, where: string): Promise<AnyCampaignKind> => {
+    try {
+      return await campaignKind(name ?? String(name));
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ApiError(400, 'unsupported_kind', `${where}: ${error.message}`);
+      throw error;
+    }
   };
   const runner = options.launcher ? null : new RunnerLauncher(store, options.log, options.fleet);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
   const sessions = new LiveSessionApi(control, Boolean(options.fleet));
-  const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(), ...options.rig };
-  const loadCampaign = (load: () => LoadedCampaign): LoadedCampaign => {
+  const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(configModelRefs), ...options.rig };
+  const loadCampaign = (load: () => LoadedKindConfig): LoadedKindConfig => {
     try {
       return load();
     } catch (error) {
@@ -125,8 +134,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     writable: [options.workspace],
   };
   /** A config started from the app may only name files under the allowed folders; checked before anything is read. */
-  const requireAllowedPaths = (config: CampaignConfig, where: string) => {
-    const errors = disallowedConfigPaths(config, appRoots);
+  const requireAllowedPaths = (kind: AnyCampaignKind, config: KindConfig, where: string) => {
+    const errors = disallowedConfigPaths(kind, config, appRoots);
     if (errors.length) throw new ApiError(400, 'path_not_allowed', `${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
   };
 
@@ -191,14 +200,14 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         if (!check.valid) {
           throw new ApiError(400, 'invalid_config', `${request.configName}: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
         }
-        requireDialogue(check.config, request.configName);
-        requireAllowedPaths(check.config as CampaignConfig, request.configName);
+        const kind = await kindOf(campaignKindOfValue(check.config), request.configName);
+        requireAllowedPaths(kind, check.config as KindConfig, request.configName);
         const campaign = loadCampaign(() =>
           request.text === undefined
-            ? loadCampaignConfig(join(options.configsDir, request.configName))
-            : materializeConfig(check.config as CampaignConfig, options.configsDir, options.workspace, request.configName),
+            ? kind.load(join(options.configsDir, request.configName))
+            : materializeConfig(kind, check.config as KindConfig, options.configsDir, options.workspace, request.configName),
         );
-        const started = await control.start({ campaign, configName: request.configName }).catch((error: unknown) => {
+        const started = await control.start({ kind, loaded: campaign, configName: request.configName }).catch((error: unknown) => {
           discardMaterialized(campaign, options.workspace);
           throw error;
         });
@@ -212,12 +221,12 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         const { runId } = await body(req, ResumeCampaignBodySchema, 'resume request');
         const run = requireRun(runId);
         if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${runId} is complete; nothing to resume`);
-        requireDialogue({ kind: run.kind }, `run ${runId}`);
+        const kind = await kindOf(run.kind, `run ${runId}`);
         const check = catalog.checkValue(run.config);
         if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${runId}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
-        requireAllowedPaths(check.config as CampaignConfig, `run ${runId}`);
-        const campaign = loadCampaign(() => materializeConfig(check.config as CampaignConfig, options.configsDir, options.workspace, run.name));
-        const started = await control.start({ campaign, configName: run.name, resumeRunId: runId }).catch((error: unknown) => {
+        requireAllowedPaths(kind, check.config as KindConfig, `run ${runId}`);
+        const campaign = loadCampaign(() => materializeConfig(kind, check.config as KindConfig, options.configsDir, options.workspace, run.name));
+        const started = await control.start({ kind, loaded: campaign, configName: run.name, resumeRunId: runId }).catch((error: unknown) => {
           discardMaterialized(campaign, options.workspace);
           throw error;
         });
@@ -286,9 +295,9 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       // the run's summary.json, byte for byte what `icabench run` and `icabench report RUN` write
       handle: async (_q, res, p) => {
         const run = requireRun(p.id);
-        // a manual-QA or tool-agents run's summary.json is its kind's own, as icabench run writes it
-        if (run.kind === TOOL_AGENTS_KIND) return sendJsonText(res, 200, toolRuns.summaryJson(run));
-        return sendJsonText(res, 200, run.kind === 'dialogue' ? summaryJson(await summaries.get(run)) : manualRuns.summaryJson(run));
+        // every kind's summary.json is its own, as icabench run writes it (a dialogue run's is cached while the app runs)
+        if (run.kind === 'dialogue') return sendJsonText(res, 200, summaryJson(await summaries.get(run)));
+        return sendJsonText(res, 200, await (await kindOf(run.kind, `run ${run.id}`)).outputs.summaryJson(store, run));
       },
     },
     {

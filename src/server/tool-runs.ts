@@ -1,12 +1,11 @@
 import { computeToolAgentsSummary, loadToolTrial, TOOL_AGENTS_KIND, trialKey, trialOutcomeWord } from '../kinds/tool-agents/results.ts';
-import { toolAgentsSummaryJson } from '../report/tool-agents-section.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { ApiError } from './http-util.ts';
 
 /**
  * The bench app's view of tool-agents runs (read only): the summary (the same code as summary.json,
- * src/report/tool-agents-section.ts), one row per task with R per trial, and one trial in full
+ * src/kinds/tool-agents/outputs.ts), one row per task with R per trial, and one trial in full
  * (trajectory, score with the state diff, failed components and policies).
  */
 export class ToolRunApi {
@@ -28,12 +27,6 @@ export class ToolRunApi {
     }
     for (const task of tasks.values()) task.trials.sort((a, b) => a.trial - b.trial);
     return { summary, tasks: [...tasks.values()] };
-  }
-
-  /** summary.json of the run, byte for byte what `icabench run` and `icabench report RUN` write. */
-  summaryJson(run: RunRecord): string {
-    this.requireToolRun(run);
-    return toolAgentsSummaryJson(computeToolAgentsSummary(this.store, run.id).summary);
   }
 
   /** One stored trial (key `<task id>#<trial>`) in full. */

@@ -30,6 +30,7 @@ import {
   type RunRecord,
   type RunStatus,
 } from './types.ts';
+import type { RunFact } from '../domain/run-fact.ts';
 
 export class StoreError extends Error {
   constructor(message: string) {
@@ -84,13 +85,6 @@ export interface ArtifactInput {
   path?: string;
 }
 
-export interface RunFact {
-  kind: string;
-  /** ISO time it was recorded */
-  at: string;
-  /** as recorded; the reader validates it with the schema of its kind */
-  data: unknown;
-}
 
 export interface ConversationPage {
   total: number;

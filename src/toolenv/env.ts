@@ -1,4 +1,4 @@
-import type { Task } from '../kinds/tool-agents/tasks.ts';
+import type { Task } from './tasks.ts';
 import { checkArguments } from './args.ts';
 import { maskResultPath, parseRemovedParts, toolByName, offeredTools, type OpenAiTool, type Removals } from './catalog.ts';
 import { loadMockData, type MockData } from './mockdata.ts';

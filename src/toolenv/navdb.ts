@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Task } from '../kinds/tool-agents/tasks.ts';
+import type { Task } from './tasks.ts';
 import type { MockData } from './mockdata.ts';
 import type { Location } from './state.ts';
 

@@ -5,7 +5,7 @@ import { bridgeToolAgent } from '../../src/kinds/tool-agents/bridge-agent.ts';
 import { toolAgentFactory } from '../../src/kinds/tool-agents/bridge-unit.ts';
 import { confirmationRuleJudge } from '../../src/kinds/tool-agents/judge.ts';
 import { runToolTaskTrial, type ToolAgent } from '../../src/kinds/tool-agents/loop.ts';
-import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, type Task } from '../../src/toolenv/tasks.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
 import { dataPath } from '../helpers/repoData.ts';
 

@@ -7,7 +7,7 @@ import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND, ToolAgentsRunSummarySchema } from '../../src/kinds/tool-agents/results.ts';
 import { TrialResultSchema } from '../../src/kinds/tool-agents/loop.ts';
 import { planReplay } from '../../src/kinds/tool-agents/replay.ts';
-import { parseTasksLenient } from '../../src/kinds/tool-agents/tasks.ts';
+import { parseTasksLenient } from '../../src/toolenv/tasks.ts';
 import { readCampaignKind } from '../../src/kinds/registry.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { workspaceStorePath } from '../../src/store/workspace.ts';

@@ -9,15 +9,18 @@ import { dataPath } from '../helpers/repoData.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
 import { connectHeadUnit, toolsExtension } from '../../src/bridge/client.ts';
 import { toolAgentFactory } from '../../src/kinds/tool-agents/bridge-unit.ts';
-import { loadTaskFile } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile } from '../../src/toolenv/tasks.ts';
 import { ResultStore } from '../../src/store/store.ts';
+
+/** A results store of its own for one run (every run is stored: resumable, and what the report reads). */
+const tempStore = () => ResultStore.open(join(mkdtempSync(join(tmpdir(), 'tool-agents-store-')), 'icabench.db'));
 
 describe('tool-agents campaign config', () => {
   it('bench-configs/carbench-train.yaml runs offline: every task x 3 trials, pass^k per family', async () => {
     const loaded = loadToolAgentsConfig(resolve('bench-configs/carbench-train.yaml'));
     expect(loaded.taskFiles).toEqual(['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].map((f) => dataPath(`carbench/${f}`)));
     const seen: number[] = [];
-    const run = await runToolAgentsCampaign(loaded, { onTrial: (r) => seen.push(r.trial) });
+    const run = await runToolAgentsCampaign(loaded, { store: tempStore(), onTrial: (r) => seen.push(r.trial) });
     expect(run.results).toHaveLength(387);
     expect(seen.filter((t) => t === 2)).toHaveLength(129);
     expect(run.invalidTasks).toEqual([]);
@@ -49,7 +52,7 @@ describe('tool-agents campaign config', () => {
     tasks[2].actions[0].name = 'open_the_moon_roof';
     writeFileSync(join(dir, 'mine.json'), JSON.stringify(tasks));
     writeFileSync(join(dir, 'c.yaml'), 'kind: tool-agents\nname: mine\ntasks: [mine.json, missing.json]\nrepeats: 1\nagent: { type: replay, fault: { kind: half_done } }\n');
-    const run = await runToolAgentsCampaign(loadToolAgentsConfig(join(dir, 'c.yaml')));
+    const run = await runToolAgentsCampaign(loadToolAgentsConfig(join(dir, 'c.yaml')), { store: tempStore() });
     expect(run.invalidTasks.map((i) => [i.taskId, i.position])).toEqual([['base_2', 1], ['(file)', -1]]);
     expect(run.invalidTasks[0].reason).toMatch(/task base_2 \(#1\): task_type/);
     expect(run.invalidTasks[1].reason).toMatch(/missing\.json: cannot read the task file \(no such file\)/);
@@ -58,7 +61,7 @@ describe('tool-agents campaign config', () => {
     writeFileSync(join(dir, 'bridge.yaml'), `kind: tool-agents\nname: b\ntasks: [${dataPath('carbench/tasks_disambiguation.json')}]\nrepeats: 2\nconcurrency: 4\nagent: { type: bridge, port: 0, tokenEnv: TOOLS_TEST_TOKEN, waitSeconds: 10 }\n`);
     process.env.TOOLS_TEST_TOKEN = 'concurrent';
     const loaded = loadToolAgentsConfig(join(dir, 'bridge.yaml'));
-    const running = runToolAgentsCampaign(loaded, { log: (line) => void dialIn(line) });
+    const running = runToolAgentsCampaign(loaded, { store: tempStore(), log: (line) => void dialIn(line) });
     let unit: { close(): Promise<void> } | undefined;
     const dialIn = async (line: string) => {
       const url = /listening on (\S+);/.exec(line)![1];

@@ -1,24 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { confirmationRuleJudge, type PolicyJudge } from '../../src/kinds/tool-agents/judge.ts';
-import { runToolTaskTrial, type AgentReply, type AgentTurnInput, type ToolAgent, type TrialResult } from '../../src/kinds/tool-agents/loop.ts';
+import { runToolTaskTrial, type AgentTurnInput, type TrialResult } from '../../src/kinds/tool-agents/loop.ts';
 import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
 import { isSimulatorMisfire, summarizeTrials } from '../../src/kinds/tool-agents/summary.ts';
-import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, type Task } from '../../src/toolenv/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
+import { scripted } from './scripted.ts';
 
 const TASKS: Task[] = ['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].flatMap((f) => loadTaskFile(dataPath(`carbench/${f}`)));
 const byId = (id: string): Task => TASKS.find((t) => t.task_id === id)!;
 
-function scripted(name: string, replies: AgentReply[], seen: AgentTurnInput[] = []): ToolAgent {
-  let i = 0;
-  return {
-    name,
-    next: async (input) => {
-      seen.push(input);
-      return replies[Math.min(i++, replies.length - 1)];
-    },
-  };
-}
 
 /** A stored trial's shape with the fields the summary reads set by hand (family, task, trial, R). */
 function trialLike(template: TrialResult, family: TrialResult['family'], taskId: string, trial: number, pass: boolean): TrialResult {

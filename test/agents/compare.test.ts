@@ -3,7 +3,7 @@ import { compareToolRuns, ToolRunComparisonSchema } from '../../src/kinds/tool-a
 import { runToolTaskTrial, type TrialResult } from '../../src/kinds/tool-agents/loop.ts';
 import type { FaultProfile } from '../../src/kinds/tool-agents/config.ts';
 import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
-import { loadTaskFile } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile } from '../../src/toolenv/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 
 describe('comparing two tool-agent runs', () => {

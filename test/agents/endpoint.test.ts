@@ -3,7 +3,7 @@ import { createEndpointAgent } from '../../src/kinds/tool-agents/endpoint.ts';
 import { confirmationRuleJudge } from '../../src/kinds/tool-agents/judge.ts';
 import { runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
 import { planReplay, DONE_TEXT } from '../../src/kinds/tool-agents/replay.ts';
-import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, type Task } from '../../src/toolenv/tasks.ts';
 import { startFakeLlmServer, type FakeLlmServer, type FakeReply, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { dataPath } from '../helpers/repoData.ts';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bridgeToolAgent } from '../../src/kinds/tool-agents/bridge-agent.ts';
 import { confirmationRuleJudge } from '../../src/kinds/tool-agents/judge.ts';
 import { runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
-import { loadTaskFile } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile } from '../../src/toolenv/tasks.ts';
 import { startBridgeServer } from '../../src/bridge/server.ts';
 import { dataPath } from '../helpers/repoData.ts';
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { chainJudges, confirmationRuleJudge, judgePrompt, judgeTrajectoryText, llmPolicyJudge } from '../../src/kinds/tool-agents/judge.ts';
 import { runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
 import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
-import { loadTaskFile } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile } from '../../src/toolenv/tasks.ts';
 import { createProvider } from '../../src/llm/index.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { dataPath } from '../helpers/repoData.ts';

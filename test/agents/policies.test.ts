@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applicableJudgedRules, judgedParagraph, loadPolicyRules, scanCodePolicies, CODE_CHECKED_RULES, LLM_JUDGED_RULES } from '../../src/kinds/tool-agents/policies.ts';
-import { loadTaskFile } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile } from '../../src/toolenv/tasks.ts';
 import type { TrajectoryMessage } from '../../src/kinds/tool-agents/trajectory.ts';
 import { pickDynamicState, type DynamicState } from '../../src/toolenv/state.ts';
 import { dataPath } from '../helpers/repoData.ts';

@@ -1,19 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { confirmationRuleJudge } from '../../src/kinds/tool-agents/judge.ts';
-import { checkRunnable, runToolTaskTrial, type AgentReply, type ToolAgent } from '../../src/kinds/tool-agents/loop.ts';
+import { checkRunnable, runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
 import { planReplay, ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
-import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, type Task } from '../../src/toolenv/tasks.ts';
 import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
 import { join } from 'node:path';
+import { scripted } from './scripted.ts';
 
 const VENDORED: Task[] = loadTaskFile(dataPath('carbench/tasks_hallucination.json'));
 /** the held-out task of test/fixtures/carbench/README.md: a later reference action depends on the one that needs the removed parameter */
 const [DEPENDENT] = loadTaskFile(join(REPO_ROOT, 'test/fixtures/carbench/hallucination-dependent.json'));
 
-function scripted(name: string, replies: AgentReply[]): ToolAgent {
-  let i = 0;
-  return { name, next: async () => replies[Math.min(i++, replies.length - 1)] };
-}
 
 describe('the replay agent on hallucination tasks: stop at the removed part and acknowledge it', () => {
   it('reaches R = 1 on every vendored hallucination task', async () => {

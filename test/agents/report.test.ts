@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
 import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
 import { toolTrialsJunit, trialText } from '../../src/kinds/tool-agents/report.ts';
-import { loadTaskFile, parseTasks } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, parseTasks } from '../../src/toolenv/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 
 describe('tool-trial renderings', () => {

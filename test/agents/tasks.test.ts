@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadTaskFile, parseTasks, taskFamily } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, parseTasks, taskFamily } from '../../src/toolenv/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
 
 describe('CAR-bench tasks as data', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, type Task } from '../../src/toolenv/tasks.ts';
 import { loadToolCatalog } from '../../src/toolenv/catalog.ts';
 import { ToolEnvironment } from '../../src/toolenv/env.ts';
 import { STATE_FIELDS } from '../../src/toolenv/state.ts';

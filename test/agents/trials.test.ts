@@ -1,19 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { confirmationRuleJudge, noJudge } from '../../src/kinds/tool-agents/judge.ts';
-import { checkRunnable, runToolTaskTrial, TrialResultSchema, type AgentReply, type ToolAgent } from '../../src/kinds/tool-agents/loop.ts';
+import { checkRunnable, runToolTaskTrial, TrialResultSchema } from '../../src/kinds/tool-agents/loop.ts';
 import { FAULT_POLICY_RULES, type FaultProfile } from '../../src/kinds/tool-agents/config.ts';
 import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
 import { summarizeTrials } from '../../src/kinds/tool-agents/summary.ts';
-import { loadTaskFile, parseTasks, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, parseTasks, type Task } from '../../src/toolenv/tasks.ts';
 import { dataPath } from '../helpers/repoData.ts';
+import { scripted } from './scripted.ts';
 
 const TASKS: Task[] = ['tasks_base.json', 'tasks_hallucination.json', 'tasks_disambiguation.json'].flatMap((f) => loadTaskFile(dataPath(`carbench/${f}`)));
 const byId = (id: string): Task => TASKS.find((t) => t.task_id === id)!;
 
-function scripted(name: string, replies: AgentReply[]): ToolAgent {
-  let i = 0;
-  return { name, next: async () => replies[Math.min(i++, replies.length - 1)] };
-}
 
 describe('replay agent through the loop', () => {
   it('scores R = 1 on every runnable train task, with the full component record', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runToolTaskTrial } from '../../src/kinds/tool-agents/loop.ts';
 import { ReplayAgent } from '../../src/kinds/tool-agents/replay.ts';
-import { loadTaskFile, type Task } from '../../src/kinds/tool-agents/tasks.ts';
+import { loadTaskFile, type Task } from '../../src/toolenv/tasks.ts';
 import { DeterministicTaskUser, isConfirmationRequest, LlmTaskUser, simulatorPrompt } from '../../src/kinds/tool-agents/usersim.ts';
 import { replayReference } from '../../src/kinds/tool-agents/scoring.ts';
 import { ToolEnvironment } from '../../src/toolenv/env.ts';

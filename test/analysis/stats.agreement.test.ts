@@ -18,7 +18,7 @@ import {
   precisionRecallF1,
   spearman,
   withinOneAgreement,
-} from '../../src/analysis/stats.ts';
+} from '../../src/domain/stats.ts';
 
 function expandTable(table: Record<string, number>): { a: string[]; b: string[] } {
   const a: string[] = [];

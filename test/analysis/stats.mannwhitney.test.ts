@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { a12Magnitude, mannWhitneyU, normalSf, varghaDelaneyA12 } from '../../src/analysis/stats.ts';
+import { a12Magnitude, mannWhitneyU, normalSf, varghaDelaneyA12 } from '../../src/domain/stats.ts';
 
 describe('mannWhitneyU', () => {
   // SciPy docs, scipy.stats.mannwhitneyu example (male/female ages): U1 = 17, exact p = 0.1111…, asymptotic p = 0.11134688653314041

@@ -31,9 +31,9 @@ const RULES: Record<string, RoleRule> = {
   world: { is: 'the deterministic reference world (places, roads)', may: ['domain', { role: 'protocol', typesOnly: true }] },
   llm: { is: 'model clients, prompts, structured output, transcript rendering', may: ['domain', 'protocol', 'config'] },
   embedding: { is: 'text embedders', may: ['domain'] },
-  toolenv: { is: 'the tool environment of tool-using agents (tools, synthetic navigation db)', may: ['domain', 'protocol', { role: 'kinds/tool-agents', files: ['tasks.ts'], typesOnly: true, why: 'the task a tool environment is built for' }] },
+  toolenv: { is: 'the tool-agents library: CAR-bench tasks, the tool environment (tools, synthetic navigation db)', may: ['domain', 'protocol', 'config'] },
   vehicle: { is: 'DBC codec, scenarios, frames, CAN transports and readers', may: ['domain', 'protocol', 'config', 'system', 'world'] },
-  judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm', { role: 'analysis', files: ['stats.ts'], why: 'agreement between judges uses the statistics module' }] },
+  judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm'] },
   simulator: {
     is: 'the template, LLM and scripted user simulators and the driver wording',
     may: ['domain', 'protocol', 'world', 'llm', { role: 'headunit', files: ['reference/nlu.ts'], why: "a typed turn is read with the rule-based reader of the bench's vocabulary (src/simulator/reader.ts)" }],
@@ -73,13 +73,8 @@ const RULES: Record<string, RoleRule> = {
       { role: 'judge', files: ['precedence.ts', 'agreement.ts'] },
       { role: 'voice', files: ['metrics.ts', 'acoustics.ts'] },
       { role: 'run', files: ['run-facts.ts'], why: 'summary.json is built from the run facts and their schemas' },
-      { role: 'manual', files: ['model.ts'], why: 'the manual-QA report section' },
       { role: 'llm', files: ['manifest.ts'], why: "failure diversity embeds with the methods' model named in models/default.yaml" },
       { role: 'manual', typesOnly: true },
-      { role: 'kinds/manual-qa', files: ['results.ts'], why: 'TEMPORARY (#22 step 2): the manual-QA report section moves into its kind' },
-      { role: 'kinds/manual-qa', typesOnly: true },
-      { role: 'kinds/tool-agents', files: ['results.ts', 'report.ts'], why: 'TEMPORARY (#22 step 2): the tool-agents report section moves into its kind' },
-      { role: 'kinds/tool-agents', typesOnly: true },
       { role: 'store', typesOnly: true },
     ],
   },
@@ -99,7 +94,6 @@ const RULES: Record<string, RoleRule> = {
       'voice',
       'bridge',
       'store',
-      { role: 'kinds/dialogue', why: 'TEMPORARY (#22 step 2): the rig and the run loop still read the dialogue config; the kind contract removes it' },
     ],
   },
   kinds: {
@@ -108,7 +102,7 @@ const RULES: Record<string, RoleRule> = {
   },
   'kinds/dialogue': {
     is: 'the dialogue kind: its config, plan (sampling, seed pool), the conversation loop, the world file',
-    may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'judge', 'simulator', 'headunit', 'vehicle', 'voice', 'bridge', 'store', 'run'],
+    may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'judge', 'simulator', 'headunit', 'vehicle', 'voice', 'bridge', 'store', 'report', 'run'],
   },
   'kinds/manual-qa': {
     is: 'the manual-QA kind: its config, the question runner, the run and its stored results',
@@ -120,8 +114,8 @@ const RULES: Record<string, RoleRule> = {
       'embedding',
       'analysis',
       'manual',
+      'report',
       'run',
-      { role: 'kinds/dialogue', files: ['config.ts'], why: 'TEMPORARY (#22 step 2): ConfigError and the head-unit schema move to the run floor' },
       { role: 'headunit', files: ['types.ts'] },
       { role: 'headunit', files: ['reference/manual-skill.ts'], why: "the reference unit's manual fault profiles a config may switch on" },
       { role: 'store', typesOnly: true },
@@ -137,16 +131,15 @@ const RULES: Record<string, RoleRule> = {
       'toolenv',
       'bridge',
       { role: 'headunit', files: ['types.ts'] },
-      { role: 'kinds/dialogue', files: ['config.ts'], why: 'TEMPORARY (#22 step 2): ConfigError and the bridge listen fields move to the run floor' },
-      { role: 'run', files: ['resume.ts'], why: 'the one --resume lookup' },
-      { role: 'report', files: ['escape.ts'] },
+      'run',
+      'report',
       { role: 'analysis', files: ['reliability.ts'], why: 'the one pass^k / pass@k estimator' },
       { role: 'store', typesOnly: true },
     ],
   },
   'kinds/suite': {
     is: 'the suite kind and live sessions: scripted suites and typed turns replayed on the dialogue run path (docs/suites.md)',
-    may: ['domain', 'config', 'llm', 'judge', 'simulator', 'vehicle', 'suite', 'run', { role: 'kinds/dialogue', files: ['config.ts'], why: 'a suite campaign is a dialogue campaign with a scripted plan' }],
+    may: ['domain', 'config', 'llm', 'judge', 'simulator', 'vehicle', 'suite', 'run', { role: 'kinds/dialogue', files: ['config.ts', 'kind.ts', 'run.ts', 'tiers.ts'], why: "a suite campaign runs on the dialogue kind's rig, storage and outputs with a scripted plan and user" }],
   },
   manual: {
     is: "the owner's-manual library: ingestion, chunks, retrieval, test sets, the GEAR evaluators",
@@ -159,7 +152,7 @@ const RULES: Record<string, RoleRule> = {
   judgebench: { is: 'the judge benchmark', may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'report'] },
   fleet: {
     is: 'fleet campaigns on Redis: job schemas, workers, the coordinator executor, the shared model-host limit',
-    may: ['domain', 'run', { role: 'kinds/dialogue', why: 'TEMPORARY (#22 step 2): fleet jobs are dialogue conversations until every kind runs on the fleet' }, { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }, { role: 'store', typesOnly: true }],
+    may: ['domain', 'run', { role: 'kinds/dialogue', why: 'fleet jobs are dialogue conversations, run on the dialogue rig' }, { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }, { role: 'store', typesOnly: true }],
   },
   conformance: {
     is: 'the bridge conformance kit: the suite as data, the runner, its JUnit and HTML reports',
@@ -194,19 +187,6 @@ const RULES: Record<string, RoleRule> = {
   cli: { is: 'the command line: the entry point, may import anything', may: '*' },
 };
 
-/**
- * Imports that break the rules today, each with why and who removes it. An entry that no longer matches an
- * import fails the test too, so it is deleted as soon as the code is fixed.
- */
-const KNOWN_EXCEPTIONS: ReadonlyArray<{ from: string; to: string; why: string }> = [
-  { from: 'judge/technique-examples.ts', to: 'kinds/dialogue/config.ts', why: "the CoT worked examples are made by running the reference rig with the oracle; move them to src/kinds/dialogue and hand them to the technique judge" },
-  { from: 'judge/technique-examples.ts', to: 'kinds/dialogue/sampling.ts', why: 'as above' },
-  { from: 'judge/technique-examples.ts', to: 'kinds/dialogue/conversation.ts', why: 'as above' },
-  { from: 'judge/technique-examples.ts', to: 'headunit/in-process.ts', why: 'as above' },
-  { from: 'judge/technique-examples.ts', to: 'headunit/reference/reference-headunit.ts', why: 'as above' },
-  { from: 'judge/technique-examples.ts', to: 'simulator/template.ts', why: 'as above' },
-  { from: 'analysis/dialogue-reliability.ts', to: 'kinds/dialogue/sampling.ts', why: 'reads the plan key format (conversationPlanOfKey); move the key format into domain' },
-];
 
 interface ImportEdge {
   file: string;
@@ -258,6 +238,43 @@ const roleOf = (path: string) => {
   return parts[0] === 'kinds' && parts.length > 2 ? `kinds/${parts[1]}` : parts[0];
 };
 
+/**
+ * The import cycles between roles (value and type imports alike): each strongly connected group of two or more
+ * roles, found with Tarjan's algorithm, with one import per edge inside it so the message says where to cut.
+ */
+function roleCycles(list: readonly ImportEdge[]): string[] {
+  const graph = new Map<string, Map<string, ImportEdge>>();
+  for (const e of list) {
+    const [from, to] = [roleOf(e.file), roleOf(e.target)];
+    if (from === to) continue;
+    if (!graph.has(from)) graph.set(from, new Map());
+    if (!graph.get(from)!.has(to)) graph.get(from)!.set(to, e);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[] = [];
+  const visit = (role: string) => {
+    index.set(role, index.size);
+    low.set(role, index.get(role)!);
+    stack.push(role);
+    for (const next of graph.get(role)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(role, Math.min(low.get(role)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(role, Math.min(low.get(role)!, index.get(next)!));
+    }
+    if (low.get(role) !== index.get(role)) return;
+    const group: string[] = [];
+    for (let top = ''; top !== role; ) group.push((top = stack.pop()!));
+    if (group.length < 2) return;
+    const inside = group.flatMap((from) => [...(graph.get(from) ?? [])].filter(([to]) => group.includes(to)).map(([to, e]) => `${from} -> ${to} (src/${e.file}:${e.line})`));
+    cycles.push(`${[...group].sort().join(', ')}: ${inside.sort().join('; ')}`);
+  };
+  for (const role of graph.keys()) if (!index.has(role)) visit(role);
+  return cycles;
+}
+
 /** Why an import is not allowed, or undefined when it is. */
 function violation(edge: ImportEdge): string | undefined {
   const from = roleOf(edge.file);
@@ -278,7 +295,6 @@ function violation(edge: ImportEdge): string | undefined {
 
 describe('import rules between the roles under src/', () => {
   const all = edges();
-  const isException = (edge: ImportEdge) => KNOWN_EXCEPTIONS.some((x) => x.from === edge.file && x.to === edge.target);
 
   it('reads the imports of every source file (a parser that finds nothing would pass anything)', () => {
     expect(all.length).toBeGreaterThan(500);
@@ -300,11 +316,21 @@ describe('import rules between the roles under src/', () => {
   });
 
   it('no role imports another role it may not, or another role’s internals', () => {
-    const problems = all.filter((e) => !isException(e)).flatMap((e) => {
+    // no exceptions: an import the rules do not allow is a failure, whoever wrote it
+    const problems = all.flatMap((e) => {
       const why = violation(e);
       return why ? [`src/${e.file}:${e.line} imports src/${e.target}: ${why}`] : [];
     });
     expect(problems).toEqual([]);
+  });
+
+  it('the roles form no import cycle (a folder cycle makes the layers meaningless)', () => {
+    expect(roleCycles(all)).toEqual([]);
+    // and the check finds one when there is one
+    const edge = (file: string, target: string): ImportEdge => ({ file, line: 1, target, typeOnly: true });
+    expect(roleCycles([edge('run/a.ts', 'kinds/dialogue/b.ts'), edge('kinds/dialogue/b.ts', 'judge/c.ts'), edge('judge/c.ts', 'run/d.ts'), edge('domain/x.ts', 'domain/y.ts')])).toEqual([
+      'judge, kinds/dialogue, run: judge -> run (src/judge/c.ts:1); kinds/dialogue -> judge (src/kinds/dialogue/b.ts:1); run -> kinds/dialogue (src/run/a.ts:1)',
+    ]);
   });
 
   it('docs/architecture.md has one row per role, the same roles as RULES', () => {
@@ -347,12 +373,6 @@ describe('import rules between the roles under src/', () => {
     expect(violation(edge('judge/x.ts', '../packages/bridge-sdk/src/protocol/bridge.ts'))).toBe('judge may not import bridge-sdk');
   });
 
-  it('every known exception still matches an import (delete it once the code is fixed)', () => {
-    const stale = KNOWN_EXCEPTIONS.filter((x) => !all.some((e) => e.file === x.from && e.target === x.to));
-    expect(stale.map((x) => `${x.from} -> ${x.to}`)).toEqual([]);
-    const needless = KNOWN_EXCEPTIONS.filter((x) => all.some((e) => e.file === x.from && e.target === x.to && violation(e) === undefined));
-    expect(needless.map((x) => `${x.from} -> ${x.to} is allowed by the rules`)).toEqual([]);
-  });
 });
 
 /** Worker pools written again instead of using src/domain/pool.ts (owned by other branches): convert to runPool, then delete. */

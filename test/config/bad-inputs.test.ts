@@ -1,27 +1,14 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 
 /**
  * #22 item 4 / #27 item 4: every bad input a command or a config names fails with ONE line naming
  * the file and what was wrong, exit 2, and leaves no results store behind. Each case runs the real CLI.
  */
-const CLI = join(REPO_ROOT, 'bin/icabench.js');
-
-function icabench(args: string[], cwd: string): Promise<{ status: number | null; stderr: string; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 const deepList = (levels: number) => Array.from({ length: levels }, (_, depth) => `${'  '.repeat(depth)}- item\n`).join('');
 
 interface BadInput {
@@ -73,16 +60,19 @@ function writeInputs(dir: string): void {
   writeFileSync(join(dir, 'alias.yaml'), 'name: x\nseeds: pool.yaml\nconversations: 1\n');
 }
 
-describe('bad inputs: one line naming the file, exit 2, no store left', () => {
+describe('bad inputs: one error line naming the file, exit 2, no store left', () => {
   it.each(CASES)('$name', async ({ args, error }) => {
     const dir = mkdtempSync(join(tmpdir(), 'icabench-bad-input-'));
     writeInputs(dir);
-    const result = await icabench(args(dir), dir);
+    const result = await runCli(args(dir));
+    // one error line, the last (a run may say which agent and judges it opened before it planned); no stack trace
     const lines = result.stderr.trim().split('\n');
-    expect(lines, result.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^icabench: /);
-    expect(lines[0]).toMatch(error);
-    expect(result.status).toBe(2);
+    const errors = lines.filter((line) => line.startsWith('icabench: '));
+    expect(errors, result.stderr).toHaveLength(1);
+    expect(lines.at(-1)).toBe(errors[0]);
+    expect(errors[0]).toMatch(error);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(result.code).toBe(2);
     expect(existsSync(join(dir, 'ws')), 'a workspace was left behind').toBe(false);
   }, 120_000);
 });

@@ -52,4 +52,17 @@ describeInBrowser('the app report of a voice run', () => {
     expect(await page.getByTestId('turn-voice').first().innerText()).toMatch(/^heard: /);
     expect(errors).toEqual([]);
   });
+
+  it('no page overflows sideways at 1440 px (the browser window of these tests)', async () => {
+    const { page } = await app.newPage();
+    await page.goto(app.url);
+    const wide: string[] = [];
+    for (const route of ['#/', '#/setup', '#/live', '#/runs', `#/runs/${encodeURIComponent(runId)}`, '#/compare', '#/session', '#/conformance']) {
+      await page.goto(`${app.origin}/${route}`);
+      await page.waitForLoadState('networkidle');
+      const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+      if (scroll > client) wide.push(`${route}: ${scroll} px wide in ${client} px`);
+    }
+    expect(wide).toEqual([]);
+  });
 });

@@ -8,8 +8,8 @@ import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { BRIDGE_FACTS } from '../../src/bridge/facts.ts';
 import type { LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
 import type { CampaignEvent } from '../../src/run/events.ts';
-import { runCampaign } from '../../src/run/runner.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
@@ -258,6 +258,14 @@ describe('a unit replaced mid-campaign', () => {
   }, 300_000);
 });
 
+/** Runs the campaign on `rig` and writes its outputs; the parsed summary.json with them. */
+async function runAndReport(loaded: LoadedCampaign, store: ResultStore, rig: ConnectedHeadUnit) {
+  const result = await runCampaign(loaded, { store, tiers: await buildTiers(loaded.config), headUnit: rig });
+  const out = mkdtempSync(join(tmpdir(), 'icabench-protocol-out-'));
+  await writeRunOutputs(store, result.runId, out);
+  return { result, out, summary: JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) };
+}
+
 describe('protocol anomalies on record', () => {
   it('gives exact duplicate, late and wrong-turn counts in summary.json and the report, and a timeout names the stray reply', async () => {
     const loaded = campaign(`name: anomalies\nconversations: 6\nconcurrency: 1\nmaxTurns: [8]\n${bridgeConfig(', turnTimeoutMs: 800')}`);
@@ -285,11 +293,8 @@ describe('protocol anomalies on record', () => {
       });
       await raw.acked;
     });
-    const result = await runCampaign(loaded, { store, tiers: await buildTiers(loaded.config), headUnit: rig });
+    const { result, out, summary } = await runAndReport(loaded, store, rig);
     expect(result.done).toBe(6);
-    const out = mkdtempSync(join(tmpdir(), 'icabench-anomalies-out-'));
-    await writeRunOutputs(store, result.runId, out);
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.protocol).toMatchObject({
       conversations: 6,
       affectedConversations: 4,
@@ -355,11 +360,8 @@ describe('protocol anomalies on record', () => {
       });
       await new Promise((resolve) => socket.once(EVENTS.helloAck, resolve));
     });
-    const result = await runCampaign(loaded, { store, tiers: await buildTiers(loaded.config), headUnit: rig });
+    const { result, out, summary } = await runAndReport(loaded, store, rig);
     expect(result.done).toBe(4);
-    const out = mkdtempSync(join(tmpdir(), 'icabench-reconnects-out-'));
-    await writeRunOutputs(store, result.runId, out);
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.protocol).toMatchObject({
       conversations: 4,
       affectedConversations: 2,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
 import type { ConnectedHeadUnit } from '../../src/run/connect.ts';

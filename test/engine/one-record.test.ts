@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { RUN_FACTS, readRunFacts, recordRunFact } from '../../src/run/run-facts.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { summarizeRun } from '../../src/report/summary.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { startBenchServer, type BenchServer } from '../../src/server/server.ts';

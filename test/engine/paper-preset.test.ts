@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import type { ConversationResult, ConversationSpec } from '../../src/domain/conversation.ts';
 import { FAILURE_LABELS } from '../../src/domain/taxonomy.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
@@ -77,10 +77,11 @@ describe('the paper baseline (Negi et al.): no evaluator feedback, fixed M = 8',
       writeFileSync(path, `name: p\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: 4\nmethod: paper\n${yaml}`);
       return path;
     };
-    expect(() => loadCampaignConfig(write('scoring: { failOn: [safety_violation] }\n'))).toThrow(/scoring\.failOn.*C ≥ θ alone/s);
-    expect(() => loadCampaignConfig(write('scoring: { failOn: [] }\nmode: baseline\npersonas: [neutral]\nmaxTurns: [8, 10]\n'))).toThrow(/maxTurns.*fixed turn budget/s);
-    expect(() => loadCampaignConfig(write('scoring: { failOn: [] }\nmode: baseline\npersonas: [polite]\nmaxTurns: [8]\n'))).toThrow(/personas.*neutral/s);
-    expect(loadCampaignConfig(write('scoring: { failOn: [] }\nmode: baseline\npersonas: [neutral]\nmaxTurns: [8]\n')).config.method).toBe('paper');
+    expect(() => loadCampaignConfig(write('scoring: { failOn: [safety_violation], inconclusive: pass }\n'))).toThrow(/scoring\.failOn.*C ≥ θ alone/s);
+    expect(() => loadCampaignConfig(write('scoring: { failOn: [] }\n'))).toThrow(/scoring\.inconclusive.*C decides/s);
+    expect(() => loadCampaignConfig(write('scoring: { failOn: [], inconclusive: pass }\nmode: baseline\npersonas: [neutral]\nmaxTurns: [8, 10]\n'))).toThrow(/maxTurns.*fixed turn budget/s);
+    expect(() => loadCampaignConfig(write('scoring: { failOn: [], inconclusive: pass }\nmode: baseline\npersonas: [polite]\nmaxTurns: [8]\n'))).toThrow(/personas.*neutral/s);
+    expect(loadCampaignConfig(write('scoring: { failOn: [], inconclusive: pass }\nmode: baseline\npersonas: [neutral]\nmaxTurns: [8]\n')).config.method).toBe('paper');
   });
 
   it('the shipped paper presets run offline and their summary states the preset and the pure-score verdict', async () => {

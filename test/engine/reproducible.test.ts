@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { ResultStore } from '../../src/store/store.ts';
 

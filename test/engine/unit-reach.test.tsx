@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { renderToStaticMarkup } from 'react-dom/server';
@@ -60,13 +60,14 @@ describe('a run whose head unit is never reached', () => {
     }
   });
 
-  it('a bridge unit that never dials in: exit non-zero naming the cause, and no run left behind', { timeout: 120_000 }, async () => {
+  it('a bridge unit that never dials in: exit 4 naming the cause, and no run left behind', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'icabench-unreached-'));
     const config = join(dir, 'nobody.yaml');
     writeFileSync(config, `name: nobody\nseeds: ${SEEDS}\nconversations: 4\nheadUnit: { type: bridge, port: 0, tokenEnv: ICABENCH_TEST_NOBODY_TOKEN, waitSeconds: 1 }\n`);
     const run = await runCli(['run', config, '--workspace', join(dir, 'ws')], { ICABENCH_TEST_NOBODY_TOKEN: 'nobody-token' });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/no head unit .*dialled in within 1000 ms/);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toMatch(/^icabench: the head unit was not reached, no run was recorded: unavailable: no head unit .*dialled in within 1000 ms/m);
+    expect(existsSync(join(dir, 'ws', 'icabench.db'))).toBe(false);
   });
 
   it('the bench app runs such a campaign and marks it in the runs list', { timeout: 120_000 }, async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { openFleetExecutor } from '../../src/fleet/coordinator.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { CLI } from '../helpers/cli.ts';
@@ -73,6 +73,14 @@ describe('the fleet when its Redis is killed (SIGKILL, no persistence)', () => {
       // and no other line about the connection (ioredis and BullMQ report each reconnect attempt of each connection)
       expect(lines.filter((l) => /\bE(CONNREFUSED|CONNRESET|PIPE)\b|Connection is closed/.test(l))).toHaveLength(1);
       expect(rawErrors.mock.calls.map((c) => String(c[0])).filter((text) => /ECONNREFUSED|ECONNRESET|EPIPE|Missing key/.test(text) || STACK_LINE.test(text))).toEqual([]);
+      // the workers too: one line when Redis went, one when it came back, no stack trace
+      for (const worker of workers) {
+        // its own connection may come back a little after the queue's
+        await vi.waitFor(() => expect(worker.output()).toMatch(/is back after/), { timeout: 60_000, interval: 50 });
+        expect(worker.output()).not.toMatch(STACK_LINE);
+        expect(worker.output().match(/is unreachable \(E[A-Z]+\); waiting for it to come back/g), worker.output()).toHaveLength(1);
+        expect(worker.output().match(/is back after \d+\.\d s/g), worker.output()).toHaveLength(1);
+      }
     } finally {
       rawErrors.mockRestore();
       store.close();

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dialogueWorkedExamples } from '../../src/kinds/dialogue/technique-examples.ts';
 import { aggregateDimensionVotes, aggregateTurnVotes, createTechniqueJudge } from '../../src/judge/technique-judge.ts';
 import { isTechniqueRef, JudgeRefError, JudgeRefInputSchema, parseJudgeRef } from '../../src/llm/modelRef.ts';
 import { toJsonl } from '../../src/judgebench/dataset.ts';
@@ -146,7 +147,8 @@ describe('technique judges give turn labels and rubric scores through the Judge 
 
     const cotRequests: ChatRequest[] = [];
     const cot = scripted((_, r) => (cotRequests.push(r), JSON.stringify({ labels: [], targetUpdates: [], reasoning: 'fine' })));
-    await createTechniqueJudge('cot-3:ollama:judge', { llms: [cot] }).evaluateTurn(input);
+    await expect(createTechniqueJudge('cot-3:ollama:judge', { llms: [cot] }).evaluateTurn(input)).rejects.toThrow(/needs worked examples/);
+    await createTechniqueJudge('cot-3:ollama:judge', { llms: [cot], workedExamples: dialogueWorkedExamples }).evaluateTurn(input);
     const [request] = cotRequests;
     expect(request.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
     const examples = request.messages.filter((m) => m.role === 'assistant').map((m) => JSON.parse(m.content));

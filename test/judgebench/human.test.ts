@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fleissKappa, categoryCounts, lightsKappa, majorityScore } from '../../src/analysis/stats.ts';
+import { cohensKappa, fleissKappa, categoryCounts, lightsKappa, majorityScore } from '../../src/domain/stats.ts';
 import { parseCsv } from '../../src/domain/csv.ts';
 import { humanAgreementStudy, parseRatings, type RatingRow } from '../../src/judgebench/human.ts';
 import { dataPath } from '../helpers/repoData.ts';
@@ -72,7 +72,17 @@ describe('human-agreement study (Table III) on FED ratings', () => {
       const columns = [0, 1, 2, 3, 4].map((r) => rows.map((row) => row[r]));
       expect(d.humanLightsKappa).toBeCloseTo(lightsKappa(columns, { weights: 'quadratic', categories: [0, 1, 2] }), 12);
       expect(d.humanFleissKappa).toBeCloseTo(fleissKappa(categoryCounts(rows, [0, 1, 2])), 12);
+      // the paper's RQ0 statistic (Negi et al.): the judge against each of the five raters, averaged over the pairs
+      const judgeOf = new Map(own.map((j) => [j.conversation, j.score]));
+      const pairKappas = ['r1', 'r2', 'r3', 'r4', 'r5'].map((rater) => {
+        const rated = humans.filter((h) => h.dimension === d.dimension && h.rater === rater);
+        return cohensKappa(rated.map((h) => judgeOf.get(h.conversation)!), rated.map((h) => h.score), { weights: 'quadratic', categories: [0, 1, 2] });
+      });
+      expect(d.pairMean).toMatchObject({ pairs: 5 });
+      expect(d.pairMean!.kappa).toBeCloseTo(pairKappas.reduce((a, b) => a + b, 0) / 5, 10);
+      expect(d.pairMean!.kappa).not.toBeCloseTo(d.kappa, 3);
     }
+    expect(study.some((d) => d.pairMean !== null)).toBe(true);
   });
 
   it('uses explicit pass/fail when every rating carries it', () => {

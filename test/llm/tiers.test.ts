@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CampaignConfigSchema, ConfigError } from '../../src/kinds/dialogue/config.ts';
-import { buildTiers, describeTiers, TierUnavailableError } from '../../src/run/tiers.ts';
+import { buildTiers, describeTiers } from '../../src/kinds/dialogue/tiers.ts';
+import { TierUnavailableError } from '../../src/run/model-tiers.ts';
 import { startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 
 const config = (fields: Record<string, unknown>) => CampaignConfigSchema.parse({ name: 't', seeds: 'seeds.yaml', conversations: 1, ...fields });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { alignmentReport, evaluatorBias, humanMetrics, type FactAnnotation } from '../../src/manual/alignment.ts';
-import { kruskalWallis } from '../../src/analysis/stats.ts';
+import { kruskalWallis } from '../../src/domain/stats.ts';
 import { marksFrom } from '../../src/ui/views/ManualRunView.tsx';
 import type { ManualEvaluation } from '../../src/manual/evaluate.ts';
 import { MANUAL_METRICS } from '../../src/manual/model.ts';

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignConfigSchemaFor, readCampaignKind } from '../../src/kinds/registry.ts';
+import { configModelRefs, campaignConfigSchemaFor, readCampaignKind } from '../../src/kinds/registry.ts';
 import { ConfigCatalog } from '../../src/server/configs.ts';
 import { loadManualQaConfig, manualSkillFor } from '../../src/kinds/manual-qa/config.ts';
 import { ManualCorpus } from '../../src/manual/corpus.ts';
@@ -18,7 +18,7 @@ import { MANUAL_QA_FACTS, runManualQa } from '../../src/kinds/manual-qa/campaign
 import { loadManualQaRun } from '../../src/kinds/manual-qa/results.ts';
 import { MANUAL_FAULT_PROFILES } from '../../src/headunit/reference/manual-skill.ts';
 import { metricFails } from '../../src/manual/model.ts';
-import { writeManualQaOutputs, QUESTION_CSV_COLUMNS } from '../../src/report/manual-section.ts';
+import { writeManualQaOutputs, QUESTION_CSV_COLUMNS } from '../../src/kinds/manual-qa/outputs.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
 import { startHarness, type Harness } from '../server/helpers.ts';
@@ -168,9 +168,6 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
     const configs = await harness.api('/api/configs');
     expect(configs.json.configs.find((c: { name: string }) => c.name === 'manual-qa.yaml')).toMatchObject({ kind: 'manual-qa', valid: true });
     expect(configs.json.configs.find((c: { name: string }) => c.name === 'quickstart.yaml')).toMatchObject({ kind: 'dialogue', valid: true });
-    const start = await harness.api('/api/campaign/start', { body: { configName: 'manual-qa.yaml' } });
-    expect(start.status).toBe(400);
-    expect(start.json.error.code).toBe('unsupported_kind');
 
     // the app serves the run's summary.json as icabench writes it
     const served = await harness.api(`/api/runs/${runId}/summary.json`);
@@ -379,6 +376,9 @@ describe('the bench app config catalog with campaign kinds', () => {
     expect(list.find((c) => c.name === 'm.yaml')).toMatchObject({ kind: 'manual-qa', valid: true });
     expect(list.find((c) => c.name === 'bad.yaml')).toMatchObject({ kind: null, valid: false, errors: [{ path: 'kind', line: 2, message: expect.stringContaining('accepted kinds: dialogue (the default), manual-qa, tool-agents, suite') }] });
     expect(list.find((c) => c.name === 'm-bad.yaml')).toMatchObject({ kind: 'manual-qa', valid: false, errors: [{ path: 'manual', line: 3 }] });
-    expect(await catalog.modelRefs()).toEqual(['ollama:qwen3:14b']);
+    expect(await catalog.modelRefs(configModelRefs)).toEqual(['ollama:qwen3:14b']);
+    // a tool-agents config's deterministic tiers are not model references (the rig status showed `model rule: FAIL`)
+    writeFileSync(join(configs, 't.yaml'), `kind: tool-agents\nname: t\ntasks: [t.json]\nuser: "ollama:user-model"\njudges: [rule, "ollama:judge-model"]\n`);
+    expect((await catalog.modelRefs(configModelRefs)).sort()).toEqual(['ollama:judge-model', 'ollama:qwen3:14b', 'ollama:user-model']);
   });
 });

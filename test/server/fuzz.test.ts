@@ -11,7 +11,7 @@ import { runManualQa } from '../../src/kinds/manual-qa/campaign.ts';
 import { dataPath } from '../helpers/repoData.ts';
 
 /** Holds a "campaign" until it is stopped: a fuzzed start that happens to be valid runs nothing. */
-const hold: CampaignLauncher = async ({ campaign, signal, onEvent }) => {
+const hold: CampaignLauncher = async ({ loaded: campaign, signal, onEvent }) => {
   onEvent({ type: 'run_started', runId: 'fuzz-held', name: campaign.config.name, planned: 1, remaining: 1, budgetMs: null });
   await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
   return { runId: 'fuzz-held', status: 'interrupted' };

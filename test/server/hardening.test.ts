@@ -14,8 +14,8 @@ const withSeeds = (seeds: string) => QUICKSTART.replace(/^seeds: .*$/m, `seeds: 
 /** A campaign launcher that records what it was asked to run and fails or holds as told. */
 function scriptedLauncher(behaviour: 'fail' | 'hold'): { launch: CampaignLauncher; launched: LoadedCampaign[] } {
   const launched: LoadedCampaign[] = [];
-  const launch: CampaignLauncher = async ({ campaign, signal, onEvent }) => {
-    launched.push(campaign);
+  const launch: CampaignLauncher = async ({ loaded: campaign, signal, onEvent }) => {
+    launched.push(campaign as LoadedCampaign);
     if (behaviour === 'fail') throw new Error('no head unit dialled in');
     onEvent({ type: 'run_started', runId: 'held', name: campaign.config.name, planned: 1, remaining: 1, budgetMs: null });
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/run/runner.ts';
+import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
-import { buildTiers } from '../../src/run/tiers.ts';
+import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import type { ConversationResult, UtteranceAnnotation } from '../../src/domain/conversation.ts';
 import { unitBuildOf } from '../../src/run/run-facts.ts';
 import { storedRunChanges } from '../../src/report/changes-section.ts';
+import { writeRunOutputs } from '../../src/report/write.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { loadSuite } from '../../src/suite/format.ts';
 import { addToSuiteYaml, pinConversation, pinnedSuiteYaml } from '../../src/suite/pin.ts';
@@ -103,6 +104,12 @@ describe('pin as regression', () => {
     expect(turn.replyDiff.some((p) => p.op === 'added')).toBe(true);
     expect(turn.replyDiff.filter((p) => p.op !== 'added').map((p) => p.text).join('')).toBe(turn.replyA);
     expect(turn.replyDiff.filter((p) => p.op !== 'removed').map((p) => p.text).join('')).toBe(turn.replyB);
+    // the report says why: the unmet expectation on its turn, and the outcome line
+    const out = join(dir, 'faulty-report');
+    await writeRunOutputs(store, faulty.runId, out);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('unmet: no failure label (labelled safety_violation');
+    expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain('a scripted expectation did not hold');
     // the reverse direction is a regression
     expect(storedRunChanges(store, fixed.runId, faulty.runId).regressed.map((c) => c.key)).toEqual([failing.spec.key]);
   });

@@ -7,7 +7,8 @@ import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import type { TrialResult } from '../../src/kinds/tool-agents/loop.ts';
 import type { ToolAgentsRunSummary } from '../../src/kinds/tool-agents/results.ts';
-import { writeToolAgentsOutputs } from '../../src/report/tool-agents-section.ts';
+import { toolAgentsKind } from '../../src/kinds/tool-agents/kind.ts';
+import { writeToolAgentsOutputs } from '../../src/kinds/tool-agents/outputs.ts';
 import { ToolRunApi } from '../../src/server/tool-runs.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { ToolRunPanel, ToolTrialPanel, type ToolTaskRow } from '../../src/ui/views/ToolRunView.tsx';
@@ -29,7 +30,7 @@ describe('the bench app views of a tool-agents run (API + rendered markup)', () 
   }, 60_000);
   afterAll(() => store?.close());
 
-  it('the run view: pass^k per family, one row per task with R per trial linking to the trial', () => {
+  it('the run view: pass^k per family, one row per task with R per trial linking to the trial', async () => {
     const { summary, tasks } = api.overview(store.getRun(runId)!) as { summary: ToolAgentsRunSummary; tasks: ToolTaskRow[] };
     expect(tasks.map((t) => [t.taskId, t.trials.map((x) => x.key)])).toEqual(['base_0', 'base_2', 'base_4'].map((id) => [id, [`${id}#0`, `${id}#1`]]));
     const html = renderToStaticMarkup(<ToolRunPanel runId={runId} summary={summary} tasks={tasks} />);
@@ -44,7 +45,7 @@ describe('the bench app views of a tool-agents run (API + rendered markup)', () 
     expect(types).toContain(`<td>base</td><td>3 / 3</td><td>${6 - failed} / 6</td>`);
     // summary.json served by the app is byte for byte the written one
     writeToolAgentsOutputs(store, runId, join(dir, 'out'));
-    expect(api.summaryJson(store.getRun(runId)!)).toBe(readFileSync(join(dir, 'out', 'summary.json'), 'utf8'));
+    expect(await toolAgentsKind.outputs.summaryJson(store, store.getRun(runId)!)).toBe(readFileSync(join(dir, 'out', 'summary.json'), 'utf8'));
   });
 
   it('the trial view: components, the state diff, policies and the trajectory with tool calls and results', () => {

@@ -21,8 +21,13 @@ export function registerDoctorCommands(program: Command): void {
     .option('--manifest <path>', 'model manifest (models/*.yaml): check its refs and file checksums')
     .option('--set <name>', 'only this model set of the manifest')
     .option('--allowed-host <host...>', 'lab hosts allowed besides loopback', [])
-    .action(async (options: { json?: boolean; model: string[]; manifest?: string; set?: string; allowedHost: string[] }) => {
-      const models = [...options.model, ...(options.manifest ? await manifestRefs(options.manifest, options.set) : [])];
+    .option('--configs <dir>', 'also check the models the campaign configs in this folder name, as the bench app\'s rig status does', 'bench-configs')
+    .action(async (options: { json?: boolean; model: string[]; manifest?: string; set?: string; allowedHost: string[]; configs: string }) => {
+      // the same list the rig status checks: the models the bench configs name (every kind, every role), then the ones asked for
+      const { ConfigCatalog } = await import('../../server/configs.ts');
+      const { campaignConfigSchemaFor, configModelRefs } = await import('../../kinds/registry.ts');
+      const configured = await new ConfigCatalog(options.configs, campaignConfigSchemaFor).modelRefs(configModelRefs);
+      const models = [...configured, ...options.model, ...(options.manifest ? await manifestRefs(options.manifest, options.set) : [])];
       const results = await runDoctor({ models: [...new Set(models)], manifest: options.manifest, allowedHosts: options.allowedHost });
       if (options.json) {
         console.log(JSON.stringify({ ok: results.every((r) => r.status !== 'fail'), results }, null, 2));

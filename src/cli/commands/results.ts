@@ -11,14 +11,13 @@ import { storedRunChanges } from '../../report/changes-section.ts';
 import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
 import { methodEmbeddingModel } from '../../llm/manifest.ts';
-import { MANUAL_QA_KIND } from '../../kinds/manual-qa/item.ts';
-import { writeToolAgentsOutputs } from '../../report/tool-agents-section.ts';
 import { writeAtomically } from '../../report/write.ts';
-import { writeManualQaOutputs } from '../../report/manual-section.ts';
 import { exportJsonl } from '../../store/export.ts';
 import type { ResultStore } from '../../store/store.ts';
-import { writeComparisonReport, writeRunOutputs } from '../../report/write.ts';
-import { findingsText, gateText, loadSummary, openStore } from '../outputs.ts';
+import { writeComparisonReport } from '../../report/write.ts';
+import { campaignKind } from '../../kinds/registry.ts';
+import { loadSummary, openStore } from '../outputs.ts';
+import { findingsText, gateText } from '../../kinds/dialogue/summary-text.ts';
 
 export function registerResultCommands(program: Command): void {
   program
@@ -117,10 +116,10 @@ export function registerResultCommands(program: Command): void {
       const store = openStore(options.workspace)!;
       try {
         const out = resolve(options.out ?? join('runs', runId));
-        const kind = store.getRun(runId)?.kind;
-        if (kind === MANUAL_QA_KIND) writeManualQaOutputs(store, runId, out);
-        else if (kind === TOOL_AGENTS_KIND) writeToolAgentsOutputs(store, runId, out);
-        else await writeRunOutputs(store, runId, out);
+        const run = store.getRun(runId);
+        if (!run) throw new Error(`no run ${runId} in ${options.workspace} (icabench runs lists them)`);
+        // every kind writes its outputs from the store (src/run/kind.ts, outputs)
+        await (await campaignKind(run.kind)).outputs.write(store, runId, out);
         console.log(`report: ${join(out, 'report.html')}`);
       } finally {
         store.close();

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { turnLabels } from '../../analysis/verdict.ts';
 import { LiveSession, LiveSessionConfigSchema } from '../../kinds/suite/live-session.ts';
-import { runCampaign } from '../../run/runner.ts';
+import { runCampaign } from '../../kinds/dialogue/run.ts';
 import { loadYaml } from '../../config/yaml.ts';
 import type { TurnRecord } from '../../domain/conversation.ts';
 import { FAULT_PROFILE_NAMES } from '../../headunit/reference/faults.ts';

@@ -15,53 +15,12 @@ import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { JudgeRefInputSchema } from '../../llm/modelRef.ts';
 import { snrLevels } from '../../voice/acoustics.ts';
 import { ConfigError, loadYamlDocument } from '../../config/yaml.ts';
+import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
 import { resolveCampaignPaths } from './paths.ts';
 import { loadSeedPool } from './seed-pool.ts';
 
 export { ConfigError };
 
-/** Where the bench listens for a head unit that dials in, and how long it waits (dialogue and tool-agent campaigns). */
-export const BRIDGE_LISTEN_FIELDS = {
-  host: z.string().default('127.0.0.1'),
-  port: z.number().int().min(0).max(65535).default(7311),
-  /** name of the environment variable holding the shared token */
-  tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
-  waitSeconds: z.number().positive().default(60),
-  turnTimeoutMs: z.number().int().positive().default(15_000),
-};
-
-export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
-  /** the offline reference head unit, dialled in over the bridge inside this process */
-  z.strictObject({
-    type: z.literal('reference'),
-    worldSeed: z.number().int().default(1),
-    faults: FaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
-    /** the policy the reference unit itself follows; default: the campaign's `safety` (set it to test a unit built to another rule) */
-    safety: SafetyPolicySchema.optional(),
-    /** the build it announces in hello (recorded with the run; compare lists fixes and regressions between builds); default named after its faults */
-    build: z.string().min(1).max(200).optional(),
-  }),
-  /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
-  z.strictObject({
-    type: z.literal('bridge'),
-    ...BRIDGE_LISTEN_FIELDS,
-    maxMessageBytes: z.number().int().positive().optional(),
-    /** flood guard: unsolicited messages per second one head unit may send (replies to the bench's requests never count) */
-    maxMessagesPerSecond: z.number().positive().default(500),
-    /** while no unit is connected the campaign starts no conversation; it stops (resumable) when none dials in within this grace */
-    reconnectGraceSeconds: z.number().positive().default(60),
-  }),
-  /** a text-only assistant behind an OpenAI-compatible chat endpoint */
-  z.strictObject({
-    type: z.literal('http'),
-    baseUrl: z.string().url(),
-    model: z.string(),
-    apiKeyEnv: z.string().optional(),
-    timeoutMs: z.number().int().positive().default(30_000),
-    systemPrompt: z.string().optional(),
-  }),
-]);
-export type HeadUnitConfig = z.infer<typeof HeadUnitConfigSchema>;
 
 /**
  * What a run may do when a model it names is not available (server down, model not pulled, endpoint
@@ -159,12 +118,14 @@ export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
 
 /**
  * What `method: paper` requires of a dialogue config, so a preset cannot silently drift from the
- * published setup: the verdict is C ≥ θ alone (`scoring.failOn: []`), the judges and simulator
+ * published setup: the verdict is C ≥ θ alone (`scoring.failOn: []`, and `scoring.inconclusive: pass`: the paper
+ * has no "needs review" outcome), the judges and simulator
  * sample at temperature 0, and the baseline is one neutral persona with a fixed M = 8.
  */
 function paperPresetIssues(config: Pick<CampaignConfig, 'scoring' | 'llm' | 'mode' | 'maxTurns' | 'personas'>): Array<{ path: (string | number)[]; message: string }> {
   const issues: Array<{ path: (string | number)[]; message: string }> = [];
   if (config.scoring.failOn.length > 0) issues.push({ path: ['scoring', 'failOn'], message: 'method: paper scores by C ≥ θ alone; set scoring.failOn: [] (the lab gate is method: lab)' });
+  if (config.scoring.inconclusive !== 'pass') issues.push({ path: ['scoring', 'inconclusive'], message: 'method: paper has no "needs review" outcome: C decides; set scoring.inconclusive: pass' });
   if (config.llm.temperature !== 0) issues.push({ path: ['llm', 'temperature'], message: 'method: paper samples at temperature 0 (the paper\'s Table II)' });
   if (config.mode === 'baseline') {
     if (config.maxTurns.length !== 1 || config.maxTurns[0] !== 8) issues.push({ path: ['maxTurns'], message: 'the paper\'s baseline has a fixed turn budget: maxTurns: [8]' });

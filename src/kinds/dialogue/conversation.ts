@@ -8,6 +8,7 @@ import { checkExpectation } from '../../judge/expectations.ts';
 import { decidingTurnVerdict } from '../../judge/precedence.ts';
 import type { Judge } from '../../judge/types.ts';
 import { SimulatorError, type UserSimulator } from '../../simulator/types.ts';
+import { ItemAborted } from '../../run/kind.ts';
 
 export interface ConversationDeps {
   spec: ConversationSpec;
@@ -37,9 +38,10 @@ export interface ConversationDeps {
   signal?: AbortSignal;
 }
 
-export class ConversationAborted extends Error {
-  constructor() {
-    super('conversation aborted');
+/** A conversation abandoned because the run was stopped (Ctrl+C, the budget, a lost fleet): not stored, run again on resume. */
+export class ConversationAborted extends ItemAborted {
+  constructor(key = 'conversation') {
+    super(key);
     this.name = 'ConversationAborted';
   }
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { PATH_LIKE } from '../../config/yaml.ts';
 import type { CampaignConfig } from './config.ts';
+import type { PathField as GenericPathField } from '../../run/kind.ts';
 import { isTechniqueRef, parseJudgeRef, type ParsedJudgeRef } from '../../llm/modelRef.ts';
 
 /**
@@ -8,16 +9,7 @@ import { isTechniqueRef, parseJudgeRef, type ParsedJudgeRef } from '../../llm/mo
  * the config file, the bench app checks them against its allowed folders, the read-outside test walks them.
  */
 
-export type PathKind = 'read' | 'write' | 'device';
-
-/** One field of a campaign config that names a file, a folder or a device. */
-export interface PathField {
-  field: string;
-  path: string;
-  kind: PathKind;
-  /** sets the field to `path` (in the parsed config's form, e.g. simulator "gguf:/abs/model.gguf") */
-  rewrite(config: CampaignConfig, path: string): void;
-}
+type PathField = GenericPathField<CampaignConfig>;
 
 
 export function campaignPathFields(config: CampaignConfig): PathField[] {

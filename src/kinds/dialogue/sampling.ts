@@ -14,14 +14,6 @@ import type { LoadedCampaign } from './config.ts';
  * Planned count: conversations × repeats × SNR levels (voice campaigns with a sweep). A vehicle campaign
  * with a `startS` range draws each conversation's start in the drive scenario the same way.
  */
-/**
- * The conversation plan a stored conversation key belongs to: its key without the repeat segment
- * (`c00003-seed-r2-snr10` → `c00003-seed-snr10`), so the repeats of one plan group together (pass^k).
- */
-export function conversationPlanOfKey(key: string): string {
-  const match = /-r\d+(?=-|$)(?!.*-r\d+(?=-|$))/.exec(key);
-  return match ? key.slice(0, match.index) + key.slice(match.index + match[0].length) : key;
-}
 
 export function planConversations(campaign: LoadedCampaign): ConversationSpec[] {
   const { config, seeds } = campaign;

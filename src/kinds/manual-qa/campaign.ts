@@ -1,23 +1,22 @@
 import { z } from 'zod';
-import { ConfigError } from '../dialogue/config.ts';
+import { ConfigError } from '../../config/yaml.ts';
 import type { ContextVector } from '../../domain/context.ts';
-import { parseOrThrow } from '../../domain/validation.ts';
-import { runPool } from '../../domain/pool.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import type { ResultStore } from '../../store/store.ts';
-import { MANUAL_QA_KIND, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult } from './item.ts';
+import { runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult } from './item.ts';
 import { manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import type { ManualCorpus } from '../../manual/corpus.ts';
 import { DeterministicManualEvaluator } from '../../manual/evaluate.ts';
-import { metricFails, MANUAL_METRICS } from '../../manual/model.ts';
 import { searchWarningOmissions, type OmissionSearchResult } from '../../manual/omission.ts';
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
+import { parseOrThrow } from '../../domain/validation.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
-import { arch, platform } from 'node:os';
-import { modelHostsOf } from '../../run/rig.ts';
-import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
-import { resumedRun, runEndStatus, type RunEndStatus } from '../../run/resume.ts';
+import { modelHostsOf } from '../../run/model-tiers.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
+import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
+import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
+import { manualQaKind } from './kind.ts';
 
 /** Run facts a manual-QA run records besides its item results. */
 export const MANUAL_QA_FACTS = {
@@ -39,18 +38,6 @@ export const MANUAL_QA_CONTEXT: ContextVector = {
   date: '2026-05-12',
   time: '12:00',
 };
-
-/** An item's one-word verdict by the first evaluator tier: pass (judged, nothing flagged), fail (a metric judged below 1), inconclusive (nothing judged, or the tier failed), error (the head unit failed). */
-export type ManualItemOutcome = 'pass' | 'fail' | 'inconclusive' | 'error';
-
-export function manualItemOutcome(result: ManualQaResult): ManualItemOutcome {
-  if (result.status === 'sut_error') return 'error';
-  const deciding = result.evaluations[0];
-  if (!deciding || deciding.outcome === 'judge_error') return 'inconclusive';
-  const values = MANUAL_METRICS.map((m) => deciding.metrics[m]);
-  if (values.some(metricFails)) return 'fail';
-  return values.some((v) => v?.status === 'judged') ? 'pass' : 'inconclusive';
-}
 
 /**
  * The evaluator tiers a config names, in order (the first decides an item's outcome): "oracle" is
@@ -85,6 +72,86 @@ export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCor
   return { tiers, tracker };
 }
 
+/** One answered and evaluated question as the store takes it. */
+export interface FinishedQuestion {
+  result: ManualQaResult;
+}
+
+/** The plan of a loaded config, made once: the kind's plan and its runner (the evaluators need the corpus) share it. */
+const planned = new WeakMap<LoadedManualQa, ReturnType<typeof planManualQa>>();
+export const plannedQuestions = (loaded: LoadedManualQa): ReturnType<typeof planManualQa> => {
+  const plan = planned.get(loaded) ?? planManualQa(loaded);
+  planned.set(loaded, plan);
+  return plan;
+};
+
+/**
+ * Opens what the questions of a manual-QA run are asked on: the evaluator tiers (models checked first) and the
+ * head unit (the reference unit with its manual skill and fault profiles, or the config's unit, or `headUnit`
+ * given by a test); after the planned questions, the warning-omission search.
+ */
+export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOptions & { headUnit?: ConnectedHeadUnit } = {}): Promise<ItemRunner<TestItem, FinishedQuestion>> {
+  const config = options.overrides?.judges ? { ...loaded.config, evaluators: options.overrides.judges } : loaded.config;
+  if (options.overrides?.simulator) throw new ConfigError(`--simulator: a manual-qa campaign asks the questions of its test set; it has no user simulator`);
+  const log = options.log ?? (() => undefined);
+  const { corpus } = await plannedQuestions(loaded);
+  const { tiers, tracker } = await buildManualTiers(config, corpus, log);
+  // the reference unit answers from the manual with its skill; any other head unit answers on its own
+  const skill = !options.headUnit && config.headUnit.type === 'reference' ? await manualSkillFor(config, corpus, log) : null;
+  let headUnit: ConnectedHeadUnit;
+  try {
+    headUnit = options.headUnit ?? (await connectConfiguredHeadUnit(config.headUnit, log, skill ? { manual: { skill: skill.skill, faults: config.manualFaults } } : {}));
+  } catch (error) {
+    await skill?.close();
+    throw error;
+  }
+  const retrieval = skill ? skill.retrieval : options.headUnit ? 'the head unit given to the run' : `the head unit's own (${config.headUnit.type})`;
+  const hosts = await modelHostsOf(config.evaluators.filter((ref) => ref !== 'oracle'), config.llm.ollamaHost);
+  // every model call is stored with the run (llm.calls facts), after each question and at the end
+  const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
+  let store: ResultStore | null = null;
+  let closing: Promise<void> | null = null;
+  log(`evaluators ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
+  return {
+    concurrency: config.concurrency,
+    meta: { evaluators: tiers.map((t) => t.tier) },
+    record(runStore, runId) {
+      store = runStore;
+      recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, config.llm.prices));
+      runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, evaluators: tiers.map((t) => t.tier), manual: loaded.files, testSet: config.testSet ?? 'deterministic' } satisfies ManualQaSetup);
+      return { invocationEnded: () => calls?.flush(runStore, runId, null, true) };
+    },
+    // no question is asked while the head unit is away: one that does not come back stops the run (resumable)
+    async ready() {
+      try {
+        await headUnit.ensureReady();
+        return null;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+    connectedUnits: () => headUnit.bridge?.connectedUnits() ?? [],
+    async run(runId, { key, item }, signal) {
+      if (signal.aborted) throw new ItemAborted(key);
+      try {
+        return { result: await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT) };
+      } finally {
+        if (store) calls?.flush(store, runId, key);
+      }
+    },
+    async afterItems(runStore, runId, runLog) {
+      if (!config.omissionSearch || runStore.runFacts(runId, MANUAL_QA_FACTS.omission).length > 0) return;
+      const plan = runStore.itemResults(runId).map((row) => parseOrThrow(TestItemSchema, row.item, `${runStore.path}: run ${runId} item "${row.key}"`));
+      runStore.addRunFact(runId, MANUAL_QA_FACTS.omission, await omissionSearch(config.omissionSearch, plan, corpus, headUnit, runId, runLog));
+    },
+    close: () =>
+      (closing ??= (async () => {
+        if (!options.headUnit) await headUnit.close();
+        await skill?.close();
+      })()),
+  };
+}
+
 export interface RunManualQaOptions {
   store: ResultStore;
   /** continue this run instead of starting a new one */
@@ -97,125 +164,24 @@ export interface RunManualQaOptions {
   headUnit?: ConnectedHeadUnit;
 }
 
-export interface RunManualQaResult {
-  runId: string;
-  status: RunEndStatus;
-  /** why the run stopped by itself before its end (the head unit left and did not come back); null otherwise */
-  stopReason: string | null;
-  done: number;
-  planned: number;
-  omission: OmissionSearchResult | null;
-}
-
 /**
- * Runs a manual-QA campaign: plans the questions (or, on resume, reloads the unanswered ones),
- * brings up the head unit (the reference unit with its manual skill and fault profiles), asks every
- * question as an ordinary user turn of its own session, evaluates each answer with every tier and
- * stores it as one item result; then, once all questions are answered, the warning-omission search.
+ * Runs a manual-QA campaign on the one run skeleton (src/run/runner.ts): every planned question asked as an
+ * ordinary user turn of its own session, evaluated by every tier and stored as one item result; then, once all
+ * are answered, the warning-omission search (its result: `omission`).
  */
-export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOptions): Promise<RunManualQaResult> {
+export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOptions): Promise<RunKindResult & { omission: OmissionSearchResult | null }> {
   const { store } = options;
-  const { config } = loaded;
-  const log = options.log ?? (() => undefined);
-  const resumed = resumedRun(store, options.resumeRunId, MANUAL_QA_KIND);
-
-  // everything that can fail comes up before the run is recorded
-  const { corpus, items } = await planManualQa(loaded);
-  const { tiers, tracker } = await buildManualTiers(config, corpus, log);
-  // the reference unit answers from the manual with its skill; any other head unit answers on its own
-  const skill = !options.headUnit && config.headUnit.type === 'reference' ? await manualSkillFor(config, corpus, log) : null;
-  let headUnit: ConnectedHeadUnit;
-  try {
-    headUnit = options.headUnit ?? (await connectConfiguredHeadUnit(config.headUnit, log, skill ? { manual: { skill: skill.skill, faults: config.manualFaults } } : {}));
-  } catch (error) {
-    await skill?.close();
-    throw error;
-  }
-  const close = async () => {
-    if (!options.headUnit) await headUnit.close();
-    await skill?.close();
-  };
-  const retrieval = skill ? skill.retrieval : options.headUnit ? 'the head unit given to the run' : `the head unit's own (${config.headUnit.type})`;
-
-  let runId: string;
-  try {
-    if (resumed) {
-      runId = resumed.id;
-      store.setRunStatus(runId, 'running');
-    } else {
-      runId = store.createItemRun({ name: config.name, kind: MANUAL_QA_KIND, config, plan: items.map((item) => ({ key: item.id, item })) });
-    }
-    recordRunFact(store, runId, RUN_FACTS.invocation, {
-      icabench: icabenchVersion(),
-      node: process.version,
-      platform: platform(),
-      arch: arch(),
-      modelHosts: await modelHostsOf(config.evaluators, config.llm.ollamaHost),
-      llmPrices: config.llm.prices,
-      config,
-    });
-    store.addRunFact(runId, MANUAL_QA_FACTS.setup, {
-      retrieval,
-      evaluators: tiers.map((t) => t.tier),
-      manual: loaded.files,
-      testSet: config.testSet ?? 'deterministic',
-    } satisfies ManualQaSetup);
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  // every model call is stored with the run (llm.calls facts), after each question and at the end
-  const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
-  const plan = store.itemResults(runId).map((row, i) => parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${runId} item ${i + 1}`));
-  const remaining = store.remainingItems(runId).map((row) => parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${runId} item "${row.key}"`));
-  const planned = plan.length;
-  let done = planned - remaining.length;
-  const budgetMs = config.budgetMinutes ? config.budgetMinutes * 60_000 : null;
-  const started = Date.now();
-  let budgetHit = false;
-  let stopReason: string | null = null;
-  log(`run ${runId}: ${planned} questions planned, ${remaining.length} to ask; evaluators ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
-
-  const beforeTake = async (): Promise<boolean> => {
-    if (options.signal?.aborted || stopReason) return false;
-    if (budgetMs !== null && Date.now() - started >= budgetMs) {
-      budgetHit = true;
-      return false;
-    }
-    // no question is asked while the head unit is away: one that does not come back stops the run (resumable)
-    try {
-      await headUnit.ensureReady();
-    } catch (error) {
-      stopReason ??= (error as Error).message;
-      return false;
-    }
-    return !options.signal?.aborted && !stopReason;
-  };
-
-  const work = async (item: TestItem): Promise<void> => {
-    const result = await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT);
-    store.saveItemResult(runId, item.id, manualItemOutcome(result), result);
-    calls?.flush(store, runId, item.id);
-    done++;
-    options.onProgress?.(done, planned);
-  };
-
-  let omission: OmissionSearchResult | null = null;
-  try {
-    await runPool(remaining, work, { concurrency: config.concurrency, beforeTake });
-    const finished = !options.signal?.aborted && !stopReason && !budgetHit && done === planned;
-    if (finished && config.omissionSearch && store.runFacts(runId, MANUAL_QA_FACTS.omission).length === 0) {
-      omission = await omissionSearch(config.omissionSearch, plan, corpus, headUnit, runId, log);
-      store.addRunFact(runId, MANUAL_QA_FACTS.omission, omission);
-    }
-  } finally {
-    calls?.flush(store, runId, null, true);
-    await close();
-  }
-  const status = runEndStatus({ aborted: options.signal?.aborted === true, stopReason, budgetHit, done, planned });
-  store.setRunStatus(runId, status);
-  if (stopReason) log(`run ${runId} stopped: ${stopReason}`);
-  return { runId, status, stopReason, done, planned, omission };
+  const runner = options.headUnit ? await openManualQaRunner(loaded, { log: options.log, headUnit: options.headUnit }) : undefined;
+  const result = await runKindCampaign(manualQaKind, loaded, {
+    store,
+    runner,
+    resumeRunId: options.resumeRunId,
+    signal: options.signal,
+    log: options.log,
+    onEvent: options.onProgress ? (event) => event.type === 'progress' && options.onProgress!(event.done, event.planned) : undefined,
+  });
+  const omission = result.status === 'completed' ? (store.runFacts(result.runId, MANUAL_QA_FACTS.omission).at(-1)?.data as OmissionSearchResult | undefined) : undefined;
+  return { ...result, omission: omission ?? null };
 }
 
 async function omissionSearch(

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, HeadUnitConfigSchema } from '../dialogue/config.ts';
-import { loadYaml } from '../../config/yaml.ts';
+import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
+import { ConfigError, loadYaml } from '../../config/yaml.ts';
 import { ManualFaultConfigSchema, ManualQaSkill } from '../../headunit/reference/manual-skill.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
 import { methodEmbeddingModel } from '../../llm/manifest.ts';

@@ -150,3 +150,15 @@ export function summariseManualQa(items: readonly TestItem[], results: readonly 
     warnings: [...rows.values()].sort((a, b) => b.omitted - a.omitted || a.warningId.localeCompare(b.warningId)),
   };
 }
+
+/** An item's one-word verdict by the first evaluator tier: pass (judged, nothing flagged), fail (a metric judged below 1), inconclusive (nothing judged, or the tier failed), error (the head unit failed). */
+export type ManualItemOutcome = 'pass' | 'fail' | 'inconclusive' | 'error';
+
+export function manualItemOutcome(result: ManualQaResult): ManualItemOutcome {
+  if (result.status === 'sut_error') return 'error';
+  const deciding = result.evaluations[0];
+  if (!deciding || deciding.outcome === 'judge_error') return 'inconclusive';
+  const values = MANUAL_METRICS.map((m) => deciding.metrics[m]);
+  if (values.some(metricFails)) return 'fail';
+  return values.some((v) => v?.status === 'judged') ? 'pass' : 'inconclusive';
+}

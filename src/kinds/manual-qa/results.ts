@@ -8,10 +8,10 @@ import { parseOrThrow } from '../../domain/validation.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { alignmentReport, evaluatorBias, FactAnnotationSchema, type AlignmentReport, type FactAnnotation } from '../../manual/alignment.ts';
-import { MANUAL_QA_KIND, ManualQaResultSchema, summariseManualQa, type ManualQaResult, type ManualQaSummary } from './item.ts';
+import { MANUAL_QA_KIND, ManualQaResultSchema, manualItemOutcome, summariseManualQa, type ManualItemOutcome, type ManualQaResult, type ManualQaSummary } from './item.ts';
 import type { ManualEvaluation } from '../../manual/evaluate.ts';
 import { PARAPHRASE_OPERATORS, type OmissionSearchResult } from '../../manual/omission.ts';
-import { MANUAL_QA_FACTS, ManualQaSetupSchema, manualItemOutcome, type ManualItemOutcome, type ManualQaSetup } from './campaign.ts';
+import { MANUAL_QA_FACTS, ManualQaSetupSchema, type ManualQaSetup } from './campaign.ts';
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 
 const count = z.number().int().min(0);

@@ -2,13 +2,10 @@ import { z } from 'zod';
 import { formatMinutes, minutesOfDay, type ContextVector } from '../../domain/context.ts';
 import type { ConversationResult, ConversationSpec, ScriptedTurn, TurnRecord } from '../../domain/conversation.ts';
 import type { CampaignEvent } from '../../run/events.ts';
-import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../../domain/safety-policy.ts';
-import { JudgeRefInputSchema } from '../../llm/modelRef.ts';
 import { ScriptedSimulator, type ScriptSource } from '../../simulator/script.ts';
 import { applySuiteContext, DEFAULT_SUITE_START, SuiteContextSchema, type SuiteContext } from '../../suite/format.ts';
-import { VehicleConfigSchema } from '../../vehicle/config.ts';
-import { CampaignConfigSchema, HeadUnitConfigSchema, type LoadedCampaign } from '../dialogue/config.ts';
-import { SCRIPTED_SIMULATOR } from '../../run/tiers.ts';
+import { CampaignConfigSchema, type LoadedCampaign } from '../dialogue/config.ts';
+import { SCRIPTED_SIMULATOR } from '../dialogue/tiers.ts';
 
 /**
  * A live session (docs/suites.md, "Live sessions"): a technician types turns to the connected unit (the
@@ -20,13 +17,14 @@ import { SCRIPTED_SIMULATOR } from '../../run/tiers.ts';
  */
 export const LiveSessionConfigSchema = z.strictObject({
   name: z.string().min(1).max(200).default('live session'),
-  headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
-  judges: z.array(JudgeRefInputSchema).min(1).default(['oracle']),
-  safety: SafetyPolicySchema.default(DEFAULT_SAFETY_POLICY),
+  // the dialogue kind's fields, defined once there (src/kinds/dialogue/config.ts)
+  headUnit: CampaignConfigSchema.shape.headUnit,
+  judges: CampaignConfigSchema.shape.judges,
+  safety: CampaignConfigSchema.shape.safety,
   /** where and when the session starts (default: Maxvorstadt, Munich, 2026-05-12 12:00, parked in P) */
   context: SuiteContextSchema.optional(),
   /** a drive scenario underneath: it sets the car's state at each turn instead of the technician */
-  vehicle: VehicleConfigSchema.optional(),
+  vehicle: CampaignConfigSchema.shape.vehicle,
 });
 export type LiveSessionConfig = z.infer<typeof LiveSessionConfigSchema>;
 export type LiveSessionConfigInput = z.input<typeof LiveSessionConfigSchema>;

@@ -2,13 +2,9 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadYamlDocument } from '../../config/yaml.ts';
 import type { ConversationSpec } from '../../domain/conversation.ts';
-import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../../domain/safety-policy.ts';
-import { JudgeRefInputSchema } from '../../llm/modelRef.ts';
-import { LlmSettingsSchema } from '../../llm/settings.ts';
-import { ScoringSchema } from '../../judge/score.ts';
 import { loadSuite, suiteSpecs } from '../../suite/format.ts';
-import { CampaignConfigSchema, ConfigError, HeadUnitConfigSchema, TierFallbackSchema, type LoadedCampaign } from '../dialogue/config.ts';
-import { SCRIPTED_SIMULATOR } from '../../run/tiers.ts';
+import { CampaignConfigSchema, ConfigError, type LoadedCampaign } from '../dialogue/config.ts';
+import { SCRIPTED_SIMULATOR } from '../dialogue/tiers.ts';
 
 /**
  * `kind: suite` (docs/suites.md): replays scripted suites against a head unit. Every turn is judged as a
@@ -19,26 +15,25 @@ import { SCRIPTED_SIMULATOR } from '../../run/tiers.ts';
  */
 export const SUITE_KIND = 'suite';
 
+/** The dialogue kind's fields a suite campaign shares, defined once there (src/kinds/dialogue/config.ts). */
+const DIALOGUE = CampaignConfigSchema.shape;
+
 export const SuiteCampaignConfigSchema = z.strictObject({
   kind: z.literal(SUITE_KIND),
-  name: z.string().min(1),
-  description: z.string().default(''),
+  name: DIALOGUE.name,
+  description: DIALOGUE.description,
   /** suite files, relative to this config */
   suites: z.array(z.string().min(1)).min(1),
   /** runs every conversation this many times (pass^k per conversation) */
-  repeats: z.number().int().min(1).max(100).default(1),
-  concurrency: z.number().int().min(1).max(64).default(4),
-  budgetMinutes: z.number().positive().optional(),
-  headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
-  judges: z
-    .array(JudgeRefInputSchema)
-    .min(1)
-    .refine((refs) => new Set(refs).size === refs.length, 'list each judge once (the order is the precedence order)')
-    .default(['oracle']),
-  fallback: TierFallbackSchema.prefault({}),
-  llm: LlmSettingsSchema.prefault({}),
-  safety: SafetyPolicySchema.default(DEFAULT_SAFETY_POLICY),
-  scoring: ScoringSchema.prefault({}),
+  repeats: DIALOGUE.repeats,
+  concurrency: DIALOGUE.concurrency,
+  budgetMinutes: DIALOGUE.budgetMinutes,
+  headUnit: DIALOGUE.headUnit,
+  judges: DIALOGUE.judges,
+  fallback: DIALOGUE.fallback,
+  llm: DIALOGUE.llm,
+  safety: DIALOGUE.safety,
+  scoring: DIALOGUE.scoring,
 });
 export type SuiteCampaignConfig = z.infer<typeof SuiteCampaignConfigSchema>;
 

@@ -12,7 +12,7 @@ import {
   type ToolSessionStart,
 } from '../../protocol/tools.ts';
 import type { AgentReply, AgentTurnInput, ToolAgent } from './loop.ts';
-import type { Task } from './tasks.ts';
+import type { Task } from '../../toolenv/tasks.ts';
 
 type UnitMessage = { kind: 'ready' } | { kind: 'calls'; step: number; reply: AgentReply } | { kind: 'text'; reply: AgentReply };
 

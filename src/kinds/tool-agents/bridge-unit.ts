@@ -2,7 +2,7 @@ import type { ToolSessionStart } from '../../protocol/tools.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import type { ToolAgent } from './loop.ts';
 import { ReplayAgent } from './replay.ts';
-import { loadTaskFile, VENDORED_TASK_FILES } from './tasks.ts';
+import { loadTaskFile, VENDORED_TASK_FILES } from '../../toolenv/tasks.ts';
 
 /**
  * The agent a reference head unit runs for `icabench headunit --tool-agent <spec>`: `replay` replays the vendored

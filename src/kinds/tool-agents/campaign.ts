@@ -1,21 +1,24 @@
-import { ConfigError } from '../dialogue/config.ts';
-import { resumedRun } from '../../run/resume.ts';
-import { runPool } from '../../domain/pool.ts';
-import { parseOrThrow } from '../../domain/validation.ts';
+import { ConfigError } from '../../config/yaml.ts';
+import { TIERS_FACT, type TiersRecord } from '../../domain/tiers.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { startBridgeServer, type BridgeServer } from '../../bridge/server.ts';
-import { createProvider } from '../../llm/index.ts';
-import { unavailableModelsText } from '../../llm/availability.ts';
+import { createProvider, providerOptionsFrom, LlmUsageTracker } from '../../llm/index.ts';
+import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
+import { checkTierModel, modelHostsOf, TierUnavailableError } from '../../run/model-tiers.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
+import { runKindCampaign } from '../../run/runner.ts';
+import type { RunEndStatus } from '../../run/resume.ts';
 import { bridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
 import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
 import { ReplayAgent } from './replay.ts';
-import type { LoadedToolAgents } from './config.ts';
+import { DETERMINISTIC_USER, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
 import { summarizeTrials, type TrialsSummary } from './summary.ts';
-import { parseTasksLenient, readTaskFileText, type InvalidTask, type Task } from './tasks.ts';
-import { loadToolAgentsRun, TOOL_AGENTS_FACTS, TOOL_AGENTS_KIND, ToolTrialItemSchema, trialKey, trialOutcomeWord, type ToolTrialItem } from './results.ts';
+import { parseTasksLenient, readTaskFileText, type InvalidTask, type Task } from '../../toolenv/tasks.ts';
+import { loadToolAgentsRun, type ToolTrialItem } from './results.ts';
 import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
+import { toolAgentsKind } from './kind.ts';
 
 /**
  * The tasks of a campaign: every valid task of every file (filtered by taskIds); bad files/tasks are listed, not
@@ -48,69 +51,66 @@ export function loadCampaignTasks(loaded: LoadedToolAgents): { tasks: Task[]; in
   return { tasks: tasks.filter((t) => wanted.has(t.task_id)), invalid };
 }
 
-export interface ToolAgentsRun {
-  /** the stored run (null when run without a store) */
-  runId: string | null;
-  status: 'completed' | 'interrupted';
-  /** every trial of the run, including those stored by earlier invocations of a resumed run */
-  results: TrialResult[];
-  summary: TrialsSummary;
-  invalidTasks: InvalidTask[];
+/** The tool-agents kind's plan: every task × repeats (trial 0 of every task, then trial 1, …), and the tasks that could not be loaded. */
+export function planToolTrials(loaded: LoadedToolAgents): { plan: ToolTrialItem[]; invalidTasks: InvalidTask[] } {
+  const { tasks, invalid } = loadCampaignTasks(loaded);
+  return { plan: Array.from({ length: loaded.config.repeats }, (_, trial) => tasks.map((task) => ({ taskId: task.task_id, trial, task }))).flat(), invalidTasks: invalid };
 }
 
-export interface RunToolAgentsOptions {
-  /** store every trial as an item result of a `tool-agents` run (resumable); without it the run lives in memory only */
-  store?: ResultStore;
-  /** continue this stored run: its remaining trials, with the tasks as planned (the task files are not reread) */
-  resumeRunId?: string;
-  /** abort = graceful stop: no new trial starts; running ones finish and are stored */
-  signal?: AbortSignal;
-  onTrial?: (result: TrialResult) => void;
-  log?: (line: string) => void;
+/** One finished task trial as the store takes it. */
+export interface FinishedTrial {
+  result: TrialResult;
 }
+
 
 /**
- * Runs a tool-agent campaign: every task × repeats (trial 0 of every task, then trial 1, …); `onTrial` sees each
- * result as it is recorded. With a store, each trial is one item result saved as soon as it ends, so an interrupted
- * run continues with `resumeRunId` and everything the report shows is read back from the store.
+ * Opens what the trials of a tool-agents run need: the task user and the policy judges (the deterministic ones or
+ * models, built like every model tier: the config's `llm:` settings, each model checked first — an unavailable one
+ * stops here with the fix — and every call recorded with its usage), and the agent (replay, an endpoint model, or a
+ * head unit dialling in to the bridge).
  */
-export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: RunToolAgentsOptions = {}): Promise<ToolAgentsRun> {
+export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: OpenOptions = {}): Promise<ItemRunner<ToolTrialItem, FinishedTrial>> {
   const { config } = loaded;
-  const { store } = options;
-  if (options.resumeRunId && !store) throw new Error('runToolAgentsCampaign: resumeRunId needs the store holding the run');
-  const resumed = store ? resumedRun(store, options.resumeRunId, TOOL_AGENTS_KIND) : null;
-
-  let plan: ToolTrialItem[];
-  let invalidTasks: InvalidTask[];
-  if (resumed) {
-    plan = store!.remainingItems(resumed.id).map((row) => parseOrThrow(ToolTrialItemSchema, row.item, `${store!.path}: run ${resumed.id} trial "${row.key}"`));
-    invalidTasks = loadToolAgentsRun(store!, resumed.id).invalidTasks;
-  } else {
-    const loadedTasks = loadCampaignTasks(loaded);
-    invalidTasks = loadedTasks.invalid;
-    plan = Array.from({ length: config.repeats }, (_, trial) => loadedTasks.tasks.map((task) => ({ taskId: task.task_id, trial, task }))).flat();
+  const log = options.log ?? (() => undefined);
+  const settings = config.llm;
+  const userRef = options.overrides?.simulator ?? config.user;
+  const judgeRefs = options.overrides?.judges ?? config.judges;
+  if (new Set(judgeRefs).size !== judgeRefs.length) throw new ConfigError(`judges: ${judgeRefs.join(', ')}: list each judge once (the order is the precedence order)`);
+  const agentConfig = config.agent;
+  const modelRefs = [...new Set([userRef, ...judgeRefs].filter((ref) => ref !== DETERMINISTIC_USER && ref !== RULE_JUDGE))];
+  const problems: string[] = [];
+  const roles: [string, string][] = [...(agentConfig.type === 'endpoint' ? [['agent', agentConfig.model] as [string, string]] : []), ...modelRefs.map((ref): [string, string] => [ref === userRef ? 'user' : 'judge', ref])];
+  for (const [role, ref] of roles) {
+    const found = await checkTierModel(ref, settings);
+    if (found.available) log(`${role}: ${ref} (${found.detail})`);
+    else problems.push(`  ${role} ${ref}: ${found.detail}${found.fix ? `\n    fix: ${found.fix}` : ''}`);
   }
-  for (const bad of invalidTasks) options.log?.(`task not loaded: ${bad.where} ${bad.taskId}: ${bad.reason}`);
-
-  // every model the run calls, checked once before anything is recorded
-  const modelRefs = [...config.judges.filter((j) => j !== 'rule'), ...(config.user === 'deterministic' ? [] : [config.user]), ...(config.agent.type === 'endpoint' ? [config.agent.model] : [])];
-  const unavailable = await unavailableModelsText('the run was not started', modelRefs);
-  if (unavailable) throw new ConfigError(unavailable);
-  const judges: PolicyJudge[] = config.judges.map((j) => (j === 'rule' ? confirmationRuleJudge : llmPolicyJudge(createProvider(j))));
+  if (problems.length) throw new TierUnavailableError(problems);
+  const tracker = modelRefs.length ? new LlmUsageTracker({ prices: settings.prices }) : null;
+  const provider = (ref: string) => createProvider(ref, providerOptionsFrom(settings));
+  const judges: PolicyJudge[] = judgeRefs.map((ref) => (ref === RULE_JUDGE ? confirmationRuleJudge : llmPolicyJudge(provider(ref), { tracker, maxRetries: settings.maxRetries })));
   const judge = chainJudges(...judges);
-  const userFor = (): TaskUserSimulator => (config.user === 'deterministic' ? new DeterministicTaskUser() : new LlmTaskUser(createProvider(config.user)));
+  const userFor = (): TaskUserSimulator => (userRef === DETERMINISTIC_USER ? new DeterministicTaskUser() : new LlmTaskUser(provider(userRef), { tracker, maxRetries: settings.maxRetries }));
+  const tiers: TiersRecord | null = judgeRefs.length
+    ? {
+        simulator: { ref: userRef, kind: userRef === DETERMINISTIC_USER ? 'template' : 'llm', prompts: [] },
+        judges: judgeRefs.map((ref) => ({ ref, kind: ref === RULE_JUDGE ? 'oracle' : 'llm', prompts: [] })),
+        fallbacks: [],
+      }
+    : null;
+  const hosts = await modelHostsOf(modelRefs, settings.ollamaHost);
+
   let bridge: BridgeServer | undefined;
   let agentFor: () => ToolAgent;
-  const agentConfig = config.agent;
   if (agentConfig.type === 'replay') agentFor = () => new ReplayAgent(agentConfig.fault);
   else if (agentConfig.type === 'endpoint') {
-    const agent = createEndpointAgent(agentConfig.model, { temperature: agentConfig.temperature, timeoutMs: agentConfig.timeoutMs });
+    const agent = createEndpointAgent(agentConfig.model, { temperature: agentConfig.temperature, timeoutMs: agentConfig.timeoutMs, allowedHosts: settings.allowedHosts });
     agentFor = () => agent;
   } else {
     const token = process.env[agentConfig.tokenEnv];
     if (!token) throw new ConfigError(`${loaded.path}: agent.tokenEnv: $${agentConfig.tokenEnv} is not set (the bridge needs the shared token)`);
     bridge = await startBridgeServer({ host: agentConfig.host, port: agentConfig.port, token, turnTimeoutMs: agentConfig.turnTimeoutMs });
-    options.log?.(`bridge listening on ${bridge.url}; waiting up to ${agentConfig.waitSeconds} s for a head unit with capabilities.tools`);
+    log(`bridge listening on ${bridge.url}; waiting up to ${agentConfig.waitSeconds} s for a head unit with capabilities.tools`);
     try {
       const connection = await bridge.waitForHeadUnit(agentConfig.waitSeconds * 1000);
       agentFor = () => bridgeToolAgent(connection, { timeoutMs: agentConfig.turnTimeoutMs });
@@ -119,45 +119,68 @@ export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: R
       throw error;
     }
   }
-
-  // recorded only once everything that can fail before the first trial came up
-  let runId: string | null = null;
-  if (store) {
-    if (resumed) {
-      runId = resumed.id;
-      store.setRunStatus(runId, 'running');
-    } else {
-      runId = store.createItemRun({ name: config.name, kind: TOOL_AGENTS_KIND, config, plan: plan.map((item) => ({ key: trialKey(item.taskId, item.trial), item })) });
-      store.addRunFact(runId, TOOL_AGENTS_FACTS.invalidTasks, invalidTasks);
-    }
-  }
-  const fresh: TrialResult[] = [];
-  try {
-    await runPool(
-      plan,
-      async ({ task, trial }) => {
-        const planningAndThinking = agentConfig.type === 'endpoint' ? agentConfig.planningAndThinking : true;
-        const result = await runToolTaskTrial(task, agentFor(), { trial, user: userFor(), judge, planningAndThinking });
-        if (store && runId) store.saveItemResult(runId, trialKey(task.task_id, trial), trialOutcomeWord(result), result);
-        fresh.push(result);
-        options.onTrial?.(result);
-      },
-      { concurrency: config.concurrency, beforeTake: () => !options.signal?.aborted },
-    );
-  } catch (error) {
-    if (store && runId) store.setRunStatus(runId, 'interrupted');
-    throw error;
-  } finally {
-    await bridge?.close();
-  }
-  const status = fresh.length < plan.length ? 'interrupted' : 'completed';
-  if (store && runId) store.setRunStatus(runId, status);
-  // the stored run is the record (every invocation's trials); in memory, this invocation's; both in plan order
-  const results = store && runId ? loadToolAgentsRun(store, runId).results : orderByPlan(plan, fresh);
-  return { runId, status, results, summary: summarizeTrials(results), invalidTasks };
+  // CAR-bench offers think and planning_tool to its agents; an endpoint agent may be run without them
+  const planningAndThinking = agentConfig.type === 'endpoint' ? agentConfig.planningAndThinking : true;
+  const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
+  let store: ResultStore | null = null;
+  let closing: Promise<void> | null = null;
+  return {
+    concurrency: config.concurrency,
+    meta: { agent: agentConfig.type === 'endpoint' ? agentConfig.model : agentConfig.type, user: userRef, judges: [...judgeRefs] },
+    record(runStore, runId) {
+      store = runStore;
+      recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, settings.prices));
+      if (tiers) runStore.addRunFact(runId, TIERS_FACT, tiers);
+      return { invocationEnded: () => calls?.flush(runStore, runId, null, true) };
+    },
+    ready: async () => null,
+    connectedUnits: () => bridge?.connectedUnits() ?? [],
+    async run(runId, { key, item }, signal) {
+      if (signal.aborted) throw new ItemAborted(key);
+      try {
+        return { result: await runToolTaskTrial(item.task, agentFor(), { trial: item.trial, user: userFor(), judge, planningAndThinking }) };
+      } finally {
+        // the trial's model calls, also when it failed: they happened
+        if (store) calls?.flush(store, runId, key);
+      }
+    },
+    close: () => (closing ??= (async () => void (await bridge?.close()))()),
+  };
 }
 
-function orderByPlan(plan: readonly ToolTrialItem[], results: readonly TrialResult[]): TrialResult[] {
-  const byKey = new Map(results.map((r) => [trialKey(r.taskId, r.trial), r]));
-  return plan.map((item) => byKey.get(trialKey(item.taskId, item.trial))).filter((r): r is TrialResult => r !== undefined);
+export interface ToolAgentsRun {
+  runId: string;
+  status: RunEndStatus;
+  /** every trial of the run, including those stored by earlier invocations of a resumed run, in plan order */
+  results: TrialResult[];
+  summary: TrialsSummary;
+  invalidTasks: InvalidTask[];
+}
+
+export interface RunToolAgentsOptions {
+  /** every trial is stored as an item result of a `tool-agents` run (resumable) */
+  store: ResultStore;
+  /** continue this stored run: its remaining trials, with the tasks as planned (the task files are not reread) */
+  resumeRunId?: string;
+  /** abort = graceful stop: no new trial starts; running ones finish and are stored */
+  signal?: AbortSignal;
+  onTrial?: (result: TrialResult) => void;
+  log?: (line: string) => void;
+}
+
+/** Runs a tool-agent campaign on the one run skeleton (src/run/runner.ts) and reads it back from the store; `onTrial` sees each trial as it ends. */
+export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: RunToolAgentsOptions): Promise<ToolAgentsRun> {
+  const { store, onTrial } = options;
+  let runner: ItemRunner<ToolTrialItem, FinishedTrial> | undefined;
+  if (onTrial) {
+    const opened = await openToolAgentsRunner(loaded, { log: options.log });
+    runner = { ...opened, run: async (...args) => {
+      const finished = await opened.run(...args);
+      onTrial(finished.result);
+      return finished;
+    } };
+  }
+  const result = await runKindCampaign(toolAgentsKind, loaded, { store, runner, resumeRunId: options.resumeRunId, signal: options.signal, log: options.log });
+  const run = loadToolAgentsRun(store, result.runId);
+  return { runId: result.runId, status: result.status, results: run.results, summary: summarizeTrials(run.results), invalidTasks: run.invalidTasks };
 }

@@ -1,7 +1,8 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadYaml } from '../../config/yaml.ts';
-import { BRIDGE_LISTEN_FIELDS } from '../dialogue/config.ts';
+import { LlmSettingsSchema } from '../../llm/settings.ts';
+import { BRIDGE_LISTEN_FIELDS } from '../../run/headunit-config.ts';
 import { MethodSchema } from '../../domain/method.ts';
 
 /**
@@ -69,6 +70,10 @@ export const ToolAgentsConfigSchema = z
     judges: z.array(z.string().min(1)).default(['rule']),
     /** trials run at once (each trial has its own environment, agent state and user) */
     concurrency: z.number().int().min(1).max(64).default(1),
+    /** a time budget: no new trial starts after it (the run is budget_exhausted and resumable) */
+    budgetMinutes: z.number().positive().optional(),
+    /** how model tiers (the LLM user, LLM policy judges, an endpoint agent's host) are reached: the same settings as every kind's */
+    llm: LlmSettingsSchema.prefault({}),
     /** lab (default) or CAR-bench as published (docs/reproduction.md): at least 3 trials (the leaderboard's Pass^3), think and planning_tool offered */
     method: MethodSchema.default('lab'),
   })
@@ -80,6 +85,15 @@ export const ToolAgentsConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['agent', 'planningAndThinking'], message: 'method: paper offers think and planning_tool, as CAR-bench runs by default' });
   });
 export type ToolAgentsConfig = z.infer<typeof ToolAgentsConfigSchema>;
+
+/** The deterministic task user and policy judge: not model references. */
+export const DETERMINISTIC_USER = 'deterministic';
+export const RULE_JUDGE = 'rule';
+
+/** The model references a tool-agents config names: the LLM task user, LLM policy judges, an endpoint agent. */
+export function toolAgentsModelRefs(config: Pick<ToolAgentsConfig, 'user' | 'judges' | 'agent'>): string[] {
+  return [...(config.user !== DETERMINISTIC_USER ? [config.user] : []), ...config.judges.filter((ref) => ref !== RULE_JUDGE), ...(config.agent.type === 'endpoint' ? [config.agent.model] : [])];
+}
 
 export interface LoadedToolAgents {
   config: ToolAgentsConfig;

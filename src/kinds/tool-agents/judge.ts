@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { generateStructured } from '../../llm/structured.ts';
 import type { LlmProvider } from '../../llm/types.ts';
+import type { LlmUsageTracker } from '../../llm/usage.ts';
 import { toolByName } from '../../toolenv/catalog.ts';
 import type { TrajectoryMessage } from './trajectory.ts';
 
@@ -11,6 +12,8 @@ import type { TrajectoryMessage } from './trajectory.ts';
 export interface JudgeVerdict {
   followed: boolean;
   reasoning: string;
+  /** the judge that decided (its reference: "rule" or a model reference), recorded with the verdict */
+  judge?: string;
 }
 export interface PolicyJudge {
   readonly name: string;
@@ -83,16 +86,16 @@ export const confirmationRuleJudge: PolicyJudge = {
   },
 };
 
-/** The LLM judge: the CAR-bench prompt at temperature 0 through a src/llm provider. */
-export function llmPolicyJudge(provider: LlmProvider): PolicyJudge {
+/** The LLM judge: the CAR-bench prompt at temperature 0 through a src/llm provider; every call recorded with its usage by `tracker`. */
+export function llmPolicyJudge(provider: LlmProvider, options: { tracker?: LlmUsageTracker | null; maxRetries?: number } = {}): PolicyJudge {
   return {
-    name: `llm:${provider.ref}`,
+    name: provider.ref,
     async judge({ paragraph, messages }) {
       const result = await generateStructured(
         provider,
         { messages: [{ role: 'user', content: judgePrompt(paragraph, judgeTrajectoryText(messages)) }], temperature: 0 },
         JudgeAnswerSchema,
-        { kind: 'judge', schemaName: 'policy_judgement' },
+        { kind: 'judge', schemaName: 'policy_judgement', tracker: options.tracker ?? undefined, maxRetries: options.maxRetries },
       );
       if (!result.ok) return null;
       return { followed: result.value.policy_followed, reasoning: result.value.reasoning };
@@ -100,14 +103,14 @@ export function llmPolicyJudge(provider: LlmProvider): PolicyJudge {
   };
 }
 
-/** Asks each judge in turn; the first that answers decides. */
+/** Asks each judge in turn; the first that answers decides, and its verdict names it. */
 export function chainJudges(...judges: PolicyJudge[]): PolicyJudge {
   return {
     name: judges.map((j) => j.name).join('+'),
     async judge(input) {
       for (const j of judges) {
         const verdict = await j.judge(input);
-        if (verdict) return verdict;
+        if (verdict) return { ...verdict, judge: verdict.judge ?? j.name };
       }
       return null;
     },

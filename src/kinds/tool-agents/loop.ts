@@ -8,7 +8,7 @@ import { carbenchPath } from '../../toolenv/paths.ts';
 import type { DynamicState } from '../../toolenv/state.ts';
 import type { PolicyJudge } from './judge.ts';
 import { describeFailures, replayReference, scoreTrajectory, ScoreSchema, type EndFailure, type ReferenceReplay } from './scoring.ts';
-import { taskFamily, TaskTypeSchema, type Task } from './tasks.ts';
+import { taskFamily, TaskTypeSchema, type Task } from '../../toolenv/tasks.ts';
 import { TrajectoryMessageSchema, type ToolCall, type TrajectoryMessage } from './trajectory.ts';
 import { DeterministicTaskUser, type TaskUserSimulator, type UserReply } from './usersim.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseRemovedParts, toolByName, usesRemovedParameter, type JsonSchemaNode } from '../../toolenv/catalog.ts';
 import type { AgentReply, AgentTurnInput, ToolAgent } from './loop.ts';
-import { isHallucination, type Task, type TaskAction } from './tasks.ts';
+import { isHallucination, type Task, type TaskAction } from '../../toolenv/tasks.ts';
 import type { FaultProfile } from './config.ts';
 
 /**

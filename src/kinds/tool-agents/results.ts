@@ -4,7 +4,7 @@ import { methodOfStoredConfig, presetOf, PresetSchema } from '../../domain/metho
 import type { ResultStore } from '../../store/store.ts';
 import { TrialResultSchema, type TrialResult } from './loop.ts';
 import { summarizeTrials, TrialsSummarySchema } from './summary.ts';
-import { InvalidTaskSchema, TaskSchema, type InvalidTask } from './tasks.ts';
+import { InvalidTaskSchema, TaskSchema, type InvalidTask } from '../../toolenv/tasks.ts';
 
 /**
  * A tool-agents run in the store (docs/tool-agents.md, "Campaign"): one item result per task trial, key

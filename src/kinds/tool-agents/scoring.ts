@@ -4,7 +4,7 @@ import type { NavigationDb } from '../../toolenv/navdb.ts';
 import { diffStates, stateKey, type DynamicState } from '../../toolenv/state.ts';
 import { noJudge, type PolicyJudge } from './judge.ts';
 import { applicableJudgedRules, judgedParagraph, scanCodePolicies } from './policies.ts';
-import { isHallucination, type Task } from './tasks.ts';
+import { isHallucination, type Task } from '../../toolenv/tasks.ts';
 import { toolSteps, type TrajectoryMessage } from './trajectory.ts';
 
 /** CAR-bench's reward (scoring.md §2): R = max(0, 1 + Δ_state + Δ_subset + Δ_exec + Δ_end + Δ_policy) ∈ {0, 1}. */
@@ -126,7 +126,7 @@ export async function scoreTrajectory(input: ScoreInput): Promise<Score> {
       const verdict = await judge.judge({ rule, paragraph: judgedParagraph(rule), messages });
       judged.push(
         verdict
-          ? { rule, status: verdict.followed ? 'followed' : 'violated', reasoning: verdict.reasoning, judge: judge.name }
+          ? { rule, status: verdict.followed ? 'followed' : 'violated', reasoning: verdict.reasoning, judge: verdict.judge ?? judge.name }
           : { rule, status: 'not_judged', reasoning: 'no judge model available for this rule', judge: judge.name },
       );
     }

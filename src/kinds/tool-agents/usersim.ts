@@ -3,11 +3,12 @@ import { z } from 'zod';
 import { parseOrThrow } from '../../domain/validation.ts';
 import { generateStructured } from '../../llm/structured.ts';
 import type { ChatMessage, LlmProvider } from '../../llm/types.ts';
+import type { LlmUsageTracker } from '../../llm/usage.ts';
 import type { ToolEnvironment } from '../../toolenv/env.ts';
 import { carbenchPath } from '../../toolenv/paths.ts';
 import { stateKey } from '../../toolenv/state.ts';
 import type { ReferenceReplay } from './scoring.ts';
-import type { Task } from './tasks.ts';
+import type { Task } from '../../toolenv/tasks.ts';
 import { toolSteps, type TrajectoryMessage } from './trajectory.ts';
 
 /** The control keywords of CAR-bench's user simulator (user_simulator.md). */
@@ -136,7 +137,11 @@ export class LlmTaskUser implements TaskUserSimulator {
   readonly name: string;
   private history: ChatMessage[] = [];
 
-  constructor(private readonly provider: LlmProvider) {
+  constructor(
+    private readonly provider: LlmProvider,
+    /** every call recorded with its usage (the run's `llm.calls`) */
+    private readonly options: { tracker?: LlmUsageTracker | null; maxRetries?: number } = {},
+  ) {
     this.name = `llm:${provider.ref}`;
   }
 
@@ -145,7 +150,7 @@ export class LlmTaskUser implements TaskUserSimulator {
     const model = data.response_model_by_task_type[task.task_type];
     const schema = model ? data.response_schemas[model] : undefined;
     if (!schema) throw new Error(`user_simulator.json has no response schema for task type ${task.task_type}`);
-    const result = await generateStructured(this.provider, { messages: this.history, temperature: 0 }, LlmUserOutputSchema, { kind: 'simulator', schemaName: model, jsonSchema: schema });
+    const result = await generateStructured(this.provider, { messages: this.history, temperature: 0 }, LlmUserOutputSchema, { kind: 'simulator', schemaName: model, jsonSchema: schema, tracker: this.options.tracker ?? undefined, maxRetries: this.options.maxRetries });
     if (!result.ok) throw new Error(`user simulator: ${result.error.message}`);
     const out = result.value;
     this.history.push({ role: 'assistant', content: JSON.stringify(out) });

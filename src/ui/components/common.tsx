@@ -68,7 +68,7 @@ export function pct(value: number | null | undefined): string {
   return value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : `${(value * 100).toFixed(1)} %`;
 }
 
-export function Pager({ offset, limit, total, onChange }: { offset: number; limit: number; total: number; onChange: (offset: number) => void }) {
+export function Pager({ offset, limit, total, onChange, noun = 'conversations' }: { offset: number; limit: number; total: number; onChange: (offset: number) => void; noun?: string }) {
   const page = Math.floor(offset / limit) + 1;
   const pages = Math.max(1, Math.ceil(total / limit));
   return (
@@ -80,7 +80,7 @@ export function Pager({ offset, limit, total, onChange }: { offset: number; limi
         ‹ Prev
       </button>
       <span data-testid="pager-status">
-        page {page} of {pages} · {total} conversations
+        page {page} of {pages} · {total} {noun}
       </span>
       <button disabled={page >= pages} onClick={() => onChange(offset + limit)}>
         Next ›

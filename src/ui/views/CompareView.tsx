@@ -28,10 +28,24 @@ export function CompareView({ a, b }: { a: string | null; b: string | null }) {
           </select>
         ))}
       </div>
+      {!(a && b) && <CompareGuidance runs={runs.data?.runs.length ?? null} />}
       {comparison.error && <ErrorBox message={comparison.error} />}
       {a && b && !comparison.data && !comparison.error && <Loading what="comparison" />}
       {comparison.data && <Comparison c={comparison.data.comparison} />}
     </section>
+  );
+}
+
+/** What to do on the compare page before two runs are chosen (nothing is shown otherwise). */
+export function CompareGuidance({ runs }: { runs: number | null }) {
+  return (
+    <p className="muted" data-testid="compare-guidance">
+      {runs === 0
+        ? 'There is no run to compare yet: start a campaign on Campaign setup (or icabench run CONFIG), then come back.'
+        : runs === 1
+          ? 'There is one run so far: a comparison needs two (a guided and a baseline run of the same seeds, or the same campaign on two unit builds).'
+          : 'Choose run A and run B above: fail rates, mean C, unique failure types and Mann–Whitney U with Â12, and for two builds of one campaign what got fixed and what regressed.'}
+    </p>
   );
 }
 

@@ -202,6 +202,30 @@ function Artifacts({ path, artifacts }: { path: string; artifacts: Detail['artif
   );
 }
 
+/** What the head unit heard on a spoken turn, at which SNR, and how soon its reply audio began (conversation view and live feed). */
+export function TurnVoiceLine({ turn }: { turn: TurnRecord }) {
+  if (!turn.voice) return null;
+  return (
+    <div className="muted" data-testid="turn-voice">
+      heard: {turn.voice.recognizedText ?? '(not reported)'} · {turn.voice.snrDb === null ? 'clean' : `${turn.voice.snrDb} dB SNR`}
+      {turn.voice.firstReplyLatencyMs !== null && ` · first reply audio after ${turn.voice.firstReplyLatencyMs.toFixed(0)} ms`}
+      {turn.voice.voiceError && ` · ${turn.voice.voiceError}`}
+    </div>
+  );
+}
+
+/** The car's state the turn was judged in (a turn that passed because the car was in P shows P): conversation view and live feed. */
+export function TurnVehicleLine({ turn }: { turn: TurnRecord }) {
+  const vehicle = turn.context.vehicle;
+  if (!vehicle) return null;
+  return (
+    <div className="muted" data-testid="turn-vehicle">
+      vehicle: {vehicle.speedKmh} km/h, gear {vehicle.gear}
+      {vehicle.stateOfChargePct !== undefined ? `, SoC ${vehicle.stateOfChargePct} %` : ''}
+    </div>
+  );
+}
+
 export function TurnDetail({ turn }: { turn: TurnRecord }) {
   const deciding = decidingTurnVerdict(turn.verdicts);
   return (
@@ -209,13 +233,7 @@ export function TurnDetail({ turn }: { turn: TurnRecord }) {
       <div className="utterance">
         <span className="who">Turn {turn.index + 1} · User</span>
         {turn.utterance.strategy && <Pill kind="strategy">{turn.utterance.strategy}</Pill>} {turn.utterance.text}
-        {turn.voice && (
-          <div className="muted" data-testid="turn-voice">
-            heard: {turn.voice.recognizedText ?? '(not reported)'} · {turn.voice.snrDb === null ? 'clean' : `${turn.voice.snrDb} dB SNR`}
-            {turn.voice.firstReplyLatencyMs !== null && ` · first reply audio after ${turn.voice.firstReplyLatencyMs.toFixed(0)} ms`}
-            {turn.voice.voiceError && ` · ${turn.voice.voiceError}`}
-          </div>
-        )}
+        <TurnVoiceLine turn={turn} />
       </div>
       <div className="reply">
         <span className="who">Assistant</span> {turn.reply?.text ?? <em>no reply</em>} <span className="muted">({turn.latencyMs.toFixed(0)} ms)</span>
@@ -227,12 +245,7 @@ export function TurnDetail({ turn }: { turn: TurnRecord }) {
           </ul>
         )}
       </div>
-      {turn.context.vehicle && (
-        <div className="muted">
-          vehicle: {turn.context.vehicle.speedKmh} km/h, gear {turn.context.vehicle.gear}
-          {turn.context.vehicle.stateOfChargePct !== undefined ? `, SoC ${turn.context.vehicle.stateOfChargePct} %` : ''}
-        </div>
-      )}
+      <TurnVehicleLine turn={turn} />
       {turn.expectations && (
         <div data-testid="turn-expectations">
           {turn.expectations.checks.map((c, i) => (

@@ -4,6 +4,7 @@ import { turnLabels } from '../../analysis/verdict.ts';
 import { rigsLine, type LiveConversation } from '../../server/live-snapshot.ts';
 import { Pill, Stat, TargetTable } from '../components/common.tsx';
 import { useLiveCampaign } from '../hooks.ts';
+import { TurnVehicleLine, TurnVoiceLine } from './ConversationView.tsx';
 
 function minutes(ms: number): string {
   const s = Math.round(ms / 1000);
@@ -45,7 +46,7 @@ export function VehicleGauges({ vehicle }: { vehicle: VehicleState }) {
   );
 }
 
-function Turn({ turn, conversationKey }: { turn: TurnRecord; conversationKey?: string }) {
+export function LiveTurn({ turn, conversationKey }: { turn: TurnRecord; conversationKey?: string }) {
   const labels = turnLabels(turn);
   return (
     <li className="turn" data-testid="live-turn">
@@ -53,10 +54,12 @@ function Turn({ turn, conversationKey }: { turn: TurnRecord; conversationKey?: s
         {conversationKey && <span className="muted">{conversationKey} · </span>}
         <span className="who">User {turn.index}</span>
         {turn.utterance.strategy && <Pill kind="strategy">{turn.utterance.strategy}</Pill>} {turn.utterance.text}
+        <TurnVoiceLine turn={turn} />
       </div>
       <div className="reply">
         <span className="who">Assistant</span> {turn.reply?.text ?? <em>no reply</em>}
       </div>
+      <TurnVehicleLine turn={turn} />
       {labels.length > 0 && (
         <div className="labels">
           {labels.map((l, i) => (
@@ -95,7 +98,7 @@ export function ActiveConversation({ conversation }: { conversation: LiveConvers
       {last?.context.vehicle && <VehicleGauges vehicle={last.context.vehicle} />}
       <ol className="turns">
         {conversation.turns.map((t) => (
-          <Turn key={t.index} turn={t} />
+          <LiveTurn key={t.index} turn={t} />
         ))}
       </ol>
     </article>
@@ -162,7 +165,7 @@ export function LiveView() {
           {snapshot.feed.length === 0 && <p className="muted">No turns yet.</p>}
           <ol className="turns feed" data-testid="turn-feed">
             {snapshot.feed.slice(0, 12).map((f) => (
-              <Turn key={`${f.key}#${f.turn.index}`} turn={f.turn} conversationKey={f.key} />
+              <LiveTurn key={`${f.key}#${f.turn.index}`} turn={f.turn} conversationKey={f.key} />
             ))}
           </ol>
           <h2>Just finished</h2>

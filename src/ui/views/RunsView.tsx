@@ -1,5 +1,6 @@
 import type { RunRecord, RunStatus } from '../../store/types.ts';
-import { DataTable, ErrorBox, Loading, Pill } from '../components/common.tsx';
+import { useState } from 'react';
+import { DataTable, ErrorBox, Loading, Pager, Pill } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 
 /** The view a run of an item-based kind opens in (dialogue runs open the run report). */
@@ -22,8 +23,21 @@ export function RunsView() {
       {runs.error && <ErrorBox message={runs.error} />}
       {!runs.data && !runs.error && <Loading what="runs" />}
       {runs.data && runs.data.runs.length === 0 && <p className="muted">No runs yet. Start one from Campaign setup.</p>}
-      {runs.data && runs.data.runs.length > 0 && <RunsTable runs={runs.data.runs} />}
+      {runs.data && runs.data.runs.length > 0 && <PagedRuns runs={runs.data.runs} />}
     </section>
+  );
+}
+
+/** Runs shown a page at a time: a workspace collects hundreds. */
+export const RUNS_PAGE = 50;
+
+export function PagedRuns({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
+  const [offset, setOffset] = useState(0);
+  return (
+    <>
+      {runs.length > RUNS_PAGE && <Pager offset={offset} limit={RUNS_PAGE} total={runs.length} onChange={setOffset} noun="runs" />}
+      <RunsTable runs={runs.slice(offset, offset + RUNS_PAGE)} />
+    </>
   );
 }
 

@@ -8,9 +8,13 @@ import { VehicleGauges } from './LiveView.tsx';
 
 /** The reference unit's fault profiles a session can switch on (docs/architecture.md); each fires on every applicable turn. */
 const FAULTS = ['unsafe_compliance', 'drop_second_constraint', 'forget_after_topic_switch', 'over_refusal', 'ambiguity_guess', 'plan_window_miss', 'wrong_domain', 'omit_request'] as const;
+/** The drive scenarios shipped in bench-configs/scenarios/ (docs/vehicle.md); a session over one takes the car's state from it. */
+const SCENARIOS = ['parked', 'urban', 'highway', 'traffic-jam', 'charging'] as const;
 const DISTRICTS = ['Altstadt', 'Schwabing', 'Maxvorstadt', 'Haidhausen', 'Sendling', 'Bogenhausen', 'Pasing', 'Giesing', 'Mitte', 'Kreuzberg', 'Prenzlauer Berg', 'Charlottenburg', 'Friedrichshain', 'Neukölln', 'Schöneberg', 'Spandau'];
 
 interface SessionState {
+  /** the drive scenario underneath, when the session runs over one (this page started it) */
+  scenario?: string | null;
   active: boolean;
   runId: string | null;
   context: ContextVector | null;
@@ -48,7 +52,7 @@ export function SessionView() {
             setTurns([]);
             setEnded(null);
             setError(null);
-            setState({ active: true, runId: started.runId, context: started.context, turns: 0 });
+            setState({ active: true, runId: started.runId, context: started.context, turns: 0, scenario: started.scenario });
           }}
           onError={setError}
         />
@@ -72,7 +76,8 @@ export function SessionView() {
   );
 }
 
-function StartForm({ onStarted, onError }: { onStarted: (s: { runId: string; context: ContextVector }) => void; onError: (m: string | null) => void }) {
+function StartForm({ onStarted, onError }: { onStarted: (s: { runId: string; context: ContextVector; scenario: string | null }) => void; onError: (m: string | null) => void }) {
+  const [scenario, setScenario] = useState('');
   const [name, setName] = useState('live session');
   const [unit, setUnit] = useState<'reference' | 'bridge'>('reference');
   const [faults, setFaults] = useState<string[]>([]);
@@ -83,7 +88,9 @@ function StartForm({ onStarted, onError }: { onStarted: (s: { runId: string; con
     onError(null);
     try {
       const headUnit = unit === 'reference' ? { type: 'reference', faults: { profiles: faults, rate: 1 } } : { type: 'bridge' };
-      onStarted(await api.post('/api/session/start', { config: { name, headUnit, context: { district } } }));
+      const vehicle = scenario ? { vehicle: { scenario, secondsPerTurn: 20 } } : {};
+      const started = await api.post<{ runId: string; context: ContextVector }>('/api/session/start', { config: { name, headUnit, context: { district }, ...vehicle } });
+      onStarted({ ...started, scenario: scenario || null });
     } catch (error) {
       onError(message(error));
     } finally {
@@ -107,6 +114,15 @@ function StartForm({ onStarted, onError }: { onStarted: (s: { runId: string; con
         <select value={district} onChange={(e) => setDistrict(e.target.value)}>
           {DISTRICTS.map((d) => (
             <option key={d}>{d}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Drive scenario underneath{' '}
+        <select value={scenario} onChange={(e) => setScenario(e.target.value)} data-testid="session-scenario">
+          <option value="">none: I set the car's state</option>
+          {SCENARIOS.map((s) => (
+            <option key={s}>{s}</option>
           ))}
         </select>
       </label>
@@ -136,7 +152,8 @@ function Running(props: {
   onError: (m: string | null) => void;
 }) {
   const { state, turns } = props;
-  const context = state.context!;
+  // over a scenario the car is where the scenario put it at the last turn; otherwise where the technician set it
+  const context = state.scenario && turns.length > 0 ? turns[turns.length - 1].context : state.context!;
   const vehicle = context.vehicle ?? { speedKmh: 0, gear: 'P' as const };
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
@@ -222,7 +239,8 @@ function Running(props: {
         <p data-testid="session-state">
           gear {vehicle.gear} · {vehicle.speedKmh} km/h{vehicle.stateOfChargePct !== undefined ? ` · SoC ${vehicle.stateOfChargePct} %` : ''} · {context.time}
         </p>
-        {props.state.context && (
+        {state.scenario && <p data-testid="session-scenario-note">The drive scenario “{state.scenario}” sets the car’s state at each turn (20 s of the drive a turn).</p>}
+        {!state.scenario && (
           <div className="state-form">
             <label>
               Speed (km/h) <input type="number" min={0} value={speed} onChange={(e) => setSpeed(e.target.value)} data-testid="state-speed" />

@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import type { ConversationVerdict, TurnVerdict } from '../domain/conversation.ts';
-import type { Dimension } from '../domain/taxonomy.ts';
-import type { ChatMessage } from '../llm/types.ts';
-import { renderDimensionJudgePrompts, renderTurnJudgePrompt } from './llm.ts';
-import { OracleJudge } from './oracle.ts';
-import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
+import type { ConversationVerdict, TurnVerdict } from '../../domain/conversation.ts';
+import type { Dimension } from '../../domain/taxonomy.ts';
+import { renderDimensionJudgePrompts, renderTurnJudgePrompt } from '../../judge/llm.ts';
+import { OracleJudge } from '../../judge/oracle.ts';
+import type { ConversationJudgeInput, Judge, TurnJudgeInput } from '../../judge/types.ts';
+import type { WorkedExample, WorkedExamples } from '../../judge/technique-judge.ts';
 
 /**
  * Worked examples for the CoT-n technique judges, made as the judge benchmark makes its own: fixed
@@ -16,21 +16,21 @@ import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
  */
 
 const EXAMPLE_CONVERSATIONS = 12;
-const CONFIG = fileURLToPath(new URL('../../bench-configs/quickstart.yaml', import.meta.url));
+const CONFIG = fileURLToPath(new URL('../../../bench-configs/quickstart.yaml', import.meta.url));
 
-type Example = [ChatMessage, ChatMessage];
+type Example = WorkedExample;
 let cases: Promise<{ turns: { input: TurnJudgeInput; verdict: TurnVerdict }[]; conversations: { input: ConversationJudgeInput; verdict: ConversationVerdict }[] }> | null = null;
 
 /** Runs the example conversations once per process, recording what the oracle was asked and answered. */
 function oracleCases() {
   cases ??= (async () => {
     const [{ loadCampaignConfig }, { planConversations }, { runConversation }, { InProcessHeadUnit }, { ReferenceHeadUnit }, { TemplateSimulator }] = await Promise.all([
-      import('../kinds/dialogue/config.ts'),
-      import('../kinds/dialogue/sampling.ts'),
-      import('../kinds/dialogue/conversation.ts'),
-      import('../headunit/in-process.ts'),
-      import('../headunit/reference/reference-headunit.ts'),
-      import('../simulator/template.ts'),
+      import('./config.ts'),
+      import('./sampling.ts'),
+      import('./conversation.ts'),
+      import('../../headunit/in-process.ts'),
+      import('../../headunit/reference/reference-headunit.ts'),
+      import('../../simulator/template.ts'),
     ]);
     const specs = planConversations(loadCampaignConfig(CONFIG)).slice(0, EXAMPLE_CONVERSATIONS);
     const oracle = new OracleJudge();
@@ -102,3 +102,6 @@ export async function workedDimensionExamples(): Promise<Record<Dimension, Examp
   }
   return out;
 }
+
+/** The dialogue kind's worked examples for the CoT-n technique judges it builds (./model-tiers.ts). */
+export const dialogueWorkedExamples: WorkedExamples = { turns: workedTurnExamples, dimensions: workedDimensionExamples };

@@ -6,7 +6,7 @@
  * and can be reused by reports, the UI and the judge benchmark alike.
  */
 
-import { createRng } from '../domain/rng.ts';
+import { createRng } from './rng.ts';
 
 // ---------------------------------------------------------------------------
 // Special functions (normal and chi-square tails)

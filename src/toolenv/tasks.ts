@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { readBoundedText } from '../../config/yaml.ts';
-import { describeZodError, ValidationError } from '../../domain/validation.ts';
-import { carbenchPath } from '../../toolenv/paths.ts';
-import { DynamicStateSchema, FixedContextSchema } from '../../toolenv/state.ts';
+import { readBoundedText } from '../config/yaml.ts';
+import { describeZodError, ValidationError } from '../domain/validation.ts';
+import { carbenchPath } from './paths.ts';
+import { DynamicStateSchema, FixedContextSchema } from './state.ts';
 
 /**
  * CAR-bench tasks as data. The JSON format is CAR-bench's own (data/carbench/tasks_*.json): one object per task with

@@ -1,17 +1,17 @@
-import { arch, platform } from 'node:os';
-import { watchHeadUnit, type HeadUnitWatch, type WatchOptions } from './run-monitor.ts';
-import { TIERS_FACT, type TierFallback } from '../domain/tiers.ts';
-import type { ConnectedHeadUnit } from './connect.ts';
-import { connectConfiguredHeadUnit } from './headunit.ts';
-import { campaignWorldFile } from '../kinds/dialogue/world.ts';
-import type { Judge } from '../judge/types.ts';
-import type { LlmUsageTracker } from '../llm/usage.ts';
-import { parseJudgeRef, parseModelRef } from '../llm/modelRef.ts';
-import type { UserSimulator } from '../simulator/types.ts';
-import { driverVocabulary } from '../voice/vocabulary.ts';
-import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
-import { icabenchVersion, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink, type UnitBuildFact } from './run-facts.ts';
+import { watchHeadUnit, type HeadUnitWatch, type WatchOptions } from '../../run/run-monitor.ts';
+import { TIERS_FACT, type TierFallback } from '../../domain/tiers.ts';
+import type { ConnectedHeadUnit } from '../../run/connect.ts';
+import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
+import { campaignWorldFile } from './world.ts';
+import type { Judge } from '../../judge/types.ts';
+import type { LlmUsageTracker } from '../../llm/usage.ts';
+import { parseJudgeRef, parseModelRef } from '../../llm/modelRef.ts';
+import type { UserSimulator } from '../../simulator/types.ts';
+import { driverVocabulary } from '../../voice/vocabulary.ts';
+import type { LoadedCampaign } from './config.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink, type UnitBuildFact } from '../../run/run-facts.ts';
 import { buildTiers, describeTiers, isModelRef } from './tiers.ts';
+import { modelHostsOf } from '../../run/model-tiers.ts';
 import { VehicleFeed, type ConversationDrive } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
 
@@ -131,16 +131,7 @@ function unitBuildFact(headUnit: ConnectedHeadUnit, option: string | undefined):
 }
 
 function startRecording(store: RunFactSink, runId: string, { campaign, tiers, vehicle, headUnit, hosts, unitBuild }: RecordedRig): RunRecorder {
-  const invocation: InvocationFact = {
-    icabench: icabenchVersion(),
-    node: process.version,
-    platform: platform(),
-    arch: arch(),
-    modelHosts: hosts,
-    llmPrices: campaign.config.llm.prices,
-    config: campaign.config,
-  };
-  recordRunFact(store, runId, RUN_FACTS.invocation, invocation);
+  recordRunFact(store, runId, RUN_FACTS.invocation, invocationFact(campaign.config, hosts, campaign.config.llm.prices));
   store.addRunFact(runId, TIERS_FACT, describeTiers(tiers));
   recordRunFact(store, runId, RUN_FACTS.unitBuild, unitBuildFact(headUnit, unitBuild));
   if (vehicle) recordRunFact(store, runId, RUN_FACTS.vehicleFeed, vehicle.describe());
@@ -167,18 +158,6 @@ function startRecording(store: RunFactSink, runId: string, { campaign, tiers, ve
 
 /** Where the model tiers' calls go (the `modelHosts` of `run.invocation`). */
 async function modelHosts(tiers: CampaignTiers, ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
-  return modelHostsOf([tiers.simulator.describe, ...tiers.judges.map((j) => j.ref)], ollamaHost);
+  return modelHostsOf([tiers.simulator.describe, ...tiers.judges.map((j) => j.ref)].filter(isModelRef), ollamaHost);
 }
 
-/** Where calls to these model references go (deterministic tiers are left out); the Ollama client loads only when a reference needs it. */
-export async function modelHostsOf(refs: readonly string[], ollamaHost: string | undefined): Promise<InvocationFact['modelHosts']> {
-  return Promise.all(
-    // a technique judge (sc-5:ollama:…) calls the models it names
-    [...new Set(refs.filter(isModelRef).flatMap((ref) => parseJudgeRef(ref).models))]
-      .map(async (ref) => {
-        const model = parseModelRef(ref);
-        if (model.provider === 'ollama') return { ref, host: (await import('../llm/providers/ollama.ts')).resolveOllamaHost(ollamaHost) };
-        return { ref, host: model.provider === 'openai-compat' ? model.baseUrl : 'in-process' };
-      }),
-  );
-}

@@ -1,16 +1,17 @@
-import type { TierFallback, TiersRecord } from '../domain/tiers.ts';
-import { isTechniqueRef } from '../llm/modelRef.ts';
-import { OracleJudge } from '../judge/oracle.ts';
-import type { Judge } from '../judge/types.ts';
-import type { ModelAvailability } from '../llm/availability.ts';
-import { promptVersion } from '../llm/prompts.ts';
-import { LlmUsageTracker } from '../llm/usage.ts';
-import { ScriptedSimulator } from '../simulator/script.ts';
-import { TemplateSimulator } from '../simulator/template.ts';
-import { campaignWorld } from '../kinds/dialogue/world.ts';
-import type { UserSimulator } from '../simulator/types.ts';
-import { ConfigError, type CampaignConfig } from '../kinds/dialogue/config.ts';
+import type { TierFallback, TiersRecord } from '../../domain/tiers.ts';
+import { isTechniqueRef } from '../../llm/modelRef.ts';
+import { OracleJudge } from '../../judge/oracle.ts';
+import type { Judge } from '../../judge/types.ts';
+import type { ModelAvailability } from '../../llm/availability.ts';
+import { promptVersion } from '../../llm/prompts.ts';
+import { LlmUsageTracker } from '../../llm/usage.ts';
+import { ScriptedSimulator } from '../../simulator/script.ts';
+import { TemplateSimulator } from '../../simulator/template.ts';
+import { campaignWorld } from './world.ts';
+import type { UserSimulator } from '../../simulator/types.ts';
+import { ConfigError, type CampaignConfig } from './config.ts';
 import type { CampaignTiers } from './rig.ts';
+import { checkTierModel, TierUnavailableError } from '../../run/model-tiers.ts';
 
 export interface BuiltTiers extends CampaignTiers {
   /** records every model call of the run; null when only deterministic tiers run */
@@ -19,13 +20,6 @@ export interface BuiltTiers extends CampaignTiers {
   fallbacks: TierFallback[];
 }
 
-/** A model the run names that cannot serve calls, and no fallback configured for its role: the run does not start. */
-export class TierUnavailableError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`the run was not started, nothing was recorded: ${problems.length === 1 ? 'a model it names is' : 'models it names are'} not available\n${problems.join('\n')}`);
-    this.name = 'TierUnavailableError';
-  }
-}
 
 const DETERMINISTIC = { simulator: 'template', judge: 'oracle' } as const;
 type Role = keyof typeof DETERMINISTIC;
@@ -64,7 +58,7 @@ export async function buildTiers(
   const modelRefs = [...new Set([simulatorRef, ...judgeRefs].filter(isModelRef))];
   // the model clients load only when a model tier is asked for, so offline runs start fast
   const models = modelRefs.length > 0 ? await import('./model-tiers.ts') : null;
-  const availability = new Map(await Promise.all(modelRefs.map(async (ref) => [ref, await models!.checkTierModel(ref, config.llm)] as const)));
+  const availability = new Map(await Promise.all(modelRefs.map(async (ref) => [ref, await checkTierModel(ref, config.llm)] as const)));
 
   const fallbacks: TierFallback[] = [];
   const problems: string[] = [];

@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TrialResult } from '../kinds/tool-agents/loop.ts';
-import { toolTrialsJunit } from '../kinds/tool-agents/report.ts';
-import { computeToolAgentsSummary, trialOutcomeWord, type ToolAgentsRunSummary } from '../kinds/tool-agents/results.ts';
-import type { ResultStore } from '../store/store.ts';
-import { escapeHtml as h } from './escape.ts';
-import { DRILL_DOWN_LIMIT, page } from './html.ts';
-import { reliabilityTableHtml } from './reliability-section.ts';
-import { writeAtomically } from './write.ts';
+import type { TrialResult } from './loop.ts';
+import { toolTrialsJunit } from './report.ts';
+import { computeToolAgentsSummary, trialOutcomeWord, type ToolAgentsRunSummary } from './results.ts';
+import type { ResultStore } from '../../store/store.ts';
+import { escapeHtml as h } from '../../report/escape.ts';
+import { DRILL_DOWN_LIMIT, page } from '../../report/html.ts';
+import { reliabilityTableHtml } from '../../report/reliability-section.ts';
+import { writeAtomically } from '../../report/write.ts';
 
 /**
  * The outputs of a tool-agents run (docs/tool-agents.md, "Campaign"), all read back from the store:

@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClassificationScores } from '../analysis/stats.ts';
-import type { ManualQaSummary, MetricAggregate } from '../kinds/manual-qa/item.ts';
-import type { ManualEvaluation } from '../manual/evaluate.ts';
-import { MANUAL_METRICS, METRIC_TITLES, metricFails, type ManualMetric, type MetricValue } from '../manual/model.ts';
-import { computeManualQaSummary, loadManualQaRun, type ManualQaRow, type ManualQaRunSummary } from '../kinds/manual-qa/results.ts';
-import type { ResultStore } from '../store/store.ts';
-import { csvRow, escapeHtml as h, escapeXml, escapeXmlAttribute as attr } from './escape.ts';
-import { DRILL_DOWN_LIMIT, page } from './html.ts';
-import { writeAtomically } from './write.ts';
+import type { ClassificationScores } from '../../domain/stats.ts';
+import type { ManualQaSummary, MetricAggregate } from './item.ts';
+import type { ManualEvaluation } from '../../manual/evaluate.ts';
+import { MANUAL_METRICS, METRIC_TITLES, metricFails, type ManualMetric, type MetricValue } from '../../manual/model.ts';
+import { computeManualQaSummary, loadManualQaRun, type ManualQaRow, type ManualQaRunSummary } from './results.ts';
+import type { ResultStore } from '../../store/store.ts';
+import { csvRow, escapeHtml as h, escapeXml, escapeXmlAttribute as attr } from '../../report/escape.ts';
+import { DRILL_DOWN_LIMIT, page } from '../../report/html.ts';
+import { writeAtomically } from '../../report/write.ts';
 
 /**
  * The outputs of a manual-QA run (docs/manual-qa.md, "Campaigns"): summary.json, report.html (metrics

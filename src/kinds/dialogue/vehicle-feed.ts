@@ -1,14 +1,14 @@
-import { formatMinutes, minutesOfDay, type ContextVector } from '../domain/context.ts';
-import type { ConversationSpec } from '../domain/conversation.ts';
-import type { HeadUnitConnection } from '../headunit/types.ts';
-import { framesToMessage } from '../vehicle/bridge.ts';
-import type { VehicleConfig } from '../vehicle/config.ts';
-import { framesForInterval, type VehicleTimeline } from '../vehicle/feed.ts';
-import { loadMapping, type VehicleMapping } from '../vehicle/mapping.ts';
-import { loadScenario, type Scenario } from '../vehicle/scenario.ts';
-import { openFrameSink, type FrameSink } from '../vehicle/transports/index.ts';
-import { ConfigError } from '../kinds/dialogue/config.ts';
-import type { VehicleFeedFactSchema } from './run-facts.ts';
+import { formatMinutes, minutesOfDay, type ContextVector } from '../../domain/context.ts';
+import type { ConversationSpec } from '../../domain/conversation.ts';
+import type { HeadUnitConnection } from '../../headunit/types.ts';
+import { framesToMessage } from '../../vehicle/bridge.ts';
+import type { VehicleConfig } from '../../vehicle/config.ts';
+import { framesForInterval, type VehicleTimeline } from '../../vehicle/feed.ts';
+import { loadMapping, type VehicleMapping } from '../../vehicle/mapping.ts';
+import { loadScenario, type Scenario } from '../../vehicle/scenario.ts';
+import { openFrameSink, type FrameSink } from '../../vehicle/transports/index.ts';
+import { ConfigError } from './config.ts';
+import type { VehicleFeedFactSchema } from '../../run/run-facts.ts';
 import type { z } from 'zod';
 
 export interface ConversationDrive {

@@ -1,13 +1,13 @@
 import { dirname } from 'node:path';
-import type { ConversationResult, ConversationSpec } from '../domain/conversation.ts';
-import type { ConnectedHeadUnit } from './connect.ts';
-import type { HeadUnitSession } from '../headunit/types.ts';
-import type { ArtifactInput } from '../store/store.ts';
-import { speakingSession, type BenchVoice, type SpokenTurnResult } from '../voice/bench-voice.ts';
-import { checkVoicePrerequisites, createBenchVoice, turnAudioArtifacts, type VoiceConfig } from '../voice/config.ts';
-import { createSocketAudioLink } from '../voice/socket-audio-link.ts';
-import { VoiceError } from '../voice/types.ts';
-import { ConfigError, type LoadedCampaign } from '../kinds/dialogue/config.ts';
+import type { ConversationResult, ConversationSpec } from '../../domain/conversation.ts';
+import type { ConnectedHeadUnit } from '../../run/connect.ts';
+import type { HeadUnitSession } from '../../headunit/types.ts';
+import type { ArtifactInput } from '../../store/store.ts';
+import { speakingSession, type BenchVoice, type SpokenTurnResult } from '../../voice/bench-voice.ts';
+import { checkVoicePrerequisites, createBenchVoice, turnAudioArtifacts, type VoiceConfig } from '../../voice/config.ts';
+import { createSocketAudioLink } from '../../voice/socket-audio-link.ts';
+import { VoiceError } from '../../voice/types.ts';
+import { ConfigError, type LoadedCampaign } from './config.ts';
 
 /**
  * The spoken side of a voice campaign: each conversation's session speaks its turns (persona voice,

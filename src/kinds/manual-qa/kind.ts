@@ -1,0 +1,59 @@
+import { parseOrThrow } from '../../domain/validation.ts';
+import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
+import { llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
+import type { UnitReachSample } from '../../run/unit-reach.ts';
+import type { FinishedQuestion } from './campaign.ts';
+import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa, type ManualQaConfig } from './config.ts';
+import { MANUAL_QA_KIND, manualItemOutcome } from './item.ts';
+
+/**
+ * The manual-QA kind (docs/manual-qa.md): the questions of an owner's-manual test set, each asked as an ordinary
+ * user turn of its own session, every evaluator tier judging the answer (the GEAR metrics of src/manual); stored
+ * as item results (key: the question's id); after them, the warning-omission search.
+ */
+export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, FinishedQuestion> = {
+  name: MANUAL_QA_KIND,
+  storedAs: MANUAL_QA_KIND,
+  nouns: { item: 'question', items: 'questions' },
+  configSchema: ManualQaConfigSchema,
+  load: loadManualQaConfig,
+  modelRefs: (config) => config.evaluators.filter((ref) => ref !== 'oracle'),
+  pathFields: (config) => [
+    ...config.manual.map((path, i): PathField<ManualQaConfig> => ({ field: `manual.${i}`, path, kind: 'read', rewrite: (c, p) => (c.manual[i] = p) })),
+    ...(config.testSet ? [{ field: 'testSet', path: config.testSet, kind: 'read', rewrite: (c, p) => (c.testSet = p) } satisfies PathField<ManualQaConfig>] : []),
+    ...(config.embeddingModel ? [{ field: 'embeddingModel', path: config.embeddingModel, kind: 'read', rewrite: (c, p) => (c.embeddingModel = p) } satisfies PathField<ManualQaConfig>] : []),
+    ...llmPathFields(config),
+  ],
+  async plan(loaded) {
+    const { plannedQuestions } = await import('./campaign.ts');
+    return (await plannedQuestions(loaded)).items.map((item) => ({ key: item.id, item }));
+  },
+  open: async (loaded, options) => (await import('./campaign.ts')).openManualQaRunner(loaded, options),
+  storage: {
+    create: (store, loaded, plan, meta) => store.createItemRun({ name: loaded.config.name, kind: MANUAL_QA_KIND, config: loaded.config, plan, meta }),
+    remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${run.id} item "${row.key}"`) })),
+    save: (store, runId, key, { result }) => store.saveItemResult(runId, key, manualItemOutcome(result), result),
+  },
+  // a question the unit answered reached it; one whose session failed did not
+  unitReach: ({ result }) => ({ status: result.status, turns: result.answer === null ? [] : [{ reply: {} }], error: result.error }) as UnitReachSample,
+  startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: item.question }),
+  finishedEvent: (runId, key, { result }) => ({ type: 'item_finished', runId, key, outcome: manualItemOutcome(result), word: manualItemOutcome(result) }),
+  outputs: {
+    async write(store, runId, outDir) {
+      const { writeManualQaOutputs } = await import('./outputs.ts');
+      const { summary } = writeManualQaOutputs(store, runId, outDir);
+      const status = store.getRun(runId)?.status;
+      const first = summary.tiers[0];
+      const mean = (m: keyof typeof first.metrics) => (first.metrics[m].mean === null ? 'n/a' : first.metrics[m].mean!.toFixed(3));
+      return [
+        `run ${runId} ${status}: ${summary.questions}/${summary.planned} questions, ${summary.outcomes.fail} failed, ${summary.outcomes.error} head unit errors; ` +
+          `${first.tier}: completeness ${mean('completeness_hard')}, risk awareness ${mean('risk_awareness')}, correctness ${mean('correctness')}` +
+          (summary.omissionSearch ? `; omission search ${summary.omissionSearch.omissions}/${summary.omissionSearch.asked}` : ''),
+      ];
+    },
+    async summaryJson(store, run) {
+      const [{ manualQaSummaryJson }, { computeManualQaSummary, loadManualQaRun }] = await Promise.all([import('./outputs.ts'), import('./results.ts')]);
+      return manualQaSummaryJson(computeManualQaSummary(loadManualQaRun(store, run.id)));
+    },
+  },
+};

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { SafetyPolicySchema } from '../domain/safety-policy.ts';
+import { FaultConfigSchema } from '../headunit/reference/faults.ts';
+
+/** The head unit a campaign of any kind runs against: the reference unit, one that dials in to the bridge, or a chat endpoint. */
+/** Where the bench listens for a head unit that dials in, and how long it waits (dialogue and tool-agent campaigns). */
+export const BRIDGE_LISTEN_FIELDS = {
+  host: z.string().default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).default(7311),
+  /** name of the environment variable holding the shared token */
+  tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
+  waitSeconds: z.number().positive().default(60),
+  turnTimeoutMs: z.number().int().positive().default(15_000),
+};
+
+export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
+  /** the offline reference head unit, dialled in over the bridge inside this process */
+  z.strictObject({
+    type: z.literal('reference'),
+    worldSeed: z.number().int().default(1),
+    faults: FaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
+    /** the policy the reference unit itself follows; default: the campaign's `safety` (set it to test a unit built to another rule) */
+    safety: SafetyPolicySchema.optional(),
+    /** the build it announces in hello (recorded with the run; compare lists fixes and regressions between builds); default named after its faults */
+    build: z.string().min(1).max(200).optional(),
+  }),
+  /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
+  z.strictObject({
+    type: z.literal('bridge'),
+    ...BRIDGE_LISTEN_FIELDS,
+    maxMessageBytes: z.number().int().positive().optional(),
+    /** flood guard: unsolicited messages per second one head unit may send (replies to the bench's requests never count) */
+    maxMessagesPerSecond: z.number().positive().default(500),
+    /** while no unit is connected the campaign starts no conversation; it stops (resumable) when none dials in within this grace */
+    reconnectGraceSeconds: z.number().positive().default(60),
+  }),
+  /** a text-only assistant behind an OpenAI-compatible chat endpoint */
+  z.strictObject({
+    type: z.literal('http'),
+    baseUrl: z.string().url(),
+    model: z.string(),
+    apiKeyEnv: z.string().optional(),
+    timeoutMs: z.number().int().positive().default(30_000),
+    systemPrompt: z.string().optional(),
+  }),
+]);
+export type HeadUnitConfig = z.infer<typeof HeadUnitConfigSchema>;

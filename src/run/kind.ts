@@ -1,0 +1,141 @@
+import type { z } from 'zod';
+import type { ResultStore } from '../store/store.ts';
+import type { RunRecord } from '../store/types.ts';
+import type { CampaignEvent } from './events.ts';
+import type { ConnectedUnit } from '../bridge/server.ts';
+import type { UnitReachSample } from './unit-reach.ts';
+
+/**
+ * The campaign-kind contract (docs/architecture.md, "Adding a campaign kind"). In the spirit of inspect_ai's
+ * Task = dataset × solver × scorer, a kind declares what is particular to it, and the one run skeleton
+ * (src/run/runner.ts, runKindCampaign) does everything every run needs: the resume lookup (refusing a run of
+ * another kind or another config), planning, the worker pool, the time budget, Ctrl+C, storing each item in
+ * one transaction, the run facts, the end status. The CLI, the bench app and the fleet reach every kind
+ * through it (src/kinds/registry.ts lists the kinds).
+ *
+ *   config   `configSchema` and `load`: the YAML a user writes, validated and with its paths resolved
+ *   dataset  `plan`: every item the run will hold, each with a unique key, stored with the run
+ *   solver + scorer  `open` → ItemRunner.run: opens the rig (head unit, models) once, then runs and judges
+ *            one item on it; what it returns is stored as is
+ *   record   `storage`: how a run and its items are stored (dialogue: conversations; others: item_results)
+ *   outputs  `outputs`: summary.json, report.html, junit.xml (and CSV) of a stored run, read from the store
+ */
+
+/** What the run skeleton reads from every kind's config. */
+export interface KindConfig {
+  name: string;
+  concurrency: number;
+  budgetMinutes?: number;
+  /** the share of recent items that may fail to reach the head unit before the run stops (src/run/unit-reach.ts) */
+  maxErrorShare?: number;
+}
+
+/** A config file, loaded: where it came from and its validated value (paths resolved). */
+export interface LoadedKindConfig<C extends KindConfig = KindConfig> {
+  path: string;
+  config: C;
+}
+
+/** One planned item: its key (unique in the run) and what runs it. */
+export interface PlannedItem<Item> {
+  key: string;
+  item: Item;
+}
+
+/** The per-invocation record a runner keeps: started by `record`, ended once when the invocation ends. */
+export interface InvocationRecord {
+  /** the end of this invocation: what is not recorded yet (model calls after the last item) */
+  invocationEnded(): void;
+}
+
+/** Where planned items run: a rig opened in this process, or a fleet of workers (src/fleet). */
+export interface ItemRunner<Item, Finished> {
+  /** items in flight at once */
+  readonly concurrency: number;
+  /** what ran (model references, agent…), stored with a new run */
+  readonly meta: Record<string, unknown>;
+  /** Records what this invocation runs with (run.invocation, tiers.resolved, …) and starts the per-item record; `emit` carries the rig's live events (the head unit's link). */
+  record(store: ResultStore, runId: string, emit: (event: CampaignEvent) => void): InvocationRecord;
+  /** the pause hook before each item: null = go on; a text = the run must stop (why), e.g. the head unit left for good */
+  ready(): Promise<string | null>;
+  /** Runs and judges one planned item; rejects with ItemAborted when the signal aborts first (the item is run again on resume). */
+  run(runId: string, planned: PlannedItem<Item>, signal: AbortSignal, emit: (event: CampaignEvent) => void): Promise<Finished>;
+  /** After every planned item is stored, once per run (manual-QA: the warning-omission search). */
+  afterItems?(store: ResultStore, runId: string, log: (line: string) => void): Promise<void>;
+  /** head units dialled in to a bridge this runner hosts (the bench app's rig status); absent: none */
+  connectedUnits?(): ConnectedUnit[];
+  /** Closes what the runner opened; a second call does nothing. */
+  close(): Promise<void>;
+}
+
+/** An item abandoned because the run was stopped: not stored, run again on resume. */
+export class ItemAborted extends Error {
+  constructor(key: string) {
+    super(`${key}: aborted`);
+    this.name = 'ItemAborted';
+  }
+}
+
+/** How a kind's runs are stored. Each item is saved exactly once, in one transaction with the facts it produced. */
+export interface KindStorage<L, Item, Finished> {
+  /** Records a new run with its plan (one transaction); returns its id. */
+  create(store: ResultStore, loaded: L, plan: readonly PlannedItem<Item>[], meta: Record<string, unknown>): string;
+  /** the planned items not stored yet, in plan order */
+  remaining(store: ResultStore, run: RunRecord): PlannedItem<Item>[];
+  save(store: ResultStore, runId: string, key: string, finished: Finished): void;
+}
+
+/** What the CLI prints and writes for a stored run. */
+export interface KindOutputs {
+  /** Writes summary.json, report.html, junit.xml and the CSV into `outDir`; returns the lines `icabench run` prints. */
+  write(store: ResultStore, runId: string, outDir: string): Promise<string[]>;
+  /** summary.json of a stored run, byte for byte what `write` writes (the bench app serves it). */
+  summaryJson(store: ResultStore, run: RunRecord): Promise<string>;
+}
+
+export type PathKind = 'read' | 'write' | 'device';
+
+/** One field of a config that names a file, a folder or a device. */
+export interface PathField<C = unknown> {
+  field: string;
+  path: string;
+  kind: PathKind;
+  /** sets the field to `path` (in the parsed config's form, e.g. simulator "gguf:/abs/model.gguf") */
+  rewrite(config: C, path: string): void;
+}
+
+/** Options of opening a kind's runner (the CLI's overrides and log). */
+export interface OpenOptions {
+  overrides?: { simulator?: string; judges?: string[] };
+  /** the head unit's build when it does not announce one (`icabench run --unit-build`), recorded with the run */
+  unitBuild?: string;
+  log?: (line: string) => void;
+}
+
+export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindConfig, Item = unknown, Finished = unknown, FileConfig = L['config']> {
+  readonly name: string;
+  /** the kind its runs are stored as (a suite run is a dialogue run: same tables, reports and resume) */
+  readonly storedAs: string;
+  /** what an item is called in messages: conversation, question, task trial */
+  readonly nouns: { item: string; items: string };
+  readonly configSchema: z.ZodType;
+  load(path: string): L;
+  /** the model references the config names in every role, deterministic tiers left out (the rig status and `icabench doctor` check them) */
+  modelRefs(config: FileConfig): string[];
+  /** every file, folder or device the config names: the bench app checks them against its allowed folders and makes them absolute */
+  pathFields(config: FileConfig): PathField<FileConfig>[];
+  plan(loaded: L, log: (line: string) => void): Promise<PlannedItem<Item>[]>;
+  open(loaded: L, options: OpenOptions): Promise<ItemRunner<Item, Finished>>;
+  storage: KindStorage<L, Item, Finished>;
+  /** the live events of an item as it starts and once it is stored (the bench app's live view, the CLI's progress) */
+  startedEvent(runId: string, planned: PlannedItem<Item>): CampaignEvent;
+  /** whether a finished item reached the head unit (kinds that talk to one): a run none of whose items did ends as unit_unreachable */
+  unitReach?(finished: Finished): UnitReachSample;
+  finishedEvent(runId: string, key: string, finished: Finished): CampaignEvent;
+  outputs: KindOutputs;
+}
+
+/** The path the `llm:` settings every kind shares may name: the development request cache (written). */
+export function llmPathFields<C extends { llm: { cacheDir?: string } }>(config: C): PathField<C>[] {
+  return config.llm.cacheDir ? [{ field: 'llm.cacheDir', path: config.llm.cacheDir, kind: 'write', rewrite: (c, p) => (c.llm.cacheDir = p) }] : [];
+}

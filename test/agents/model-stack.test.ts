@@ -1,0 +1,79 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
+import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
+import { loadToolAgentsRun } from '../../src/kinds/tool-agents/results.ts';
+import { readRunFacts, RUN_FACTS } from '../../src/run/run-facts.ts';
+import { TIERS_FACT, type TiersRecord } from '../../src/domain/tiers.ts';
+import { ResultStore } from '../../src/store/store.ts';
+import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
+import { dataPath } from '../helpers/repoData.ts';
+
+/**
+ * The tool-agents kind on the one model stack (#22): its LLM policy judge is built like every model tier — the
+ * config's `llm:` settings, an availability check before the run, every call stored with its usage (`llm.calls`),
+ * the judge that decided named on each verdict — and its runs honour a time budget like every kind's.
+ */
+describe('tool-agents on the one model stack', () => {
+  let server: FakeLlmServer;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startFakeLlmServer({ models: ['judge-model', 'user-model'], respond: () => ({ content: JSON.stringify({ reasoning: 'the agent asked first', policy_followed: true }), promptTokens: 120, completionTokens: 9 }) });
+    dir = mkdtempSync(join(tmpdir(), 'tool-agents-models-'));
+    writeFileSync(join(dir, 'tasks.json'), JSON.stringify(JSON.parse(readFileSync(dataPath('carbench/tasks_base.json'), 'utf8')).slice(0, 4)));
+  });
+  afterAll(() => server?.close());
+
+  it('stores every policy-judge call with its usage, and every verdict names the judge that decided', async () => {
+    const ref = `openai-compat:${server.url}/v1#judge-model`;
+    writeFileSync(join(dir, 'llm.yaml'), `kind: tool-agents\nname: llm-judged\ntasks: [tasks.json]\nrepeats: 1\njudges: ["${ref}", rule]\n`);
+    const store = ResultStore.open(join(dir, 'llm.db'));
+    try {
+      const { runId } = await runToolAgentsCampaign(loadToolAgentsConfig(join(dir, 'llm.yaml')), { store });
+      const calls = readRunFacts(store, runId, RUN_FACTS.llmCalls).flatMap((fact) => fact.calls);
+      expect(server.chatRequests().length).toBeGreaterThan(0);
+      expect(calls).toHaveLength(server.chatRequests().length);
+      expect(calls.every((call) => call.ref === ref && call.kind === 'judge' && call.error === null)).toBe(true);
+      expect(calls.every((call) => call.promptTokens === 120 && call.completionTokens === 9)).toBe(true);
+      const verdicts = loadToolAgentsRun(store, runId).results.flatMap((r) => r.score?.policy.judged ?? []);
+      const decided = verdicts.filter((v) => v.status !== 'not_judged');
+      expect(decided.length).toBeGreaterThan(0);
+      // the model answers every rule first, so it decided every verdict (not the joined chain name)
+      expect(decided.every((v) => v.judge === ref)).toBe(true);
+      expect(readRunFacts(store, runId, RUN_FACTS.invocation)).toHaveLength(1);
+      expect((store.runFacts(runId, TIERS_FACT)[0].data as TiersRecord).judges.map((j) => j.ref)).toEqual([ref, 'rule']);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('an unavailable judge model stops the run before anything is stored, naming the model', async () => {
+    writeFileSync(join(dir, 'missing.yaml'), `kind: tool-agents\nname: missing\ntasks: [tasks.json]\njudges: ["openai-compat:${server.url}/v1#no-such-model"]\n`);
+    const store = ResultStore.open(join(dir, 'missing.db'));
+    try {
+      await expect(runToolAgentsCampaign(loadToolAgentsConfig(join(dir, 'missing.yaml')), { store })).rejects.toThrow(/no-such-model/);
+      expect(store.listRuns()).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('honours a time budget: no trial starts after it, the run is budget_exhausted and resumes to completion', async () => {
+    writeFileSync(join(dir, 'budget.yaml'), `kind: tool-agents\nname: budget\ntasks: [${dataPath('carbench/tasks_base.json')}]\nrepeats: 5\nbudgetMinutes: 0.0001\n`);
+    const loaded = loadToolAgentsConfig(join(dir, 'budget.yaml'));
+    const store = ResultStore.open(join(dir, 'budget.db'));
+    try {
+      const first = await runToolAgentsCampaign(loaded, { store });
+      expect(first.status).toBe('budget_exhausted');
+      const run = store.getRun(first.runId)!;
+      expect(run.stored).toBeGreaterThan(0);
+      expect(run.stored).toBeLessThan(run.planned);
+      const rest = await runToolAgentsCampaign({ ...loaded, config: { ...loaded.config } }, { store, resumeRunId: first.runId });
+      expect(rest.status === 'completed' || rest.status === 'budget_exhausted').toBe(true);
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,0 +1,160 @@
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ResultStore } from '../../src/store/store.ts';
+import { exportJsonl } from '../../src/store/export.ts';
+import { CLI, runCli } from '../helpers/cli.ts';
+import { dataPath } from '../helpers/repoData.ts';
+import { startHarness } from '../server/helpers.ts';
+import { Writable } from 'node:stream';
+
+/**
+ * The acceptance test of the one run skeleton (src/run/runner.ts), the same for every campaign kind: a run through
+ * the CLI and a run through the bench app's API store the same items and give the same summary.json (timestamps
+ * and run ids aside); Ctrl+C and SIGKILL followed by --resume lose and repeat nothing; a run resumed with another
+ * kind's config, or another config, is refused with the reason.
+ */
+
+const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
+const MANUAL = resolve('data/bmw-manual/xml');
+
+/** One small config per kind, each long enough that a Ctrl+C lands mid-run. */
+const KINDS = {
+  dialogue: (dir: string) =>
+    // the data a config names sits beside it: the bench app starts configs that read from its configs folder only
+    (cpSync(SEEDS, join(dir, 'seeds.yaml')),
+    write(dir, 'dialogue.yaml', [`name: every-kind-dialogue`, 'mode: guided', 'seeds: seeds.yaml', 'conversations: 24', 'personas: [polite]', 'strategies: all', 'maxTurns: [3]', 'concurrency: 2', 'seed: 42', 'headUnit: { type: reference, worldSeed: 1, faults: { profiles: all, rate: 0.5, seed: 7 } }', 'simulator: template', 'judges: [oracle]'])),
+  'manual-qa': (dir: string) => (cpSync(MANUAL, join(dir, 'manual'), { recursive: true }), write(dir, 'manual.yaml', ['kind: manual-qa', 'name: every-kind-manual', 'manual: [manual]', 'limit: 24', 'concurrency: 2'])),
+  'tool-agents': (dir: string) => {
+    // every base task, one at a time: a replay trial takes milliseconds, and a Ctrl+C must land mid-run
+    cpSync(dataPath('carbench/tasks_base.json'), join(dir, 'tasks.json'));
+    return write(dir, 'tools.yaml', ['kind: tool-agents', 'name: every-kind-tools', 'tasks: [tasks.json]', 'repeats: 5', 'concurrency: 1']);
+  },
+} as const;
+type Kind = keyof typeof KINDS;
+
+/** One field per kind that changes what a run runs (the sampling seed, the questions asked, the trials per task). */
+const CHANGED: Record<Kind, [string, string]> = { dialogue: ['seed', '7'], 'manual-qa': ['limit', '23'], 'tool-agents': ['repeats', '4'] };
+
+function write(dir: string, name: string, lines: string[]): string {
+  writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
+  return join(dir, name);
+}
+
+/** What legitimately differs between two runs of one config: run ids (also in session ids and keys), clocks, timings, where the app copied its config. */
+const VOLATILE = new Set(['at', 'address', 'startedAt', 'durationMs', 'latencyMs', 'firstReplyLatencyMs', 'createdAt', 'finishedAt', 'meanLatencyMs', 'modelSeconds', 'gpuSeconds', 'benchMs', 'elapsedMs']);
+function comparable(text: string, runId: string): unknown {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).filter(([k]) => !VOLATILE.has(k)).map(([k, v]) => [k, strip(v)]));
+    return value;
+  };
+  return strip(JSON.parse(text.replaceAll(runId, 'RUN')));
+}
+
+/** Every stored item (conversation, question, task trial) of a run, one JSON line each, in plan order. */
+async function storedItems(dbPath: string, runId: string): Promise<unknown[]> {
+  const store = ResultStore.open(dbPath);
+  try {
+    const chunks: string[] = [];
+    await exportJsonl(store, runId, new Writable({ write: (chunk, _enc, done) => (chunks.push(String(chunk)), done()) }));
+    return chunks.join('').trim().split('\n').map((line) => comparable(line, runId));
+  } finally {
+    store.close();
+  }
+}
+
+function runOf(dbPath: string): { id: string; status: string; planned: number; stored: number } {
+  const store = ResultStore.open(dbPath);
+  try {
+    return store.listRuns()[0];
+  } finally {
+    store.close();
+  }
+}
+
+/** Starts `icabench run` and sends it `signal` once `stored` items are in the store. */
+async function interrupted(args: string[], db: string, signal: NodeJS.Signals, stored: number): Promise<number | null> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  for (;;) {
+    const code = await Promise.race([exited, new Promise<'poll'>((r) => setTimeout(() => r('poll'), 100))]);
+    if (code !== 'poll') throw new Error(`the run ended before it could be interrupted (exit ${code}): ${stderr}`);
+    try {
+      if (runOf(db)?.stored >= stored) break;
+    } catch {
+      // the store is not created yet
+    }
+  }
+  child.kill(signal);
+  return exited;
+}
+
+describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (kind) => {
+  it('the CLI and the bench app store the same items and write the same summary.json', { timeout: 600_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), `icabench-every-kind-${kind}-`));
+    const config = KINDS[kind](dir);
+    const ran = await runCli(['run', config, '--workspace', join(dir, 'ws'), '--out', join(dir, 'out'), '--no-progress']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const cliRun = runOf(join(dir, 'ws', 'icabench.db'));
+    expect(cliRun).toMatchObject({ status: 'completed', stored: cliRun.planned });
+    const cliSummary = readFileSync(join(dir, 'out', 'summary.json'), 'utf8');
+
+    const h = await startHarness({ configsDir: dir });
+    try {
+      const start = await h.api('/api/campaign/start', { body: { configName: config.slice(dir.length + 1) } });
+      expect(start.status, JSON.stringify(start.json)).toBe(202);
+      const runId: string = start.json.runId;
+      for (let state = ''; state !== 'finished'; ) {
+        const live = await h.api('/api/campaign');
+        state = live.json.state;
+        expect(state, live.json.error).not.toBe('failed');
+        if (state !== 'finished') await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(h.store.getRun(runId)).toMatchObject({ kind, status: 'completed', stored: cliRun.planned });
+      const served = await h.api(`/api/runs/${runId}/summary.json`);
+      expect(comparable(JSON.stringify(served.json), runId)).toEqual(comparable(cliSummary, cliRun.id));
+      expect(await storedItems(join(h.workspace, 'results.db'), runId)).toEqual(await storedItems(join(dir, 'ws', 'icabench.db'), cliRun.id));
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('Ctrl+C, then SIGKILL, each followed by --resume, lose and repeat nothing; another config is refused', { timeout: 600_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), `icabench-every-kind-resume-${kind}-`));
+    const config = KINDS[kind](dir);
+    const ws = join(dir, 'ws');
+    const db = join(ws, 'icabench.db');
+    const args = ['run', config, '--workspace', ws, '--out', join(dir, 'out'), '--no-progress'];
+    expect(await interrupted(args, db, 'SIGINT', 2)).toBe(130);
+    expect(runOf(db).status).toBe('interrupted');
+
+    // another kind's config, and another config of this kind, may not continue it
+    const run = runOf(db);
+    const other = (Object.keys(KINDS) as Kind[]).find((k) => k !== kind)!;
+    const refusedKind = await runCli(['run', KINDS[other](dir), '--workspace', ws, '--resume', run.id, '--no-progress']);
+    expect(refusedKind.code).not.toBe(0);
+    expect(refusedKind.stderr).toContain(`run ${run.id} is a ${kind} run, not a ${other} run`);
+    const [field, value] = CHANGED[kind];
+    const changed = write(dir, 'changed.yaml', [...readFileSync(config, 'utf8').trim().split('\n').filter((l) => !l.startsWith(`${field}:`)), `${field}: ${value}`]);
+    const refusedConfig = await runCli(['run', changed, '--workspace', ws, '--resume', run.id, '--no-progress']);
+    expect(refusedConfig.code).not.toBe(0);
+    expect(refusedConfig.stderr).toMatch(new RegExp(`run ${run.id} \\("[^"]+"\\) was started with another config \\(${field} differs\\)`));
+    expect(runOf(db)).toMatchObject({ status: 'interrupted', stored: run.stored });
+
+    const storedBefore = runOf(db).stored;
+    await interrupted([...args, '--resume'], db, 'SIGKILL', storedBefore + 2);
+    const resumed = await runCli([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const done = runOf(db);
+    expect(done).toMatchObject({ id: run.id, status: 'completed', stored: done.planned });
+    // each planned item stored exactly once: the export has one line per key, every key planned
+    const items = (await storedItems(db, run.id)) as { key?: string; spec?: { key: string } }[];
+    expect(new Set(items.map((i) => i.key ?? i.spec?.key)).size).toBe(done.planned);
+    expect(items).toHaveLength(done.planned);
+  });
+});
