@@ -1,65 +1,281 @@
 /**
- * Harness throughput: how fast the bench itself runs conversations when the head unit answers
- * instantly, so what is measured is the simulator, the oracle judge, the bridge and the store.
- *   npm run bench -- [--conversations N] [--concurrency C]
+ * The speed-and-footprint matrix of issue #26, every figure printed with its goal beside it.
+ *
+ *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000]
+ *
+ * Scenarios (each measured in a fresh child process, so its peak RSS is its own):
+ * - model-driven: the model simulator (Ollama client) and the model judge (OpenAI client) against the fake
+ *   model server (test/helpers/fakeLlmServer.ts, benchModelResponder), 8 conversations and 8 server slots at
+ *   once, at 0, 50 and 500 ms model latency. The server runs in its own process, as a real one would; its CPU
+ *   is not counted. Its request log gives the share of each call's prompt tokens that is a prefix shared with
+ *   the previous call of the same role.
+ * - deterministic: the template simulator and the oracle judge (bench-configs/quickstart.yaml), store on disk,
+ *   8 at once; and a large run of the same (--big conversations) followed by `icabench report` on its store.
+ * Bench CPU is the child's user+system CPU during the run (start-up excluded); turns/s is wall-clock and
+ * depends on the machine's load, which is printed with every figure.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { fork, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { resourceUsage } from 'node:process';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../src/kinds/dialogue/run.ts';
-import { buildTiers } from '../src/kinds/dialogue/tiers.ts';
-import { InProcessHeadUnit } from '../src/headunit/in-process.ts';
-import { ReferenceHeadUnit } from '../src/headunit/reference/reference-headunit.ts';
+import { createLlmJudge } from '../src/judge/llm.ts';
+import { ConcurrencyLimiter, LlmUsageTracker } from '../src/llm/index.ts';
+import { createLlmSimulator } from '../src/simulator/llm.ts';
 import { ResultStore } from '../src/store/store.ts';
+import { workspaceStorePath } from '../src/store/workspace.ts';
+import { benchModelResponder, startFakeLlmServer, type RecordedRequest } from '../test/helpers/fakeLlmServer.ts';
 
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
 function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(argv[i + 1]) : fallback;
+}
+function text(name: string): string | undefined {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
 }
 
-const conversations = arg('conversations', 300);
-const concurrency = arg('concurrency', 4);
-const dir = mkdtempSync(join(tmpdir(), 'icabench-bench-'));
-const configPath = join(dir, 'bench.yaml');
-writeFileSync(
-  configPath,
-  `name: bench\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: ${conversations}\nconcurrency: ${concurrency}\npersonas: [polite, impatient]\nheadUnit: { type: reference, faults: { profiles: all, rate: 0.4 } }\n`,
-);
-const campaign = loadCampaignConfig(configPath);
+const AT_ONCE = 8;
+const scriptPath = new URL(import.meta.url).pathname;
 
-async function measure(label: string, inProcess: boolean): Promise<void> {
-  const store = ResultStore.open(join(dir, `${label}.db`));
-  const tiers = await buildTiers(campaign.config);
-  const headUnit = inProcess
-    ? { connection: new InProcessHeadUnit(new ReferenceHeadUnit({ faults: campaign.config.headUnit.type === 'reference' ? campaign.config.headUnit.faults : undefined })), bridge: null, reference: null, ensureReady: async () => undefined, close: async () => undefined }
-    : undefined;
+/** What one scenario child reports. */
+interface ScenarioFigures {
+  conversations: number;
+  turns: number;
+  calls: number;
+  wallSeconds: number;
+  cpuMs: number;
+  peakRssMiB: number;
+  runId: string;
+  load1m: number;
+}
+
+// ---------------------------------------------------------------- fake model server (its own process)
+
+async function serve(): Promise<void> {
+  const server = await startFakeLlmServer({ latencyMs: arg('latency', 0), respond: benchModelResponder() });
+  process.send?.({ url: server.url });
+  process.on('message', async (message) => {
+    if (message === 'prefix') process.send?.(prefixShares(server.chatRequests()));
+    if (message === 'stop') {
+      await server.close();
+      process.exit(0);
+    }
+  });
+}
+
+/**
+ * A call's role: the model it was sent to, the task its system prompt names (GenerateUtterance, EvaluateTurn, ...)
+ * and, for the rubric evaluators, which one (each dimension has its own rubric, so its own stable prefix).
+ */
+function roleOf(request: RecordedRequest): string {
+  const messages: Array<{ role: string; content: string }> = request.body?.messages ?? [];
+  const system = messages.find((m) => m.role === 'system')?.content ?? '';
+  const task = /\b(ExtractTargets|GenerateUtterance|SelectAndGenerate|EvaluateTurn|EvaluateConversation)\b/.exec(system)?.[1] ?? 'other';
+  const schema: string | undefined = request.body?.response_format?.json_schema?.name;
+  return `${request.body?.model ?? '?'} ${task}${schema && schema !== task ? ` ${schema}` : ''}`;
+}
+
+/** The prompt as the server's tokenizer sees it: the messages in order. */
+function promptText(request: RecordedRequest): string {
+  const messages: Array<{ role: string; content: string }> = request.body?.messages ?? [];
+  return messages.map((m) => `<|${m.role}|>${m.content}`).join('');
+}
+
+/** A stand-in tokenizer (words and single punctuation marks); the share is what matters, not the count. */
+const tokenCount = (s: string) => s.match(/\w+|[^\w\s]/g)?.length ?? 0;
+
+/**
+ * Per role, the share of prompt tokens (over every call that had a previous call of its role) that are a
+ * prefix shared with that previous call: what a server's KV cache could reuse.
+ */
+function prefixShares(requests: RecordedRequest[]): { overall: number; byRole: Record<string, { calls: number; share: number }> } {
+  const previous = new Map<string, string>();
+  const totals = new Map<string, { calls: number; shared: number; tokens: number }>();
+  for (const request of requests) {
+    const role = roleOf(request);
+    const prompt = promptText(request);
+    const before = previous.get(role);
+    previous.set(role, prompt);
+    if (before === undefined) continue;
+    let common = 0;
+    while (common < prompt.length && common < before.length && prompt.charCodeAt(common) === before.charCodeAt(common)) common++;
+    const total = totals.get(role) ?? { calls: 0, shared: 0, tokens: 0 };
+    total.calls++;
+    total.shared += tokenCount(prompt.slice(0, common));
+    total.tokens += tokenCount(prompt);
+    totals.set(role, total);
+  }
+  let shared = 0;
+  let tokens = 0;
+  const byRole: Record<string, { calls: number; share: number }> = {};
+  for (const [role, total] of totals) {
+    shared += total.shared;
+    tokens += total.tokens;
+    byRole[role] = { calls: total.calls, share: total.tokens ? total.shared / total.tokens : 0 };
+  }
+  return { overall: tokens ? shared / tokens : 0, byRole };
+}
+
+// ---------------------------------------------------------------- one scenario (a child process)
+
+async function scenario(name: string): Promise<void> {
+  const workspace = text('workspace')!;
+  const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
+  campaign.config.conversations = arg('conversations', 50);
+  campaign.config.concurrency = AT_ONCE;
+  const store = ResultStore.open(workspaceStorePath(workspace));
+  const tracker = new LlmUsageTracker();
+  let tiers;
+  if (name === 'model') {
+    const url = text('url')!;
+    // one limiter for the one server: AT_ONCE calls at once, whichever client calls
+    const limiter = new ConcurrencyLimiter(AT_ONCE);
+    tiers = {
+      simulator: createLlmSimulator('ollama:bench-sim', { tracker, provider: { ollamaHost: url, limiter } }),
+      judges: [createLlmJudge(`openai-compat:${url}/v1#bench-judge`, { tracker, provider: { limiter } })],
+    };
+  }
   let turns = 0;
-  let sutMs = 0;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const result = await runCampaign(campaign, {
     store,
-    tiers,
-    ...(headUnit ? { headUnit } : {}),
-    onEvent: (e) => {
-      if (e.type === 'turn') {
-        turns++;
-        sutMs += e.turn.latencyMs;
-      }
+    ...(tiers ? { tiers } : {}),
+    onEvent: (event) => {
+      if (event.type === 'turn') turns++;
     },
   });
-  const wallMs = performance.now() - started;
+  const wallSeconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   store.close();
-  const perTurnMs = (wallMs * concurrency) / turns;
-  console.log(
-    `${label.padEnd(22)} ${result.done} conversations, ${turns} turns in ${(wallMs / 1000).toFixed(2)} s: ` +
-      `${(turns / (wallMs / 1000)).toFixed(0)} turns/s, ${perTurnMs.toFixed(2)} ms per turn per worker ` +
-      `(of which ${(sutMs / turns).toFixed(2)} ms waiting for the head unit)`,
-  );
+  const figures: ScenarioFigures = {
+    conversations: result.done,
+    turns,
+    calls: tracker.summary(turns).calls,
+    wallSeconds,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    runId: result.runId,
+    load1m: loadavg()[0],
+  };
+  process.send?.(figures);
+  process.exit(0);
 }
 
-console.log(`icabench harness benchmark — node ${process.version}, ${conversations} conversations, concurrency ${concurrency}`);
-await measure('in-process head unit', true);
-await measure('over the bridge', false);
-console.log(`peak RSS ${(resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+// ---------------------------------------------------------------- the matrix
+
+function child<T>(args: string[], onReady?: (message: T) => void): Promise<T> {
+  return new Promise((resolvePromise, reject) => {
+    const proc = fork(scriptPath, args, { execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_EXEC_ARGV?.split(' ').filter(Boolean) ?? [])] });
+    proc.once('message', (message) => {
+      onReady?.(message as T);
+      resolvePromise(message as T);
+    });
+    proc.once('exit', (code) => code !== 0 && reject(new Error(`bench child ${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+async function withServer<T>(latencyMs: number, use: (url: string) => Promise<T>): Promise<{ value: T; prefix: ReturnType<typeof prefixShares> }> {
+  const proc = fork(scriptPath, ['--serve', '--latency', String(latencyMs)], { execArgv: ['--import', 'tsx'] });
+  const next = <M>() => new Promise<M>((r) => proc.once('message', (m) => r(m as M)));
+  const { url } = await next<{ url: string }>();
+  try {
+    const value = await use(url);
+    const answer = next<ReturnType<typeof prefixShares>>();
+    proc.send('prefix');
+    return { value, prefix: await answer };
+  } finally {
+    proc.send('stop');
+  }
+}
+
+async function runScenario(name: 'model' | 'deterministic', conversations: number, url?: string): Promise<ScenarioFigures> {
+  const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-'));
+  try {
+    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), ...(url ? ['--url', url] : [])]);
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const fmt = (value: number, digits = 1) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+async function orchestrate(): Promise<void> {
+  const quick = flag('quick');
+  const conversations = arg('conversations', quick ? 16 : 50);
+  const repeats = arg('repeats', quick ? 1 : 3);
+  const big = arg('big', quick ? 500 : 10_000);
+  const slowConversations = arg('slow-conversations', quick ? 8 : conversations);
+  const rows: Array<[string, string, string, string]> = [];
+  const row = (figure: string, value: string, goal: string, load: number) => {
+    rows.push([figure, value, goal, fmt(load, 1)]);
+    console.error(`  ${figure}: ${value} (goal ${goal}, load ${fmt(load, 1)})`);
+  };
+  console.error(`bench:harness — ${conversations} conversations × ${repeats} fresh processes, ${AT_ONCE} at once, big run ${big}`);
+
+  // model-driven at 0 ms: medians of `repeats` fresh processes, each against a fresh server
+  const zero: ScenarioFigures[] = [];
+  let prefix: ReturnType<typeof prefixShares> | undefined;
+  for (let i = 0; i < repeats; i++) {
+    const { value, prefix: shares } = await withServer(0, (url) => runScenario('model', conversations, url));
+    zero.push(value);
+    prefix ??= shares;
+  }
+  const m = (pick: (f: ScenarioFigures) => number, of: ScenarioFigures[]) => median(of.map(pick));
+  const zeroLoad = m((f) => f.load1m, zero);
+  row('model-driven, 0 ms, turns/s', fmt(m((f) => f.turns / f.wallSeconds, zero)), '≥ 700', zeroLoad);
+  row('model-driven, bench CPU per model call', `${fmt(m((f) => f.cpuMs / f.calls, zero), 2)} ms`, '≤ 1.0 ms', zeroLoad);
+  row('model-driven, bench CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, zero), 2)} ms`, '≤ 2.5 ms', zeroLoad);
+  row('model-driven, model calls per turn', fmt(m((f) => f.calls / f.turns, zero), 2), '—', zeroLoad);
+  row('model-driven, peak RSS', `${fmt(m((f) => f.peakRssMiB, zero), 0)} MiB`, '≤ 110 MB', zeroLoad);
+
+  // share of the latency bound: with AT_ONCE slots and L ms per call, at most AT_ONCE / L calls per ms
+  for (const latencyMs of [50, 500]) {
+    const { value: f } = await withServer(latencyMs, (url) => runScenario('model', slowConversations, url));
+    const bound = AT_ONCE / (latencyMs / 1000);
+    row(`model-driven, share of the latency bound, ${latencyMs} ms × ${AT_ONCE}`, `${fmt((100 * f.calls) / f.wallSeconds / bound)}%`, latencyMs === 50 ? '≥ 95%' : '≥ 98%', f.load1m);
+  }
+
+  const deterministic: ScenarioFigures[] = [];
+  for (let i = 0; i < repeats; i++) deterministic.push(await runScenario('deterministic', conversations));
+  const detLoad = m((f) => f.load1m, deterministic);
+  row('deterministic, turns/s with the store', fmt(m((f) => f.turns / f.wallSeconds, deterministic)), '≥ 2,000', detLoad);
+  row('deterministic, CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, deterministic), 2)} ms`, '≤ 0.5 ms', detLoad);
+  row('deterministic, peak RSS', `${fmt(m((f) => f.peakRssMiB, deterministic), 0)} MiB`, '≤ 110 MB', detLoad);
+
+  // the large run keeps its workspace for `icabench report`
+  const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-big-'));
+  try {
+    const f = await child<ScenarioFigures>(['--scenario', 'deterministic', '--workspace', workspace, '--conversations', String(big)]);
+    row(`deterministic ${fmt(big, 0)} conversations, peak RSS`, `${fmt(f.peakRssMiB, 0)} MiB (${fmt(f.turns, 0)} turns, ${fmt(f.turns / f.wallSeconds)} turns/s)`, '≤ 200 MB', f.load1m);
+    const started = performance.now();
+    // the CLI as a user runs it (start-up included); /usr/bin/time prints its peak RSS (%M, KiB) on standard error
+    const report = spawnSync('/usr/bin/time', ['-f', 'PEAK_KIB %M', process.execPath, resolve('bin/icabench.js'), 'report', f.runId, '--workspace', workspace, '--out', join(workspace, 'report')], { encoding: 'utf8' });
+    const seconds = (performance.now() - started) / 1000;
+    if (report.status !== 0) throw new Error(`icabench report exited with ${report.status}: ${report.stderr}`);
+    const peakKiB = Number(/PEAK_KIB (\d+)/.exec(report.stderr)?.[1] ?? NaN);
+    row('icabench report on it', `${fmt(seconds, 2)} s, ${fmt(peakKiB / 1024, 0)} MiB peak`, '≤ 3 s', loadavg()[0]);
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+
+  if (prefix) {
+    row('prompt tokens shared as a prefix with the previous call of the same role', `${fmt(100 * prefix.overall)}%`, '≥ 90%', zeroLoad);
+    for (const [role, share] of Object.entries(prefix.byRole)) row(`  ${role} (${share.calls} calls)`, `${fmt(100 * share.share)}%`, '≥ 90%', zeroLoad);
+  }
+
+  console.log(`\nicabench bench:harness — node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), ${new Date().toISOString()}`);
+  console.log(`${conversations} conversations per run, ${AT_ONCE} at once, medians of ${repeats} fresh processes; load = 1-minute load average at the figure\n`);
+  console.log('| figure | measured | goal | load |\n|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+}
+
+// dispatched last: the helpers above are initialised by then
+if (flag('serve')) await serve();
+else if (text('scenario')) await scenario(text('scenario')!);
+else await orchestrate();

@@ -132,7 +132,7 @@ interface ConversationDbRow {
 
 /**
  * The results store: one SQLite file per workspace. A conversation is written in one transaction
- * when it finishes (WAL, synchronous=FULL), so a killed process leaves either the whole
+ * when it finishes (WAL, synchronous=NORMAL), so a killed process leaves either the whole
  * conversation or none of it. Reads validate with zod, so a damaged or foreign file fails loudly.
  */
 export class ResultStore {
@@ -163,7 +163,10 @@ export class ResultStore {
     } catch (error) {
       throw new StoreError(`${absolute}: cannot open as an icabench results store (SQLite): ${(error as Error).message}`);
     }
-    db.pragma('synchronous = FULL');
+    // WAL + NORMAL: a commit survives the process being killed; only an OS crash or power loss can roll back
+    // the last few (which a resume reruns). FULL fsynced every conversation's commit on the event loop, blocking
+    // every conversation in flight for the disk (docs/benchmarks.md, issue #26).
+    db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     const store = new ResultStore(db, absolute);
