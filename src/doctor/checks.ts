@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { statfs } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { CANPLAYER, ESPEAK_NG, findOnPath, NVIDIA_SMI, POCKETSPHINX, RECORDERS, type SystemProgram } from '../system/programs.ts';
+import { CANPLAYER, ESPEAK_NG, findOnPath, NVIDIA_SMI, PACAT, PACTL, POCKETSPHINX, RECORDERS, type SystemProgram } from '../system/programs.ts';
 
 /**
  * The doctor's checks: prerequisites of the bench (Node, native modules, disk, GPU, model servers and models,
@@ -122,12 +122,26 @@ export const manifestFilesCheck: DoctorCheck = async (context) => {
   }));
 };
 
+/** The sound server's devices with their input levels, for the acoustic link (docs/voice.md); only a warning without one. */
+export const audioDevicesCheck: DoctorCheck = async () => {
+  const { describeAudioDevice, listAudioDevices } = await import('../system/audio-devices.ts');
+  try {
+    const devices = await listAudioDevices({ listenMs: 300 });
+    const outputs = devices.filter((d) => d.kind === 'output').map((d) => d.name);
+    const inputs = devices.filter((d) => d.kind === 'input').map((d) => `${d.name} (${describeAudioDevice(d)})`);
+    return [{ name: 'audio devices', status: 'ok', detail: `outputs: ${outputs.join(', ') || 'none'}; inputs: ${inputs.join('; ') || 'none'}` }];
+  } catch (error) {
+    return [{ name: 'audio devices', status: 'warn', detail: `${(error as Error).message}; needed only for voice.link acoustic`, fix: 'start PulseAudio or PipeWire (bash scripts/virtual-audio.sh start for a virtual sound card)' }];
+  }
+};
+
 /** The system programs, each checked by the constant its runner spawns. */
 export const programChecks: DoctorCheck[] = [
   programCheck('speech synthesis', [ESPEAK_NG], 'the voice path (text to speech)'),
   programCheck('speech recognition', [POCKETSPHINX], 'the voice path (offline recognition)'),
   programCheck('audio capture', [RECORDERS.sox], 'recording from the microphone (icabench voice)'),
   programCheck('can-utils', [CANPLAYER], 'replaying frames on a SocketCAN interface'),
+  programCheck('audio devices', [PACAT, PACTL], 'the acoustic link (playing on and recording from audio devices)'),
 ];
 
 /** The checks in report order; other areas append theirs with addDoctorCheck. */
@@ -140,6 +154,7 @@ export const doctorChecks: DoctorCheck[] = [
   modelsCheck,
   manifestFilesCheck,
   ...programChecks,
+  audioDevicesCheck,
 ];
 
 export function addDoctorCheck(check: DoctorCheck): void {

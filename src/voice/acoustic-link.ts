@@ -4,7 +4,8 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { AUDIO_CHUNK_MS, AUDIO_CHUNK_SAMPLES, AUDIO_SAMPLE_RATE, type AudioChunk, type AudioChunkInput, type AudioDirection, type AudioEnd } from '../protocol/audio.ts';
-import { PACAT, PACTL, missingProgramMessage } from '../system/programs.ts';
+import { PACAT, missingProgramMessage } from '../system/programs.ts';
+import { CLIP_LEVEL, DEAD_INPUT_PEAK } from '../system/audio-devices.ts';
 import { nowMs, type AudioLink } from './audio-link.ts';
 import { VoiceError } from './types.ts';
 
@@ -58,9 +59,6 @@ export interface AcousticLinkOptions {
 }
 
 const FRAME_SAMPLES = AUDIO_CHUNK_SAMPLES; // 20 ms frames, the bridge's chunk size
-const CLIP_LEVEL = 32_000;
-/** a capture whose loudest sample stays under this has no microphone behind it (digital silence) */
-const DEAD_INPUT_PEAK = 2;
 
 /** Plays raw PCM written to its stdin on one sink (pacat, Debian: pulseaudio-utils). */
 function startPlayer(device: string, env: NodeJS.ProcessEnv | undefined, onFailure: (error: VoiceError) => void): ChildProcessWithoutNullStreams {
@@ -404,54 +402,3 @@ export async function measureLoopbackLatency(options: { output: string; loopback
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** One audio device as PulseAudio/PipeWire lists it, with the level measured on it (sources only). */
-export interface AudioDevice {
-  kind: 'output' | 'input';
-  name: string;
-  /** for an input: the loudest sample and the RMS over a short recording, in dBFS; clipping and dead inputs are rig faults */
-  level?: { peakDb: number; rmsDb: number; fault: RigFault['kind'] | null };
-}
-
-/** The sinks (outputs) and sources (inputs) of the sound server, each source measured for `listenMs`. */
-export async function listAudioDevices(options: { env?: NodeJS.ProcessEnv; listenMs?: number } = {}): Promise<AudioDevice[]> {
-  const list = async (what: 'sinks' | 'sources'): Promise<string[]> => {
-    const { stdout } = await runDeviceProgram(['list', 'short', what], options.env);
-    return stdout.split('\n').map((line) => line.split('\t')[1]).filter((name): name is string => Boolean(name));
-  };
-  const devices: AudioDevice[] = (await list('sinks')).map((name) => ({ kind: 'output' as const, name }));
-  for (const name of await list('sources')) {
-    const frames: Int16Array[] = [];
-    const capture = startCapture(name, options.env, (data) => frames.push(new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length - (data.length % 2)))));
-    try {
-      await capture.started;
-      await sleep(options.listenMs ?? 500);
-    } catch {
-      // a source that delivers nothing is listed without a level
-    } finally {
-      await capture.stop();
-    }
-    let peak = 0;
-    let sum = 0;
-    let count = 0;
-    for (const frame of frames) for (const s of frame) (peak = Math.max(peak, Math.abs(s))), (sum += s * s), count++;
-    const db = (v: number) => (v <= 0 ? -120 : Math.round(20 * Math.log10(v / 32768) * 10) / 10);
-    const fault = count === 0 ? null : peak >= CLIP_LEVEL ? 'clipping' : peak <= DEAD_INPUT_PEAK ? 'dead_input' : null;
-    devices.push({ kind: 'input', name, ...(count > 0 ? { level: { peakDb: db(peak), rmsDb: db(Math.sqrt(sum / count)), fault } } : {}) });
-  }
-  return devices;
-}
-
-function runDeviceProgram(args: string[], env?: NodeJS.ProcessEnv): Promise<{ stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PACTL.binary, args, { env: env ?? process.env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', (error: NodeJS.ErrnoException) => reject(new VoiceError(error.code === 'ENOENT' ? missingProgramMessage(PACTL) : error.message)));
-    child.on('close', (code) =>
-      code === 0 ? resolve({ stdout }) : reject(new VoiceError(`no sound server answered (${stderr.trim().split('\n')[0] || `pactl exit ${code}`}): start PulseAudio or PipeWire, or \`bash scripts/virtual-audio.sh start\` for a virtual sound card`)),
-    );
-  });
-}

@@ -83,12 +83,23 @@ describe('acoustic link through a virtual sound card (PulseAudio null sinks)', (
   });
 
   it('voice devices lists outputs and inputs with the level on each input (an idle monitor is flagged silent)', { timeout: 30_000 }, async () => {
-    const { listAudioDevices } = await import('../../src/voice/acoustic-link.ts');
+    const { listAudioDevices } = await import('../../src/system/audio-devices.ts');
     const devices = await listAudioDevices({ env: audio.env, listenMs: 300 });
     expect(devices.filter((d) => d.kind === 'output').map((d) => d.name).sort()).toEqual(['bench_out', 'unit_out']);
     const inputs = devices.filter((d) => d.kind === 'input');
     expect(inputs.map((d) => d.name).sort()).toEqual(['bench_out.monitor', 'unit_out.monitor']);
     for (const input of inputs) expect(input.level?.fault).toBe('dead_input');
+    // the doctor (and with it the rig status screen) lists the same devices
+    const { audioDevicesCheck } = await import('../../src/doctor/checks.ts');
+    const saved = { XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR, PULSE_RUNTIME_PATH: process.env.PULSE_RUNTIME_PATH, HOME: process.env.HOME };
+    Object.assign(process.env, { XDG_RUNTIME_DIR: audio.env.XDG_RUNTIME_DIR, PULSE_RUNTIME_PATH: audio.env.PULSE_RUNTIME_PATH, HOME: audio.env.HOME });
+    try {
+      const [result] = await audioDevicesCheck({ models: [], allowedHosts: [] });
+      expect(result?.status).toBe('ok');
+      expect(result?.detail).toMatch(/outputs: bench_out, unit_out; inputs: bench_out\.monitor \(peak -120 dBFS/);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) value === undefined ? delete process.env[key] : (process.env[key] = value);
+    }
   });
 
   it('a device that does not exist fails with its name', async () => {

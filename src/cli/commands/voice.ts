@@ -40,15 +40,12 @@ export function registerVoiceCommands(program: Command): void {
     .option('--listen-ms <ms>', 'how long each input is measured', number('--listen-ms'), 500)
     .option('--json', 'one JSON object per device')
     .action(async (options: { listenMs: number; json?: boolean }) => {
-      const { listAudioDevices } = await import('../../voice/acoustic-link.ts');
+      const { describeAudioDevice, listAudioDevices } = await import('../../system/audio-devices.ts');
       const devices = await listAudioDevices({ listenMs: options.listenMs });
       if (options.json) return devices.forEach((device) => console.log(JSON.stringify(device)));
       const width = Math.max(4, ...devices.map((d) => d.name.length));
       console.log(`${'kind'.padEnd(7)}${'name'.padEnd(width + 2)}level`);
-      for (const device of devices) {
-        const level = device.level ? `peak ${device.level.peakDb} dBFS, rms ${device.level.rmsDb} dBFS${device.level.fault ? `  RIG FAULT: ${device.level.fault === 'clipping' ? 'clipping (lower the gain)' : 'silent (no signal: check the cable, the gain or the mute switch)'}` : ''}` : device.kind === 'input' ? 'no audio' : '';
-        console.log(`${device.kind.padEnd(7)}${device.name.padEnd(width + 2)}${level}`);
-      }
+      for (const device of devices) console.log(`${device.kind.padEnd(7)}${device.name.padEnd(width + 2)}${describeAudioDevice(device)}`);
     });
 
   voice
