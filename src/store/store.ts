@@ -315,9 +315,9 @@ export class ResultStore {
     return row ? this.toRunRecord(row) : null;
   }
 
-  /** Newest first. */
+  /** Newest first; runs created in the same millisecond in the order they were created (rowid), not by their random id suffix. */
   listRuns(): RunRecord[] {
-    return (this.db.prepare(`${RUN_SELECT} ORDER BY r.created_at DESC, r.id DESC`).all() as RunRow[]).map((row) => this.toRunRecord(row));
+    return (this.db.prepare(`${RUN_SELECT} ORDER BY r.created_at DESC, r.rowid DESC`).all() as RunRow[]).map((row) => this.toRunRecord(row));
   }
 
   setRunStatus(runId: string, status: RunStatus): void {
