@@ -20,13 +20,16 @@ import { Writable } from 'node:stream';
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
 const MANUAL = resolve('data/bmw-manual/xml');
 
-/** One small config per kind, each long enough that a Ctrl+C lands mid-run. */
+/**
+ * One small config per kind, each long enough that a Ctrl+C and then a SIGKILL land mid-run: items take
+ * milliseconds, so a plan of a few dozen could finish between two polls (it did once in a fresh-clone CI run).
+ */
 const KINDS = {
   dialogue: (dir: string) =>
     // the data a config names sits beside it: the bench app starts configs that read from its configs folder only
     (cpSync(SEEDS, join(dir, 'seeds.yaml')),
-    write(dir, 'dialogue.yaml', [`name: every-kind-dialogue`, 'mode: guided', 'seeds: seeds.yaml', 'conversations: 24', 'personas: [polite]', 'strategies: all', 'maxTurns: [3]', 'concurrency: 2', 'seed: 42', 'headUnit: { type: reference, worldSeed: 1, faults: { profiles: all, rate: 0.5, seed: 7 } }', 'simulator: template', 'judges: [oracle]'])),
-  'manual-qa': (dir: string) => (cpSync(MANUAL, join(dir, 'manual'), { recursive: true }), write(dir, 'manual.yaml', ['kind: manual-qa', 'name: every-kind-manual', 'manual: [manual]', 'limit: 24', 'concurrency: 2'])),
+    write(dir, 'dialogue.yaml', [`name: every-kind-dialogue`, 'mode: guided', 'seeds: seeds.yaml', 'conversations: 60', 'personas: [polite]', 'strategies: all', 'maxTurns: [3]', 'concurrency: 2', 'seed: 42', 'headUnit: { type: reference, worldSeed: 1, faults: { profiles: all, rate: 0.5, seed: 7 } }', 'simulator: template', 'judges: [oracle]'])),
+  'manual-qa': (dir: string) => (cpSync(MANUAL, join(dir, 'manual'), { recursive: true }), write(dir, 'manual.yaml', ['kind: manual-qa', 'name: every-kind-manual', 'manual: [manual]', 'limit: 120', 'concurrency: 2'])),
   'tool-agents': (dir: string) => {
     // every base task, one at a time: a replay trial takes milliseconds, and a Ctrl+C must land mid-run
     cpSync(dataPath('carbench/tasks_base.json'), join(dir, 'tasks.json'));
@@ -82,7 +85,7 @@ async function interrupted(args: string[], db: string, signal: NodeJS.Signals, s
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
   for (;;) {
-    const code = await Promise.race([exited, new Promise<'poll'>((r) => setTimeout(() => r('poll'), 100))]);
+    const code = await Promise.race([exited, new Promise<'poll'>((r) => setTimeout(() => r('poll'), 25))]);
     if (code !== 'poll') throw new Error(`the run ended before it could be interrupted (exit ${code}): ${stderr}`);
     try {
       if (runOf(db)?.stored >= stored) break;
