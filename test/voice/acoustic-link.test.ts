@@ -68,7 +68,15 @@ describe('acoustic link through a virtual sound card (PulseAudio null sinks)', (
       await unit.drained();
     }
     replies.close();
-    for (const delayMs of [300, 1000]) expect(Math.abs(measured[delayMs]! - delayMs), `injected ${delayMs} ms, measured ${measured[delayMs]!.toFixed(1)} ms`).toBeLessThanOrEqual(LATENCY_TOLERANCE_MS);
+    // the reply is timed where its speech starts: after the synthesized audio's own leading silence
+    const firstSpeechFrame = Array.from({ length: Math.ceil(reply.samples.length / 320) }, (_, f) => reply.samples.subarray(f * 320, (f + 1) * 320)).findIndex(
+      (frame) => 20 * Math.log10(Math.sqrt(frame.reduce((sum, s) => sum + s * s, 0) / frame.length) / 32768) > -45,
+    );
+    const leadingSilenceMs = firstSpeechFrame * 20;
+    for (const delayMs of [300, 1000]) {
+      const expected = delayMs + leadingSilenceMs;
+      expect(Math.abs(measured[delayMs]! - expected), `injected ${delayMs} ms + ${leadingSilenceMs} ms of leading silence, measured ${measured[delayMs]!.toFixed(1)} ms`).toBeLessThanOrEqual(LATENCY_TOLERANCE_MS);
+    }
   });
 
   it('an input that records only digital silence is a rig fault, not a unit failure', async () => {
