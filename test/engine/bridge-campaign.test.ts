@@ -80,6 +80,15 @@ function byKey(store: ResultStore, runId: string): Map<string, unknown> {
   return new Map([...store.conversations(runId)].map((c) => [c.spec.key, JSON.parse(JSON.stringify(comparable(c)).replaceAll(runId, 'RUN'))]));
 }
 
+/** A hand-written unit's session handling: the reference unit opens and closes each session the bench starts. */
+function openSessionsOn(socket: { on(event: string, listener: (...args: any[]) => void): unknown; emit(event: string, ...args: unknown[]): unknown }, reference: ReferenceHeadUnit): void {
+  socket.on(EVENTS.sessionStart, ({ sessionId, context }: { sessionId: string; context: ContextVector }) => {
+    reference.startSession(sessionId, context);
+    socket.emit(EVENTS.sessionReady, { sessionId });
+  });
+  socket.on(EVENTS.sessionEnd, ({ sessionId }: { sessionId: string }) => reference.endSession(sessionId));
+}
+
 function bridgeConfig(extra = ''): string {
   return `headUnit: { type: bridge, port: 0, tokenEnv: ${TOKEN_ENV}, waitSeconds: 60${extra} }\n`;
 }
@@ -275,11 +284,7 @@ describe('protocol anomalies on record', () => {
       const raw = await rawUnit(url, validHello(reference.unit.name, TOKEN));
       cleanups.push(() => void raw.socket.disconnect());
       const socket = raw.socket;
-      socket.on(EVENTS.sessionStart, ({ sessionId, context }: { sessionId: string; context: ContextVector }) => {
-        reference.startSession(sessionId, context);
-        socket.emit(EVENTS.sessionReady, { sessionId });
-      });
-      socket.on(EVENTS.sessionEnd, ({ sessionId }: { sessionId: string }) => reference.endSession(sessionId));
+      openSessionsOn(socket, reference);
       socket.on(EVENTS.userTurn, async ({ sessionId, turn, text, context }: { sessionId: string; turn: number; text: string; context: ContextVector }) => {
         const body = await reference.handleTurn(sessionId, turn, text, context);
         const reply = (t: number) => socket.emit(EVENTS.assistantReply, { ...body, sessionId, turn: t });
@@ -341,11 +346,7 @@ describe('protocol anomalies on record', () => {
       const socket = io(url, { transports: ['websocket'], reconnection: true, reconnectionDelay: 50, reconnectionDelayMax: 100, forceNew: true });
       cleanups.push(() => void socket.disconnect());
       socket.on('connect', () => socket.emit(EVENTS.hello, validHello(reference.unit.name, TOKEN)));
-      socket.on(EVENTS.sessionStart, ({ sessionId, context }: { sessionId: string; context: ContextVector }) => {
-        reference.startSession(sessionId, context);
-        socket.emit(EVENTS.sessionReady, { sessionId });
-      });
-      socket.on(EVENTS.sessionEnd, ({ sessionId }: { sessionId: string }) => reference.endSession(sessionId));
+      openSessionsOn(socket, reference);
       socket.on(EVENTS.userTurn, async ({ sessionId, turn, text, context }: { sessionId: string; turn: number; text: string; context: ContextVector }) => {
         const body = await reference.handleTurn(sessionId, turn, text, context);
         const reply = () => socket.emit(EVENTS.assistantReply, { ...body, sessionId, turn });

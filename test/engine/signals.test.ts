@@ -9,6 +9,7 @@ import { liveWorkers } from '../../src/fleet/coordinator.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { spawnCli, type CliChild } from '../helpers/cli.ts';
 import { startRedis, type TestRedis } from '../fleet/redis-server.ts';
+import { expectInterruptedWithWorkLeft } from '../helpers/runs.ts';
 
 /**
  * Ctrl+C (SIGINT) and SIGTERM in every state of the long-running commands, each sent when a log line says the
@@ -130,13 +131,7 @@ describe('icabench serve', () => {
     const { runId } = (await started.json()) as { runId: string };
     serve.child.kill('SIGINT');
     expect(await serve.exited, serve.output()).toBe(0);
-    const store = ResultStore.open(join(workspace, 'icabench.db'));
-    try {
-      expect(store.getRun(runId)?.status).toBe('interrupted');
-      expect(store.remainingSpecs(runId).length).toBeGreaterThan(0);
-    } finally {
-      store.close();
-    }
+    expectInterruptedWithWorkLeft(join(workspace, 'icabench.db'), runId);
   });
 });
 

@@ -11,6 +11,7 @@ import { CLI } from '../helpers/cli.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 import { spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
+import { expectInterruptedWithWorkLeft } from '../helpers/runs.ts';
 
 /** Resolves when `check` holds, checking on every new log line (no clock involved: the test's timeout bounds it). */
 function waitForLine(lines: string[], pattern: RegExp): Promise<void> {
@@ -112,13 +113,7 @@ describe('the fleet when its Redis is killed (SIGKILL, no persistence)', () => {
     const runId = hint![1];
     expect(hint![2]).toBe(`icabench run ${config} --workspace ${workspace} --fleet ${redis.url} --resume ${runId}`);
     expect(stderr).not.toMatch(STACK_LINE);
-    const store = ResultStore.open(join(workspace, 'icabench.db'));
-    try {
-      expect(store.getRun(runId)?.status).toBe('interrupted');
-      expect(store.remainingSpecs(runId).length).toBeGreaterThan(0);
-    } finally {
-      store.close();
-    }
+    expectInterruptedWithWorkLeft(join(workspace, 'icabench.db'), runId);
 
     // the printed command continues it once Redis is back (an empty one: the run descriptor is written again)
     await redis.restart();
