@@ -50,4 +50,13 @@ describe('a voice campaign over the acoustic link (virtual sound card, reference
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/voice\.link: acoustic .* set concurrency: 1/);
   });
+
+  it('devices on one side only are refused: the other end would wait for audio that never comes', () => {
+    const unitOnly = spawnSync(process.execPath, [CLI, 'run', config({ voice: { acoustics: { snrDb: null } } }), '--workspace', join(dir, 'ws3'), '--no-progress'], { encoding: 'utf8', env: audio.env });
+    expect(unitOnly.status).toBe(2);
+    expect(unitOnly.stderr).toMatch(/headUnit\.acoustic: the reference unit listens on audio devices only with voice\.link/);
+    const benchOnly = spawnSync(process.execPath, [CLI, 'run', config({ headUnit: { type: 'reference' } }), '--workspace', join(dir, 'ws4'), '--no-progress'], { encoding: 'utf8', env: audio.env });
+    expect(benchOnly.status).toBe(2);
+    expect(benchOnly.stderr).toMatch(/voice\.link: acoustic with the reference head unit needs headUnit\.acoustic/);
+  });
 });

@@ -76,6 +76,7 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
   const tiers = campaign.user ? { ...built, simulator: campaign.user } : built;
   const hosts = await modelHosts(tiers, config.llm.ollamaHost);
   const spoken = config.voice?.enabled ? config.voice : null;
+  CampaignVoice.checkLink(config);
   if (spoken) await CampaignVoice.checkPrerequisites(spoken);
   const vehicle = config.vehicle ? await VehicleFeed.open(config.vehicle, config.concurrency) : null;
   let headUnit: ConnectedHeadUnit | undefined;

@@ -25,6 +25,17 @@ export class CampaignVoice {
     private readonly link: AudioLink,
   ) {}
 
+  /**
+   * The reference unit hears through the air exactly when the bench speaks through it: devices on one
+   * side only would leave one end waiting for audio the other never sends.
+   */
+  static checkLink(config: LoadedCampaign['config']): void {
+    const acousticBench = config.voice?.enabled === true && config.voice.link.type === 'acoustic';
+    const acousticUnit = config.headUnit.type === 'reference' && config.headUnit.acoustic !== undefined;
+    if (acousticUnit && !acousticBench) throw new ConfigError('headUnit.acoustic: the reference unit listens on audio devices only with voice.link: { type: acoustic, … }; remove headUnit.acoustic or set the voice link');
+    if (acousticBench && config.headUnit.type === 'reference' && !acousticUnit) throw new ConfigError('voice.link: acoustic with the reference head unit needs headUnit.acoustic: { input, output } (its microphone and loudspeaker devices)');
+  }
+
   /** Throws, naming what to install, when a Debian package or a model file the campaign needs is missing. */
   static async checkPrerequisites(config: VoiceConfig): Promise<void> {
     const problems = await checkVoicePrerequisites(config);
