@@ -18,16 +18,7 @@ export interface SearchSituation {
  * truthfully offer a match: "not found" is the right answer.
  */
 export function placesMeeting(world: World, category: PoiCategory, constraints: readonly Constraint[], situation: SearchSituation): Poi[] {
-  // a drive time is worked out only for the places that meet every other constraint (only max_drive_min reads it)
-  const onDrive = constraints.filter((c) => c.kind === 'max_drive_min');
-  const onPlace = onDrive.length === 0 ? constraints : constraints.filter((c) => c.kind !== 'max_drive_min');
-  const meeting: Poi[] = [];
-  for (const place of world.poisOf(situation.city, category)) {
-    if (!meetsAll(place, onPlace, situation)) continue;
-    const driven = world.withDrive(place, situation.position);
-    if (meetsAll(driven, onDrive, situation)) meeting.push(driven);
-  }
-  return meeting;
+  return world.placesFrom(situation.city, category, situation.position).filter((p) => meetsAll(p, constraints, situation));
 }
 
 /**

@@ -44,6 +44,9 @@ export const AMBIGUOUS_PLACES: ReadonlyArray<{ name: string; category: PoiCatego
   { name: 'Stadtapotheke', category: 'pharmacy', city: 'Berlin', districts: ['Spandau', 'Friedrichshain'] },
 ];
 
+/** Searches from this many (position, city, category) kept by World.placesFrom: more than the conversations in flight. */
+export const DRIVE_CACHE_SIZE = 64;
+
 export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 
 // the last date asked about and its weekday: searches ask again and again for the conversation's one date
@@ -98,6 +101,7 @@ export class World {
   readonly pois: readonly Poi[];
   private byCityCategory: Map<string, Poi[]> | null = null;
   private byId: Map<string, Poi> | null = null;
+  private readonly driven = new Map<string, readonly Poi[]>();
 
   /**
    * The reference world generated from `seed`, or — with `places` — a world of exactly those places (a world file a
@@ -179,6 +183,26 @@ export class World {
       for (const p of this.pois) if (!this.byId.has(p.id)) this.byId.set(p.id, p);
     }
     return this.byId.get(id);
+  }
+
+  /**
+   * The places of a category in a city, each annotated with drive time and distance from `from` (withDrive), in the
+   * world's order. Frozen and shared: a conversation searches from one position again and again, so the last few
+   * answers are kept (DRIVE_CACHE_SIZE, the oldest dropped first).
+   */
+  placesFrom(city: string, category: PoiCategory, from: GeoPoint): readonly Poi[] {
+    const key = `${from.lat},${from.lon}\u0000${city}\u0000${category}`;
+    const cached = this.driven.get(key);
+    if (cached) {
+      // most recently used last
+      this.driven.delete(key);
+      this.driven.set(key, cached);
+      return cached;
+    }
+    const places = Object.freeze(this.poisOf(city, category).map((p) => Object.freeze(this.withDrive(p, from))));
+    this.driven.set(key, places);
+    if (this.driven.size > DRIVE_CACHE_SIZE) this.driven.delete(this.driven.keys().next().value!);
+    return places;
   }
 
   /** A POI annotated with drive time and distance from `from`. */

@@ -346,9 +346,8 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
   private candidates(session: SessionState, category: PoiCategory, constraints: readonly Constraint[]): Poi[] {
     const { city, position } = session.context.location;
     return this.world
-      .poisOf(city, category)
+      .placesFrom(city, category, position)
       .filter((p) => constraints.every((c) => c.kind !== 'district' || p.district.toLowerCase() === c.value.toLowerCase()))
-      .map((p) => this.world.withDrive(p, position))
       .sort((a, b) => (a.driveMin ?? 0) - (b.driveMin ?? 0) || (b.rating ?? 0) - (a.rating ?? 0));
   }
 
@@ -446,8 +445,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     const planned: Array<{ poi: Poi; eta: string }> = [];
     for (const [i, stop] of stops.entries()) {
       const found = this.world
-        .poisOf(ctx.location.city, stop.category)
-        .map((p) => this.world.withDrive(p, position))
+        .placesFrom(ctx.location.city, stop.category, position)
         .filter((p) => {
           const eta = formatMinutes(clock + (p.driveMin ?? 0));
           return meetsAll(p, stop.constraints, ctx) && (!p.openingHours || isOpenAt(p.openingHours, ctx.date, eta));
