@@ -249,8 +249,9 @@ describe('the dialogue loop stores its results without parsing them again', () =
         // as JSON (what the store writes): the same content, whatever the order of keys
         const asStored = (value: unknown) => JSON.parse(JSON.stringify(value));
         for (const result of built) expect(asStored(result), result.spec.key).toStrictEqual(asStored(ConversationResultSchema.parse(result)));
-        // and what the store reads back (parsed at that boundary) is what the loop built
-        expect([...store.conversations(run.runId)].map(asStored)).toStrictEqual(built.map(asStored));
+        // and what the store reads back (parsed at that boundary, in plan order) is what the loop built (in finishing order)
+        const byKey = (a: ConversationResult, b: ConversationResult) => a.spec.key.localeCompare(b.spec.key);
+        expect([...store.conversations(run.runId)].sort(byKey).map(asStored)).toStrictEqual([...built].sort(byKey).map(asStored));
       } finally {
         store.close();
       }
