@@ -35,7 +35,7 @@ describe('manual-qa and tool-agents store an item and its model calls in one tra
   afterAll(() => server?.close());
 
   const configs = (ref: string): Record<string, string> => ({
-    'manual-qa': `kind: manual-qa\nname: manual-tx\nmanual: ${JSON.stringify(chapters)}\nlimit: 2\nevaluators: [oracle, "${ref}"]\n`,
+    'manual-qa': `kind: manual-qa\nname: manual-tx\nmanual: ${JSON.stringify(chapters)}\nlimit: 2\njudges: [oracle, "${ref}"]\n`,
     'tool-agents': `kind: tool-agents\nname: tools-tx\ntasks: [tasks.json]\nrepeats: 1\njudges: ["${ref}", rule]\n`,
   });
 
