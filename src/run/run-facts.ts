@@ -122,10 +122,19 @@ export class LlmCallRecorder {
   constructor(private readonly records: () => readonly LlmCallRecord[]) {}
 
   flush(store: RunFactSink, runId: string, conversation: string | null, always = false): void {
+    for (const fact of this.take(runId, conversation, always)) store.addRunFact(runId, fact.kind, fact.data);
+  }
+
+  /**
+   * The new call records as the `llm.calls` fact of one item (none when no call was made), for the store to write in
+   * the item's own transaction: a crash then leaves neither calls without their item nor an item without its calls.
+   */
+  take(runId: string, conversation: string | null, always = false): RecordedFact[] {
     const all = this.records();
     const calls = all.slice(this.flushed);
     this.flushed = all.length;
-    if (calls.length > 0 || always) recordRunFact(store, runId, RUN_FACTS.llmCalls, { conversation, calls: [...calls] });
+    if (calls.length === 0 && !always) return [];
+    return [{ kind: RUN_FACTS.llmCalls, data: parseOrThrow(LlmCallsFactSchema, { conversation, calls: [...calls] }, `run ${runId} fact ${RUN_FACTS.llmCalls}`) }];
   }
 }
 
