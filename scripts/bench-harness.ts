@@ -1,7 +1,7 @@
 /**
  * The speed-and-footprint matrix of issue #26, every figure printed with its goal beside it.
  *
- *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000]
+ *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000] [--only model]
  *
  * Scenarios (each measured in a fresh child process, so its peak RSS is its own):
  * - model-driven: the model simulator (Ollama client) and the model judge (OpenAI client) against the fake
@@ -216,6 +216,8 @@ async function orchestrate(): Promise<void> {
     rows.push([figure, value, goal, fmt(load, 1)]);
     console.error(`  ${figure}: ${value} (goal ${goal}, load ${fmt(load, 1)})`);
   };
+  // --only model: just the model-driven runs at 0 ms and the prefix share (profiling the client stack)
+  const onlyModel = text('only') === 'model';
   console.error(`bench:harness — ${conversations} conversations × ${repeats} fresh processes, ${AT_ONCE} at once, big run ${big}`);
 
   // model-driven at 0 ms: medians of `repeats` fresh processes, each against a fresh server
@@ -235,33 +237,35 @@ async function orchestrate(): Promise<void> {
   row('model-driven, peak RSS', `${fmt(m((f) => f.peakRssMiB, zero), 0)} MiB`, '≤ 110 MB', zeroLoad);
 
   // share of the latency bound: with AT_ONCE slots and L ms per call, at most AT_ONCE / L calls per ms
-  for (const latencyMs of [50, 500]) {
+  for (const latencyMs of onlyModel ? [] : [50, 500]) {
     const { value: f } = await withServer(latencyMs, (url) => runScenario('model', slowConversations, url));
     const bound = AT_ONCE / (latencyMs / 1000);
     row(`model-driven, share of the latency bound, ${latencyMs} ms × ${AT_ONCE}`, `${fmt((100 * f.calls) / f.wallSeconds / bound)}%`, latencyMs === 50 ? '≥ 95%' : '≥ 98%', f.load1m);
   }
 
-  const deterministic: ScenarioFigures[] = [];
-  for (let i = 0; i < repeats; i++) deterministic.push(await runScenario('deterministic', conversations));
-  const detLoad = m((f) => f.load1m, deterministic);
-  row('deterministic, turns/s with the store', fmt(m((f) => f.turns / f.wallSeconds, deterministic)), '≥ 2,000', detLoad);
-  row('deterministic, CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, deterministic), 2)} ms`, '≤ 0.5 ms', detLoad);
-  row('deterministic, peak RSS', `${fmt(m((f) => f.peakRssMiB, deterministic), 0)} MiB`, '≤ 110 MB', detLoad);
+  if (!onlyModel) {
+    const deterministic: ScenarioFigures[] = [];
+    for (let i = 0; i < repeats; i++) deterministic.push(await runScenario('deterministic', conversations));
+    const detLoad = m((f) => f.load1m, deterministic);
+    row('deterministic, turns/s with the store', fmt(m((f) => f.turns / f.wallSeconds, deterministic)), '≥ 2,000', detLoad);
+    row('deterministic, CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, deterministic), 2)} ms`, '≤ 0.5 ms', detLoad);
+    row('deterministic, peak RSS', `${fmt(m((f) => f.peakRssMiB, deterministic), 0)} MiB`, '≤ 110 MB', detLoad);
 
-  // the large run keeps its workspace for `icabench report`
-  const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-big-'));
-  try {
-    const f = await child<ScenarioFigures>(['--scenario', 'deterministic', '--workspace', workspace, '--conversations', String(big)]);
-    row(`deterministic ${fmt(big, 0)} conversations, peak RSS`, `${fmt(f.peakRssMiB, 0)} MiB (${fmt(f.turns, 0)} turns, ${fmt(f.turns / f.wallSeconds)} turns/s)`, '≤ 200 MB', f.load1m);
-    const started = performance.now();
-    // the CLI as a user runs it (start-up included); /usr/bin/time prints its peak RSS (%M, KiB) on standard error
-    const report = spawnSync('/usr/bin/time', ['-f', 'PEAK_KIB %M', process.execPath, resolve('bin/icabench.js'), 'report', f.runId, '--workspace', workspace, '--out', join(workspace, 'report')], { encoding: 'utf8' });
-    const seconds = (performance.now() - started) / 1000;
-    if (report.status !== 0) throw new Error(`icabench report exited with ${report.status}: ${report.stderr}`);
-    const peakKiB = Number(/PEAK_KIB (\d+)/.exec(report.stderr)?.[1] ?? NaN);
-    row('icabench report on it', `${fmt(seconds, 2)} s, ${fmt(peakKiB / 1024, 0)} MiB peak`, '≤ 3 s', loadavg()[0]);
-  } finally {
-    rmSync(workspace, { recursive: true, force: true });
+    // the large run keeps its workspace for `icabench report`
+    const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-big-'));
+    try {
+      const f = await child<ScenarioFigures>(['--scenario', 'deterministic', '--workspace', workspace, '--conversations', String(big)]);
+      row(`deterministic ${fmt(big, 0)} conversations, peak RSS`, `${fmt(f.peakRssMiB, 0)} MiB (${fmt(f.turns, 0)} turns, ${fmt(f.turns / f.wallSeconds)} turns/s)`, '≤ 200 MB', f.load1m);
+      const started = performance.now();
+      // the CLI as a user runs it (start-up included); /usr/bin/time prints its peak RSS (%M, KiB) on standard error
+      const report = spawnSync('/usr/bin/time', ['-f', 'PEAK_KIB %M', process.execPath, resolve('bin/icabench.js'), 'report', f.runId, '--workspace', workspace, '--out', join(workspace, 'report')], { encoding: 'utf8' });
+      const seconds = (performance.now() - started) / 1000;
+      if (report.status !== 0) throw new Error(`icabench report exited with ${report.status}: ${report.stderr}`);
+      const peakKiB = Number(/PEAK_KIB (\d+)/.exec(report.stderr)?.[1] ?? NaN);
+      row('icabench report on it', `${fmt(seconds, 2)} s, ${fmt(peakKiB / 1024, 0)} MiB peak`, '≤ 3 s', loadavg()[0]);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
   }
 
   if (prefix) {
