@@ -8,7 +8,7 @@ import { MANUAL_QA_KIND, manualItemOutcome } from './item.ts';
 
 /**
  * The manual-QA kind (docs/manual-qa.md): the questions of an owner's-manual test set, each asked as an ordinary
- * user turn of its own session, every evaluator tier judging the answer (the GEAR metrics of src/manual); stored
+ * user turn of its own session, every judge tier judging the answer (the GEAR metrics of src/manual); stored
  * as item results (key: the question's id); after them, the warning-omission search.
  */
 export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, FinishedQuestion> = {
@@ -17,7 +17,7 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   nouns: { item: 'question', items: 'questions' },
   configSchema: ManualQaConfigSchema,
   load: loadManualQaConfig,
-  modelRefs: (config) => config.evaluators.filter((ref) => ref !== 'oracle'),
+  modelRefs: (config) => config.judges.filter((ref) => ref !== 'oracle'),
   pathFields: (config) => [
     ...config.manual.map((path, i): PathField<ManualQaConfig> => ({ field: `manual.${i}`, path, kind: 'read', rewrite: (c, p) => (c.manual[i] = p) })),
     ...(config.testSet ? [{ field: 'testSet', path: config.testSet, kind: 'read', rewrite: (c, p) => (c.testSet = p) } satisfies PathField<ManualQaConfig>] : []),

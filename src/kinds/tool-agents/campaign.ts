@@ -13,7 +13,7 @@ import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
 import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
 import { ReplayAgent } from './replay.ts';
-import { DETERMINISTIC_USER, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
+import { DETERMINISTIC_SIMULATOR, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
 import { summarizeTrials, type TrialsSummary } from './summary.ts';
 import { parseTasksLenient, readTaskFileText, type InvalidTask, type Task } from '../../toolenv/tasks.ts';
 import { loadToolAgentsRun, type ToolTrialItem } from './results.ts';
@@ -73,13 +73,13 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
   const { config } = loaded;
   const log = options.log ?? (() => undefined);
   const settings = config.llm;
-  const userRef = options.overrides?.simulator ?? config.user;
+  const simulatorRef = options.overrides?.simulator ?? config.simulator;
   const judgeRefs = options.overrides?.judges ?? config.judges;
   if (new Set(judgeRefs).size !== judgeRefs.length) throw new ConfigError(`judges: ${judgeRefs.join(', ')}: list each judge once (the order is the precedence order)`);
   const agentConfig = config.agent;
-  const modelRefs = [...new Set([userRef, ...judgeRefs].filter((ref) => ref !== DETERMINISTIC_USER && ref !== RULE_JUDGE))];
+  const modelRefs = [...new Set([simulatorRef, ...judgeRefs].filter((ref) => ref !== DETERMINISTIC_SIMULATOR && ref !== RULE_JUDGE))];
   const problems: string[] = [];
-  const roles: [string, string][] = [...(agentConfig.type === 'endpoint' ? [['agent', agentConfig.model] as [string, string]] : []), ...modelRefs.map((ref): [string, string] => [ref === userRef ? 'user' : 'judge', ref])];
+  const roles: [string, string][] = [...(agentConfig.type === 'endpoint' ? [['agent', agentConfig.model] as [string, string]] : []), ...modelRefs.map((ref): [string, string] => [ref === simulatorRef ? 'simulator' : 'judge', ref])];
   for (const [role, ref] of roles) {
     const found = await checkTierModel(ref, settings);
     if (found.available) log(`${role}: ${ref} (${found.detail})`);
@@ -90,10 +90,10 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
   const provider = (ref: string) => createProvider(ref, providerOptionsFrom(settings));
   const judges: PolicyJudge[] = judgeRefs.map((ref) => (ref === RULE_JUDGE ? confirmationRuleJudge : llmPolicyJudge(provider(ref), { tracker, maxRetries: settings.maxRetries })));
   const judge = chainJudges(...judges);
-  const userFor = (): TaskUserSimulator => (userRef === DETERMINISTIC_USER ? new DeterministicTaskUser() : new LlmTaskUser(provider(userRef), { tracker, maxRetries: settings.maxRetries }));
+  const userFor = (): TaskUserSimulator => (simulatorRef === DETERMINISTIC_SIMULATOR ? new DeterministicTaskUser() : new LlmTaskUser(provider(simulatorRef), { tracker, maxRetries: settings.maxRetries }));
   const tiers: TiersRecord | null = judgeRefs.length
     ? {
-        simulator: { ref: userRef, kind: userRef === DETERMINISTIC_USER ? 'template' : 'llm', prompts: [] },
+        simulator: { ref: simulatorRef, kind: simulatorRef === DETERMINISTIC_SIMULATOR ? 'template' : 'llm', prompts: [] },
         judges: judgeRefs.map((ref) => ({ ref, kind: ref === RULE_JUDGE ? 'oracle' : 'llm', prompts: [] })),
         fallbacks: [],
       }
@@ -126,7 +126,7 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
   let closing: Promise<void> | null = null;
   return {
     concurrency: config.concurrency,
-    meta: { agent: agentConfig.type === 'endpoint' ? agentConfig.model : agentConfig.type, user: userRef, judges: [...judgeRefs] },
+    meta: { agent: agentConfig.type === 'endpoint' ? agentConfig.model : agentConfig.type, simulator: simulatorRef, judges: [...judgeRefs] },
     record(runStore, runId) {
       store = runStore;
       recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, settings.prices));
