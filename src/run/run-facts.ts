@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { z } from 'zod';
 import { LlmCallRecordSchema, LlmUsageTracker, PriceTableSchema, type LlmCallRecord, type LlmUsageSummary } from '../llm/usage.ts';
@@ -6,6 +5,7 @@ import { parseOrThrow } from '../domain/validation.ts';
 import { InvocationSummarySchema, type InvocationSummary } from '../domain/invocation.ts';
 import type { ResultStore } from '../store/store.ts';
 import { TIERS_FACT, TiersRecordSchema } from '../domain/tiers.ts';
+import { icabenchVersion } from '../domain/package-files.ts';
 
 /**
  * The run facts a campaign records as it runs, besides its conversations, so that everything a
@@ -114,13 +114,6 @@ export function readRunFacts<K extends Kind>(store: ResultStore, runId: string, 
 /** Records a fact after validating it against its kind's schema (a writer bug fails here, not in a later report). */
 export function recordRunFact<K extends Kind>(store: RunFactSink, runId: string, kind: K, data: z.input<(typeof SCHEMAS)[K]>): void {
   store.addRunFact(runId, kind, parseOrThrow(SCHEMAS[kind], data, `run ${runId} fact ${kind}`));
-}
-
-let packageVersion: string | null = null;
-/** icabench's version, from its package.json. */
-export function icabenchVersion(): string {
-  packageVersion ??= parseOrThrow(z.object({ version: z.string() }), JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')), 'package.json').version;
-  return packageVersion;
 }
 
 /** Flushes a tracker's new call records as `llm.calls` facts; remembers how far it got. */
