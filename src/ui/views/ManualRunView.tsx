@@ -53,7 +53,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
   return (
     <section data-testid="manual-run">
       <RunHeader title={`Manual-QA run ${summary.run.name}`} actions={<ResumeButton run={summary.run} />}>
-        {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · evaluators {summary.setup?.evaluators.join(', ') ?? 'n/a'} · {summary.preset.statement}
+        {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · judges {summary.setup?.judges.join(', ') ?? 'n/a'} · {summary.preset.statement}
       </RunHeader>
       <div className="stats">
         <Stat label="questions asked" value={`${summary.questions} / ${summary.planned}`} />
