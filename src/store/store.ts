@@ -253,9 +253,9 @@ export class ResultStore {
   /**
    * Stores the result of one planned item, exactly once (a second save, an unknown run or an
    * unplanned key is rejected without writing). `outcome` is the kind's one-word verdict (pass,
-   * fail, error, …) for lists and filters.
+   * fail, error, …) for lists and filters. `facts` (the item's model calls) are written in the same transaction.
    */
-  saveItemResult(runId: string, key: string, outcome: string, result: unknown): void {
+  saveItemResult(runId: string, key: string, outcome: string, result: unknown, facts: readonly { kind: string; data: unknown }[] = []): void {
     if (!outcome) throw new StoreError(`saveItemResult: run ${runId} item "${key}" needs an outcome`);
     this.requireRun(runId);
     this.db.transaction(() => {
@@ -263,6 +263,7 @@ export class ResultStore {
       if (!row) throw new StoreError(`saveItemResult: run ${runId} has no planned item "${key}"; only planned keys can be stored`);
       if (row.result !== null) throw new StoreError(`run ${runId}: item "${key}" is already stored; an item result is saved exactly once`);
       this.prepared('UPDATE item_results SET outcome = ?, result = ?, finished_at = ? WHERE run_id = ? AND key = ?').run(outcome, JSON.stringify(result ?? null), new Date().toISOString(), runId, key);
+      for (const fact of facts) this.addRunFact(runId, fact.kind, fact.data);
     })();
   }
 

@@ -14,7 +14,7 @@ import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
 import { modelHostsOf } from '../../run/model-tiers.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RecordedFact } from '../../run/run-facts.ts';
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import { manualQaKind } from './kind.ts';
@@ -80,6 +80,8 @@ export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCor
 /** One answered and evaluated question as the store takes it. */
 export interface FinishedQuestion {
   result: ManualQaResult;
+  /** the question's model calls (llm.calls), stored in its transaction */
+  facts: RecordedFact[];
 }
 
 /** The plan of a loaded config, made once: the kind's plan and its runner (the evaluators need the corpus) share it. */
@@ -112,16 +114,14 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
   }
   const retrieval = skill ? skill.retrieval : options.headUnit ? 'the head unit given to the run' : `the head unit's own (${config.headUnit.type})`;
   const hosts = await modelHostsOf(config.judges.filter((ref) => ref !== 'oracle'), config.llm.ollamaHost);
-  // every model call is stored with the run (llm.calls facts), after each question and at the end
+  // every model call is stored with the run (llm.calls facts), with its question, and at the end those of no stored question
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
-  let store: ResultStore | null = null;
   let closing: Promise<void> | null = null;
   log(`judges ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
   return {
     concurrency: config.concurrency,
     meta: { judges: tiers.map((t) => t.tier) },
     record(runStore, runId) {
-      store = runStore;
       recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, config.llm.prices));
       runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, judges: tiers.map((t) => t.tier), manual: loaded.files, testSet: config.testSet ?? 'deterministic' } satisfies ManualQaSetup);
       return { invocationEnded: () => calls?.flush(runStore, runId, null, true) };
@@ -138,11 +138,9 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
     connectedUnits: () => headUnit.bridge?.connectedUnits() ?? [],
     async run(runId, { key, item }, signal) {
       if (signal.aborted) throw new ItemAborted(key);
-      try {
-        return { result: await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT) };
-      } finally {
-        if (store) calls?.flush(store, runId, key);
-      }
+      // a question that failed leaves its calls to the next one's record or the invocation's end: they happened
+      const result = await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT);
+      return { result, facts: calls?.take(runId, key) ?? [] };
     },
     async afterItems(runStore, runId, runLog) {
       if (!config.omissionSearch || runStore.runFacts(runId, MANUAL_QA_FACTS.omission).length > 0) return;

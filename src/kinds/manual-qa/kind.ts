@@ -32,7 +32,7 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   storage: {
     create: (store, loaded, plan, meta) => store.createItemRun({ name: loaded.config.name, kind: MANUAL_QA_KIND, config: loaded.config, plan, meta }),
     remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${run.id} item "${row.key}"`) })),
-    save: (store, runId, key, { result }) => store.saveItemResult(runId, key, manualItemOutcome(result), result),
+    save: (store, runId, key, { result, facts }) => store.saveItemResult(runId, key, manualItemOutcome(result), result, facts),
   },
   // a question the unit answered reached it; one whose session failed did not
   unitReach: ({ result }) => ({ status: result.status, turns: result.answer === null ? [] : [{ reply: {} }], error: result.error }) as UnitReachSample,

@@ -40,7 +40,7 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
       return runId;
     },
     remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(ToolTrialItemSchema, row.item, `${store.path}: run ${run.id} trial "${row.key}"`) })),
-    save: (store, runId, key, { result }) => store.saveItemResult(runId, key, trialOutcomeWord(result), result),
+    save: (store, runId, key, { result, facts }) => store.saveItemResult(runId, key, trialOutcomeWord(result), result, facts),
   },
   startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: `${item.taskId} (trial ${item.trial + 1})` }),
   finishedEvent: (runId, key, { result }) => ({ type: 'item_finished', runId, key, outcome: LIVE_OUTCOME[trialOutcomeWord(result)] ?? 'error', word: trialOutcomeWord(result) }),
