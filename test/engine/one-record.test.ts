@@ -241,7 +241,7 @@ describe('the dialogue loop stores its results without parsing them again', () =
     for (const file of ['bench-configs/quickstart.yaml', 'bench-configs/parked-safety.yaml']) {
       const campaign = loadCampaignConfig(file);
       campaign.config.conversations = 12;
-      const store = ResultStore.open(':memory:');
+      const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-one-record-built-')), 'icabench.db'));
       const built: ConversationResult[] = [];
       try {
         const run = await runCampaign(campaign, { store, onEvent: (event) => event.type === 'conversation_finished' && built.push(event.result) });
