@@ -13,7 +13,7 @@ import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
 import { modelHostsOf } from '../../run/model-tiers.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RunFactSink } from '../../run/run-facts.ts';
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import { manualQaKind } from './kind.ts';
@@ -109,7 +109,7 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
   const hosts = await modelHostsOf(config.evaluators.filter((ref) => ref !== 'oracle'), config.llm.ollamaHost);
   // every model call is stored with the run (llm.calls facts), after each question and at the end
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
-  let store: ResultStore | null = null;
+  let store: RunFactSink | null = null;
   let closing: Promise<void> | null = null;
   log(`evaluators ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
   return {

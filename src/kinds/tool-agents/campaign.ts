@@ -5,7 +5,7 @@ import { startBridgeServer, type BridgeServer } from '../../bridge/server.ts';
 import { createProvider, providerOptionsFrom, LlmUsageTracker } from '../../llm/index.ts';
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { checkTierModel, modelHostsOf, TierUnavailableError } from '../../run/model-tiers.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS } from '../../run/run-facts.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RunFactSink } from '../../run/run-facts.ts';
 import { runKindCampaign } from '../../run/runner.ts';
 import type { RunEndStatus } from '../../run/resume.ts';
 import { bridgeToolAgent } from './bridge-agent.ts';
@@ -122,7 +122,7 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
   // CAR-bench offers think and planning_tool to its agents; an endpoint agent may be run without them
   const planningAndThinking = agentConfig.type === 'endpoint' ? agentConfig.planningAndThinking : true;
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
-  let store: ResultStore | null = null;
+  let store: RunFactSink | null = null;
   let closing: Promise<void> | null = null;
   return {
     concurrency: config.concurrency,
