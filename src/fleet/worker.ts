@@ -115,8 +115,21 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     await Promise.all(workers.map((w) => w.pause(true)));
   };
 
-  /** The run's kind and loaded config, from its descriptor; a run unknown or not valid fails the job for good. */
-  const describedRun = async (runId: string): Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }> => {
+  /**
+   * The run's kind and loaded config, from its descriptor, read once per run (a Redis that restarted empty may have lost
+   * it until the coordinator writes it again); a run unknown or not valid fails the job for good.
+   */
+  const descriptors = new Map<string, Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }>>();
+  const describedRun = (runId: string): Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }> => {
+    let reading = descriptors.get(runId);
+    if (!reading) {
+      reading = readDescriptor(runId);
+      descriptors.set(runId, reading);
+      reading.catch(() => descriptors.delete(runId));
+    }
+    return reading;
+  };
+  const readDescriptor = async (runId: string): Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }> => {
     const raw = await redis.get(RUN_KEY_PREFIX + runId);
     if (raw === null) throw new UnrecoverableError(`run ${runId} is not known to the fleet (no run descriptor in Redis)`);
     const parsed = RunDescriptorSchema.safeParse(JSON.parse(raw));
