@@ -2,7 +2,7 @@ import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../config/yaml.ts';
 import { ItemAborted, type CampaignKindDefinition, type ItemRunner, type LoadedKindConfig, type PlannedItem } from '../run/kind.ts';
-import type { RunFactSink } from '../run/run-facts.ts';
+import { RUN_FACTS, type RunFactSink } from '../run/run-facts.ts';
 import {
   ItemResultMessageSchema,
   JobTakenSchema,
@@ -158,6 +158,8 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
   let facts: RunFactSink | null = null;
   /** the workers whose invocation facts this invocation recorded */
   const invocationRecorded = new Set<string>();
+  /** the workers' set-ups (their run.invocation, as JSON) whose invocation facts this invocation recorded */
+  const setUpsRecorded = new Set<string>();
   let closing: Promise<void> | null = null;
 
   events.on('stalled', ({ jobId }) => {
@@ -269,8 +271,14 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
             throw new UnrecoverableError((error as Error).message);
           }
           if (!invocationRecorded.has(message.workerId)) {
-            // each worker's run.invocation, tiers.resolved, …, once per worker and invocation, as a local run records its runner's
-            for (const fact of message.invocationFacts) facts?.addRunFact(id, fact.kind, fact.data);
+            // what the workers run with (run.invocation, tiers.resolved, the unit's first connection, …), as a local run records its
+            // runner's once per invocation: once per set-up (workers alike record what one process records; a worker on another
+            // machine, build or model host adds its own)
+            const setUp = JSON.stringify(message.invocationFacts.find((f) => f.kind === RUN_FACTS.invocation) ?? message.workerId);
+            if (!setUpsRecorded.has(setUp)) {
+              setUpsRecorded.add(setUp);
+              for (const fact of message.invocationFacts) facts?.addRunFact(id, fact.kind, fact.data);
+            }
             invocationRecorded.add(message.workerId);
           }
           for (const fact of message.runFacts) facts?.addRunFact(id, fact.kind, fact.data);
