@@ -222,6 +222,7 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
   };
   private readonly beforeHelloListeners = new Set<(anomaly: BeforeHelloAnomaly) => void>();
   private readonly afterCloseListeners = new Set<(anomaly: AfterCloseAnomaly) => void>();
+  private readonly linkLostListeners = new Set<(why: string) => void>();
   /** the unit's audio streams (src/protocol/audio.ts), following its socket across reconnects */
   readonly audio: SocketRelay;
 
@@ -265,6 +266,12 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
   onAfterClose(listener: (anomaly: AfterCloseAnomaly) => void): () => void {
     this.afterCloseListeners.add(listener);
     return () => this.afterCloseListeners.delete(listener);
+  }
+
+  /** The link went away (disconnected or replaced): what waits on it outside the core events (a protocol extension's requests) fails at once; returns the unsubscribe. */
+  onLinkLost(listener: (why: string) => void): () => void {
+    this.linkLostListeners.add(listener);
+    return () => this.linkLostListeners.delete(listener);
   }
 
   /** Messages a connection of this unit sent before its hello, as they are recorded once it is bound; returns the unsubscribe. */
@@ -386,6 +393,7 @@ export class BridgeHeadUnitConnection implements HeadUnitConnection {
       if (waiting.generation !== generation) continue;
       this.settle(key)?.reject(new SutError('disconnected', `head unit "${this.name}" ${why}`));
     }
+    for (const listener of this.linkLostListeners) listener(`head unit "${this.name}" ${why}`);
     for (const ledger of this.ledgers.values()) if (ledger.generation === generation) ledger.linkLost = loss.kind;
     for (const [id, session] of this.sessions) {
       if (session.generation !== generation) continue;

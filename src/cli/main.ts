@@ -1,11 +1,12 @@
 import { Command } from 'commander';
-import { icabenchVersion } from '../run/run-facts.ts';
+import { icabenchVersion } from '../domain/package-files.ts';
 
 type Register = (program: Command) => void;
 
 /**
- * Each area registers its own subcommands; main loads only the area of the command asked for (all of them for
- * help or an unknown command), so a command does not pay for every other area's modules at start-up.
+ * Each area registers its own subcommands; main loads only the area of the command asked for (none for
+ * `--version`, all of them for help or an unknown command), so a command does not pay for every other area's
+ * modules at start-up.
  */
 const AREAS: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<Register> }> = [
   { commands: ['run'], load: async () => (await import('./commands/run.ts')).registerRunCommands },
@@ -24,6 +25,15 @@ const AREAS: ReadonlyArray<{ commands: readonly string[]; load: () => Promise<Re
   { commands: ['worker'], load: async () => (await import('./commands/worker.ts')).registerWorkerCommands },
 ];
 
+const VERSION_FLAGS = ['-V', '--version'];
+
+/** The areas `asked` (the first argument) needs: its command's, none for the version, every area otherwise (help, an unknown command). */
+function areasFor(asked: string | undefined): ReadonlyArray<(typeof AREAS)[number]> {
+  const areas = AREAS.filter((area) => area.commands.includes(asked ?? ''));
+  if (areas.length > 0) return areas;
+  return VERSION_FLAGS.includes(asked ?? '') ? [] : AREAS;
+}
+
 /** The icabench program with the commands of the area `asked` names (every area when it names none): the CLI and the README's docs test read the same one. */
 export async function buildProgram(asked?: string): Promise<Command> {
   const program = new Command();
@@ -32,8 +42,7 @@ export async function buildProgram(asked?: string): Promise<Command> {
     .description('Test bench for in-car conversational assistants (offline, multi-turn, two-tier judge).')
     .version(icabenchVersion(), '-V, --version', 'print the icabench version')
     .showHelpAfterError();
-  const areas = AREAS.filter((area) => area.commands.includes(asked ?? ''));
-  for (const area of areas.length > 0 ? areas : AREAS) (await area.load())(program);
+  for (const area of areasFor(asked)) (await area.load())(program);
   return program;
 }
 

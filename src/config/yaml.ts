@@ -3,6 +3,7 @@ import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, vi
 import type { z } from 'zod';
 import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
 import { allowedKeysAt } from './schema-walk.ts';
+import { renamedFieldsOf, warnRenamedFields } from './renamed-fields.ts';
 
 /**
  * The one YAML loader of the project: every YAML file icabench reads (campaigns, seed pools, scenarios,
@@ -237,7 +238,7 @@ function lineOfNode(source: YamlSource, node: Node | null): number | null {
 }
 
 /** Line of the key at `path` (or of the item, for a list entry). */
-function lineOfPath(source: YamlSource, path: readonly PropertyKey[]): number | null {
+export function lineOfPath(source: YamlSource, path: readonly PropertyKey[]): number | null {
   const at = nodeAt(source.doc, path);
   return lineOfNode(source, at.keyNode ?? at.valueNode);
 }
@@ -386,6 +387,7 @@ export function loadYamlDocument<S extends z.ZodType>(schema: S, path: string, w
   const source = parseYamlSource(readBoundedText(path, what, maxBytes), path);
   const result = validateYaml(schema, source);
   if (!result.ok) throw configErrorOf(path, result.problems);
+  warnRenamedFields(path, source.value, renamedFieldsOf(schema));
   return {
     data: result.data,
     at(field) {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { loadYaml } from '../config/yaml.ts';
 import { parseModelRef, resolveRefAgainst } from './modelRef.ts';
+import { packagePath } from '../domain/package-files.ts';
 
 /** A model the bench uses: a model reference (Ollama tag, OpenAI-compatible endpoint or GGUF file) or a plain file (speech). */
 export const ModelEntrySchema = z
@@ -54,7 +54,7 @@ export async function loadModelManifest(path: string): Promise<ModelManifest> {
 }
 
 /** models/default.yaml of this checkout: the model sets the bench ships with. */
-export const DEFAULT_MANIFEST = fileURLToPath(new URL('../../models/default.yaml', import.meta.url));
+export const DEFAULT_MANIFEST = packagePath('models', 'default.yaml');
 /** The set of models/default.yaml that holds the methods' own models (the papers' sentence-embedding model among them). */
 export const METHOD_MODEL_SET = 'paper';
 

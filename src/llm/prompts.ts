@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { sep } from 'node:path';
+import { packagePath } from '../domain/package-files.ts';
 
 /**
  * Prompts live as versioned files under prompts/ (e.g. prompts/judge/turn-labels.v1.md), so a
  * prompt change is a new version and a run records which one it used. A file is split into
  * sections by lines "=== name ===" (e.g. system, user); "{{name}}" placeholders are filled at render time.
  */
-export const PROMPTS_DIR = fileURLToPath(new URL('../../prompts/', import.meta.url));
+export const PROMPTS_DIR = packagePath('prompts') + sep;
 
 const cache = new Map<string, Record<string, string>>();
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { LlmErrorKindSchema } from './types.ts';
 
-export const LlmCallKindSchema = z.enum(['simulator', 'judge']);
+/** the role a call served: the user simulator (dialogue simulator, task user), a judge, or a tool-using agent under test */
+export const LlmCallKindSchema = z.enum(['simulator', 'judge', 'agent']);
 export type LlmCallKind = z.infer<typeof LlmCallKindSchema>;
 
 /** USD per million tokens for metered endpoints, keyed by model reference. Refs not listed are local (GPU-seconds). */

@@ -12,6 +12,8 @@ export const BRIDGE_LISTEN_FIELDS = {
   tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
   waitSeconds: z.number().positive().default(60),
   turnTimeoutMs: z.number().int().positive().default(15_000),
+  /** while no unit is connected the campaign starts no item; it stops (resumable) when none dials in within this grace */
+  reconnectGraceSeconds: z.number().positive().default(60),
 };
 
 export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
@@ -34,8 +36,6 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     maxMessageBytes: z.number().int().positive().optional(),
     /** flood guard: unsolicited messages per second one head unit may send (replies to the bench's requests never count) */
     maxMessagesPerSecond: z.number().positive().default(500),
-    /** while no unit is connected the campaign starts no conversation; it stops (resumable) when none dials in within this grace */
-    reconnectGraceSeconds: z.number().positive().default(60),
   }),
   /** a text-only assistant behind an OpenAI-compatible chat endpoint */
   z.strictObject({

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import { withCurrentNames } from '../config/renamed-fields.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord, RunStatus } from '../store/types.ts';
 
@@ -23,14 +25,15 @@ function differingFields(stored: unknown, given: unknown): string[] {
  * The run `--resume` names (null without one). It must be in this workspace and, when `kind` is given, of that
  * kind; when `config` is given, the run must have been started with that config (its budget, concurrency and
  * description may change): resuming a run with another config would store items of one config in a run of another.
+ * With the kind's `schema`, a run stored before a field was renamed compares in today's names.
  */
-export function resumedRun(store: ResultStore, resumeRunId: string | undefined, kind?: string, config?: unknown): RunRecord | null {
+export function resumedRun(store: ResultStore, resumeRunId: string | undefined, kind?: string, config?: unknown, schema?: z.ZodType): RunRecord | null {
   if (!resumeRunId) return null;
   const run = store.getRun(resumeRunId);
   if (!run) throw new Error(`--resume: no run ${resumeRunId} in this workspace (icabench runs lists them)`);
   if (kind !== undefined && run.kind !== kind) throw new Error(`--resume: run ${run.id} is a ${run.kind} run, not a ${kind} run; resume it with the ${run.kind} config it was started with`);
   if (config !== undefined) {
-    const fields = differingFields(run.config, config);
+    const fields = differingFields(schema ? withCurrentNames(schema, run.config) : run.config, config);
     if (fields.length) throw new Error(`--resume: run ${run.id} ("${run.name}") was started with another config (${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}); resume it with the config it was started with, or start a new run`);
   }
   return run;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { z } from 'zod';
 import { LlmCallRecordSchema, LlmUsageTracker, PriceTableSchema, type LlmCallRecord, type LlmUsageSummary } from '../llm/usage.ts';
@@ -6,6 +5,7 @@ import { parseOrThrow } from '../domain/validation.ts';
 import { InvocationSummarySchema, type InvocationSummary } from '../domain/invocation.ts';
 import type { ResultStore } from '../store/store.ts';
 import { TIERS_FACT, TiersRecordSchema } from '../domain/tiers.ts';
+import { icabenchVersion } from '../domain/package-files.ts';
 
 /**
  * The run facts a campaign records as it runs, besides its conversations, so that everything a
@@ -124,23 +124,25 @@ export function recordRunFact<K extends Kind>(store: RunFactSink, runId: string,
   store.addRunFact(runId, kind, parseOrThrow(SCHEMAS[kind], data, `run ${runId} fact ${kind}`));
 }
 
-let packageVersion: string | null = null;
-/** icabench's version, from its package.json. */
-export function icabenchVersion(): string {
-  packageVersion ??= parseOrThrow(z.object({ version: z.string() }), JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')), 'package.json').version;
-  return packageVersion;
-}
-
 /** Flushes a tracker's new call records as `llm.calls` facts; remembers how far it got. */
 export class LlmCallRecorder {
   private flushed = 0;
   constructor(private readonly records: () => readonly LlmCallRecord[]) {}
 
   flush(store: RunFactSink, runId: string, conversation: string | null, always = false): void {
+    for (const fact of this.take(runId, conversation, always)) store.addRunFact(runId, fact.kind, fact.data);
+  }
+
+  /**
+   * The new call records as the `llm.calls` fact of one item (none when no call was made), for the store to write in
+   * the item's own transaction: a crash then leaves neither calls without their item nor an item without its calls.
+   */
+  take(runId: string, conversation: string | null, always = false): RecordedFact[] {
     const all = this.records();
     const calls = all.slice(this.flushed);
     this.flushed = all.length;
-    if (calls.length > 0 || always) recordRunFact(store, runId, RUN_FACTS.llmCalls, { conversation, calls: [...calls] });
+    if (calls.length === 0 && !always) return [];
+    return [{ kind: RUN_FACTS.llmCalls, data: parseOrThrow(LlmCallsFactSchema, { conversation, calls: [...calls] }, `run ${runId} fact ${RUN_FACTS.llmCalls}`) }];
   }
 }
 

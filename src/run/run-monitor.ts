@@ -137,8 +137,11 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
   let pause: Promise<string | null> | null = null;
   /** the run ended (Ctrl+C during a pause): the wait that the closing bridge cuts short is no stop of the run */
   let closed = false;
+  /** once the unit did not come back the run stops: every later caller (another worker, the item that waited) hears the same reason, without a second wait */
+  let stopped: string | null = null;
   return {
     ready() {
+      if (stopped) return Promise.resolve(stopped);
       if (connection.connected) return Promise.resolve(null);
       pause ??= (async () => {
         const since = Date.now();
@@ -151,6 +154,7 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
           if (closed) return null;
           const reason = `head unit "${name}" left and did not come back: ${error instanceof Error ? error.message : String(error)}`;
           event(BRIDGE_FACTS.stopped, { reason, pausedMs: Date.now() - since }, { kind: 'stopped', message: `${reason}; the run stops (continue it later with --resume)` });
+          stopped = reason;
           return reason;
         } finally {
           pause = null;

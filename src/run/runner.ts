@@ -52,7 +52,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   let resumed: RunRecord | null;
   let plan: PlannedItem<Item>[] | null;
   try {
-    resumed = resumedRun(store, options.resumeRunId, kind.storedAs, config);
+    resumed = resumedRun(store, options.resumeRunId, kind.storedAs, config, kind.configSchema);
     // a new run's plan is made first: a config that plans nothing stops here, before the rig or the store
     plan = resumed ? null : await kind.plan(loaded, log);
     if (plan?.length === 0) throw new ConfigError(`${loaded.path}: nothing to run: the config plans no ${kind.nouns.items}`);
@@ -79,7 +79,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   const planned = run.planned;
   const remaining = kind.storage.remaining(store, run);
   const budgetMs = config.budgetMinutes ? config.budgetMinutes * 60_000 : null;
-  emit({ type: 'run_started', runId, name: config.name, kind: kind.name, planned, remaining: remaining.length, budgetMs });
+  emit({ type: 'run_started', runId, name: config.name, kind: kind.name, nouns: kind.nouns, planned, remaining: remaining.length, budgetMs });
 
   const started = Date.now();
   let done = planned - remaining.length;

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openWorkspaceStore } from '../store/workspace.ts';
 import { fleetWorkerSource } from '../fleet/coordinator.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
+import { packagePath } from '../domain/package-files.ts';
 
-export const DEFAULT_CONFIGS_DIR = fileURLToPath(new URL('../../bench-configs', import.meta.url));
+export const DEFAULT_CONFIGS_DIR = packagePath('bench-configs');
 /** The built UI: src/ui/dist, or ICABENCH_UI_DIR (a build folder of its own, e.g. for a test of a fresh build). */
-export const DEFAULT_UI_DIR = process.env.ICABENCH_UI_DIR ? resolve(process.env.ICABENCH_UI_DIR) : fileURLToPath(new URL('../ui/dist', import.meta.url));
+export const DEFAULT_UI_DIR = process.env.ICABENCH_UI_DIR ? resolve(process.env.ICABENCH_UI_DIR) : packagePath('src', 'ui', 'dist');
 export const DEFAULT_PORT = 7860;
 
 export interface BenchAppOptions {

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../domain/package-files.ts';
 
 /** The UI build config (vite.ui.config.ts at the repository root). */
-const UI_BUILD_CONFIG = fileURLToPath(new URL('../../vite.ui.config.ts', import.meta.url));
+const UI_BUILD_CONFIG = packagePath('vite.ui.config.ts');
 
 /**
  * Builds the bench UI into `uiDir` when it is not built yet, so the first `icabench serve` (or

@@ -253,9 +253,9 @@ export class ResultStore {
   /**
    * Stores the result of one planned item, exactly once (a second save, an unknown run or an
    * unplanned key is rejected without writing). `outcome` is the kind's one-word verdict (pass,
-   * fail, error, …) for lists and filters.
+   * fail, error, …) for lists and filters. `facts` (the item's model calls) are written in the same transaction.
    */
-  saveItemResult(runId: string, key: string, outcome: string, result: unknown): void {
+  saveItemResult(runId: string, key: string, outcome: string, result: unknown, facts: readonly { kind: string; data: unknown }[] = []): void {
     if (!outcome) throw new StoreError(`saveItemResult: run ${runId} item "${key}" needs an outcome`);
     this.requireRun(runId);
     this.db.transaction(() => {
@@ -263,6 +263,7 @@ export class ResultStore {
       if (!row) throw new StoreError(`saveItemResult: run ${runId} has no planned item "${key}"; only planned keys can be stored`);
       if (row.result !== null) throw new StoreError(`run ${runId}: item "${key}" is already stored; an item result is saved exactly once`);
       this.prepared('UPDATE item_results SET outcome = ?, result = ?, finished_at = ? WHERE run_id = ? AND key = ?').run(outcome, JSON.stringify(result ?? null), new Date().toISOString(), runId, key);
+      for (const fact of facts) this.addRunFact(runId, fact.kind, fact.data);
     })();
   }
 
@@ -345,10 +346,20 @@ export class ResultStore {
    * transaction, with the run facts it produced when they come with it (a fleet worker's `llm.calls`,
    * `vehicle.frames`). Rejects, without writing anything: an invalid result, an unknown run, a key
    * outside the run's plan, and a key already stored.
+   *
+   * `validated`: the result was built in this process by the run loop from parts validated where they came in (bridge
+   * replies, model outputs, a fleet worker's message), so it is not parsed again (test/engine/one-record.test.ts
+   * proves such a result is what the schema keeps). Anything else, from disk or an import, is validated here.
    */
-  saveConversation(runId: string, result: ConversationResult, artifacts: readonly ArtifactInput[] = [], facts: readonly { kind: string; data: unknown }[] = []): void {
+  saveConversation(
+    runId: string,
+    result: ConversationResult,
+    artifacts: readonly ArtifactInput[] = [],
+    facts: readonly { kind: string; data: unknown }[] = [],
+    options: { validated?: boolean } = {},
+  ): void {
     const key = typeof result?.spec?.key === 'string' ? result.spec.key : '(no key)';
-    const valid = parseOrThrow(ConversationResultSchema, result, `saveConversation: run ${runId} conversation "${key}"`);
+    const valid = options.validated ? result : parseOrThrow(ConversationResultSchema, result, `saveConversation: run ${runId} conversation "${key}"`);
     this.requireRun(runId);
     const planned = this.prepared('SELECT 1 FROM planned WHERE run_id = ? AND key = ?').get(runId, valid.spec.key);
     if (!planned) throw new StoreError(`saveConversation: run ${runId} has no planned conversation "${valid.spec.key}"; only planned keys can be stored`);

@@ -6,6 +6,7 @@ import { loadDbc } from './dbc/parser.ts';
 import type { DbcMessage, DbcSignal } from './dbc/types.ts';
 import type { PeriodicMessage } from './scheduler.ts';
 import { numericSignalValue, type Gear, type NumericContextSignal, type VehicleSnapshot } from './model.ts';
+import { packagePath } from '../domain/package-files.ts';
 
 const SignalRefSchema = z.strictObject({
   message: z.string().min(1),
@@ -54,7 +55,7 @@ export const VehicleMappingSchema = z.strictObject({
 export type VehicleMappingConfig = z.infer<typeof VehicleMappingSchema>;
 
 /** Mappings shipped with the bench, by name (hardware/mappings/<name>.yaml). */
-export const MAPPINGS_DIR = resolve(import.meta.dirname, '../../hardware/mappings');
+export const MAPPINGS_DIR = packagePath('hardware', 'mappings');
 
 interface BoundSignal {
   context: NumericContextSignal;

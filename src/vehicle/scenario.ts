@@ -5,9 +5,10 @@ import { loadYamlDocument, PATH_LIKE } from '../config/yaml.ts';
 import { ValidationError } from '../domain/validation.ts';
 import { haversineKm } from '../world/geo.ts';
 import type { VehicleSnapshot } from './model.ts';
+import { packagePath } from '../domain/package-files.ts';
 
 /** Scenarios shipped with the bench, by name (bench-configs/scenarios/<name>.yaml). */
-export const SCENARIOS_DIR = resolve(import.meta.dirname, '../../bench-configs/scenarios');
+export const SCENARIOS_DIR = packagePath('bench-configs', 'scenarios');
 
 const ClockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'expected a time as HH:MM or HH:MM:SS');
 

@@ -2,9 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { toFloat } from './dsp.ts';
 import { VoiceError, type Pcm16, type SttEngine, type TranscribeOptions, type Transcript } from './types.ts';
+import { packagePath } from '../domain/package-files.ts';
 
 /** Where the bench looks for a Whisper model by default (ONNX export, transformers.js layout): the repository's models/whisper-tiny.en, absolute so it does not depend on the working directory or the config's folder. */
-export const DEFAULT_WHISPER_MODEL_DIR = resolve(import.meta.dirname, '../../models/whisper-tiny.en');
+export const DEFAULT_WHISPER_MODEL_DIR = packagePath('models', 'whisper-tiny.en');
 
 const REQUIRED_FILES = ['config.json', 'preprocessor_config.json', 'tokenizer.json'];
 

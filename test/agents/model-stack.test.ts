@@ -10,6 +10,8 @@ import { TIERS_FACT, type TiersRecord } from '../../src/domain/tiers.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { dataPath } from '../helpers/repoData.ts';
+import { DONE_TEXT, planReplay } from '../../src/kinds/tool-agents/replay.ts';
+import { loadTaskFile } from '../../src/toolenv/tasks.ts';
 
 /**
  * The tool-agents kind on the one model stack (#22): its LLM policy judge is built like every model tier — the
@@ -46,6 +48,49 @@ describe('tool-agents on the one model stack', () => {
       expect((store.runFacts(runId, TIERS_FACT)[0].data as TiersRecord).judges.map((j) => j.ref)).toEqual([ref, 'rule']);
     } finally {
       store.close();
+    }
+  });
+
+  it("an endpoint agent's own calls are stored with their usage (kind agent) beside the judge's, each trial's in its own transaction", async () => {
+    const task = loadTaskFile(join(dir, 'tasks.json'))[0];
+    const steps = planReplay(task).steps;
+    const agentServer = await startFakeLlmServer({
+      models: ['agent-model', 'judge-model'],
+      respond: (request) => {
+        if (request.body.model === 'judge-model') return { content: JSON.stringify({ reasoning: 'asked first', policy_followed: true }), promptTokens: 120, completionTokens: 9 };
+        // the agent replays the task's ground truth, step by step
+        const step = steps[(request.body.messages as Array<{ role: string }>).filter((m) => m.role === 'assistant').length];
+        const usage = { promptTokens: 300, completionTokens: 21 };
+        if (!step) return { content: DONE_TEXT, toolCalls: [], ...usage };
+        if (step.kind === 'say') return { content: step.text, toolCalls: [], ...usage };
+        return { toolCalls: step.calls.map((c) => ({ name: c.name, arguments: JSON.stringify(c.kwargs) })), ...usage };
+      },
+    });
+    const agentRef = `openai-compat:${agentServer.url}/v1#agent-model`;
+    const judgeRef = `openai-compat:${agentServer.url}/v1#judge-model`;
+    writeFileSync(join(dir, 'agent.yaml'), `kind: tool-agents\nname: endpoint\ntasks: [tasks.json]\ntaskIds: [${task.task_id}]\nrepeats: 2\nagent: { type: endpoint, model: "${agentRef}" }\njudges: ["${judgeRef}", rule]\n`);
+    const store = ResultStore.open(join(dir, 'agent.db'));
+    try {
+      const run = await runToolAgentsCampaign(loadToolAgentsConfig(join(dir, 'agent.yaml')), { store });
+      expect(run.results.map((r) => r.reward)).toEqual([1, 1]);
+      const facts = readRunFacts(store, run.runId, RUN_FACTS.llmCalls);
+      const calls = facts.flatMap((fact) => fact.calls);
+      const requests = agentServer.chatRequests();
+      const agentRequests = requests.filter((r) => r.body.model === 'agent-model').length;
+      expect(agentRequests).toBeGreaterThan(2);
+      // every request the server saw is one recorded call, with the usage it reported and the role it served
+      expect(calls).toHaveLength(requests.length);
+      expect(calls.filter((c) => c.kind === 'agent')).toEqual(Array.from({ length: agentRequests }, () => expect.objectContaining({ ref: agentRef, promptTokens: 300, completionTokens: 21, error: null })));
+      expect(calls.filter((c) => c.kind === 'judge').every((c) => c.ref === judgeRef && c.promptTokens === 120)).toBe(true);
+      // each trial's calls are one fact named after it, stored with the trial (an empty end-of-invocation fact closes the run)
+      expect(facts.map((f) => f.conversation)).toEqual([`${task.task_id}#0`, `${task.task_id}#1`, null]);
+      const verdicts = run.results.flatMap((r) => r.score?.policy.judged ?? []).filter((v) => v.status !== 'not_judged');
+      expect(verdicts.length).toBeGreaterThan(0);
+      expect(verdicts.every((v) => v.judge === judgeRef)).toBe(true);
+      expect(readRunFacts(store, run.runId, RUN_FACTS.invocation)[0].modelHosts.map((h) => h.ref)).toContain(agentRef);
+    } finally {
+      store.close();
+      await agentServer.close();
     }
   });
 

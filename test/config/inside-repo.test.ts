@@ -64,7 +64,7 @@ async function namedPaths(file: string): Promise<string[]> {
   }
   if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'tool-agents') {
     const { taskFiles, config } = loadToolAgentsConfig(file);
-    return [...taskFiles, ...[config.user, ...config.judges].filter((m) => m.startsWith('gguf:')).map((m) => m.slice(5))];
+    return [...taskFiles, ...[config.simulator, ...config.judges].filter((m) => m.startsWith('gguf:')).map((m) => m.slice(5))];
   }
   // campaigns: the top-level `kind` picks the loader (src/kinds/registry.ts)
   if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'manual-qa') {

@@ -13,7 +13,7 @@ describe('icabench doctor and the rig status check the same models', () => {
   it('lists the model references of every kind of config, and no deterministic tier as a model', { timeout: 120_000 }, async () => {
     const configs = mkdtempSync(join(tmpdir(), 'doctor-configs-'));
     copyFileSync('bench-configs/carbench-train.yaml', join(configs, 'carbench-train.yaml'));
-    writeFileSync(join(configs, 'm.yaml'), 'kind: manual-qa\nname: m\nmanual: [x.xml]\nevaluators: [oracle, "ollama:manual-judge"]\n');
+    writeFileSync(join(configs, 'm.yaml'), 'kind: manual-qa\nname: m\nmanual: [x.xml]\njudges: [oracle, "ollama:manual-judge"]\n');
     const ran = await runCli(['doctor', '--json', '--configs', configs], { OLLAMA_HOST: 'http://127.0.0.1:9' });
     const names = (JSON.parse(ran.stdout) as { results: { name: string }[] }).results.map((r) => r.name);
     expect(names.filter((n) => n.startsWith('model '))).toEqual(['model ollama:manual-judge']);

@@ -96,7 +96,7 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
       expect(row.result?.evaluations[0].referenceFacts.length).toBeGreaterThan(0);
     }
     expect(store.runFacts(runId, MANUAL_QA_FACTS.omission)).toHaveLength(1);
-    expect(data.setup).toMatchObject({ evaluators: ['oracle'], testSet: 'deterministic' });
+    expect(data.setup).toMatchObject({ judges: ['oracle'], testSet: 'deterministic' });
     expect(data.setup!.retrieval).toMatch(/bm25/i);
   });
 
@@ -222,7 +222,7 @@ describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no
     const ref = `openai-compat:${server.url}/v1#judge-model`;
     const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'manual-llm-')), 'icabench.db'));
     try {
-      const yaml = (evaluators: string[]) => `kind: manual-qa\nname: manual-llm\nmanual: ${JSON.stringify(chapters.slice(0, 2))}\nlimit: 3\nevaluators: ${JSON.stringify(evaluators)}\n`;
+      const yaml = (judges: string[]) => `kind: manual-qa\nname: manual-llm\nmanual: ${JSON.stringify(chapters.slice(0, 2))}\nlimit: 3\njudges: ${JSON.stringify(judges)}\n`;
       const missing = loadManualQaConfig(write('llm-missing.yaml', yaml(['oracle', `openai-compat:${server.url}/v1#no-such-model`])));
       await expect(runManualQa(missing, { store })).rejects.toThrow(/evaluator models are not available[\s\S]*no-such-model/);
       expect(store.listRuns()).toHaveLength(0);
@@ -234,7 +234,7 @@ describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no
       expect(summary.tiers).toHaveLength(2);
       expect(summary.tiers[0].tier).toBe('oracle');
       expect(summary.tiers[1].tier).toMatch(/^llm:.*judge-model/);
-      expect(summary.setup?.evaluators).toEqual(['oracle', summary.tiers[1].tier]);
+      expect(summary.setup?.judges).toEqual(['oracle', summary.tiers[1].tier]);
       // the model calls are stored with the run and summarised from the store
       expect(summary.llm?.calls).toBe(server.chatRequests().length);
       expect(summary.invocations).toHaveLength(1);
@@ -368,7 +368,7 @@ describe('a manual-QA campaign against an OpenAI-compatible chat endpoint (the H
 describe('the bench app config catalog with campaign kinds', () => {
   it('validates each config by its kind, names the kind, reports an unknown kind at its field, and counts evaluator models', async () => {
     const configs = mkdtempSync(join(tmpdir(), 'catalog-'));
-    writeFileSync(join(configs, 'm.yaml'), `kind: manual-qa\nname: m\nmanual: [x.xml]\nevaluators: [oracle, "ollama:qwen3:14b"]\n`);
+    writeFileSync(join(configs, 'm.yaml'), `kind: manual-qa\nname: m\nmanual: [x.xml]\njudges: [oracle, "ollama:qwen3:14b"]\n`);
     writeFileSync(join(configs, 'bad.yaml'), `name: b\nkind: sightseeing\n`);
     writeFileSync(join(configs, 'm-bad.yaml'), `kind: manual-qa\nname: m\nmanual: []\n`);
     const catalog = new ConfigCatalog(configs, campaignConfigSchemaFor);
@@ -378,7 +378,7 @@ describe('the bench app config catalog with campaign kinds', () => {
     expect(list.find((c) => c.name === 'm-bad.yaml')).toMatchObject({ kind: 'manual-qa', valid: false, errors: [{ path: 'manual', line: 3 }] });
     expect(await catalog.modelRefs(configModelRefs)).toEqual(['ollama:qwen3:14b']);
     // a tool-agents config's deterministic tiers are not model references (the rig status showed `model rule: FAIL`)
-    writeFileSync(join(configs, 't.yaml'), `kind: tool-agents\nname: t\ntasks: [t.json]\nuser: "ollama:user-model"\njudges: [rule, "ollama:judge-model"]\n`);
+    writeFileSync(join(configs, 't.yaml'), `kind: tool-agents\nname: t\ntasks: [t.json]\nsimulator: "ollama:user-model"\njudges: [rule, "ollama:judge-model"]\n`);
     expect((await catalog.modelRefs(configModelRefs)).sort()).toEqual(['ollama:judge-model', 'ollama:qwen3:14b', 'ollama:user-model']);
   });
 });

@@ -3,13 +3,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { DEFAULT_UI_DIR, startBenchApp } from '../../server/bench.ts';
 import { ensureUiBuilt } from '../../server/ui-build.ts';
 import { stopRequested } from '../signals.ts';
+import { PACKAGE_ROOT } from '../../domain/package-files.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Debian's chromium (scripts/setup-system.sh installs it); ICABENCH_CHROMIUM names another. */
 const CHROMIUM = process.env.ICABENCH_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -51,10 +50,10 @@ export function registerAppCommands(program: Command): void {
       const electron = electronBinary();
       if ('path' in electron) {
         // the shell bundles its main process (electron/build.ts) and starts the bench server itself
-        const built = spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'electron/build.ts')], { cwd: REPO_ROOT, stdio: 'inherit' });
+        const built = spawnSync(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'electron/build.ts')], { cwd: PACKAGE_ROOT, stdio: 'inherit' });
         if (built.status !== 0) throw new Error('electron/build.ts failed (above)');
         await ensureUiBuilt(DEFAULT_UI_DIR, (line) => console.error(line));
-        const shell = spawn(electron.path, [join(REPO_ROOT, 'electron/dist/main.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
+        const shell = spawn(electron.path, [join(PACKAGE_ROOT, 'electron/dist/main.mjs')], { cwd: PACKAGE_ROOT, stdio: 'inherit' });
         await new Promise((resolve) => shell.once('exit', resolve));
         return;
       }

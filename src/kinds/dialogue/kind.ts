@@ -28,7 +28,8 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   storage: {
     create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: campaign.runMode ?? campaign.config.mode, config: campaign.config, plan: plan.map((p) => p.item), meta }),
     remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
-    save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts),
+    // the run loop built the result from validated parts (a fleet worker's message is validated by the coordinator)
+    save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts, { validated: true }),
   },
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
   unitReach: (finished) => finished.result,

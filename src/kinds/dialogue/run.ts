@@ -7,7 +7,7 @@ import type { ItemRunner } from '../../run/kind.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import type { RecordedFact, RunFactSink } from '../../run/run-facts.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
-import type { CampaignConfig, LoadedCampaign } from './config.ts';
+import { pipelinesTurns, type CampaignConfig, type LoadedCampaign } from './config.ts';
 import { runConversation } from './conversation.ts';
 import { dialogueKind } from './kind.ts';
 
@@ -56,6 +56,7 @@ export async function runPlannedConversation(
       inconclusive: config.scoring.inconclusive,
       // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
       evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
+      pipeline: pipelinesTurns(config),
       contextAt: drive?.contextAt ?? options.contextAt,
       beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
       signal: options.signal,

@@ -1,10 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import type { ConversationVerdict, TurnVerdict } from '../../domain/conversation.ts';
 import type { Dimension } from '../../domain/taxonomy.ts';
 import { renderDimensionJudgePrompts, renderTurnJudgePrompt } from '../../judge/llm.ts';
 import { OracleJudge } from '../../judge/oracle.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from '../../judge/types.ts';
 import type { WorkedExample, WorkedExamples } from '../../judge/technique-judge.ts';
+import { packagePath } from '../../domain/package-files.ts';
 
 /**
  * Worked examples for the CoT-n technique judges, made as the judge benchmark makes its own: fixed
@@ -16,7 +16,7 @@ import type { WorkedExample, WorkedExamples } from '../../judge/technique-judge.
  */
 
 const EXAMPLE_CONVERSATIONS = 12;
-const CONFIG = fileURLToPath(new URL('../../../bench-configs/quickstart.yaml', import.meta.url));
+const CONFIG = packagePath('bench-configs', 'quickstart.yaml');
 
 type Example = WorkedExample;
 let cases: Promise<{ turns: { input: TurnJudgeInput; verdict: TurnVerdict }[]; conversations: { input: ConversationJudgeInput; verdict: ConversationVerdict }[] }> | null = null;

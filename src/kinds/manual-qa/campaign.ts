@@ -5,7 +5,8 @@ import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult } from './item.ts';
-import { manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
+import { MANUAL_QA_RENAMED_FIELDS, manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
+import { renameFields } from '../../config/renamed-fields.ts';
 import type { ManualCorpus } from '../../manual/corpus.ts';
 import { DeterministicManualEvaluator } from '../../manual/evaluate.ts';
 import { searchWarningOmissions, type OmissionSearchResult } from '../../manual/omission.ts';
@@ -13,20 +14,24 @@ import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
 import { modelHostsOf } from '../../run/model-tiers.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RunFactSink } from '../../run/run-facts.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RecordedFact } from '../../run/run-facts.ts';
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import { manualQaKind } from './kind.ts';
 
 /** Run facts a manual-QA run records besides its item results. */
 export const MANUAL_QA_FACTS = {
-  /** what ran: retrieval, evaluator tiers, manual files (one per invocation) */
+  /** what ran: retrieval, judge tiers, manual files (one per invocation) */
   setup: 'manual_qa_setup',
   /** the warning-omission search's result (once, after the planned questions) */
   omission: 'manual_omission_search',
 } as const;
 
-export const ManualQaSetupSchema = z.object({ retrieval: z.string(), evaluators: z.array(z.string()), manual: z.array(z.string()), testSet: z.string() });
+/** The setup fact; runs stored before the vocabulary change name the judge tiers `evaluators`, and still report. */
+export const ManualQaSetupSchema = z.preprocess(
+  (stored) => renameFields(stored, MANUAL_QA_RENAMED_FIELDS),
+  z.object({ retrieval: z.string(), judges: z.array(z.string()), manual: z.array(z.string()), testSet: z.string() }),
+);
 export type ManualQaSetup = z.infer<typeof ManualQaSetupSchema>;
 
 /**
@@ -45,8 +50,8 @@ export const MANUAL_QA_CONTEXT: ContextVector = {
  * unavailable model stops it here with the reason and the fix).
  */
 export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCorpus, log: (line: string) => void = () => undefined): Promise<{ tiers: ManualEvaluatorTier[]; tracker: LlmUsageTracker | null }> {
-  const refs = config.evaluators;
-  if (new Set(refs).size !== refs.length) throw new ConfigError(`evaluators: ${refs.join(', ')}: list each evaluator once`);
+  const refs = config.judges;
+  if (new Set(refs).size !== refs.length) throw new ConfigError(`judges: ${refs.join(', ')}: list each judge once (the first decides)`);
   const modelRefs = refs.filter((r) => r !== 'oracle');
   let tracker: LlmUsageTracker | null = null;
   const models = new Map<string, ManualEvaluatorTier>();
@@ -75,6 +80,8 @@ export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCor
 /** One answered and evaluated question as the store takes it. */
 export interface FinishedQuestion {
   result: ManualQaResult;
+  /** the question's model calls (llm.calls), stored in its transaction */
+  facts: RecordedFact[];
 }
 
 /** The plan of a loaded config, made once: the kind's plan and its runner (the evaluators need the corpus) share it. */
@@ -91,7 +98,7 @@ export const plannedQuestions = (loaded: LoadedManualQa): ReturnType<typeof plan
  * given by a test); after the planned questions, the warning-omission search.
  */
 export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOptions & { headUnit?: ConnectedHeadUnit } = {}): Promise<ItemRunner<TestItem, FinishedQuestion>> {
-  const config = options.overrides?.judges ? { ...loaded.config, evaluators: options.overrides.judges } : loaded.config;
+  const config = options.overrides?.judges ? { ...loaded.config, judges: options.overrides.judges } : loaded.config;
   if (options.overrides?.simulator) throw new ConfigError(`--simulator: a manual-qa campaign asks the questions of its test set; it has no user simulator`);
   const log = options.log ?? (() => undefined);
   const { corpus } = await plannedQuestions(loaded);
@@ -106,19 +113,17 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
     throw error;
   }
   const retrieval = skill ? skill.retrieval : options.headUnit ? 'the head unit given to the run' : `the head unit's own (${config.headUnit.type})`;
-  const hosts = await modelHostsOf(config.evaluators.filter((ref) => ref !== 'oracle'), config.llm.ollamaHost);
-  // every model call is stored with the run (llm.calls facts), after each question and at the end
+  const hosts = await modelHostsOf(config.judges.filter((ref) => ref !== 'oracle'), config.llm.ollamaHost);
+  // every model call is stored with the run (llm.calls facts), with its question, and at the end those of no stored question
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
-  let store: RunFactSink | null = null;
   let closing: Promise<void> | null = null;
-  log(`evaluators ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
+  log(`judges ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
   return {
     concurrency: config.concurrency,
-    meta: { evaluators: tiers.map((t) => t.tier) },
+    meta: { judges: tiers.map((t) => t.tier) },
     record(runStore, runId) {
-      store = runStore;
       recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, config.llm.prices));
-      runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, evaluators: tiers.map((t) => t.tier), manual: loaded.files, testSet: config.testSet ?? 'deterministic' } satisfies ManualQaSetup);
+      runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, judges: tiers.map((t) => t.tier), manual: loaded.files, testSet: config.testSet ?? 'deterministic' } satisfies ManualQaSetup);
       return { invocationEnded: () => calls?.flush(runStore, runId, null, true) };
     },
     // no question is asked while the head unit is away: one that does not come back stops the run (resumable)
@@ -133,11 +138,9 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
     connectedUnits: () => headUnit.bridge?.connectedUnits() ?? [],
     async run(runId, { key, item }, signal) {
       if (signal.aborted) throw new ItemAborted(key);
-      try {
-        return { result: await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT) };
-      } finally {
-        if (store) calls?.flush(store, runId, key);
-      }
+      // a question that failed leaves its calls to the next one's record or the invocation's end: they happened
+      const result = await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT);
+      return { result, facts: calls?.take(runId, key) ?? [] };
     },
     async afterItems(runStore, runId, runLog) {
       if (!config.omissionSearch || runStore.runFacts(runId, MANUAL_QA_FACTS.omission).length > 0) return;

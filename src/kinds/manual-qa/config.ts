@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
 import { ConfigError, loadYaml } from '../../config/yaml.ts';
+import { acceptingRenamedFields, type RenamedField } from '../../config/renamed-fields.ts';
 import { ManualFaultConfigSchema, ManualQaSkill } from '../../headunit/reference/manual-skill.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
 import { methodEmbeddingModel } from '../../llm/manifest.ts';
@@ -15,42 +16,48 @@ import { buildManualIndex } from '../../manual/manual-index.ts';
 import { QUESTION_KINDS, QuestionKindSchema, type QuestionKind } from '../../manual/model.ts';
 import { generateDeterministicTestSet, readTestSet, type TestItem } from '../../manual/testset.ts';
 
+/** Fields renamed for one vocabulary across kinds; the old names are read for one release. */
+export const MANUAL_QA_RENAMED_FIELDS: readonly RenamedField[] = [{ old: 'evaluators', now: 'judges' }];
+
 /**
  * A manual-QA campaign (`kind: manual-qa`): the questions of a test set go to the head unit as
- * ordinary user turns, every evaluator tier judges the answers. Paths (manual, testSet, embeddingModel) resolve against this file.
+ * ordinary user turns, every judge tier judges the answers. Paths (manual, testSet, embeddingModel) resolve against this file.
  */
-export const ManualQaConfigSchema = z
-  .object({
-    kind: z.literal('manual-qa'),
-    name: z.string().min(1),
-    description: z.string().default(''),
-    /** manual files or folders (IBIKUS XML, Markdown, HTML, PDF) */
-    manual: z.array(z.string().min(1)).min(1),
-    /** a test set file (.jsonl); default: the deterministic test set of the manual */
-    testSet: z.string().optional(),
-    /** question kinds to ask ("all" or a list) */
-    kinds: z.union([z.literal('all'), z.array(QuestionKindSchema).min(1)], { error: () => `expected "all" or a list of question kinds (${QUESTION_KINDS.join(', ')})` }).default('all'),
-    /** ask at most this many questions (a seeded sample) */
-    limit: z.number().int().min(1).optional(),
-    seed: z.number().int().default(42),
-    headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
-    /** the reference unit's manual-QA fault profiles */
-    manualFaults: ManualFaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
-    /** evaluator tiers: "oracle" (deterministic) and/or model references */
-    evaluators: z.array(z.string().min(1)).min(1).default(['oracle']),
-    /** retrieval of the reference unit's skill and the generator's related sections: bm25, or dense with the embedder below */
-    retrieval: z.enum(['bm25', 'dense']).default('bm25'),
-    /** a local ONNX sentence-embedding model (file or folder); without one, dense retrieval uses the labelled TF-IDF fallback */
-    embeddingModel: z.string().optional(),
-    /** the warning-omission search after the planned questions */
-    omissionSearch: z.strictObject({ budget: z.number().int().min(1).max(100_000), seed: z.number().int().default(1), exploit: z.number().min(0).max(1).default(0.5) }).strict().optional(),
-    concurrency: z.number().int().min(1).max(64).default(4),
-    budgetMinutes: z.number().positive().optional(),
-    llm: LlmSettingsSchema.prefault({}),
-    /** lab (default) or GEAR as published: model tiers judge correctness against the reference key facts ("not mentioned" left out) and actionability on every answer (docs/reproduction.md) */
-    method: MethodSchema.default('lab'),
-  })
-  .strict();
+export const ManualQaConfigSchema = acceptingRenamedFields(
+  z
+    .object({
+      kind: z.literal('manual-qa'),
+      name: z.string().min(1),
+      description: z.string().default(''),
+      /** manual files or folders (IBIKUS XML, Markdown, HTML, PDF) */
+      manual: z.array(z.string().min(1)).min(1),
+      /** a test set file (.jsonl); default: the deterministic test set of the manual */
+      testSet: z.string().optional(),
+      /** question kinds to ask ("all" or a list) */
+      kinds: z.union([z.literal('all'), z.array(QuestionKindSchema).min(1)], { error: () => `expected "all" or a list of question kinds (${QUESTION_KINDS.join(', ')})` }).default('all'),
+      /** ask at most this many questions (a seeded sample) */
+      limit: z.number().int().min(1).optional(),
+      seed: z.number().int().default(42),
+      headUnit: HeadUnitConfigSchema.default({ type: 'reference', worldSeed: 1, faults: { profiles: [], rate: 0.5, rates: {}, seed: 7 } }),
+      /** the reference unit's manual-QA fault profiles */
+      manualFaults: ManualFaultConfigSchema.default({ profiles: [], rate: 0.5, rates: {}, seed: 7 }),
+      /** judge tiers in order (the first decides an item's outcome): "oracle" (deterministic) and/or model references; `evaluators` before (docs/configuration.md) */
+      judges: z.array(z.string().min(1)).min(1).default(['oracle']),
+      /** retrieval of the reference unit's skill and the generator's related sections: bm25, or dense with the embedder below */
+      retrieval: z.enum(['bm25', 'dense']).default('bm25'),
+      /** a local ONNX sentence-embedding model (file or folder); without one, dense retrieval uses the labelled TF-IDF fallback */
+      embeddingModel: z.string().optional(),
+      /** the warning-omission search after the planned questions */
+      omissionSearch: z.strictObject({ budget: z.number().int().min(1).max(100_000), seed: z.number().int().default(1), exploit: z.number().min(0).max(1).default(0.5) }).strict().optional(),
+      concurrency: z.number().int().min(1).max(64).default(4),
+      budgetMinutes: z.number().positive().optional(),
+      llm: LlmSettingsSchema.prefault({}),
+      /** lab (default) or GEAR as published: model tiers judge correctness against the reference key facts ("not mentioned" left out) and actionability on every answer (docs/reproduction.md) */
+      method: MethodSchema.default('lab'),
+    })
+    .strict(),
+  MANUAL_QA_RENAMED_FIELDS,
+);
 export type ManualQaConfig = z.infer<typeof ManualQaConfigSchema>;
 
 export interface LoadedManualQa {

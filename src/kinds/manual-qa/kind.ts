@@ -1,6 +1,7 @@
 import { parseOrThrow } from '../../domain/validation.ts';
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 import { z } from 'zod';
+import { RecordedFactSchema } from '../../run/run-facts.ts';
 import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
 import type { UnitReachSample } from '../../run/unit-reach.ts';
 import type { FinishedQuestion } from './campaign.ts';
@@ -12,7 +13,7 @@ const WireManualQaSchema = z.strictObject({ config: ManualQaConfigSchema, path: 
 
 /**
  * The manual-QA kind (docs/manual-qa.md): the questions of an owner's-manual test set, each asked as an ordinary
- * user turn of its own session, every evaluator tier judging the answer (the GEAR metrics of src/manual); stored
+ * user turn of its own session, every judge tier judging the answer (the GEAR metrics of src/manual); stored
  * as item results (key: the question's id); after them, the warning-omission search.
  */
 export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, FinishedQuestion> = {
@@ -21,7 +22,7 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   nouns: { item: 'question', items: 'questions' },
   configSchema: ManualQaConfigSchema,
   load: loadManualQaConfig,
-  modelRefs: (config) => config.evaluators.filter((ref) => ref !== 'oracle'),
+  modelRefs: (config) => config.judges.filter((ref) => ref !== 'oracle'),
   pathFields: (config) => [
     ...config.manual.map((path, i): PathField<ManualQaConfig> => ({ field: `manual.${i}`, path, kind: 'read', rewrite: (c, p) => (c.manual[i] = p) })),
     ...(config.testSet ? [{ field: 'testSet', path: config.testSet, kind: 'read', rewrite: (c, p) => (c.testSet = p) } satisfies PathField<ManualQaConfig>] : []),
@@ -36,7 +37,7 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   storage: {
     create: (store, loaded, plan, meta) => store.createItemRun({ name: loaded.config.name, kind: MANUAL_QA_KIND, config: loaded.config, plan, meta }),
     remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${run.id} item "${row.key}"`) })),
-    save: (store, runId, key, { result }) => store.saveItemResult(runId, key, manualItemOutcome(result), result),
+    save: (store, runId, key, { result, facts }) => store.saveItemResult(runId, key, manualItemOutcome(result), result, facts),
   },
   // a question the unit answered reached it; one whose session failed did not
   unitReach: ({ result }) => ({ status: result.status, turns: result.answer === null ? [] : [{ reply: {} }], error: result.error }) as UnitReachSample,
@@ -45,7 +46,7 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   wire: {
     loaded: jsonCodec(WireManualQaSchema),
     item: jsonCodec(TestItemSchema),
-    finished: jsonCodec(z.strictObject({ result: ManualQaResultSchema })),
+    finished: jsonCodec(z.strictObject({ result: ManualQaResultSchema, facts: z.array(RecordedFactSchema) })),
     needs: ({ config }) => ({ transport: config.headUnit.type, capabilities: ['text'] }),
     // the search asks the head unit after every question is stored: the coordinator has none
     refusal: ({ config }) => (config.omissionSearch ? 'omissionSearch: the warning-omission search runs after the questions, in the process holding the store and the head unit; run it without --fleet, or leave omissionSearch out' : null),

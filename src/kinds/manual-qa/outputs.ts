@@ -147,7 +147,7 @@ export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly M
 <h2>Warning omissions: ${h(t.tier)}</h2><div class="panel">${warningTable(t)}</div>`,
     )
     .join('\n');
-  const setup = summary.setup ? `<p class="muted">retrieval: ${h(summary.setup.retrieval)} · evaluators: ${summary.setup.evaluators.map(h).join(', ')} · test set: ${h(summary.setup.testSet)} · ${summary.setup.manual.length} manual file(s)</p>` : '';
+  const setup = summary.setup ? `<p class="muted">retrieval: ${h(summary.setup.retrieval)} · judges: ${summary.setup.judges.map(h).join(', ')} · test set: ${h(summary.setup.testSet)} · ${summary.setup.manual.length} manual file(s)</p>` : '';
   const capped = rows.length > drillDownLimit ? `<p class="muted">Fact-level detail is included for the first ${drillDownLimit} of ${rows.length} questions; questions.csv and the store hold all of them.</p>` : '';
   const body = `${QUESTION_CSS}
 <div class="cards">${cards}</div>${setup}<p class="muted">method: ${h(summary.preset.statement)}</p>
@@ -196,7 +196,7 @@ export function manualQaJunit(summary: ManualQaRunSummary, rows: readonly Manual
     return body ? `    <testcase ${attrs}>\n      ${body}\n    </testcase>` : `    <testcase ${attrs}/>`;
   });
   const counts = `tests="${rows.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${(totalMs / 1000).toFixed(3)}"`;
-  const properties = Object.entries({ 'run.id': summary.run.id, 'run.kind': summary.kind, 'run.status': summary.run.status, evaluators: summary.setup?.evaluators.join(',') ?? '' })
+  const properties = Object.entries({ 'run.id': summary.run.id, 'run.kind': summary.kind, 'run.status': summary.run.status, judges: summary.setup?.judges.join(',') ?? '' })
     .map(([name, value]) => `      <property name="${name}" value="${attr(value)}"/>`)
     .join('\n');
   return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="icabench" ${counts}>`, `  <testsuite name="${attr(summary.run.name)}" ${counts} timestamp="${attr(summary.run.createdAt)}">`, `    <properties>\n${properties}\n    </properties>`, ...cases, '  </testsuite>', '</testsuites>', ''].join('\n');

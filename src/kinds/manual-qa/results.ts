@@ -106,7 +106,7 @@ export function computeManualQaSummary(data: ManualQaRun): ManualQaRunSummary {
   const asked = rows.filter((r): r is ManualQaRow & { result: ManualQaResult } => r.result !== null);
   const items = rows.map((r) => r.item);
   const results = asked.map((r) => r.result);
-  const tierNames = data.setup?.evaluators ?? [...new Set(results.flatMap((r) => r.evaluations.map((e) => e.tier)))];
+  const tierNames = data.setup?.judges ?? [...new Set(results.flatMap((r) => r.evaluations.map((e) => e.tier)))];
   const outcomes: Record<ManualItemOutcome, number> = { pass: 0, fail: 0, inconclusive: 0, error: 0 };
   for (const r of asked) outcomes[r.outcome!]++;
   const annotations = latestAnnotations(data.annotations);

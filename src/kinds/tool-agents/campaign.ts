@@ -1,22 +1,26 @@
 import { ConfigError } from '../../config/yaml.ts';
 import { TIERS_FACT, type TiersRecord } from '../../domain/tiers.ts';
 import type { ResultStore } from '../../store/store.ts';
-import { startBridgeServer, type BridgeServer } from '../../bridge/server.ts';
+import type { BridgeHeadUnitConnection } from '../../bridge/connection.ts';
 import { createProvider, providerOptionsFrom, LlmUsageTracker } from '../../llm/index.ts';
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { checkTierModel, modelHostsOf, TierUnavailableError } from '../../run/model-tiers.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RunFactSink } from '../../run/run-facts.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RecordedFact, type RunFactSink } from '../../run/run-facts.ts';
+import type { ConnectedHeadUnit } from '../../run/connect.ts';
+import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
+import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
+import { watchHeadUnit, type HeadUnitWatch } from '../../run/run-monitor.ts';
 import { runKindCampaign } from '../../run/runner.ts';
 import type { RunEndStatus } from '../../run/resume.ts';
-import { bridgeToolAgent } from './bridge-agent.ts';
+import { bridgeToolAgent, type BridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
 import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
 import { ReplayAgent } from './replay.ts';
-import { DETERMINISTIC_USER, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
+import { DETERMINISTIC_SIMULATOR, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
 import { summarizeTrials, type TrialsSummary } from './summary.ts';
 import { parseTasksLenient, readTaskFileText, type InvalidTask, type Task } from '../../toolenv/tasks.ts';
-import { loadToolAgentsRun, type ToolTrialItem } from './results.ts';
+import { loadToolAgentsRun, TOOL_AGENTS_FACTS, type ToolTrialItem, type TrialRerun } from './results.ts';
 import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
 import { toolAgentsKind } from './kind.ts';
 
@@ -60,91 +64,103 @@ export function planToolTrials(loaded: LoadedToolAgents): { plan: ToolTrialItem[
 /** One finished task trial as the store takes it. */
 export interface FinishedTrial {
   result: TrialResult;
+  /** the trial's model calls (llm.calls), stored in its transaction */
+  facts: RecordedFact[];
 }
 
+/** How often one trial is run again because the head unit's link went away during it; after that it is stored as it ended. */
+export const MAX_LINK_LOSSES_PER_TRIAL = 3;
 
 /**
  * Opens what the trials of a tool-agents run need: the task user and the policy judges (the deterministic ones or
  * models, built like every model tier: the config's `llm:` settings, each model checked first — an unavailable one
- * stops here with the fix — and every call recorded with its usage), and the agent (replay, an endpoint model, or a
- * head unit dialling in to the bridge).
+ * stops here with the fix — and every call recorded with its usage), and the agent (replay, an endpoint model whose
+ * calls are recorded the same way, or a head unit dialling in to the bridge, watched like a dialogue run's unit).
  */
 export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: OpenOptions = {}): Promise<ItemRunner<ToolTrialItem, FinishedTrial>> {
   const { config } = loaded;
   const log = options.log ?? (() => undefined);
   const settings = config.llm;
-  const userRef = options.overrides?.simulator ?? config.user;
+  const simulatorRef = options.overrides?.simulator ?? config.simulator;
   const judgeRefs = options.overrides?.judges ?? config.judges;
   if (new Set(judgeRefs).size !== judgeRefs.length) throw new ConfigError(`judges: ${judgeRefs.join(', ')}: list each judge once (the order is the precedence order)`);
   const agentConfig = config.agent;
-  const modelRefs = [...new Set([userRef, ...judgeRefs].filter((ref) => ref !== DETERMINISTIC_USER && ref !== RULE_JUDGE))];
+  const modelRefs = [...new Set([simulatorRef, ...judgeRefs].filter((ref) => ref !== DETERMINISTIC_SIMULATOR && ref !== RULE_JUDGE))];
+  const agentModel = agentConfig.type === 'endpoint' ? agentConfig.model : null;
   const problems: string[] = [];
-  const roles: [string, string][] = [...(agentConfig.type === 'endpoint' ? [['agent', agentConfig.model] as [string, string]] : []), ...modelRefs.map((ref): [string, string] => [ref === userRef ? 'user' : 'judge', ref])];
+  const roles: [string, string][] = [...(agentModel ? [['agent', agentModel] as [string, string]] : []), ...modelRefs.map((ref): [string, string] => [ref === simulatorRef ? 'simulator' : 'judge', ref])];
   for (const [role, ref] of roles) {
     const found = await checkTierModel(ref, settings);
     if (found.available) log(`${role}: ${ref} (${found.detail})`);
     else problems.push(`  ${role} ${ref}: ${found.detail}${found.fix ? `\n    fix: ${found.fix}` : ''}`);
   }
   if (problems.length) throw new TierUnavailableError(problems);
-  const tracker = modelRefs.length ? new LlmUsageTracker({ prices: settings.prices }) : null;
+  const tracker = modelRefs.length || agentModel ? new LlmUsageTracker({ prices: settings.prices }) : null;
   const provider = (ref: string) => createProvider(ref, providerOptionsFrom(settings));
   const judges: PolicyJudge[] = judgeRefs.map((ref) => (ref === RULE_JUDGE ? confirmationRuleJudge : llmPolicyJudge(provider(ref), { tracker, maxRetries: settings.maxRetries })));
   const judge = chainJudges(...judges);
-  const userFor = (): TaskUserSimulator => (userRef === DETERMINISTIC_USER ? new DeterministicTaskUser() : new LlmTaskUser(provider(userRef), { tracker, maxRetries: settings.maxRetries }));
+  const userFor = (): TaskUserSimulator => (simulatorRef === DETERMINISTIC_SIMULATOR ? new DeterministicTaskUser() : new LlmTaskUser(provider(simulatorRef), { tracker, maxRetries: settings.maxRetries }));
   const tiers: TiersRecord | null = judgeRefs.length
     ? {
-        simulator: { ref: userRef, kind: userRef === DETERMINISTIC_USER ? 'template' : 'llm', prompts: [] },
+        simulator: { ref: simulatorRef, kind: simulatorRef === DETERMINISTIC_SIMULATOR ? 'template' : 'llm', prompts: [] },
         judges: judgeRefs.map((ref) => ({ ref, kind: ref === RULE_JUDGE ? 'oracle' : 'llm', prompts: [] })),
         fallbacks: [],
       }
     : null;
-  const hosts = await modelHostsOf(modelRefs, settings.ollamaHost);
+  const hosts = await modelHostsOf(agentModel ? [...modelRefs, agentModel] : modelRefs, settings.ollamaHost);
 
-  let bridge: BridgeServer | undefined;
-  let agentFor: () => ToolAgent;
+  let headUnit: ConnectedHeadUnit | null = null;
+  let agentFor: () => ToolAgent | BridgeToolAgent;
   if (agentConfig.type === 'replay') agentFor = () => new ReplayAgent(agentConfig.fault);
   else if (agentConfig.type === 'endpoint') {
-    const agent = createEndpointAgent(agentConfig.model, { temperature: agentConfig.temperature, timeoutMs: agentConfig.timeoutMs, allowedHosts: settings.allowedHosts });
+    const agent = createEndpointAgent(agentConfig.model, { temperature: agentConfig.temperature, timeoutMs: agentConfig.timeoutMs, allowedHosts: settings.allowedHosts, ollamaHost: settings.ollamaHost, tracker });
     agentFor = () => agent;
   } else {
-    const token = process.env[agentConfig.tokenEnv];
-    if (!token) throw new ConfigError(`${loaded.path}: agent.tokenEnv: $${agentConfig.tokenEnv} is not set (the bridge needs the shared token)`);
-    bridge = await startBridgeServer({ host: agentConfig.host, port: agentConfig.port, token, turnTimeoutMs: agentConfig.turnTimeoutMs });
-    log(`bridge listening on ${bridge.url}; waiting up to ${agentConfig.waitSeconds} s for a head unit with capabilities.tools`);
-    try {
-      const connection = await bridge.waitForHeadUnit(agentConfig.waitSeconds * 1000);
-      agentFor = () => bridgeToolAgent(connection, { timeoutMs: agentConfig.turnTimeoutMs });
-    } catch (error) {
-      await bridge.close();
-      throw error;
-    }
+    // the bridge a dialogue run's head unit dials in to, with its reconnect grace (src/run/headunit.ts)
+    headUnit = await connectConfiguredHeadUnit(HeadUnitConfigSchema.parse({ ...agentConfig }), log);
+    const connection = headUnit.connection as BridgeHeadUnitConnection;
+    agentFor = () => bridgeToolAgent(connection, { timeoutMs: agentConfig.turnTimeoutMs });
   }
   // CAR-bench offers think and planning_tool to its agents; an endpoint agent may be run without them
   const planningAndThinking = agentConfig.type === 'endpoint' ? agentConfig.planningAndThinking : true;
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
+  let watch: HeadUnitWatch | null = null;
   let store: RunFactSink | null = null;
   let closing: Promise<void> | null = null;
   return {
     concurrency: config.concurrency,
-    meta: { agent: agentConfig.type === 'endpoint' ? agentConfig.model : agentConfig.type, user: userRef, judges: [...judgeRefs] },
-    record(runStore, runId) {
+    meta: { agent: agentModel ?? agentConfig.type, simulator: simulatorRef, judges: [...judgeRefs] },
+    record(runStore, runId, emit) {
       store = runStore;
       recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, settings.prices));
       if (tiers) runStore.addRunFact(runId, TIERS_FACT, tiers);
+      // the bridge unit's connects, drops, pauses and counts, recorded as a dialogue run's are
+      if (headUnit) watch = watchHeadUnit(headUnit, { store: runStore, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
       return { invocationEnded: () => calls?.flush(runStore, runId, null, true) };
     },
-    ready: async () => null,
-    connectedUnits: () => bridge?.connectedUnits() ?? [],
+    // no trial starts while the unit is away; one that does not come back within the grace stops the run (resumable)
+    ready: () => watch?.ready() ?? Promise.resolve(null),
+    connectedUnits: () => headUnit?.bridge?.connectedUnits() ?? [],
     async run(runId, { key, item }, signal) {
-      if (signal.aborted) throw new ItemAborted(key);
-      try {
-        return { result: await runToolTaskTrial(item.task, agentFor(), { trial: item.trial, user: userFor(), judge, planningAndThinking }) };
-      } finally {
-        // the trial's model calls, also when it failed: they happened
-        if (store) calls?.flush(store, runId, key);
+      for (let attempt = 1; ; attempt++) {
+        if (signal.aborted) throw new ItemAborted(key);
+        const agent = agentFor();
+        const result = await runToolTaskTrial(item.task, agent, { trial: item.trial, user: userFor(), judge, planningAndThinking });
+        const lost = 'linkLost' in agent ? agent.linkLost() : null;
+        // the unit's link went away mid-trial: the result says nothing about the agent; run the trial again once the unit is back
+        if (lost === null || attempt >= MAX_LINK_LOSSES_PER_TRIAL) return { result, facts: calls?.take(runId, key) ?? [] };
+        store?.addRunFact(runId, TOOL_AGENTS_FACTS.trialRerun, { key, attempt, cause: lost } satisfies TrialRerun);
+        log(`${key}: the head unit's link was lost during the trial (${lost}); it runs again once the unit is back`);
+        // the trial is not stored; one whose unit does not come back runs again on resume
+        const aborted = new Promise<string>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true })));
+        if ((await Promise.race([watch!.ready(), aborted])) !== null) throw new ItemAborted(key);
       }
     },
-    close: () => (closing ??= (async () => void (await bridge?.close()))()),
+    close: () =>
+      (closing ??= (async () => {
+        watch?.close();
+        await headUnit?.close();
+      })()),
   };
 }
 

@@ -4,6 +4,8 @@ import { assertAllowedEndpoint, guardedFetch, type EndpointPolicy } from '../../
 import { parseModelRef } from '../../llm/modelRef.ts';
 import { resolveOllamaHost } from '../../llm/providers/ollama.ts';
 import { callSignal, classifyCallError, DEFAULT_TIMEOUT_MS, fetchWithSignal } from '../../llm/providers/common.ts';
+import { LlmError } from '../../llm/types.ts';
+import type { LlmCallRecord, LlmUsageTracker } from '../../llm/usage.ts';
 import type { AgentReply, AgentTurnInput, ToolAgent } from './loop.ts';
 import type { TrajectoryMessage } from './trajectory.ts';
 
@@ -21,6 +23,24 @@ export interface EndpointAgentOptions extends EndpointPolicy {
   ollamaHost?: string;
   apiKey?: string;
   fetch?: typeof fetch;
+  /** records every call with its usage (kind `agent`), like every model role's calls (stored as `llm.calls`) */
+  tracker?: LlmUsageTracker | null;
+}
+
+/** What one agent call cost, as the server reported it. */
+type CallUsage = Pick<LlmCallRecord, 'promptTokens' | 'completionTokens' | 'computeMs'>;
+
+/** Runs one agent call and records it with its usage, or with its error kind when it failed (a failed call is a call too). */
+async function recordedCall<T>(ref: string, tracker: LlmUsageTracker | null | undefined, call: () => Promise<{ value: T; usage: CallUsage }>): Promise<T> {
+  const started = performance.now();
+  try {
+    const { value, usage } = await call();
+    tracker?.record({ ref, kind: 'agent', ...usage, latencyMs: performance.now() - started, retries: 0, error: null });
+    return value;
+  } catch (error) {
+    tracker?.record({ ref, kind: 'agent', promptTokens: 0, completionTokens: 0, latencyMs: performance.now() - started, retries: 0, error: error instanceof LlmError ? error.kind : 'server_error' });
+    throw error;
+  }
 }
 
 type OpenAiMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -74,32 +94,36 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
     });
     return {
       name: ref,
-      async next(input: AgentTurnInput): Promise<AgentReply> {
-        const { signal, timedOut } = callSignal(timeoutMs);
-        try {
-          const completion = await client.chat.completions.create(
-            {
-              model: parsed.model,
-              messages: toOpenAiMessages(input.systemPrompt, input.messages),
-              tools: input.tools as OpenAI.Chat.Completions.ChatCompletionTool[],
-              ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-              ...(options.seed !== undefined ? { seed: options.seed } : {}),
-              stream: false,
-            },
-            { signal },
-          );
-          const message = completion.choices[0]?.message;
-          if (!message) throw new Error(`${ref}: the server returned no choices`);
-          return {
-            content: message.content ?? '',
-            toolCalls: (message.tool_calls ?? []).map((c) =>
-              c.type === 'function' ? { id: c.id, name: c.function.name, arguments: c.function.arguments } : { id: c.id, name: `(unsupported tool call type ${c.type})`, arguments: '' },
-            ),
-          };
-        } catch (error) {
-          throw classifyCallError(error, `${ref}`, timedOut());
-        }
-      },
+      next: (input: AgentTurnInput): Promise<AgentReply> =>
+        recordedCall(ref, options.tracker, async () => {
+          const { signal, timedOut } = callSignal(timeoutMs);
+          try {
+            const completion = await client.chat.completions.create(
+              {
+                model: parsed.model,
+                messages: toOpenAiMessages(input.systemPrompt, input.messages),
+                tools: input.tools as OpenAI.Chat.Completions.ChatCompletionTool[],
+                ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+                ...(options.seed !== undefined ? { seed: options.seed } : {}),
+                stream: false,
+              },
+              { signal },
+            );
+            const message = completion.choices[0]?.message;
+            if (!message) throw new LlmError('invalid_output', `${ref}: the server returned no choices`);
+            return {
+              value: {
+                content: message.content ?? '',
+                toolCalls: (message.tool_calls ?? []).map((c) =>
+                  c.type === 'function' ? { id: c.id, name: c.function.name, arguments: c.function.arguments } : { id: c.id, name: `(unsupported tool call type ${c.type})`, arguments: '' },
+                ),
+              },
+              usage: { promptTokens: completion.usage?.prompt_tokens ?? 0, completionTokens: completion.usage?.completion_tokens ?? 0 },
+            };
+          } catch (error) {
+            throw classifyCallError(error, `${ref}`, timedOut());
+          }
+        }),
     };
   }
   if (parsed.provider === 'ollama') {
@@ -108,25 +132,29 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
     const baseFetch = guardedFetch(options, options.fetch);
     return {
       name: ref,
-      async next(input: AgentTurnInput): Promise<AgentReply> {
-        const { signal, timedOut } = callSignal(timeoutMs);
-        const client = new Ollama({ host, fetch: fetchWithSignal(baseFetch, signal) });
-        try {
-          const response = await client.chat({
-            model: parsed.model,
-            messages: toOllamaMessages(input.systemPrompt, input.messages),
-            tools: input.tools as never,
-            stream: false,
-            options: { ...(options.temperature !== undefined ? { temperature: options.temperature } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) },
-          });
-          return {
-            content: response.message.content ?? '',
-            toolCalls: (response.message.tool_calls ?? []).map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
-          };
-        } catch (error) {
-          throw classifyCallError(error, `${ref}: ${host}`, timedOut());
-        }
-      },
+      next: (input: AgentTurnInput): Promise<AgentReply> =>
+        recordedCall(ref, options.tracker, async () => {
+          const { signal, timedOut } = callSignal(timeoutMs);
+          const client = new Ollama({ host, fetch: fetchWithSignal(baseFetch, signal) });
+          try {
+            const response = await client.chat({
+              model: parsed.model,
+              messages: toOllamaMessages(input.systemPrompt, input.messages),
+              tools: input.tools as never,
+              stream: false,
+              options: { ...(options.temperature !== undefined ? { temperature: options.temperature } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) },
+            });
+            return {
+              value: {
+                content: response.message.content ?? '',
+                toolCalls: (response.message.tool_calls ?? []).map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
+              },
+              usage: { promptTokens: response.prompt_eval_count ?? 0, completionTokens: response.eval_count ?? 0, ...(response.total_duration ? { computeMs: response.total_duration / 1e6 } : {}) },
+            };
+          } catch (error) {
+            throw classifyCallError(error, `${ref}: ${host}`, timedOut());
+          }
+        }),
     };
   }
   throw new Error(`${ref}: tool-calling agents need an ollama: or openai-compat: endpoint; gguf models run in-process without a tool-call API here`);

@@ -1,5 +1,6 @@
 import { parseOrThrow } from '../../domain/validation.ts';
 import { z } from 'zod';
+import { RecordedFactSchema } from '../../run/run-facts.ts';
 import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField, type RigNeeds } from '../../run/kind.ts';
 import { TrialResultSchema } from './loop.ts';
 import type { FinishedTrial } from './campaign.ts';
@@ -48,14 +49,14 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
       return runId;
     },
     remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(ToolTrialItemSchema, row.item, `${store.path}: run ${run.id} trial "${row.key}"`) })),
-    save: (store, runId, key, { result }) => store.saveItemResult(runId, key, trialOutcomeWord(result), result),
+    save: (store, runId, key, { result, facts }) => store.saveItemResult(runId, key, trialOutcomeWord(result), result, facts),
   },
   startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: `${item.taskId} (trial ${item.trial + 1})` }),
   finishedEvent: (runId, key, { result }) => ({ type: 'item_finished', runId, key, outcome: LIVE_OUTCOME[trialOutcomeWord(result)] ?? 'error', word: trialOutcomeWord(result) }),
   wire: {
     loaded: jsonCodec(WireToolAgentsSchema),
     item: jsonCodec(ToolTrialItemSchema),
-    finished: jsonCodec(z.strictObject({ result: TrialResultSchema })),
+    finished: jsonCodec(z.strictObject({ result: TrialResultSchema, facts: z.array(RecordedFactSchema) })),
     needs: ({ config }) => ({ transport: AGENT_TRANSPORT[config.agent.type], capabilities: ['text', 'tools'] }),
   },
   outputs: {

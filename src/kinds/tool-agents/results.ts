@@ -18,8 +18,19 @@ export const TOOL_AGENTS_KIND = 'tool-agents';
 export const TOOL_AGENTS_FACTS = {
   /** the tasks (or task files) that could not be loaded when the run was planned, with the reason */
   invalidTasks: 'tool_agents_invalid_tasks',
+  /** a trial run again because the bridge head unit's link went away during it (its first result said nothing about the agent) */
+  trialRerun: 'tool_agents_trial_rerun',
 } as const;
 const InvalidTasksFactSchema = z.array(InvalidTaskSchema);
+
+/** One trial run again after its link was lost: which, the how-manieth attempt was lost, and the cause. */
+export const TrialRerunSchema = z.strictObject({ key: z.string(), attempt: z.number().int().positive(), cause: z.string() });
+export type TrialRerun = z.infer<typeof TrialRerunSchema>;
+
+/** The trials of a run that were run again because the unit's link was lost, in the order it happened. */
+export function trialReruns(store: ResultStore, runId: string): TrialRerun[] {
+  return store.runFacts(runId, TOOL_AGENTS_FACTS.trialRerun).map((fact, i) => parseOrThrow(TrialRerunSchema, fact.data, `${store.path}: run ${runId} fact ${TOOL_AGENTS_FACTS.trialRerun} #${i + 1}`));
+}
 
 /** One planned task trial, as stored in item_results (key `<task id>#<trial>`): the task itself, so a resume does not reread the files. */
 export const ToolTrialItemSchema = z.object({ taskId: z.string(), trial: z.number().int().nonnegative(), task: TaskSchema });
