@@ -117,6 +117,11 @@ describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (ki
     const cliRun = runOf(join(dir, 'ws', 'icabench.db'));
     expect(cliRun).toMatchObject({ status: 'completed', stored: cliRun.planned });
     const cliSummary = readFileSync(join(dir, 'out', 'summary.json'), 'utf8');
+    // every kind's summary.json starts with the one header (src/report/summary-header.ts)
+    const header = JSON.parse(cliSummary);
+    expect(Object.keys(header).slice(0, 6)).toEqual(['schemaVersion', 'kind', 'run', 'preset', 'tiers', 'invocations']);
+    expect(header).toMatchObject({ schemaVersion: 1, kind, run: { id: cliRun.id, status: 'completed', mode: expect.any(String) }, preset: { method: 'lab' } });
+    expect(header.invocations).toHaveLength(1);
 
     const h = await startHarness({ configsDir: dir });
     try {

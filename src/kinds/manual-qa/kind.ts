@@ -56,7 +56,7 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
       const { writeManualQaOutputs } = await import('./outputs.ts');
       const { summary } = writeManualQaOutputs(store, runId, outDir);
       const status = store.getRun(runId)?.status;
-      const first = summary.tiers[0];
+      const first = summary.judgeMetrics[0];
       const mean = (m: keyof typeof first.metrics) => (first.metrics[m].mean === null ? 'n/a' : first.metrics[m].mean!.toFixed(3));
       return [
         `run ${runId} ${status}: ${summary.questions}/${summary.planned} questions, ${summary.outcomes.fail} failed, ${summary.outcomes.error} head unit errors; ` +
