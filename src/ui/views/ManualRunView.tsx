@@ -48,7 +48,7 @@ export function ManualRunView({ runId }: { runId: string }) {
 
 export function ManualRunPanel({ runId, summary, questions }: { runId: string; summary: ManualQaRunSummary; questions: readonly QuestionRow[] }) {
   const [filter, setFilter] = useState('');
-  const tier = summary.tiers[0];
+  const tier = summary.judgeMetrics[0];
   const shown = questions.filter((q) => !filter || `${q.key} ${q.kind} ${q.chapter} ${q.question} ${q.outcome}`.toLowerCase().includes(filter.toLowerCase()));
   return (
     <section data-testid="manual-run">
