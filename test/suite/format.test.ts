@@ -98,7 +98,7 @@ describe('real dialogues as suites', () => {
     const file = write('kvret.yaml', suiteToYaml(suite, 'imported'));
     const config = write('kvret-campaign.yaml', `kind: suite\nname: kvret\nsuites: [kvret.yaml]\nheadUnit: { type: reference, faults: { profiles: [] } }\n`);
     const campaign = loadSuiteCampaign(config);
-    expect(campaign.plan.map((s) => s.key)).toEqual(suite.conversations.map((c) => c.id));
+    expect(campaign.conversations.map((s) => s.key)).toEqual(suite.conversations.map((c) => c.id));
     void file;
     const { runId, status } = await runCampaign(campaign, { store, tiers: await buildTiers(campaign.config) });
     expect(status).toBe('completed');

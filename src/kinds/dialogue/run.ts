@@ -72,8 +72,8 @@ export async function runPlannedConversation(
   return voice ? voice.finish(result) : { result, artifacts: [] };
 }
 
-/** The in-process runner of the dialogue kind: the config's concurrency on one rig, watched by the bridge monitor. */
-export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void): ConversationExecutor {
+/** The in-process runner of the dialogue kind: the config's concurrency on one rig, watched by the bridge monitor; `contextAt` sets each turn's context (a live session: what the technician set; a drive scenario still wins). */
+export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void, contextAt?: (turnIndex: number) => ContextVector): ConversationExecutor {
   const { config } = campaign;
   let recorder: RunRecorder | null = null;
   let watch: ReturnType<Rig['watch']> | null = null;
@@ -89,7 +89,7 @@ export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string
     ready: () => watch!.ready(),
     connectedUnits: () => rig.headUnit.bridge?.connectedUnits() ?? [],
     // an abandoned conversation rejects with ConversationAborted, an ItemAborted: run again on resume
-    run: (runId, { item: spec }, signal, emit) => runPlannedConversation(rig, campaign.config, runId, spec, { signal, emit, recorder: recorder ?? undefined, contextAt: campaign.contextAt }),
+    run: (runId, { item: spec }, signal, emit) => runPlannedConversation(rig, campaign.config, runId, spec, { signal, emit, recorder: recorder ?? undefined, contextAt }),
     close: () =>
       (closing ??= (async () => {
         watch?.close();
