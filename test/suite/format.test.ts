@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { suiteKind } from '../../src/kinds/suite/kind.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { ConfigError } from '../../src/config/yaml.ts';
@@ -100,7 +101,7 @@ describe('real dialogues as suites', () => {
     const campaign = loadSuiteCampaign(config);
     expect(campaign.conversations.map((s) => s.key)).toEqual(suite.conversations.map((c) => c.id));
     void file;
-    const { runId, status } = await runCampaign(campaign, { store, tiers: await buildTiers(campaign.config) });
+    const { runId, status } = await runCampaign(campaign, { kind: suiteKind, store, tiers: await buildTiers(campaign.config) });
     expect(status).toBe('completed');
     const results = [...store.conversations(runId)];
     expect(results).toHaveLength(20);

@@ -3,7 +3,7 @@ import type { ConversationResult, ConversationSpec } from '../../domain/conversa
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import type { ArtifactInput, ResultStore } from '../../store/store.ts';
 import type { CampaignEvent, CampaignEventListener } from '../../run/events.ts';
-import type { ItemRunner } from '../../run/kind.ts';
+import type { CampaignKindDefinition, ItemRunner } from '../../run/kind.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import type { RecordedFact } from '../../run/run-facts.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
@@ -98,8 +98,10 @@ export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string
   };
 }
 
-export interface RunCampaignOptions {
+export interface RunCampaignOptions<L extends LoadedCampaign = LoadedCampaign> {
   store: ResultStore;
+  /** the kind of conversations (default the dialogue kind; a suite campaign: suiteKind; a live session: its own) */
+  kind?: CampaignKindDefinition<L, ConversationSpec, FinishedConversation, unknown>;
   /** the rig to run on (openRig); the run closes it when it ends. Default: openRig(campaign, { tiers, headUnit, log }) */
   rig?: Rig;
   /** without a rig: the simulator and judge tiers to use (default: built from the config, see buildTiers) */
@@ -117,13 +119,14 @@ export interface RunCampaignOptions {
 }
 
 /**
- * Runs a dialogue campaign on the one run skeleton (src/run/runner.ts): on a rig given or opened here (or
+ * Runs a campaign of conversations on the one run skeleton (src/run/runner.ts): on a rig given or opened here (or
  * prebuilt tiers / a connected head unit, for tests), or on the fleet's workers.
  */
-export async function runCampaign(campaign: LoadedCampaign, options: RunCampaignOptions): Promise<RunKindResult> {
+export async function runCampaign<L extends LoadedCampaign>(campaign: L, options: RunCampaignOptions<L>): Promise<RunKindResult> {
   const log = options.log ?? (() => undefined);
   const runner =
     options.executor ??
     (options.rig || options.tiers || options.headUnit ? rigRunner(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), campaign, log) : undefined);
-  return runKindCampaign(dialogueKind, campaign, { store: options.store, runner, resumeRunId: options.resumeRunId, signal: options.signal, onEvent: options.onEvent, log });
+  const kind = options.kind ?? (dialogueKind as CampaignKindDefinition<L, ConversationSpec, FinishedConversation, unknown>);
+  return runKindCampaign(kind, campaign, { store: options.store, runner, resumeRunId: options.resumeRunId, signal: options.signal, onEvent: options.onEvent, log });
 }
