@@ -7,6 +7,7 @@ import type { ConversationExecutor, FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
 import { findingsText, gateText } from './summary-text.ts';
 import { campaignPathFields } from './paths.ts';
+import { dialogueWire } from './wire.ts';
 
 /** How a run of conversations is listed when it is not the config's mode: "scripted" (suites), "live" (live sessions). */
 export type ConversationRunMode = CampaignConfig['mode'] | 'scripted' | 'live';
@@ -19,7 +20,8 @@ export function conversationStorage<L extends LoadedCampaign>(mode: (loaded: L) 
   return {
     create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: mode(campaign), config: campaign.config, plan: plan.map((p) => p.item), meta }),
     remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
-    save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts),
+    // the run loop built the result from validated parts (a fleet worker's message is validated by the coordinator)
+    save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts, { validated: true }),
   };
 }
 
@@ -54,6 +56,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
   unitReach: (finished) => finished.result,
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),
+  wire: dialogueWire,
   outputs: {
     async write(store, runId, outDir) {
       const { writeRunOutputs } = await import('../../report/write.ts');

@@ -4,6 +4,7 @@ import { llmPathFields, type CampaignKindDefinition, type PathField } from '../.
 import { isModelRef } from '../dialogue/tiers.ts';
 import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
+import { dialogueWire } from '../dialogue/wire.ts';
 import { loadSuiteCampaign, SUITE_KIND, SuiteCampaignConfigSchema, type LoadedSuiteCampaign, type SuiteCampaignConfig } from './suite-kind.ts';
 
 /**
@@ -30,4 +31,12 @@ export const suiteKind: CampaignKindDefinition<LoadedSuiteCampaign, Conversation
   unitReach: dialogueKind.unitReach,
   finishedEvent: dialogueKind.finishedEvent,
   outputs: dialogueKind.outputs,
+  wire: {
+    ...dialogueWire,
+    loaded: {
+      encode: ({ conversations: _plan, ...campaign }) => dialogueWire.loaded.encode(campaign),
+      // a worker runs the jobs it is given (each carries its conversation) and never plans: it gets no suites
+      decode: (data, where) => ({ ...dialogueWire.loaded.decode(data, where), conversations: [] }),
+    },
+  },
 };

@@ -113,6 +113,16 @@ export class LiveSession {
       plan: async () => [{ key: spec.key, item: spec }],
       open: (campaign, options) => openConversationRunner(campaign, options, { user: this.simulator, contextAt: (t) => this.contexts[t] ?? this.state }),
       storage: conversationStorage(() => 'live'),
+      // the technician and the context they set are in this process: a session cannot travel to a fleet worker
+      wire: {
+        ...dialogueKind.wire,
+        loaded: {
+          ...dialogueKind.wire.loaded,
+          encode: () => {
+            throw new Error(`${config.name}: a live session runs on this bench only, not on a fleet`);
+          },
+        },
+      },
     };
   }
 

@@ -3,6 +3,13 @@ import { LlmError } from '../types.ts';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
+ * How long Ollama keeps a model (and its KV cache) loaded after a call, unless configured (`llm.keepAlive`).
+ * Ollama's own default is 5 minutes: a campaign pausing longer (a resume, a slow head unit) would reload the
+ * model and recompute every prompt prefix.
+ */
+export const DEFAULT_OLLAMA_KEEP_ALIVE = '30m';
+
+/**
  * A signal that fires on the caller's abort or after `timeoutMs`; `timedOut()` tells which. `done()` ends it
  * (clears the timer, detaches from the caller's signal, which outlives many calls); call it when the call ends.
  * One controller and a timer rather than AbortSignal.timeout + AbortSignal.any: those register weak references

@@ -1,7 +1,7 @@
 import { Ollama, type ChatResponse as OllamaChatResponse } from 'ollama';
 import { assertAllowedEndpoint, guardedFetch, type EndpointPolicy } from '../endpointPolicy.ts';
 import { LlmError, type ChatRequest, type ChatResponse, type LlmProvider } from '../types.ts';
-import { callSignal, classifyCallError, DEFAULT_TIMEOUT_MS, fetchWithSignal } from './common.ts';
+import { callSignal, classifyCallError, DEFAULT_OLLAMA_KEEP_ALIVE, DEFAULT_TIMEOUT_MS, fetchWithSignal } from './common.ts';
 import { keepAliveFetch } from './keepAliveFetch.ts';
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
@@ -27,7 +27,7 @@ export interface OllamaProviderOptions extends EndpointPolicy {
   host?: string;
   timeoutMs?: number;
   stream?: boolean;
-  /** how long Ollama keeps the model loaded after a call (e.g. "30m"), so a campaign does not reload it */
+  /** how long Ollama keeps the model loaded after a call ("30m", seconds, -1 for ever), so a campaign does not reload it; default DEFAULT_OLLAMA_KEEP_ALIVE */
   keepAlive?: string | number;
   /** replaces the HTTP fetch (tests); default: the keep-alive fetch for non-streaming calls, the platform fetch for streaming */
   fetch?: typeof fetch;
@@ -48,7 +48,7 @@ export function createOllamaProvider(ref: string, model: string, options: Ollama
       model,
       messages: request.messages,
       format: request.jsonSchema,
-      keep_alive: options.keepAlive,
+      keep_alive: options.keepAlive ?? DEFAULT_OLLAMA_KEEP_ALIVE,
       options: {
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
         ...(request.seed !== undefined ? { seed: request.seed } : {}),

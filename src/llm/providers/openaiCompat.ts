@@ -14,11 +14,18 @@ export interface OpenAiCompatProviderOptions extends EndpointPolicy {
    * or `tool` (a forced function call whose parameters are the schema, for servers that only constrain tools).
    */
   structuredMode?: 'json_schema' | 'tool';
+  /**
+   * Send llama.cpp server's `cache_prompt: true` (reuse the KV cache of the slot's previous prompt prefix). llama.cpp
+   * has defaulted to it since late 2024, so it only matters for older builds; other servers may refuse the unknown
+   * field (vLLM before 0.6.5) or log a warning per request (later vLLM), hence off unless asked for.
+   */
+  cachePrompt?: boolean;
   /** replaces the HTTP fetch (tests); default: the keep-alive fetch for non-streaming calls, the platform fetch for streaming */
   fetch?: typeof fetch;
 }
 
-type CreateParams = OpenAI.Chat.Completions.ChatCompletionCreateParams;
+// cache_prompt is llama.cpp's field, not OpenAI's; the client sends body fields it does not know as they are
+type CreateParams = OpenAI.Chat.Completions.ChatCompletionCreateParams & { cache_prompt?: boolean };
 
 export function createOpenAiCompatProvider(ref: string, baseUrl: string, model: string, options: OpenAiCompatProviderOptions = {}): LlmProvider {
   assertAllowedEndpoint(baseUrl, options);
@@ -41,6 +48,7 @@ export function createOpenAiCompatProvider(ref: string, baseUrl: string, model: 
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
       ...(request.seed !== undefined ? { seed: request.seed } : {}),
       ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+      ...(options.cachePrompt ? { cache_prompt: true } : {}),
     };
     if (request.jsonSchema && mode === 'json_schema') {
       params.response_format = { type: 'json_schema', json_schema: { name: schemaName, schema: request.jsonSchema, strict: true } };

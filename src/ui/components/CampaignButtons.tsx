@@ -1,0 +1,77 @@
+import { useState } from 'react';
+import type { LiveSnapshot } from '../../server/live-snapshot.ts';
+import type { RunStatus } from '../../store/types.ts';
+import { api } from '../api.ts';
+import { navigate, useApi } from '../hooks.ts';
+
+/** Run statuses a run continues from (under the same run id, with the config it stored); a completed run has nothing left. */
+const RESUMABLE: readonly string[] = ['interrupted', 'budget_exhausted', 'unit_unreachable'] satisfies RunStatus[];
+
+export function isResumable(status: string): boolean {
+  return RESUMABLE.includes(status);
+}
+
+/** A campaign is running (or stopping): nothing else may start until it has ended. */
+export function campaignBusy(live: Pick<LiveSnapshot, 'state'> | null): boolean {
+  return live?.state === 'running' || live?.state === 'stopping';
+}
+
+/**
+ * Resume for a run that has work left: shown only then, disabled with the reason while another campaign
+ * runs (the rig runs one at a time), and on success the live view follows it.
+ */
+export function ResumeButton({ run, live }: { run: { id: string; status: string }; live?: Pick<LiveSnapshot, 'state' | 'runId'> | null }) {
+  const polled = useApi<LiveSnapshot>(live === undefined ? '/api/campaign' : null);
+  const current = live === undefined ? polled.data : live;
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  if (!isResumable(run.status) || (current?.runId === run.id && campaignBusy(current))) return null;
+  const blocked = campaignBusy(current ?? null) ? 'a campaign is running: stop it or wait for its end first' : null;
+  const resume = async () => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await api.post('/api/campaign/resume', { runId: run.id });
+      navigate('live');
+    } catch (error) {
+      setMessage((error as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <span className="buttons">
+      <button className="primary" disabled={busy || blocked !== null} title={blocked ?? `continue run ${run.id} (${run.status}) where it stopped`} onClick={() => void resume()} data-testid="resume-run">
+        Resume
+      </button>
+      {blocked && <span className="muted"> {blocked}</span>}
+      {message && <span className="error-box">{message}</span>}
+    </span>
+  );
+}
+
+/** Stop for the running campaign: items in flight are abandoned and run again on resume. */
+export function StopButton({ live, onStopped }: { live: Pick<LiveSnapshot, 'state'>; onStopped?: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const stop = async () => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await api.post('/api/campaign/stop');
+      onStopped?.();
+    } catch (error) {
+      setMessage((error as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <span className="buttons">
+      <button disabled={busy || live.state !== 'running'} onClick={() => void stop()} data-testid="stop-campaign" title="stop after the items in flight; Resume continues the run">
+        {live.state === 'stopping' ? 'Stopping…' : 'Stop'}
+      </button>
+      {message && <span className="error-box">{message}</span>}
+    </span>
+  );
+}
