@@ -4,7 +4,6 @@ import { llmPathFields, type CampaignKindDefinition, type PathField } from '../.
 import { isModelRef } from '../dialogue/tiers.ts';
 import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
-import { dialogueWire } from '../dialogue/wire.ts';
 import { loadSuiteCampaign, SUITE_KIND, SuiteCampaignConfigSchema, type LoadedSuiteCampaign, type SuiteCampaignConfig } from './suite-kind.ts';
 
 /**
@@ -32,11 +31,11 @@ export const suiteKind: CampaignKindDefinition<LoadedSuiteCampaign, Conversation
   finishedEvent: dialogueKind.finishedEvent,
   outputs: dialogueKind.outputs,
   wire: {
-    ...dialogueWire,
+    ...dialogueKind.wire,
     loaded: {
-      encode: ({ conversations: _plan, ...campaign }) => dialogueWire.loaded.encode(campaign),
+      encode: ({ conversations: _plan, ...campaign }) => dialogueKind.wire.loaded.encode(campaign),
       // a worker runs the jobs it is given (each carries its conversation) and never plans: it gets no suites
-      decode: (data, where) => ({ ...dialogueWire.loaded.decode(data, where), conversations: [] }),
+      decode: (data, where) => ({ ...dialogueKind.wire.loaded.decode(data, where), conversations: [] }),
     },
   },
 };
