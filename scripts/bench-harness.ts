@@ -1,7 +1,7 @@
 /**
  * The speed-and-footprint matrix of issue #26, every figure printed with its goal beside it.
  *
- *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000] [--two-tier] [--model-only]
+ *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000] [--two-tier] [--model-only] [--pipeline off]
  *
  * Scenarios (each measured in a fresh child process, so its peak RSS is its own):
  * - model-driven: the model simulator (Ollama client) and the model judge (OpenAI client) against the fake
@@ -153,6 +153,8 @@ async function scenario(name: string): Promise<void> {
   const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
   campaign.config.conversations = arg('conversations', 50);
   campaign.config.concurrency = AT_ONCE;
+  // --pipeline off: the strict order of Algorithm 1, to compare with the default (auto) on the same code
+  campaign.config.pipeline = text('pipeline') === 'off' ? 'off' : 'auto';
   const store = ResultStore.open(workspaceStorePath(workspace));
   const tracker = new LlmUsageTracker();
   let tiers;
@@ -223,7 +225,7 @@ async function withServer<T>(latencyMs: number, use: (url: string) => Promise<T>
 async function runScenario(name: 'model' | 'deterministic', conversations: number, url?: string): Promise<ScenarioFigures> {
   const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-'));
   try {
-    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), ...(url ? ['--url', url] : []), ...(flag('two-tier') ? ['--two-tier'] : [])]);
+    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), ...(url ? ['--url', url] : []), ...(flag('two-tier') ? ['--two-tier'] : []), ...(text('pipeline') ? ['--pipeline', text('pipeline')!] : [])]);
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
