@@ -156,6 +156,8 @@ export interface LoadedCampaign {
   plan?: ConversationSpec[];
   /** how the run is listed when it is not config.mode: "scripted" (suites), "live" (live sessions) */
   runMode?: 'scripted' | 'live';
+  /** a kind that runs as a dialogue campaign (suites): its name and its config as written, paths absolute; stored with the run (RUN_SOURCE_META) */
+  source?: { kind: string; config: unknown };
   /** a kind that sets each turn's context itself (a live session: what the technician set); a drive scenario still wins */
   contextAt?: (turnIndex: number) => ContextVector;
   /** a kind that brings its own user (a live session: the technician's turns, src/kinds/suite/live-session.ts) instead of the config's simulator */

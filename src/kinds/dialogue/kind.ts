@@ -1,5 +1,5 @@
 import type { ConversationSpec } from '../../domain/conversation.ts';
-import type { CampaignKindDefinition } from '../../run/kind.ts';
+import { RUN_SOURCE_META, type CampaignKindDefinition } from '../../run/kind.ts';
 import { CampaignConfigSchema, loadCampaignConfig, type LoadedCampaign } from './config.ts';
 import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
@@ -26,7 +26,8 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
     return rigRunner(await openRig(campaign, { overrides, log, unitBuild }), campaign, log);
   },
   storage: {
-    create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: campaign.runMode ?? campaign.config.mode, config: campaign.config, plan: plan.map((p) => p.item), meta }),
+    // a suite run keeps its suite config beside the dialogue config it ran as, so the bench app resumes it as a suite run
+    create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: campaign.runMode ?? campaign.config.mode, config: campaign.config, plan: plan.map((p) => p.item), meta: campaign.source ? { ...meta, [RUN_SOURCE_META]: campaign.source } : meta }),
     remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
     // the run loop built the result from validated parts (a fleet worker's message is validated by the coordinator)
     save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts, { validated: true }),

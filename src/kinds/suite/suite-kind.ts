@@ -68,5 +68,5 @@ export function loadSuiteCampaign(path: string): LoadedCampaign & { plan: Conver
     scoring: config.scoring,
     maxTurns: [Math.max(2, ...plan.map((s) => s.maxTurns))],
   });
-  return { config: dialogue, path: absolute, seeds: [], strategies: [], plan, runMode: 'scripted' };
+  return { config: dialogue, path: absolute, seeds: [], strategies: [], plan, runMode: 'scripted', source: { kind: SUITE_KIND, config: { ...config, suites } } };
 }
