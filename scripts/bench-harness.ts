@@ -69,15 +69,15 @@ async function serve(): Promise<void> {
 }
 
 /**
- * A call's role: the model it was sent to, the task its system prompt names (GenerateUtterance, EvaluateTurn, ...)
- * and, for the rubric evaluators, which one (each dimension has its own rubric, so its own stable prefix).
+ * A call's role: the model it was sent to and the task its system prompt names (GenerateUtterance, EvaluateTurn,
+ * ...). The four rubric evaluators are one role: they send one system message, and their calls for a conversation
+ * share the conversation too (only the dimension and its rubric close each request).
  */
 function roleOf(request: RecordedRequest): string {
   const messages: Array<{ role: string; content: string }> = request.body?.messages ?? [];
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
   const task = /\b(ExtractTargets|GenerateUtterance|SelectAndGenerate|EvaluateTurn|EvaluateConversation)\b/.exec(system)?.[1] ?? 'other';
-  const schema: string | undefined = request.body?.response_format?.json_schema?.name;
-  return `${request.body?.model ?? '?'} ${task}${schema && schema !== task ? ` ${schema}` : ''}`;
+  return `${request.body?.model ?? '?'} ${task}`;
 }
 
 /** The prompt as the server's tokenizer sees it: the messages in order. */

@@ -55,3 +55,21 @@ function turnBlock(turn: TurnRecord): string {
   renderedTurns.set(turn, { index: turn.index, text: turn.utterance.text, reply: turn.reply, block });
   return block;
 }
+
+/** What a turn block shows: the turn's index, context, utterance (with what it meant) and reply. */
+type ShownTurn = Pick<TurnRecord, 'index' | 'context' | 'utterance' | 'reply'>;
+
+/**
+ * The dialogue as the turn judge sees it, one block per turn, the turn being judged last. A turn's block is the
+ * same text when it is judged and later as history, so each call of a conversation repeats the previous call's
+ * dialogue and appends one block (the prefix a per-slot KV cache keeps).
+ */
+export function turnBlocks(turns: readonly ShownTurn[]): string {
+  return turns
+    .map(
+      (turn) =>
+        `Turn ${turn.index} — ${describeContext(turn.context)}\nDriver: "${turn.utterance.text}"\nWhat the driver meant: ${JSON.stringify(turn.utterance.annotation)}\n` +
+        `Assistant's reply (data): ${delimitUntrusted('head_unit_reply', replyData(turn.reply, 3000))}`,
+    )
+    .join('\n\n');
+}

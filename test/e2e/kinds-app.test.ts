@@ -13,7 +13,9 @@ import { describeInBrowser, screenshot, startBenchApp, type BenchApp } from './a
  */
 
 const config = (name: string) => readFileSync(join(REPO_ROOT, 'bench-configs', name), 'utf8');
-const MANUAL_QUESTIONS = (parse(config('manual-qa.yaml')) as { limit: number }).limit;
+/** the shipped manual-QA config with the fewest questions (GEAR as published; offline, its deterministic tier) */
+const MANUAL = 'manual-qa-paper.yaml';
+const MANUAL_QUESTIONS = (parse(config(MANUAL)) as { limit: number }).limit;
 const CARBENCH = config('carbench-train.yaml');
 const TASKS = (parse(CARBENCH) as { tasks: string[] }).tasks.reduce((n, file) => n + (JSON.parse(readFileSync(join(REPO_ROOT, 'bench-configs', file), 'utf8')) as unknown[]).length, 0);
 /** trials per task in the edited config: enough trials (items take milliseconds) that the Stop lands mid-run */
@@ -77,8 +79,8 @@ describeInBrowser('every campaign kind from the bench app in Chromium', () => {
   });
 
   it('starts the shipped manual-QA config, shows its questions live, and opens the finished run and a question', async () => {
-    await openConfig('manual-qa.yaml', 'manual-qa');
-    expect(await page.getByTestId('start-campaign').innerText()).toBe('Start manual-qa.yaml (manual-qa)');
+    await openConfig(MANUAL, 'manual-qa');
+    expect(await page.getByTestId('start-campaign').innerText()).toBe(`Start ${MANUAL} (manual-qa)`);
     await page.getByTestId('start-campaign').click();
     await page.waitForURL(/#\/live/);
     await expect.poll(() => liveText('live-kind')).toBe('manual-qa');
