@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ConnectedHeadUnit } from './connect.ts';
-import type { ResultStore } from '../store/store.ts';
+import type { RunFactSink } from './run-facts.ts';
 import { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BeforeHelloAnomaly, type BridgeUnitStats } from '../bridge/connection.ts';
 import type { ConnectedUnit } from '../bridge/server.ts';
 import { BRIDGE_FACTS } from '../bridge/facts.ts';
@@ -29,7 +29,7 @@ export interface HeadUnitWatch {
 }
 
 export interface WatchOptions {
-  store: ResultStore;
+  store: RunFactSink;
   runId: string;
   log: (line: string) => void;
   notify?: (notice: HeadUnitNotice) => void;

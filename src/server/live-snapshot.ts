@@ -141,12 +141,18 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       // an item of another kind than dialogue: what it asks (the question, the task trial), no turns
       s.active.push({ key: event.key, seedText: event.label, persona: '', mode: s.kind ?? '', turns: [], activeStrategies: [], rig: null, shape: 'item' });
       break;
-    case 'item_finished':
+    case 'item_finished': {
+      const rig = s.active.find((c) => c.key === event.key)?.rig ?? null;
+      if (rig !== null) {
+        rigOf(s, rig).running--;
+        rigOf(s, rig).done++;
+      }
       s.active = s.active.filter((c) => c.key !== event.key);
       s.tally.outcomes[event.outcome] += 1;
-      s.recent.unshift({ key: event.key, status: 'completed', outcome: event.outcome, score: null, turns: 0, rig: null, word: event.word });
+      s.recent.unshift({ key: event.key, status: 'completed', outcome: event.outcome, score: null, turns: 0, rig, word: event.word });
       s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
       break;
+    }
     case 'progress':
       s.done = event.done;
       s.planned = event.planned;

@@ -144,6 +144,28 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     if (errors.length) throw new ApiError(400, 'path_not_allowed', `${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
   };
 
+  /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
+  const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
+    if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${run.id} is complete; nothing to resume`);
+    const kind = await kindOf(run.kind, `run ${run.id}`);
+    const check = catalog.checkValue(run.config);
+    if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${run.id}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
+    requireAllowedPaths(kind, check.config as KindConfig, `run ${run.id}`);
+    return { kind, config: check.config as KindConfig };
+  };
+  /** A run as the API lists it: without its config, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
+  const listedRun = async (run: RunRecord): Promise<ListedRun> => {
+    if (run.status === 'completed') return { ...withoutConfig(run), resumeRefusal: null };
+    const refusal = await resumeFrom(run).then(
+      () => null,
+      (error: unknown) => {
+        if (error instanceof ApiError) return error.message;
+        throw error;
+      },
+    );
+    return { ...withoutConfig(run), resumeRefusal: refusal };
+  };
+
   const requireRun = (id: string): RunRecord => {
     const runId = parseRequest(RunIdSchema, id, 'run id');
     const run = store.getRun(runId);
@@ -226,12 +248,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       handle: async (req, res) => {
         const { runId } = await body(req, ResumeCampaignBodySchema, 'resume request');
         const run = requireRun(runId);
-        if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${runId} is complete; nothing to resume`);
-        const kind = await kindOf(run.kind, `run ${runId}`);
-        const check = catalog.checkValue(run.config);
-        if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${runId}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
-        requireAllowedPaths(kind, check.config as KindConfig, `run ${runId}`);
-        const campaign = loadCampaign(() => materializeConfig(kind, check.config as KindConfig, options.configsDir, options.workspace, run.name));
+        const { kind, config } = await resumeFrom(run);
+        const campaign = loadCampaign(() => materializeConfig(kind, config, options.configsDir, options.workspace, run.name));
         const started = await control.start({ kind, loaded: campaign, configName: run.name, resumeRunId: runId }).catch((error: unknown) => {
           discardMaterialized(campaign, options.workspace);
           throw error;
@@ -271,8 +289,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         return ok(res, await control.stop());
       },
     },
-    { method: 'GET', pattern: /^\/api\/runs$/, handle: (_q, res) => ok(res, { runs: store.listRuns().map(withoutConfig) }) },
-    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)$/, handle: (_q, res, p) => ok(res, { run: withoutConfig(requireRun(p.id)) }) },
+    { method: 'GET', pattern: /^\/api\/runs$/, handle: async (_q, res) => ok(res, { runs: await Promise.all(store.listRuns().map(listedRun)) }) },
+    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)$/, handle: async (_q, res, p) => ok(res, { run: await listedRun(requireRun(p.id)) }) },
     {
       method: 'GET',
       pattern: /^\/api\/runs\/(?<id>[^/]+)\/summary$/,
@@ -511,6 +529,12 @@ function requestUrl(target: string | undefined): URL {
     throw new ApiError(400, 'malformed_url', 'the request target is not a valid URL path');
   }
 }
+
+/** A run as GET /api/runs and /api/runs/:id answer it. */
+export type ListedRun = Omit<RunRecord, 'config'> & {
+  /** why POST /api/campaign/resume would refuse this run (the same message); null when it resumes, or it is complete */
+  resumeRefusal: string | null;
+};
 
 function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {
   const { config: _config, ...rest } = run;

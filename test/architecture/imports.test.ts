@@ -151,8 +151,8 @@ const RULES: Record<string, RoleRule> = {
   },
   judgebench: { is: 'the judge benchmark', may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'report'] },
   fleet: {
-    is: 'fleet campaigns on Redis: job schemas, workers, the coordinator executor, the shared model-host limit',
-    may: ['domain', 'run', { role: 'kinds/dialogue', why: 'fleet jobs are dialogue conversations, run on the dialogue rig' }, { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }, { role: 'store', typesOnly: true }],
+    is: "fleet campaigns on Redis: job schemas, workers, the coordinator (an ItemRunner of any kind), the shared model-host limit",
+    may: ['domain', 'run', 'config', { role: 'kinds', files: ['registry.ts'], why: "a worker opens the runner of the run's kind through the kind contract" }, { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }],
   },
   conformance: {
     is: 'the bridge conformance kit: the suite as data, the runner, its JUnit and HTML reports',

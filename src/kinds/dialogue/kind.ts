@@ -5,6 +5,7 @@ import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
 import { findingsText, gateText } from './summary-text.ts';
 import { campaignPathFields } from './paths.ts';
+import { dialogueWire } from './wire.ts';
 
 /**
  * The dialogue kind (the default): simulated multi-turn conversations (Algorithm 1, ./conversation.ts) planned by
@@ -33,6 +34,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
   unitReach: (finished) => finished.result,
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),
+  wire: dialogueWire,
   outputs: {
     async write(store, runId, outDir) {
       const { writeRunOutputs } = await import('../../report/write.ts');

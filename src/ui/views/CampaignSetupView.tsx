@@ -1,17 +1,17 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ConfigFieldError, ConfigListing } from '../../server/configs.ts';
 import type { LiveSnapshot } from '../../server/live-snapshot.ts';
-import type { RunRecord } from '../../store/types.ts';
+import type { ListedRun } from '../../server/server.ts';
 import { api, ApiFailure } from '../api.ts';
 import { ErrorBox, Pill } from '../components/common.tsx';
-import { campaignBusy, isResumable, StopButton } from '../components/CampaignButtons.tsx';
+import { campaignBusy, isResumable, ResumeButton, StopButton } from '../components/CampaignButtons.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
 const LINE_HEIGHT = 20;
 
 export function CampaignSetupView() {
   const configs = useApi<{ configs: ConfigListing[] }>('/api/configs');
-  const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
+  const runs = useApi<{ runs: ListedRun[] }>('/api/runs');
   const live = useApi<LiveSnapshot>('/api/campaign');
   const [name, setName] = useState<string | null>(null);
   const [original, setOriginal] = useState('');
@@ -83,7 +83,6 @@ export function CampaignSetupView() {
   }
 
   const start = () => act(() => api.post('/api/campaign/start', { configName: name, ...(text !== original ? { text } : {}) }), () => navigate('live'));
-  const resume = (runId: string) => act(() => api.post('/api/campaign/resume', { runId }), () => navigate('live'));
 
   return (
     <section>
@@ -132,9 +131,7 @@ export function CampaignSetupView() {
               <ul>
                 {resumable.map((r) => (
                   <li key={r.id}>
-                    <button className="link" disabled={busy || running} onClick={() => resume(r.id)}>
-                      Resume {r.name} ({r.stored}/{r.planned}, {r.status})
-                    </button>
+                    <ResumeButton run={r} live={live.data} label={`Resume ${r.name} (${r.stored}/${r.planned}, ${r.status})`} />
                   </li>
                 ))}
               </ul>
