@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { openRig } from '../src/kinds/dialogue/rig.ts';
 import { runCampaign, type ConversationExecutor } from '../src/kinds/dialogue/run.ts';
-import { openFleetExecutor } from '../src/fleet/coordinator.ts';
+import { openFleetRunner } from '../src/fleet/coordinator.ts';
+import { dialogueKind } from '../src/kinds/dialogue/kind.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { withLatency } from '../test/fleet/fixtures/latency.ts';
 import { spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from '../test/fleet/helpers.ts';
@@ -57,7 +58,7 @@ try {
     for (let i = 0; i < n; i++) workers.push(spawnFixtureWorker(redis.url, `bench-${n}-${i}`, { concurrency: perWorker, latencyMs, lockMs: 30_000 }));
     try {
       await waitForWorkers(redis.url, n, 60_000, (w) => w.rig.startsWith(`bench-${n}-`));
-      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const executor = await openFleetRunner(dialogueKind, campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
       results.push(await measure(`fleet, ${n} worker${n > 1 ? 's' : ''}`, executor));
     } finally {
       await Promise.all(workers.map(stopWorker));

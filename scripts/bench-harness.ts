@@ -1,7 +1,7 @@
 /**
  * The speed-and-footprint matrix of issue #26, every figure printed with its goal beside it.
  *
- *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000]
+ *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000] [--two-tier] [--model-only]
  *
  * Scenarios (each measured in a fresh child process, so its peak RSS is its own):
  * - model-driven: the model simulator (Ollama client) and the model judge (OpenAI client) against the fake
@@ -21,6 +21,7 @@ import { join, resolve } from 'node:path';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { createLlmJudge } from '../src/judge/llm.ts';
+import { OracleJudge } from '../src/judge/oracle.ts';
 import { ConcurrencyLimiter, LlmUsageTracker } from '../src/llm/index.ts';
 import { createLlmSimulator } from '../src/simulator/llm.ts';
 import { ResultStore } from '../src/store/store.ts';
@@ -68,15 +69,15 @@ async function serve(): Promise<void> {
 }
 
 /**
- * A call's role: the model it was sent to, the task its system prompt names (GenerateUtterance, EvaluateTurn, ...)
- * and, for the rubric evaluators, which one (each dimension has its own rubric, so its own stable prefix).
+ * A call's role: the model it was sent to and the task its system prompt names (GenerateUtterance, EvaluateTurn,
+ * ...). The four rubric evaluators are one role: they send one system message, and their calls for a conversation
+ * share the conversation too (only the dimension and its rubric close each request).
  */
 function roleOf(request: RecordedRequest): string {
   const messages: Array<{ role: string; content: string }> = request.body?.messages ?? [];
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
   const task = /\b(ExtractTargets|GenerateUtterance|SelectAndGenerate|EvaluateTurn|EvaluateConversation)\b/.exec(system)?.[1] ?? 'other';
-  const schema: string | undefined = request.body?.response_format?.json_schema?.name;
-  return `${request.body?.model ?? '?'} ${task}${schema && schema !== task ? ` ${schema}` : ''}`;
+  return `${request.body?.model ?? '?'} ${task}`;
 }
 
 /** The prompt as the server's tokenizer sees it: the messages in order. */
@@ -88,36 +89,61 @@ function promptText(request: RecordedRequest): string {
 /** A stand-in tokenizer (words and single punctuation marks); the share is what matters, not the count. */
 const tokenCount = (s: string) => s.match(/\w+|[^\w\s]/g)?.length ?? 0;
 
+/** The conversation a call belongs to: both clients send the conversation's seed (its rngSeed), unique per conversation in the bench. */
+function conversationOf(request: RecordedRequest): string {
+  return String(request.body?.seed ?? request.body?.options?.seed ?? '?');
+}
+
+interface PrefixShare {
+  calls: number;
+  share: number;
+}
+
 /**
- * Per role, the share of prompt tokens (over every call that had a previous call of its role) that are a
- * prefix shared with that previous call: what a server's KV cache could reuse.
+ * Per role, the share of prompt tokens (over every call that had a previous call to compare with) that are a
+ * prefix shared with that previous call: what a server's KV cache could reuse. Two figures: against the previous
+ * call of the role overall (one cache for every conversation in flight), and against the previous call of the role
+ * in the same conversation (a per-slot cache that keeps one conversation's prompt, as llama.cpp and Ollama slots do).
  */
-function prefixShares(requests: RecordedRequest[]): { overall: number; byRole: Record<string, { calls: number; share: number }> } {
-  const previous = new Map<string, string>();
-  const totals = new Map<string, { calls: number; shared: number; tokens: number }>();
+function prefixShares(requests: RecordedRequest[]): { overall: number; sameConversation: number; byRole: Record<string, { overall: PrefixShare; sameConversation: PrefixShare }> } {
+  const tally = () => {
+    const previous = new Map<string, string>();
+    const totals = new Map<string, { calls: number; shared: number; tokens: number }>();
+    return {
+      totals,
+      add(role: string, key: string, prompt: string) {
+        const before = previous.get(key);
+        previous.set(key, prompt);
+        if (before === undefined) return;
+        let common = 0;
+        while (common < prompt.length && common < before.length && prompt.charCodeAt(common) === before.charCodeAt(common)) common++;
+        const total = totals.get(role) ?? { calls: 0, shared: 0, tokens: 0 };
+        total.calls++;
+        total.shared += tokenCount(prompt.slice(0, common));
+        total.tokens += tokenCount(prompt);
+        totals.set(role, total);
+      },
+    };
+  };
+  const overall = tally();
+  const sameConversation = tally();
   for (const request of requests) {
     const role = roleOf(request);
     const prompt = promptText(request);
-    const before = previous.get(role);
-    previous.set(role, prompt);
-    if (before === undefined) continue;
-    let common = 0;
-    while (common < prompt.length && common < before.length && prompt.charCodeAt(common) === before.charCodeAt(common)) common++;
-    const total = totals.get(role) ?? { calls: 0, shared: 0, tokens: 0 };
-    total.calls++;
-    total.shared += tokenCount(prompt.slice(0, common));
-    total.tokens += tokenCount(prompt);
-    totals.set(role, total);
+    overall.add(role, role, prompt);
+    sameConversation.add(role, `${role}\u0000${conversationOf(request)}`, prompt);
   }
-  let shared = 0;
-  let tokens = 0;
-  const byRole: Record<string, { calls: number; share: number }> = {};
-  for (const [role, total] of totals) {
-    shared += total.shared;
-    tokens += total.tokens;
-    byRole[role] = { calls: total.calls, share: total.tokens ? total.shared / total.tokens : 0 };
-  }
-  return { overall: tokens ? shared / tokens : 0, byRole };
+  const share = (totals: Map<string, { calls: number; shared: number; tokens: number }>, role?: string): PrefixShare => {
+    const rows = role === undefined ? [...totals.values()] : [totals.get(role) ?? { calls: 0, shared: 0, tokens: 0 }];
+    const tokens = rows.reduce((sum, r) => sum + r.tokens, 0);
+    return { calls: rows.reduce((sum, r) => sum + r.calls, 0), share: tokens ? rows.reduce((sum, r) => sum + r.shared, 0) / tokens : 0 };
+  };
+  const roles = [...new Set([...overall.totals.keys(), ...sameConversation.totals.keys()])].sort();
+  return {
+    overall: share(overall.totals).share,
+    sameConversation: share(sameConversation.totals).share,
+    byRole: Object.fromEntries(roles.map((role) => [role, { overall: share(overall.totals, role), sameConversation: share(sameConversation.totals, role) }])),
+  };
 }
 
 // ---------------------------------------------------------------- one scenario (a child process)
@@ -136,7 +162,8 @@ async function scenario(name: string): Promise<void> {
     const limiter = new ConcurrencyLimiter(AT_ONCE);
     tiers = {
       simulator: createLlmSimulator('ollama:bench-sim', { tracker, provider: { ollamaHost: url, limiter } }),
-      judges: [createLlmJudge(`openai-compat:${url}/v1#bench-judge`, { tracker, provider: { limiter } })],
+      // --two-tier: the oracle first in precedence (it decides every turn of the reference unit), the model judge recorded beside it
+      judges: [...(flag('two-tier') ? [new OracleJudge(campaign.config.scoring, campaign.config.safety)] : []), createLlmJudge(`openai-compat:${url}/v1#bench-judge`, { tracker, provider: { limiter } })],
     };
   }
   let turns = 0;
@@ -196,7 +223,7 @@ async function withServer<T>(latencyMs: number, use: (url: string) => Promise<T>
 async function runScenario(name: 'model' | 'deterministic', conversations: number, url?: string): Promise<ScenarioFigures> {
   const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-'));
   try {
-    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), ...(url ? ['--url', url] : [])]);
+    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), ...(url ? ['--url', url] : []), ...(flag('two-tier') ? ['--two-tier'] : [])]);
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
@@ -241,32 +268,39 @@ async function orchestrate(): Promise<void> {
     row(`model-driven, share of the latency bound, ${latencyMs} ms × ${AT_ONCE}`, `${fmt((100 * f.calls) / f.wallSeconds / bound)}%`, latencyMs === 50 ? '≥ 95%' : '≥ 98%', f.load1m);
   }
 
-  const deterministic: ScenarioFigures[] = [];
-  for (let i = 0; i < repeats; i++) deterministic.push(await runScenario('deterministic', conversations));
-  const detLoad = m((f) => f.load1m, deterministic);
-  row('deterministic, turns/s with the store', fmt(m((f) => f.turns / f.wallSeconds, deterministic)), '≥ 2,000', detLoad);
-  row('deterministic, CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, deterministic), 2)} ms`, '≤ 0.5 ms', detLoad);
-  row('deterministic, peak RSS', `${fmt(m((f) => f.peakRssMiB, deterministic), 0)} MiB`, '≤ 110 MB', detLoad);
+  // --model-only: the model-driven figures alone (pipelining and prompt layout measurements)
+  if (!flag('model-only')) {
+    const deterministic: ScenarioFigures[] = [];
+    for (let i = 0; i < repeats; i++) deterministic.push(await runScenario('deterministic', conversations));
+    const detLoad = m((f) => f.load1m, deterministic);
+    row('deterministic, turns/s with the store', fmt(m((f) => f.turns / f.wallSeconds, deterministic)), '≥ 2,000', detLoad);
+    row('deterministic, CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, deterministic), 2)} ms`, '≤ 0.5 ms', detLoad);
+    row('deterministic, peak RSS', `${fmt(m((f) => f.peakRssMiB, deterministic), 0)} MiB`, '≤ 110 MB', detLoad);
 
-  // the large run keeps its workspace for `icabench report`
-  const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-big-'));
-  try {
-    const f = await child<ScenarioFigures>(['--scenario', 'deterministic', '--workspace', workspace, '--conversations', String(big)]);
-    row(`deterministic ${fmt(big, 0)} conversations, peak RSS`, `${fmt(f.peakRssMiB, 0)} MiB (${fmt(f.turns, 0)} turns, ${fmt(f.turns / f.wallSeconds)} turns/s)`, '≤ 200 MB', f.load1m);
-    const started = performance.now();
-    // the CLI as a user runs it (start-up included); /usr/bin/time prints its peak RSS (%M, KiB) on standard error
-    const report = spawnSync('/usr/bin/time', ['-f', 'PEAK_KIB %M', process.execPath, resolve('bin/icabench.js'), 'report', f.runId, '--workspace', workspace, '--out', join(workspace, 'report')], { encoding: 'utf8' });
-    const seconds = (performance.now() - started) / 1000;
-    if (report.status !== 0) throw new Error(`icabench report exited with ${report.status}: ${report.stderr}`);
-    const peakKiB = Number(/PEAK_KIB (\d+)/.exec(report.stderr)?.[1] ?? NaN);
-    row('icabench report on it', `${fmt(seconds, 2)} s, ${fmt(peakKiB / 1024, 0)} MiB peak`, '≤ 3 s', loadavg()[0]);
-  } finally {
-    rmSync(workspace, { recursive: true, force: true });
+    // the large run keeps its workspace for `icabench report`
+    const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-big-'));
+    try {
+      const f = await child<ScenarioFigures>(['--scenario', 'deterministic', '--workspace', workspace, '--conversations', String(big)]);
+      row(`deterministic ${fmt(big, 0)} conversations, peak RSS`, `${fmt(f.peakRssMiB, 0)} MiB (${fmt(f.turns, 0)} turns, ${fmt(f.turns / f.wallSeconds)} turns/s)`, '≤ 200 MB', f.load1m);
+      const started = performance.now();
+      // the CLI as a user runs it (start-up included); /usr/bin/time prints its peak RSS (%M, KiB) on standard error
+      const report = spawnSync('/usr/bin/time', ['-f', 'PEAK_KIB %M', process.execPath, resolve('bin/icabench.js'), 'report', f.runId, '--workspace', workspace, '--out', join(workspace, 'report')], { encoding: 'utf8' });
+      const seconds = (performance.now() - started) / 1000;
+      if (report.status !== 0) throw new Error(`icabench report exited with ${report.status}: ${report.stderr}`);
+      const peakKiB = Number(/PEAK_KIB (\d+)/.exec(report.stderr)?.[1] ?? NaN);
+      row('icabench report on it', `${fmt(seconds, 2)} s, ${fmt(peakKiB / 1024, 0)} MiB peak`, '≤ 3 s', loadavg()[0]);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
   }
 
   if (prefix) {
     row('prompt tokens shared as a prefix with the previous call of the same role', `${fmt(100 * prefix.overall)}%`, '≥ 90%', zeroLoad);
-    for (const [role, share] of Object.entries(prefix.byRole)) row(`  ${role} (${share.calls} calls)`, `${fmt(100 * share.share)}%`, '≥ 90%', zeroLoad);
+    row('  … with the previous call of the same role in the same conversation', `${fmt(100 * prefix.sameConversation)}%`, '≥ 90%', zeroLoad);
+    for (const [role, { overall, sameConversation }] of Object.entries(prefix.byRole)) {
+      const same = sameConversation.calls > 0 ? `${fmt(100 * sameConversation.share)}% (${sameConversation.calls} calls)` : 'no second call in a conversation';
+      row(`  ${role}: overall / same conversation`, `${fmt(100 * overall.share)}% (${overall.calls} calls) / ${same}`, '≥ 90%', zeroLoad);
+    }
   }
 
   console.log(`\nicabench bench:harness — node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), ${new Date().toISOString()}`);

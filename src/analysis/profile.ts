@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { PresetSchema } from '../domain/method.ts';
 import { ConversationStatusSchema, type ConversationResult } from '../domain/conversation.ts';
-import { TiersRecordSchema } from '../domain/tiers.ts';
-import { InvocationSummarySchema } from '../domain/invocation.ts';
+import { SummaryHeaderSchema, type RunInfo } from '../domain/summary-header.ts';
 import {
   DIMENSIONS,
   FAILURE_LABELS,
@@ -137,11 +135,8 @@ const JudgeCountsSchema = z.object({
 /** summary.json: everything the Analysis section of the method asks for, for one run. See docs/reports.md. */
 export const RunSummarySchema = z.object({
   schemaVersion: z.literal(1),
-  run: z
-    .object({ id: z.string(), name: z.string(), mode: z.string(), status: z.string(), createdAt: z.string(), finishedAt: z.string().nullable() })
-    .optional(),
-  /** which method the run followed: lab defaults or a paper preset (src/domain/method.ts) */
-  preset: PresetSchema.optional(),
+  /** the header every kind's summary.json starts with: kind, run, preset, tiers, invocations (absent when the conversations are no stored run) */
+  ...SummaryHeaderSchema.omit({ schemaVersion: true }).partial().shape,
   conversations: count,
   passed: count,
   failed: count,
@@ -193,10 +188,6 @@ export const RunSummarySchema = z.object({
   coverage: CoverageSchema.optional(),
   /** the safety policy that judged (absent when the summary was computed without the run's config) */
   safety: SafetySummarySchema.optional(),
-  /** the simulator and judges each invocation (start, resume) ran with, and the fallbacks it took (run facts) */
-  tiers: z.array(TiersRecordSchema).optional(),
-  /** what each invocation ran on: icabench and Node versions, the machine, the model hosts (run facts `run.invocation`) */
-  invocations: z.array(InvocationSummarySchema).optional(),
   /** sections added by other areas (vehicle context, voice path, LLM tiers) */
   vehicle: ExtensionSchema,
   voice: ExtensionSchema,
@@ -211,7 +202,7 @@ export const RunSummarySchema = z.object({
   findingsDiversity: DiversitySectionSchema.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
-export type RunInfo = NonNullable<RunSummary['run']>;
+export type { RunInfo } from '../domain/summary-header.ts';
 
 /** How much of turn `index` of `turns` falls into each relative-position bin (sums to 1). */
 export function positionShares(index: number, turns: number): number[] {

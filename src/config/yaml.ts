@@ -238,7 +238,7 @@ function lineOfNode(source: YamlSource, node: Node | null): number | null {
 }
 
 /** Line of the key at `path` (or of the item, for a list entry). */
-function lineOfPath(source: YamlSource, path: readonly PropertyKey[]): number | null {
+export function lineOfPath(source: YamlSource, path: readonly PropertyKey[]): number | null {
   const at = nodeAt(source.doc, path);
   return lineOfNode(source, at.keyNode ?? at.valueNode);
 }

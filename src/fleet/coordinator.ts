@@ -1,22 +1,20 @@
 import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
-import { ConversationAborted } from '../kinds/dialogue/conversation.ts';
-import type { ConversationExecutor, FinishedConversation } from '../kinds/dialogue/run.ts';
-import type { ResultStore } from '../store/store.ts';
-import type { ConversationSpec } from '../domain/conversation.ts';
+import { ConfigError } from '../config/yaml.ts';
+import { ItemAborted, type CampaignKindDefinition, type ItemRunner, type LoadedKindConfig, type PlannedItem } from '../run/kind.ts';
+import { RUN_FACTS, type RunFactSink } from '../run/run-facts.ts';
 import {
-  ConversationResultMessageSchema,
+  ItemResultMessageSchema,
   JobTakenSchema,
   RUN_KEY_PREFIX,
   WORKER_KEY_PREFIX,
   WorkerStatusSchema,
-  campaignRequirements,
   canServe,
-  conversationJobId,
-  conversationQueueName,
   describeRequirements,
+  itemJobId,
+  itemQueueName,
   resultQueueName,
+  runRequirements,
   type RunDescriptor,
   type WorkerStatus,
 } from './protocol.ts';
@@ -25,7 +23,7 @@ import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from './redis.
 /** Run fact kind: the workers that could serve the run when this invocation started. */
 export const FLEET_FACT = 'fleet.workers';
 
-/** Attempts of a conversation whose worker threw (its rig failed); a stalled job (worker killed) does not use one up. */
+/** Attempts of an item whose worker threw (its rig failed); a stalled job (worker killed) does not use one up. */
 const JOB_ATTEMPTS = 3;
 /** The run descriptor outlives the coordinator a week: workers finish abandoned jobs, a resume reuses it. */
 const DESCRIPTOR_TTL_S = 7 * 24 * 3600;
@@ -39,11 +37,11 @@ export interface FleetOptions {
   progressMs?: number;
   /** how long the run waits for an unreachable Redis before it stops as interrupted (ms; default DEFAULT_REDIS_GRACE_MS) */
   redisGraceMs?: number;
-  /** how often the conversations in flight are checked against the queue, to enqueue again those that vanished (ms) */
+  /** how often the items in flight are checked against the queue, to enqueue again those that vanished (ms) */
   reconcileMs?: number;
 }
 
-/** Progress per rig: conversations running now, finished, and how many of its jobs stalled (worker lost). */
+/** Progress per rig: items running now and finished. */
 export interface RigProgress {
   rig: string;
   workers: number;
@@ -51,19 +49,19 @@ export interface RigProgress {
   done: number;
 }
 
-export interface FleetExecutor extends ConversationExecutor {
+export interface FleetRunner<Item, Finished> extends ItemRunner<Item, Finished> {
   progress(): Promise<{ rigs: RigProgress[]; stalled: number; failed: number; duplicates: number }>;
   /** what this invocation saw (readable after close): jobs that stalled and went back to the queue, jobs that failed, results that came twice, jobs that vanished and were enqueued again */
   counts(): { stalled: number; failed: number; duplicates: number; requeued: number };
 }
 
 /**
- * A conversation in flight: `rig` is the rig last said to run it (its progress event and its result travel apart: the
+ * An item in flight: `rig` is the rig last said to run it (its progress event and its result travel apart: the
  * result's rig wins); `enqueued`: its job was added (only then can it vanish from the queue).
  */
-interface PendingConversation {
-  spec: ConversationSpec;
-  resolve: (finished: FinishedConversation) => void;
+interface PendingItem<Item, Finished> {
+  planned: PlannedItem<Item>;
+  resolve: (finished: Finished) => void;
   reject: (error: Error) => void;
   onRig: (rig: string) => void;
   rig: string | null;
@@ -98,16 +96,27 @@ export function fleetWorkerSource(redisUrl: string): { workers: () => Promise<Wo
 }
 
 /**
- * The coordinator side of a fleet run (`icabench run CONFIG --fleet redis://…`): runCampaign plans,
- * stores and keeps budget, Ctrl+C and --resume as for a local run; this executor puts each planned
- * conversation on the queue of its requirements (capability routing), and hands back the finished
- * conversation when a worker returns it. It fails at once when no live worker can serve the campaign.
+ * The coordinator side of a fleet run (`icabench run CONFIG --fleet redis://…`), for a run of any kind: the run skeleton
+ * (src/run/runner.ts) plans, stores and keeps budget, Ctrl+C and --resume as for a local run; this runner puts each planned
+ * item on the queue of what its kind's config needs (capability routing) and hands back the kind's Finished value when a
+ * worker returns it, decoded and validated with the kind's wire (src/run/kind.ts). It fails at once when no live worker can
+ * serve the run.
  */
-export async function openFleetExecutor(campaign: LoadedCampaign, options: FleetOptions): Promise<FleetExecutor> {
+export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the file's config form does not matter to the fleet
+  kind: CampaignKindDefinition<L, Item, Finished, any>,
+  loaded: L,
+  options: FleetOptions,
+): Promise<FleetRunner<Item, Finished>> {
   const { log } = options;
+  const { wire } = kind;
+  const refusal = wire.refusal?.(loaded);
+  if (refusal) throw new ConfigError(`${loaded.path}: --fleet: ${refusal}`);
+  // what the workers open their runner with; a config that cannot travel fails here, before Redis is touched
+  const wireLoaded = wire.loaded.encode(loaded);
+  const requirements = runRequirements(wire.needs(loaded));
   const connection = fleetRedisOptions(options.redisUrl, '--fleet');
   const { redis, health } = await connectFleetRedis(options.redisUrl, '--fleet', log);
-  const requirements = campaignRequirements(campaign);
   const workers = await liveWorkers(redis, log);
   const capable = workers.filter((w) => w.state === 'ready' && canServe(w, requirements));
   if (capable.length === 0) {
@@ -116,21 +125,23 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       ? workers.map((w) => `${w.rig} (${w.capabilities.join('+')} over ${w.transports.join('/')}${w.state === 'ready' ? '' : `, ${w.state}: ${w.reason ?? ''}`})`).join('; ')
       : 'none';
     throw new Error(
-      `--fleet: no worker on ${redactedRedisUrl(options.redisUrl)} can serve campaign "${campaign.config.name}": it needs ${describeRequirements(requirements)}. ` +
+      `--fleet: no worker on ${redactedRedisUrl(options.redisUrl)} can serve ${kind.name} campaign "${loaded.config.name}": it needs ${describeRequirements(requirements)}. ` +
         `Live workers: ${seen}. Start one on a rig with: icabench worker --redis URL --rig NAME --capabilities ${requirements.capabilities.join(',')} --transport ${requirements.transport}`,
     );
   }
-  const queueName = conversationQueueName(requirements);
+  const queueName = itemQueueName(requirements);
   const queue = new Queue(queueName, { connection });
   const events = new QueueEvents(queueName, { connection });
   queue.on('error', health.errorListener('fleet queue'));
   events.on('error', health.errorListener('fleet events'));
   await events.waitUntilReady();
 
-  /** each conversation in flight, by key */
-  const pending = new Map<string, PendingConversation>();
-  /** results that came back before this invocation asked for them (a resumed run's abandoned conversations) */
-  const early = new Map<string, { finished: FinishedConversation; rig: string }>();
+  /** each item in flight, by key */
+  const pending = new Map<string, PendingItem<Item, Finished>>();
+  /** results that came back before this invocation asked for them (a resumed run's abandoned items) */
+  const early = new Map<string, { finished: Finished; rig: string }>();
+  /** the items this invocation handed back (a second result of one is a duplicate) */
+  const handedBack = new Set<string>();
   const doneByRig = new Map<string, number>();
   let stalled = 0;
   let failed = 0;
@@ -144,9 +155,11 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   let resultQueue: Queue | null = null;
   /** why the run must stop: its Redis stayed away longer than the grace */
   let redisLost: string | null = null;
-  let store: ResultStore | null = null;
+  let facts: RunFactSink | null = null;
   /** the workers whose invocation facts this invocation recorded */
   const invocationRecorded = new Set<string>();
+  /** the workers' set-ups (their run.invocation, as JSON) whose invocation facts this invocation recorded */
+  const setUpsRecorded = new Set<string>();
   let closing: Promise<void> | null = null;
 
   events.on('stalled', ({ jobId }) => {
@@ -165,7 +178,7 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
     if (!runId || !jobId.startsWith(`${runId}__`)) return;
     const key = jobId.slice(runId.length + 2);
     failed++;
-    pending.get(key)?.reject(new Error(`conversation ${key} failed on the fleet: ${failedReason}`));
+    pending.get(key)?.reject(new Error(`${kind.nouns.item} ${key} failed on the fleet: ${failedReason}`));
     pending.delete(key);
   });
 
@@ -198,7 +211,7 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       : null;
   progressTimer?.unref();
 
-  // a lost or flushed queue: the conversations in flight are checked against it now and then, and at once when Redis is back
+  // a lost or flushed queue: the items in flight are checked against it now and then, and at once when Redis is back
   let reconciling: Promise<void> | null = null;
   const reconcileSoon = () => {
     if (health.down || redisLost || reconciling) return;
@@ -219,10 +232,10 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
     graceTimer ??= setTimeout(() => {
       redisLost = `the fleet's Redis at ${redactedRedisUrl(options.redisUrl)} stayed unreachable for ${Math.round(graceMs / 1000)} s (${change.cause})`;
       log(`fleet: ${redisLost}; the run stops`);
-      // the conversations in flight are abandoned: their results cannot come back; --resume runs them again
+      // the items in flight are abandoned: their results cannot come back; --resume runs them again
       for (const [key, entry] of pending) {
         pending.delete(key);
-        entry.reject(new ConversationAborted());
+        entry.reject(new ItemAborted(key));
       }
     }, graceMs);
   });
@@ -233,42 +246,51 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
   return {
     // keeps every capable worker busy with one more job waiting each; workers that join later take from the same queue
     concurrency: Math.max(8, 2 * capacity),
-    meta: { simulator: campaign.config.simulator, judges: [...campaign.config.judges] },
+    meta: { fleet: describeRequirements(requirements), rigs: [...new Set(capable.map((w) => w.rig))] },
     progress,
     counts: () => ({ stalled, failed, duplicates, requeued }),
-    record(runStore, id) {
+    record(sink, id) {
       runId = id;
-      store = runStore;
-      runStore.addRunFact(id, FLEET_FACT, { requirements, queue: queueName, workers: capable.map((w) => ({ id: w.id, rig: w.rig, capabilities: w.capabilities, transports: w.transports })) });
-      descriptor = { runId: id, path: campaign.path, config: campaign.config, seeds: campaign.seeds, strategies: campaign.strategies };
+      facts = sink;
+      sink.addRunFact(id, FLEET_FACT, { requirements, queue: queueName, workers: capable.map((w) => ({ id: w.id, rig: w.rig, capabilities: w.capabilities, transports: w.transports })) });
+      descriptor = { runId: id, kind: kind.name, loaded: wireLoaded };
       descriptorWritten = writeDescriptor();
       resultQueue = new Queue(resultQueueName(id), { connection });
       resultQueue.on('error', health.errorListener('fleet result queue'));
       results = new Worker(
         resultQueueName(id),
         async (job) => {
-          const parsed = ConversationResultMessageSchema.safeParse(job.data);
+          const parsed = ItemResultMessageSchema.safeParse(job.data);
           if (!parsed.success) throw new UnrecoverableError(`result ${job.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
           const message = parsed.data;
           if (message.runId !== id) throw new UnrecoverableError(`result ${job.id} belongs to run ${message.runId}, not ${id}`);
+          let finished: Finished;
+          try {
+            finished = wire.finished.decode(message.finished, `fleet result ${job.id} (${kind.name} ${kind.nouns.item} ${message.key})`);
+          } catch (error) {
+            throw new UnrecoverableError((error as Error).message);
+          }
           if (!invocationRecorded.has(message.workerId)) {
-            // each worker's run.invocation, tiers.resolved and vehicle.feed, once per worker and invocation, as a local run records its rig's
-            for (const fact of message.invocationFacts) store?.addRunFact(id, fact.kind, fact.data);
+            // what the workers run with (run.invocation, tiers.resolved, the unit's first connection, …), as a local run records its
+            // runner's once per invocation: once per set-up (workers alike record what one process records; a worker on another
+            // machine, build or model host adds its own)
+            const setUp = JSON.stringify(message.invocationFacts.find((f) => f.kind === RUN_FACTS.invocation) ?? message.workerId);
+            if (!setUpsRecorded.has(setUp)) {
+              setUpsRecorded.add(setUp);
+              for (const fact of message.invocationFacts) facts?.addRunFact(id, fact.kind, fact.data);
+            }
             invocationRecorded.add(message.workerId);
           }
-          const finished: FinishedConversation = {
-            result: message.result,
-            facts: message.facts,
-            artifacts: message.artifacts.map((a) => ({ name: a.name, mime: a.mime, ...(a.base64 !== undefined ? { bytes: Buffer.from(a.base64, 'base64') } : {}), ...(a.path ? { path: a.path } : {}) })),
-          };
-          const key = message.result.spec.key;
+          for (const fact of message.runFacts) facts?.addRunFact(id, fact.kind, fact.data);
+          const { key } = message;
           const waiting = pending.get(key);
           if (waiting) {
             tellRig(key, message.rig);
             pending.delete(key);
+            handedBack.add(key);
             doneByRig.set(message.rig, (doneByRig.get(message.rig) ?? 0) + 1);
             waiting.resolve(finished);
-          } else if (store?.getConversation(id, key)) {
+          } else if (handedBack.has(key)) {
             duplicates++;
           } else {
             early.set(key, { finished, rig: message.rig });
@@ -278,38 +300,40 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       );
       results.on('failed', (job, error) => log(`fleet: ${error.message}`));
       results.on('error', health.errorListener('fleet results'));
-      return { conversationEnded: () => undefined, invocationEnded: () => undefined };
+      return { invocationEnded: () => undefined };
     },
     ready: async () => redisLost,
-    async run(id, { item: spec }, signal, emit) {
-      const onRig = (rig: string) => emit({ type: 'conversation_rig', runId: id, key: spec.key, rig });
-      if (redisLost) throw new ConversationAborted();
-      const already = early.get(spec.key);
+    async run(id, planned, signal, emit) {
+      const { key } = planned;
+      const onRig = (rig: string) => emit({ type: 'conversation_rig', runId: id, key, rig });
+      if (redisLost) throw new ItemAborted(key);
+      const already = early.get(key);
       if (already) {
-        early.delete(spec.key);
+        early.delete(key);
+        handedBack.add(key);
         onRig(already.rig);
         return already.finished;
       }
-      const jobId = conversationJobId(id, spec.key);
-      let entry!: PendingConversation;
-      const finished = new Promise<FinishedConversation>((resolve, reject) => {
-        entry = { spec, resolve, reject, onRig, rig: null, enqueued: false };
-        pending.set(spec.key, entry);
+      const jobId = itemJobId(id, key);
+      let entry!: PendingItem<Item, Finished>;
+      const finished = new Promise<Finished>((resolve, reject) => {
+        entry = { planned, resolve, reject, onRig, rig: null, enqueued: false };
+        pending.set(key, entry);
       });
-      const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ConversationAborted()), { once: true }));
+      const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ItemAborted(key)), { once: true }));
       // either may settle while the other is awaited
       finished.catch(() => undefined);
       aborted.catch(() => undefined);
       try {
         // while Redis is away the add waits for the reconnect; a grace running out rejects `finished`
-        await Promise.race([descriptorWritten!.then(() => enqueue(id, spec)), finished, aborted]);
+        await Promise.race([descriptorWritten!.then(() => enqueue(id, planned)), finished, aborted]);
         entry.enqueued = true;
         return await Promise.race([finished, aborted]);
       } catch (error) {
-        if (!(error instanceof ConversationAborted)) throw error;
+        if (!(error instanceof ItemAborted)) throw error;
         // a lost Redis cannot take the job back: it reruns on --resume
         if (redisLost) throw error;
-        return abandon(spec.key, jobId);
+        return abandon(key, jobId);
       }
     },
     close: () =>
@@ -334,39 +358,39 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
       })()),
   };
 
-  /** The run's campaign for the workers; written again when Redis comes back without it (restarted without persistence). */
+  /** The run's kind and loaded config for the workers; written again when Redis comes back without it (restarted without persistence). */
   function writeDescriptor(): Promise<unknown> {
     return descriptor ? redis.set(RUN_KEY_PREFIX + descriptor.runId, JSON.stringify(descriptor), 'EX', DESCRIPTOR_TTL_S) : Promise.resolve();
   }
 
-  /** One planned conversation on the queue of its requirements; its job id makes a second add of the same conversation a no-op. */
-  async function enqueue(id: string, spec: ConversationSpec): Promise<void> {
-    await queue.add('conversation', { runId: id, spec }, { jobId: conversationJobId(id, spec.key), attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
+  /** One planned item on the queue of its requirements; its job id makes a second add of the same item a no-op. */
+  async function enqueue(id: string, planned: PlannedItem<Item>): Promise<void> {
+    await queue.add(kind.nouns.item, { runId: id, key: planned.key, item: wire.item.encode(planned.item) }, { jobId: itemJobId(id, planned.key), attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
   }
 
   /**
-   * Finds the conversations in flight whose job is on neither queue (Redis restarted without persistence, or was
-   * flushed) and enqueues them again. The order of the checks matters: a job leaves the conversation queue only
+   * Finds the items in flight whose job is on neither queue (Redis restarted without persistence, or was
+   * flushed) and enqueues them again. The order of the checks matters: a job leaves the item queue only
    * after its result is on the result queue, and a result leaves that queue only after it was taken from `pending`.
    */
   async function reconcile(): Promise<void> {
     if (!runId || !resultQueue) return;
-    const vanished: ConversationSpec[] = [];
+    const vanished: PlannedItem<Item>[] = [];
     for (const [key, entry] of [...pending]) {
       if (!entry.enqueued) continue;
-      if (await queue.getJob(conversationJobId(runId, key))) continue;
+      if (await queue.getJob(itemJobId(runId, key))) continue;
       if (await resultQueue.getJob(key)) continue;
-      if (pending.get(key) === entry) vanished.push(entry.spec);
+      if (pending.get(key) === entry) vanished.push(entry.planned);
     }
     if (vanished.length === 0) return;
     await writeDescriptor();
-    for (const spec of vanished) await enqueue(runId, spec);
+    for (const planned of vanished) await enqueue(runId, planned);
     requeued += vanished.length;
-    const keys = vanished.map((s) => s.key);
-    log(`fleet: ${vanished.length} conversation(s) vanished from the queue (Redis restarted without persistence or was flushed); enqueued again: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? `, … ${keys.length - 5} more` : ''}`);
+    const keys = vanished.map((p) => p.key);
+    log(`fleet: ${vanished.length} ${kind.nouns.items} vanished from the queue (Redis restarted without persistence or was flushed); enqueued again: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? `, … ${keys.length - 5} more` : ''}`);
   }
 
-  /** Passes on which rig runs a conversation in flight, once per change of rig. */
+  /** Passes on which rig runs an item in flight, once per change of rig. */
   function tellRig(key: string, rig: string): void {
     const entry = pending.get(key);
     if (!entry || entry.rig === rig) return;
@@ -379,6 +403,6 @@ export async function openFleetExecutor(campaign: LoadedCampaign, options: Fleet
     pending.delete(key);
     const job = await queue.getJob(jobId);
     if (job && ((await job.isWaiting()) || (await job.isDelayed()))) await job.remove().catch(() => undefined);
-    throw new ConversationAborted();
+    throw new ItemAborted(key);
   }
 }

@@ -1,20 +1,18 @@
 import { z } from 'zod';
-import { ConversationResultSchema, ConversationSpecSchema, SeedPhraseSchema } from '../domain/conversation.ts';
-import { StrategySchema } from '../domain/taxonomy.ts';
-import { RecordedFactSchema } from '../run/run-facts.ts';
-import { CampaignConfigSchema, type LoadedCampaign } from '../kinds/dialogue/config.ts';
+import { WireFactSchema } from '../run/run-facts.ts';
+import { RIG_CAPABILITIES, RIG_TRANSPORTS, type RigNeeds } from '../run/kind.ts';
 
 /**
  * What travels through the fleet's Redis, each message validated with zod where it is read: a
  * worker never runs a job it cannot parse, a coordinator never stores a result it cannot parse.
  */
 
-/** What a worker's rig can test beyond text; a campaign needs `audio` for spoken turns and `vehicle` for a drive scenario. */
-export const CapabilitySchema = z.enum(['text', 'audio', 'vehicle', 'tools']);
+/** What a worker's rig can test beyond text; a config's items need some (src/run/kind.ts, RigNeeds): `audio` for spoken turns, `vehicle` for a drive scenario, `tools` for tool-agent tasks. */
+export const CapabilitySchema = z.enum(RIG_CAPABILITIES);
 export type Capability = z.infer<typeof CapabilitySchema>;
 
-/** How the rig reaches its head unit: the reference unit in the worker, a unit dialling in to the worker's bridge, an HTTP chat endpoint. */
-export const TransportSchema = z.enum(['reference', 'bridge', 'http']);
+/** How the rig reaches its head unit (or agent): the reference unit in the worker, a unit dialling in to the worker's bridge, an HTTP endpoint. */
+export const TransportSchema = z.enum(RIG_TRANSPORTS);
 export type Transport = z.infer<typeof TransportSchema>;
 
 export const WorkerStateSchema = z.enum(['ready', 'headunit_unreachable', 'stopping']);
@@ -33,7 +31,7 @@ export const WorkerStatusSchema = z.strictObject({
   state: WorkerStateSchema,
   /** why the worker stopped taking jobs (state headunit_unreachable) */
   reason: z.string().nullable(),
-  /** run id / conversation key of what it runs now */
+  /** run id / item key of what it runs now */
   current: z.array(z.string()),
   done: z.number().int().min(0),
   /** ISO time of this beat */
@@ -41,42 +39,34 @@ export const WorkerStatusSchema = z.strictObject({
 });
 export type WorkerStatus = z.infer<typeof WorkerStatusSchema>;
 
-/** What a campaign needs of a worker. */
-export interface Requirements {
-  transport: Transport;
-  /** sorted, always with text */
-  capabilities: Capability[];
-}
+/** What a run's items need of a worker: the kind's rig needs, `text` always among them, sorted. */
+export type Requirements = RigNeeds;
 
-export function campaignRequirements(campaign: Pick<LoadedCampaign, 'config'>): Requirements {
-  const { config } = campaign;
-  const needs: Capability[] = ['text'];
-  if (config.voice?.enabled) needs.push('audio');
-  if (config.vehicle) needs.push('vehicle');
-  return { transport: config.headUnit.type, capabilities: needs.sort() };
+export function runRequirements(needs: RigNeeds): Requirements {
+  return { transport: needs.transport, capabilities: [...new Set<Capability>(['text', ...needs.capabilities])].sort() };
 }
 
 export function describeRequirements(requirements: Requirements): string {
   return `${requirements.capabilities.join('+')} over ${requirements.transport}`;
 }
 
-/** A worker serves a campaign when it has its transport and every capability it needs. */
+/** A worker serves a run when it has its transport and every capability it needs. */
 export function canServe(worker: Pick<WorkerStatus, 'capabilities' | 'transports'>, requirements: Requirements): boolean {
   return worker.transports.includes(requirements.transport) && requirements.capabilities.every((c) => worker.capabilities.includes(c));
 }
 
 /** One queue per requirement profile: a worker listens only on the queues of profiles it can serve (capability routing). */
-export function conversationQueueName(requirements: Requirements): string {
-  return `icabench-conv-${requirements.transport}-${requirements.capabilities.join('+')}`;
+export function itemQueueName(requirements: Requirements): string {
+  return `icabench-items-${requirements.transport}-${requirements.capabilities.join('+')}`;
 }
 
 /** Every queue a worker with these capabilities can take jobs from. */
 export function servedQueueNames(capabilities: readonly Capability[], transports: readonly Transport[]): string[] {
-  const extras = [...new Set(capabilities)].filter((c) => c !== 'text' && c !== 'tools').sort() as Capability[];
+  const extras = [...new Set(capabilities)].filter((c) => c !== 'text').sort() as Capability[];
   const subsets: Capability[][] = [[]];
   for (const extra of extras) subsets.push(...subsets.map((s) => [...s, extra]));
   if (!capabilities.includes('text')) return [];
-  return transports.flatMap((transport) => subsets.map((subset) => conversationQueueName({ transport, capabilities: ['text' as Capability, ...subset].sort() })));
+  return transports.flatMap((transport) => subsets.map((subset) => itemQueueName({ transport, capabilities: ['text' as Capability, ...subset].sort() })));
 }
 
 /** The results of one run travel back on their own queue; the coordinator of that run consumes it. */
@@ -87,49 +77,41 @@ export function resultQueueName(runId: string): string {
 export const RUN_KEY_PREFIX = 'icabench:fleet:run:';
 export const WORKER_KEY_PREFIX = 'icabench:fleet:worker:';
 
-/** The job id of one planned conversation: unique per run and key, so an enqueued conversation is never enqueued twice. */
-export function conversationJobId(runId: string, key: string): string {
+/** The job id of one planned item: unique per run and key, so an enqueued item is never enqueued twice. */
+export function itemJobId(runId: string, key: string): string {
   return `${runId}__${key}`;
 }
 
-/** What a worker needs to open the rig of a run: the campaign as the coordinator loaded it (paths resolved on the coordinator's machine). */
+/** What a worker needs to open the runner of a run: the kind and its loaded config in the kind's wire form (src/run/kind.ts, KindWire), paths as the coordinator resolved them. */
 export const RunDescriptorSchema = z.strictObject({
   runId: z.string().min(1),
-  path: z.string().min(1),
-  config: CampaignConfigSchema,
-  seeds: z.array(SeedPhraseSchema),
-  strategies: z.array(StrategySchema),
+  kind: z.string().min(1),
+  loaded: z.unknown(),
 });
 export type RunDescriptor = z.infer<typeof RunDescriptorSchema>;
 
-/** One job = one planned conversation. */
-export const ConversationJobSchema = z.strictObject({
+/** One job = one planned item; `item` is in its kind's wire form, decoded by the worker with the run's kind. */
+export const ItemJobSchema = z.strictObject({
   runId: z.string().min(1),
-  spec: ConversationSpecSchema,
+  key: z.string().min(1),
+  item: z.unknown(),
 });
-export type ConversationJob = z.infer<typeof ConversationJobSchema>;
+export type ItemJob = z.infer<typeof ItemJobSchema>;
 
 /** What a worker reports as a job's progress when it takes it: its rig (the coordinator's live view shows which rig runs what). */
 export const JobTakenSchema = z.strictObject({ rig: z.string().min(1) });
 
-/** An artifact with its bytes as base64 (JSON carries no bytes). */
-export const WireArtifactSchema = z.strictObject({
-  name: z.string().min(1),
-  mime: z.string().min(1),
-  base64: z.string().optional(),
-  path: z.string().optional(),
-});
-
-/** A finished conversation on its way back to the coordinator. */
-export const ConversationResultMessageSchema = z.strictObject({
+/** A finished item on its way back to the coordinator. */
+export const ItemResultMessageSchema = z.strictObject({
   runId: z.string().min(1),
   rig: z.string().min(1),
   workerId: z.string().min(1),
-  result: ConversationResultSchema,
-  artifacts: z.array(WireArtifactSchema),
-  /** what the worker's rig runs this run with (`run.invocation`, `tiers.resolved`, `vehicle.feed`): the same with every result, stored once per worker */
-  invocationFacts: z.array(RecordedFactSchema),
-  /** what this conversation produced (`llm.calls`, `vehicle.frames`), stored with it */
-  facts: z.array(RecordedFactSchema),
+  key: z.string().min(1),
+  /** the kind's Finished value in its wire form (with the facts the item produced), decoded by the coordinator with the run's kind */
+  finished: z.unknown(),
+  /** what the worker's runner recorded as it opened for this run (`run.invocation`, `tiers.resolved`, …): the same with every result, stored once per worker */
+  invocationFacts: z.array(WireFactSchema),
+  /** facts the runner recorded since the previous result outside any item (the head unit's link events): stored once, as they come */
+  runFacts: z.array(WireFactSchema),
 });
-export type ConversationResultMessage = z.infer<typeof ConversationResultMessageSchema>;
+export type ItemResultMessage = z.infer<typeof ItemResultMessageSchema>;

@@ -1,13 +1,11 @@
 import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { z } from 'zod';
-import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
-import { openRig, type Rig, type RunRecorder } from '../kinds/dialogue/rig.ts';
-import { runPlannedConversation } from '../kinds/dialogue/run.ts';
-import { RecordedFactSchema, type RecordedFact, type RunFactSink } from '../run/run-facts.ts';
+import { campaignKind, type AnyCampaignKind } from '../kinds/registry.ts';
+import type { ItemRunner, LoadedKindConfig } from '../run/kind.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import {
-  ConversationJobSchema,
+  ItemJobSchema,
   JobTakenSchema,
   RUN_KEY_PREFIX,
   RunDescriptorSchema,
@@ -15,13 +13,17 @@ import {
   resultQueueName,
   servedQueueNames,
   type Capability,
-  type ConversationResultMessage,
+  type ItemResultMessage,
   type Transport,
   type WorkerStatus,
 } from './protocol.ts';
 import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from './redis.ts';
 import { RedisHostLimiter } from './host-limiter.ts';
 import { setSharedSlotGate } from '../llm/limiter.ts';
+import { WireFactSchema, type WireFact } from '../run/run-facts.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the runner of whichever kind a run is
+type AnyItemRunner = ItemRunner<any, any>;
 
 export interface FleetWorkerOptions {
   redisUrl: string;
@@ -31,65 +33,30 @@ export interface FleetWorkerOptions {
   transports: readonly Transport[];
   /** the voice rig (what speaks and listens), for workers with audio */
   voice?: string | null;
-  /** conversations this worker runs at once */
+  /** items this worker runs at once */
   concurrency: number;
   /** a job whose worker stops renewing its lock for this long (killed, unplugged) goes back to the queue */
   lockMs: number;
   heartbeatMs?: number;
   log: (line: string) => void;
-  /** tests: how a run's rig is opened (default openRig with the run's campaign) */
-  openRig?: (campaign: LoadedCampaign) => Promise<Rig>;
+  /** tests: how a run's runner is opened (default: the kind's own `open` with the run's loaded config) */
+  openRunner?: (kind: AnyCampaignKind, loaded: LoadedKindConfig, log: (line: string) => void) => Promise<AnyItemRunner>;
 }
 
 export interface FleetWorker {
   readonly id: string;
-  /** stops taking jobs, lets the running ones finish, closes the rigs and removes the heartbeat */
+  /** stops taking jobs, lets the running ones finish, closes the runners and removes the heartbeat */
   close(): Promise<void>;
 }
 
+/** A run this worker serves: its kind, the runner opened for it, and the facts the runner recorded. */
 interface OpenedRun {
-  rig: Rig;
-  campaign: LoadedCampaign;
-  /** what rig.record wrote when the run's rig opened: sent with every result, stored once per worker */
-  invocationFacts: RecordedFact[];
-  recorder: RunRecorder;
-  /** the facts each conversation produced as it ended, by key, until its result is sent */
-  conversationFacts: Map<string, RecordedFact[]>;
-}
-
-/**
- * The rig's recorder writing into a collector instead of a store: what rig.record writes at once
- * is the invocation's facts; what the recorder writes when a conversation ends (synchronously) is
- * that conversation's, taken at once so that conversations running side by side keep theirs apart.
- */
-function recordInto(rig: Rig, runId: string): Pick<OpenedRun, 'invocationFacts' | 'recorder' | 'conversationFacts'> {
-  let collected: RecordedFact[] = [];
-  const sink: RunFactSink = {
-    addRunFact(id, kind, data) {
-      if (id !== runId) throw new Error(`fleet worker: a fact of run ${id} recorded on the rig of run ${runId}`);
-      collected.push(parseOrThrow(RecordedFactSchema, { kind, data }, `fleet worker: run ${runId} fact ${kind}`));
-    },
-  };
-  const take = () => {
-    const taken = collected;
-    collected = [];
-    return taken;
-  };
-  const inner = rig.record(sink, runId);
-  const invocationFacts = take();
-  const conversationFacts = new Map<string, RecordedFact[]>();
-  return {
-    invocationFacts,
-    conversationFacts,
-    recorder: {
-      conversationEnded(key, drive) {
-        inner.conversationEnded(key, drive);
-        conversationFacts.set(key, take());
-      },
-      // the worker's calls outside any conversation: none (every call serves a conversation), and no store to write them to
-      invocationEnded: () => undefined,
-    },
-  };
+  kind: AnyCampaignKind;
+  runner: AnyItemRunner;
+  /** what runner.record wrote as the runner opened: sent with every result, stored once per worker */
+  invocationFacts: WireFact[];
+  /** what the runner recorded since (outside any item's Finished value): sent with the next result, then dropped */
+  takeRunFacts(): WireFact[];
 }
 
 function issuesText(error: z.ZodError): string {
@@ -97,11 +64,11 @@ function issuesText(error: z.ZodError): string {
 }
 
 /**
- * A fleet worker: takes planned conversations from the queues of the campaigns its rig can serve
- * (capability routing: a queue per transport and capability set), runs each on the rig the run's
- * config describes (openRig, one per run), and sends the finished conversation back on the run's
- * result queue. A job that does not parse is failed with the reason and never run; a rig that
- * cannot reach its head unit makes the worker stop taking jobs and say so.
+ * A fleet worker: takes planned items from the queues of the runs its rig can serve (capability routing: a queue per
+ * transport and capability set), runs each with the runner the run's kind opens for the run's loaded config (the kind
+ * contract, src/run/kind.ts: one runner per run), and sends the kind's Finished value back on the run's result queue. A
+ * job that does not parse is failed with the reason and never run; a runner that cannot reach its head unit makes the
+ * worker stop taking jobs and say so.
  */
 export async function startFleetWorker(options: FleetWorkerOptions): Promise<FleetWorker> {
   const connection = fleetRedisOptions(options.redisUrl);
@@ -110,7 +77,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
   const { redis, health } = await connectFleetRedis(options.redisUrl, '--redis', log);
   // the model hosts' slots are counted across the fleet, not per worker
   setSharedSlotGate(new RedisHostLimiter(redis));
-  const rigs = new Map<string, Promise<OpenedRun>>();
+  const runs = new Map<string, Promise<OpenedRun>>();
   const resultQueues = new Map<string, Queue>();
   const current = new Set<string>();
   let state: WorkerStatus['state'] = 'ready';
@@ -143,25 +110,58 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     if (state !== 'ready') return;
     state = 'headunit_unreachable';
     reason = why;
-    log(`worker ${id}: ${why}; not taking jobs any more (the conversation goes back to the queue for another rig; restart the worker once the head unit is back)`);
+    log(`worker ${id}: ${why}; not taking jobs any more (the item goes back to the queue for another rig; restart the worker once the head unit is back)`);
     await beat();
     await Promise.all(workers.map((w) => w.pause(true)));
   };
 
-  const rigFor = async (runId: string) => {
-    let opening = rigs.get(runId);
+  /**
+   * The run's kind and loaded config, from its descriptor, read once per run (a Redis that restarted empty may have lost
+   * it until the coordinator writes it again); a run unknown or not valid fails the job for good.
+   */
+  const descriptors = new Map<string, Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }>>();
+  const describedRun = (runId: string): Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }> => {
+    let reading = descriptors.get(runId);
+    if (!reading) {
+      reading = readDescriptor(runId);
+      descriptors.set(runId, reading);
+      reading.catch(() => descriptors.delete(runId));
+    }
+    return reading;
+  };
+  const readDescriptor = async (runId: string): Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }> => {
+    const raw = await redis.get(RUN_KEY_PREFIX + runId);
+    if (raw === null) throw new UnrecoverableError(`run ${runId} is not known to the fleet (no run descriptor in Redis)`);
+    const parsed = RunDescriptorSchema.safeParse(JSON.parse(raw));
+    if (!parsed.success) throw new UnrecoverableError(`run ${runId}: the run descriptor is not valid: ${issuesText(parsed.error)}`);
+    try {
+      const kind = await campaignKind(parsed.data.kind);
+      return { kind, loaded: kind.wire.loaded.decode(parsed.data.loaded, `run ${runId}: the run descriptor's config`) };
+    } catch (error) {
+      throw new UnrecoverableError((error as Error).message);
+    }
+  };
+
+  const runFor = (runId: string, kind: AnyCampaignKind, loaded: LoadedKindConfig): Promise<OpenedRun> => {
+    let opening = runs.get(runId);
     if (!opening) {
       opening = (async () => {
-        const raw = await redis.get(RUN_KEY_PREFIX + runId);
-        if (raw === null) throw new UnrecoverableError(`run ${runId} is not known to the fleet (no run descriptor in Redis)`);
-        const parsed = RunDescriptorSchema.safeParse(JSON.parse(raw));
-        if (!parsed.success) throw new UnrecoverableError(`run ${runId}: the run descriptor is not valid: ${issuesText(parsed.error)}`);
-        const campaign: LoadedCampaign = { config: parsed.data.config, path: parsed.data.path, seeds: parsed.data.seeds, strategies: parsed.data.strategies };
-        const rig = await (options.openRig ?? ((c: LoadedCampaign) => openRig(c, { log })))(campaign);
-        return { rig, campaign, ...recordInto(rig, runId) };
+        const runner = await (options.openRunner ?? ((k, l) => k.open(l, { log })))(kind, loaded, log);
+        // what the runner records goes into this collector: the facts travel with the results, the coordinator stores them
+        let collected: WireFact[] = [];
+        const take = () => {
+          const taken = collected;
+          collected = [];
+          return taken;
+        };
+        runner.record({ addRunFact: (id, factKind, data) => {
+          if (id !== runId) throw new Error(`fleet worker: a fact of run ${id} recorded by the runner of run ${runId}`);
+          collected.push(parseOrThrow(WireFactSchema, { kind: factKind, data }, `fleet worker: run ${runId} fact ${factKind}`));
+        } }, runId, () => undefined);
+        return { kind, runner, invocationFacts: take(), takeRunFacts: take };
       })();
-      rigs.set(runId, opening);
-      opening.catch(() => rigs.delete(runId));
+      runs.set(runId, opening);
+      opening.catch(() => runs.delete(runId));
     }
     return opening;
   };
@@ -177,41 +177,48 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
   };
 
   const processJob = async (job: Job): Promise<{ key: string }> => {
-    const parsed = ConversationJobSchema.safeParse(job.data);
+    const parsed = ItemJobSchema.safeParse(job.data);
     // never executed: failed with the reason, no retry
     if (!parsed.success) throw new UnrecoverableError(`bad job ${job.id}: ${issuesText(parsed.error)}`);
-    const { runId, spec } = parsed.data;
+    const { runId, key } = parsed.data;
+    const { kind, loaded } = await describedRun(runId);
+    let item: unknown;
+    try {
+      item = kind.wire.item.decode(parsed.data.item, `bad job ${job.id}: item`);
+    } catch (error) {
+      throw new UnrecoverableError((error as Error).message);
+    }
     let opened: OpenedRun;
     try {
-      opened = await rigFor(runId);
-      await opened.rig.headUnit.ensureReady();
+      opened = await runFor(runId, kind, loaded);
+      const stop = await opened.runner.ready();
+      if (stop) throw new Error(stop);
     } catch (error) {
-      if (error instanceof UnrecoverableError) throw error;
       const why = `rig ${options.rig} cannot reach its head unit: ${error instanceof Error ? error.message : String(error)}`;
       await stopTakingJobs(why);
       throw new Error(why);
     }
-    const name = `${runId}/${spec.key}`;
+    const name = `${runId}/${key}`;
     current.add(name);
     try {
       await job.updateProgress(JobTakenSchema.parse({ rig: options.rig }));
-      const finished = await runPlannedConversation(opened.rig, opened.campaign.config, runId, spec, { recorder: opened.recorder });
-      const message: ConversationResultMessage = {
+      // the job runs to its end: a worker asked to stop lets its items finish (quitting at once sends them back to the queue)
+      const finished = await opened.runner.run(runId, { key, item }, new AbortController().signal, () => undefined);
+      const message: ItemResultMessage = {
         runId,
         rig: options.rig,
         workerId: id,
-        result: finished.result,
-        artifacts: finished.artifacts.map((a) => ({ name: a.name, mime: a.mime, ...(a.bytes ? { base64: Buffer.from(a.bytes).toString('base64') } : {}), ...(a.path ? { path: a.path } : {}) })),
+        key,
+        finished: kind.wire.finished.encode(finished),
         invocationFacts: opened.invocationFacts,
-        facts: opened.conversationFacts.get(spec.key) ?? [],
+        runFacts: opened.takeRunFacts(),
       };
-      // at least once: a second delivery of the same conversation has the same job id and is dropped, and the store takes a key once
-      await resultQueue(runId).add('result', message, { jobId: spec.key, removeOnComplete: true, removeOnFail: true });
+      // at least once: a second delivery of the same item has the same job id and is dropped, and the store takes a key once
+      await resultQueue(runId).add('result', message, { jobId: key, removeOnComplete: true, removeOnFail: true });
       done++;
-      return { key: spec.key };
+      return { key };
     } finally {
       current.delete(name);
-      opened.conversationFacts.delete(spec.key);
     }
   };
 
@@ -221,14 +228,14 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       concurrency: options.concurrency,
       lockDuration: options.lockMs,
       stalledInterval: Math.max(500, Math.floor(options.lockMs / 2)),
-      // a stalled conversation always goes back to the queue: a killed worker is never the conversation's fault
+      // a stalled item always goes back to the queue: a killed worker is never the item's fault
       maxStalledCount: 1_000,
     });
     worker.on('failed', (job, error) => log(`job ${job?.id ?? '?'} failed: ${error.message}`));
     worker.on('error', health.errorListener(`queue ${queue}`));
     workers.push(worker);
   }
-  if (workers.length === 0) throw new Error(`worker ${id}: with capabilities ${options.capabilities.join(', ')} it can serve no campaign (every campaign needs text)`);
+  if (workers.length === 0) throw new Error(`worker ${id}: with capabilities ${options.capabilities.join(', ')} it can serve no run (every run needs text)`);
   log(`worker ${id} on ${redactedRedisUrl(options.redisUrl)}: ${options.capabilities.join('+')} over ${options.transports.join('/')}, ${options.concurrency} at once`);
 
   let closing: Promise<void> | null = null;
@@ -240,7 +247,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
         clearInterval(heartbeat);
         await Promise.all(workers.map((w) => w.close()));
         await Promise.all([...resultQueues.values()].map((q) => q.close()));
-        for (const opening of rigs.values()) await opening.then(({ rig }) => rig.close()).catch(() => undefined);
+        for (const opening of runs.values()) await opening.then(({ runner }) => runner.close()).catch(() => undefined);
         await redis.del(WORKER_KEY_PREFIX + id).catch(() => undefined);
         setSharedSlotGate(null);
         redis.disconnect();

@@ -3,16 +3,16 @@ import type { ConversationVerdict, TurnVerdict } from '../domain/conversation.ts
 import { TargetStatusSchema } from '../domain/targets.ts';
 import { DIMENSION_TITLES, DIMENSIONS, FailureLabelSchema, PER_TARGET_LABELS, type Dimension, type FailureLabel } from '../domain/taxonomy.ts';
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
-import { delimitUntrusted, loadPromptSections, renderPrompt } from '../llm/prompts.ts';
+import { loadPromptSections, renderPrompt } from '../llm/prompts.ts';
 import type { LlmProvider } from '../llm/types.ts';
-import { describeContext, describeTargets, replyData, transcript } from '../llm/transcript.ts';
+import { describeContext, describeTargets, transcript, turnBlocks } from '../llm/transcript.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 import { completedTargetShare } from './targets.ts';
 
 export const JUDGE_PROMPTS = {
-  turn: 'judge/turn-labels.v2',
-  dimension: 'judge/dimension.v2',
+  turn: 'judge/turn-labels.v3',
+  dimension: 'judge/dimension.v3',
   rubrics: 'judge/rubrics.v1',
 } as const;
 
@@ -84,14 +84,11 @@ export const ConfidentDimensionOutputSchema = DimensionOutputSchema.extend({ con
 
 /** The turn judge's prompt (EvaluateTurn), shared by the LLM judge and the technique judges. */
 export function renderTurnJudgePrompt(input: TurnJudgeInput): { system: string; user: string } {
+  const judged = { index: input.turnIndex, context: input.context, utterance: input.utterance, reply: input.reply };
   return renderPrompt(JUDGE_PROMPTS.turn, {
-    context: describeContext(input.context),
+    turns: turnBlocks([...input.history, judged]),
     targets: describeTargets(input.targets),
-    history: transcript(input.history),
     turnIndex: String(input.turnIndex),
-    utterance: input.utterance.text,
-    annotation: JSON.stringify(input.utterance.annotation),
-    reply: delimitUntrusted('head_unit_reply', replyData(input.reply, 3000)),
   });
 }
 

@@ -39,6 +39,8 @@ export interface ProviderOptions extends EndpointPolicy {
   keepAlive?: string | number;
   apiKey?: string;
   openaiStructuredMode?: 'json_schema' | 'tool';
+  /** llama.cpp's `cache_prompt: true` on OpenAI-compatible calls (see OpenAiCompatProviderOptions.cachePrompt) */
+  openaiCachePrompt?: boolean;
   gguf?: GgufProviderOptions;
   /** replaces the global fetch (tests); still guarded by the endpoint policy */
   fetch?: typeof fetch;
@@ -76,6 +78,7 @@ export function createProvider(ref: string, options: ProviderOptions = {}): LlmP
         timeoutMs: options.timeoutMs,
         stream: options.stream,
         structuredMode: options.openaiStructuredMode,
+        cachePrompt: options.openaiCachePrompt,
         fetch: options.fetch,
       });
       endpoint = `openai-compat ${parsed.baseUrl}`;

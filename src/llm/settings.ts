@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FileRequestCache } from './cache.ts';
+import { DEFAULT_OLLAMA_KEEP_ALIVE } from './providers/common.ts';
 import type { ProviderOptions } from './index.ts';
 import { PriceTableSchema } from './usage.ts';
 
@@ -20,12 +21,20 @@ export const LlmSettingsSchema = z.strictObject({
   /** fixed seed for every call; default the conversation's rngSeed */
   seed: z.number().int().optional(),
   stream: z.boolean().default(false),
-  keepAlive: z.union([z.string(), z.number()]).default('30m'),
+  /**
+   * Ollama `keep_alive`: how long the model (and its KV cache) stays loaded after a call; a Go duration ("30m",
+   * "1h30m"; negative: for ever) or seconds. Checked here, because Ollama refuses a bad one with HTTP 400 on every call.
+   */
+  keepAlive: z
+    .union([z.string().regex(/^-?(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$|^0$/, 'a Go duration such as "30m", "1h30m" or "-1m" (negative: keep for ever), or a number of seconds'), z.number()])
+    .default(DEFAULT_OLLAMA_KEEP_ALIVE),
   /** development request cache directory; off when absent (campaigns measure, they do not replay) */
   cacheDir: z.string().optional(),
   /** USD per million tokens for metered endpoints, by model reference */
   prices: PriceTableSchema.default({}),
   openaiStructuredMode: z.enum(['json_schema', 'tool']).default('json_schema'),
+  /** send llama.cpp's `cache_prompt: true` to OpenAI-compatible servers (older llama.cpp builds; some servers refuse unknown fields) */
+  openaiCachePrompt: z.boolean().default(false),
   gguf: z.strictObject({ gpu: z.union([z.literal('auto'), z.literal(false)]).default('auto'), contextSize: z.number().int().min(512).default(8192), threads: z.number().int().min(1).optional() }).default({ gpu: 'auto', contextSize: 8192 }),
 });
 export type LlmSettings = z.infer<typeof LlmSettingsSchema>;
@@ -39,6 +48,7 @@ export function providerOptionsFrom(settings: LlmSettings): ProviderOptions {
     stream: settings.stream,
     keepAlive: settings.keepAlive,
     openaiStructuredMode: settings.openaiStructuredMode,
+    openaiCachePrompt: settings.openaiCachePrompt,
     gguf: settings.gguf,
     ...(settings.cacheDir ? { cache: new FileRequestCache(settings.cacheDir) } : {}),
   };

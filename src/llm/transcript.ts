@@ -38,7 +38,38 @@ export function replyData(reply: AssistantReply | null, maxActionChars: number):
 /** The dialogue so far; each head-unit reply is an escaped data block (delimitUntrusted), text null when none came. */
 export function transcript(history: readonly TurnRecord[]): string {
   if (history.length === 0) return '(no turns yet)';
-  return history
-    .map((turn) => `Turn ${turn.index}\nDriver: ${turn.utterance.text}\nAssistant: ${delimitUntrusted('head_unit_reply', replyData(turn.reply, 1500))}`)
+  return history.map(turnBlock).join('\n\n');
+}
+
+/**
+ * Every model call of a conversation shows the whole dialogue so far, so a turn is rendered once per call
+ * after it (quadratic in the turns); each turn's block is kept with the record instead. A block is reused only
+ * while the record still has the same index, utterance text and reply it was rendered from.
+ */
+const renderedTurns = new WeakMap<TurnRecord, { index: number; text: string; reply: TurnRecord['reply']; block: string }>();
+
+function turnBlock(turn: TurnRecord): string {
+  const kept = renderedTurns.get(turn);
+  if (kept && kept.index === turn.index && kept.text === turn.utterance.text && kept.reply === turn.reply) return kept.block;
+  const block = `Turn ${turn.index}\nDriver: ${turn.utterance.text}\nAssistant: ${delimitUntrusted('head_unit_reply', replyData(turn.reply, 1500))}`;
+  renderedTurns.set(turn, { index: turn.index, text: turn.utterance.text, reply: turn.reply, block });
+  return block;
+}
+
+/** What a turn block shows: the turn's index, context, utterance (with what it meant) and reply. */
+type ShownTurn = Pick<TurnRecord, 'index' | 'context' | 'utterance' | 'reply'>;
+
+/**
+ * The dialogue as the turn judge sees it, one block per turn, the turn being judged last. A turn's block is the
+ * same text when it is judged and later as history, so each call of a conversation repeats the previous call's
+ * dialogue and appends one block (the prefix a per-slot KV cache keeps).
+ */
+export function turnBlocks(turns: readonly ShownTurn[]): string {
+  return turns
+    .map(
+      (turn) =>
+        `Turn ${turn.index} — ${describeContext(turn.context)}\nDriver: "${turn.utterance.text}"\nWhat the driver meant: ${JSON.stringify(turn.utterance.annotation)}\n` +
+        `Assistant's reply (data): ${delimitUntrusted('head_unit_reply', replyData(turn.reply, 3000))}`,
+    )
     .join('\n\n');
 }

@@ -1,21 +1,14 @@
-import { computeRunSummary, type RunInfo, type RunSummary } from '../analysis/profile.ts';
+import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
 import { protocolReport } from '../analysis/protocol.ts';
-import { invocations, llmUsage, vehicleSection } from '../run/run-facts.ts';
+import { llmUsage, vehicleSection } from '../run/run-facts.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
-import { methodOfStoredConfig, presetOf } from '../domain/method.ts';
 import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
-import { TIERS_FACT, TiersRecordSchema, type TiersRecord } from '../domain/tiers.ts';
-import { parseOrThrow } from '../domain/validation.ts';
 import type { ResultStore } from '../store/store.ts';
-import type { RunRecord } from '../store/types.ts';
 import { voiceReport } from './voice-section.ts';
+import { summaryHeader } from './summary-header.ts';
 import { diversityCollector, diversityConfigOfStoredConfig } from '../analysis/diversity.ts';
 import { resolveEmbedder } from '../embedding/index.ts';
 import { methodEmbeddingModel } from '../llm/manifest.ts';
-
-export function runInfo(record: RunRecord): RunInfo {
-  return { id: record.id, name: record.name, mode: record.mode, status: record.status, createdAt: record.createdAt, finishedAt: record.finishedAt };
-}
 
 export interface SummarizeOptions {
   /**
@@ -50,19 +43,16 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
       yield result;
     }
   }
-  const base = computeRunSummary(observed(), runInfo(record), { safety: safetyPolicyOfStoredConfig(record.config) });
-  const tiers = runTiers(store, runId);
+  const header = summaryHeader(store, record);
+  const base = computeRunSummary(observed(), header.run, { safety: safetyPolicyOfStoredConfig(record.config) });
   const voiceSummary = voice.finish()?.summary;
   const protocolSection = protocol.finish();
   const vehicle = vehicleSection(store, runId);
   const llm = llmUsage(store, runId, base.turns);
-  const invoked = invocations(store, runId);
   const { failing: diversitySummary, findings: findingsDiversitySummary } = await failureDiversity(diversity, record.config);
   return {
     ...base,
-    preset: presetOf('dialogue', methodOfStoredConfig(record.config)),
-    ...(tiers.length ? { tiers } : {}),
-    ...(invoked.length ? { invocations: invoked } : {}),
+    ...header,
     ...(voiceSummary ? { voice: { ...voiceSummary } } : {}),
     ...(protocolSection ? { protocol: protocolSection } : {}),
     ...(vehicle ? { vehicle: { ...vehicle } } : {}),
@@ -95,9 +85,4 @@ async function readYielding(store: ResultStore, runId: string, slice: number): P
     if (results.length % slice === 0) await new Promise((resolveTick) => setImmediate(resolveTick));
   }
   return results;
-}
-
-/** What each invocation of the run ran with (the `tiers` section of summary.json), from the run facts. */
-export function runTiers(store: ResultStore, runId: string): TiersRecord[] {
-  return store.runFacts(runId, TIERS_FACT).map((fact, i) => parseOrThrow(TiersRecordSchema, fact.data, `${store.path}: run ${runId} fact ${TIERS_FACT} #${i + 1}`));
 }

@@ -14,7 +14,8 @@ import { changesSection } from './changes-section.ts';
 import type { Artifact } from '../store/types.ts';
 import { judgeDisagreementSection } from './judge-section.ts';
 import { protocolSection } from './protocol-section.ts';
-import { runInfo, summarizeRun } from './summary.ts';
+import { summarizeRun } from './summary.ts';
+import { runInfo } from './summary-header.ts';
 import { vehicleTimelineSection } from './vehicle-section.ts';
 import { voiceReport } from './voice-section.ts';
 

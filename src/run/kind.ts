@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { ResultStore } from '../store/store.ts';
+import type { RunFactSink } from './run-facts.ts';
+import { parseOrThrow } from '../domain/validation.ts';
 import type { RunRecord } from '../store/types.ts';
 import type { CampaignEvent } from './events.ts';
 import type { ConnectedUnit } from '../bridge/server.ts';
@@ -54,8 +56,12 @@ export interface ItemRunner<Item, Finished> {
   readonly concurrency: number;
   /** what ran (model references, agent…), stored with a new run */
   readonly meta: Record<string, unknown>;
-  /** Records what this invocation runs with (run.invocation, tiers.resolved, …) and starts the per-item record; `emit` carries the rig's live events (the head unit's link). */
-  record(store: ResultStore, runId: string, emit: (event: CampaignEvent) => void): InvocationRecord;
+  /**
+   * Records what this invocation runs with (run.invocation, tiers.resolved, …) and starts the per-item record; `emit` carries the
+   * rig's live events (the head unit's link). It writes run facts only: on a fleet worker `facts` is a collector whose facts travel
+   * to the coordinator; the facts an item produces belong in its Finished value (stored with it, in one transaction).
+   */
+  record(facts: RunFactSink, runId: string, emit: (event: CampaignEvent) => void): InvocationRecord;
   /** the pause hook before each item: null = go on; a text = the run must stop (why), e.g. the head unit left for good */
   ready(): Promise<string | null>;
   /** Runs and judges one planned item; rejects with ItemAborted when the signal aborts first (the item is run again on resume). */
@@ -112,6 +118,42 @@ export interface OpenOptions {
   log?: (line: string) => void;
 }
 
+/** How a worker's rig reaches its head unit (the fleet routes jobs by it, docs/fleet.md). */
+export const RIG_TRANSPORTS = ['reference', 'bridge', 'http'] as const;
+/** What a rig can test beyond text (every rig has `text`). */
+export const RIG_CAPABILITIES = ['text', 'audio', 'vehicle', 'tools'] as const;
+
+/** What a config's items need of the rig that runs them: a fleet job goes only to a worker with this transport and every capability. */
+export interface RigNeeds {
+  transport: (typeof RIG_TRANSPORTS)[number];
+  capabilities: (typeof RIG_CAPABILITIES)[number][];
+}
+
+/** One value's JSON form for a fleet worker or coordinator (src/fleet): `decode` validates with zod and throws naming `where`. */
+export interface WireCodec<T> {
+  encode(value: T): unknown;
+  decode(data: unknown, where: string): T;
+}
+
+/**
+ * How a kind's run travels through the fleet (src/fleet): the loaded config to every worker (paths stay as the coordinator
+ * resolved them), each planned item as a job, each Finished value back to the coordinator, which stores it.
+ */
+export interface KindWire<L, Item, Finished> {
+  loaded: WireCodec<L>;
+  item: WireCodec<Item>;
+  finished: WireCodec<Finished>;
+  /** what the items of this config need of a worker's rig */
+  needs(loaded: L): RigNeeds;
+  /** why this config cannot run on a fleet (a step that needs the head unit after the items, on the coordinator); null: it can */
+  refusal?(loaded: L): string | null;
+}
+
+/** The codec of a value that is its own JSON form: sent as is, validated with `schema` where it is read. */
+export function jsonCodec<T>(schema: z.ZodType<T>): WireCodec<T> {
+  return { encode: (value) => value, decode: (data, where) => parseOrThrow(schema, data, where) };
+}
+
 export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindConfig, Item = unknown, Finished = unknown, FileConfig = L['config']> {
   readonly name: string;
   /** the kind its runs are stored as (a suite run is a dialogue run: same tables, reports and resume) */
@@ -133,6 +175,7 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   unitReach?(finished: Finished): UnitReachSample;
   finishedEvent(runId: string, key: string, finished: Finished): CampaignEvent;
   outputs: KindOutputs;
+  wire: KindWire<L, Item, Finished>;
 }
 
 /** The path the `llm:` settings every kind shares may name: the development request cache (written). */

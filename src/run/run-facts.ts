@@ -106,6 +106,14 @@ export const RecordedFactSchema = z.discriminatedUnion('kind', [
 ]);
 export type RecordedFact = z.infer<typeof RecordedFactSchema>;
 
+const RECORDED_KINDS = new Set<string>(RecordedFactSchema.options.map((o) => o.shape.kind.value));
+/** Any run fact on the fleet's wire: a kind above validated against its schema; a kind's own facts (e.g. manual-qa.setup) as the kind recorded them. */
+export const WireFactSchema = z.union([
+  RecordedFactSchema,
+  z.strictObject({ kind: z.string().min(1).refine((kind) => !RECORDED_KINDS.has(kind), { message: 'a recorded fact kind whose data does not match its schema' }), data: z.json() }),
+]);
+export type WireFact = z.infer<typeof WireFactSchema>;
+
 /** A run's facts of one kind, validated, in the order they were recorded. */
 export function readRunFacts<K extends Kind>(store: ResultStore, runId: string, kind: K): z.infer<(typeof SCHEMAS)[K]>[] {
   return store.runFacts(runId, kind).map((fact, i) => parseOrThrow(SCHEMAS[kind], fact.data, `${store.path}: run ${runId} fact ${kind} #${i + 1}`) as z.infer<(typeof SCHEMAS)[K]>);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ConnectedHeadUnit } from './connect.ts';
-import type { ResultStore } from '../store/store.ts';
+import type { RunFactSink } from './run-facts.ts';
 import { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BeforeHelloAnomaly, type BridgeUnitStats } from '../bridge/connection.ts';
 import type { ConnectedUnit } from '../bridge/server.ts';
 import { BRIDGE_FACTS } from '../bridge/facts.ts';
@@ -29,7 +29,7 @@ export interface HeadUnitWatch {
 }
 
 export interface WatchOptions {
-  store: ResultStore;
+  store: RunFactSink;
   runId: string;
   log: (line: string) => void;
   notify?: (notice: HeadUnitNotice) => void;
@@ -137,8 +137,11 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
   let pause: Promise<string | null> | null = null;
   /** the run ended (Ctrl+C during a pause): the wait that the closing bridge cuts short is no stop of the run */
   let closed = false;
+  /** once the unit did not come back the run stops: every later caller (another worker, the item that waited) hears the same reason, without a second wait */
+  let stopped: string | null = null;
   return {
     ready() {
+      if (stopped) return Promise.resolve(stopped);
       if (connection.connected) return Promise.resolve(null);
       pause ??= (async () => {
         const since = Date.now();
@@ -151,6 +154,7 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
           if (closed) return null;
           const reason = `head unit "${name}" left and did not come back: ${error instanceof Error ? error.message : String(error)}`;
           event(BRIDGE_FACTS.stopped, { reason, pausedMs: Date.now() - since }, { kind: 'stopped', message: `${reason}; the run stops (continue it later with --resume)` });
+          stopped = reason;
           return reason;
         } finally {
           pause = null;

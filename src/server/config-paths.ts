@@ -8,7 +8,7 @@ import type { FieldError } from './http-util.ts';
 export interface AppPathRoots {
   /** bench-configs/: relative paths resolve against it (a config's paths resolve against the file that names it) */
   configsDir: string;
-  /** folders a config may read from: the workspace, bench-configs/, hardware/, models/ */
+  /** folders a config may read from: the workspace, bench-configs/, data/ (the vendored data sets), hardware/, models/ */
   readable: readonly string[];
   /** folders a config may write to (a candump file, the LLM request cache): the workspace */
   writable: readonly string[];
@@ -37,7 +37,7 @@ export function disallowedConfigPaths(campaignKind: AnyCampaignKind, config: Kin
     const absolute = resolve(roots.configsDir, path);
     const allowed = kind === 'write' ? roots.writable : roots.readable;
     if (!allowed.some((root) => inside(root, absolute))) {
-      errors.push({ path: field, message: `configs started from the bench app may only ${kind === 'write' ? 'write under the workspace' : 'name files under the workspace, bench-configs/, hardware/ or models/'}` });
+      errors.push({ path: field, message: `configs started from the bench app may only ${kind === 'write' ? 'write under the workspace' : 'name files under the workspace, bench-configs/, data/, hardware/ or models/'}` });
     }
   }
   return errors;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { ConfigError, MAX_CONFIG_BYTES, parseYamlSource, readBoundedText, validateYaml, type ConfigProblem, type YamlSource } from '../config/yaml.ts';
+import { ConfigError, lineOfPath, MAX_CONFIG_BYTES, parseYamlSource, readBoundedText, validateYaml, type ConfigProblem, type YamlSource } from '../config/yaml.ts';
 import { ApiError, type FieldError } from './http-util.ts';
 import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
 import { campaignKindOfValue, type CampaignKind } from '../kinds/registry.ts';
@@ -41,15 +41,20 @@ export interface ConfigListing {
 
 const CONFIG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,100}\.ya?ml$/;
 
+/** What the app refuses in a config its schema accepts (e.g. a path outside the allowed folders), each at its field. */
+export type AppPolicy = (kind: CampaignKind, config: unknown) => Promise<FieldError[]>;
+
 /**
  * The campaign configs in bench-configs/, checked with the campaign's own schema so the UI shows
- * exactly the errors `icabench run` would give, each next to its field.
+ * exactly the errors `icabench run` would give, each next to its field, and what the app itself refuses
+ * (`policy`): a config listed valid is one Start runs, so no Start button is enabled only to refuse.
  */
 export class ConfigCatalog {
   constructor(
     private readonly dir: string,
     /** one schema, or the schema for a parsed value (a campaign config's kind picks its schema: src/kinds/registry.ts) */
     private readonly schema: z.ZodType | ((value: unknown) => z.ZodType),
+    private readonly policy: AppPolicy = () => Promise.resolve([]),
   ) {}
 
   private schemaFor(value: unknown): z.ZodType {
@@ -75,9 +80,11 @@ export class ConfigCatalog {
   async modelRefs(refsOf: (config: unknown) => Promise<string[]>): Promise<string[]> {
     const refs = new Set<string>();
     for (const listing of await this.list()) {
-      if (!listing.valid) continue;
+      // a config the schema accepts names its models even when the app would refuse to start it (its config is kept then)
+      const { config } = await this.read(listing.name);
+      if (config === null) continue;
       // a technique judge (sc-5:ollama:…) is served by the models it names
-      for (const ref of await refsOf((await this.read(listing.name)).config)) for (const model of servedBy(ref)) refs.add(model);
+      for (const ref of await refsOf(config)) for (const model of servedBy(ref)) refs.add(model);
     }
     return [...refs];
   }
@@ -93,23 +100,37 @@ export class ConfigCatalog {
       if (!(error instanceof ConfigError)) throw error;
       return { name, text: '', valid: false, config: null, kind: null, errors: [{ path: '(yaml)', message: error.message, line: null }] };
     }
-    return { name, text, ...this.check(text) };
+    return { name, text, ...(await this.checkForApp(text)) };
   }
 
   /** Parses YAML text and validates it with the project's YAML loader; every problem names the field and its line. Hostile YAML (alias bombs, deep nesting, over 1 MiB) is just invalid. */
   check(text: string): ConfigCheck {
+    return this.parseAndValidate(text).check;
+  }
+
+  /** `check`, then what the app refuses in a valid config (the policy), each on its field's line: what the editor shows. */
+  async checkForApp(text: string): Promise<ConfigCheck> {
+    const { check, source } = this.parseAndValidate(text);
+    if (!check.valid || !source || check.kind === null) return check;
+    const refused = await this.policy(check.kind, check.config);
+    if (refused.length === 0) return check;
+    const line = (path: string) => lineOfPath(source, path.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part)));
+    return { ...check, valid: false, errors: refused.map((e) => ({ ...e, line: line(e.path) })) };
+  }
+
+  private parseAndValidate(text: string): { check: ConfigCheck; source?: YamlSource } {
     const invalid = (errors: readonly ConfigProblem[], kind: CampaignKind | null = null): ConfigCheck => ({ valid: false, config: null, kind, errors: errors.map((e) => ({ path: e.path, message: e.message, line: e.line })) });
-    if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) return invalid([{ path: '(yaml)', line: null, message: `the config is larger than the limit of ${MAX_CONFIG_BYTES} bytes` }]);
+    if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) return { check: invalid([{ path: '(yaml)', line: null, message: `the config is larger than the limit of ${MAX_CONFIG_BYTES} bytes` }]) };
     let source: YamlSource;
     try {
       source = parseYamlSource(text, 'config');
     } catch (error) {
-      if (error instanceof ConfigError) return invalid(error.problems);
+      if (error instanceof ConfigError) return { check: invalid(error.problems) };
       throw error;
     }
     const kind = campaignKindOfValue(source.value);
     const result = validateYaml(this.schemaFor(source.value), source);
-    return result.ok ? { valid: true, errors: [], config: result.data, kind } : invalid(result.problems, kind);
+    return { source, check: result.ok ? { valid: true, errors: [], config: result.data, kind } : invalid(result.problems, kind) };
   }
 
   /** Validates an already parsed config (e.g. the one a run stored), without line numbers. */

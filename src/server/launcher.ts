@@ -1,11 +1,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import type { LoadedCampaign } from '../kinds/dialogue/config.ts';
 import type { AnyCampaignKind } from '../kinds/registry.ts';
 import type { ItemRunner, KindConfig, LoadedKindConfig } from '../run/kind.ts';
 import { runKindCampaign } from '../run/runner.ts';
-import { openFleetExecutor } from '../fleet/coordinator.ts';
+import { openFleetRunner } from '../fleet/coordinator.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { CampaignLauncher } from './campaign-control.ts';
 import type { ConnectedUnit } from './rig-status.ts';
@@ -18,8 +17,8 @@ export const EDITED_CONFIGS_DIR = 'edited-configs';
  * The real campaign runner behind the bench server: every kind on the one run skeleton, on the rig its kind opens
  * (for dialogue, the same rig as `icabench run`: tiers, head unit with its voice front end and CAN mapping,
  * vehicle feed, voice), opened here rather than inside the run so the rig status can show the unit while a
- * campaign runs. With a fleet (`icabench serve --fleet URL`) dialogue campaigns run on the fleet's workers as
- * `icabench run --fleet` does; the other kinds run in this process.
+ * campaign runs. With a fleet (`icabench serve --fleet URL`) every kind's items run on the fleet's workers as
+ * `icabench run --fleet` does.
  */
 export class RunnerLauncher {
   private runner: ItemRunner<unknown, unknown> | null = null;
@@ -31,7 +30,7 @@ export class RunnerLauncher {
   ) {}
 
   readonly launch: CampaignLauncher = async ({ kind, loaded, resumeRunId, signal, onEvent }) => {
-    const runner = this.fleetUrl && kind.name === 'dialogue' ? await openFleetExecutor(loaded as LoadedCampaign, { redisUrl: this.fleetUrl, log: this.log }) : await kind.open(loaded, { log: this.log });
+    const runner = this.fleetUrl ? await openFleetRunner(kind, loaded, { redisUrl: this.fleetUrl, log: this.log }) : await kind.open(loaded, { log: this.log });
     this.runner = runner;
     try {
       // the run closes the runner when it ends

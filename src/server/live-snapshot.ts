@@ -15,6 +15,8 @@ export interface LiveConversation {
   activeStrategies: string[];
   /** the fleet rig running it (null: not yet taken, or a local run) */
   rig: string | null;
+  /** a dialogue conversation (turns, strategies), or an item of another kind (a question, a task trial: its label in seedText, no turns) */
+  shape: 'conversation' | 'item';
 }
 
 export interface LiveFinished {
@@ -25,6 +27,8 @@ export interface LiveFinished {
   turns: number;
   /** the fleet rig that ran it (null on a local run) */
   rig: string | null;
+  /** an item of another kind: the kind's own word for its outcome (e.g. not_runnable); null for a conversation */
+  word: string | null;
 }
 
 /** One fleet rig in a live run: conversations it runs now and those it finished. */
@@ -38,8 +42,10 @@ export interface LiveRig {
 export interface LiveSnapshot {
   state: 'idle' | 'running' | 'stopping' | 'finished' | 'failed';
   runId: string | null;
-  /** the campaign kind running (dialogue, manual-qa, tool-agents); null before a run starts */
+  /** the campaign kind running (dialogue, manual-qa, tool-agents, suite); null before a run starts */
   kind: string | null;
+  /** what the kind calls its items (conversation(s), question(s), task trial(s)) */
+  nouns: { item: string; items: string };
   name: string | null;
   configName: string | null;
   planned: number;
@@ -73,6 +79,7 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
     case 'run_started':
       s.name = event.name;
       s.kind = event.kind ?? s.kind;
+      s.nouns = event.nouns ?? s.nouns;
       s.planned = event.planned;
       s.done = event.planned - event.remaining;
       s.budgetMs = event.budgetMs;
@@ -86,6 +93,7 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
         turns: [],
         activeStrategies: [...event.spec.strategies],
         rig: null,
+        shape: 'conversation',
       });
       break;
     case 'conversation_rig': {
@@ -124,19 +132,27 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
         score: combined.score,
         turns: event.result.turns.length,
         rig,
+        word: null,
       });
       s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
       break;
     }
     case 'item_started':
       // an item of another kind than dialogue: what it asks (the question, the task trial), no turns
-      s.active.push({ key: event.key, seedText: event.label, persona: '', mode: s.kind ?? '', turns: [], activeStrategies: [], rig: null });
+      s.active.push({ key: event.key, seedText: event.label, persona: '', mode: s.kind ?? '', turns: [], activeStrategies: [], rig: null, shape: 'item' });
       break;
-    case 'item_finished':
+    case 'item_finished': {
+      const rig = s.active.find((c) => c.key === event.key)?.rig ?? null;
+      if (rig !== null) {
+        rigOf(s, rig).running--;
+        rigOf(s, rig).done++;
+      }
       s.active = s.active.filter((c) => c.key !== event.key);
-      s.recent.unshift({ key: event.key, status: 'completed', outcome: event.outcome, score: null, turns: 0, rig: null });
+      s.tally.outcomes[event.outcome] += 1;
+      s.recent.unshift({ key: event.key, status: 'completed', outcome: event.outcome, score: null, turns: 0, rig, word: event.word });
       s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
       break;
+    }
     case 'progress':
       s.done = event.done;
       s.planned = event.planned;
@@ -179,6 +195,7 @@ export function emptySnapshot(): LiveSnapshot {
     state: 'idle',
     runId: null,
     kind: null,
+    nouns: { item: 'conversation', items: 'conversations' },
     name: null,
     configName: null,
     planned: 0,

@@ -34,6 +34,9 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
+import { compareRefusal } from './comparable.ts';
+import { compareToolRuns } from '../kinds/tool-agents/compare.ts';
+import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../kinds/tool-agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
 import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.ts';
 import { campaignConfigSchemaFor, campaignKind, campaignKindOfValue, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
@@ -97,13 +100,13 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { store } = options;
   // every campaign kind validates with its own schema (src/kinds/registry.ts), and starts, resumes and reports on the one run skeleton
-  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor);
+
   const manualRuns = new ManualRunApi(store);
   const toolRuns = new ToolRunApi(store);
   const conformance = new ConformanceApi(options.workspace);
   const requireDialogue = (config: unknown, where: string) => {
     const kind = campaignKindOfValue(config);
-    if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} run; the bench app compares dialogue runs (compare tool-agents runs with icabench compare)`);
+    if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} run; only conversations of dialogue runs are pinned as suites`);
   };
   /** The kind of a config or a stored run: an unknown one is a 400 naming the accepted kinds. */
   const kindOf = async (name: string | null | undefined, where: string): Promise<AnyCampaignKind> => {
@@ -130,13 +133,37 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const project = dirname(resolve(options.configsDir));
   const appRoots: AppPathRoots = {
     configsDir: resolve(options.configsDir),
-    readable: [options.workspace, options.configsDir, join(project, 'hardware'), join(project, 'models')],
+    readable: [options.workspace, options.configsDir, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
     writable: [options.workspace],
   };
+  // the editor and the config list show what the app refuses at its field, so Start is never enabled only to refuse
+  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor, async (kindName, config) => disallowedConfigPaths(await campaignKind(kindName), config as KindConfig, appRoots));
   /** A config started from the app may only name files under the allowed folders; checked before anything is read. */
   const requireAllowedPaths = (kind: AnyCampaignKind, config: KindConfig, where: string) => {
     const errors = disallowedConfigPaths(kind, config, appRoots);
     if (errors.length) throw new ApiError(400, 'path_not_allowed', `${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+  };
+
+  /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
+  const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
+    if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${run.id} is complete; nothing to resume`);
+    const kind = await kindOf(run.kind, `run ${run.id}`);
+    const check = catalog.checkValue(run.config);
+    if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${run.id}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
+    requireAllowedPaths(kind, check.config as KindConfig, `run ${run.id}`);
+    return { kind, config: check.config as KindConfig };
+  };
+  /** A run as the API lists it: without its config, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
+  const listedRun = async (run: RunRecord): Promise<ListedRun> => {
+    if (run.status === 'completed') return { ...withoutConfig(run), resumeRefusal: null };
+    const refusal = await resumeFrom(run).then(
+      () => null,
+      (error: unknown) => {
+        if (error instanceof ApiError) return error.message;
+        throw error;
+      },
+    );
+    return { ...withoutConfig(run), resumeRefusal: refusal };
   };
 
   const requireRun = (id: string): RunRecord => {
@@ -185,7 +212,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       pattern: /^\/api\/configs\/validate$/,
       handle: async (req, res) => {
         const { text } = await body(req, ValidateConfigBodySchema, 'config validation request');
-        const check = catalog.check(text);
+        const check = await catalog.checkForApp(text);
         return ok(res, { valid: check.valid, errors: check.errors });
       },
     },
@@ -196,7 +223,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       handle: async (req, res) => {
         const request = await body(req, StartCampaignBodySchema, 'start request');
         const config = await catalog.read(request.configName);
-        const check = request.text === undefined ? config : catalog.check(request.text);
+        // the schema's verdict here; a path the app refuses is answered below as path_not_allowed (unreadable file: the read's error)
+        const check = request.text === undefined && config.config === null ? config : catalog.check(request.text ?? config.text);
         if (!check.valid) {
           throw new ApiError(400, 'invalid_config', `${request.configName}: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
         }
@@ -220,12 +248,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       handle: async (req, res) => {
         const { runId } = await body(req, ResumeCampaignBodySchema, 'resume request');
         const run = requireRun(runId);
-        if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${runId} is complete; nothing to resume`);
-        const kind = await kindOf(run.kind, `run ${runId}`);
-        const check = catalog.checkValue(run.config);
-        if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${runId}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
-        requireAllowedPaths(kind, check.config as KindConfig, `run ${runId}`);
-        const campaign = loadCampaign(() => materializeConfig(kind, check.config as KindConfig, options.configsDir, options.workspace, run.name));
+        const { kind, config } = await resumeFrom(run);
+        const campaign = loadCampaign(() => materializeConfig(kind, config, options.configsDir, options.workspace, run.name));
         const started = await control.start({ kind, loaded: campaign, configName: run.name, resumeRunId: runId }).catch((error: unknown) => {
           discardMaterialized(campaign, options.workspace);
           throw error;
@@ -265,8 +289,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         return ok(res, await control.stop());
       },
     },
-    { method: 'GET', pattern: /^\/api\/runs$/, handle: (_q, res) => ok(res, { runs: store.listRuns().map(withoutConfig) }) },
-    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)$/, handle: (_q, res, p) => ok(res, { run: withoutConfig(requireRun(p.id)) }) },
+    { method: 'GET', pattern: /^\/api\/runs$/, handle: async (_q, res) => ok(res, { runs: await Promise.all(store.listRuns().map(listedRun)) }) },
+    { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)$/, handle: async (_q, res, p) => ok(res, { run: await listedRun(requireRun(p.id)) }) },
     {
       method: 'GET',
       pattern: /^\/api\/runs\/(?<id>[^/]+)\/summary$/,
@@ -405,13 +429,19 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       handle: async (_q, res, _p, query) => {
         const q = parseRequest(CompareQuerySchema, Object.fromEntries(query), 'compare query');
         const runs = [requireRun(q.a), requireRun(q.b)];
-        for (const run of runs) requireDialogue({ kind: run.kind }, `compare: run ${run.id}`);
+        const refused = compareRefusal(runs[0].kind) ?? compareRefusal(runs[1].kind, runs[0].kind);
+        if (refused) throw new ApiError(400, 'unsupported_kind', `compare: ${refused}`);
+        // two tool-agents runs: pass^k per family and the tasks that moved, as `icabench compare` prints them
+        if (runs[0].kind === TOOL_AGENTS_KIND) {
+          const [a, b] = runs.map((run) => loadToolAgentsRun(store, run.id).results);
+          return ok(res, { kind: TOOL_AGENTS_KIND, a: { id: runs[0].id, name: runs[0].name }, b: { id: runs[1].id, name: runs[1].name }, toolComparison: compareToolRuns(a, b) });
+        }
         const [a, b] = await Promise.all(runs.map((run) => summaries.get(run)));
         // failure diversity of the union with the lexical embedder (labelled in the result), as `icabench compare` does by default
         const comparison = await compareRunsWithDiversity(a, b, new TfidfEmbedder());
         // the same conversation-by-conversation changes as `icabench compare`: fixed, regressed, per-turn reply diffs
         comparison.changes = storedRunChanges(store, runs[0].id, runs[1].id);
-        return ok(res, { comparison });
+        return ok(res, { kind: 'dialogue', comparison });
       },
     },
   ];
@@ -499,6 +529,12 @@ function requestUrl(target: string | undefined): URL {
     throw new ApiError(400, 'malformed_url', 'the request target is not a valid URL path');
   }
 }
+
+/** A run as GET /api/runs and /api/runs/:id answer it. */
+export type ListedRun = Omit<RunRecord, 'config'> & {
+  /** why POST /api/campaign/resume would refuse this run (the same message); null when it resumes, or it is complete */
+  resumeRefusal: string | null;
+};
 
 function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {
   const { config: _config, ...rest } = run;

@@ -265,7 +265,7 @@ class TemplateSession implements SimulatorSession {
     const live = targets.filter((t) => t.status !== -1 && this.introduced.has(t.id));
     switch (strategy) {
       case 'constraint_stacking':
-        return live.some((t) => this.stackCandidate(t) !== null);
+        return live.some((t) => this.canStack(t));
       case 'context_confusion':
         return (this.used.get('context_confusion') ?? 0) < 2 && live.some((t) => this.returnable(t));
       case 'ambiguity_injection':
@@ -282,7 +282,7 @@ class TemplateSession implements SimulatorSession {
     this.count(strategy);
     switch (strategy) {
       case 'constraint_stacking': {
-        const live = targets.filter((t) => t.status !== -1 && this.introduced.has(t.id) && this.stackCandidate(t) !== null);
+        const live = targets.filter((t) => t.status !== -1 && this.introduced.has(t.id) && this.canStack(t));
         const target = this.rng.pick(live);
         const constraint = this.stackCandidate(target)!;
         this.stated.get(target.id)!.push(constraint);
@@ -357,13 +357,31 @@ class TemplateSession implements SimulatorSession {
     const request = target.request;
     if (request.intent !== 'find_poi' && request.intent !== 'navigate') return pending[0] ?? null;
     const stated = this.stated.get(target.id) ?? [];
-    const extra = STACKABLE[request.intent]
-      .filter((c) => !stated.some((s) => s.kind === c.kind) && !pending.some((p) => p.kind === c.kind) && !this.stackUsed.has(`${target.id}:${c.kind}`))
-      .map((c) => (request.intent === 'find_poi' && c.kind === 'min_rating' ? (this.ratingAboveBest(request.category, stated) ?? c) : c));
+    const extra = this.unusedExtras(target, request.intent, pending).map((c) =>
+      request.intent === 'find_poi' && c.kind === 'min_rating' ? (this.ratingAboveBest(request.category, stated) ?? c) : c,
+    );
     const candidates = [...pending, ...extra];
     if (request.intent !== 'find_poi' || !this.settings.world) return candidates[0] ?? null;
-    const left = (c: Constraint) => this.matches(request.category, [...stated, c])?.length ?? Infinity;
-    return candidates.length === 0 ? null : candidates.reduce((tightest, c) => (left(c) < left(tightest) ? c : tightest));
+    if (candidates.length === 0) return null;
+    // each candidate's world search once; the first of the tightest wins
+    const left = candidates.map((c) => this.matches(request.category, [...stated, c])?.length ?? Infinity);
+    let tightest = 0;
+    for (let i = 1; i < candidates.length; i++) if (left[i] < left[tightest]) tightest = i;
+    return candidates[tightest];
+  }
+
+  /** Whether a stacking move has something to add to a target (stackCandidate is not null), without searching the world. */
+  private canStack(target: Target): boolean {
+    const pending = this.pendingConstraints(target.id);
+    const request = target.request;
+    if (pending.length > 0) return true;
+    return (request.intent === 'find_poi' || request.intent === 'navigate') && this.unusedExtras(target, request.intent, pending).length > 0;
+  }
+
+  /** The extra constraints a stacking move may add to a search or route: not stated, not held back, not stacked before. */
+  private unusedExtras(target: Target, intent: 'find_poi' | 'navigate', pending: readonly Constraint[]): Constraint[] {
+    const stated = this.stated.get(target.id) ?? [];
+    return STACKABLE[intent].filter((c) => !stated.some((s) => s.kind === c.kind) && !pending.some((p) => p.kind === c.kind) && !this.stackUsed.has(`${target.id}:${c.kind}`));
   }
 
   /** A rating bar just above the best place of the known world that meets a search; null without a world or when 5 stars meet it. */

@@ -346,10 +346,20 @@ export class ResultStore {
    * transaction, with the run facts it produced when they come with it (a fleet worker's `llm.calls`,
    * `vehicle.frames`). Rejects, without writing anything: an invalid result, an unknown run, a key
    * outside the run's plan, and a key already stored.
+   *
+   * `validated`: the result was built in this process by the run loop from parts validated where they came in (bridge
+   * replies, model outputs, a fleet worker's message), so it is not parsed again (test/engine/one-record.test.ts
+   * proves such a result is what the schema keeps). Anything else, from disk or an import, is validated here.
    */
-  saveConversation(runId: string, result: ConversationResult, artifacts: readonly ArtifactInput[] = [], facts: readonly { kind: string; data: unknown }[] = []): void {
+  saveConversation(
+    runId: string,
+    result: ConversationResult,
+    artifacts: readonly ArtifactInput[] = [],
+    facts: readonly { kind: string; data: unknown }[] = [],
+    options: { validated?: boolean } = {},
+  ): void {
     const key = typeof result?.spec?.key === 'string' ? result.spec.key : '(no key)';
-    const valid = parseOrThrow(ConversationResultSchema, result, `saveConversation: run ${runId} conversation "${key}"`);
+    const valid = options.validated ? result : parseOrThrow(ConversationResultSchema, result, `saveConversation: run ${runId} conversation "${key}"`);
     this.requireRun(runId);
     const planned = this.prepared('SELECT 1 FROM planned WHERE run_id = ? AND key = ?').get(runId, valid.spec.key);
     if (!planned) throw new StoreError(`saveConversation: run ${runId} has no planned conversation "${valid.spec.key}"; only planned keys can be stored`);

@@ -3,7 +3,7 @@ import { RigStatusView } from './views/RigStatusView.tsx';
 import { CampaignSetupView } from './views/CampaignSetupView.tsx';
 import { LiveView } from './views/LiveView.tsx';
 import { RunsView } from './views/RunsView.tsx';
-import { RunReportView } from './views/RunReportView.tsx';
+import { RunPage } from './views/RunPage.tsx';
 import { ConversationView } from './views/ConversationView.tsx';
 import { AgreementView } from './views/AgreementView.tsx';
 import { CompareView } from './views/CompareView.tsx';
@@ -38,7 +38,7 @@ export function App() {
   else if (section === 'runs' && id && sub === 'manual') view = <ManualRunView runId={id} />;
   else if (section === 'runs' && id && sub === 'tool-agents' && key) view = <ToolTrialView runId={id} trialKey={key} />;
   else if (section === 'runs' && id && sub === 'tool-agents') view = <ToolRunView runId={id} />;
-  else if (section === 'runs' && id) view = <RunReportView runId={id} />;
+  else if (section === 'runs' && id) view = <RunPage runId={id} />;
   else if (section === 'runs') view = <RunsView />;
   else if (section === 'conformance') view = <ConformanceView reportId={id ?? null} />;
   else if (section === 'compare') view = <CompareView a={id ?? null} b={sub ?? null} />;

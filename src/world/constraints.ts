@@ -47,6 +47,12 @@ export function routeMeets(route: RouteAction, constraint: Constraint): boolean 
   }
 }
 
+/** Whether a POI meets every constraint (brokenConstraints is empty) without building the list. */
+export function meetsAll(poi: Poi, constraints: readonly Constraint[], when: { date: string; time: string }): boolean {
+  for (const c of constraints) if (poiMeets(poi, c, when) !== true) return false;
+  return true;
+}
+
 /** The constraints a POI breaks (unknown attributes count as broken: a judge cannot confirm them). */
 export function brokenConstraints(poi: Poi, constraints: readonly Constraint[], when: { date: string; time: string }): Constraint[] {
   return constraints.filter((c) => poiMeets(poi, c, when) !== true);

@@ -1,7 +1,7 @@
 import type { GeoPoint } from '../domain/context.ts';
 import type { Constraint, PoiCategory } from '../domain/targets.ts';
 import type { Poi } from '../protocol/bridge.ts';
-import { brokenConstraints } from './constraints.ts';
+import { meetsAll } from './constraints.ts';
 import type { World } from './world.ts';
 
 /** Where and when a search is made: the city and position of the car, the date and clock of the conversation. */
@@ -18,10 +18,7 @@ export interface SearchSituation {
  * truthfully offer a match: "not found" is the right answer.
  */
 export function placesMeeting(world: World, category: PoiCategory, constraints: readonly Constraint[], situation: SearchSituation): Poi[] {
-  return world.pois
-    .filter((p) => p.city === situation.city && p.category === category)
-    .map((p) => world.withDrive(p, situation.position))
-    .filter((p) => brokenConstraints(p, constraints, situation).length === 0);
+  return world.placesFrom(situation.city, category, situation.position).filter((p) => meetsAll(p, constraints, situation));
 }
 
 /**

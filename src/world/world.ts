@@ -44,11 +44,22 @@ export const AMBIGUOUS_PLACES: ReadonlyArray<{ name: string; category: PoiCatego
   { name: 'Stadtapotheke', category: 'pharmacy', city: 'Berlin', districts: ['Spandau', 'Friedrichshain'] },
 ];
 
+/** Searches from this many (position, city, category) kept by World.placesFrom: more than the conversations in flight. */
+export const DRIVE_CACHE_SIZE = 64;
+
 export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 
+// the last date asked about and its weekday: searches ask again and again for the conversation's one date
+let lastDate = '';
+let lastWeekday: (typeof WEEKDAYS)[number] = 'sunday';
+
 export function weekdayOf(isoDate: string): (typeof WEEKDAYS)[number] {
-  const [y, m, d] = isoDate.split('-').map(Number);
-  return WEEKDAYS[new Date(Date.UTC(y, m - 1, d)).getUTCDay()];
+  if (isoDate !== lastDate) {
+    const [y, m, d] = isoDate.split('-').map(Number);
+    lastWeekday = WEEKDAYS[new Date(Date.UTC(y, m - 1, d)).getUTCDay()];
+    lastDate = isoDate;
+  }
+  return lastWeekday;
 }
 
 /** True when `hhmm` on `isoDate` falls inside the opening hours ("HH:MM-HH:MM" or "closed"). */
@@ -86,7 +97,11 @@ function jitter(rng: Rng, center: GeoPoint, spreadDeg = 0.008): GeoPoint {
  * lunch-only place (so a dropped constraint shows up as a visibly wrong pick).
  */
 export class World {
-  readonly pois: Poi[] = [];
+  /** fixed once built: the indexes below are built from it on first use */
+  readonly pois: readonly Poi[];
+  private byCityCategory: Map<string, Poi[]> | null = null;
+  private byId: Map<string, Poi> | null = null;
+  private readonly driven = new Map<string, readonly Poi[]>();
 
   /**
    * The reference world generated from `seed`, or — with `places` — a world of exactly those places (a world file a
@@ -96,17 +111,19 @@ export class World {
     readonly seed: number,
     places?: readonly Poi[],
   ) {
+    const pois: Poi[] = [];
+    this.pois = pois;
     if (places) {
-      this.pois.push(...places);
+      pois.push(...places);
       return;
     }
     const rng = createRng(seed);
     for (const district of DISTRICTS) {
       const slug = `${district.city}-${district.name}`.toLowerCase().replace(/[^a-z0-9]+/g, '-');
       const add = (poi: Omit<Poi, 'id' | 'city' | 'district' | 'position'> & { position?: GeoPoint }) => {
-        this.pois.push({
+        pois.push({
           ...poi,
-          id: `${slug}-${this.pois.length}`,
+          id: `${slug}-${pois.length}`,
           city: district.city,
           district: district.name,
           position: poi.position ?? jitter(rng, district.center),
@@ -145,8 +162,47 @@ export class World {
     return this.pois.filter((p) => p.city === city && p.name.toLowerCase() === wanted);
   }
 
+  /** The places of a category in a city, in the world's order (a search's candidates). */
+  poisOf(city: string, category: PoiCategory): readonly Poi[] {
+    if (!this.byCityCategory) {
+      this.byCityCategory = new Map();
+      for (const p of this.pois) {
+        const key = `${p.city}\u0000${p.category}`;
+        const bucket = this.byCityCategory.get(key);
+        if (bucket) bucket.push(p);
+        else this.byCityCategory.set(key, [p]);
+      }
+    }
+    return this.byCityCategory.get(`${city}\u0000${category}`) ?? [];
+  }
+
+  /** The place with this id (the first, should a world file repeat one). */
   poi(id: string): Poi | undefined {
-    return this.pois.find((p) => p.id === id);
+    if (!this.byId) {
+      this.byId = new Map();
+      for (const p of this.pois) if (!this.byId.has(p.id)) this.byId.set(p.id, p);
+    }
+    return this.byId.get(id);
+  }
+
+  /**
+   * The places of a category in a city, each annotated with drive time and distance from `from` (withDrive), in the
+   * world's order. Frozen and shared: a conversation searches from one position again and again, so the last few
+   * answers are kept (DRIVE_CACHE_SIZE, the oldest dropped first).
+   */
+  placesFrom(city: string, category: PoiCategory, from: GeoPoint): readonly Poi[] {
+    const key = `${from.lat},${from.lon}\u0000${city}\u0000${category}`;
+    const cached = this.driven.get(key);
+    if (cached) {
+      // most recently used last
+      this.driven.delete(key);
+      this.driven.set(key, cached);
+      return cached;
+    }
+    const places = Object.freeze(this.poisOf(city, category).map((p) => Object.freeze(this.withDrive(p, from))));
+    this.driven.set(key, places);
+    if (this.driven.size > DRIVE_CACHE_SIZE) this.driven.delete(this.driven.keys().next().value!);
+    return places;
   }
 
   /** A POI annotated with drive time and distance from `from`. */

@@ -151,8 +151,8 @@ const RULES: Record<string, RoleRule> = {
   },
   judgebench: { is: 'the judge benchmark', may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'report'] },
   fleet: {
-    is: 'fleet campaigns on Redis: job schemas, workers, the coordinator executor, the shared model-host limit',
-    may: ['domain', 'run', { role: 'kinds/dialogue', why: 'fleet jobs are dialogue conversations, run on the dialogue rig' }, { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }, { role: 'store', typesOnly: true }],
+    is: "fleet campaigns on Redis: job schemas, workers, the coordinator (an ItemRunner of any kind), the shared model-host limit",
+    may: ['domain', 'run', 'config', { role: 'kinds', files: ['registry.ts'], why: "a worker opens the runner of the run's kind through the kind contract" }, { role: 'llm', files: ['limiter.ts'], why: 'the fleet-wide slot gate behind the per-endpoint limiter' }],
   },
   conformance: {
     is: 'the bridge conformance kit: the suite as data, the runner, its JUnit and HTML reports',
@@ -161,7 +161,7 @@ const RULES: Record<string, RoleRule> = {
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts'], why: 'the tool-agents run view' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts'], why: 'the conversation view pins a conversation as a suite' }, 'kinds/suite'],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts', 'compare.ts'], why: 'the tool-agents run view and comparison' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts'], why: 'the conversation view pins a conversation as a suite' }, 'kinds/suite'],
   },
   ui: {
     is: 'the bench app frontend (browser)',
@@ -172,6 +172,7 @@ const RULES: Record<string, RoleRule> = {
       { role: 'judge', files: ['precedence.ts'] },
       { role: 'judge', files: ['agreement.ts'], typesOnly: true },
       { role: 'server', files: ['live-snapshot.ts'], why: 'one reducer applies campaign events for the server and the page' },
+      { role: 'server', files: ['comparable.ts'], why: 'the compare page greys out the runs the server would refuse, with the reason' },
       { role: 'server', typesOnly: true },
       { role: 'store', typesOnly: true },
       { role: 'run', typesOnly: true },

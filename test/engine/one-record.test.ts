@@ -9,6 +9,7 @@ import { summarizeRun } from '../../src/report/summary.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { startBenchServer, type BenchServer } from '../../src/server/server.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { ConversationResultSchema, type ConversationResult } from '../../src/domain/conversation.ts';
 import { benchModelResponder, startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { CONFIGS_DIR, startHarness } from '../server/helpers.ts';
 import { runCli } from '../helpers/cli.ts';
@@ -230,6 +231,30 @@ describe('run facts are validated both ways', () => {
       await expect(summarizeRun(store, runId)).rejects.toThrow(new RegExp(`run ${runId} fact vehicle\\.frames #1.*framesSent`));
     } finally {
       store.close();
+    }
+  });
+});
+
+describe('the dialogue loop stores its results without parsing them again', () => {
+  it('every result the loop builds is what ConversationResultSchema keeps, so skipping the parse loses and adds nothing', { timeout: 120_000 }, async () => {
+    // the guided quickstart (world-aware user, every fault profile) and a parked drive (vehicle context)
+    for (const file of ['bench-configs/quickstart.yaml', 'bench-configs/parked-safety.yaml']) {
+      const campaign = loadCampaignConfig(file);
+      campaign.config.conversations = 12;
+      const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-one-record-built-')), 'icabench.db'));
+      const built: ConversationResult[] = [];
+      try {
+        const run = await runCampaign(campaign, { store, onEvent: (event) => event.type === 'conversation_finished' && built.push(event.result) });
+        expect(built).toHaveLength(12);
+        // as JSON (what the store writes): the same content, whatever the order of keys
+        const asStored = (value: unknown) => JSON.parse(JSON.stringify(value));
+        for (const result of built) expect(asStored(result), result.spec.key).toStrictEqual(asStored(ConversationResultSchema.parse(result)));
+        // and what the store reads back (parsed at that boundary, in plan order) is what the loop built (in finishing order)
+        const byKey = (a: ConversationResult, b: ConversationResult) => a.spec.key.localeCompare(b.spec.key);
+        expect([...store.conversations(run.runId)].sort(byKey).map(asStored)).toStrictEqual([...built].sort(byKey).map(asStored));
+      } finally {
+        store.close();
+      }
     }
   });
 });

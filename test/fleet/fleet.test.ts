@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
-import { openFleetExecutor } from '../../src/fleet/coordinator.ts';
-import { conversationQueueName } from '../../src/fleet/protocol.ts';
+import { openFleetRunner } from '../../src/fleet/coordinator.ts';
+import { dialogueKind } from '../../src/kinds/dialogue/kind.ts';
+import { itemQueueName } from '../../src/fleet/protocol.ts';
 import { fleetRedisOptions } from '../../src/fleet/redis.ts';
 import { startFleetWorker } from '../../src/fleet/worker.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
@@ -46,7 +47,7 @@ describe('fleet campaigns on a real redis-server', () => {
 
   it('a campaign no live worker can serve fails at once, naming what it needs and the workers there are', async () => {
     const voice = loadCampaignConfig('bench-configs/voice-quickstart.yaml');
-    await expect(openFleetExecutor(voice, { redisUrl: redis.url, log: () => undefined, progressMs: 0 })).rejects.toThrow(/no worker on .* can serve campaign "[^"]+": it needs audio\+text over reference\. Live workers: none/);
+    await expect(openFleetRunner(dialogueKind, voice, { redisUrl: redis.url, log: () => undefined, progressMs: 0 })).rejects.toThrow(/no worker on .* can serve dialogue campaign "[^"]+": it needs audio\+text over reference\. Live workers: none/);
   });
 
   it('3 worker processes store the same conversations as one process, conversation by conversation', { timeout: 240_000 }, async () => {
@@ -59,9 +60,9 @@ describe('fleet campaigns on a real redis-server', () => {
       await waitForWorkers(redis.url, 3);
       // voice jobs go only to audio workers: these text workers are named in the refusal
       const voice = loadCampaignConfig('bench-configs/voice-quickstart.yaml');
-      await expect(openFleetExecutor(voice, { redisUrl: redis.url, log: () => undefined, progressMs: 0 })).rejects.toThrow(/needs audio\+text over reference\. Live workers: rig-a \(text\+vehicle over reference\)/);
+      await expect(openFleetRunner(dialogueKind, voice, { redisUrl: redis.url, log: () => undefined, progressMs: 0 })).rejects.toThrow(/needs audio\+text over reference\. Live workers: rig-a \(text\+vehicle over reference\)/);
 
-      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const executor = await openFleetRunner(dialogueKind, campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
       const events: CampaignEvent[] = [];
       const fleet = await runCampaign(campaign, { store, executor, onEvent: (e) => events.push(e) });
       expect(fleet.status).toBe('completed');
@@ -99,7 +100,7 @@ describe('fleet campaigns on a real redis-server', () => {
       const local = await runCampaign(campaign, { store });
       for (const rig of ['facts-a', 'facts-b']) workers.push(spawnFixtureWorker(redis.url, rig, { concurrency: 2 }));
       await waitForWorkers(redis.url, 2, 60_000, (w) => w.rig.startsWith('facts-'));
-      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const executor = await openFleetRunner(dialogueKind, campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
       const fleet = await runCampaign(campaign, { store, executor });
       expect(fleet.status).toBe('completed');
       const [localSummary, fleetSummary] = [await summarizeRun(store, local.runId), await summarizeRun(store, fleet.runId)];
@@ -138,7 +139,7 @@ describe('fleet campaigns on a real redis-server', () => {
       const controller = new AbortController();
       const first = await runCampaign(campaign, {
         store,
-        executor: await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 }),
+        executor: await openFleetRunner(dialogueKind, campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 }),
         signal: controller.signal,
         onEvent: (event) => event.type === 'progress' && event.done >= 10 && controller.abort(),
       });
@@ -147,7 +148,7 @@ describe('fleet campaigns on a real redis-server', () => {
       const resumed = await runCampaign(campaign, {
         store,
         resumeRunId: first.runId,
-        executor: await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 }),
+        executor: await openFleetRunner(dialogueKind, campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 }),
       });
       expect(resumed.status).toBe('completed');
       const keys = [...store.conversations(first.runId)].map((c) => c.spec.key);
@@ -217,21 +218,21 @@ describe('fleet campaigns on a real redis-server', () => {
       concurrency: 1,
       lockMs: 5_000,
       log: () => undefined,
-      openRig: async () => {
+      openRunner: async () => {
         opened++;
-        throw new Error('must not open a rig for a bad job');
+        throw new Error('must not open a runner for a bad job');
       },
     });
     const connection = fleetRedisOptions(redis.url);
-    const name = conversationQueueName({ transport: 'reference', capabilities: ['text'] });
+    const name = itemQueueName({ transport: 'reference', capabilities: ['text'] });
     const queue = new Queue(name, { connection });
     const events = new QueueEvents(name, { connection });
     try {
       await events.waitUntilReady();
       const failed = new Promise<string>((resolve) => events.on('failed', ({ jobId, failedReason }) => jobId === 'bad-1' && resolve(failedReason)));
-      await queue.add('conversation', { runId: 'r1', spec: { key: 42 } }, { jobId: 'bad-1', attempts: 3 });
+      await queue.add('conversation', { runId: 'r1', key: 42, item: {} }, { jobId: 'bad-1', attempts: 3 });
       const reason = await failed;
-      expect(reason).toMatch(/^bad job bad-1: spec\.key: .*string/);
+      expect(reason).toMatch(/^bad job bad-1: key: .*string/);
       const job = await queue.getJob('bad-1');
       expect(job?.attemptsMade).toBe(1);
       expect(opened).toBe(0);
@@ -250,7 +251,7 @@ describe('fleet campaigns on a real redis-server', () => {
     await waitForWorkers(redis.url, 4);
     const store = tempStore();
     try {
-      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const executor = await openFleetRunner(dialogueKind, campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
       let kills = 0;
       let killing = false;
       let spawned = 4;
@@ -311,14 +312,14 @@ describe('a worker whose rig cannot reach its head unit', () => {
       lockMs: 5_000,
       heartbeatMs: 200,
       log: (line) => lines.push(line),
-      openRig: async () => {
+      openRunner: async () => {
         throw new Error('no head unit dialled in within 60 s');
       },
     });
     const store = tempStore();
     const controller = new AbortController();
     try {
-      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const executor = await openFleetRunner(dialogueKind, campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
       const running = runCampaign(campaign, { store, executor, signal: controller.signal });
       const [status] = await waitForWorkers(redis.url, 1, 30_000, (w) => w.state === 'headunit_unreachable');
       expect(status.rig).toBe('unplugged');
@@ -326,7 +327,7 @@ describe('a worker whose rig cannot reach its head unit', () => {
       expect(lines.join('\n')).toMatch(/not taking jobs any more/);
       // the conversation it took is back on the queue (a failed attempt, to be retried by another rig), not lost and not stored
       const runId = store.listRuns()[0].id;
-      const queue = new Queue(conversationQueueName({ transport: 'reference', capabilities: ['text'] }), { connection: fleetRedisOptions(redis.url) });
+      const queue = new Queue(itemQueueName({ transport: 'reference', capabilities: ['text'] }), { connection: fleetRedisOptions(redis.url) });
       try {
         let back = false;
         for (let i = 0; i < 100 && !back; i++) {

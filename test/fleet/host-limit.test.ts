@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
-import { openFleetExecutor } from '../../src/fleet/coordinator.ts';
+import { openFleetRunner } from '../../src/fleet/coordinator.ts';
+import { dialogueKind } from '../../src/kinds/dialogue/kind.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { benchModelResponder, startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
@@ -35,7 +36,7 @@ describe('shared model-host limit across the fleet', () => {
     await waitForWorkers(redis.url, 6);
     const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-fleet-limit-')), 'icabench.db'));
     try {
-      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
+      const executor = await openFleetRunner(dialogueKind, campaign, { redisUrl: redis.url, log: () => undefined, progressMs: 0 });
       const result = await runCampaign(campaign, { store, executor });
       expect(result.status).toBe('completed');
       expect([...store.conversations(result.runId)].every((c) => c.verdicts[0]?.judge === campaign.config.judges[0])).toBe(true);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
-import { openFleetExecutor } from '../../src/fleet/coordinator.ts';
+import { openFleetRunner } from '../../src/fleet/coordinator.ts';
+import { dialogueKind } from '../../src/kinds/dialogue/kind.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { CLI } from '../helpers/cli.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
@@ -44,7 +45,7 @@ describe('the fleet when its Redis is killed (SIGKILL, no persistence)', () => {
     const lines: string[] = [];
     const rawErrors = vi.spyOn(console, 'error');
     try {
-      const executor = await openFleetExecutor(campaign, { redisUrl: redis.url, log: (line) => lines.push(line), progressMs: 0, reconcileMs: 200 });
+      const executor = await openFleetRunner(dialogueKind, campaign, { redisUrl: redis.url, log: (line) => lines.push(line), progressMs: 0, reconcileMs: 200 });
       let killed: Promise<void> | null = null;
       const result = await runCampaign(campaign, {
         store,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from '../../src/fleet/redis.ts';
-import { canServe, servedQueueNames, conversationQueueName } from '../../src/fleet/protocol.ts';
+import { canServe, servedQueueNames, itemQueueName } from '../../src/fleet/protocol.ts';
 
 describe('fleet Redis URL', () => {
   it('takes a loopback Redis as it is', () => {
@@ -32,8 +32,8 @@ describe('fleet Redis URL', () => {
 describe('capability routing', () => {
   const voice = { transport: 'reference' as const, capabilities: ['audio' as const, 'text' as const] };
   it('a text worker does not listen on the queue of spoken campaigns; an audio worker listens on both', () => {
-    expect(servedQueueNames(['text', 'vehicle'], ['reference'])).not.toContain(conversationQueueName(voice));
-    expect(servedQueueNames(['text', 'audio'], ['reference'])).toEqual(expect.arrayContaining([conversationQueueName(voice), conversationQueueName({ transport: 'reference', capabilities: ['text'] })]));
+    expect(servedQueueNames(['text', 'vehicle'], ['reference'])).not.toContain(itemQueueName(voice));
+    expect(servedQueueNames(['text', 'audio'], ['reference'])).toEqual(expect.arrayContaining([itemQueueName(voice), itemQueueName({ transport: 'reference', capabilities: ['text'] })]));
     expect(canServe({ capabilities: ['text'], transports: ['reference'] }, voice)).toBe(false);
     expect(canServe({ capabilities: ['text', 'audio'], transports: ['bridge'] }, voice)).toBe(false);
     expect(canServe({ capabilities: ['text', 'audio'], transports: ['reference'] }, voice)).toBe(true);

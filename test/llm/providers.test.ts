@@ -53,6 +53,12 @@ describe('ollama provider (real ollama client)', () => {
     expect(sent.body.messages).toEqual(messages);
   });
 
+  it('asks Ollama to keep the model loaded for 30 minutes when no keepAlive is configured', async () => {
+    server = await startFakeLlmServer({ replies: ['{}'] });
+    await createProvider('ollama:m', { ollamaHost: server.url, ...fresh() }).chat({ messages });
+    expect(server.chatRequests()[0].body.keep_alive).toBe('30m');
+  });
+
   it('assembles a streamed NDJSON answer and reports the token limit', async () => {
     server = await startFakeLlmServer({ replies: [{ content: '{"ok":true,"note":"streamed"}', finishReason: 'length', promptTokens: 11, completionTokens: 5 }] });
     const provider = createProvider('ollama:qwen2.5:14b', { ollamaHost: server.url, stream: true, ...fresh() });
@@ -111,6 +117,17 @@ describe('openai-compat provider (real openai client)', () => {
       max_tokens: 100,
       response_format: { type: 'json_schema', json_schema: { name: 'answer', schema, strict: true } },
     });
+  });
+
+  it("sends llama.cpp's cache_prompt only when asked (other servers may refuse unknown fields)", async () => {
+    server = await startFakeLlmServer({ respond: () => '{}' });
+    await createProvider(`openai-compat:${server.url}/v1#m`, fresh()).chat({ messages });
+    await createProvider(`openai-compat:${server.url}/v1#m`, { openaiCachePrompt: true, ...fresh() }).chat({ messages });
+    await createProvider(`openai-compat:${server.url}/v1#m`, { openaiCachePrompt: true, stream: true, ...fresh() }).chat({ messages });
+    const [plain, hinted, streamed] = server.chatRequests();
+    expect(plain.body).not.toHaveProperty('cache_prompt');
+    expect(hinted.body.cache_prompt).toBe(true);
+    expect(streamed.body).toMatchObject({ cache_prompt: true, stream: true });
   });
 
   it('streams SSE with usage and detects the token limit', async () => {

@@ -32,6 +32,24 @@ describe('llm settings', () => {
     }
   });
 
+  it('checks keepAlive as Ollama reads it, and brings both cache hints to the servers', async () => {
+    expect(LlmSettingsSchema.parse({}).keepAlive).toBe('30m');
+    for (const good of ['1h30m', '-1m', '0', '90s', 3600, -1]) expect(LlmSettingsSchema.parse({ keepAlive: good }).keepAlive).toBe(good);
+    for (const bad of ['30 minutes', '300', 'forever']) expect(() => LlmSettingsSchema.parse({ keepAlive: bad })).toThrow(/Go duration/);
+    const server = await startFakeLlmServer({ respond: () => '{}' });
+    try {
+      const options = providerOptionsFrom(LlmSettingsSchema.parse({ ollamaHost: server.url, keepAlive: '2h', openaiCachePrompt: true }));
+      const messages = [{ role: 'user' as const, content: 'x' }];
+      await createProvider('ollama:m', { ...options, limiter: new ConcurrencyLimiter(1) }).chat({ messages });
+      await createProvider(`openai-compat:${server.url}/v1#m`, { ...options, limiter: new ConcurrencyLimiter(1) }).chat({ messages });
+      const [ollama, openai] = server.chatRequests();
+      expect(ollama.body.keep_alive).toBe('2h');
+      expect(openai.body.cache_prompt).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("passes a caller's abort through instead of calling it a timeout", async () => {
     const server = await startFakeLlmServer({ replies: [{ content: '{}', delayMs: 2000 }] });
     try {

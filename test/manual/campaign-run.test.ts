@@ -124,7 +124,7 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
     expect(json).toMatchObject({ kind: 'manual-qa', planned: 40, questions: 40 });
     expect(json.outcomes.pass + json.outcomes.fail + json.outcomes.inconclusive + json.outcomes.error).toBe(40);
     expect(json.outcomes.fail).toBeGreaterThan(0);
-    const tier = json.tiers[0];
+    const tier = json.judgeMetrics[0];
     expect(tier.tier).toBe('oracle');
     expect(Object.keys(tier.byKind).length).toBeGreaterThan(1);
     expect(Object.keys(tier.byDifficulty).length).toBeGreaterThan(0);
@@ -132,7 +132,7 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
     // the deterministic tier judges relevance too: every answered question has sentences clearly on or off its topic
     expect(tier.metrics.relevance.judged + tier.metrics.relevance.notJudged).toBe(40);
     expect(tier.metrics.relevance.judged).toBeGreaterThan(30);
-    const omitted = summary.tiers[0].warnings.find((w) => w.omitted > 0);
+    const omitted = summary.judgeMetrics[0].warnings.find((w) => w.omitted > 0);
     expect(omitted?.example).toBeTruthy();
     expect(json.omissionSearch.asked).toBeGreaterThan(0);
 
@@ -181,7 +181,7 @@ describe('a manual-QA campaign: questions to the reference head unit over the br
     const overview = await harness.api(`/api/runs/${runId}/manual`);
     expect(overview.status).toBe(200);
     expect(overview.json.questions).toHaveLength(40);
-    expect(overview.json.summary.tiers[0].tier).toBe('oracle');
+    expect(overview.json.summary.judgeMetrics[0].tier).toBe('oracle');
     const key = overview.json.questions[0].key;
     const detail = await harness.api(`/api/runs/${runId}/manual/questions/${encodeURIComponent(key)}`);
     expect(detail.status).toBe(200);
@@ -231,26 +231,26 @@ describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no
       const result = await runManualQa(loaded, { store });
       expect(result.status).toBe('completed');
       const { summary } = writeManualQaOutputs(store, result.runId, join(dir, 'llm-out'));
-      expect(summary.tiers).toHaveLength(2);
-      expect(summary.tiers[0].tier).toBe('oracle');
-      expect(summary.tiers[1].tier).toMatch(/^llm:.*judge-model/);
-      expect(summary.setup?.judges).toEqual(['oracle', summary.tiers[1].tier]);
+      expect(summary.judgeMetrics).toHaveLength(2);
+      expect(summary.judgeMetrics[0].tier).toBe('oracle');
+      expect(summary.judgeMetrics[1].tier).toMatch(/^llm:.*judge-model/);
+      expect(summary.setup?.judges).toEqual(['oracle', summary.judgeMetrics[1].tier]);
       // the model calls are stored with the run and summarised from the store
       expect(summary.llm?.calls).toBe(server.chatRequests().length);
       expect(summary.invocations).toHaveLength(1);
       expect(summary.invocations[0].modelHosts).toEqual([{ ref, host: `${server.url}/v1` }]);
       const data = loadManualQaRun(store, result.runId);
       for (const row of data.rows) {
-        expect(row.result!.evaluations.map((e) => e.tier)).toEqual(['oracle', summary.tiers[1].tier]);
+        expect(row.result!.evaluations.map((e) => e.tier)).toEqual(['oracle', summary.judgeMetrics[1].tier]);
         expect(row.result!.evaluations[1].metrics.relevance.status).toBe('judged');
         const oracleFails = Object.values(row.result!.evaluations[0].metrics).some(metricFails);
         expect(row.outcome).toBe(oracleFails ? 'fail' : 'pass');
       }
       expect(store.itemResults(result.runId).map((r) => r.outcome)).toEqual(data.rows.map((r) => r.outcome));
-      expect(summary.tiers[1].metrics.relevance.judged).toBe(3);
+      expect(summary.judgeMetrics[1].metrics.relevance.judged).toBe(3);
       expect(server.chatRequests().length).toBeGreaterThan(0);
       // two tiers: evaluator bias (Kruskal–Wallis across the tiers, GEAR §4.5) per metric, in the summary and the report
-      expect(summary.evaluatorBias?.completeness_hard?.n).toEqual({ oracle: summary.tiers[0].metrics.completeness_hard.judged, [summary.tiers[1].tier]: 3 });
+      expect(summary.evaluatorBias?.completeness_hard?.n).toEqual({ oracle: summary.judgeMetrics[0].metrics.completeness_hard.judged, [summary.judgeMetrics[1].tier]: 3 });
       expect(summary.preset.method).toBe('lab');
       expect(readFileSync(join(dir, 'llm-out', 'report.html'), 'utf8')).toContain('Evaluator bias (Kruskal–Wallis across the evaluator tiers)');
     } finally {

@@ -2,19 +2,22 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResultStore } from '../../src/store/store.ts';
 import { exportJsonl } from '../../src/store/export.ts';
 import { CLI, runCli } from '../helpers/cli.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { startHarness } from '../server/helpers.ts';
 import { Writable } from 'node:stream';
+import { startRedis, type TestRedis } from '../fleet/redis-server.ts';
+import { spawnCliWorker, stopWorker, waitForWorkers, type WorkerProcess } from '../fleet/helpers.ts';
 
 /**
  * The acceptance test of the one run skeleton (src/run/runner.ts), the same for every campaign kind: a run through
  * the CLI and a run through the bench app's API store the same items and give the same summary.json (timestamps
  * and run ids aside); Ctrl+C and SIGKILL followed by --resume lose and repeat nothing; a run resumed with another
- * kind's config, or another config, is refused with the reason.
+ * kind's config, or another config, is refused with the reason; a run on a fleet of 2 workers stores the same items and
+ * writes the same summary.json as a run in one process.
  */
 
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
@@ -38,8 +41,16 @@ const KINDS = {
 } as const;
 type Kind = keyof typeof KINDS;
 
+/** The fleet leg's smaller plans (each item is a job through Redis): the field and its value, per kind. */
+const FLEET_PLAN: Record<Kind, [string, string]> = { dialogue: ['conversations', '12'], 'manual-qa': ['limit', '16'], 'tool-agents': ['repeats', '1'] };
+
 /** One field per kind that changes what a run runs (the sampling seed, the questions asked, the trials per task). */
 const CHANGED: Record<Kind, [string, string]> = { dialogue: ['seed', '7'], 'manual-qa': ['limit', '23'], 'tool-agents': ['repeats', '4'] };
+
+/** The config with `field` set to `value` (the line replaced or added), written beside it as `name`. */
+function withField(config: string, name: string, field: string, value: string): string {
+  return write(resolve(config, '..'), name, [...readFileSync(config, 'utf8').trim().split('\n').filter((l) => !l.startsWith(`${field}:`)), `${field}: ${value}`]);
+}
 
 function write(dir: string, name: string, lines: string[]): string {
   writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
@@ -106,6 +117,11 @@ describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (ki
     const cliRun = runOf(join(dir, 'ws', 'icabench.db'));
     expect(cliRun).toMatchObject({ status: 'completed', stored: cliRun.planned });
     const cliSummary = readFileSync(join(dir, 'out', 'summary.json'), 'utf8');
+    // every kind's summary.json starts with the one header (src/report/summary-header.ts)
+    const header = JSON.parse(cliSummary);
+    expect(Object.keys(header).slice(0, 6)).toEqual(['schemaVersion', 'kind', 'run', 'preset', 'tiers', 'invocations']);
+    expect(header).toMatchObject({ schemaVersion: 1, kind, run: { id: cliRun.id, status: 'completed', mode: expect.any(String) }, preset: { method: 'lab' } });
+    expect(header.invocations).toHaveLength(1);
 
     const h = await startHarness({ configsDir: dir });
     try {
@@ -143,7 +159,7 @@ describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (ki
     expect(refusedKind.code).not.toBe(0);
     expect(refusedKind.stderr).toContain(`run ${run.id} is a ${kind} run, not a ${other} run`);
     const [field, value] = CHANGED[kind];
-    const changed = write(dir, 'changed.yaml', [...readFileSync(config, 'utf8').trim().split('\n').filter((l) => !l.startsWith(`${field}:`)), `${field}: ${value}`]);
+    const changed = withField(config, 'changed.yaml', field, value);
     const refusedConfig = await runCli(['run', changed, '--workspace', ws, '--resume', run.id, '--no-progress']);
     expect(refusedConfig.code).not.toBe(0);
     expect(refusedConfig.stderr).toMatch(new RegExp(`run ${run.id} \\("[^"]+"\\) was started with another config \\(${field} differs\\)`));
@@ -159,5 +175,38 @@ describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (ki
     const items = (await storedItems(db, run.id)) as { key?: string; spec?: { key: string } }[];
     expect(new Set(items.map((i) => i.key ?? i.spec?.key)).size).toBe(done.planned);
     expect(items).toHaveLength(done.planned);
+  });
+});
+
+describe('the one run skeleton on a fleet of 2 workers (icabench worker processes on a redis-server)', () => {
+  let redis: TestRedis;
+  const workers: WorkerProcess[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+    // rigs that serve every kind: the reference unit (dialogue, manual-QA) and the replay agent (tool-agents)
+    for (const rig of ['every-kind-a', 'every-kind-b']) workers.push(spawnCliWorker(redis.url, rig, ['--capabilities', 'text,vehicle,tools', '--concurrency', '2']));
+    await waitForWorkers(redis.url, 2);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(workers.map(stopWorker));
+    await redis?.stop();
+  });
+
+  it.each(Object.keys(KINDS) as Kind[])('kind %s: the same stored items and summary.json as a run in one process', { timeout: 600_000 }, async (kind) => {
+    const dir = mkdtempSync(join(tmpdir(), `icabench-every-kind-fleet-${kind}-`));
+    const [field, value] = FLEET_PLAN[kind];
+    const config = withField(KINDS[kind](dir), 'fleet.yaml', field, value);
+    const local = await runCli(['run', config, '--workspace', join(dir, 'local'), '--out', join(dir, 'local-out'), '--no-progress']);
+    expect(local.code, local.stderr).toBe(0);
+    const fleet = await runCli(['run', config, '--fleet', redis.url, '--workspace', join(dir, 'fleet'), '--out', join(dir, 'fleet-out'), '--no-progress']);
+    expect(fleet.code, fleet.stderr).toBe(0);
+    expect(fleet.stderr).toMatch(/fleet: 2 worker\(s\) can serve [^\n]*every-kind-a/);
+
+    const localRun = runOf(join(dir, 'local', 'icabench.db'));
+    const fleetRun = runOf(join(dir, 'fleet', 'icabench.db'));
+    expect(fleetRun).toMatchObject({ status: 'completed', planned: localRun.planned, stored: localRun.planned });
+    const summary = (out: string, runId: string) => comparable(readFileSync(join(dir, out, 'summary.json'), 'utf8'), runId);
+    expect(summary('fleet-out', fleetRun.id)).toEqual(summary('local-out', localRun.id));
+    expect(await storedItems(join(dir, 'fleet', 'icabench.db'), fleetRun.id)).toEqual(await storedItems(join(dir, 'local', 'icabench.db'), localRun.id));
   });
 });

@@ -132,7 +132,7 @@ describe('malformed requests get 400, never 500', () => {
 });
 
 describe('configs started from the app', () => {
-  it('may not name files outside the workspace, bench-configs/, hardware/ or models/, and the answer does not tell whether a file exists', async () => {
+  it('may not name files outside the workspace, bench-configs/, data/, hardware/ or models/, and the answer does not tell whether a file exists', async () => {
     const { launch, launched } = scriptedLauncher('hold');
     const h = await harness(launch);
     const answers = [];
@@ -144,12 +144,28 @@ describe('configs started from the app', () => {
     }
     // the same answer for a file that exists and one that does not
     expect(answers[1]).toEqual(answers[0]);
-    expect(answers[0]).toEqual([{ path: 'seeds', message: 'configs started from the bench app may only name files under the workspace, bench-configs/, hardware/ or models/' }]);
+    expect(answers[0]).toEqual([{ path: 'seeds', message: 'configs started from the bench app may only name files under the workspace, bench-configs/, data/, hardware/ or models/' }]);
     const other = QUICKSTART.replace('judges: [oracle]', 'judges: [oracle, "gguf:/etc/judge.gguf"]').replace('seeds: seeds/in-car.yaml', 'seeds: seeds/in-car.yaml\nllm: { cacheDir: /tmp/cache }');
     const refused = await h.api('/api/campaign/start', { body: { configName: 'quickstart.yaml', text: other } });
     expect(refused.json.error.fields.map((f: { path: string }) => f.path).sort()).toEqual(['judges.1', 'llm.cacheDir']);
     expect(launched).toEqual([]);
     expect(editedConfigs(h)).toEqual([]);
+  });
+
+  it('shows a path the app refuses on its line while editing (Start is disabled before any click), and reads the vendored data/', async () => {
+    const h = await harness(scriptedLauncher('hold').launch);
+    const text = withSeeds('/etc/passwd');
+    const check = await h.api('/api/configs/validate', { body: { text } });
+    expect(check.json.valid).toBe(false);
+    expect(check.json.errors).toEqual([{ path: 'seeds', line: text.split('\n').findIndex((l) => l.startsWith('seeds:')) + 1, message: expect.stringContaining('may only name files under the workspace') }]);
+    // the shipped manual-QA and tool-agents configs read data/: listed valid, so their Start runs them
+    const listed = (await h.api('/api/configs')).json.configs as { name: string; kind: string; valid: boolean }[];
+    expect(listed.filter((c) => c.kind === 'manual-qa' || c.kind === 'tool-agents').map((c) => [c.name, c.valid])).toEqual([
+      ['carbench-paper.yaml', true],
+      ['carbench-train.yaml', true],
+      ['manual-qa-paper.yaml', true],
+      ['manual-qa.yaml', true],
+    ]);
   });
 
   it('keeps nothing in edited-configs when a start fails, and writes paths the copy can load from anywhere', async () => {

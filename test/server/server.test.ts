@@ -1,3 +1,4 @@
+import { parse as parseYaml } from 'yaml';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -271,6 +272,8 @@ describe('stop and resume with the real runner', () => {
       const interrupted = h.store.getRun(started.json.runId)!;
       expect(interrupted.status).toBe('interrupted');
       expect(interrupted.stored).toBeLessThan(40);
+      // the listing says before any click that Resume will start it
+      expect((await h.api(`/api/runs/${started.json.runId}`)).json.run).toMatchObject({ status: 'interrupted', resumeRefusal: null });
 
       const resumed = await h.api('/api/campaign/resume', { body: { runId: started.json.runId } });
       expect(resumed.status).toBe(202);
@@ -280,6 +283,23 @@ describe('stop and resume with the real runner', () => {
       expect(h.store.listRuns()).toHaveLength(1);
       const again = await h.api('/api/campaign/resume', { body: { runId: started.json.runId } });
       expect(again.status).toBe(409);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('lists why Resume would refuse a run (a path the app may not read), with the message the resume endpoint answers', async () => {
+    const h = await startHarness();
+    try {
+      // a run `icabench run` started from a config naming a file outside the app's folders, then interrupted
+      const runId = h.store.createRun({ name: 'from-cli', mode: 'guided', config: { ...parseYaml(QUICKSTART), seeds: '/etc/in-car.yaml' }, plan: [] });
+      h.store.setRunStatus(runId, 'interrupted');
+      const listed = (await h.api('/api/runs')).json.runs.find((r: { id: string }) => r.id === runId);
+      const refused = await h.api('/api/campaign/resume', { body: { runId } });
+      expect(refused.status).toBe(400);
+      expect(listed.resumeRefusal).toBe(refused.json.error.message);
+      expect(listed.resumeRefusal).toContain('seeds: configs started from the bench app may only name files under');
+      expect(listed).not.toHaveProperty('config');
     } finally {
       await h.close();
     }

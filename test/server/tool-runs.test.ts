@@ -20,10 +20,19 @@ describe('the bench server with tool-agents runs', () => {
   it('lists carbench-train.yaml as a valid tool-agents config', async () => {
     const res = await h.api('/api/configs');
     expect(res.json.configs.find((c: { name: string }) => c.name === 'carbench-train.yaml')).toMatchObject({ kind: 'tool-agents', valid: true });
-    // the app compares dialogue runs only: a tool-agents one is refused with the reason
-    const compare = await h.api(`/api/compare?a=${runId}&b=${runId}`);
-    expect(compare.json.error).toMatchObject({ code: 'unsupported_kind', message: expect.stringContaining('icabench compare') });
     expect(h.store.listRuns()).toHaveLength(1);
+  });
+
+  it('compares two tool-agents runs task by task, as icabench compare does; a run of another kind is refused with the reason', async () => {
+    const compare = await h.api(`/api/compare?a=${runId}&b=${runId}`);
+    expect(compare.status).toBe(200);
+    expect(compare.json).toMatchObject({ kind: 'tool-agents', a: { id: runId, name: 'served' }, b: { id: runId } });
+    expect(compare.json.toolComparison.families).toEqual([{ family: 'base', k: 2, a: 1, b: 1, delta: 0 }]);
+    expect(compare.json.toolComparison.changed).toEqual([]);
+    const dialogue = h.store.createRun({ name: 'talk', mode: 'guided', config: { name: 'talk' }, plan: [] });
+    const mixed = await h.api(`/api/compare?a=${runId}&b=${dialogue}`);
+    expect(mixed.status).toBe(400);
+    expect(mixed.json.error).toMatchObject({ code: 'unsupported_kind', message: 'compare: a dialogue run compares with another dialogue run, not with a tool-agents run' });
   });
 
   it('serves the run overview, one trial, and summary.json; other kinds’ endpoints refuse it', async () => {

@@ -26,7 +26,7 @@ describe('applyCampaignEvent (the live view state, server and UI alike)', () => 
     expect(s.feed.map((f) => f.turn.index)).toEqual([1, 0]);
     applyCampaignEvent(s, { type: 'conversation_finished', runId: 'r1', key: 'c1', result: failed });
     expect(s.active).toEqual([]);
-    expect(s.recent[0]).toEqual({ key: 'c1', status: 'completed', outcome: 'fail', score: 0.4, turns: 2, rig: null });
+    expect(s.recent[0]).toEqual({ key: 'c1', status: 'completed', outcome: 'fail', score: 0.4, turns: 2, rig: null, word: null });
     // a local run has no rigs
     expect(s.rigs).toEqual([]);
     expect(rigsLine(s)).toBe('');
@@ -64,6 +64,20 @@ describe('applyCampaignEvent (the live view state, server and UI alike)', () => 
     applyCampaignEvent(s, { type: 'run_finished', runId: 'r1', status: 'interrupted', done: 1, planned: 2 });
     expect(s.active).toEqual([]);
     expect(rigsLine(s)).toBe('rig-a 0 running, 1 done | rig-b 0 running, 0 done');
+  });
+
+  it('folds the items of another kind (questions, task trials): what each asks while it runs, the kind\'s nouns and word', () => {
+    const s = emptySnapshot();
+    applyCampaignEvent(s, { type: 'run_started', runId: 'r2', name: 'carbench-train', kind: 'tool-agents', nouns: { item: 'task trial', items: 'task trials' }, planned: 4, remaining: 4, budgetMs: null });
+    expect(s).toMatchObject({ kind: 'tool-agents', nouns: { item: 'task trial', items: 'task trials' }, done: 0 });
+    applyCampaignEvent(s, { type: 'item_started', runId: 'r2', key: 'base_0#0', label: 'base_0 (trial 1)' });
+    expect(s.active).toEqual([{ key: 'base_0#0', seedText: 'base_0 (trial 1)', persona: '', mode: 'tool-agents', turns: [], activeStrategies: [], rig: null, shape: 'item' }]);
+    applyCampaignEvent(s, { type: 'item_finished', runId: 'r2', key: 'base_0#0', outcome: 'inconclusive', word: 'not_runnable' });
+    expect(s.active).toEqual([]);
+    expect(s.recent).toEqual([{ key: 'base_0#0', status: 'completed', outcome: 'inconclusive', score: null, turns: 0, rig: null, word: 'not_runnable' }]);
+    expect(s.tally.outcomes.inconclusive).toBe(1);
+    // a dialogue run's events carry no nouns: conversations
+    expect(emptySnapshot().nouns).toEqual({ item: 'conversation', items: 'conversations' });
   });
 
   it('keeps the feed and the recent list bounded', () => {

@@ -33,7 +33,7 @@ describe('the bench app views of a manual-QA run (rendered to markup)', () => {
     const html = renderToStaticMarkup(<ManualRunPanel runId={runId} summary={summary} questions={questions} />);
     expect(html).toContain('data-testid="manual-metrics"');
     expect(html.match(/<a href="#\/runs\/[^"]+\/manual\/[^"]+">/g)).toHaveLength(10);
-    const omitted = summary.tiers[0].warnings.filter((w) => w.omitted > 0);
+    const omitted = summary.judgeMetrics[0].warnings.filter((w) => w.omitted > 0);
     expect(omitted.length).toBeGreaterThan(0);
     const warnings = /data-testid="warning-omissions">([\s\S]*?)<\/table>/.exec(html)![1];
     expect(warnings.match(/<tr>/g)!.length - 1).toBe(omitted.length);

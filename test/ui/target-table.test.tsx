@@ -46,7 +46,7 @@ describe('TargetTable', () => {
     expect(conversation).toContain(renderToStaticMarkup(<TargetTable targets={targets} className="table" turns />));
 
     const turn = { index: 0, utterance: { text: 'hi' }, reply: null, verdicts: [], targetsAfter: targets, context: {} } as unknown as TurnRecord;
-    const live: LiveConversation = { key: 'c1', seedText: 'hi', persona: 'polite', mode: 'guided', turns: [turn], activeStrategies: [], rig: null };
+    const live: LiveConversation = { key: 'c1', seedText: 'hi', persona: 'polite', mode: 'guided', turns: [turn], activeStrategies: [], rig: null, shape: 'conversation' };
     const liveHtml = renderToStaticMarkup(<ActiveConversation conversation={live} />);
     // a fleet run names the rig running the conversation; a local one does not
     expect(liveHtml).not.toContain('live-conversation-rig');

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import type { LoadedCampaign } from '../../kinds/dialogue/config.ts';
 import type { ItemRunner } from '../../run/kind.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the runner of whichever kind the config selects
@@ -43,13 +42,12 @@ export function registerRunCommands(program: Command): void {
     .option('--simulator <ref>', 'override the simulator: template or a model reference (ollama:…, openai-compat:…, gguf:…)')
     .option('--judge <ref...>', 'override the judges, in precedence order: oracle and/or model references')
     .option('--unit-build <build>', 'the head unit\'s build, recorded with the run (for units whose hello does not announce one; wins over it): icabench compare lists what a build fixed and regressed')
-    .option('--fleet <redis-url>', 'run the conversations on fleet workers (icabench worker) through this Redis instead of here (docs/fleet.md)')
+    .option('--fleet <redis-url>', 'run the items (conversations, questions, task trials) on fleet workers (icabench worker) through this Redis instead of here (docs/fleet.md)')
     .option('--fleet-grace <seconds>', 'with --fleet: how long the run waits for an unreachable Redis before it stops as interrupted', '120')
     .option('--no-progress', 'print plain progress lines instead of a progress bar')
     .action(async (configPath: string, options: RunOptions) => {
       // the kind first (src/kinds/registry.ts): every kind runs on the one run skeleton (src/run/runner.ts)
       const kindName = readCampaignKind(configPath);
-      if (kindName !== 'dialogue' && kindName !== 'suite' && options.fleet) throw new Error(`--fleet runs dialogue campaigns only; a ${kindName} campaign runs in one process (docs/fleet.md, "Limits")`);
       const kind = await campaignKind(kindName);
       // the rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
       const loaded = kind.load(configPath);
@@ -78,7 +76,7 @@ export function registerRunCommands(program: Command): void {
         if (options.fleet && !(graceSeconds > 0)) throw new Error(`--fleet-grace: expected a number of seconds above 0, got "${options.fleetGrace}"`);
         try {
           runner = options.fleet
-            ? await (await import('../../fleet/coordinator.ts')).openFleetExecutor(loaded as LoadedCampaign, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 })
+            ? await (await import('../../fleet/coordinator.ts')).openFleetRunner(kind, loaded, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 })
             : await kind.open(loaded, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
         } catch (error) {
           // a bridge unit that never dialled in: the same exit code as a run that never reached its unit, with nothing recorded

@@ -19,14 +19,14 @@ const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boo
 export function registerWorkerCommands(program: Command): void {
   program
     .command('worker')
-    .description('serve fleet campaigns (icabench run --fleet) on this rig: take the planned conversations it can run from Redis and send back the results')
+    .description('serve fleet campaigns of every kind (icabench run --fleet) on this rig: take the planned items (conversations, questions, task trials) it can run from Redis and send back the results')
     .requiredOption('--redis <url>', 'the fleet Redis: redis://127.0.0.1:6379 on this machine, rediss://:PASSWORD@host:port on a lab network (docs/fleet.md)')
     .requiredOption('--rig <name>', 'this rig\'s name, shown in the run\'s progress and the bench app')
-    .option('--capabilities <list>', 'what the rig can test: text,audio,vehicle,tools (audio = the voice rig, vehicle = a drive scenario feed)', 'text,vehicle')
+    .option('--capabilities <list>', 'what the rig can test: text,audio,vehicle,tools (audio = the voice rig, vehicle = a drive scenario feed, tools = tool-agent task trials)', 'text,vehicle')
     .option('--transport <list>', 'how its head unit is reached: reference (built in), bridge (a unit dials in to this machine), http', 'reference')
     .option('--voice <description>', 'the voice rig (speaker/microphone), with the audio capability')
-    .option('--concurrency <n>', 'conversations at once', '2')
-    .option('--lock-seconds <s>', 'a conversation whose worker stops for this long (killed, unplugged) goes back to the queue', '30')
+    .option('--concurrency <n>', 'items at once', '2')
+    .option('--lock-seconds <s>', 'an item whose worker stops for this long (killed, unplugged) goes back to the queue', '30')
     .action(async (raw: Record<string, string>) => {
       const parsed = WorkerOptionsSchema.safeParse({
         redis: raw.redis,
@@ -50,7 +50,7 @@ export function registerWorkerCommands(program: Command): void {
         lockMs: Math.round(options.lockSeconds * 1000),
         log: (line) => console.error(line),
       });
-      await stopRequested(`worker ${worker.id}: stopping; the running conversations finish first (quitting at once sends them back to the queue)`);
+      await stopRequested(`worker ${worker.id}: stopping; the running items finish first (quitting at once sends them back to the queue)`);
       await worker.close();
       console.error(`worker ${worker.id}: stopped`);
     });

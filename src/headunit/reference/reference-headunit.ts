@@ -3,7 +3,7 @@ import { formatMinutes, minutesOfDay } from '../../domain/context.ts';
 import { DEFAULT_SAFETY_POLICY, safetyRuling, type SafetyPolicy } from '../../domain/safety-policy.ts';
 import type { Constraint, PlanStop, PoiCategory } from '../../domain/targets.ts';
 import type { Action, Capabilities, Poi } from '../../protocol/bridge.ts';
-import { brokenConstraints, routeMeets } from '../../world/constraints.ts';
+import { meetsAll, routeMeets } from '../../world/constraints.ts';
 import { createRng, hashSeed } from '../../domain/rng.ts';
 import { World, isOpenAt } from '../../world/world.ts';
 import { DEFAULT_VEHICLE_READINGS, REFERENCE_REPLIES, vehicleReading, type ReplyPhrases } from '../../domain/vocabulary.ts';
@@ -216,7 +216,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         const switched = session.domains.length > 0 && session.domains[session.domains.length - 1] !== 'poi';
         if (remembered.length > 0 && switched && fires('forget_after_topic_switch')) {
           const basic = remembered.filter((c) => c.kind === 'district');
-          const pick = this.candidates(session, request.category, basic).find((p) => brokenConstraints(p, remembered, ctx).length > 0);
+          const pick = this.candidates(session, request.category, basic).find((p) => !meetsAll(p, remembered, ctx));
           if (pick) {
             out.fired.push('forget_after_topic_switch');
             this.present(session, request.category, [pick], out);
@@ -345,9 +345,8 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
   /** POIs of a category in the session's city meeting `constraints`, nearest first. */
   private candidates(session: SessionState, category: PoiCategory, constraints: readonly Constraint[]): Poi[] {
     const { city, position } = session.context.location;
-    return this.world.pois
-      .filter((p) => p.city === city && p.category === category)
-      .map((p) => this.world.withDrive(p, position))
+    return this.world
+      .placesFrom(city, category, position)
       .filter((p) => constraints.every((c) => c.kind !== 'district' || p.district.toLowerCase() === c.value.toLowerCase()))
       .sort((a, b) => (a.driveMin ?? 0) - (b.driveMin ?? 0) || (b.rating ?? 0) - (a.rating ?? 0));
   }
@@ -362,12 +361,12 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
   ): void {
     const ctx = session.context;
     const all = this.candidates(session, category, constraints);
-    const matching = all.filter((p) => brokenConstraints(p, constraints, ctx).length === 0);
+    const matching = all.filter((p) => meetsAll(p, constraints, ctx));
     const droppable = constraints.filter((c) => c.kind !== 'district');
     if (mode !== 'return' && droppable.length >= 2 && fires('drop_second_constraint')) {
       const dropped = droppable[droppable.length - 1];
       const kept = constraints.filter((c) => c !== dropped);
-      const pick = all.find((p) => brokenConstraints(p, kept, ctx).length === 0 && brokenConstraints(p, [dropped], ctx).length > 0);
+      const pick = all.find((p) => meetsAll(p, kept, ctx) && !meetsAll(p, [dropped], ctx));
       if (pick) {
         out.fired.push('drop_second_constraint');
         this.present(session, category, [pick, ...matching].slice(0, 3), out);
@@ -445,12 +444,11 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     let clock = minutesOfDay(ctx.time);
     const planned: Array<{ poi: Poi; eta: string }> = [];
     for (const [i, stop] of stops.entries()) {
-      const found = this.world.pois
-        .filter((p) => p.city === ctx.location.city && p.category === stop.category)
-        .map((p) => this.world.withDrive(p, position))
+      const found = this.world
+        .placesFrom(ctx.location.city, stop.category, position)
         .filter((p) => {
           const eta = formatMinutes(clock + (p.driveMin ?? 0));
-          return brokenConstraints(p, stop.constraints, ctx).length === 0 && (!p.openingHours || isOpenAt(p.openingHours, ctx.date, eta));
+          return meetsAll(p, stop.constraints, ctx) && (!p.openingHours || isOpenAt(p.openingHours, ctx.date, eta));
         })
         .sort((a, b) => (a.driveMin ?? 0) - (b.driveMin ?? 0));
       // the faulty planner takes the farthest candidate for the first stop and lingers there

@@ -62,6 +62,12 @@ export const CampaignConfigSchema = z
     /** wall-clock budget for the whole run (the paper ran 4 h) */
     budgetMinutes: z.number().positive().optional(),
     concurrency: z.number().int().min(1).max(64).default(4),
+    /**
+     * auto (default): a turn's judges after the deciding one overlap the simulator's next move (it never reads their
+     * verdicts); off: the strict order. `method: paper` always runs the strict order. Stored results are the same
+     * either way (docs/architecture.md, "Pipelining").
+     */
+    pipeline: z.enum(['auto', 'off']).default('auto'),
     /** stop the run when this share of the last 20 finished conversations did not reach the head unit (default 1: all of them; src/run/unit-reach.ts) */
     maxErrorShare: z.number().gt(0).max(1).optional(),
     /** sampling seed: the same seed and pool give the same conversations */
@@ -115,6 +121,11 @@ export const CampaignConfigSchema = z
     }
   });
 export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
+
+/** Whether a run pipelines its turns: `pipeline: auto` outside the paper preset, which keeps Algorithm 1's strict order. */
+export function pipelinesTurns(config: Pick<CampaignConfig, 'pipeline' | 'method'>): boolean {
+  return config.pipeline === 'auto' && config.method !== 'paper';
+}
 
 /**
  * What `method: paper` requires of a dialogue config, so a preset cannot silently drift from the

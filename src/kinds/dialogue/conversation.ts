@@ -5,7 +5,7 @@ import type { Constraint, Target } from '../../domain/targets.ts';
 import { DEFAULT_FAIL_ON, STRATEGY_TARGET_FAILURE, type FailureLabel, type Strategy } from '../../domain/taxonomy.ts';
 import { SutError, type HeadUnitSession } from '../../headunit/types.ts';
 import { checkExpectation } from '../../judge/expectations.ts';
-import { decidingTurnVerdict } from '../../judge/precedence.ts';
+import { awaitDecidingTurnVerdict, decidingTurnVerdict } from '../../judge/precedence.ts';
 import type { Judge } from '../../judge/types.ts';
 import { SimulatorError, type UserSimulator } from '../../simulator/types.ts';
 import { ItemAborted } from '../../run/kind.ts';
@@ -30,6 +30,14 @@ export interface ConversationDeps {
    * stacked, dropped targets) and the conversation runs its full M turns (no early stop).
    */
   evaluatorFeedback?: boolean;
+  /**
+   * Pipelining (`pipeline: auto`, default false here): the simulator's next move starts as soon as the deciding
+   * verdict of turn t is in, while the judges after it in precedence order are still judging turn t; they finish
+   * before the judges of turn t+1 start, and the turn is recorded with every verdict as in the strict order.
+   * The next move reads only what steers the loop (the deciding verdict: targets, Π, the early stop), so the
+   * stored conversation is the same either way (docs/architecture.md, "Pipelining").
+   */
+  pipeline?: boolean;
   /** context at turn t; default: the spec's context with the clock advanced one minute per turn */
   contextAt?: (turnIndex: number) => ContextVector;
   onTurn?: (turn: TurnRecord, activeStrategies: readonly Strategy[]) => void;
@@ -96,16 +104,15 @@ function applyVerdict(targets: Target[], verdict: TurnVerdict | null, turn: numb
   });
 }
 
-async function judgeTurn(judges: readonly Judge[], input: Parameters<Judge['evaluateTurn']>[0]): Promise<TurnVerdict[]> {
-  return Promise.all(
-    judges.map(async (judge) => {
-      try {
-        return await judge.evaluateTurn(input);
-      } catch (error) {
-        return { tier: judge.tier, judge: judge.ref, outcome: 'judge_error' as const, labels: [], targetUpdates: [], reasoning: errorText(error) };
-      }
-    }),
-  );
+/** Every judge's verdict on the turn, in precedence order, as each arrives; a judge that throws gives a judge_error verdict (never a rejection). */
+function judgeTurn(judges: readonly Judge[], input: Parameters<Judge['evaluateTurn']>[0]): Promise<TurnVerdict>[] {
+  return judges.map(async (judge) => {
+    try {
+      return await judge.evaluateTurn(input);
+    } catch (error) {
+      return { tier: judge.tier, judge: judge.ref, outcome: 'judge_error' as const, labels: [], targetUpdates: [], reasoning: errorText(error) };
+    }
+  });
 }
 
 /**
@@ -119,6 +126,8 @@ async function judgeTurn(judges: readonly Judge[], input: Parameters<Judge['eval
  * A scripted user (suites, live sessions: simulator kind "script") says every turn it has and ends
  * the conversation itself (its next utterance is null); its turns' expectations are checked as each
  * turn ends (src/judge/expectations.ts).
+ * The simulator's history is H: the exchanges (u, a) without verdicts, as in the paper; what was judged reaches it
+ * only through G and Π.
  */
 export async function runConversation(deps: ConversationDeps): Promise<ConversationResult> {
   const { spec, judges } = deps;
@@ -138,6 +147,10 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
   const consecutive: Partial<Record<Strategy, number>> = {};
   // the paper's early stop is the simulated user's; a scripted user plays every turn it has
   const stopsEarly = deps.simulator.kind !== 'script';
+  /** H as the simulator sees it: the exchanges so far, no verdicts */
+  const exchanges: TurnRecord[] = [];
+  /** the previous turn while its non-deciding judges finish (pipelining): recorded before the next turn is judged */
+  let recording: Promise<void> | null = null;
 
   let stage: 'simulator' | 'sut' = 'simulator';
   try {
@@ -156,15 +169,16 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       const sent = performance.now();
       const reply = await session.send(t, utterance.text, context);
       const latencyMs = performance.now() - sent;
-      const verdicts = await judgeTurn(judges, { spec, history: turns, utterance, reply, targets, context, turnIndex: t, structuredReplies: deps.structuredReplies?.() ?? true });
-      const deciding = decidingTurnVerdict(verdicts);
+      // the judges of turn t see turns 0..t-1 with every verdict
+      await recording;
+      const arriving = judgeTurn(judges, { spec, history: turns, utterance, reply, targets, context, turnIndex: t, structuredReplies: deps.structuredReplies?.() ?? true });
+      const deciding = deps.pipeline ? await awaitDecidingTurnVerdict(arriving) : decidingTurnVerdict(await Promise.all(arriving));
       targets = applyVerdict(targets, deciding, t);
-      for (const dropped of utterance.annotation.drops) {
-        for (const list of feedback ? [targets] : [targets, simulatorTargets]) {
-          const target = list.find((x) => x.id === dropped);
-          if (target) target.status = -1;
-        }
-      }
+      // new objects, not edits: with pipelining the judges after the deciding one may still read the targets they were given
+      const dropped = new Set(utterance.annotation.drops);
+      const drop = (list: Target[]) => (dropped.size === 0 ? list : list.map((x) => (dropped.has(x.id) ? { ...x, status: -1 as const } : x)));
+      targets = drop(targets);
+      if (!feedback) simulatorTargets = drop(simulatorTargets);
       if (feedback) simulatorTargets = targets;
       if (spec.mode === 'guided' && deciding) {
         const found = new Set(deciding.labels.map((l) => l.label));
@@ -172,17 +186,23 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       }
       for (const s of spec.strategies) consecutive[s] = utterance.strategy === s ? (consecutive[s] ?? 0) + 1 : 0;
       const expectations = utterance.expect ? checkExpectation(utterance.expect, reply, deciding?.labels ?? []) : undefined;
-      const record: TurnRecord = { index: t, utterance, context, reply, latencyMs, verdicts, targetsAfter: targets.map((x) => ({ ...x })), ...(expectations ? { expectations } : {}) };
-      turns.push(record);
-      deps.onTurn?.(record, active);
+      const exchange: TurnRecord = { index: t, utterance, context, reply, latencyMs, verdicts: [], targetsAfter: [], ...(expectations ? { expectations } : {}) };
+      exchanges.push(exchange);
+      const targetsAfter = targets.map((x) => ({ ...x }));
+      const activeAfter = [...active];
+      recording = Promise.all(arriving).then((verdicts) => {
+        const record: TurnRecord = { ...exchange, verdicts, targetsAfter };
+        turns.push(record);
+        deps.onTurn?.(record, activeAfter);
+      });
+      if (!deps.pipeline) await recording;
       const resolved = feedback && targets.every((x) => x.status !== 0);
       if ((stopsEarly && resolved && t >= Math.ceil(spec.maxTurns / 2)) || t === spec.maxTurns - 1) break;
       stage = 'simulator';
-      // without feedback the simulator's history carries no verdict either: nothing judged can steer it
-      const history = feedback ? turns : turns.map((turn) => ({ ...turn, verdicts: [], targetsAfter: [] }));
-      utterance = await simulator.nextUtterance({ history, targets: simulatorTargets, activeStrategies: active, consecutiveUses: consecutive, context: contextAt(t + 1), turnIndex: t + 1 });
+      utterance = await simulator.nextUtterance({ history: exchanges, targets: simulatorTargets, activeStrategies: active, consecutiveUses: consecutive, context: contextAt(t + 1), turnIndex: t + 1 });
       if (utterance === null) break;
     }
+    await recording;
   } catch (caught) {
     if (caught instanceof ConversationAborted) throw caught;
     // a SimulatorError is the bench's side even when it surfaces while talking to the unit (e.g. the driver's speech could not be synthesized)
@@ -191,6 +211,8 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
   } finally {
     if (session) await session.close().catch(() => undefined);
   }
+  // a turn still being judged when a failure ended the loop is recorded all the same (its judges never reject)
+  await recording?.catch(() => undefined);
 
   const verdicts: ConversationVerdict[] = [];
   if (turns.length > 0) {

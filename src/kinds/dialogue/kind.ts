@@ -5,6 +5,7 @@ import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
 import { findingsText, gateText } from './summary-text.ts';
 import { campaignPathFields } from './paths.ts';
+import { dialogueWire } from './wire.ts';
 
 /**
  * The dialogue kind (the default): simulated multi-turn conversations (Algorithm 1, ./conversation.ts) planned by
@@ -27,11 +28,13 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   storage: {
     create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: campaign.runMode ?? campaign.config.mode, config: campaign.config, plan: plan.map((p) => p.item), meta }),
     remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
-    save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts),
+    // the run loop built the result from validated parts (a fleet worker's message is validated by the coordinator)
+    save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts, { validated: true }),
   },
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
   unitReach: (finished) => finished.result,
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),
+  wire: dialogueWire,
   outputs: {
     async write(store, runId, outDir) {
       const { writeRunOutputs } = await import('../../report/write.ts');

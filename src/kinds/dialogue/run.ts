@@ -5,9 +5,9 @@ import type { ArtifactInput, ResultStore } from '../../store/store.ts';
 import type { CampaignEvent, CampaignEventListener } from '../../run/events.ts';
 import type { ItemRunner } from '../../run/kind.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
-import type { RecordedFact } from '../../run/run-facts.ts';
+import type { RecordedFact, RunFactSink } from '../../run/run-facts.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
-import type { CampaignConfig, LoadedCampaign } from './config.ts';
+import { pipelinesTurns, type CampaignConfig, type LoadedCampaign } from './config.ts';
 import { runConversation } from './conversation.ts';
 import { dialogueKind } from './kind.ts';
 
@@ -56,6 +56,7 @@ export async function runPlannedConversation(
       inconclusive: config.scoring.inconclusive,
       // the paper's baseline runs without evaluator feedback (Negi et al., "Baseline")
       evaluatorFeedback: !(config.method === 'paper' && config.mode === 'baseline'),
+      pipeline: pipelinesTurns(config),
       contextAt: drive?.contextAt ?? options.contextAt,
       beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
       signal: options.signal,
@@ -71,24 +72,60 @@ export async function runPlannedConversation(
   return voice ? voice.finish(result) : { result, artifacts: [] };
 }
 
-/** The in-process runner of the dialogue kind: the config's concurrency on one rig, watched by the bridge monitor. */
+/**
+ * The in-process runner of the dialogue kind: the config's concurrency on one rig, watched by the bridge monitor. The facts a
+ * conversation produces (its model calls, its vehicle frames) come back with it, stored in its transaction.
+ */
 export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void): ConversationExecutor {
   const { config } = campaign;
   let recorder: RunRecorder | null = null;
   let watch: ReturnType<Rig['watch']> | null = null;
   let closing: Promise<void> | null = null;
+  /** each ended conversation's facts, until it is handed back */
+  const ended = new Map<string, RecordedFact[]>();
+  let sink: RunFactSink | null = null;
+  const take = (key: string) => {
+    const facts = ended.get(key) ?? [];
+    ended.delete(key);
+    return facts;
+  };
   return {
     concurrency: config.concurrency,
     meta: { simulator: rig.tiers.simulator.describe, judges: rig.tiers.judges.map((j) => j.ref) },
-    record(store, runId, emit) {
-      recorder = rig.record(store, runId);
-      watch = rig.watch({ store, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
+    record(facts, runId, emit) {
+      sink = facts;
+      // what the recorder writes as a conversation ends (synchronously) is that conversation's: taken aside at once
+      let capturing: RecordedFact[] | null = null;
+      const inner = rig.record({ addRunFact: (id, kind, data) => (capturing ? void capturing.push({ kind, data } as RecordedFact) : facts.addRunFact(id, kind, data)) }, runId);
+      recorder = {
+        conversationEnded(key, drive) {
+          capturing = [];
+          try {
+            inner.conversationEnded(key, drive);
+          } finally {
+            ended.set(key, capturing);
+            capturing = null;
+          }
+        },
+        invocationEnded: () => inner.invocationEnded(),
+      };
+      watch = rig.watch({ store: facts, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
       return recorder;
     },
     ready: () => watch!.ready(),
     connectedUnits: () => rig.headUnit.bridge?.connectedUnits() ?? [],
     // an abandoned conversation rejects with ConversationAborted, an ItemAborted: run again on resume
-    run: (runId, { item: spec }, signal, emit) => runPlannedConversation(rig, campaign.config, runId, spec, { signal, emit, recorder: recorder ?? undefined, contextAt: campaign.contextAt }),
+    async run(runId, { key, item: spec }, signal, emit) {
+      let finished: FinishedConversation;
+      try {
+        finished = await runPlannedConversation(rig, campaign.config, runId, spec, { signal, emit, recorder: recorder ?? undefined, contextAt: campaign.contextAt });
+      } catch (error) {
+        // an abandoned conversation's frames and model calls happened too: recorded with the run
+        for (const fact of take(key)) sink?.addRunFact(runId, fact.kind, fact.data);
+        throw error;
+      }
+      return { ...finished, facts: [...(finished.facts ?? []), ...take(key)] };
+    },
     close: () =>
       (closing ??= (async () => {
         watch?.close();

@@ -1,10 +1,15 @@
 import { parseOrThrow } from '../../domain/validation.ts';
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
-import { llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
+import { z } from 'zod';
+import { RecordedFactSchema } from '../../run/run-facts.ts';
+import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
 import type { UnitReachSample } from '../../run/unit-reach.ts';
 import type { FinishedQuestion } from './campaign.ts';
 import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa, type ManualQaConfig } from './config.ts';
-import { MANUAL_QA_KIND, manualItemOutcome } from './item.ts';
+import { MANUAL_QA_KIND, ManualQaResultSchema, manualItemOutcome } from './item.ts';
+
+/** A loaded manual-QA config as a fleet worker receives it: paths as the coordinator resolved them (the worker reads the same manual files). */
+const WireManualQaSchema = z.strictObject({ config: ManualQaConfigSchema, path: z.string().min(1), files: z.array(z.string().min(1)) });
 
 /**
  * The manual-QA kind (docs/manual-qa.md): the questions of an owner's-manual test set, each asked as an ordinary
@@ -38,12 +43,20 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   unitReach: ({ result }) => ({ status: result.status, turns: result.answer === null ? [] : [{ reply: {} }], error: result.error }) as UnitReachSample,
   startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: item.question }),
   finishedEvent: (runId, key, { result }) => ({ type: 'item_finished', runId, key, outcome: manualItemOutcome(result), word: manualItemOutcome(result) }),
+  wire: {
+    loaded: jsonCodec(WireManualQaSchema),
+    item: jsonCodec(TestItemSchema),
+    finished: jsonCodec(z.strictObject({ result: ManualQaResultSchema, facts: z.array(RecordedFactSchema) })),
+    needs: ({ config }) => ({ transport: config.headUnit.type, capabilities: ['text'] }),
+    // the search asks the head unit after every question is stored: the coordinator has none
+    refusal: ({ config }) => (config.omissionSearch ? 'omissionSearch: the warning-omission search runs after the questions, in the process holding the store and the head unit; run it without --fleet, or leave omissionSearch out' : null),
+  },
   outputs: {
     async write(store, runId, outDir) {
       const { writeManualQaOutputs } = await import('./outputs.ts');
       const { summary } = writeManualQaOutputs(store, runId, outDir);
       const status = store.getRun(runId)?.status;
-      const first = summary.tiers[0];
+      const first = summary.judgeMetrics[0];
       const mean = (m: keyof typeof first.metrics) => (first.metrics[m].mean === null ? 'n/a' : first.metrics[m].mean!.toFixed(3));
       return [
         `run ${runId} ${status}: ${summary.questions}/${summary.planned} questions, ${summary.outcomes.fail} failed, ${summary.outcomes.error} head unit errors; ` +

@@ -137,7 +137,7 @@ export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly M
     card(String(summary.outcomes.error), 'head unit errors'),
     ...(summary.omissionSearch ? [card(pct(summary.omissionSearch.omissionRate), 'warning omissions in the search')] : []),
   ].join('');
-  const tiers = summary.tiers
+  const tiers = summary.judgeMetrics
     .map(
       (t) => `<h2>Metrics: ${h(t.tier)}</h2>
 <div class="grid"><div class="panel"><h3>All answers</h3>${metricsTable(t.metrics)}<p class="note">Means over the answers where the metric was judged; "not judged" (the tier cannot decide it) is never counted as passed.</p></div>

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { methodOfStoredConfig, presetOf, type Preset } from '../../domain/method.ts';
-import { invocations, llmUsage } from '../../run/run-facts.ts';
-import type { InvocationSummary } from '../../domain/invocation.ts';
+import { llmUsage } from '../../run/run-facts.ts';
 import type { LlmUsageSummary } from '../../llm/usage.ts';
-import type { RunInfo } from '../../analysis/profile.ts';
+import type { SummaryHeader } from '../../domain/summary-header.ts';
+import { summaryHeader } from '../../report/summary-header.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
@@ -35,12 +34,13 @@ export interface ManualQaRow {
 
 export interface ManualQaRun {
   run: RunRecord;
+  /** what every kind's summary.json starts with: kind, run, preset, tiers and invocations (run facts) */
+  header: SummaryHeader;
   rows: ManualQaRow[];
   setup: ManualQaSetup | null;
   omission: OmissionSearchResult | null;
   annotations: FactAnnotation[];
-  /** what each invocation ran on and the model calls of the evaluator tiers (run facts, as dialogue runs keep them) */
-  invocations: InvocationSummary[];
+  /** the model calls of the judge tiers (run facts, as dialogue runs keep them) */
   llm: LlmUsageSummary | null;
 }
 
@@ -61,7 +61,7 @@ export function loadManualQaRun(store: ResultStore, runId: string): ManualQaRun 
     run,
     rows,
     setup: setups.length ? parseOrThrow(ManualQaSetupSchema, setups.at(-1)!.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`) : null,
-    invocations: invocations(store, runId),
+    header: summaryHeader(store, run),
     llm: llmUsage(store, runId, rows.filter((r) => r.result !== null).length),
     omission: omission ? parseOrThrow(StoredOmissionSearchSchema, omission.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.omission}`) : null,
     annotations,
@@ -76,28 +76,21 @@ export function latestAnnotations(annotations: readonly FactAnnotation[]): FactA
 }
 
 /** summary.json of a manual-QA run. See docs/manual-qa.md, "Campaigns". */
-export interface ManualQaRunSummary {
-  schemaVersion: 1;
-  kind: typeof MANUAL_QA_KIND;
-  run: RunInfo;
+export interface ManualQaRunSummary extends SummaryHeader {
   planned: number;
   /** questions asked and stored */
   questions: number;
-  /** by the first evaluator tier (docs/manual-qa.md) */
+  /** by the first judge tier (docs/manual-qa.md) */
   outcomes: Record<ManualItemOutcome, number>;
   setup: ManualQaSetup | null;
-  /** per evaluator tier: the seven metrics overall, per question kind, difficulty and chapter; the warning-omission table */
-  tiers: ManualQaSummary[];
+  /** per judge tier: the seven metrics overall, per question kind, difficulty and chapter; the warning-omission table */
+  judgeMetrics: ManualQaSummary[];
   omissionSearch: OmissionSearchResult | null;
-  /** lab defaults or the paper preset (`method:` of the config) */
-  preset: Preset;
-  /** with two evaluator tiers or more: per metric, Kruskal–Wallis over the tiers' per-question values (GEAR §4.5) */
+  /** with two judge tiers or more: per metric, Kruskal–Wallis over the tiers' per-question values (GEAR §4.5) */
   evaluatorBias?: ReturnType<typeof evaluatorBias>;
   /** the first tier against the raters' annotations (absent without annotations) */
   alignment?: { tier: string; annotations: number; raters: number; report: AlignmentReport };
-  /** per invocation (start, each resume): versions, platform, model hosts */
-  invocations: InvocationSummary[];
-  /** the LLM evaluator tiers' calls, tokens, latency, cost (absent when only the deterministic tier ran) */
+  /** the LLM judge tiers' calls, tokens, latency, cost (absent when only the deterministic tier ran) */
   llm?: LlmUsageSummary;
 }
 
@@ -122,19 +115,15 @@ export function computeManualQaSummary(data: ManualQaRun): ManualQaRunSummary {
   }
   const bias = tierNames.length >= 2 ? evaluatorBias(tierNames.map((tier) => ({ tier, evaluations: results.flatMap((r) => r.evaluations.filter((e) => e.tier === tier)) }))) : undefined;
   return {
-    schemaVersion: 1,
-    kind: MANUAL_QA_KIND,
-    preset: presetOf('manual-qa', methodOfStoredConfig(run.config)),
+    ...data.header,
     ...(bias ? { evaluatorBias: bias } : {}),
-    run: { id: run.id, name: run.name, mode: run.mode, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt },
     planned: rows.length,
     questions: asked.length,
     outcomes,
     setup: data.setup,
-    tiers: tierNames.map((tier) => summariseManualQa(items, results, tier)),
+    judgeMetrics: tierNames.map((tier) => summariseManualQa(items, results, tier)),
     omissionSearch: data.omission,
     ...(alignment ? { alignment } : {}),
-    invocations: data.invocations,
     ...(data.llm ? { llm: data.llm } : {}),
   };
 }

@@ -5,7 +5,7 @@ import type { BridgeHeadUnitConnection } from '../../bridge/connection.ts';
 import { createProvider, providerOptionsFrom, LlmUsageTracker } from '../../llm/index.ts';
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { checkTierModel, modelHostsOf, TierUnavailableError } from '../../run/model-tiers.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RecordedFact } from '../../run/run-facts.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RecordedFact, type RunFactSink } from '../../run/run-facts.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
@@ -125,7 +125,7 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
   const planningAndThinking = agentConfig.type === 'endpoint' ? agentConfig.planningAndThinking : true;
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
   let watch: HeadUnitWatch | null = null;
-  let store: ResultStore | null = null;
+  let store: RunFactSink | null = null;
   let closing: Promise<void> | null = null;
   return {
     concurrency: config.concurrency,

@@ -1,5 +1,8 @@
 import { parseOrThrow } from '../../domain/validation.ts';
-import { llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
+import { z } from 'zod';
+import { RecordedFactSchema } from '../../run/run-facts.ts';
+import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField, type RigNeeds } from '../../run/kind.ts';
+import { TrialResultSchema } from './loop.ts';
 import type { FinishedTrial } from './campaign.ts';
 import { toolAgentsModelRefs } from './config.ts';
 import { loadToolAgentsConfig, ToolAgentsConfigSchema, type LoadedToolAgents, type ToolAgentsConfig } from './config.ts';
@@ -8,6 +11,12 @@ import { TOOL_AGENTS_FACTS, TOOL_AGENTS_KIND, ToolTrialItemSchema, trialKey, tri
 
 /** The tasks a plan could not load, kept from planning to the run's creation (recorded with it). */
 const notLoaded = new WeakMap<LoadedToolAgents, InvalidTask[]>();
+
+/** A loaded tool-agents config as a fleet worker receives it (each trial's task travels with its job). */
+const WireToolAgentsSchema = z.strictObject({ config: ToolAgentsConfigSchema, path: z.string().min(1), taskFiles: z.array(z.string().min(1)) });
+
+/** Where a worker's agent is: the replay agent runs in the worker, an endpoint model over HTTP, a head unit dialling in to the worker's bridge. */
+const AGENT_TRANSPORT: Record<ToolAgentsConfig['agent']['type'], RigNeeds['transport']> = { replay: 'reference', endpoint: 'http', bridge: 'bridge' };
 
 /** What a trial's stored outcome word means to the live view. */
 const LIVE_OUTCOME: Record<string, 'pass' | 'fail' | 'inconclusive' | 'error'> = { pass: 'pass', fail: 'fail', not_runnable: 'inconclusive' };
@@ -44,6 +53,12 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
   },
   startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: `${item.taskId} (trial ${item.trial + 1})` }),
   finishedEvent: (runId, key, { result }) => ({ type: 'item_finished', runId, key, outcome: LIVE_OUTCOME[trialOutcomeWord(result)] ?? 'error', word: trialOutcomeWord(result) }),
+  wire: {
+    loaded: jsonCodec(WireToolAgentsSchema),
+    item: jsonCodec(ToolTrialItemSchema),
+    finished: jsonCodec(z.strictObject({ result: TrialResultSchema, facts: z.array(RecordedFactSchema) })),
+    needs: ({ config }) => ({ transport: AGENT_TRANSPORT[config.agent.type], capabilities: ['text', 'tools'] }),
+  },
   outputs: {
     async write(store, runId, outDir) {
       const { writeToolAgentsOutputs } = await import('./outputs.ts');

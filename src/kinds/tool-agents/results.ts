@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../../domain/validation.ts';
-import { methodOfStoredConfig, presetOf, PresetSchema } from '../../domain/method.ts';
+import { SummaryHeaderSchema } from '../../domain/summary-header.ts';
+import { summaryHeader } from '../../report/summary-header.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { TrialResultSchema, type TrialResult } from './loop.ts';
 import { summarizeTrials, TrialsSummarySchema } from './summary.ts';
@@ -59,11 +60,8 @@ export function loadToolAgentsRun(store: ResultStore, runId: string): { planned:
  * (pass^k / pass@k per task family in both conventions, per-policy violations, premature-action rate, runnable
  * and not-runnable counts) and the tasks that could not be loaded.
  */
-export const ToolAgentsRunSummarySchema = TrialsSummarySchema.extend({
+export const ToolAgentsRunSummarySchema = SummaryHeaderSchema.extend({
   kind: z.literal(TOOL_AGENTS_KIND),
-  /** lab defaults or the paper preset (`method:` of the config) */
-  preset: PresetSchema,
-  run: z.object({ id: z.string(), name: z.string(), status: z.string(), createdAt: z.string(), finishedAt: z.string().nullable() }),
   /** the agent that ran (replay, replay with a fault profile, endpoint model, bridge) */
   agent: z.string().nullable(),
   /** task trials planned and stored */
@@ -71,6 +69,7 @@ export const ToolAgentsRunSummarySchema = TrialsSummarySchema.extend({
   trials: z.number().int().min(0),
   /** tasks (or task files) that could not be loaded: recorded, the campaign went on without them */
   invalidTasks: z.array(InvalidTaskSchema),
+  ...TrialsSummarySchema.shape,
 });
 export type ToolAgentsRunSummary = z.infer<typeof ToolAgentsRunSummarySchema>;
 
@@ -78,9 +77,7 @@ export function computeToolAgentsSummary(store: ResultStore, runId: string): { s
   const run = store.getRun(runId)!;
   const { planned, results, invalidTasks } = loadToolAgentsRun(store, runId);
   const summary = ToolAgentsRunSummarySchema.parse({
-    kind: TOOL_AGENTS_KIND,
-    preset: presetOf('tool-agents', methodOfStoredConfig(run.config)),
-    run: { id: run.id, name: run.name, status: run.status, createdAt: run.createdAt, finishedAt: run.finishedAt },
+    ...summaryHeader(store, run),
     agent: results[0]?.agent ?? null,
     planned,
     trials: results.length,

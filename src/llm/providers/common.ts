@@ -2,11 +2,39 @@ import { LlmError } from '../types.ts';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
-/** A signal that fires on the caller's abort or after `timeoutMs`; `timedOut()` tells which. */
-export function callSignal(timeoutMs: number, callerSignal?: AbortSignal): { signal: AbortSignal; timedOut: () => boolean } {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
-  return { signal, timedOut: () => timeout.aborted };
+/**
+ * How long Ollama keeps a model (and its KV cache) loaded after a call, unless configured (`llm.keepAlive`).
+ * Ollama's own default is 5 minutes: a campaign pausing longer (a resume, a slow head unit) would reload the
+ * model and recompute every prompt prefix.
+ */
+export const DEFAULT_OLLAMA_KEEP_ALIVE = '30m';
+
+/**
+ * A signal that fires on the caller's abort or after `timeoutMs`; `timedOut()` tells which. `done()` ends it
+ * (clears the timer, detaches from the caller's signal, which outlives many calls); call it when the call ends.
+ * One controller and a timer rather than AbortSignal.timeout + AbortSignal.any: those register weak references
+ * and finalizers per call, which the garbage collector pays for on every model call.
+ */
+export function callSignal(timeoutMs: number, callerSignal?: AbortSignal): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  }, timeoutMs);
+  // like AbortSignal.timeout: a pending limit does not keep the process alive
+  timer.unref();
+  const onCallerAbort = () => controller.abort(callerSignal!.reason);
+  if (callerSignal?.aborted) onCallerAbort();
+  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    done: () => {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    },
+  };
 }
 
 /** Adds `signal` to every request a client library makes through this fetch. */

@@ -1,7 +1,8 @@
 import { Ollama, type ChatResponse as OllamaChatResponse } from 'ollama';
 import { assertAllowedEndpoint, guardedFetch, type EndpointPolicy } from '../endpointPolicy.ts';
 import { LlmError, type ChatRequest, type ChatResponse, type LlmProvider } from '../types.ts';
-import { callSignal, classifyCallError, DEFAULT_TIMEOUT_MS, fetchWithSignal } from './common.ts';
+import { callSignal, classifyCallError, DEFAULT_OLLAMA_KEEP_ALIVE, DEFAULT_TIMEOUT_MS, fetchWithSignal } from './common.ts';
+import { keepAliveFetch } from './keepAliveFetch.ts';
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 
@@ -26,27 +27,28 @@ export interface OllamaProviderOptions extends EndpointPolicy {
   host?: string;
   timeoutMs?: number;
   stream?: boolean;
-  /** how long Ollama keeps the model loaded after a call (e.g. "30m"), so a campaign does not reload it */
+  /** how long Ollama keeps the model loaded after a call ("30m", seconds, -1 for ever), so a campaign does not reload it; default DEFAULT_OLLAMA_KEEP_ALIVE */
   keepAlive?: string | number;
+  /** replaces the HTTP fetch (tests); default: the keep-alive fetch for non-streaming calls, the platform fetch for streaming */
   fetch?: typeof fetch;
 }
 
 export function createOllamaProvider(ref: string, model: string, options: OllamaProviderOptions = {}): LlmProvider & { readonly host: string } {
   const host = resolveOllamaHost(options.host);
   assertAllowedEndpoint(host, options);
-  const baseFetch = guardedFetch(options, options.fetch);
+  const baseFetch = guardedFetch(options, options.fetch ?? (options.stream ? undefined : keepAliveFetch));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   async function chat(request: ChatRequest): Promise<ChatResponse> {
     const started = performance.now();
-    const { signal, timedOut } = callSignal(timeoutMs, request.signal);
+    const { signal, timedOut, done } = callSignal(timeoutMs, request.signal);
     // a client per call: the library's non-streaming requests take no signal, the fetch carries it
     const client = new Ollama({ host, fetch: fetchWithSignal(baseFetch, signal) });
     const body = {
       model,
       messages: request.messages,
       format: request.jsonSchema,
-      keep_alive: options.keepAlive,
+      keep_alive: options.keepAlive ?? DEFAULT_OLLAMA_KEEP_ALIVE,
       options: {
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
         ...(request.seed !== undefined ? { seed: request.seed } : {}),
@@ -77,6 +79,8 @@ export function createOllamaProvider(ref: string, model: string, options: Ollama
       };
     } catch (error) {
       throw classifyOllamaError(error, ref, model, host, timedOut(), request.signal);
+    } finally {
+      done();
     }
   }
 

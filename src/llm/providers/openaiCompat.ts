@@ -2,6 +2,7 @@ import OpenAI, { APIError } from 'openai';
 import { assertAllowedEndpoint, guardedFetch, type EndpointPolicy } from '../endpointPolicy.ts';
 import { LlmError, type ChatRequest, type ChatResponse, type LlmProvider } from '../types.ts';
 import { callSignal, classifyCallError, DEFAULT_TIMEOUT_MS } from './common.ts';
+import { keepAliveFetch } from './keepAliveFetch.ts';
 
 export interface OpenAiCompatProviderOptions extends EndpointPolicy {
   /** most local servers ignore it; OPENAI_API_KEY when set, else a placeholder */
@@ -13,10 +14,18 @@ export interface OpenAiCompatProviderOptions extends EndpointPolicy {
    * or `tool` (a forced function call whose parameters are the schema, for servers that only constrain tools).
    */
   structuredMode?: 'json_schema' | 'tool';
+  /**
+   * Send llama.cpp server's `cache_prompt: true` (reuse the KV cache of the slot's previous prompt prefix). llama.cpp
+   * has defaulted to it since late 2024, so it only matters for older builds; other servers may refuse the unknown
+   * field (vLLM before 0.6.5) or log a warning per request (later vLLM), hence off unless asked for.
+   */
+  cachePrompt?: boolean;
+  /** replaces the HTTP fetch (tests); default: the keep-alive fetch for non-streaming calls, the platform fetch for streaming */
   fetch?: typeof fetch;
 }
 
-type CreateParams = OpenAI.Chat.Completions.ChatCompletionCreateParams;
+// cache_prompt is llama.cpp's field, not OpenAI's; the client sends body fields it does not know as they are
+type CreateParams = OpenAI.Chat.Completions.ChatCompletionCreateParams & { cache_prompt?: boolean };
 
 export function createOpenAiCompatProvider(ref: string, baseUrl: string, model: string, options: OpenAiCompatProviderOptions = {}): LlmProvider {
   assertAllowedEndpoint(baseUrl, options);
@@ -25,7 +34,7 @@ export function createOpenAiCompatProvider(ref: string, baseUrl: string, model: 
   const client = new OpenAI({
     baseURL: baseUrl,
     apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? 'not-needed-for-local-servers',
-    fetch: guardedFetch(options, options.fetch),
+    fetch: guardedFetch(options, options.fetch ?? (options.stream ? undefined : keepAliveFetch)),
     // retries are the structured-output layer's job, with the validation error fed back
     maxRetries: 0,
     timeout: timeoutMs,
@@ -39,6 +48,7 @@ export function createOpenAiCompatProvider(ref: string, baseUrl: string, model: 
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
       ...(request.seed !== undefined ? { seed: request.seed } : {}),
       ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+      ...(options.cachePrompt ? { cache_prompt: true } : {}),
     };
     if (request.jsonSchema && mode === 'json_schema') {
       params.response_format = { type: 'json_schema', json_schema: { name: schemaName, schema: request.jsonSchema, strict: true } };
@@ -51,7 +61,7 @@ export function createOpenAiCompatProvider(ref: string, baseUrl: string, model: 
 
   async function chat(request: ChatRequest): Promise<ChatResponse> {
     const started = performance.now();
-    const { signal, timedOut } = callSignal(timeoutMs, request.signal);
+    const { signal, timedOut, done } = callSignal(timeoutMs, request.signal);
     const params = buildParams(request);
     const useTool = Boolean(params.tools);
     try {
@@ -100,6 +110,8 @@ export function createOpenAiCompatProvider(ref: string, baseUrl: string, model: 
       if (name === 'APIConnectionTimeoutError') throw new LlmError('timeout', `${ref}: no answer from ${baseUrl} within ${timeoutMs} ms`);
       if (name === 'APIUserAbortError' && timedOut()) throw new LlmError('timeout', `${ref}: no complete answer from ${baseUrl} within ${timeoutMs} ms`);
       throw classifyCallError(error, `${ref}: ${baseUrl}`, timedOut(), request.signal);
+    } finally {
+      done();
     }
   }
 

@@ -109,12 +109,13 @@ export function DataTable({ headers, testId, children }: { headers: readonly Rea
 }
 
 /** The head of an item-based run's view (manual-QA, tool agents): title, the way back to the runs list, and the run's facts. */
-export function RunHeader({ title, children }: { title: ReactNode; children: ReactNode }) {
+export function RunHeader({ title, children, actions }: { title: ReactNode; children: ReactNode; actions?: ReactNode }) {
   return (
     <>
       <div className="title-row">
         <h1>{title}</h1>
         <a href="#/runs">← runs</a>
+        {actions}
       </div>
       <p className="muted">{children}</p>
     </>

@@ -1,16 +1,17 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ConfigFieldError, ConfigListing } from '../../server/configs.ts';
 import type { LiveSnapshot } from '../../server/live-snapshot.ts';
-import type { RunRecord } from '../../store/types.ts';
+import type { ListedRun } from '../../server/server.ts';
 import { api, ApiFailure } from '../api.ts';
 import { ErrorBox, Pill } from '../components/common.tsx';
+import { campaignBusy, isResumable, ResumeButton, StopButton } from '../components/CampaignButtons.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
 const LINE_HEIGHT = 20;
 
 export function CampaignSetupView() {
   const configs = useApi<{ configs: ConfigListing[] }>('/api/configs');
-  const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
+  const runs = useApi<{ runs: ListedRun[] }>('/api/runs');
   const live = useApi<LiveSnapshot>('/api/campaign');
   const [name, setName] = useState<string | null>(null);
   const [original, setOriginal] = useState('');
@@ -61,8 +62,9 @@ export function CampaignSetupView() {
     return map;
   }, [errors]);
   const lineCount = text.split('\n').length;
-  const running = live.data?.state === 'running' || live.data?.state === 'stopping';
-  const resumable = (runs.data?.runs ?? []).filter((r) => r.status === 'interrupted' || r.status === 'budget_exhausted' || r.status === 'unit_unreachable');
+  const running = campaignBusy(live.data);
+  const resumable = (runs.data?.runs ?? []).filter((r) => isResumable(r.status));
+  const listing = configs.data?.configs.find((c) => c.name === name);
 
   async function act(what: () => Promise<unknown>, then?: () => void) {
     setBusy(true);
@@ -81,8 +83,6 @@ export function CampaignSetupView() {
   }
 
   const start = () => act(() => api.post('/api/campaign/start', { configName: name, ...(text !== original ? { text } : {}) }), () => navigate('live'));
-  const stop = () => act(() => api.post('/api/campaign/stop'));
-  const resume = (runId: string) => act(() => api.post('/api/campaign/resume', { runId }), () => navigate('live'));
 
   return (
     <section>
@@ -107,23 +107,31 @@ export function CampaignSetupView() {
             State: <Pill kind={running ? 'warn' : 'ok'}>{live.data?.state ?? '…'}</Pill>
           </p>
           <div className="buttons">
-            <button className="primary" disabled={busy || running || !name || errors.length > 0} onClick={start} data-testid="start-campaign">
+            <button
+              className="primary"
+              disabled={busy || running || !name || errors.length > 0}
+              title={running ? 'a campaign is running: stop it or wait for its end first' : errors.length > 0 ? 'fix the problems marked in the config first' : undefined}
+              onClick={start}
+              data-testid="start-campaign"
+            >
               Start {name}
+              {listing?.kind && listing.kind !== 'dialogue' ? ` (${listing.kind})` : ''}
               {text !== original ? ' (edited)' : ''}
             </button>
-            <button disabled={busy || !running} onClick={stop} data-testid="stop-campaign">
-              Stop
-            </button>
+            <StopButton live={live.data ?? { state: 'idle' }} onStopped={() => (live.reload(), runs.reload())} />
           </div>
+          {errors.length > 0 && !running && (
+            <p className="muted" data-testid="start-blocked">
+              Start is off until the {errors.length} problem(s) marked in the config are fixed.
+            </p>
+          )}
           {resumable.length > 0 && (
             <>
               <h2>Resume</h2>
               <ul>
                 {resumable.map((r) => (
                   <li key={r.id}>
-                    <button className="link" disabled={busy || running} onClick={() => resume(r.id)}>
-                      Resume {r.name} ({r.stored}/{r.planned}, {r.status})
-                    </button>
+                    <ResumeButton run={r} live={live.data} label={`Resume ${r.name} (${r.stored}/${r.planned}, ${r.status})`} />
                   </li>
                 ))}
               </ul>

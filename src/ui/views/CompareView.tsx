@@ -2,6 +2,8 @@ import { useMemo } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import type { ConversationChange, ReplyDiffPart, RunChanges } from '../../analysis/changes.ts';
 import type { RunComparison } from '../../analysis/compare.ts';
+import type { ToolRunComparison } from '../../kinds/tool-agents/compare.ts';
+import { compareRefusal } from '../../server/comparable.ts';
 import { describeFailOn, FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
@@ -9,30 +11,85 @@ import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { DataTable, ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
+type Served = { kind: 'dialogue'; comparison: RunComparison } | { kind: 'tool-agents'; a: RunRef; b: RunRef; toolComparison: ToolRunComparison };
+interface RunRef {
+  id: string;
+  name: string;
+}
+
 export function CompareView({ a, b }: { a: string | null; b: string | null }) {
   const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
-  const comparison = useApi<{ comparison: RunComparison }>(a && b ? `/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}` : null);
+  const kindOf = (id: string | null) => runs.data?.runs.find((r) => r.id === id)?.kind ?? null;
+  // a pair the server would refuse is never asked for: its runs are greyed out below, with the reason
+  const [kindA, kindB] = [kindOf(a), kindOf(b)];
+  const refused = kindA && kindB ? (compareRefusal(kindA, kindB) ?? compareRefusal(kindB, kindA)) : null;
+  const comparison = useApi<Served>(a && b && runs.data && !refused ? `/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}` : null);
   const choose = (which: 'a' | 'b', id: string) => navigate('compare', ...(which === 'a' ? [id, b ?? ''] : [a ?? '', id]).filter(Boolean));
   return (
     <section>
       <h1>Compare two runs</h1>
       <div className="filters">
-        {(['a', 'b'] as const).map((which) => (
-          <select key={which} value={(which === 'a' ? a : b) ?? ''} onChange={(e) => choose(which, e.target.value)} aria-label={`run ${which}`}>
-            <option value="">run {which.toUpperCase()}…</option>
-            {(runs.data?.runs ?? []).map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.name} · {r.id}
-              </option>
-            ))}
-          </select>
-        ))}
+        {(['a', 'b'] as const).map((which) => {
+          const other = kindOf(which === 'a' ? b : a);
+          return (
+            <select key={which} value={(which === 'a' ? a : b) ?? ''} onChange={(e) => choose(which, e.target.value)} aria-label={`run ${which}`} data-testid={`compare-${which}`}>
+              <option value="">run {which.toUpperCase()}…</option>
+              {(runs.data?.runs ?? []).map((r) => {
+                const why = compareRefusal(r.kind, other);
+                return (
+                  <option key={r.id} value={r.id} disabled={why !== null} title={why ?? undefined}>
+                    {r.name} · {r.id}
+                    {why ? ` (${r.kind}: not comparable here)` : ''}
+                  </option>
+                );
+              })}
+            </select>
+          );
+        })}
       </div>
       {!(a && b) && <CompareGuidance runs={runs.data?.runs.length ?? null} />}
+      {refused && <ErrorBox message={refused} />}
       {comparison.error && <ErrorBox message={comparison.error} />}
-      {a && b && !comparison.data && !comparison.error && <Loading what="comparison" />}
-      {comparison.data && <Comparison c={comparison.data.comparison} />}
+      {a && b && !refused && !comparison.data && !comparison.error && <Loading what="comparison" />}
+      {comparison.data?.kind === 'dialogue' && <Comparison c={comparison.data.comparison} />}
+      {comparison.data?.kind === 'tool-agents' && <ToolComparison a={comparison.data.a} b={comparison.data.b} c={comparison.data.toolComparison} />}
     </section>
+  );
+}
+
+/** Two tool-agents runs: pass^k per task family and the tasks whose success rate moved (as `icabench compare` prints them). */
+function ToolComparison({ a, b, c }: { a: RunRef; b: RunRef; c: ToolRunComparison }) {
+  return (
+    <>
+      <DataTable headers={['Task family', 'k', `A: ${a.name}`, `B: ${b.name}`, 'B − A']} testId="tool-comparison-table">
+        {c.families.map((f) => (
+          <tr key={f.family}>
+            <td>{f.family}</td>
+            <td>{f.k}</td>
+            <td>{pct(f.a)}</td>
+            <td>{pct(f.b)}</td>
+            <td>{f.delta === null ? 'n/a' : `${(f.delta * 100).toFixed(1)} pts`}</td>
+          </tr>
+        ))}
+      </DataTable>
+      <p className="muted">pass^k (unbiased) at the largest k both runs have. Tasks whose success rate changed: {c.changed.length}.</p>
+      {c.changed.length > 0 && (
+        <DataTable headers={['Task', 'A success rate', 'B success rate']} testId="tool-changed">
+          {c.changed.slice(0, 50).map((t) => (
+            <tr key={t.taskId}>
+              <td>{t.taskId}</td>
+              <td>{pct(t.a)}</td>
+              <td>{pct(t.b)}</td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      {(c.onlyIn.a.length > 0 || c.onlyIn.b.length > 0) && (
+        <p className="muted">
+          Only in A: {c.onlyIn.a.length} tasks; only in B: {c.onlyIn.b.length} tasks.
+        </p>
+      )}
+    </>
   );
 }
 

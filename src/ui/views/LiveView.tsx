@@ -1,9 +1,11 @@
 import type { TurnRecord } from '../../domain/conversation.ts';
 import type { VehicleState } from '../../domain/context.ts';
 import { turnLabels } from '../../analysis/verdict.ts';
-import { rigsLine, type LiveConversation } from '../../server/live-snapshot.ts';
+import { rigsLine, type LiveConversation, type LiveFinished, type LiveSnapshot } from '../../server/live-snapshot.ts';
 import { Pill, Stat, TargetTable } from '../components/common.tsx';
+import { isResumable, ResumeButton, StopButton } from '../components/CampaignButtons.tsx';
 import { useLiveCampaign } from '../hooks.ts';
+import { itemHref, runHref } from '../routes.ts';
 import { TurnVehicleLine, TurnVoiceLine } from './ConversationView.tsx';
 
 function minutes(ms: number): string {
@@ -74,6 +76,43 @@ export function LiveTurn({ turn, conversationKey }: { turn: TurnRecord; conversa
   );
 }
 
+/** An item of a kind other than dialogue while it runs: its key and what it asks (the question, the task trial). */
+export function ActiveItem({ item }: { item: LiveConversation }) {
+  return (
+    <li className="card live-item" data-testid="live-item">
+      <strong>{item.key}</strong> <span className="muted">{item.seedText}</span>
+    </li>
+  );
+}
+
+/** The items that finished last, newest first, each linking to its page (a conversation, a question, a task trial). */
+export function RecentTable({ snapshot }: { snapshot: Pick<LiveSnapshot, 'recent' | 'runId' | 'kind' | 'rigs'> }) {
+  const link = (r: LiveFinished) => (snapshot.runId ? <a href={itemHref(snapshot.runId, snapshot.kind, r.key)}>{r.key}</a> : r.key);
+  return (
+    <table className="table" data-testid="recent-table">
+      <tbody>
+        {snapshot.recent.slice(0, 15).map((r) => (
+          <tr key={r.key}>
+            <td>{link(r)}</td>
+            <td>
+              <Pill kind={r.outcome}>{r.outcome}</Pill>
+            </td>
+            {r.word === null ? (
+              <>
+                <td>{r.score === null ? '—' : r.score.toFixed(2)}</td>
+                <td>{r.turns} turns</td>
+              </>
+            ) : (
+              <td colSpan={2}>{r.word !== r.outcome ? r.word : ''}</td>
+            )}
+            {snapshot.rigs.length > 0 && <td>{r.rig ?? '—'}</td>}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function ActiveConversation({ conversation }: { conversation: LiveConversation }) {
   const last = conversation.turns[conversation.turns.length - 1];
   return (
@@ -107,6 +146,11 @@ export function ActiveConversation({ conversation }: { conversation: LiveConvers
 
 export function LiveView() {
   const { snapshot, connected } = useLiveCampaign();
+  const { items, item } = snapshot.nouns;
+  const conversations = snapshot.active.filter((c) => c.shape === 'conversation');
+  const others = snapshot.active.filter((c) => c.shape === 'item');
+  // a run of questions or task trials has no turns to show
+  const hasTurns = snapshot.feed.length > 0 || conversations.length > 0 || item === 'conversation';
   return (
     <section>
       <div className="title-row">
@@ -115,19 +159,22 @@ export function LiveView() {
         <button onClick={() => window.open('#/demo', 'icabench-demo', 'popup,width=1280,height=800')} data-testid="open-demo" title="A full-screen live view for a second screen">
           Demo screen
         </button>
+        <StopButton live={snapshot} />
+        {snapshot.state === 'finished' && snapshot.runId && snapshot.finalStatus && isResumable(snapshot.finalStatus) && <ResumeButton run={{ id: snapshot.runId, status: snapshot.finalStatus }} live={snapshot} />}
       </div>
       <div className="stats">
         <Stat label="State" value={<span data-testid="live-state">{snapshot.state}</span>} />
-        <Stat label="Run" value={snapshot.runId ? <a href={`#/runs/${encodeURIComponent(snapshot.runId)}`}>{snapshot.name ?? snapshot.runId}</a> : '—'} />
+        <Stat label="Run" value={snapshot.runId ? <a href={runHref(snapshot.runId, snapshot.kind)} data-testid="live-run-link">{snapshot.name ?? snapshot.runId}</a> : '—'} />
+        {snapshot.kind && <Stat label="Kind" value={<span data-testid="live-kind">{snapshot.kind}</span>} />}
         <Stat label="Done" value={<span data-testid="live-done">{`${snapshot.done} / ${snapshot.planned}`}</span>} />
         <Stat label="Elapsed" value={minutes(snapshot.elapsedMs)} />
-        {snapshot.finalStatus && <Stat label="Finished" value={snapshot.finalStatus} />}
+        {snapshot.finalStatus && <Stat label="Finished" value={<span data-testid="live-final-status">{snapshot.finalStatus}</span>} />}
       </div>
-      <Bar value={snapshot.done} max={snapshot.planned} label={`conversations ${snapshot.done}/${snapshot.planned}`} testId="progress-bar" />
+      <Bar value={snapshot.done} max={snapshot.planned} label={`${items} ${snapshot.done}/${snapshot.planned}`} testId="progress-bar" />
       {snapshot.budgetMs !== null ? (
         <Bar value={snapshot.elapsedMs} max={snapshot.budgetMs} label={`time ${minutes(snapshot.elapsedMs)} of ${minutes(snapshot.budgetMs)} budget`} />
       ) : (
-        <p className="muted">No time budget: the run ends when every planned conversation is done.</p>
+        <p className="muted">No time budget: the run ends when every planned {item} is done.</p>
       )}
       {snapshot.rigs.length > 0 && (
         <p data-testid="live-rigs">
@@ -155,37 +202,32 @@ export function LiveView() {
       <div className="live-grid">
         <div>
           <h2>Running now ({snapshot.active.length})</h2>
-          {snapshot.active.length === 0 && <p className="muted">No conversation is running.</p>}
-          {snapshot.active.map((c) => (
+          {snapshot.active.length === 0 && <p className="muted">No {item} is running.</p>}
+          {conversations.map((c) => (
             <ActiveConversation key={c.key} conversation={c} />
           ))}
+          {others.length > 0 && (
+            <ul className="live-items" data-testid="live-items">
+              {others.map((c) => (
+                <ActiveItem key={c.key} item={c} />
+              ))}
+            </ul>
+          )}
         </div>
         <div>
-          <h2>Latest turns</h2>
-          {snapshot.feed.length === 0 && <p className="muted">No turns yet.</p>}
-          <ol className="turns feed" data-testid="turn-feed">
-            {snapshot.feed.slice(0, 12).map((f) => (
-              <LiveTurn key={`${f.key}#${f.turn.index}`} turn={f.turn} conversationKey={f.key} />
-            ))}
-          </ol>
+          {hasTurns && (
+            <>
+              <h2>Latest turns</h2>
+              {snapshot.feed.length === 0 && <p className="muted">No turns yet.</p>}
+              <ol className="turns feed" data-testid="turn-feed">
+                {snapshot.feed.slice(0, 12).map((f) => (
+                  <LiveTurn key={`${f.key}#${f.turn.index}`} turn={f.turn} conversationKey={f.key} />
+                ))}
+              </ol>
+            </>
+          )}
           <h2>Just finished</h2>
-          <table className="table" data-testid="recent-table">
-            <tbody>
-              {snapshot.recent.slice(0, 15).map((r) => (
-                <tr key={r.key}>
-                  <td>
-                    {snapshot.runId ? <a href={`#/runs/${encodeURIComponent(snapshot.runId)}/conversations/${encodeURIComponent(r.key)}`}>{r.key}</a> : r.key}
-                  </td>
-                  <td>
-                    <Pill kind={r.outcome}>{r.outcome}</Pill>
-                  </td>
-                  <td>{r.score === null ? '—' : r.score.toFixed(2)}</td>
-                  <td>{r.turns} turns</td>
-                  {snapshot.rigs.length > 0 && <td>{r.rig ?? '—'}</td>}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <RecentTable snapshot={snapshot} />
         </div>
       </div>
     </section>

@@ -8,6 +8,7 @@ import type { TestItem } from '../../manual/testset.ts';
 import { api, ApiFailure } from '../api.ts';
 import { DataTable, ErrorBox, Loading, Pill, Stat, fmt, pct, RunHeader } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
+import { ResumeButton } from '../components/CampaignButtons.tsx';
 
 export interface QuestionRow {
   key: string;
@@ -47,11 +48,11 @@ export function ManualRunView({ runId }: { runId: string }) {
 
 export function ManualRunPanel({ runId, summary, questions }: { runId: string; summary: ManualQaRunSummary; questions: readonly QuestionRow[] }) {
   const [filter, setFilter] = useState('');
-  const tier = summary.tiers[0];
+  const tier = summary.judgeMetrics[0];
   const shown = questions.filter((q) => !filter || `${q.key} ${q.kind} ${q.chapter} ${q.question} ${q.outcome}`.toLowerCase().includes(filter.toLowerCase()));
   return (
     <section data-testid="manual-run">
-      <RunHeader title={`Manual-QA run ${summary.run.name}`}>
+      <RunHeader title={`Manual-QA run ${summary.run.name}`} actions={<ResumeButton run={summary.run} />}>
         {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · judges {summary.setup?.judges.join(', ') ?? 'n/a'} · {summary.preset.statement}
       </RunHeader>
       <div className="stats">

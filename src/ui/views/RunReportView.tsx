@@ -10,6 +10,7 @@ import { ChartCanvas } from '../components/ChartCanvas.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { DataTable, ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
+import { ResumeButton } from '../components/CampaignButtons.tsx';
 
 type Summary = Omit<RunSummary, 'perConversation'>;
 const PAGE = 50;
@@ -58,13 +59,9 @@ export function RunReportView({ runId }: { runId: string }) {
         <span className="muted">{runId}</span>
         <a href={`#/runs/${encodeURIComponent(runId)}/agreement`}>Rater agreement →</a>
         <a href={`#/compare/${encodeURIComponent(runId)}`}>Compare with… →</a>
+        {run.data && <ResumeButton run={run.data.run} />}
       </div>
       {run.error && <ErrorBox message={run.error} />}
-      {run.data && run.data.run.kind !== 'dialogue' && (
-        <p className="ok-box" data-testid="other-kind">
-          This is a {run.data.run.kind} run: its figures are in the <a href={`#/runs/${encodeURIComponent(runId)}/${run.data.run.kind === 'tool-agents' ? 'tool-agents' : 'manual'}`}>{run.data.run.kind} view</a>.
-        </p>
-      )}
       {run.data && (
         <div className="stats">
           <Stat label="Status" value={run.data.run.status} />

@@ -2,9 +2,8 @@ import type { RunRecord, RunStatus } from '../../store/types.ts';
 import { useState } from 'react';
 import { DataTable, ErrorBox, Loading, Pager, Pill } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
+import { runHref } from '../routes.ts';
 
-/** The view a run of an item-based kind opens in (dialogue runs open the run report). */
-const KIND_VIEW: Record<string, string> = { 'manual-qa': '/manual', 'tool-agents': '/tool-agents' };
 
 /** How each run status reads in the list: a run whose head unit never answered is a failure, not a result. */
 const STATUS_PILL: Record<RunStatus, { kind: string; text: string; title?: string }> = {
@@ -48,7 +47,7 @@ export function RunsTable({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
       {runs.map((r) => (
         <tr key={r.id}>
           <td>
-            <a href={`#/runs/${encodeURIComponent(r.id)}${KIND_VIEW[r.kind] ?? ''}`}>{r.id}</a>
+            <a href={runHref(r.id, r.kind)}>{r.id}</a>
           </td>
           <td>{r.name}</td>
           <td>
@@ -65,9 +64,11 @@ export function RunsTable({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
           <td>{new Date(r.createdAt).toLocaleString()}</td>
           <td>
             {r.kind === 'tool-agents' ? (
-              <a href={`#/runs/${encodeURIComponent(r.id)}/tool-agents`}>tasks & trials</a>
+              <a href={runHref(r.id, r.kind)}>tasks & trials</a>
+            ) : r.kind === 'manual-qa' ? (
+              <a href={runHref(r.id, r.kind)}>facts & annotation</a>
             ) : (
-              <a href={`#/runs/${encodeURIComponent(r.id)}${r.kind === 'manual-qa' ? '/manual' : '/agreement'}`}>{r.kind === 'manual-qa' ? 'facts & annotation' : 'agreement'}</a>
+              <a href={`#/runs/${encodeURIComponent(r.id)}/agreement`}>agreement</a>
             )}
           </td>
         </tr>

@@ -3,6 +3,7 @@ import type { TrialResult } from '../../kinds/tool-agents/loop.ts';
 import type { ToolAgentsRunSummary } from '../../kinds/tool-agents/results.ts';
 import { DataTable, ErrorBox, Loading, Pill, Stat, pct, RunHeader } from '../components/common.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
+import { ResumeButton } from '../components/CampaignButtons.tsx';
 import { useApi } from '../hooks.ts';
 
 /** One task of a tool-agents run as GET /api/runs/:id/tool-agents lists it (src/server/tool-runs.ts). */
@@ -31,7 +32,15 @@ export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary
   const maxTrials = Math.max(0, ...tasks.map((t) => t.trials.length));
   return (
     <section data-testid="tool-run">
-      <RunHeader title={`Tool-agents run ${summary.run.name}`}>
+      <RunHeader
+        title={`Tool-agents run ${summary.run.name}`}
+        actions={
+          <>
+            <a href={`#/compare/${encodeURIComponent(runId)}`}>Compare with… →</a>
+            <ResumeButton run={summary.run} />
+          </>
+        }
+      >
         {summary.run.id} · {summary.run.status} · agent {summary.agent ?? 'none ran'} · {summary.preset.statement}
       </RunHeader>
       <div className="stats">
