@@ -1,7 +1,7 @@
 /**
  * The speed-and-footprint matrix of issue #26, every figure printed with its goal beside it.
  *
- *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000] [--two-tier] [--model-only]
+ *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000] [--two-tier] [--model-only] [--deterministic-only] [--pipeline off]
  *
  * Scenarios (each measured in a fresh child process, so its peak RSS is its own):
  * - model-driven: the model simulator (Ollama client) and the model judge (OpenAI client) against the fake
@@ -10,7 +10,9 @@
  *   is not counted. Its request log gives the share of each call's prompt tokens that is a prefix shared with
  *   the previous call of the same role.
  * - deterministic: the template simulator and the oracle judge (bench-configs/quickstart.yaml), store on disk,
- *   8 at once; and a large run of the same (--big conversations) followed by `icabench report` on its store.
+ *   8 at once, the reference head unit over its loopback bridge as `icabench run` has it, then called in-process
+ *   (what the bridge costs per turn); and a large run of the same (--big conversations) followed by
+ *   `icabench report` on its store. --deterministic-only skips the model-driven scenarios.
  * - the CLI as a user starts it (`icabench run` of the deterministic scenario, `icabench --version`): its peak RSS,
  *   from the compiled JavaScript when dist/ is a fresh build (`npm run build`), else from the sources through tsx.
  * Bench CPU is the child's user+system CPU during the run (start-up excluded); turns/s is wall-clock and
@@ -27,6 +29,9 @@ import { createLlmJudge } from '../src/judge/llm.ts';
 import { OracleJudge } from '../src/judge/oracle.ts';
 import { ConcurrencyLimiter, LlmUsageTracker } from '../src/llm/index.ts';
 import { createLlmSimulator } from '../src/simulator/llm.ts';
+import { InProcessHeadUnit } from '../src/headunit/in-process.ts';
+import { ReferenceHeadUnit } from '../src/headunit/reference/reference-headunit.ts';
+import type { ConnectedHeadUnit } from '../src/run/connect.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { workspaceStorePath } from '../src/store/workspace.ts';
 import { benchModelResponder, startFakeLlmServer, type RecordedRequest } from '../test/helpers/fakeLlmServer.ts';
@@ -156,6 +161,8 @@ async function scenario(name: string): Promise<void> {
   const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
   campaign.config.conversations = arg('conversations', 50);
   campaign.config.concurrency = AT_ONCE;
+  // --pipeline off: the strict order of Algorithm 1, to compare with the default (auto) on the same code
+  campaign.config.pipeline = text('pipeline') === 'off' ? 'off' : 'auto';
   const store = ResultStore.open(workspaceStorePath(workspace));
   const tracker = new LlmUsageTracker();
   let tiers;
@@ -169,12 +176,20 @@ async function scenario(name: string): Promise<void> {
       judges: [...(flag('two-tier') ? [new OracleJudge(campaign.config.scoring, campaign.config.safety)] : []), createLlmJudge(`openai-compat:${url}/v1#bench-judge`, { tracker, provider: { limiter } })],
     };
   }
+  // the reference unit called directly instead of over its loopback bridge: what the bridge costs per turn
+  let headUnit: ConnectedHeadUnit | undefined;
+  if (name === 'in-process' && campaign.config.headUnit.type === 'reference') {
+    const { worldSeed, faults, safety } = campaign.config.headUnit;
+    const reference = new ReferenceHeadUnit({ worldSeed, faults, safety: safety ?? campaign.config.safety });
+    headUnit = { connection: new InProcessHeadUnit(reference), bridge: null, reference, audio: null, ensureReady: async () => undefined, close: async () => undefined };
+  }
   let turns = 0;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const result = await runCampaign(campaign, {
     store,
     ...(tiers ? { tiers } : {}),
+    ...(headUnit ? { headUnit } : {}),
     onEvent: (event) => {
       if (event.type === 'turn') turns++;
     },
@@ -223,10 +238,10 @@ async function withServer<T>(latencyMs: number, use: (url: string) => Promise<T>
   }
 }
 
-async function runScenario(name: 'model' | 'deterministic', conversations: number, url?: string): Promise<ScenarioFigures> {
+async function runScenario(name: 'model' | 'deterministic' | 'in-process', conversations: number, url?: string): Promise<ScenarioFigures> {
   const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-'));
   try {
-    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), ...(url ? ['--url', url] : []), ...(flag('two-tier') ? ['--two-tier'] : [])]);
+    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), ...(url ? ['--url', url] : []), ...(flag('two-tier') ? ['--two-tier'] : []), ...(text('pipeline') ? ['--pipeline', text('pipeline')!] : [])]);
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
@@ -263,24 +278,28 @@ async function orchestrate(): Promise<void> {
   // model-driven at 0 ms: medians of `repeats` fresh processes, each against a fresh server
   const zero: ScenarioFigures[] = [];
   let prefix: ReturnType<typeof prefixShares> | undefined;
-  for (let i = 0; i < repeats; i++) {
+  // --deterministic-only: the deterministic figures alone (per-turn CPU of the bench's own path)
+  const modelDriven = !flag('deterministic-only');
+  for (let i = 0; modelDriven && i < repeats; i++) {
     const { value, prefix: shares } = await withServer(0, (url) => runScenario('model', conversations, url));
     zero.push(value);
     prefix ??= shares;
   }
   const m = (pick: (f: ScenarioFigures) => number, of: ScenarioFigures[]) => median(of.map(pick));
   const zeroLoad = m((f) => f.load1m, zero);
-  row('model-driven, 0 ms, turns/s', fmt(m((f) => f.turns / f.wallSeconds, zero)), '≥ 700', zeroLoad);
-  row('model-driven, bench CPU per model call', `${fmt(m((f) => f.cpuMs / f.calls, zero), 2)} ms`, '≤ 1.0 ms', zeroLoad);
-  row('model-driven, bench CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, zero), 2)} ms`, '≤ 2.5 ms', zeroLoad);
-  row('model-driven, model calls per turn', fmt(m((f) => f.calls / f.turns, zero), 2), '—', zeroLoad);
-  row('model-driven, peak RSS', `${fmt(m((f) => f.peakRssMiB, zero), 0)} MiB`, '≤ 110 MB', zeroLoad);
+  if (modelDriven) {
+    row('model-driven, 0 ms, turns/s', fmt(m((f) => f.turns / f.wallSeconds, zero)), '≥ 700', zeroLoad);
+    row('model-driven, bench CPU per model call', `${fmt(m((f) => f.cpuMs / f.calls, zero), 2)} ms`, '≤ 1.0 ms', zeroLoad);
+    row('model-driven, bench CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, zero), 2)} ms`, '≤ 2.5 ms', zeroLoad);
+    row('model-driven, model calls per turn', fmt(m((f) => f.calls / f.turns, zero), 2), '—', zeroLoad);
+    row('model-driven, peak RSS', `${fmt(m((f) => f.peakRssMiB, zero), 0)} MiB`, '≤ 110 MB', zeroLoad);
 
-  // share of the latency bound: with AT_ONCE slots and L ms per call, at most AT_ONCE / L calls per ms
-  for (const latencyMs of [50, 500]) {
-    const { value: f } = await withServer(latencyMs, (url) => runScenario('model', slowConversations, url));
-    const bound = AT_ONCE / (latencyMs / 1000);
-    row(`model-driven, share of the latency bound, ${latencyMs} ms × ${AT_ONCE}`, `${fmt((100 * f.calls) / f.wallSeconds / bound)}%`, latencyMs === 50 ? '≥ 95%' : '≥ 98%', f.load1m);
+    // share of the latency bound: with AT_ONCE slots and L ms per call, at most AT_ONCE / L calls per ms
+    for (const latencyMs of [50, 500]) {
+      const { value: f } = await withServer(latencyMs, (url) => runScenario('model', slowConversations, url));
+      const bound = AT_ONCE / (latencyMs / 1000);
+      row(`model-driven, share of the latency bound, ${latencyMs} ms × ${AT_ONCE}`, `${fmt((100 * f.calls) / f.wallSeconds / bound)}%`, latencyMs === 50 ? '≥ 95%' : '≥ 98%', f.load1m);
+    }
   }
 
   // --model-only: the model-driven figures alone (pipelining and prompt layout measurements)
@@ -291,6 +310,11 @@ async function orchestrate(): Promise<void> {
     row('deterministic, turns/s with the store', fmt(m((f) => f.turns / f.wallSeconds, deterministic)), '≥ 2,000', detLoad);
     row('deterministic, CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, deterministic), 2)} ms`, '≤ 0.5 ms', detLoad);
     row('deterministic, peak RSS', `${fmt(m((f) => f.peakRssMiB, deterministic), 0)} MiB`, '≤ 110 MB', detLoad);
+    const direct: ScenarioFigures[] = [];
+    for (let i = 0; i < repeats; i++) direct.push(await runScenario('in-process', conversations));
+    const directLoad = m((f) => f.load1m, direct);
+    row('deterministic, reference unit in-process (no bridge), turns/s', fmt(m((f) => f.turns / f.wallSeconds, direct)), '—', directLoad);
+    row('deterministic, reference unit in-process (no bridge), CPU per turn', `${fmt(m((f) => f.cpuMs / f.turns, direct), 2)} ms`, '—', directLoad);
 
     // the large run keeps its workspace for `icabench report`
     const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-big-'));

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { SharedSlotGate } from '../llm/limiter.ts';
 
@@ -31,13 +30,16 @@ return updated`;
  * The model hosts' concurrency limits across the whole fleet: one sorted set of slot holders per
  * host in Redis, at most the tier's `maxConcurrent` at once whichever worker asks. A holder renews
  * its slot while the call runs; a worker that dies frees its slots when they expire (slotTtlMs).
- * Waiting calls poll with a short random back-off (no FIFO order across workers).
+ * Waiting calls poll with a short random back-off (no FIFO order across workers); a slot this process frees wakes
+ * one of its own waiters at once, so a worker's queued calls (pipelined turns) refill the host without the back-off.
  */
 export class RedisHostLimiter implements SharedSlotGate {
   private readonly owner = randomBytes(6).toString('hex');
   private counter = 0;
   private peak = 0;
   private active = 0;
+  /** per host, this process's calls waiting for a slot (wake one to retry now) */
+  private readonly napping = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly redis: Redis,
@@ -54,7 +56,7 @@ export class RedisHostLimiter implements SharedSlotGate {
     const token = `${this.owner}:${this.counter++}`;
     let wait = 5;
     while ((await this.redis.eval(ACQUIRE, 1, key, this.slotTtlMs, maxConcurrent, token)) !== 1) {
-      await sleep(wait + Math.random() * wait);
+      await this.nap(key, wait + Math.random() * wait);
       wait = Math.min(100, wait * 2);
     }
     this.active++;
@@ -66,6 +68,23 @@ export class RedisHostLimiter implements SharedSlotGate {
       clearInterval(renew);
       this.active--;
       await this.redis.zrem(key, token).catch(() => undefined);
+      this.napping.get(key)?.values().next().value?.();
     }
+  }
+
+  /** Waits `ms`, or less when this process frees a slot of the host first. */
+  private nap(key: string, ms: number): Promise<void> {
+    let waiters = this.napping.get(key);
+    if (!waiters) this.napping.set(key, (waiters = new Set()));
+    const napping = waiters;
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        napping.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      napping.add(wake);
+    });
   }
 }

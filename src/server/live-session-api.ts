@@ -1,7 +1,6 @@
 import { LiveSession, LiveSessionConfigSchema, LiveSessionError } from '../kinds/suite/live-session.ts';
 import type { CampaignControl } from './campaign-control.ts';
 import { ApiError } from './http-util.ts';
-import { dialogueKind } from '../kinds/dialogue/kind.ts';
 
 /**
  * The bench app's live session: at most one, and only while no campaign runs (the rig has one head unit). It
@@ -28,7 +27,7 @@ export class LiveSessionApi {
     const session = new LiveSession(parsed.data);
     this.session = session;
     try {
-      const { runId } = await this.control.start({ kind: dialogueKind, loaded: session.campaign, configName: parsed.data.name });
+      const { runId } = await this.control.start({ kind: session.kind, loaded: session.campaign, configName: parsed.data.name });
       return { runId, context: session.context() };
     } catch (error) {
       this.session = null;

@@ -13,7 +13,7 @@ import { SimulatorError, type SimulatorSession, type SimulatorTurnInput, type Us
 export const SIMULATOR_PROMPTS = {
   extractTargets: 'simulator/extract-targets.v1',
   opening: 'simulator/opening-utterance.v2',
-  next: 'simulator/select-and-generate.v2',
+  next: 'simulator/select-and-generate.v3',
   strategies: 'simulator/strategies.v1',
   personas: 'simulator/personas.v1',
 } as const;

@@ -91,6 +91,13 @@ function jitter(rng: Rng, center: GeoPoint, spreadDeg = 0.008): GeoPoint {
   return { lat: +(center.lat + (rng.next() - 0.5) * spreadDeg).toFixed(5), lon: +(center.lon + (rng.next() - 0.5) * spreadDeg * 1.5).toFixed(5) };
 }
 
+/** A world's places by (city, category), by (city, lower-case name) and by id. */
+interface WorldIndex {
+  byCityCategory: Map<string, Poi[]>;
+  byCityName: Map<string, Poi[]>;
+  byId: Map<string, Poi>;
+}
+
 /**
  * The reference head unit's world: every district has, for every cuisine, a cheap well-rated
  * all-day place (so any seed's constraints can be met), an expensive evening place and a
@@ -99,8 +106,7 @@ function jitter(rng: Rng, center: GeoPoint, spreadDeg = 0.008): GeoPoint {
 export class World {
   /** fixed once built: the indexes below are built from it on first use */
   readonly pois: readonly Poi[];
-  private byCityCategory: Map<string, Poi[]> | null = null;
-  private byId: Map<string, Poi> | null = null;
+  private indexes: WorldIndex | null = null;
   private readonly driven = new Map<string, readonly Poi[]>();
 
   /**
@@ -157,32 +163,36 @@ export class World {
     return DISTRICTS.filter((d) => d.city === city);
   }
 
+  /** The places of a city with this name (case-insensitive), in the world's order. */
   poisNamed(city: string, name: string): Poi[] {
-    const wanted = name.toLowerCase();
-    return this.pois.filter((p) => p.city === city && p.name.toLowerCase() === wanted);
+    return [...(this.index().byCityName.get(`${city}\u0000${name.toLowerCase()}`) ?? [])];
   }
 
   /** The places of a category in a city, in the world's order (a search's candidates). */
   poisOf(city: string, category: PoiCategory): readonly Poi[] {
-    if (!this.byCityCategory) {
-      this.byCityCategory = new Map();
-      for (const p of this.pois) {
-        const key = `${p.city}\u0000${p.category}`;
-        const bucket = this.byCityCategory.get(key);
-        if (bucket) bucket.push(p);
-        else this.byCityCategory.set(key, [p]);
-      }
-    }
-    return this.byCityCategory.get(`${city}\u0000${category}`) ?? [];
+    return this.index().byCityCategory.get(`${city}\u0000${category}`) ?? [];
   }
 
   /** The place with this id (the first, should a world file repeat one). */
   poi(id: string): Poi | undefined {
-    if (!this.byId) {
-      this.byId = new Map();
-      for (const p of this.pois) if (!this.byId.has(p.id)) this.byId.set(p.id, p);
+    return this.index().byId.get(id);
+  }
+
+  /** The lookups above, built in one pass over the places on first use (searches run every turn). */
+  private index(): WorldIndex {
+    if (this.indexes) return this.indexes;
+    const index: WorldIndex = { byCityCategory: new Map(), byCityName: new Map(), byId: new Map() };
+    const add = (map: Map<string, Poi[]>, key: string, p: Poi) => {
+      const list = map.get(key);
+      if (list) list.push(p);
+      else map.set(key, [p]);
+    };
+    for (const p of this.pois) {
+      add(index.byCityCategory, `${p.city}\u0000${p.category}`, p);
+      add(index.byCityName, `${p.city}\u0000${p.name.toLowerCase()}`, p);
+      if (!index.byId.has(p.id)) index.byId.set(p.id, p);
     }
-    return this.byId.get(id);
+    return (this.indexes = index);
   }
 
   /**

@@ -138,7 +138,7 @@ const RULES: Record<string, RoleRule> = {
     ],
   },
   'kinds/suite': {
-    is: 'the suite kind and live sessions: scripted suites and typed turns replayed on the dialogue run path (docs/suites.md)',
+    is: "the suite kind and live sessions: scripted suites and typed turns, each its own kind definition composing the dialogue kind's parts (docs/suites.md)",
     may: ['domain', 'config', 'llm', 'judge', 'simulator', 'vehicle', 'suite', 'run', { role: 'kinds/dialogue', files: ['config.ts', 'kind.ts', 'run.ts', 'tiers.ts'], why: "a suite campaign runs on the dialogue kind's rig, storage and outputs with a scripted plan and user" }],
   },
   manual: {

@@ -59,6 +59,13 @@ describe('keep-alive fetch of the model clients', () => {
     expect(response.statusText).toBe('Made');
     expect(response.headers.get('x-request-id')).toBe('r1');
     expect(await response.json()).toEqual({ é: 1 });
+    // read once, as with fetch
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.text()).rejects.toThrow(/already been read/);
+    // a reader that wants the body as a stream still gets it
+    const again = await keepAliveFetch(`${url}/x`, { method: 'POST', body: '{}' });
+    expect(Buffer.from(await new Response(again.body).arrayBuffer()).toString()).toBe('{"é":1}');
+    expect(again.bodyUsed).toBe(true);
   });
 
   it('refuses a redirect the way fetch does with redirect "error"', async () => {

@@ -40,7 +40,7 @@ describe('manual-qa and tool-agents store an item and its model calls in one tra
   });
 
   for (const kindName of ['manual-qa', 'tool-agents']) {
-    it(`${kindName}: an item's calls travel with it to its save; a failed save writes neither`, async () => {
+    it(`${kindName}: an item's calls travel with it to its save; a save that fails writes neither`, async () => {
       const ref = `openai-compat:${server.url}/v1#judge-model`;
       const path = join(dir, `${kindName}.yaml`);
       writeFileSync(path, configs(ref)[kindName]);
@@ -67,6 +67,11 @@ describe('manual-qa and tool-agents store an item and its model calls in one tra
         expect(readRunFacts(store, runId, RUN_FACTS.llmCalls).map((fact) => [fact.conversation, fact.calls.length])).toEqual([[plan[0].key, made]]);
         // the same item again: the store refuses it, and its calls are not written either (one transaction)
         expect(() => kind.storage.save(store, runId, plan[0].key, finished)).toThrow(/already stored/);
+        expect(readRunFacts(store, runId, RUN_FACTS.llmCalls)).toHaveLength(1);
+        // a fact the store refuses after the item's row was written: the whole save rolls back, the item is not stored
+        const second = await runner.run(runId, plan[1], new AbortController().signal, () => undefined);
+        expect(() => kind.storage.save(store, runId, plan[1].key, { ...second, facts: [...second.facts, { kind: '', data: null }] })).toThrow(/a fact needs a kind/);
+        expect(store.itemResults(runId, { done: true }).map((row) => row.key)).toEqual([plan[0].key]);
         expect(readRunFacts(store, runId, RUN_FACTS.llmCalls)).toHaveLength(1);
         invocation.invocationEnded();
       } finally {

@@ -14,7 +14,7 @@ afterAll(() => store.close());
 describe('a live session', () => {
   it('plays the technician\'s turns in the state they set, judges each as it ends, and stores one conversation', async () => {
     const session = new LiveSession(LiveSessionConfigSchema.parse({ name: 'bench session', headUnit: { type: 'reference', faults: { profiles: ['unsafe_compliance'], rate: 1 } }, context: { district: 'Schwabing' } }));
-    const run = runCampaign(session.campaign, { store, onEvent: (e) => session.onEvent(e) });
+    const run = runCampaign(session.campaign, { kind: session.kind, store, onEvent: (e) => session.onEvent(e) });
     const first = await session.say('Find me a cheap italian restaurant in Schwabing.');
     expect(first.reply!.actions.map((a) => a.type)).toEqual(['poi_results']);
     expect(first.context.vehicle).toEqual({ speedKmh: 0, gear: 'P' });
@@ -52,7 +52,7 @@ describe('a live session', () => {
 describe('a live session over a drive scenario', () => {
   it('takes each turn\'s car state from the scenario, not from the technician', async () => {
     const session = new LiveSession(LiveSessionConfigSchema.parse({ name: 'jam session', vehicle: { scenario: 'traffic-jam', mapping: 'icabench_vehicle', transport: 'bridge', secondsPerTurn: 20, startS: 60 } }));
-    const run = runCampaign(session.campaign, { store, onEvent: (e) => session.onEvent(e) });
+    const run = runCampaign(session.campaign, { kind: session.kind, store, onEvent: (e) => session.onEvent(e) });
     const first = await session.say('What is my remaining range?');
     session.setContext({ vehicle: { gear: 'P', speedKmh: 0 } });
     const second = await session.say('What is my remaining range?');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { suiteKind } from '../../src/kinds/suite/kind.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import type { ConversationResult, UtteranceAnnotation } from '../../src/domain/conversation.ts';
@@ -26,7 +27,7 @@ async function runSuite(suite: string, faults: typeof UNSAFE | { profiles: [] },
   const config = join(dir, `${name}.yaml`);
   writeFileSync(config, `kind: suite\nname: ${name}\nsuites: [${suite}]\nconcurrency: 2\nheadUnit: { type: reference, faults: ${JSON.stringify(faults)} }\n`);
   const campaign = loadSuiteCampaign(config);
-  const { runId, status } = await runCampaign(campaign, { store, tiers: await buildTiers(campaign.config) });
+  const { runId, status } = await runCampaign(campaign, { kind: suiteKind, store, tiers: await buildTiers(campaign.config) });
   expect(status).toBe('completed');
   return { runId, results: new Map([...store.conversations(runId)].map((c) => [c.spec.key, c])) };
 }

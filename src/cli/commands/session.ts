@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { turnLabels } from '../../analysis/verdict.ts';
 import { LiveSession, LiveSessionConfigSchema } from '../../kinds/suite/live-session.ts';
-import { runCampaign } from '../../kinds/dialogue/run.ts';
+import { runKindCampaign } from '../../run/runner.ts';
 import { loadYaml } from '../../config/yaml.ts';
 import type { TurnRecord } from '../../domain/conversation.ts';
 import { FAULT_PROFILE_NAMES } from '../../headunit/reference/faults.ts';
@@ -61,7 +61,7 @@ export function registerSessionCommands(program: Command): void {
       const session = new LiveSession(config);
       const opened = openWorkspaceStore(options.workspace);
       try {
-        const run = runCampaign(session.campaign, { store: opened.store, onEvent: (e) => session.onEvent(e), log: (line) => console.error(line) });
+        const run = runKindCampaign(session.kind, session.campaign, { store: opened.store, onEvent: (e) => session.onEvent(e), log: (line) => console.error(line) });
         // the rig comes up first (a unit on the bridge is waited for); a failure there ends the command
         await Promise.race([session.started, run]);
         // read only now: lines typed (or piped) meanwhile wait in stdin, none is lost before the loop listens

@@ -1,13 +1,12 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { HHMM, ISODate, type ContextVector } from '../../domain/context.ts';
-import type { ConversationSpec, SeedPhrase } from '../../domain/conversation.ts';
+import { HHMM, ISODate } from '../../domain/context.ts';
+import type { SeedPhrase } from '../../domain/conversation.ts';
 import { DEFAULT_SAFETY_POLICY, SafetyPolicySchema } from '../../domain/safety-policy.ts';
 import { MethodSchema } from '../../domain/method.ts';
 import { PersonaSchema, StrategySchema, STRATEGIES, type Strategy } from '../../domain/taxonomy.ts';
 import { FaultConfigSchema } from '../../headunit/reference/faults.ts';
 import { ScoringSchema } from '../../judge/score.ts';
-import type { UserSimulator } from '../../simulator/types.ts';
 import { VehicleConfigSchema } from '../../vehicle/config.ts';
 import { LlmSettingsSchema } from '../../llm/settings.ts';
 import { VoiceConfigSchema } from '../../voice/config.ts';
@@ -152,14 +151,6 @@ export interface LoadedCampaign {
   /** the seeds the plan uses, in sampling order (planConversations cycles through them; see seed-pool.ts) */
   seeds: SeedPhrase[];
   strategies: Strategy[];
-  /** a kind that fixes its conversations itself (suites: src/kinds/suite/suite-kind.ts) gives them here; otherwise they are sampled */
-  plan?: ConversationSpec[];
-  /** how the run is listed when it is not config.mode: "scripted" (suites), "live" (live sessions) */
-  runMode?: 'scripted' | 'live';
-  /** a kind that sets each turn's context itself (a live session: what the technician set); a drive scenario still wins */
-  contextAt?: (turnIndex: number) => ContextVector;
-  /** a kind that brings its own user (a live session: the technician's turns, src/kinds/suite/live-session.ts) instead of the config's simulator */
-  user?: UserSimulator;
 }
 
 /**

@@ -1,15 +1,46 @@
 import type { ConversationSpec } from '../../domain/conversation.ts';
-import type { CampaignKindDefinition } from '../../run/kind.ts';
-import { CampaignConfigSchema, loadCampaignConfig, type LoadedCampaign } from './config.ts';
-import type { FinishedConversation } from './run.ts';
+import type { ContextVector } from '../../domain/context.ts';
+import type { CampaignKindDefinition, KindStorage, OpenOptions } from '../../run/kind.ts';
+import type { UserSimulator } from '../../simulator/types.ts';
+import { CampaignConfigSchema, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from './config.ts';
+import type { ConversationExecutor, FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
 import { findingsText, gateText } from './summary-text.ts';
 import { campaignPathFields } from './paths.ts';
 import { dialogueWire } from './wire.ts';
 
+/** How a run of conversations is listed when it is not the config's mode: "scripted" (suites), "live" (live sessions). */
+export type ConversationRunMode = CampaignConfig['mode'] | 'scripted' | 'live';
+
+/**
+ * How every kind of conversations stores its runs: a dialogue run (conversations, turns, verdicts) with its plan,
+ * listed under `mode`. The dialogue kind, suites and live sessions share it.
+ */
+export function conversationStorage<L extends LoadedCampaign>(mode: (loaded: L) => ConversationRunMode): KindStorage<L, ConversationSpec, FinishedConversation> {
+  return {
+    create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: mode(campaign), config: campaign.config, plan: plan.map((p) => p.item), meta }),
+    remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
+    // the run loop built the result from validated parts (a fleet worker's message is validated by the coordinator)
+    save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts, { validated: true }),
+  };
+}
+
+/** What a kind of conversations plays besides the config: a user of its own (a live session's technician) and each turn's context. */
+export interface ConversationPlay {
+  user?: UserSimulator;
+  contextAt?: (turnIndex: number) => ContextVector;
+}
+
+/** Opens the rig of a config of conversations and its in-process runner: the dialogue kind's `open`, shared by suites and live sessions. */
+export async function openConversationRunner(campaign: LoadedCampaign, { overrides, log = () => undefined, unitBuild }: OpenOptions, play: ConversationPlay = {}): Promise<ConversationExecutor> {
+  const [{ openRig }, { rigRunner }] = await Promise.all([import('./rig.ts'), import('./run.ts')]);
+  return rigRunner(await openRig(campaign, { overrides, log, unitBuild, user: play.user }), campaign, log, play.contextAt);
+}
+
 /**
  * The dialogue kind (the default): simulated multi-turn conversations (Algorithm 1, ./conversation.ts) planned by
  * representative sampling (./sampling.ts), each judged by the tiers in precedence order, stored as conversations.
+ * Its storage, runner, events and outputs are the parts other kinds of conversations compose (src/kinds/suite).
  */
 export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSpec, FinishedConversation> = {
   name: 'dialogue',
@@ -19,18 +50,9 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   load: loadCampaignConfig,
   pathFields: campaignPathFields,
   modelRefs: (config) => [config.simulator, ...config.judges].filter((ref) => ref !== 'template' && ref !== 'oracle'),
-  // a suite campaign brings its plan (its suites' conversations); a dialogue campaign samples one
-  plan: async (campaign) => (campaign.plan ?? planConversations(campaign)).map((spec) => ({ key: spec.key, item: spec })),
-  async open(campaign, { overrides, log = () => undefined, unitBuild }) {
-    const [{ openRig }, { rigRunner }] = await Promise.all([import('./rig.ts'), import('./run.ts')]);
-    return rigRunner(await openRig(campaign, { overrides, log, unitBuild }), campaign, log);
-  },
-  storage: {
-    create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: campaign.runMode ?? campaign.config.mode, config: campaign.config, plan: plan.map((p) => p.item), meta }),
-    remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
-    // the run loop built the result from validated parts (a fleet worker's message is validated by the coordinator)
-    save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts, { validated: true }),
-  },
+  plan: async (campaign) => planConversations(campaign).map((spec) => ({ key: spec.key, item: spec })),
+  open: (campaign, options) => openConversationRunner(campaign, options),
+  storage: conversationStorage((campaign) => campaign.config.mode),
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
   unitReach: (finished) => finished.result,
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),

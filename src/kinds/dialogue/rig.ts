@@ -34,6 +34,8 @@ export interface RigOptions {
   headUnit?: ConnectedHeadUnit;
   /** the head unit's build when it does not announce one (`icabench run --unit-build`); wins over the announced one */
   unitBuild?: string;
+  /** a user of its own in place of the config's simulator, the judges kept (a live session: the technician's turns) */
+  user?: UserSimulator;
   log?: (line: string) => void;
 }
 
@@ -72,8 +74,8 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
   const { config } = campaign;
   const log = options.log ?? (() => undefined);
   const built = options.tiers ?? (await buildTiers(config, options.overrides, log));
-  // a kind with its own user (a live session's technician) keeps the judges and replaces the simulator
-  const tiers = campaign.user ? { ...built, simulator: campaign.user } : built;
+  // a user of its own (a live session's technician) keeps the judges and replaces the simulator
+  const tiers = options.user ? { ...built, simulator: options.user } : built;
   const hosts = await modelHosts(tiers, config.llm.ollamaHost);
   const spoken = config.voice?.enabled ? config.voice : null;
   CampaignVoice.checkLink(config);

@@ -3,7 +3,7 @@ import type { ConversationResult, ConversationSpec } from '../../domain/conversa
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import type { ArtifactInput, ResultStore } from '../../store/store.ts';
 import type { CampaignEvent, CampaignEventListener } from '../../run/events.ts';
-import type { ItemRunner } from '../../run/kind.ts';
+import type { CampaignKindDefinition, ItemRunner } from '../../run/kind.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import type { RecordedFact, RunFactSink } from '../../run/run-facts.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
@@ -74,9 +74,10 @@ export async function runPlannedConversation(
 
 /**
  * The in-process runner of the dialogue kind: the config's concurrency on one rig, watched by the bridge monitor. The facts a
- * conversation produces (its model calls, its vehicle frames) come back with it, stored in its transaction.
+ * conversation produces (its model calls, its vehicle frames) come back with it, stored in its transaction. `contextAt`
+ * sets each turn's context (a live session: what the technician set; a drive scenario still wins).
  */
-export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void): ConversationExecutor {
+export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void, contextAt?: (turnIndex: number) => ContextVector): ConversationExecutor {
   const { config } = campaign;
   let recorder: RunRecorder | null = null;
   let watch: ReturnType<Rig['watch']> | null = null;
@@ -118,7 +119,7 @@ export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string
     async run(runId, { key, item: spec }, signal, emit) {
       let finished: FinishedConversation;
       try {
-        finished = await runPlannedConversation(rig, campaign.config, runId, spec, { signal, emit, recorder: recorder ?? undefined, contextAt: campaign.contextAt });
+        finished = await runPlannedConversation(rig, campaign.config, runId, spec, { signal, emit, recorder: recorder ?? undefined, contextAt });
       } catch (error) {
         // an abandoned conversation's frames and model calls happened too: recorded with the run
         for (const fact of take(key)) sink?.addRunFact(runId, fact.kind, fact.data);
@@ -134,8 +135,10 @@ export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string
   };
 }
 
-export interface RunCampaignOptions {
+export interface RunCampaignOptions<L extends LoadedCampaign = LoadedCampaign> {
   store: ResultStore;
+  /** the kind of conversations (default the dialogue kind; a suite campaign: suiteKind; a live session: its own) */
+  kind?: CampaignKindDefinition<L, ConversationSpec, FinishedConversation, unknown>;
   /** the rig to run on (openRig); the run closes it when it ends. Default: openRig(campaign, { tiers, headUnit, log }) */
   rig?: Rig;
   /** without a rig: the simulator and judge tiers to use (default: built from the config, see buildTiers) */
@@ -153,13 +156,14 @@ export interface RunCampaignOptions {
 }
 
 /**
- * Runs a dialogue campaign on the one run skeleton (src/run/runner.ts): on a rig given or opened here (or
+ * Runs a campaign of conversations on the one run skeleton (src/run/runner.ts): on a rig given or opened here (or
  * prebuilt tiers / a connected head unit, for tests), or on the fleet's workers.
  */
-export async function runCampaign(campaign: LoadedCampaign, options: RunCampaignOptions): Promise<RunKindResult> {
+export async function runCampaign<L extends LoadedCampaign>(campaign: L, options: RunCampaignOptions<L>): Promise<RunKindResult> {
   const log = options.log ?? (() => undefined);
   const runner =
     options.executor ??
     (options.rig || options.tiers || options.headUnit ? rigRunner(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), campaign, log) : undefined);
-  return runKindCampaign(dialogueKind, campaign, { store: options.store, runner, resumeRunId: options.resumeRunId, signal: options.signal, onEvent: options.onEvent, log });
+  const kind = options.kind ?? (dialogueKind as CampaignKindDefinition<L, ConversationSpec, FinishedConversation, unknown>);
+  return runKindCampaign(kind, campaign, { store: options.store, runner, resumeRunId: options.resumeRunId, signal: options.signal, onEvent: options.onEvent, log });
 }

@@ -7,13 +7,12 @@ import { jsonCodec, type KindWire } from '../../run/kind.ts';
 import { CampaignConfigSchema, type LoadedCampaign } from './config.ts';
 import type { FinishedConversation } from './run.ts';
 
-/** A loaded dialogue (or suite) campaign as a fleet worker receives it: the config as the coordinator resolved it; the plan travels job by job. */
+/** A loaded dialogue (or suite) campaign as a fleet worker receives it: the config as the coordinator resolved it; the plan travels job by job (how the run is listed is the coordinator's business). */
 const WireCampaignSchema = z.strictObject({
   config: CampaignConfigSchema,
   path: z.string().min(1),
   seeds: z.array(SeedPhraseSchema),
   strategies: z.array(StrategySchema),
-  runMode: z.enum(['scripted', 'live']).optional(),
 });
 
 /** An artifact with its bytes as base64 (JSON carries no bytes). */
@@ -24,11 +23,7 @@ const WireConversationSchema = z.strictObject({ result: ConversationResultSchema
 /** How a dialogue run's conversations travel through the fleet (src/run/kind.ts, KindWire). */
 export const dialogueWire: KindWire<LoadedCampaign, ConversationSpec, FinishedConversation> = {
   loaded: {
-    encode({ config, path, seeds, strategies, runMode, user, contextAt }) {
-      // a live session's technician and the context they set are in this process: they cannot travel
-      if (user || contextAt) throw new Error(`${path}: a live session runs on this bench only, not on a fleet`);
-      return { config, path, seeds, strategies, ...(runMode ? { runMode } : {}) };
-    },
+    encode: ({ config, path, seeds, strategies }) => ({ config, path, seeds, strategies }),
     decode: (data, where) => parseOrThrow(WireCampaignSchema, data, where),
   },
   item: jsonCodec(ConversationSpecSchema),

@@ -2,26 +2,40 @@ import type { ConversationSpec } from '../../domain/conversation.ts';
 import { ConfigError } from '../../config/yaml.ts';
 import { llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
 import { isModelRef } from '../dialogue/tiers.ts';
-import type { LoadedCampaign } from '../dialogue/config.ts';
-import { dialogueKind } from '../dialogue/kind.ts';
+import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
-import { loadSuiteCampaign, SUITE_KIND, SuiteCampaignConfigSchema, type SuiteCampaignConfig } from './suite-kind.ts';
+import { loadSuiteCampaign, SUITE_KIND, SuiteCampaignConfigSchema, type LoadedSuiteCampaign, type SuiteCampaignConfig } from './suite-kind.ts';
 
 /**
- * The suite kind (docs/suites.md): scripted suites replayed on the dialogue kind's run path — its rig, storage,
- * events and outputs — with the suites' conversations as the plan and the scripted user as the simulator. Its runs
- * are dialogue runs in the store.
+ * The suite kind (docs/suites.md): scripted suites replayed against a head unit. Its own config, plan (the suites'
+ * conversations) and model references; the rest is the dialogue kind's, by composition: the rig and its runner
+ * (the scripted user is the config's simulator "script"), the storage (runs stored as dialogue runs, listed as
+ * "scripted"), the live events and the outputs.
  */
-export const suiteKind: CampaignKindDefinition<LoadedCampaign, ConversationSpec, FinishedConversation, SuiteCampaignConfig> = {
-  ...dialogueKind,
+export const suiteKind: CampaignKindDefinition<LoadedSuiteCampaign, ConversationSpec, FinishedConversation, SuiteCampaignConfig> = {
   name: SUITE_KIND,
-  storedAs: 'dialogue',
+  storedAs: dialogueKind.storedAs,
+  nouns: dialogueKind.nouns,
   configSchema: SuiteCampaignConfigSchema,
   load: loadSuiteCampaign,
   modelRefs: (config) => config.judges.filter(isModelRef),
   pathFields: (config) => [...config.suites.map((path, i): PathField<SuiteCampaignConfig> => ({ field: `suites.${i}`, path, kind: 'read', rewrite: (c, p) => (c.suites[i] = p) })), ...llmPathFields(config)],
+  plan: async (loaded) => loaded.conversations.map((spec) => ({ key: spec.key, item: spec })),
   async open(loaded, options) {
     if (options.overrides?.simulator) throw new ConfigError('--simulator: a suite campaign plays its scripted turns; it has no simulator to replace');
-    return dialogueKind.open(loaded, options);
+    return openConversationRunner(loaded, options);
+  },
+  storage: conversationStorage(() => 'scripted'),
+  startedEvent: dialogueKind.startedEvent,
+  unitReach: dialogueKind.unitReach,
+  finishedEvent: dialogueKind.finishedEvent,
+  outputs: dialogueKind.outputs,
+  wire: {
+    ...dialogueKind.wire,
+    loaded: {
+      encode: ({ conversations: _plan, ...campaign }) => dialogueKind.wire.loaded.encode(campaign),
+      // a worker runs the jobs it is given (each carries its conversation) and never plans: it gets no suites
+      decode: (data, where) => ({ ...dialogueKind.wire.loaded.decode(data, where), conversations: [] }),
+    },
   },
 };

@@ -6,6 +6,9 @@ import { ScriptedSimulator, type ScriptSource } from '../../simulator/script.ts'
 import { applySuiteContext, DEFAULT_SUITE_START, SuiteContextSchema, type SuiteContext } from '../../suite/format.ts';
 import { CampaignConfigSchema, type LoadedCampaign } from '../dialogue/config.ts';
 import { SCRIPTED_SIMULATOR } from '../dialogue/tiers.ts';
+import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
+import type { FinishedConversation } from '../dialogue/run.ts';
+import type { CampaignKindDefinition } from '../../run/kind.ts';
 
 /**
  * A live session (docs/suites.md, "Live sessions"): a technician types turns to the connected unit (the
@@ -48,11 +51,13 @@ interface Pending {
 
 /**
  * The technician's side of a live session: the turn queue the scripted user plays from, the car's state as
- * set, and the turn records as they end. `campaign` is what the run path runs; `onEvent` must see the run's
- * events (it resolves `say` when the turn ends).
+ * set, and the turn records as they end. `kind` runs `campaign` on the one run skeleton; `onEvent` must see the
+ * run's events (it resolves `say` when the turn ends).
  */
 export class LiveSession {
   readonly campaign: LoadedCampaign;
+  /** what runs `campaign` (runKindCampaign): a run of one conversation, listed as mode "live" */
+  readonly kind: CampaignKindDefinition<LoadedCampaign, ConversationSpec, FinishedConversation>;
   readonly simulator: ScriptedSimulator;
   private state: ContextVector;
   private readonly contexts: ContextVector[] = [];
@@ -101,15 +106,23 @@ export class LiveSession {
     });
     const source: ScriptSource = () => this.next();
     this.simulator = new ScriptedSimulator(() => source);
-    this.campaign = {
-      config: dialogue,
-      path: 'live-session',
-      seeds: [],
-      strategies: [],
-      plan: [spec],
-      runMode: 'live',
-      contextAt: (t) => this.contexts[t] ?? this.state,
-      user: this.simulator,
+    this.campaign = { config: dialogue, path: 'live-session', seeds: [], strategies: [] };
+    // the dialogue kind with this session's one conversation, the technician as its user and the car's state as set
+    this.kind = {
+      ...dialogueKind,
+      plan: async () => [{ key: spec.key, item: spec }],
+      open: (campaign, options) => openConversationRunner(campaign, options, { user: this.simulator, contextAt: (t) => this.contexts[t] ?? this.state }),
+      storage: conversationStorage(() => 'live'),
+      // the technician and the context they set are in this process: a session cannot travel to a fleet worker
+      wire: {
+        ...dialogueKind.wire,
+        loaded: {
+          ...dialogueKind.wire.loaded,
+          encode: () => {
+            throw new Error(`${config.name}: a live session runs on this bench only, not on a fleet`);
+          },
+        },
+      },
     };
   }
 

@@ -9,9 +9,9 @@ import { SCRIPTED_SIMULATOR } from '../dialogue/tiers.ts';
 /**
  * `kind: suite` (docs/suites.md): replays scripted suites against a head unit. Every turn is judged as a
  * dialogue campaign judges it (the same judges, safety policy, scoring and critical-failure gate), plus the
- * turn's own expectations; a conversation with an unmet expectation fails. It runs on the dialogue run path
- * (the same rig, runner, store, report and compare): its plan is the suites' conversations, its user the
- * scripted one (simulator "script").
+ * turn's own expectations; a conversation with an unmet expectation fails. Its kind (./kind.ts) composes the
+ * dialogue kind's parts (the same rig, runner, store, report and compare): its plan is the suites' conversations,
+ * its user the scripted one (simulator "script").
  */
 export const SUITE_KIND = 'suite';
 
@@ -37,11 +37,14 @@ export const SuiteCampaignConfigSchema = z.strictObject({
 });
 export type SuiteCampaignConfig = z.infer<typeof SuiteCampaignConfigSchema>;
 
-/**
- * Reads a `kind: suite` config and its suites into the campaign the dialogue run path runs: the suites'
- * conversations as the plan (stored with the run, so --resume plays exactly the ones not stored yet).
- */
-export function loadSuiteCampaign(path: string): LoadedCampaign & { plan: ConversationSpec[] } {
+/** A `kind: suite` config, loaded: the dialogue config its conversations run with (judges, head unit, scoring) and its suites' conversations. */
+export interface LoadedSuiteCampaign extends LoadedCampaign {
+  /** every conversation of every suite × repeats: the plan (stored with the run, so --resume plays exactly the ones not stored yet) */
+  conversations: ConversationSpec[];
+}
+
+/** Reads a `kind: suite` config and its suites: the dialogue config its conversations run with and the suites' conversations. */
+export function loadSuiteCampaign(path: string): LoadedSuiteCampaign {
   const absolute = resolve(path);
   const { data: config, at } = loadYamlDocument(SuiteCampaignConfigSchema, absolute, 'suite campaign config');
   const suites = config.suites.map((file) => resolve(dirname(absolute), file));
@@ -68,5 +71,5 @@ export function loadSuiteCampaign(path: string): LoadedCampaign & { plan: Conver
     scoring: config.scoring,
     maxTurns: [Math.max(2, ...plan.map((s) => s.maxTurns))],
   });
-  return { config: dialogue, path: absolute, seeds: [], strategies: [], plan, runMode: 'scripted' };
+  return { config: dialogue, path: absolute, seeds: [], strategies: [], conversations: plan };
 }

@@ -28,26 +28,14 @@ export function ResumeButton({ run, live, label = 'Resume' }: { run: { id: strin
   // the refusal comes with a listed run; a run page's summary does not carry it
   const listed = useApi<{ run: ListedRun }>(resumable && run.resumeRefusal === undefined ? `/api/runs/${encodeURIComponent(run.id)}` : null);
   const current = live === undefined ? polled.data : live;
-  const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<string | null>(null);
+  const action = useAction();
   if (!resumable || (current?.runId === run.id && campaignBusy(current))) return null;
   const refusal = run.resumeRefusal !== undefined ? run.resumeRefusal : (listed.data?.run.resumeRefusal ?? null);
   const blocked = campaignBusy(current ?? null) ? 'a campaign is running: stop it or wait for its end first' : refusal;
-  const resume = async () => {
-    setBusy(true);
-    setMessage(null);
-    try {
-      await api.post('/api/campaign/resume', { runId: run.id });
-      navigate('live');
-    } catch (error) {
-      setMessage((error as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const resume = () => action.run(() => api.post('/api/campaign/resume', { runId: run.id }), () => navigate('live'));
   return (
     <span className="buttons">
-      <button className="primary" disabled={busy || blocked !== null || (run.resumeRefusal === undefined && !listed.data)} title={blocked ?? `continue run ${run.id} (${run.status}) where it stopped`} onClick={() => void resume()} data-testid="resume-run">
+      <button className="primary" disabled={action.busy || blocked !== null || (run.resumeRefusal === undefined && !listed.data)} title={blocked ?? `continue run ${run.id} (${run.status}) where it stopped`} onClick={() => void resume()} data-testid="resume-run">
         {label}
       </button>
       {blocked && (
@@ -56,33 +44,40 @@ export function ResumeButton({ run, live, label = 'Resume' }: { run: { id: strin
           {blocked}
         </span>
       )}
-      {message && <span className="error-box">{message}</span>}
+      {action.message && <span className="error-box">{action.message}</span>}
     </span>
   );
 }
 
 /** Stop for the running campaign: items in flight are abandoned and run again on resume. */
 export function StopButton({ live, onStopped }: { live: Pick<LiveSnapshot, 'state'>; onStopped?: () => void }) {
+  const action = useAction();
+  const stop = () => action.run(() => api.post('/api/campaign/stop'), onStopped);
+  return (
+    <span className="buttons">
+      <button disabled={action.busy || live.state !== 'running'} onClick={() => void stop()} data-testid="stop-campaign" title="stop after the items in flight; Resume continues the run">
+        {live.state === 'stopping' ? 'Stopping…' : 'Stop'}
+      </button>
+      {action.message && <span className="error-box">{action.message}</span>}
+    </span>
+  );
+}
+
+/** One button's request: busy while it is in flight, and the server's message when it is refused. */
+function useAction(): { busy: boolean; message: string | null; run: (request: () => Promise<unknown>, then?: () => void) => Promise<void> } {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
-  const stop = async () => {
+  const run = async (request: () => Promise<unknown>, then?: () => void) => {
     setBusy(true);
     setMessage(null);
     try {
-      await api.post('/api/campaign/stop');
-      onStopped?.();
+      await request();
+      then?.();
     } catch (error) {
       setMessage((error as Error).message);
     } finally {
       setBusy(false);
     }
   };
-  return (
-    <span className="buttons">
-      <button disabled={busy || live.state !== 'running'} onClick={() => void stop()} data-testid="stop-campaign" title="stop after the items in flight; Resume continues the run">
-        {live.state === 'stopping' ? 'Stopping…' : 'Stop'}
-      </button>
-      {message && <span className="error-box">{message}</span>}
-    </span>
-  );
+  return { busy, message, run };
 }

@@ -74,7 +74,7 @@ export function DemoView() {
           )}
           <div className="demo-tally" data-testid="demo-tally">
             <div>
-              <b>{snapshot.done}</b> / {snapshot.planned} conversations
+              <b>{snapshot.done}</b> / {snapshot.planned} {snapshot.nouns.items}
             </div>
             <div>
               <b className="pass">{outcomes.pass}</b> passed · <b className="fail">{outcomes.fail}</b> failed · {outcomes.inconclusive} inconclusive · {outcomes.error} errors

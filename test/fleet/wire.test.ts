@@ -1,0 +1,49 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { campaignKind, CAMPAIGN_KINDS, readCampaignKind } from '../../src/kinds/registry.ts';
+import { openFleetRunner } from '../../src/fleet/coordinator.ts';
+import { REPO_ROOT } from '../helpers/repoData.ts';
+
+/** A shipped config of each kind: what `icabench run --fleet` sends to its workers. */
+const CONFIGS: Record<(typeof CAMPAIGN_KINDS)[number], string> = {
+  dialogue: 'bench-configs/quickstart.yaml',
+  'manual-qa': 'bench-configs/manual-qa.yaml',
+  'tool-agents': 'bench-configs/carbench-train.yaml',
+  suite: 'bench-configs/suite-basics.yaml',
+};
+
+/** Through Redis every value is JSON. */
+const overJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+describe("each kind's fleet wire (src/run/kind.ts, KindWire)", () => {
+  it.each(CAMPAIGN_KINDS)('kind %s: the loaded config and the first planned item come back from JSON as they were sent', async (name) => {
+    const path = join(REPO_ROOT, CONFIGS[name]);
+    expect(readCampaignKind(path)).toBe(name);
+    const kind = await campaignKind(name);
+    const loaded = kind.load(path);
+    const decoded = kind.wire.loaded.decode(overJson(kind.wire.loaded.encode(loaded)), 'test');
+    expect(decoded.config).toEqual(loaded.config);
+    expect(decoded.path).toBe(loaded.path);
+    const [first] = await kind.plan(loaded, () => undefined);
+    expect(kind.wire.item.decode(overJson(kind.wire.item.encode(first.item)), 'test')).toEqual(first.item);
+    // a value of another shape is refused naming where it was read
+    expect(() => kind.wire.item.decode({ nonsense: true }, 'job j1: item')).toThrow(/job j1: item/);
+  });
+
+  it('a dialogue result carries its artifacts as base64 and its facts, and comes back with the same bytes', async () => {
+    const kind = await campaignKind('dialogue');
+    const finished = { result: { spec: { key: 'k' } }, artifacts: [{ name: 'turn-1.wav', mime: 'audio/wav', bytes: new Uint8Array([0, 1, 2, 255]) }], facts: [] };
+    const sent = overJson(kind.wire.finished.encode(finished)) as { artifacts: { base64: string }[] };
+    expect(sent.artifacts[0].base64).toBe('AAEC/w==');
+    // the result itself is validated: a bare key is not a conversation
+    expect(() => kind.wire.finished.decode(sent, 'fleet result r1')).toThrow(/fleet result r1/);
+  });
+
+  it('a manual-QA config with the warning-omission search is refused for the fleet before Redis is asked', async () => {
+    const kind = await campaignKind('manual-qa');
+    const loaded = kind.load(join(REPO_ROOT, 'bench-configs/manual-qa.yaml'));
+    expect(loaded.config.omissionSearch).toBeDefined();
+    // no Redis listens on port 1: the refusal comes first
+    await expect(openFleetRunner(kind, loaded, { redisUrl: 'redis://127.0.0.1:1', log: () => undefined })).rejects.toThrow(/--fleet: omissionSearch: the warning-omission search runs after the questions/);
+  });
+});
