@@ -224,7 +224,7 @@ describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no
     try {
       const yaml = (judges: string[]) => `kind: manual-qa\nname: manual-llm\nmanual: ${JSON.stringify(chapters.slice(0, 2))}\nlimit: 3\njudges: ${JSON.stringify(judges)}\n`;
       const missing = loadManualQaConfig(write('llm-missing.yaml', yaml(['oracle', `openai-compat:${server.url}/v1#no-such-model`])));
-      await expect(runManualQa(missing, { store })).rejects.toThrow(/evaluator models are not available[\s\S]*no-such-model/);
+      await expect(runManualQa(missing, { store })).rejects.toThrow(/a model it names is not available\n  judge [^\n]*no-such-model/);
       expect(store.listRuns()).toHaveLength(0);
 
       const loaded = loadManualQaConfig(write('llm.yaml', yaml(['oracle', ref])));

@@ -134,6 +134,9 @@ describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (ki
     expect(Object.keys(header).slice(0, 6)).toEqual(['schemaVersion', 'kind', 'run', 'preset', 'tiers', 'invocations']);
     expect(header).toMatchObject({ schemaVersion: 1, kind, run: { id: cliRun.id, status: 'completed', mode: expect.any(String) }, preset: { method: 'lab' } });
     expect(header.invocations).toHaveLength(1);
+    // every kind records what it ran with (tiers.resolved) through the one tier builder
+    expect(header.tiers).toHaveLength(1);
+    expect(header.tiers[0].judges.length).toBeGreaterThan(0);
 
     const h = await startHarness({ configsDir: dir });
     try {
