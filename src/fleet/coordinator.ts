@@ -1,14 +1,16 @@
 import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { ConfigError } from '../config/yaml.ts';
 import { ItemAborted, type CampaignKindDefinition, type ItemRunner, type LoadedKindConfig, type PlannedItem } from '../run/kind.ts';
 import { RUN_FACTS, type RunFactSink } from '../run/run-facts.ts';
 import {
+  AFTER_ITEMS_JOB,
+  AfterItemsResultMessageSchema,
   ItemResultMessageSchema,
   JobTakenSchema,
   RUN_KEY_PREFIX,
   WORKER_KEY_PREFIX,
   WorkerStatusSchema,
+  afterItemsJobId,
   canServe,
   describeRequirements,
   itemJobId,
@@ -16,6 +18,7 @@ import {
   resultQueueName,
   runRequirements,
   type RunDescriptor,
+  type WireFacts,
   type WorkerStatus,
 } from './protocol.ts';
 import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from './redis.ts';
@@ -49,7 +52,7 @@ export interface RigProgress {
   done: number;
 }
 
-export interface FleetRunner<Item, Finished> extends ItemRunner<Item, Finished> {
+export interface FleetRunner<Item, Finished, AfterIn = never, AfterOut = never> extends ItemRunner<Item, Finished, AfterIn, AfterOut> {
   progress(): Promise<{ rigs: RigProgress[]; stalled: number; failed: number; duplicates: number }>;
   /** what this invocation saw (readable after close): jobs that stalled and went back to the queue, jobs that failed, results that came twice, jobs that vanished and were enqueued again */
   counts(): { stalled: number; failed: number; duplicates: number; requeued: number };
@@ -99,19 +102,18 @@ export function fleetWorkerSource(redisUrl: string): { workers: () => Promise<Wo
  * The coordinator side of a fleet run (`icabench run CONFIG --fleet redis://…`), for a run of any kind: the run skeleton
  * (src/run/runner.ts) plans, stores and keeps budget, Ctrl+C and --resume as for a local run; this runner puts each planned
  * item on the queue of what its kind's config needs (capability routing) and hands back the kind's Finished value when a
- * worker returns it, decoded and validated with the kind's wire (src/run/kind.ts). It fails at once when no live worker can
- * serve the run.
+ * worker returns it, decoded and validated with the kind's wire (src/run/kind.ts). The kind's after-items step (manual-QA's
+ * warning-omission search) goes to a worker as a job of its own, and its output comes back to the run skeleton, which stores
+ * it. It fails at once when no live worker can serve the run.
  */
-export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished>(
+export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished, AfterIn = never, AfterOut = never>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the file's config form does not matter to the fleet
-  kind: CampaignKindDefinition<L, Item, Finished, any>,
+  kind: CampaignKindDefinition<L, Item, Finished, any, AfterIn, AfterOut>,
   loaded: L,
   options: FleetOptions,
-): Promise<FleetRunner<Item, Finished>> {
+): Promise<FleetRunner<Item, Finished, AfterIn, AfterOut>> {
   const { log } = options;
   const { wire } = kind;
-  const refusal = wire.refusal?.(loaded);
-  if (refusal) throw new ConfigError(`${loaded.path}: --fleet: ${refusal}`);
   // what the workers open their runner with; a config that cannot travel fails here, before Redis is touched
   const wireLoaded = wire.loaded.encode(loaded);
   const requirements = runRequirements(wire.needs(loaded));
@@ -161,8 +163,13 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
   /** the workers' set-ups (their run.invocation, as JSON) whose invocation facts this invocation recorded */
   const setUpsRecorded = new Set<string>();
   let closing: Promise<void> | null = null;
+  /** the after-items step: the run skeleton waiting for its output, once its job is enqueued */
+  let afterWaiting: { resolve: (output: AfterOut) => void; reject: (error: Error) => void; input: AfterIn; enqueued: boolean } | null = null;
+  /** its output when it came back before it was asked for (a resumed run whose step ran for the previous invocation) */
+  let afterEarly: { output: AfterOut } | null = null;
 
   events.on('stalled', ({ jobId }) => {
+    if (runId && jobId === afterItemsJobId(runId)) log(`fleet: the step after the ${kind.nouns.items} stalled (its worker stopped); it goes back to the queue`);
     if (runId && jobId.startsWith(`${runId}__`)) {
       stalled++;
       log(`fleet: ${jobId.slice(runId.length + 2)} stalled (its worker stopped); it goes back to the queue`);
@@ -175,6 +182,11 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
     else log(`fleet: ignoring the progress of ${jobId}: ${taken.error.issues[0]?.message ?? 'invalid'}`);
   });
   events.on('failed', ({ jobId, failedReason }) => {
+    if (runId && jobId === afterItemsJobId(runId)) {
+      afterWaiting?.reject(new Error(`the step after the ${kind.nouns.items} failed on the fleet: ${failedReason}`));
+      afterWaiting = null;
+      return;
+    }
     if (!runId || !jobId.startsWith(`${runId}__`)) return;
     const key = jobId.slice(runId.length + 2);
     failed++;
@@ -237,6 +249,8 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
         pending.delete(key);
         entry.reject(new ItemAborted(key));
       }
+      afterWaiting?.reject(new Error(redisLost));
+      afterWaiting = null;
     }, graceMs);
   });
 
@@ -260,6 +274,7 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
       results = new Worker(
         resultQueueName(id),
         async (job) => {
+          if (job.name === AFTER_ITEMS_JOB) return afterItemsResult(id, job.id, job.data);
           const parsed = ItemResultMessageSchema.safeParse(job.data);
           if (!parsed.success) throw new UnrecoverableError(`result ${job.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
           const message = parsed.data;
@@ -270,18 +285,7 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
           } catch (error) {
             throw new UnrecoverableError((error as Error).message);
           }
-          if (!invocationRecorded.has(message.workerId)) {
-            // what the workers run with (run.invocation, tiers.resolved, the unit's first connection, …), as a local run records its
-            // runner's once per invocation: once per set-up (workers alike record what one process records; a worker on another
-            // machine, build or model host adds its own)
-            const setUp = JSON.stringify(message.invocationFacts.find((f) => f.kind === RUN_FACTS.invocation) ?? message.workerId);
-            if (!setUpsRecorded.has(setUp)) {
-              setUpsRecorded.add(setUp);
-              for (const fact of message.invocationFacts) facts?.addRunFact(id, fact.kind, fact.data);
-            }
-            invocationRecorded.add(message.workerId);
-          }
-          for (const fact of message.runFacts) facts?.addRunFact(id, fact.kind, fact.data);
+          recordFacts(id, message);
           const { key } = message;
           const waiting = pending.get(key);
           if (waiting) {
@@ -303,6 +307,20 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
       return { invocationEnded: () => undefined };
     },
     ready: async () => redisLost,
+    async afterItems(id, input, runLog) {
+      if (!kind.afterItems) throw new Error(`a ${kind.name} run has no step after its ${kind.nouns.items}`);
+      if (redisLost) throw new Error(redisLost);
+      if (afterEarly) {
+        const { output } = afterEarly;
+        afterEarly = null;
+        return output;
+      }
+      const output = new Promise<AfterOut>((resolve, reject) => (afterWaiting = { resolve, reject, input, enqueued: false }));
+      await Promise.race([descriptorWritten!.then(() => enqueueAfterItems(id, input)), output]);
+      if (afterWaiting) afterWaiting.enqueued = true;
+      runLog(`fleet: the step after the ${kind.nouns.items} went to a worker`);
+      return output;
+    },
     async run(id, planned, signal, emit) {
       const { key } = planned;
       const onRig = (rig: string) => emit({ type: 'conversation_rig', runId: id, key, rig });
@@ -363,6 +381,50 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
     return descriptor ? redis.set(RUN_KEY_PREFIX + descriptor.runId, JSON.stringify(descriptor), 'EX', DESCRIPTOR_TTL_S) : Promise.resolve();
   }
 
+  /**
+   * What the workers run with (run.invocation, tiers.resolved, the unit's first connection, …), as a local run records its
+   * runner's once per invocation: once per set-up (workers alike record what one process records; a worker on another
+   * machine, build or model host adds its own); then the facts the worker's runner recorded outside any item.
+   */
+  function recordFacts(id: string, message: WireFacts & { workerId: string }): void {
+    if (!invocationRecorded.has(message.workerId)) {
+      const setUp = JSON.stringify(message.invocationFacts.find((f) => f.kind === RUN_FACTS.invocation) ?? message.workerId);
+      if (!setUpsRecorded.has(setUp)) {
+        setUpsRecorded.add(setUp);
+        for (const fact of message.invocationFacts) facts?.addRunFact(id, fact.kind, fact.data);
+      }
+      invocationRecorded.add(message.workerId);
+    }
+    for (const fact of message.runFacts) facts?.addRunFact(id, fact.kind, fact.data);
+  }
+
+  /** The after-items step's output from a worker: handed to the run skeleton waiting for it, or kept until it asks. */
+  function afterItemsResult(id: string, jobId: string | undefined, data: unknown): void {
+    const parsed = AfterItemsResultMessageSchema.safeParse(data);
+    if (!parsed.success) throw new UnrecoverableError(`result ${jobId} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    const message = parsed.data;
+    if (message.runId !== id) throw new UnrecoverableError(`result ${jobId} belongs to run ${message.runId}, not ${id}`);
+    if (!kind.afterItems) throw new UnrecoverableError(`result ${jobId}: a ${kind.name} run has no step after its ${kind.nouns.items}`);
+    let output: AfterOut;
+    try {
+      output = kind.afterItems.wire.output.decode(message.output, `fleet result ${jobId} (${kind.name}: the step after the ${kind.nouns.items})`);
+    } catch (error) {
+      throw new UnrecoverableError((error as Error).message);
+    }
+    recordFacts(id, message);
+    if (afterWaiting) {
+      afterWaiting.resolve(output);
+      afterWaiting = null;
+    } else {
+      afterEarly = { output };
+    }
+  }
+
+  /** The after-items step on the queue of the run's requirements; its job id makes a second add a no-op. */
+  async function enqueueAfterItems(id: string, input: AfterIn): Promise<void> {
+    await queue.add(AFTER_ITEMS_JOB, { runId: id, input: kind.afterItems!.wire.input.encode(input) }, { jobId: afterItemsJobId(id), attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
+  }
+
   /** One planned item on the queue of its requirements; its job id makes a second add of the same item a no-op. */
   async function enqueue(id: string, planned: PlannedItem<Item>): Promise<void> {
     await queue.add(kind.nouns.item, { runId: id, key: planned.key, item: wire.item.encode(planned.item) }, { jobId: itemJobId(id, planned.key), attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: 1_000 }, removeOnComplete: true, removeOnFail: true });
@@ -375,6 +437,13 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
    */
   async function reconcile(): Promise<void> {
     if (!runId || !resultQueue) return;
+    const after = afterWaiting;
+    if (after?.enqueued && !(await queue.getJob(afterItemsJobId(runId))) && !(await resultQueue.getJob(afterItemsJobId(runId))) && afterWaiting === after) {
+      await writeDescriptor();
+      await enqueueAfterItems(runId, after.input);
+      requeued++;
+      log(`fleet: the step after the ${kind.nouns.items} vanished from the queue (Redis restarted without persistence or was flushed); enqueued again`);
+    }
     const vanished: PlannedItem<Item>[] = [];
     for (const [key, entry] of [...pending]) {
       if (!entry.enqueued) continue;

@@ -98,6 +98,21 @@ export const ItemJobSchema = z.strictObject({
 });
 export type ItemJob = z.infer<typeof ItemJobSchema>;
 
+/** The job name of a kind's step after its items (src/run/kind.ts, AfterItemsStep); an item job is named after the kind's item noun. */
+export const AFTER_ITEMS_JOB = 'after-items';
+
+/** The job id of a run's after-items step, on the item queue and on the result queue: apart from every item's (`<run id>__<key>`, and a key planned before the run had an id). */
+export function afterItemsJobId(runId: string): string {
+  return `${runId}.after-items`;
+}
+
+/** The job of a run's after-items step, once per run after every item is stored; `input` is in the step's wire form. */
+export const AfterItemsJobSchema = z.strictObject({
+  runId: z.string().min(1),
+  input: z.unknown(),
+});
+export type AfterItemsJob = z.infer<typeof AfterItemsJobSchema>;
+
 /** What a worker reports as a job's progress when it takes it: its rig (the coordinator's live view shows which rig runs what). */
 export const JobTakenSchema = z.strictObject({ rig: z.string().min(1) });
 
@@ -115,3 +130,18 @@ export const ItemResultMessageSchema = z.strictObject({
   runFacts: z.array(WireFactSchema),
 });
 export type ItemResultMessage = z.infer<typeof ItemResultMessageSchema>;
+
+/** The output of a run's after-items step on its way back to the coordinator (the facts as with an item's result). */
+export const AfterItemsResultMessageSchema = z.strictObject({
+  runId: z.string().min(1),
+  rig: z.string().min(1),
+  workerId: z.string().min(1),
+  /** the step's output in its wire form, decoded by the coordinator with the run's kind */
+  output: z.unknown(),
+  invocationFacts: z.array(WireFactSchema),
+  runFacts: z.array(WireFactSchema),
+});
+export type AfterItemsResultMessage = z.infer<typeof AfterItemsResultMessageSchema>;
+
+/** The facts every result carries from the worker's runner (items' and the after-items step's alike). */
+export type WireFacts = Pick<ItemResultMessage, 'invocationFacts' | 'runFacts'>;

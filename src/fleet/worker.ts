@@ -5,13 +5,17 @@ import { campaignKind, type AnyCampaignKind } from '../kinds/registry.ts';
 import type { ItemRunner, LoadedKindConfig } from '../run/kind.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import {
+  AFTER_ITEMS_JOB,
+  AfterItemsJobSchema,
   ItemJobSchema,
   JobTakenSchema,
   RUN_KEY_PREFIX,
   RunDescriptorSchema,
   WORKER_KEY_PREFIX,
+  afterItemsJobId,
   resultQueueName,
   servedQueueNames,
+  type AfterItemsResultMessage,
   type Capability,
   type ItemResultMessage,
   type Transport,
@@ -23,7 +27,7 @@ import { setSharedSlotGate } from '../llm/limiter.ts';
 import { WireFactSchema, type WireFact } from '../run/run-facts.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the runner of whichever kind a run is
-type AnyItemRunner = ItemRunner<any, any>;
+type AnyItemRunner = ItemRunner<any, any, any, any>;
 
 export interface FleetWorkerOptions {
   redisUrl: string;
@@ -176,28 +180,39 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     return queue;
   };
 
-  const processJob = async (job: Job): Promise<{ key: string }> => {
-    const parsed = ItemJobSchema.safeParse(job.data);
-    // never executed: failed with the reason, no retry
-    if (!parsed.success) throw new UnrecoverableError(`bad job ${job.id}: ${issuesText(parsed.error)}`);
-    const { runId, key } = parsed.data;
-    const { kind, loaded } = await describedRun(runId);
-    let item: unknown;
+  /** The run's runner, opened once, with its head unit ready; a unit it cannot reach makes the worker stop taking jobs. */
+  const readyRunner = async (runId: string, kind: AnyCampaignKind, loaded: LoadedKindConfig): Promise<OpenedRun> => {
     try {
-      item = kind.wire.item.decode(parsed.data.item, `bad job ${job.id}: item`);
-    } catch (error) {
-      throw new UnrecoverableError((error as Error).message);
-    }
-    let opened: OpenedRun;
-    try {
-      opened = await runFor(runId, kind, loaded);
+      const opened = await runFor(runId, kind, loaded);
       const stop = await opened.runner.ready();
       if (stop) throw new Error(stop);
+      return opened;
     } catch (error) {
       const why = `rig ${options.rig} cannot reach its head unit: ${error instanceof Error ? error.message : String(error)}`;
       await stopTakingJobs(why);
       throw new Error(why);
     }
+  };
+
+  /** A value of a job in its kind's wire form, decoded; one that does not parse fails the job for good (never run). */
+  const decoded = <T>(decode: () => T): T => {
+    try {
+      return decode();
+    } catch (error) {
+      throw new UnrecoverableError((error as Error).message);
+    }
+  };
+
+  const processJob = (job: Job): Promise<unknown> => (job.name === AFTER_ITEMS_JOB ? processAfterItems(job) : processItem(job));
+
+  const processItem = async (job: Job): Promise<{ key: string }> => {
+    const parsed = ItemJobSchema.safeParse(job.data);
+    // never executed: failed with the reason, no retry
+    if (!parsed.success) throw new UnrecoverableError(`bad job ${job.id}: ${issuesText(parsed.error)}`);
+    const { runId, key } = parsed.data;
+    const { kind, loaded } = await describedRun(runId);
+    const item = decoded(() => kind.wire.item.decode(parsed.data.item, `bad job ${job.id}: item`));
+    const opened = await readyRunner(runId, kind, loaded);
     const name = `${runId}/${key}`;
     current.add(name);
     try {
@@ -217,6 +232,36 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       await resultQueue(runId).add('result', message, { jobId: key, removeOnComplete: true, removeOnFail: true });
       done++;
       return { key };
+    } finally {
+      current.delete(name);
+    }
+  };
+
+  /** A run's after-items step (manual-QA: the warning-omission search) on this rig's runner of the run; its output goes back as a result. */
+  const processAfterItems = async (job: Job): Promise<void> => {
+    const parsed = AfterItemsJobSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`bad job ${job.id}: ${issuesText(parsed.error)}`);
+    const { runId } = parsed.data;
+    const { kind, loaded } = await describedRun(runId);
+    const step = kind.afterItems;
+    if (!step) throw new UnrecoverableError(`bad job ${job.id}: a ${kind.name} run has no step after its ${kind.nouns.items}`);
+    const input = decoded(() => step.wire.input.decode(parsed.data.input, `bad job ${job.id}: input`));
+    const opened = await readyRunner(runId, kind, loaded);
+    if (!opened.runner.afterItems) throw new UnrecoverableError(`bad job ${job.id}: the ${kind.name} runner of this worker cannot run the step after the ${kind.nouns.items}`);
+    const name = `${runId}/${AFTER_ITEMS_JOB}`;
+    current.add(name);
+    try {
+      await job.updateProgress(JobTakenSchema.parse({ rig: options.rig }));
+      const output = await opened.runner.afterItems(runId, input, log);
+      const message: AfterItemsResultMessage = {
+        runId,
+        rig: options.rig,
+        workerId: id,
+        output: step.wire.output.encode(output),
+        invocationFacts: opened.invocationFacts,
+        runFacts: opened.takeRunFacts(),
+      };
+      await resultQueue(runId).add(AFTER_ITEMS_JOB, message, { jobId: afterItemsJobId(runId), removeOnComplete: true, removeOnFail: true });
     } finally {
       current.delete(name);
     }

@@ -76,7 +76,7 @@ export function campaignConfigSchemaFor(value: unknown): z.ZodType {
 
 /** A campaign kind's definition, whatever its config and items (the CLI, the bench app and the fleet treat every kind alike). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind's types are its own; callers pass a kind its own loaded config
-export type AnyCampaignKind = CampaignKindDefinition<any, any, any>;
+export type AnyCampaignKind = CampaignKindDefinition<any, any, any, any, any, any>;
 
 /** Each kind's definition (src/run/kind.ts), loaded on demand: a kind's run and report modules load only when it runs. */
 const DEFINITIONS: Record<CampaignKind, () => Promise<AnyCampaignKind>> = {

@@ -50,8 +50,8 @@ export interface InvocationRecord {
   invocationEnded(): void;
 }
 
-/** Where planned items run: a rig opened in this process, or a fleet of workers (src/fleet). */
-export interface ItemRunner<Item, Finished> {
+/** Where planned items run: a rig opened in this process, or a fleet of workers (src/fleet). `AfterIn`/`AfterOut`: the kind's after-items step. */
+export interface ItemRunner<Item, Finished, AfterIn = never, AfterOut = never> {
   /** items in flight at once */
   readonly concurrency: number;
   /** what ran (model references, agent…), stored with a new run */
@@ -66,8 +66,8 @@ export interface ItemRunner<Item, Finished> {
   ready(): Promise<string | null>;
   /** Runs and judges one planned item; rejects with ItemAborted when the signal aborts first (the item is run again on resume). */
   run(runId: string, planned: PlannedItem<Item>, signal: AbortSignal, emit: (event: CampaignEvent) => void): Promise<Finished>;
-  /** After every planned item is stored, once per run (manual-QA: the warning-omission search). */
-  afterItems?(store: ResultStore, runId: string, log: (line: string) => void): Promise<void>;
+  /** Runs the kind's after-items step (CampaignKindDefinition.afterItems) on this rig: its input read from the store, its output for the store. */
+  afterItems?(runId: string, input: AfterIn, log: (line: string) => void): Promise<AfterOut>;
   /** head units dialled in to a bridge this runner hosts (the bench app's rig status); absent: none */
   connectedUnits?(): ConnectedUnit[];
   /** Closes what the runner opened; a second call does nothing. */
@@ -145,8 +145,19 @@ export interface KindWire<L, Item, Finished> {
   finished: WireCodec<Finished>;
   /** what the items of this config need of a worker's rig */
   needs(loaded: L): RigNeeds;
-  /** why this config cannot run on a fleet (a step that needs the head unit after the items, on the coordinator); null: it can */
-  refusal?(loaded: L): string | null;
+}
+
+/**
+ * A step a kind runs once per run, after every planned item is stored, on the rig (manual-QA: the warning-omission search
+ * asks the head unit). The run skeleton reads its input from the store, the run's ItemRunner runs it (the rig in this
+ * process, or a fleet worker as a job of its own), and the kind stores its output: the store stays with the run skeleton.
+ */
+export interface AfterItemsStep<L, AfterIn, AfterOut> {
+  /** what the step needs of the stored run; null: nothing to do (the config asks for no such step, or a resumed run did it already) */
+  input(loaded: L, store: ResultStore, runId: string): AfterIn | null;
+  save(store: ResultStore, runId: string, output: AfterOut): void;
+  /** how its input travels to a fleet worker and its output back */
+  wire: { input: WireCodec<AfterIn>; output: WireCodec<AfterOut> };
 }
 
 /** The codec of a value that is its own JSON form: sent as is, validated with `schema` where it is read. */
@@ -154,7 +165,7 @@ export function jsonCodec<T>(schema: z.ZodType<T>): WireCodec<T> {
   return { encode: (value) => value, decode: (data, where) => parseOrThrow(schema, data, where) };
 }
 
-export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindConfig, Item = unknown, Finished = unknown, FileConfig = L['config']> {
+export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindConfig, Item = unknown, Finished = unknown, FileConfig = L['config'], AfterIn = never, AfterOut = never> {
   readonly name: string;
   /** the kind its runs are stored as (a suite run is a dialogue run: same tables, reports and resume) */
   readonly storedAs: string;
@@ -167,7 +178,7 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   /** every file, folder or device the config names: the bench app checks them against its allowed folders and makes them absolute */
   pathFields(config: FileConfig): PathField<FileConfig>[];
   plan(loaded: L, log: (line: string) => void): Promise<PlannedItem<Item>[]>;
-  open(loaded: L, options: OpenOptions): Promise<ItemRunner<Item, Finished>>;
+  open(loaded: L, options: OpenOptions): Promise<ItemRunner<Item, Finished, AfterIn, AfterOut>>;
   storage: KindStorage<L, Item, Finished>;
   /** the live events of an item as it starts and once it is stored (the bench app's live view, the CLI's progress) */
   startedEvent(runId: string, planned: PlannedItem<Item>): CampaignEvent;
@@ -176,6 +187,8 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   finishedEvent(runId: string, key: string, finished: Finished): CampaignEvent;
   outputs: KindOutputs;
   wire: KindWire<L, Item, Finished>;
+  /** once per run after the last item is stored, on the rig (its runner's `afterItems` runs it); absent: none */
+  afterItems?: AfterItemsStep<L, AfterIn, AfterOut>;
 }
 
 /**

@@ -3,14 +3,14 @@ import type { ResultStore } from '../store/store.ts';
 import { runPool } from '../domain/pool.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import type { RunRecord } from '../store/types.ts';
-import { ItemAborted, type CampaignKindDefinition, type InvocationRecord, type ItemRunner, type LoadedKindConfig, type PlannedItem } from './kind.ts';
+import { ItemAborted, type AfterItemsStep, type CampaignKindDefinition, type InvocationRecord, type ItemRunner, type LoadedKindConfig, type PlannedItem } from './kind.ts';
 import { resumedRun, runEndStatus, type RunEndStatus } from './resume.ts';
 import { trackUnitReach } from './unit-reach.ts';
 
-export interface RunKindOptions<Item, Finished> {
+export interface RunKindOptions<Item, Finished, AfterIn = never, AfterOut = never> {
   store: ResultStore;
   /** where the items run, already opened (a rig, or the fleet); default: the kind opens its rig. The run closes it when it ends. */
-  runner?: ItemRunner<Item, Finished>;
+  runner?: ItemRunner<Item, Finished, AfterIn, AfterOut>;
   /** continue this run instead of starting a new one (it must be of this kind and config) */
   resumeRunId?: string;
   /** abort = graceful stop: no new item starts; running ones are abandoned and run again on resume */
@@ -62,11 +62,11 @@ function readyOrAborted(ready: Promise<string | null>, signal: AbortSignal | und
  * resume), each finished item stored once in one transaction, the run facts of each invocation, and the
  * status the run ends in.
  */
-export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished>(
+export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished, AfterIn = never, AfterOut = never>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the file's config form does not matter to the run
-  kind: CampaignKindDefinition<L, Item, Finished, any>,
+  kind: CampaignKindDefinition<L, Item, Finished, any, AfterIn, AfterOut>,
   loaded: L,
-  options: RunKindOptions<Item, Finished>,
+  options: RunKindOptions<Item, Finished, AfterIn, AfterOut>,
 ): Promise<RunKindResult> {
   const { store } = options;
   const emit = (event: CampaignEvent) => options.onEvent?.(event);
@@ -156,7 +156,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   try {
     await runPool(remaining, work, { concurrency: runner.concurrency, beforeTake });
     const complete = !options.signal?.aborted && !stopReason && done === planned;
-    if (complete && runner.afterItems) await runner.afterItems(store, runId, log);
+    if (complete && kind.afterItems) await afterItems(kind.afterItems, loaded, store, runId, runner, log);
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     invocation.invocationEnded();
@@ -167,4 +167,19 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   if (stopReason) log(`run ${runId} stopped: ${stopReason}`);
   emit({ type: 'run_finished', runId, status, done, planned, ...(stopReason ? { reason: stopReason } : {}) });
   return { runId, status, stopReason, unreachable: status === 'unit_unreachable' ? reach.summary() : null, done, planned };
+}
+
+/** The kind's after-items step: its input from the store, run by the runner (in this process or on a fleet worker), its output stored. */
+async function afterItems<L, AfterIn, AfterOut>(
+  step: AfterItemsStep<L, AfterIn, AfterOut>,
+  loaded: L,
+  store: ResultStore,
+  runId: string,
+  runner: ItemRunner<unknown, unknown, AfterIn, AfterOut>,
+  log: (line: string) => void,
+): Promise<void> {
+  const input = step.input(loaded, store, runId);
+  if (input === null) return;
+  if (!runner.afterItems) throw new Error(`run ${runId}: the runner cannot run the step after the items (it has no afterItems)`);
+  step.save(store, runId, await runner.afterItems(runId, input, log));
 }

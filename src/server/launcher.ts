@@ -21,7 +21,7 @@ export const EDITED_CONFIGS_DIR = 'edited-configs';
  * `icabench run --fleet` does.
  */
 export class RunnerLauncher {
-  private runner: ItemRunner<unknown, unknown> | null = null;
+  private runner: ItemRunner<unknown, unknown, unknown, unknown> | null = null;
 
   constructor(
     private readonly store: ResultStore,

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { campaignKind, CAMPAIGN_KINDS, readCampaignKind } from '../../src/kinds/registry.ts';
-import { openFleetRunner } from '../../src/fleet/coordinator.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 
 /** A shipped config of each kind: what `icabench run --fleet` sends to its workers. */
@@ -39,11 +38,16 @@ describe("each kind's fleet wire (src/run/kind.ts, KindWire)", () => {
     expect(() => kind.wire.finished.decode(sent, 'fleet result r1')).toThrow(/fleet result r1/);
   });
 
-  it('a manual-QA config with the warning-omission search is refused for the fleet before Redis is asked', async () => {
+  it("manual-QA's warning-omission search travels as a job of its own: its seeds and its result come back from JSON as they were sent", async () => {
     const kind = await campaignKind('manual-qa');
     const loaded = kind.load(join(REPO_ROOT, 'bench-configs/manual-qa.yaml'));
     expect(loaded.config.omissionSearch).toBeDefined();
-    // no Redis listens on port 1: the refusal comes first
-    await expect(openFleetRunner(kind, loaded, { redisUrl: 'redis://127.0.0.1:1', log: () => undefined })).rejects.toThrow(/--fleet: omissionSearch: the warning-omission search runs after the questions/);
+    const step = kind.afterItems!;
+    const seeds = (await kind.plan(loaded, () => undefined)).slice(0, 3).map((p) => p.item);
+    expect(step.wire.input.decode(overJson(step.wire.input.encode(seeds)), 'test')).toEqual(seeds);
+    const result = { budget: 5, asked: 2, omissions: 1, omissionRate: 0.5, findings: [{ question: 'q?', operator: 'lay_words', parentId: seeds[0].id, omittedWarningIds: ['w1'], answer: 'a' }], warningsOmitted: 1, byOperator: { indirect: { asked: 1, omissions: 0 }, lay_words: { asked: 1, omissions: 1 }, no_context: { asked: 0, omissions: 0 }, combined: { asked: 0, omissions: 0 } } };
+    expect(step.wire.output.decode(overJson(step.wire.output.encode(result)), 'test')).toEqual(result);
+    // a result of another shape is refused naming where it was read
+    expect(() => step.wire.output.decode({ ...result, omissionRate: 2 }, 'fleet result r1.after-items')).toThrow(/fleet result r1\.after-items/);
   });
 });

@@ -10,6 +10,7 @@ import { dataPath } from '../helpers/repoData.ts';
 import { startHarness, type Harness } from '../server/helpers.ts';
 import { Writable } from 'node:stream';
 import { startRedis, type TestRedis } from '../fleet/redis-server.ts';
+import { MANUAL_QA_FACTS } from '../../src/kinds/manual-qa/item.ts';
 import { spawnCliWorker, stopWorker, waitForWorkers, type WorkerProcess } from '../fleet/helpers.ts';
 
 /**
@@ -41,8 +42,22 @@ const KINDS = {
 } as const;
 type Kind = keyof typeof KINDS;
 
-/** The fleet leg's smaller plans (each item is a job through Redis): the field and its value, per kind. */
-const FLEET_PLAN: Record<Kind, [string, string]> = { dialogue: ['conversations', '12'], 'manual-qa': ['limit', '16'], 'tool-agents': ['repeats', '1'] };
+/**
+ * The fleet legs' smaller plans (each item is a job through Redis): fields and their values, per kind. Manual-QA's adds the
+ * warning-omission search (a fleet job of its own after the questions) on a unit with manual faults, so that it finds omissions.
+ */
+const FLEET_PLAN: Record<Kind, [string, string][]> = {
+  dialogue: [['conversations', '12']],
+  'manual-qa': [['limit', '16'], ['manualFaults', '{ profiles: all, rate: 0.4 }'], ['omissionSearch', '{ budget: 20, seed: 2 }']],
+  'tool-agents': [['repeats', '1']],
+};
+/** The fleet SIGKILL leg's plans: long enough that a SIGKILL after 2 stored items lands mid-run (every base task once for tool-agents). */
+const FLEET_KILL_PLAN: Record<Kind, [string, string][]> = { dialogue: [['conversations', '30']], 'manual-qa': [['limit', '40']], 'tool-agents': [] };
+
+/** The kind's config with the fleet plan's fields (and `more`), written as `name`. */
+function fleetConfig(dir: string, kind: Kind, name: string, more: [string, string][] = []): string {
+  return [...FLEET_PLAN[kind], ...more].reduce((config, [field, value]) => withField(config, name, field, value), KINDS[kind](dir));
+}
 
 /** One field per kind that changes what a run runs (the sampling seed, the questions asked, the trials per task). */
 const CHANGED: Record<Kind, [string, string]> = { dialogue: ['seed', '7'], 'manual-qa': ['limit', '23'], 'tool-agents': ['repeats', '4'] };
@@ -75,6 +90,16 @@ async function storedItems(dbPath: string, runId: string): Promise<unknown[]> {
     const chunks: string[] = [];
     await exportJsonl(store, runId, new Writable({ write: (chunk, _enc, done) => (chunks.push(String(chunk)), done()) }));
     return chunks.join('').trim().split('\n').map((line) => comparable(line, runId));
+  } finally {
+    store.close();
+  }
+}
+
+/** The warning-omission search's stored results of a run (one fact, once the questions are done). */
+function omissionFacts(dbPath: string, runId: string): unknown[] {
+  const store = ResultStore.open(dbPath);
+  try {
+    return store.runFacts(runId, MANUAL_QA_FACTS.omission).map((f) => comparable(JSON.stringify(f.data), runId));
   } finally {
     store.close();
   }
@@ -201,8 +226,7 @@ describe('the one run skeleton on a fleet of 2 workers (icabench worker processe
 
   it.each(Object.keys(KINDS) as Kind[])('kind %s: the same stored items and summary.json as a run in one process, and the live view counts each item on its rig', { timeout: 600_000 }, async (kind) => {
     const dir = mkdtempSync(join(tmpdir(), `icabench-every-kind-fleet-${kind}-`));
-    const [field, value] = FLEET_PLAN[kind];
-    const config = withField(KINDS[kind](dir), 'fleet.yaml', field, value);
+    const config = fleetConfig(dir, kind, 'fleet.yaml');
     const local = await runCli(['run', config, '--workspace', join(dir, 'local'), '--out', join(dir, 'local-out'), '--no-progress']);
     expect(local.code, local.stderr).toBe(0);
     const fleet = await runCli(['run', config, '--fleet', redis.url, '--workspace', join(dir, 'fleet'), '--out', join(dir, 'fleet-out'), '--no-progress']);
@@ -216,6 +240,14 @@ describe('the one run skeleton on a fleet of 2 workers (icabench worker processe
     const localItems = await storedItems(join(dir, 'local', 'icabench.db'), localRun.id);
     expect(comparable(readFileSync(join(dir, 'fleet-out', 'summary.json'), 'utf8'), fleetRun.id)).toEqual(localSummary);
     expect(await storedItems(join(dir, 'fleet', 'icabench.db'), fleetRun.id)).toEqual(localItems);
+    if (kind === 'manual-qa') {
+      // the warning-omission search ran on a worker (a job of its own) and found what the search in one process found
+      const search = (localSummary as { omissionSearch: { asked: number; omissions: number } | null }).omissionSearch;
+      expect(search).toMatchObject({ asked: expect.any(Number), omissions: expect.any(Number) });
+      expect(search!.asked).toBeGreaterThan(0);
+      expect(search!.omissions).toBeGreaterThan(0);
+      expect(omissionFacts(join(dir, 'fleet', 'icabench.db'), fleetRun.id)).toEqual(omissionFacts(join(dir, 'local', 'icabench.db'), localRun.id));
+    }
 
     // the bench app started with the fleet (`icabench serve --fleet`) runs it on the same workers; its live view counts each item on its rig
     const h = await startHarness({ configsDir: dir, fleet: redis.url });
@@ -229,5 +261,35 @@ describe('the one run skeleton on a fleet of 2 workers (icabench worker processe
     } finally {
       await h.close();
     }
+  });
+
+  it.each(Object.keys(KINDS) as Kind[])('kind %s: SIGKILL of the `run --fleet` coordinator mid-run, then --resume --fleet, loses and repeats nothing', { timeout: 600_000 }, async (kind) => {
+    const dir = mkdtempSync(join(tmpdir(), `icabench-every-kind-fleet-kill-${kind}-`));
+    const config = fleetConfig(dir, kind, 'kill.yaml', FLEET_KILL_PLAN[kind]);
+    const local = await runCli(['run', config, '--workspace', join(dir, 'local'), '--out', join(dir, 'local-out'), '--no-progress']);
+    expect(local.code, local.stderr).toBe(0);
+    const localRun = runOf(join(dir, 'local', 'icabench.db'));
+
+    const db = join(dir, 'fleet', 'icabench.db');
+    const args = ['run', config, '--fleet', redis.url, '--workspace', join(dir, 'fleet'), '--out', join(dir, 'fleet-out'), '--no-progress'];
+    await interrupted(args, db, 'SIGKILL', 2);
+    const killed = runOf(db);
+    expect(killed).toMatchObject({ status: 'running', planned: localRun.planned });
+    expect(killed.stored).toBeLessThan(killed.planned);
+    // the killed coordinator's jobs still run on the workers; their results wait on the run's result queue for the resumed one
+    const resumed = await runCli([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const done = runOf(db);
+    expect(done).toMatchObject({ id: killed.id, status: 'completed', planned: localRun.planned, stored: localRun.planned });
+    // each planned item stored exactly once, and the same as in one process
+    const items = await storedItems(db, done.id);
+    expect(items).toEqual(await storedItems(join(dir, 'local', 'icabench.db'), localRun.id));
+    // the same summary.json, but for the invocations: two coordinator invocations recorded what their workers ran with
+    const { invocations, ...summary } = comparable(readFileSync(join(dir, 'fleet-out', 'summary.json'), 'utf8'), done.id) as { invocations: unknown[] };
+    const { invocations: localInvocations, ...localSummary } = comparable(readFileSync(join(dir, 'local-out', 'summary.json'), 'utf8'), localRun.id) as { invocations: unknown[] };
+    expect(summary).toEqual(localSummary);
+    expect(localInvocations).toHaveLength(1);
+    expect(invocations.length).toBeGreaterThanOrEqual(1);
+    if (kind === 'manual-qa') expect(omissionFacts(db, done.id)).toEqual(omissionFacts(join(dir, 'local', 'icabench.db'), localRun.id));
   });
 });

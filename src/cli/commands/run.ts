@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { ItemRunner } from '../../run/kind.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the runner of whichever kind the config selects
-type AnyItemRunner = ItemRunner<any, any>;
+type AnyItemRunner = ItemRunner<any, any, any, any>;
 import type { CampaignEvent } from '../../run/events.ts';
 import { resumedRun } from '../../run/resume.ts';
 import { openWorkspaceStore, workspaceStorePath, type WorkspaceStore } from '../../store/workspace.ts';

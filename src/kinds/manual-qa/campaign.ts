@@ -4,14 +4,13 @@ import type { ContextVector } from '../../domain/context.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import type { ResultStore } from '../../store/store.ts';
-import { runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult } from './item.ts';
+import { MANUAL_QA_FACTS, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult } from './item.ts';
 import { MANUAL_QA_RENAMED_FIELDS, manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import { renameFields } from '../../config/renamed-fields.ts';
 import type { ManualCorpus } from '../../manual/corpus.ts';
 import { DeterministicManualEvaluator } from '../../manual/evaluate.ts';
 import { searchWarningOmissions, type OmissionSearchResult } from '../../manual/omission.ts';
-import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
-import { parseOrThrow } from '../../domain/validation.ts';
+import type { TestItem } from '../../manual/testset.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
 import { buildModelTiers } from '../../run/model-tiers.ts';
 import { TIERS_FACT, type TiersRecord } from '../../domain/tiers.ts';
@@ -19,14 +18,6 @@ import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type Invocat
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import { manualQaKind } from './kind.ts';
-
-/** Run facts a manual-QA run records besides its item results. */
-export const MANUAL_QA_FACTS = {
-  /** what ran: retrieval, judge tiers, manual files (one per invocation) */
-  setup: 'manual_qa_setup',
-  /** the warning-omission search's result (once, after the planned questions) */
-  omission: 'manual_omission_search',
-} as const;
 
 /** The setup fact; runs stored before the vocabulary change name the judge tiers `evaluators`, and still report. */
 export const ManualQaSetupSchema = z.preprocess(
@@ -92,9 +83,9 @@ export const plannedQuestions = (loaded: LoadedManualQa): ReturnType<typeof plan
 /**
  * Opens what the questions of a manual-QA run are asked on: the evaluator tiers (models checked first) and the
  * head unit (the reference unit with its manual skill and fault profiles, or the config's unit, or `headUnit`
- * given by a test); after the planned questions, the warning-omission search.
+ * given by a test); after the planned questions, the warning-omission search on the stored questions (the kind's afterItems).
  */
-export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOptions & { headUnit?: ConnectedHeadUnit } = {}): Promise<ItemRunner<TestItem, FinishedQuestion>> {
+export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOptions & { headUnit?: ConnectedHeadUnit } = {}): Promise<ItemRunner<TestItem, FinishedQuestion, TestItem[], OmissionSearchResult>> {
   const config = options.overrides?.judges ? { ...loaded.config, judges: options.overrides.judges } : loaded.config;
   if (options.overrides?.simulator) throw new ConfigError(`--simulator: a manual-qa campaign asks the questions of its test set; it has no user simulator`);
   const log = options.log ?? (() => undefined);
@@ -139,10 +130,9 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
       const result = await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT);
       return { result, facts: calls?.take(runId, key) ?? [] };
     },
-    async afterItems(runStore, runId, runLog) {
-      if (!config.omissionSearch || runStore.runFacts(runId, MANUAL_QA_FACTS.omission).length > 0) return;
-      const plan = runStore.itemResults(runId).map((row) => parseOrThrow(TestItemSchema, row.item, `${runStore.path}: run ${runId} item "${row.key}"`));
-      runStore.addRunFact(runId, MANUAL_QA_FACTS.omission, await omissionSearch(config.omissionSearch, plan, corpus, headUnit, runId, runLog));
+    async afterItems(runId, seeds, runLog) {
+      if (!config.omissionSearch) throw new Error(`${loaded.path}: run ${runId}: the warning-omission search was asked for, but the config has no omissionSearch`);
+      return omissionSearch(config.omissionSearch, seeds, corpus, headUnit, runId, runLog);
     },
     close: () =>
       (closing ??= (async () => {

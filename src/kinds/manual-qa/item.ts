@@ -4,6 +4,27 @@ import type { HeadUnitConnection } from '../../headunit/types.ts';
 import { ManualEvaluationSchema, type ManualEvaluation } from '../../manual/evaluate.ts';
 import { MANUAL_METRICS, metricFails, type ManualMetric } from '../../manual/model.ts';
 import type { TestItem } from '../../manual/testset.ts';
+import { PARAPHRASE_OPERATORS, type OmissionSearchResult } from '../../manual/omission.ts';
+
+/** Run facts a manual-QA run records besides its item results. */
+export const MANUAL_QA_FACTS = {
+  /** what ran: retrieval, judge tiers, manual files (one per invocation) */
+  setup: 'manual_qa_setup',
+  /** the warning-omission search's result (once, after the planned questions) */
+  omission: 'manual_omission_search',
+} as const;
+
+const count = z.number().int().min(0);
+/** The warning-omission search's result (`OmissionSearchResult`, src/manual/omission.ts) as a run stores it and a fleet worker returns it. */
+export const OmissionSearchResultSchema = z.object({
+  budget: count,
+  asked: count,
+  omissions: count,
+  omissionRate: z.number().min(0).max(1),
+  findings: z.array(z.object({ question: z.string(), operator: z.enum(PARAPHRASE_OPERATORS), parentId: z.string(), omittedWarningIds: z.array(z.string()), answer: z.string() })),
+  warningsOmitted: count,
+  byOperator: z.record(z.enum(PARAPHRASE_OPERATORS), z.object({ asked: count, omissions: count })),
+}) satisfies z.ZodType<OmissionSearchResult>;
 
 /**
  * One planned question of a manual-QA run, as the campaign runner stores it (one item result per

@@ -6,7 +6,8 @@ import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField }
 import type { UnitReachSample } from '../../run/unit-reach.ts';
 import type { FinishedQuestion } from './campaign.ts';
 import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa, type ManualQaConfig } from './config.ts';
-import { MANUAL_QA_KIND, ManualQaResultSchema, manualItemOutcome } from './item.ts';
+import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, OmissionSearchResultSchema, manualItemOutcome } from './item.ts';
+import type { OmissionSearchResult } from '../../manual/omission.ts';
 
 /** A loaded manual-QA config as a fleet worker receives it: paths as the coordinator resolved them (the worker reads the same manual files). */
 const WireManualQaSchema = z.strictObject({ config: ManualQaConfigSchema, path: z.string().min(1), files: z.array(z.string().min(1)) });
@@ -16,7 +17,7 @@ const WireManualQaSchema = z.strictObject({ config: ManualQaConfigSchema, path: 
  * user turn of its own session, every judge tier judging the answer (the GEAR metrics of src/manual); stored
  * as item results (key: the question's id); after them, the warning-omission search.
  */
-export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, FinishedQuestion> = {
+export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, FinishedQuestion, ManualQaConfig, TestItem[], OmissionSearchResult> = {
   name: MANUAL_QA_KIND,
   storedAs: MANUAL_QA_KIND,
   nouns: { item: 'question', items: 'questions' },
@@ -48,8 +49,15 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
     item: jsonCodec(TestItemSchema),
     finished: jsonCodec(z.strictObject({ result: ManualQaResultSchema, facts: z.array(RecordedFactSchema) })),
     needs: ({ config }) => ({ transport: config.headUnit.type, capabilities: ['text'] }),
-    // the search asks the head unit after every question is stored: the coordinator has none
-    refusal: ({ config }) => (config.omissionSearch ? 'omissionSearch: the warning-omission search runs after the questions, in the process holding the store and the head unit; run it without --fleet, or leave omissionSearch out' : null),
+  },
+  // the warning-omission search: seeded by the stored questions (as planned), asked on the rig, its result one run fact
+  afterItems: {
+    input: ({ config }, store, runId) =>
+      config.omissionSearch && store.runFacts(runId, MANUAL_QA_FACTS.omission).length === 0
+        ? store.itemResults(runId).map((row) => parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${runId} item "${row.key}"`))
+        : null,
+    save: (store, runId, result) => store.addRunFact(runId, MANUAL_QA_FACTS.omission, result),
+    wire: { input: jsonCodec(z.array(TestItemSchema)), output: jsonCodec(OmissionSearchResultSchema) },
   },
   outputs: {
     async write(store, runId, outDir) {

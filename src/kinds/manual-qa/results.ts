@@ -7,23 +7,11 @@ import { parseOrThrow } from '../../domain/validation.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { alignmentReport, evaluatorBias, FactAnnotationSchema, type AlignmentReport, type FactAnnotation } from '../../manual/alignment.ts';
-import { MANUAL_QA_KIND, ManualQaResultSchema, manualItemOutcome, summariseManualQa, type ManualItemOutcome, type ManualQaResult, type ManualQaSummary } from './item.ts';
+import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, OmissionSearchResultSchema, manualItemOutcome, summariseManualQa, type ManualItemOutcome, type ManualQaResult, type ManualQaSummary } from './item.ts';
 import type { ManualEvaluation } from '../../manual/evaluate.ts';
-import { PARAPHRASE_OPERATORS, type OmissionSearchResult } from '../../manual/omission.ts';
-import { MANUAL_QA_FACTS, ManualQaSetupSchema, type ManualQaSetup } from './campaign.ts';
+import type { OmissionSearchResult } from '../../manual/omission.ts';
+import { ManualQaSetupSchema, type ManualQaSetup } from './campaign.ts';
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
-
-const count = z.number().int().min(0);
-/** The warning-omission search's result as a run stores it (`OmissionSearchResult`, src/manual/omission.ts). */
-const StoredOmissionSearchSchema = z.object({
-  budget: count,
-  asked: count,
-  omissions: count,
-  omissionRate: z.number().min(0).max(1),
-  findings: z.array(z.object({ question: z.string(), operator: z.enum(PARAPHRASE_OPERATORS), parentId: z.string(), omittedWarningIds: z.array(z.string()), answer: z.string() })),
-  warningsOmitted: count,
-  byOperator: z.record(z.enum(PARAPHRASE_OPERATORS), z.object({ asked: count, omissions: count })),
-}) satisfies z.ZodType<OmissionSearchResult>;
 
 /** One question of a stored manual-QA run: the planned item and, once asked, its result and outcome. */
 export interface ManualQaRow {
@@ -63,7 +51,7 @@ export function loadManualQaRun(store: ResultStore, runId: string): ManualQaRun 
     setup: setups.length ? parseOrThrow(ManualQaSetupSchema, setups.at(-1)!.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`) : null,
     header: summaryHeader(store, run),
     llm: llmUsage(store, runId, rows.filter((r) => r.result !== null).length),
-    omission: omission ? parseOrThrow(StoredOmissionSearchSchema, omission.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.omission}`) : null,
+    omission: omission ? parseOrThrow(OmissionSearchResultSchema, omission.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.omission}`) : null,
     annotations,
   };
 }
