@@ -17,6 +17,7 @@ export const TierUseSchema = z.object({
   kind: z.enum(['template', 'oracle', 'llm', 'script']),
   prompts: z.array(PromptVersionSchema),
 });
+export type TierUse = z.infer<typeof TierUseSchema>;
 
 /** A model the config named that was not available, replaced because the config's `fallback` asks for it. */
 export const TierFallbackSchema = z.object({

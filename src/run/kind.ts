@@ -178,6 +178,13 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   wire: KindWire<L, Item, Finished>;
 }
 
+/**
+ * A kind stored as another (`storedAs`: a suite run is a dialogue run) keeps, in its run's meta under this key,
+ * its own kind and the config as its user wrote it (paths absolute), so the run can be resumed from its record
+ * alone (the bench app's Resume) by the kind that started it.
+ */
+export const RUN_SOURCE_META = 'source';
+
 /** The path the `llm:` settings every kind shares may name: the development request cache (written). */
 export function llmPathFields<C extends { llm: { cacheDir?: string } }>(config: C): PathField<C>[] {
   return config.llm.cacheDir ? [{ field: 'llm.cacheDir', path: config.llm.cacheDir, kind: 'write', rewrite: (c, p) => (c.llm.cacheDir = p) }] : [];

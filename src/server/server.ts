@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Server as SocketServer } from 'socket.io';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { RunSummary } from '../analysis/profile.ts';
 import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
@@ -14,7 +14,7 @@ import { unitBuildOf } from '../run/run-facts.ts';
 import { pinConversation, pinnedSuiteYaml } from '../suite/pin.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError } from '../config/yaml.ts';
-import type { KindConfig, LoadedKindConfig } from '../run/kind.ts';
+import { RUN_SOURCE_META, type KindConfig, type LoadedKindConfig } from '../run/kind.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -147,8 +147,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
   const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
     if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${run.id} is complete; nothing to resume`);
-    const kind = await kindOf(run.kind, `run ${run.id}`);
-    const check = catalog.checkValue(run.config);
+    // a kind stored as another (a suite run is a dialogue run) resumes as the kind that started it, from its own config
+    const source = RunSourceSchema.safeParse(run.meta[RUN_SOURCE_META]);
+    const kind = await kindOf(source.success ? source.data.kind : run.kind, `run ${run.id}`);
+    const check = catalog.checkValue(source.success ? source.data.config : run.config);
     if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${run.id}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
     requireAllowedPaths(kind, check.config as KindConfig, `run ${run.id}`);
     return { kind, config: check.config as KindConfig };
@@ -529,6 +531,9 @@ function requestUrl(target: string | undefined): URL {
     throw new ApiError(400, 'malformed_url', 'the request target is not a valid URL path');
   }
 }
+
+/** What a kind stored as another keeps in its run's meta (src/run/kind.ts, RUN_SOURCE_META). */
+const RunSourceSchema = z.object({ kind: z.string(), config: z.unknown() });
 
 /** A run as GET /api/runs and /api/runs/:id answer it. */
 export type ListedRun = Omit<RunRecord, 'config'> & {

@@ -224,7 +224,7 @@ describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no
     try {
       const yaml = (judges: string[]) => `kind: manual-qa\nname: manual-llm\nmanual: ${JSON.stringify(chapters.slice(0, 2))}\nlimit: 3\njudges: ${JSON.stringify(judges)}\n`;
       const missing = loadManualQaConfig(write('llm-missing.yaml', yaml(['oracle', `openai-compat:${server.url}/v1#no-such-model`])));
-      await expect(runManualQa(missing, { store })).rejects.toThrow(/evaluator models are not available[\s\S]*no-such-model/);
+      await expect(runManualQa(missing, { store })).rejects.toThrow(/a model it names is not available\n  judge [^\n]*no-such-model/);
       expect(store.listRuns()).toHaveLength(0);
 
       const loaded = loadManualQaConfig(write('llm.yaml', yaml(['oracle', ref])));
@@ -233,7 +233,9 @@ describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no
       const { summary } = writeManualQaOutputs(store, result.runId, join(dir, 'llm-out'));
       expect(summary.judgeMetrics).toHaveLength(2);
       expect(summary.judgeMetrics[0].tier).toBe('oracle');
-      expect(summary.judgeMetrics[1].tier).toMatch(/^llm:.*judge-model/);
+      expect(summary.judgeMetrics[1].tier).toMatch(/^openai-compat:.*judge-model$/);
+      // each evaluation names its judge by the reference the run's tiers.resolved records
+      expect(summary.tiers[0].judges.map((j) => j.ref)).toEqual(['oracle', summary.judgeMetrics[1].tier]);
       expect(summary.setup?.judges).toEqual(['oracle', summary.judgeMetrics[1].tier]);
       // the model calls are stored with the run and summarised from the store
       expect(summary.llm?.calls).toBe(server.chatRequests().length);

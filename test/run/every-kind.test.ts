@@ -7,7 +7,7 @@ import { ResultStore } from '../../src/store/store.ts';
 import { exportJsonl } from '../../src/store/export.ts';
 import { CLI, runCli } from '../helpers/cli.ts';
 import { dataPath } from '../helpers/repoData.ts';
-import { startHarness } from '../server/helpers.ts';
+import { startHarness, type Harness } from '../server/helpers.ts';
 import { Writable } from 'node:stream';
 import { startRedis, type TestRedis } from '../fleet/redis-server.ts';
 import { spawnCliWorker, stopWorker, waitForWorkers, type WorkerProcess } from '../fleet/helpers.ts';
@@ -16,8 +16,8 @@ import { spawnCliWorker, stopWorker, waitForWorkers, type WorkerProcess } from '
  * The acceptance test of the one run skeleton (src/run/runner.ts), the same for every campaign kind: a run through
  * the CLI and a run through the bench app's API store the same items and give the same summary.json (timestamps
  * and run ids aside); Ctrl+C and SIGKILL followed by --resume lose and repeat nothing; a run resumed with another
- * kind's config, or another config, is refused with the reason; a run on a fleet of 2 workers stores the same items and
- * writes the same summary.json as a run in one process.
+ * kind's config, or another config, is refused with the reason; a run on a fleet of 2 workers, started from the CLI or
+ * from the bench app, stores the same items and gives the same summary.json as a run in one process.
  */
 
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
@@ -89,6 +89,18 @@ function runOf(dbPath: string): { id: string; status: string; planned: number; s
   }
 }
 
+/** Starts a config from the bench app's API and waits for the run to finish; returns its id and the last live snapshot. */
+async function runInApp(h: Harness, configName: string): Promise<{ runId: string; live: { rigs: { rig: string; running: number; done: number }[] } }> {
+  const start = await h.api('/api/campaign/start', { body: { configName } });
+  expect(start.status, JSON.stringify(start.json)).toBe(202);
+  for (;;) {
+    const live = await h.api('/api/campaign');
+    expect(live.json.state, live.json.error).not.toBe('failed');
+    if (live.json.state === 'finished') return { runId: start.json.runId, live: live.json };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** Starts `icabench run` and sends it `signal` once `stored` items are in the store. */
 async function interrupted(args: string[], db: string, signal: NodeJS.Signals, stored: number): Promise<number | null> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -122,18 +134,13 @@ describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (ki
     expect(Object.keys(header).slice(0, 6)).toEqual(['schemaVersion', 'kind', 'run', 'preset', 'tiers', 'invocations']);
     expect(header).toMatchObject({ schemaVersion: 1, kind, run: { id: cliRun.id, status: 'completed', mode: expect.any(String) }, preset: { method: 'lab' } });
     expect(header.invocations).toHaveLength(1);
+    // every kind records what it ran with (tiers.resolved) through the one tier builder
+    expect(header.tiers).toHaveLength(1);
+    expect(header.tiers[0].judges.length).toBeGreaterThan(0);
 
     const h = await startHarness({ configsDir: dir });
     try {
-      const start = await h.api('/api/campaign/start', { body: { configName: config.slice(dir.length + 1) } });
-      expect(start.status, JSON.stringify(start.json)).toBe(202);
-      const runId: string = start.json.runId;
-      for (let state = ''; state !== 'finished'; ) {
-        const live = await h.api('/api/campaign');
-        state = live.json.state;
-        expect(state, live.json.error).not.toBe('failed');
-        if (state !== 'finished') await new Promise((r) => setTimeout(r, 200));
-      }
+      const runId = (await runInApp(h, config.slice(dir.length + 1))).runId;
       expect(h.store.getRun(runId)).toMatchObject({ kind, status: 'completed', stored: cliRun.planned });
       const served = await h.api(`/api/runs/${runId}/summary.json`);
       expect(comparable(JSON.stringify(served.json), runId)).toEqual(comparable(cliSummary, cliRun.id));
@@ -178,7 +185,7 @@ describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (ki
   });
 });
 
-describe('the one run skeleton on a fleet of 2 workers (icabench worker processes on a redis-server)', () => {
+describe('the one run skeleton on a fleet of 2 workers (icabench worker processes on a redis-server), from the CLI and the bench app', () => {
   let redis: TestRedis;
   const workers: WorkerProcess[] = [];
   beforeAll(async () => {
@@ -192,7 +199,7 @@ describe('the one run skeleton on a fleet of 2 workers (icabench worker processe
     await redis?.stop();
   });
 
-  it.each(Object.keys(KINDS) as Kind[])('kind %s: the same stored items and summary.json as a run in one process', { timeout: 600_000 }, async (kind) => {
+  it.each(Object.keys(KINDS) as Kind[])('kind %s: the same stored items and summary.json as a run in one process, and the live view counts each item on its rig', { timeout: 600_000 }, async (kind) => {
     const dir = mkdtempSync(join(tmpdir(), `icabench-every-kind-fleet-${kind}-`));
     const [field, value] = FLEET_PLAN[kind];
     const config = withField(KINDS[kind](dir), 'fleet.yaml', field, value);
@@ -205,8 +212,22 @@ describe('the one run skeleton on a fleet of 2 workers (icabench worker processe
     const localRun = runOf(join(dir, 'local', 'icabench.db'));
     const fleetRun = runOf(join(dir, 'fleet', 'icabench.db'));
     expect(fleetRun).toMatchObject({ status: 'completed', planned: localRun.planned, stored: localRun.planned });
-    const summary = (out: string, runId: string) => comparable(readFileSync(join(dir, out, 'summary.json'), 'utf8'), runId);
-    expect(summary('fleet-out', fleetRun.id)).toEqual(summary('local-out', localRun.id));
-    expect(await storedItems(join(dir, 'fleet', 'icabench.db'), fleetRun.id)).toEqual(await storedItems(join(dir, 'local', 'icabench.db'), localRun.id));
+    const localSummary = comparable(readFileSync(join(dir, 'local-out', 'summary.json'), 'utf8'), localRun.id);
+    const localItems = await storedItems(join(dir, 'local', 'icabench.db'), localRun.id);
+    expect(comparable(readFileSync(join(dir, 'fleet-out', 'summary.json'), 'utf8'), fleetRun.id)).toEqual(localSummary);
+    expect(await storedItems(join(dir, 'fleet', 'icabench.db'), fleetRun.id)).toEqual(localItems);
+
+    // the bench app started with the fleet (`icabench serve --fleet`) runs it on the same workers; its live view counts each item on its rig
+    const h = await startHarness({ configsDir: dir, fleet: redis.url });
+    try {
+      const { runId, live } = await runInApp(h, 'fleet.yaml');
+      expect(h.store.getRun(runId)).toMatchObject({ kind, status: 'completed', stored: localRun.planned });
+      expect(live.rigs.every((r) => r.rig.startsWith('every-kind-') && r.running === 0)).toBe(true);
+      expect(live.rigs.reduce((sum, r) => sum + r.done, 0)).toBe(localRun.planned);
+      expect(comparable(JSON.stringify((await h.api(`/api/runs/${runId}/summary.json`)).json), runId)).toEqual(localSummary);
+      expect(await storedItems(join(h.workspace, 'results.db'), runId)).toEqual(localItems);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -13,8 +13,9 @@ import { searchWarningOmissions, type OmissionSearchResult } from '../../manual/
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
-import { modelHostsOf } from '../../run/model-tiers.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RecordedFact } from '../../run/run-facts.ts';
+import { buildModelTiers } from '../../run/model-tiers.ts';
+import { TIERS_FACT, type TiersRecord } from '../../domain/tiers.ts';
+import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RecordedFact } from '../../run/run-facts.ts';
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import { manualQaKind } from './kind.ts';
@@ -45,36 +46,32 @@ export const MANUAL_QA_CONTEXT: ContextVector = {
 };
 
 /**
- * The evaluator tiers a config names, in order (the first decides an item's outcome): "oracle" is
- * the deterministic tier; anything else a model reference, checked before the run starts (an
- * unavailable model stops it here with the reason and the fix).
+ * The judge tiers a config names, in order (the first decides an item's outcome), built on the run floor's one
+ * tier builder (src/run/model-tiers.ts): "oracle" is the deterministic tier; anything else a model reference,
+ * checked before the run starts (an unavailable model stops it here with the reason and the fix). The run's
+ * `tiers.resolved` fact: the judges, and the test set's questions as the (scripted) user.
  */
-export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCorpus, log: (line: string) => void = () => undefined): Promise<{ tiers: ManualEvaluatorTier[]; tracker: LlmUsageTracker | null }> {
-  const refs = config.judges;
-  if (new Set(refs).size !== refs.length) throw new ConfigError(`judges: ${refs.join(', ')}: list each judge once (the first decides)`);
-  const modelRefs = refs.filter((r) => r !== 'oracle');
-  let tracker: LlmUsageTracker | null = null;
-  const models = new Map<string, ManualEvaluatorTier>();
-  if (modelRefs.length) {
-    const { checkTierModel } = await import('../../run/model-tiers.ts');
-    const { providerOptionsFrom } = await import('../../llm/settings.ts');
-    const { LlmUsageTracker } = await import('../../llm/usage.ts');
-    const { LlmManualEvaluator } = await import('../../manual/llm.ts');
-    const problems: string[] = [];
-    for (const ref of modelRefs) {
-      const found = await checkTierModel(ref, config.llm);
-      if (!found.available) problems.push(`  evaluator ${ref}: ${found.detail}${found.fix ? `\n    fix: ${found.fix}` : ''}`);
-      else log(`evaluator: ${ref} (${found.detail})`);
-    }
-    if (problems.length) throw new ConfigError(`the run was not started, nothing was recorded: evaluator models are not available\n${problems.join('\n')}`);
-    tracker = new LlmUsageTracker({ prices: config.llm.prices });
-    for (const ref of modelRefs) {
-      models.set(ref, new LlmManualEvaluator(ref, corpus, { tracker, temperature: config.llm.temperature, seed: config.llm.seed, maxRetries: config.llm.maxRetries, provider: providerOptionsFrom(config.llm), method: config.method }));
-    }
-  }
+export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCorpus, log: (line: string) => void = () => undefined): Promise<{ tiers: ManualEvaluatorTier[]; tracker: LlmUsageTracker | null; record: TiersRecord; modelHosts: InvocationFact['modelHosts'] }> {
   const oracle = new DeterministicManualEvaluator(corpus);
-  const tiers = refs.map((ref): ManualEvaluatorTier => (ref === 'oracle' ? { tier: 'oracle', evaluate: (item, answer) => oracle.evaluate(item, answer) } : models.get(ref)!));
-  return { tiers, tracker };
+  const built = await buildModelTiers(
+    {
+      judges: {
+        role: 'judge',
+        refs: config.judges,
+        deterministic: { oracle: { kind: 'oracle', build: (): ManualEvaluatorTier => ({ tier: 'oracle', evaluate: (item, answer) => oracle.evaluate(item, answer) }) } },
+        model: async (ref, models): Promise<ManualEvaluatorTier> => {
+          const { LlmManualEvaluator } = await import('../../manual/llm.ts');
+          const { settings } = models;
+          return new LlmManualEvaluator(ref, corpus, { tracker: models.tracker, temperature: settings.temperature, seed: settings.seed, maxRetries: settings.maxRetries, provider: models.providerOptions, method: config.method });
+        },
+      },
+    },
+    config.llm,
+    log,
+  );
+  // the user's turns are the test set's questions: scripted, as a suite's are
+  const record: TiersRecord = { simulator: { ref: 'script', kind: 'script', prompts: [] }, judges: built.judges.uses, fallbacks: built.fallbacks };
+  return { tiers: built.judges.tiers, tracker: built.tracker, record, modelHosts: built.modelHosts };
 }
 
 /** One answered and evaluated question as the store takes it. */
@@ -102,7 +99,7 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
   if (options.overrides?.simulator) throw new ConfigError(`--simulator: a manual-qa campaign asks the questions of its test set; it has no user simulator`);
   const log = options.log ?? (() => undefined);
   const { corpus } = await plannedQuestions(loaded);
-  const { tiers, tracker } = await buildManualTiers(config, corpus, log);
+  const { tiers, tracker, record: tiersRecord, modelHosts: hosts } = await buildManualTiers(config, corpus, log);
   // the reference unit answers from the manual with its skill; any other head unit answers on its own
   const skill = !options.headUnit && config.headUnit.type === 'reference' ? await manualSkillFor(config, corpus, log) : null;
   let headUnit: ConnectedHeadUnit;
@@ -113,7 +110,6 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
     throw error;
   }
   const retrieval = skill ? skill.retrieval : options.headUnit ? 'the head unit given to the run' : `the head unit's own (${config.headUnit.type})`;
-  const hosts = await modelHostsOf(config.judges.filter((ref) => ref !== 'oracle'), config.llm.ollamaHost);
   // every model call is stored with the run (llm.calls facts), with its question, and at the end those of no stored question
   const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
   let closing: Promise<void> | null = null;
@@ -123,6 +119,7 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
     meta: { judges: tiers.map((t) => t.tier) },
     record(runStore, runId) {
       recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, config.llm.prices));
+      runStore.addRunFact(runId, TIERS_FACT, tiersRecord);
       runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, judges: tiers.map((t) => t.tier), manual: loaded.files, testSet: config.testSet ?? 'deterministic' } satisfies ManualQaSetup);
       return { invocationEnded: () => calls?.flush(runStore, runId, null, true) };
     },

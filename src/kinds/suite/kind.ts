@@ -1,10 +1,17 @@
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import { ConfigError } from '../../config/yaml.ts';
-import { llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
+import { llmPathFields, RUN_SOURCE_META, type CampaignKindDefinition, type KindStorage, type PathField } from '../../run/kind.ts';
 import { isModelRef } from '../dialogue/tiers.ts';
 import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
 import { loadSuiteCampaign, SUITE_KIND, SuiteCampaignConfigSchema, type LoadedSuiteCampaign, type SuiteCampaignConfig } from './suite-kind.ts';
+
+const scripted = conversationStorage<LoadedSuiteCampaign>(() => 'scripted');
+/** Stored as dialogue runs listed "scripted"; the run's meta keeps the suite config, so the bench app resumes it as a suite run. */
+const suiteStorage: KindStorage<LoadedSuiteCampaign, ConversationSpec, FinishedConversation> = {
+  ...scripted,
+  create: (store, loaded, plan, meta) => scripted.create(store, loaded, plan, loaded.suiteConfig ? { ...meta, [RUN_SOURCE_META]: { kind: SUITE_KIND, config: loaded.suiteConfig } } : meta),
+};
 
 /**
  * The suite kind (docs/suites.md): scripted suites replayed against a head unit. Its own config, plan (the suites'
@@ -25,7 +32,7 @@ export const suiteKind: CampaignKindDefinition<LoadedSuiteCampaign, Conversation
     if (options.overrides?.simulator) throw new ConfigError('--simulator: a suite campaign plays its scripted turns; it has no simulator to replace');
     return openConversationRunner(loaded, options);
   },
-  storage: conversationStorage(() => 'scripted'),
+  storage: suiteStorage,
   startedEvent: dialogueKind.startedEvent,
   unitReach: dialogueKind.unitReach,
   finishedEvent: dialogueKind.finishedEvent,

@@ -41,6 +41,8 @@ export type SuiteCampaignConfig = z.infer<typeof SuiteCampaignConfigSchema>;
 export interface LoadedSuiteCampaign extends LoadedCampaign {
   /** every conversation of every suite × repeats: the plan (stored with the run, so --resume plays exactly the ones not stored yet) */
   conversations: ConversationSpec[];
+  /** the suite config as written, suite paths absolute: stored with a new run (RUN_SOURCE_META) so the bench app resumes it as a suite run; absent on a fleet worker, which never creates runs */
+  suiteConfig?: SuiteCampaignConfig;
 }
 
 /** Reads a `kind: suite` config and its suites: the dialogue config its conversations run with and the suites' conversations. */
@@ -71,5 +73,5 @@ export function loadSuiteCampaign(path: string): LoadedSuiteCampaign {
     scoring: config.scoring,
     maxTurns: [Math.max(2, ...plan.map((s) => s.maxTurns))],
   });
-  return { config: dialogue, path: absolute, seeds: [], strategies: [], conversations: plan };
+  return { config: dialogue, path: absolute, seeds: [], strategies: [], conversations: plan, suiteConfig: { ...config, suites } };
 }

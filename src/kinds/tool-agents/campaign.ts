@@ -2,9 +2,8 @@ import { ConfigError } from '../../config/yaml.ts';
 import { TIERS_FACT, type TiersRecord } from '../../domain/tiers.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { BridgeHeadUnitConnection } from '../../bridge/connection.ts';
-import { createProvider, providerOptionsFrom, LlmUsageTracker } from '../../llm/index.ts';
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
-import { checkTierModel, modelHostsOf, TierUnavailableError } from '../../run/model-tiers.ts';
+import { buildModelTiers } from '../../run/model-tiers.ts';
 import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RecordedFact, type RunFactSink } from '../../run/run-facts.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
@@ -83,37 +82,46 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
   const settings = config.llm;
   const simulatorRef = options.overrides?.simulator ?? config.simulator;
   const judgeRefs = options.overrides?.judges ?? config.judges;
-  if (new Set(judgeRefs).size !== judgeRefs.length) throw new ConfigError(`judges: ${judgeRefs.join(', ')}: list each judge once (the order is the precedence order)`);
   const agentConfig = config.agent;
-  const modelRefs = [...new Set([simulatorRef, ...judgeRefs].filter((ref) => ref !== DETERMINISTIC_SIMULATOR && ref !== RULE_JUDGE))];
-  const agentModel = agentConfig.type === 'endpoint' ? agentConfig.model : null;
-  const problems: string[] = [];
-  const roles: [string, string][] = [...(agentModel ? [['agent', agentModel] as [string, string]] : []), ...modelRefs.map((ref): [string, string] => [ref === simulatorRef ? 'simulator' : 'judge', ref])];
-  for (const [role, ref] of roles) {
-    const found = await checkTierModel(ref, settings);
-    if (found.available) log(`${role}: ${ref} (${found.detail})`);
-    else problems.push(`  ${role} ${ref}: ${found.detail}${found.fix ? `\n    fix: ${found.fix}` : ''}`);
-  }
-  if (problems.length) throw new TierUnavailableError(problems);
-  const tracker = modelRefs.length || agentModel ? new LlmUsageTracker({ prices: settings.prices }) : null;
-  const provider = (ref: string) => createProvider(ref, providerOptionsFrom(settings));
-  const judges: PolicyJudge[] = judgeRefs.map((ref) => (ref === RULE_JUDGE ? confirmationRuleJudge : llmPolicyJudge(provider(ref), { tracker, maxRetries: settings.maxRetries })));
-  const judge = chainJudges(...judges);
-  const userFor = (): TaskUserSimulator => (simulatorRef === DETERMINISTIC_SIMULATOR ? new DeterministicTaskUser() : new LlmTaskUser(provider(simulatorRef), { tracker, maxRetries: settings.maxRetries }));
-  const tiers: TiersRecord | null = judgeRefs.length
-    ? {
-        simulator: { ref: simulatorRef, kind: simulatorRef === DETERMINISTIC_SIMULATOR ? 'template' : 'llm', prompts: [] },
-        judges: judgeRefs.map((ref) => ({ ref, kind: ref === RULE_JUDGE ? 'oracle' : 'llm', prompts: [] })),
-        fallbacks: [],
-      }
-    : null;
-  const hosts = await modelHostsOf(agentModel ? [...modelRefs, agentModel] : modelRefs, settings.ollamaHost);
+  const endpoint = agentConfig.type === 'endpoint' ? agentConfig : null;
+  // the endpoint agent, the task user and the policy judges on the run floor's one tier builder (src/run/model-tiers.ts)
+  const built = await buildModelTiers(
+    {
+      agent: {
+        role: 'agent',
+        refs: endpoint ? [endpoint.model] : [],
+        deterministic: {},
+        model: (ref, models): ToolAgent => createEndpointAgent(ref, { temperature: endpoint!.temperature, timeoutMs: endpoint!.timeoutMs, allowedHosts: settings.allowedHosts, ollamaHost: settings.ollamaHost, tracker: models.tracker }),
+      },
+      simulator: {
+        role: 'simulator',
+        refs: [simulatorRef],
+        // a trial has its own user: each tier is a factory
+        deterministic: { [DETERMINISTIC_SIMULATOR]: { kind: 'template', build: () => (): TaskUserSimulator => new DeterministicTaskUser() } },
+        model: (ref, models) => (): TaskUserSimulator => new LlmTaskUser(models.provider(ref), { tracker: models.tracker, maxRetries: settings.maxRetries }),
+      },
+      judges: {
+        role: 'judge',
+        refs: judgeRefs,
+        deterministic: { [RULE_JUDGE]: { kind: 'oracle', build: (): PolicyJudge => confirmationRuleJudge } },
+        model: (ref, models): PolicyJudge => llmPolicyJudge(models.provider(ref), { tracker: models.tracker, maxRetries: settings.maxRetries }),
+      },
+    },
+    settings,
+    log,
+  );
+  const { tracker } = built;
+  const judge = chainJudges(...built.judges.tiers);
+  const userFor = built.simulator.tiers[0];
+  // a run without policy judges records no tiers (tiers.resolved names at least one judge)
+  const tiers: TiersRecord | null = judgeRefs.length ? { simulator: built.simulator.uses[0], judges: built.judges.uses, fallbacks: built.fallbacks } : null;
+  const hosts = built.modelHosts;
 
   let headUnit: ConnectedHeadUnit | null = null;
   let agentFor: () => ToolAgent | BridgeToolAgent;
   if (agentConfig.type === 'replay') agentFor = () => new ReplayAgent(agentConfig.fault);
   else if (agentConfig.type === 'endpoint') {
-    const agent = createEndpointAgent(agentConfig.model, { temperature: agentConfig.temperature, timeoutMs: agentConfig.timeoutMs, allowedHosts: settings.allowedHosts, ollamaHost: settings.ollamaHost, tracker });
+    const agent = built.agent.tiers[0];
     agentFor = () => agent;
   } else {
     // the bridge a dialogue run's head unit dials in to, with its reconnect grace (src/run/headunit.ts)
@@ -129,7 +137,7 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
   let closing: Promise<void> | null = null;
   return {
     concurrency: config.concurrency,
-    meta: { agent: agentModel ?? agentConfig.type, simulator: simulatorRef, judges: [...judgeRefs] },
+    meta: { agent: endpoint?.model ?? agentConfig.type, simulator: simulatorRef, judges: [...judgeRefs] },
     record(runStore, runId, emit) {
       store = runStore;
       recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, settings.prices));
