@@ -6,6 +6,15 @@
 export type NearJsonResult = { ok: true; value: unknown } | { ok: false; error: string };
 
 export function parseNearJson(text: string): NearJsonResult {
+  // the usual answer (a server that enforces the schema): the whole text is one JSON object, no scan needed
+  const whole = text.trim();
+  if (whole.startsWith('{') || whole.startsWith('[')) {
+    try {
+      return { ok: true, value: JSON.parse(whole) };
+    } catch {
+      // prose after it, a repairable object, a cut-off answer: the scan below decides
+    }
+  }
   const candidate = extractJsonCandidate(text);
   if (candidate === null) return { ok: false, error: 'no JSON object or array found in the output' };
   try {
