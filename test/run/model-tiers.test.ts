@@ -9,6 +9,7 @@ import { openToolAgentsRunner, runToolAgentsCampaign } from '../../src/kinds/too
 import { TIERS_FACT, type TiersRecord } from '../../src/domain/tiers.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { dataPath } from '../helpers/repoData.ts';
+import { runCli } from '../helpers/cli.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 
@@ -101,6 +102,23 @@ describe('the one tier builder of every kind (src/run/model-tiers.ts)', () => {
       expect((store.runFacts(run.runId, TIERS_FACT)[0].data as TiersRecord).judges.map((j) => j.ref)).toEqual(['rule']);
     } finally {
       store.close();
+    }
+  });
+
+  it("the CLI's --simulator and --judge reach every kind's tier builder (a kind without the role refuses it by name)", { timeout: 300_000 }, async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'icabench-overrides-'));
+    // nothing listens on port 9: the model is named by its role in the refusal, and no run is stored
+    const cases: Array<[string, string[], RegExp]> = [
+      ['bench-configs/quickstart.yaml', ['--simulator', 'ollama:nosuch-simulator'], /\n {2}simulator ollama:nosuch-simulator: /],
+      ['bench-configs/quickstart.yaml', ['--judge', 'ollama:nosuch-judge'], /\n {2}judge ollama:nosuch-judge: /],
+      ['bench-configs/manual-qa.yaml', ['--judge', 'oracle', 'ollama:nosuch-judge'], /\n {2}judge ollama:nosuch-judge: /],
+      ['bench-configs/carbench-train.yaml', ['--simulator', 'ollama:nosuch-simulator', '--judge', 'ollama:nosuch-judge'], /\n {2}simulator ollama:nosuch-simulator: [\s\S]*\n {2}judge ollama:nosuch-judge: /],
+      ['bench-configs/suite-basics.yaml', ['--simulator', 'template'], /--simulator: a suite campaign plays its scripted turns/],
+    ];
+    for (const [config, overrides, expected] of cases) {
+      const ran = await runCli(['run', config, '--workspace', workspace, ...overrides], { OLLAMA_HOST: 'http://127.0.0.1:9' });
+      expect(ran.code, `${config} ${overrides.join(' ')}`).toBe(2);
+      expect(ran.stderr).toMatch(expected);
     }
   });
 });
