@@ -10,6 +10,8 @@ import { TIERS_FACT, type TiersRecord } from '../../src/domain/tiers.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { runCli } from '../helpers/cli.ts';
+import { readRunFacts, RUN_FACTS } from '../../src/run/run-facts.ts';
+import { computeToolAgentsSummary } from '../../src/kinds/tool-agents/results.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 
@@ -119,6 +121,25 @@ describe('the one tier builder of every kind (src/run/model-tiers.ts)', () => {
       const ran = await runCli(['run', config, '--workspace', workspace, ...overrides], { OLLAMA_HOST: 'http://127.0.0.1:9' });
       expect(ran.code, `${config} ${overrides.join(' ')}`).toBe(2);
       expect(ran.stderr).toMatch(expected);
+    }
+  });
+
+  it("tool-agents: summary.json's llm section accounts for every stored model call, as the other kinds' do", async () => {
+    const server = await startFakeLlmServer({ models: ['judge-model'], respond: () => ({ content: JSON.stringify({ reasoning: 'followed', policy_followed: true }), promptTokens: 100, completionTokens: 7 }) });
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-tiers-'));
+    const path = join(dir, 'llm.yaml');
+    writeFileSync(path, `kind: tool-agents\nname: llm\ntasks: [${dataPath('carbench/tasks_base.json')}]\ntaskIds: [base_0, base_2]\nrepeats: 1\njudges: ["openai-compat:${server.url}/v1#judge-model", rule]\nllm: { prices: { "openai-compat:${server.url}/v1#judge-model": { inputPerMTokUsd: 1, outputPerMTokUsd: 2 } } }\n`);
+    const store = ResultStore.open(join(dir, 'llm.db'));
+    try {
+      const { runId } = await runToolAgentsCampaign(loadToolAgentsConfig(path), { store });
+      const calls = readRunFacts(store, runId, RUN_FACTS.llmCalls).flatMap((fact) => fact.calls);
+      expect(calls.length).toBeGreaterThan(0);
+      const { summary } = computeToolAgentsSummary(store, runId);
+      expect(summary.llm).toMatchObject({ calls: calls.length, tokensIn: 100 * calls.length, tokensOut: 7 * calls.length });
+      expect(summary.llm?.costUsd).toBeCloseTo((100 * calls.length * 1 + 7 * calls.length * 2) / 1e6, 12);
+    } finally {
+      store.close();
+      await server.close();
     }
   });
 });
