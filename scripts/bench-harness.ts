@@ -13,13 +13,16 @@
  *   8 at once, the reference head unit over its loopback bridge as `icabench run` has it, then called in-process
  *   (what the bridge costs per turn); and a large run of the same (--big conversations) followed by
  *   `icabench report` on its store. --deterministic-only skips the model-driven scenarios.
+ * - the CLI as a user starts it (`icabench run` of the deterministic scenario, `icabench --version`): its peak RSS,
+ *   from the compiled JavaScript when dist/ is a fresh build (`npm run build`), else from the sources through tsx.
  * Bench CPU is the child's user+system CPU during the run (start-up excluded); turns/s is wall-clock and
  * depends on the machine's load, which is printed with every figure.
  */
 import { fork, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freshBuildEntry } from '../bin/build-state.js';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { createLlmJudge } from '../src/judge/llm.ts';
@@ -244,10 +247,22 @@ async function runScenario(name: 'model' | 'deterministic' | 'in-process', conve
   }
 }
 
+/** `icabench ARGS` as a user runs it (start-up included), under /usr/bin/time: wall seconds, user + system CPU seconds, peak RSS. */
+function cli(args: string[]): { seconds: number; cpuSeconds: number; peakMiB: number } {
+  const started = performance.now();
+  const result = spawnSync('/usr/bin/time', ['-f', 'BENCH_TIME %U %S %M', process.execPath, resolve('bin/icabench.js'), ...args], { encoding: 'utf8' });
+  const seconds = (performance.now() - started) / 1000;
+  if (result.status !== 0) throw new Error(`icabench ${args[0]} exited with ${result.status}: ${result.stderr}`);
+  const [user, system, peakKiB] = (/BENCH_TIME (\S+) (\S+) (\d+)/.exec(result.stderr) ?? []).slice(1).map(Number);
+  return { seconds, cpuSeconds: user + system, peakMiB: peakKiB / 1024 };
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (value: number, digits = 1) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 async function orchestrate(): Promise<void> {
+  // which code `icabench` runs here: the compiled JavaScript when dist/ is a build of the current sources (bin/build-state.js), else the sources through tsx
+  const cliBuild = freshBuildEntry() ? 'compiled dist/' : 'sources through tsx';
   const quick = flag('quick');
   const conversations = arg('conversations', quick ? 16 : 50);
   const repeats = arg('repeats', quick ? 1 : 3);
@@ -306,15 +321,30 @@ async function orchestrate(): Promise<void> {
     try {
       const f = await child<ScenarioFigures>(['--scenario', 'deterministic', '--workspace', workspace, '--conversations', String(big)]);
       row(`deterministic ${fmt(big, 0)} conversations, peak RSS`, `${fmt(f.peakRssMiB, 0)} MiB (${fmt(f.turns, 0)} turns, ${fmt(f.turns / f.wallSeconds)} turns/s)`, '≤ 200 MB', f.load1m);
-      const started = performance.now();
-      // the CLI as a user runs it (start-up included); /usr/bin/time prints its peak RSS (%M, KiB) on standard error
-      const report = spawnSync('/usr/bin/time', ['-f', 'PEAK_KIB %M', process.execPath, resolve('bin/icabench.js'), 'report', f.runId, '--workspace', workspace, '--out', join(workspace, 'report')], { encoding: 'utf8' });
-      const seconds = (performance.now() - started) / 1000;
-      if (report.status !== 0) throw new Error(`icabench report exited with ${report.status}: ${report.stderr}`);
-      const peakKiB = Number(/PEAK_KIB (\d+)/.exec(report.stderr)?.[1] ?? NaN);
-      row('icabench report on it', `${fmt(seconds, 2)} s, ${fmt(peakKiB / 1024, 0)} MiB peak`, '≤ 3 s', loadavg()[0]);
+      const report = cli(['report', f.runId, '--workspace', workspace, '--out', join(workspace, 'report')]);
+      row(`icabench report on it (${cliBuild})`, `${fmt(report.seconds, 2)} s (CPU ${fmt(report.cpuSeconds, 2)} s), ${fmt(report.peakMiB, 0)} MiB peak`, '≤ 3 s', loadavg()[0]);
     } finally {
       rmSync(workspace, { recursive: true, force: true });
+    }
+
+    // the deterministic run as a user starts it: `icabench run` (start-up and the report at its end included)
+    const cliWorkspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-cli-'));
+    try {
+      const config = join(cliWorkspace, 'campaign.yaml');
+      const quickstart = readFileSync('bench-configs/quickstart.yaml', 'utf8');
+      writeFileSync(
+        config,
+        quickstart
+          .replace(/^conversations: \d+$/m, `conversations: ${conversations}`)
+          .replace(/^concurrency: \d+$/m, `concurrency: ${AT_ONCE}`)
+          .replace(/^seeds: (.*)$/m, (_, seeds: string) => `seeds: ${resolve('bench-configs', seeds)}`),
+      );
+      const run = cli(['run', config, '--workspace', cliWorkspace, '--out', join(cliWorkspace, 'out'), '--no-progress']);
+      row(`icabench run, deterministic, ${conversations} conversations (${cliBuild}), peak RSS`, `${fmt(run.peakMiB, 0)} MiB (${fmt(run.seconds, 2)} s, CPU ${fmt(run.cpuSeconds, 2)} s)`, '≤ 110 MB', loadavg()[0]);
+      const version = cli(['--version']);
+      row(`icabench --version (${cliBuild})`, `${fmt(version.peakMiB, 0)} MiB, ${fmt(version.seconds, 2)} s (CPU ${fmt(version.cpuSeconds, 2)} s)`, '—', loadavg()[0]);
+    } finally {
+      rmSync(cliWorkspace, { recursive: true, force: true });
     }
   }
 

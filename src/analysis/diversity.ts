@@ -27,7 +27,7 @@ export const DiversityConfigSchema = z
     repetitions: z.number().int().min(1).max(100).default(10),
     seed: z.number().int().default(1),
     /** k-medoids and the silhouette run on at most this many conversations per repetition (a seeded sample; the rest are assigned to the nearest medoid) */
-    sampleSize: z.number().int().min(10).max(5000).default(1000),
+    sampleSize: z.number().int().min(10).max(5000).default(400),
     /** a local ONNX sentence-embedding model (file or folder, e.g. models/all-MiniLM-L6-v2); without one the labelled lexical TF-IDF fallback runs */
     embeddingModel: z.string().optional(),
   })
@@ -331,16 +331,29 @@ export async function analyseDiversity(
 }
 
 /**
- * Collects a run's conversations of a population (failing ones by default, src/analysis/verdict.ts)
- * as rendered text in one pass over the store; `finish` runs the analysis.
+ * Collects a run's conversations of both populations (failing ones and those with findings, src/analysis/verdict.ts)
+ * as rendered text in one pass over the store, rendering each conversation once for both; `finish` runs the analysis
+ * of each. When both populations hold the same conversations (under the lab gate every conversation with a finding
+ * fails) the second analysis would repeat the first on the same input (the embedder fitted on it, every choice
+ * seeded): its section is the first one's, under its own population name.
  */
-export function diversityCollector(run: string, population: DiversityPopulation = 'failing') {
-  const items: DiversityItem[] = [];
+export function diversityCollector(run: string) {
+  const items: Record<DiversityPopulation, DiversityItem[]> = { failing: [], findings: [] };
   return {
     add(result: ConversationResult) {
-      if (inPopulation(result, population)) items.push({ key: result.spec.key, run, text: renderConversation(result) });
+      let item: DiversityItem | null = null;
+      for (const population of DiversityPopulationSchema.options) {
+        if (!inPopulation(result, population)) continue;
+        item ??= { key: result.spec.key, run, text: renderConversation(result) };
+        items[population].push(item);
+      }
     },
-    finish: (embedder: Embedder, config: DiversityConfig = DEFAULT_DIVERSITY_CONFIG) => analyseDiversity(items, embedder, config, population),
+    async finish(embedder: Embedder, config: DiversityConfig = DEFAULT_DIVERSITY_CONFIG): Promise<Record<DiversityPopulation, DiversitySection>> {
+      const failing = await analyseDiversity(items.failing, embedder, config, 'failing');
+      const same = items.findings.length === items.failing.length && items.findings.every((item, i) => item === items.failing[i]);
+      const findings = same ? { ...failing, population: 'findings' as const } : await analyseDiversity(items.findings, embedder, config, 'findings');
+      return { failing, findings };
+    },
   };
 }
 

@@ -17,6 +17,8 @@ export interface SummarizeOptions {
    * stream them from the store in one pass, never holding the run in memory (the CLI).
    */
   yieldEvery?: number;
+  /** sees every conversation as the summary reads it: the report files are written from the same pass over the store */
+  observe?: (result: ConversationResult) => void;
 }
 
 /**
@@ -32,13 +34,12 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
   const voice = voiceReport();
   const protocol = protocolReport(store.runFacts(runId));
   const diversity = diversityCollector(record.name);
-  const findingsDiversity = diversityCollector(record.name, 'findings');
   function* observed(): Generator<ConversationResult> {
     for (const result of conversations) {
       voice.add(result);
       protocol.add(result);
       diversity.add(result);
-      findingsDiversity.add(result);
+      options.observe?.(result);
       yield result;
     }
   }
@@ -48,7 +49,7 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
   const protocolSection = protocol.finish();
   const vehicle = vehicleSection(store, runId);
   const llm = llmUsage(store, runId, base.turns);
-  const [diversitySummary, findingsDiversitySummary] = await failureDiversity([diversity, findingsDiversity], record.config);
+  const { failing: diversitySummary, findings: findingsDiversitySummary } = await failureDiversity(diversity, record.config);
   return {
     ...base,
     ...header,
@@ -66,14 +67,12 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
  * configured ONNX sentence model, or the labelled lexical TF-IDF fallback (a configured model that is
  * missing is reported with the fix on standard error).
  */
-async function failureDiversity(collected: ReadonlyArray<ReturnType<typeof diversityCollector>>, storedConfig: unknown) {
+async function failureDiversity(collected: ReturnType<typeof diversityCollector>, storedConfig: unknown) {
   const config = diversityConfigOfStoredConfig(storedConfig);
   const embedder = await resolveEmbedder(config.embeddingModel, config.embeddingModel ? (line) => console.error(line) : undefined, methodEmbeddingModel());
   try {
     // one embedder for both populations (the failing conversations and those with findings)
-    const sections = [];
-    for (const population of collected) sections.push(await population.finish(embedder, config));
-    return sections;
+    return await collected.finish(embedder, config);
   } finally {
     await embedder.close();
   }

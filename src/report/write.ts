@@ -50,50 +50,70 @@ export function summaryJson(summary: RunSummary): string {
   return `${JSON.stringify(parseOrThrow(RunSummarySchema, summary, 'summary.json'), null, 2)}\n`;
 }
 
-/** Writes report.html, summary.json, junit.xml and conversations.csv into `dir` in one pass over the conversations. */
-export function writeRunReport(dir: string, input: RunReportInput): RunReportFiles {
-  const summary = parseOrThrow(RunSummarySchema, input.summary, 'writeRunReport: summary');
-  mkdirSync(dir, { recursive: true });
-  const html = new RunHtmlWriter(input.drillDownLimit ?? DRILL_DOWN_LIMIT, input.protocolOf);
+/**
+ * The writers of report.html, junit.xml and conversations.csv, fed one conversation at a time (so the pass that
+ * computes the summary can feed them too), and written with summary.json once the summary is known.
+ */
+export function runReportWriter(options: Pick<RunReportInput, 'drillDownLimit' | 'protocolOf'> = {}) {
+  const html = new RunHtmlWriter(options.drillDownLimit ?? DRILL_DOWN_LIMIT, options.protocolOf);
   const junit = new JunitWriter();
   const csv = new ConversationCsvWriter();
-  for (const result of input.conversations) {
-    html.add(result);
-    junit.add(result);
-    csv.add(result);
-  }
-  const files: RunReportFiles = {
-    html: join(dir, 'report.html'),
-    summary: join(dir, 'summary.json'),
-    junit: join(dir, 'junit.xml'),
-    csv: join(dir, 'conversations.csv'),
+  return {
+    add(result: ConversationResult): void {
+      html.add(result);
+      junit.add(result);
+      csv.add(result);
+    },
+    write(dir: string, input: Pick<RunReportInput, 'run' | 'summary' | 'extraSections'>): RunReportFiles {
+      const summary = parseOrThrow(RunSummarySchema, input.summary, 'writeRunReport: summary');
+      mkdirSync(dir, { recursive: true });
+      const files: RunReportFiles = {
+        html: join(dir, 'report.html'),
+        summary: join(dir, 'summary.json'),
+        junit: join(dir, 'junit.xml'),
+        csv: join(dir, 'conversations.csv'),
+      };
+      writeAtomically(files.summary, summaryJson(summary));
+      writeAtomically(files.junit, junit.toString(input.run, summary.gate.failOn));
+      writeAtomically(files.csv, csv.toString());
+      writeAtomically(files.html, html.toString(input.run, summary, input.extraSections));
+      return files;
+    },
   };
-  writeAtomically(files.summary, summaryJson(summary));
-  writeAtomically(files.junit, junit.toString(input.run, summary.gate.failOn));
-  writeAtomically(files.csv, csv.toString());
-  writeAtomically(files.html, html.toString(input.run, summary, input.extraSections));
-  return files;
+}
+
+/** Writes report.html, summary.json, junit.xml and conversations.csv into `dir` in one pass over the conversations. */
+export function writeRunReport(dir: string, input: RunReportInput): RunReportFiles {
+  // a bad summary is refused before the conversations are read
+  parseOrThrow(RunSummarySchema, input.summary, 'writeRunReport: summary');
+  const writer = runReportWriter(input);
+  for (const result of input.conversations) writer.add(result);
+  return writer.write(dir, input);
 }
 
 /**
  * Writes a stored run's outputs: summary.json (summarizeRun, from the store alone), and report.html,
  * junit.xml and conversations.csv rendered from that summary and the stored conversations; for a
- * voice run also the audio the report plays (audio/).
+ * voice run also the audio the report plays (audio/). One pass over the store feeds the summary, every
+ * report section and the files.
  */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string): Promise<RunSummary> {
-  const summary = await summarizeRun(store, runId);
-  // one pass over the store for every report section
   const protocolCollector = protocolReport(store.runFacts(runId));
   const collectors = { vehicle: vehicleTimelineSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
-  for (const result of store.conversations(runId)) for (const collector of Object.values(collectors)) collector.add(result);
+  const writer = runReportWriter({ protocolOf: protocolCollector.rowFor });
+  const summary = await summarizeRun(store, runId, {
+    observe: (result) => {
+      for (const collector of Object.values(collectors)) collector.add(result);
+      writer.add(result);
+    },
+  });
   const vehicle = collectors.vehicle.finish();
   const disagreements = collectors.disagreements.finish();
   const voice = collectors.voice.finish();
   const protocol = collectors.protocol.finish();
-  writeRunReport(outDir, {
+  writer.write(outDir, {
     run: runInfo(store.getRun(runId)!),
     summary,
-    conversations: store.conversations(runId),
     extraSections: [
       ...(vehicle ? [vehicle] : []),
       ...(voice ? [voice.section] : []),
@@ -102,7 +122,6 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
       ...(summary.diversity ? [diversitySection(summary.diversity)] : []),
       ...(summary.findingsDiversity ? [diversitySection(summary.findingsDiversity)] : []),
     ],
-    protocolOf: protocolCollector.rowFor,
   });
   return summary;
 }

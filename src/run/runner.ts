@@ -31,6 +31,30 @@ export interface RunKindResult {
 }
 
 /**
+ * The pause hook's answer, or null as soon as `signal` aborts. Each wait adds its own abort listener and removes it when
+ * it settles: racing every wait against one shared never-settling promise would add a reaction to it per item, which
+ * the run would hold until its end (memory growing with the run's size, not its concurrency).
+ */
+function readyOrAborted(ready: Promise<string | null>, signal: AbortSignal | undefined): Promise<string | null> {
+  if (!signal) return ready;
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    ready.then(
+      (answer) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(answer);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
  * The one run skeleton every campaign kind runs on (src/run/kind.ts): the `--resume` lookup (a run of
  * another kind or another config is refused), the plan (made and stored before the first item, or reloaded
  * on resume), the rig (opened before the run is recorded: a missing model, file or head unit leaves nothing
@@ -91,7 +115,6 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   // whether the items reach the head unit (the kinds that talk to one): none reached = unit_unreachable; too few = stop
   const reach = trackUnitReach(config.maxErrorShare);
 
-  const aborted = new Promise<null>((resolve) => (options.signal?.aborted ? resolve(null) : options.signal?.addEventListener('abort', () => resolve(null), { once: true })));
   const beforeTake = async (): Promise<boolean> => {
     // a kind whose items never wait on I/O (the replay agent) would starve the event loop: Ctrl+C and timers get their turn here
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -101,7 +124,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
       return false;
     }
     // the pause hook: no new item starts while the head unit is away; Ctrl+C ends the wait at once
-    const stop = await Promise.race([runner.ready(), aborted]);
+    const stop = await readyOrAborted(runner.ready(), options.signal);
     if (stop) stopReason ??= stop;
     return !stopReason && !options.signal?.aborted;
   };

@@ -110,12 +110,14 @@ describe('diversity analysis: unique failing conversations, k-medoids coverage, 
     }
   });
 
-  it('the collector keeps only failing conversations; too few to cluster gives one cluster per conversation', async () => {
+  it('the collector keeps the failing conversations and those with findings; too few to cluster gives one cluster per conversation', async () => {
     const results = await runMany(6, { profiles: 'all', rate: 0.8, seed: 3 });
     const collector = diversityCollector('run-1');
     for (const r of results) collector.add(r);
-    const section = await collector.finish(new TfidfEmbedder());
+    const { failing: section, findings } = await collector.finish(new TfidfEmbedder());
     expect(section.failing).toBe(results.filter((r) => combinedVerdict(r).outcome === 'fail').length);
+    expect(findings.failing).toBe(results.filter((r) => r.status === 'completed' && combinedVerdict(r).findings.length > 0).length);
+    expect(findings.population).toBe('findings');
     expect(section.failing).toBeGreaterThan(0);
     expect(Object.keys(section.unique)).toEqual(['run-1']);
   }, 60_000);
