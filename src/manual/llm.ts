@@ -98,7 +98,8 @@ export class LlmManualEvaluator {
     private readonly options: ManualLlmOptions = {},
   ) {
     this.provider = options.llm ?? createProvider(ref, options.provider);
-    this.tier = `llm:${this.provider.ref}`;
+    // the model reference, as the run's tiers.resolved names the judge (runs stored before say `llm:<reference>`)
+    this.tier = this.provider.ref;
   }
 
   call<S extends z.ZodType>(promptId: string, values: Record<string, string>, schema: S, name: string, key: string) {

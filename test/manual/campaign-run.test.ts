@@ -233,7 +233,9 @@ describe('a manual-QA campaign with an LLM evaluator tier (local fake server; no
       const { summary } = writeManualQaOutputs(store, result.runId, join(dir, 'llm-out'));
       expect(summary.judgeMetrics).toHaveLength(2);
       expect(summary.judgeMetrics[0].tier).toBe('oracle');
-      expect(summary.judgeMetrics[1].tier).toMatch(/^llm:.*judge-model/);
+      expect(summary.judgeMetrics[1].tier).toMatch(/^openai-compat:.*judge-model$/);
+      // each evaluation names its judge by the reference the run's tiers.resolved records
+      expect(summary.tiers[0].judges.map((j) => j.ref)).toEqual(['oracle', summary.judgeMetrics[1].tier]);
       expect(summary.setup?.judges).toEqual(['oracle', summary.judgeMetrics[1].tier]);
       // the model calls are stored with the run and summarised from the store
       expect(summary.llm?.calls).toBe(server.chatRequests().length);

@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/yaml.ts';
 import { LlmSettingsSchema } from '../../src/llm/settings.ts';
 import { buildModelTiers, TierUnavailableError, type RoleTiers } from '../../src/run/model-tiers.ts';
-import { openToolAgentsRunner } from '../../src/kinds/tool-agents/campaign.ts';
+import { openToolAgentsRunner, runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
+import { TIERS_FACT, type TiersRecord } from '../../src/domain/tiers.ts';
+import { ResultStore } from '../../src/store/store.ts';
+import { dataPath } from '../helpers/repoData.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 
@@ -82,6 +85,22 @@ describe('the one tier builder of every kind (src/run/model-tiers.ts)', () => {
       expect((error as Error).message).not.toMatch(/judge ollama:judge/);
     } finally {
       await server.close();
+    }
+  });
+
+  it('tool-agents: each policy verdict names the judge that decided it by the reference tiers.resolved records', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-tiers-'));
+    const path = join(dir, 'rule.yaml');
+    writeFileSync(path, `kind: tool-agents\nname: rule\ntasks: [${dataPath('carbench/tasks_base.json')}]\nrepeats: 1\njudges: [rule]\n`);
+    const store = ResultStore.open(join(dir, 'rule.db'));
+    try {
+      const run = await runToolAgentsCampaign(loadToolAgentsConfig(path), { store });
+      const decided = run.results.flatMap((r) => r.score?.policy.judged ?? []).filter((v) => v.status !== 'not_judged');
+      expect(decided.length).toBeGreaterThan(0);
+      expect(new Set(decided.map((v) => v.judge))).toEqual(new Set(['rule']));
+      expect((store.runFacts(run.runId, TIERS_FACT)[0].data as TiersRecord).judges.map((j) => j.ref)).toEqual(['rule']);
+    } finally {
+      store.close();
     }
   });
 });

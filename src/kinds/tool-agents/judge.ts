@@ -65,7 +65,8 @@ const AFFIRMATIVE = /\b(yes|yeah|yep|sure|ok|okay|go ahead|confirm(ed)?|please d
  * "yes" covers one such message. Other rules: declines (not judged).
  */
 export const confirmationRuleJudge: PolicyJudge = {
-  name: 'rule-based:004',
+  // its reference in configs (`judges: [rule]`), so a verdict names the judge as the run's tiers.resolved does
+  name: 'rule',
   async judge({ rule, messages }) {
     if (rule !== '004') return null;
     // a "yes" to an assistant question covers the next assistant message's confirmation-tool calls, once
