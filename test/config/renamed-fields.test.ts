@@ -10,7 +10,7 @@ import { resumedRun } from '../../src/run/resume.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 import { computeManualQaSummary, loadManualQaRun } from '../../src/kinds/manual-qa/results.ts';
-import { MANUAL_QA_FACTS } from '../../src/kinds/manual-qa/campaign.ts';
+import { MANUAL_QA_FACTS } from '../../src/kinds/manual-qa/item.ts';
 import { TESTSET_FORMAT } from '../../src/manual/testset.ts';
 
 const MANUAL = join(REPO_ROOT, 'data/bmw-manual/xml');
