@@ -60,6 +60,8 @@ interface ScenarioFigures {
   peakRssMiB: number;
   runId: string;
   load1m: number;
+  /** model runs: the shared limiter's slots, the time they were held over wall time × slots, and the mean hold per call (ms) */
+  slots?: { busy: number; holdMs: number };
 }
 
 // ---------------------------------------------------------------- fake model server (its own process)
@@ -166,10 +168,11 @@ async function scenario(name: string): Promise<void> {
   const store = ResultStore.open(workspaceStorePath(workspace));
   const tracker = new LlmUsageTracker();
   let tiers;
+  let limiter: ConcurrencyLimiter | undefined;
   if (name === 'model') {
     const url = text('url')!;
     // one limiter for the one server: AT_ONCE calls at once, whichever client calls
-    const limiter = new ConcurrencyLimiter(AT_ONCE);
+    limiter = new ConcurrencyLimiter(AT_ONCE);
     tiers = {
       simulator: createLlmSimulator('ollama:bench-sim', { tracker, provider: { ollamaHost: url, limiter } }),
       // --two-tier: the oracle first in precedence (it decides every turn of the reference unit), the model judge recorded beside it
@@ -206,6 +209,7 @@ async function scenario(name: string): Promise<void> {
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     runId: result.runId,
     load1m: loadavg()[0],
+    ...(limiter ? { slots: { busy: limiter.slotUse.heldMs / (wallSeconds * 1000 * AT_ONCE), holdMs: limiter.slotUse.heldMs / Math.max(1, limiter.slotUse.calls) } } : {}),
   };
   process.send?.(figures);
   process.exit(0);
@@ -247,22 +251,25 @@ async function runScenario(name: 'model' | 'deterministic' | 'in-process', conve
   }
 }
 
-/** `icabench ARGS` as a user runs it (start-up included), under /usr/bin/time: wall seconds, user + system CPU seconds, peak RSS. */
-function cli(args: string[]): { seconds: number; cpuSeconds: number; peakMiB: number } {
+/**
+ * `icabench ARGS` as a user runs it (start-up included), under /usr/bin/time: wall seconds, user + system CPU seconds,
+ * peak RSS, and which code ran: the compiled JavaScript when dist/ is a build of the current sources at that moment
+ * (bin/build-state.js), else the sources through tsx.
+ */
+function cli(args: string[]): { seconds: number; cpuSeconds: number; peakMiB: number; build: string } {
+  const build = freshBuildEntry() ? 'compiled dist/' : 'sources through tsx';
   const started = performance.now();
   const result = spawnSync('/usr/bin/time', ['-f', 'BENCH_TIME %U %S %M', process.execPath, resolve('bin/icabench.js'), ...args], { encoding: 'utf8' });
   const seconds = (performance.now() - started) / 1000;
   if (result.status !== 0) throw new Error(`icabench ${args[0]} exited with ${result.status}: ${result.stderr}`);
   const [user, system, peakKiB] = (/BENCH_TIME (\S+) (\S+) (\d+)/.exec(result.stderr) ?? []).slice(1).map(Number);
-  return { seconds, cpuSeconds: user + system, peakMiB: peakKiB / 1024 };
+  return { seconds, cpuSeconds: user + system, peakMiB: peakKiB / 1024, build };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (value: number, digits = 1) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 async function orchestrate(): Promise<void> {
-  // which code `icabench` runs here: the compiled JavaScript when dist/ is a build of the current sources (bin/build-state.js), else the sources through tsx
-  const cliBuild = freshBuildEntry() ? 'compiled dist/' : 'sources through tsx';
   const quick = flag('quick');
   const conversations = arg('conversations', quick ? 16 : 50);
   const repeats = arg('repeats', quick ? 1 : 3);
@@ -299,6 +306,8 @@ async function orchestrate(): Promise<void> {
       const { value: f } = await withServer(latencyMs, (url) => runScenario('model', slowConversations, url));
       const bound = AT_ONCE / (latencyMs / 1000);
       row(`model-driven, share of the latency bound, ${latencyMs} ms × ${AT_ONCE}`, `${fmt((100 * f.calls) / f.wallSeconds / bound)}%`, latencyMs === 50 ? '≥ 95%' : '≥ 98%', f.load1m);
+    // the host kept busy: how much of the time the limiter's slots were held, and how long a call held one (latency + overhead)
+    if (f.slots) row(`  limiter slots held, ${latencyMs} ms × ${AT_ONCE}; mean hold per call`, `${fmt(100 * f.slots.busy)}%; ${fmt(f.slots.holdMs, 0)} ms`, '—', f.load1m);
     }
   }
 
@@ -322,7 +331,7 @@ async function orchestrate(): Promise<void> {
       const f = await child<ScenarioFigures>(['--scenario', 'deterministic', '--workspace', workspace, '--conversations', String(big)]);
       row(`deterministic ${fmt(big, 0)} conversations, peak RSS`, `${fmt(f.peakRssMiB, 0)} MiB (${fmt(f.turns, 0)} turns, ${fmt(f.turns / f.wallSeconds)} turns/s)`, '≤ 200 MB', f.load1m);
       const report = cli(['report', f.runId, '--workspace', workspace, '--out', join(workspace, 'report')]);
-      row(`icabench report on it (${cliBuild})`, `${fmt(report.seconds, 2)} s (CPU ${fmt(report.cpuSeconds, 2)} s), ${fmt(report.peakMiB, 0)} MiB peak`, '≤ 3 s', loadavg()[0]);
+      row(`icabench report on it (${report.build})`, `${fmt(report.seconds, 2)} s (CPU ${fmt(report.cpuSeconds, 2)} s), ${fmt(report.peakMiB, 0)} MiB peak`, '≤ 3 s', loadavg()[0]);
     } finally {
       rmSync(workspace, { recursive: true, force: true });
     }
@@ -340,9 +349,9 @@ async function orchestrate(): Promise<void> {
           .replace(/^seeds: (.*)$/m, (_, seeds: string) => `seeds: ${resolve('bench-configs', seeds)}`),
       );
       const run = cli(['run', config, '--workspace', cliWorkspace, '--out', join(cliWorkspace, 'out'), '--no-progress']);
-      row(`icabench run, deterministic, ${conversations} conversations (${cliBuild}), peak RSS`, `${fmt(run.peakMiB, 0)} MiB (${fmt(run.seconds, 2)} s, CPU ${fmt(run.cpuSeconds, 2)} s)`, '≤ 110 MB', loadavg()[0]);
+      row(`icabench run, deterministic, ${conversations} conversations (${run.build}), peak RSS`, `${fmt(run.peakMiB, 0)} MiB (${fmt(run.seconds, 2)} s, CPU ${fmt(run.cpuSeconds, 2)} s)`, '≤ 110 MB', loadavg()[0]);
       const version = cli(['--version']);
-      row(`icabench --version (${cliBuild})`, `${fmt(version.peakMiB, 0)} MiB, ${fmt(version.seconds, 2)} s (CPU ${fmt(version.cpuSeconds, 2)} s)`, '—', loadavg()[0]);
+      row(`icabench --version (${version.build})`, `${fmt(version.peakMiB, 0)} MiB, ${fmt(version.seconds, 2)} s (CPU ${fmt(version.cpuSeconds, 2)} s)`, '—', loadavg()[0]);
     } finally {
       rmSync(cliWorkspace, { recursive: true, force: true });
     }

@@ -9,6 +9,9 @@ import { manualQaKind } from '../../src/kinds/manual-qa/kind.ts';
 import { resumedRun } from '../../src/run/resume.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
+import { computeManualQaSummary, loadManualQaRun } from '../../src/kinds/manual-qa/results.ts';
+import { MANUAL_QA_FACTS } from '../../src/kinds/manual-qa/campaign.ts';
+import { TESTSET_FORMAT } from '../../src/manual/testset.ts';
 
 const MANUAL = join(REPO_ROOT, 'data/bmw-manual/xml');
 const dir = mkdtempSync(join(tmpdir(), 'icabench-renamed-'));
@@ -77,6 +80,21 @@ describe('one vocabulary across kinds: the old field names for one release', () 
       const today = { kind: 'manual-qa', name: 'm', manual: ['a.xml'], judges: ['oracle'], concurrency: 4 };
       expect(resumedRun(store, runId, 'manual-qa', today, manualQaKind.configSchema)?.id).toBe(runId);
       expect(() => resumedRun(store, runId, 'manual-qa', { ...today, judges: ['oracle', 'ollama:x'] }, manualQaKind.configSchema)).toThrow(/judges differs/);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a manual-QA run stored before the rename still reports: its setup fact names the judges `evaluators`', () => {
+    const store = ResultStore.open(join(dir, 'old-manual.db'));
+    try {
+      const item = { format: TESTSET_FORMAT, id: 'q1', kind: 'definition', difficulty: 'beginner', question: 'What is ACC?', answer: 'Cruise control.', facts: [], chapter: 'c', sectionIds: ['s1'], chunkIds: [], warningIds: [], generator: 'deterministic', parentId: null };
+      const runId = store.createItemRun({ name: 'old', kind: 'manual-qa', config: { kind: 'manual-qa', name: 'old', manual: ['a.xml'], evaluators: ['oracle'] }, plan: [{ key: 'q1', item }], meta: { evaluators: ['oracle'] } });
+      store.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval: 'bm25', evaluators: ['oracle'], manual: ['a.xml'], testSet: 'deterministic' });
+      const summary = computeManualQaSummary(loadManualQaRun(store, runId));
+      expect(summary.setup).toEqual({ retrieval: 'bm25', judges: ['oracle'], manual: ['a.xml'], testSet: 'deterministic' });
+      expect(summary.judgeMetrics.map((m) => m.tier)).toEqual(['oracle']);
+      expect(summary.tiers).toEqual([]);
     } finally {
       store.close();
     }

@@ -9,6 +9,9 @@ import { openToolAgentsRunner, runToolAgentsCampaign } from '../../src/kinds/too
 import { TIERS_FACT, type TiersRecord } from '../../src/domain/tiers.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { dataPath } from '../helpers/repoData.ts';
+import { runCli } from '../helpers/cli.ts';
+import { readRunFacts, RUN_FACTS } from '../../src/run/run-facts.ts';
+import { computeToolAgentsSummary } from '../../src/kinds/tool-agents/results.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
 
@@ -101,6 +104,42 @@ describe('the one tier builder of every kind (src/run/model-tiers.ts)', () => {
       expect((store.runFacts(run.runId, TIERS_FACT)[0].data as TiersRecord).judges.map((j) => j.ref)).toEqual(['rule']);
     } finally {
       store.close();
+    }
+  });
+
+  it("the CLI's --simulator and --judge reach every kind's tier builder (a kind without the role refuses it by name)", { timeout: 300_000 }, async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'icabench-overrides-'));
+    // nothing listens on port 9: the model is named by its role in the refusal, and no run is stored
+    const cases: Array<[string, string[], RegExp]> = [
+      ['bench-configs/quickstart.yaml', ['--simulator', 'ollama:nosuch-simulator'], /\n {2}simulator ollama:nosuch-simulator: /],
+      ['bench-configs/quickstart.yaml', ['--judge', 'ollama:nosuch-judge'], /\n {2}judge ollama:nosuch-judge: /],
+      ['bench-configs/manual-qa.yaml', ['--judge', 'oracle', 'ollama:nosuch-judge'], /\n {2}judge ollama:nosuch-judge: /],
+      ['bench-configs/carbench-train.yaml', ['--simulator', 'ollama:nosuch-simulator', '--judge', 'ollama:nosuch-judge'], /\n {2}simulator ollama:nosuch-simulator: [\s\S]*\n {2}judge ollama:nosuch-judge: /],
+      ['bench-configs/suite-basics.yaml', ['--simulator', 'template'], /--simulator: a suite campaign plays its scripted turns/],
+    ];
+    for (const [config, overrides, expected] of cases) {
+      const ran = await runCli(['run', config, '--workspace', workspace, ...overrides], { OLLAMA_HOST: 'http://127.0.0.1:9' });
+      expect(ran.code, `${config} ${overrides.join(' ')}`).toBe(2);
+      expect(ran.stderr).toMatch(expected);
+    }
+  });
+
+  it("tool-agents: summary.json's llm section accounts for every stored model call, as the other kinds' do", async () => {
+    const server = await startFakeLlmServer({ models: ['judge-model'], respond: () => ({ content: JSON.stringify({ reasoning: 'followed', policy_followed: true }), promptTokens: 100, completionTokens: 7 }) });
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-tiers-'));
+    const path = join(dir, 'llm.yaml');
+    writeFileSync(path, `kind: tool-agents\nname: llm\ntasks: [${dataPath('carbench/tasks_base.json')}]\ntaskIds: [base_0, base_2]\nrepeats: 1\njudges: ["openai-compat:${server.url}/v1#judge-model", rule]\nllm: { prices: { "openai-compat:${server.url}/v1#judge-model": { inputPerMTokUsd: 1, outputPerMTokUsd: 2 } } }\n`);
+    const store = ResultStore.open(join(dir, 'llm.db'));
+    try {
+      const { runId } = await runToolAgentsCampaign(loadToolAgentsConfig(path), { store });
+      const calls = readRunFacts(store, runId, RUN_FACTS.llmCalls).flatMap((fact) => fact.calls);
+      expect(calls.length).toBeGreaterThan(0);
+      const { summary } = computeToolAgentsSummary(store, runId);
+      expect(summary.llm).toMatchObject({ calls: calls.length, tokensIn: 100 * calls.length, tokensOut: 7 * calls.length });
+      expect(summary.llm?.costUsd).toBeCloseTo((100 * calls.length * 1 + 7 * calls.length * 2) / 1e6, 12);
+    } finally {
+      store.close();
+      await server.close();
     }
   });
 });

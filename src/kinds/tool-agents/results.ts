@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { parseOrThrow } from '../../domain/validation.ts';
 import { SummaryHeaderSchema } from '../../domain/summary-header.ts';
 import { summaryHeader } from '../../report/summary-header.ts';
+import { LlmUsageSummarySchema } from '../../llm/usage.ts';
+import { llmUsage } from '../../run/run-facts.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { TrialResultSchema, type TrialResult } from './loop.ts';
 import { summarizeTrials, TrialsSummarySchema } from './summary.ts';
@@ -70,12 +72,15 @@ export const ToolAgentsRunSummarySchema = SummaryHeaderSchema.extend({
   /** tasks (or task files) that could not be loaded: recorded, the campaign went on without them */
   invalidTasks: z.array(InvalidTaskSchema),
   ...TrialsSummarySchema.shape,
+  /** the model tiers' calls (endpoint agent, LLM task user, LLM policy judges): tokens, latency, errors, cost, per agent message; absent when no model ran */
+  llm: LlmUsageSummarySchema.optional(),
 });
 export type ToolAgentsRunSummary = z.infer<typeof ToolAgentsRunSummarySchema>;
 
 export function computeToolAgentsSummary(store: ResultStore, runId: string): { summary: ToolAgentsRunSummary; results: TrialResult[] } {
   const run = store.getRun(runId)!;
   const { planned, results, invalidTasks } = loadToolAgentsRun(store, runId);
+  const usage = llmUsage(store, runId, results.reduce((sum, r) => sum + r.agentMessages, 0));
   const summary = ToolAgentsRunSummarySchema.parse({
     ...summaryHeader(store, run),
     agent: results[0]?.agent ?? null,
@@ -83,6 +88,7 @@ export function computeToolAgentsSummary(store: ResultStore, runId: string): { s
     trials: results.length,
     invalidTasks,
     ...summarizeTrials(results),
+    ...(usage ? { llm: usage } : {}),
   });
   return { summary, results };
 }
