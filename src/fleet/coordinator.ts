@@ -18,7 +18,7 @@ import {
   resultQueueName,
   runRequirements,
   type RunDescriptor,
-  type WireFacts,
+  type WorkerResult,
   type WorkerStatus,
 } from './protocol.ts';
 import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from './redis.ts';
@@ -28,6 +28,8 @@ export const FLEET_FACT = 'fleet.workers';
 
 /** Attempts of an item whose worker threw (its rig failed); a stalled job (worker killed) does not use one up. */
 const JOB_ATTEMPTS = 3;
+/** How long the coordinator holds a result it is taking (renewed while it runs); one held by a killed coordinator is back on the queue after it. */
+const RESULT_LOCK_MS = 5_000;
 /** The run descriptor outlives the coordinator a week: workers finish abandoned jobs, a resume reuses it. */
 const DESCRIPTOR_TTL_S = 7 * 24 * 3600;
 /** How long a fleet run waits for its Redis to come back before it stops as interrupted (`--fleet-grace`). */
@@ -300,7 +302,9 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
             early.set(key, { finished, rig: message.rig });
           }
         },
-        { connection, concurrency: 1 },
+        // a result is handed over in milliseconds: a short lock brings one a killed coordinator was taking back to the queue in seconds for
+        // the resumed one (the default 30 s lock held it, and the same item's rerun result, deduplicated by its job id, for up to a minute)
+        { connection, concurrency: 1, lockDuration: RESULT_LOCK_MS, stalledInterval: RESULT_LOCK_MS / 2, maxStalledCount: 1_000 },
       );
       results.on('failed', (job, error) => log(`fleet: ${error.message}`));
       results.on('error', health.errorListener('fleet results'));
@@ -386,7 +390,7 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
    * runner's once per invocation: once per set-up (workers alike record what one process records; a worker on another
    * machine, build or model host adds its own); then the facts the worker's runner recorded outside any item.
    */
-  function recordFacts(id: string, message: WireFacts & { workerId: string }): void {
+  function recordFacts(id: string, message: WorkerResult): void {
     if (!invocationRecorded.has(message.workerId)) {
       const setUp = JSON.stringify(message.invocationFacts.find((f) => f.kind === RUN_FACTS.invocation) ?? message.workerId);
       if (!setUpsRecorded.has(setUp)) {

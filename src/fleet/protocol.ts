@@ -116,32 +116,29 @@ export type AfterItemsJob = z.infer<typeof AfterItemsJobSchema>;
 /** What a worker reports as a job's progress when it takes it: its rig (the coordinator's live view shows which rig runs what). */
 export const JobTakenSchema = z.strictObject({ rig: z.string().min(1) });
 
-/** A finished item on its way back to the coordinator. */
-export const ItemResultMessageSchema = z.strictObject({
+/** What every result from a worker carries (an item's, and the after-items step's): who sent it, and its runner's facts. */
+const WorkerResultSchema = z.strictObject({
   runId: z.string().min(1),
   rig: z.string().min(1),
   workerId: z.string().min(1),
-  key: z.string().min(1),
-  /** the kind's Finished value in its wire form (with the facts the item produced), decoded by the coordinator with the run's kind */
-  finished: z.unknown(),
   /** what the worker's runner recorded as it opened for this run (`run.invocation`, `tiers.resolved`, …): the same with every result, stored once per worker */
   invocationFacts: z.array(WireFactSchema),
   /** facts the runner recorded since the previous result outside any item (the head unit's link events): stored once, as they come */
   runFacts: z.array(WireFactSchema),
 });
+export type WorkerResult = z.infer<typeof WorkerResultSchema>;
+
+/** A finished item on its way back to the coordinator. */
+export const ItemResultMessageSchema = WorkerResultSchema.extend({
+  key: z.string().min(1),
+  /** the kind's Finished value in its wire form (with the facts the item produced), decoded by the coordinator with the run's kind */
+  finished: z.unknown(),
+});
 export type ItemResultMessage = z.infer<typeof ItemResultMessageSchema>;
 
-/** The output of a run's after-items step on its way back to the coordinator (the facts as with an item's result). */
-export const AfterItemsResultMessageSchema = z.strictObject({
-  runId: z.string().min(1),
-  rig: z.string().min(1),
-  workerId: z.string().min(1),
+/** The output of a run's after-items step on its way back to the coordinator. */
+export const AfterItemsResultMessageSchema = WorkerResultSchema.extend({
   /** the step's output in its wire form, decoded by the coordinator with the run's kind */
   output: z.unknown(),
-  invocationFacts: z.array(WireFactSchema),
-  runFacts: z.array(WireFactSchema),
 });
 export type AfterItemsResultMessage = z.infer<typeof AfterItemsResultMessageSchema>;
-
-/** The facts every result carries from the worker's runner (items' and the after-items step's alike). */
-export type WireFacts = Pick<ItemResultMessage, 'invocationFacts' | 'runFacts'>;
