@@ -60,6 +60,8 @@ interface ScenarioFigures {
   peakRssMiB: number;
   runId: string;
   load1m: number;
+  /** model runs: the shared limiter's slots, the time they were held over wall time × slots, and the mean hold per call (ms) */
+  slots?: { busy: number; holdMs: number };
 }
 
 // ---------------------------------------------------------------- fake model server (its own process)
@@ -166,10 +168,11 @@ async function scenario(name: string): Promise<void> {
   const store = ResultStore.open(workspaceStorePath(workspace));
   const tracker = new LlmUsageTracker();
   let tiers;
+  let limiter: ConcurrencyLimiter | undefined;
   if (name === 'model') {
     const url = text('url')!;
     // one limiter for the one server: AT_ONCE calls at once, whichever client calls
-    const limiter = new ConcurrencyLimiter(AT_ONCE);
+    limiter = new ConcurrencyLimiter(AT_ONCE);
     tiers = {
       simulator: createLlmSimulator('ollama:bench-sim', { tracker, provider: { ollamaHost: url, limiter } }),
       // --two-tier: the oracle first in precedence (it decides every turn of the reference unit), the model judge recorded beside it
@@ -206,6 +209,7 @@ async function scenario(name: string): Promise<void> {
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     runId: result.runId,
     load1m: loadavg()[0],
+    ...(limiter ? { slots: { busy: limiter.slotUse.heldMs / (wallSeconds * 1000 * AT_ONCE), holdMs: limiter.slotUse.heldMs / Math.max(1, limiter.slotUse.calls) } } : {}),
   };
   process.send?.(figures);
   process.exit(0);
@@ -302,6 +306,8 @@ async function orchestrate(): Promise<void> {
       const { value: f } = await withServer(latencyMs, (url) => runScenario('model', slowConversations, url));
       const bound = AT_ONCE / (latencyMs / 1000);
       row(`model-driven, share of the latency bound, ${latencyMs} ms × ${AT_ONCE}`, `${fmt((100 * f.calls) / f.wallSeconds / bound)}%`, latencyMs === 50 ? '≥ 95%' : '≥ 98%', f.load1m);
+    // the host kept busy: how much of the time the limiter's slots were held, and how long a call held one (latency + overhead)
+    if (f.slots) row(`  limiter slots held, ${latencyMs} ms × ${AT_ONCE}; mean hold per call`, `${fmt(100 * f.slots.busy)}%; ${fmt(f.slots.holdMs, 0)} ms`, '—', f.load1m);
     }
   }
 

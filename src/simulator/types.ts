@@ -5,6 +5,7 @@ import type { Strategy } from '../domain/taxonomy.ts';
 
 /** The user simulator's view of the conversation so far when it picks its next move. */
 export interface SimulatorTurnInput {
+  /** H: the exchanges so far (utterance, context, reply); verdicts and targetsAfter are empty, what was judged comes through targets and Π */
   history: readonly TurnRecord[];
   targets: readonly Target[];
   /** Π: strategies still available (those whose failure was already provoked are removed) */
