@@ -67,8 +67,17 @@ export class LlmUsageTracker {
     this.calls.push({ ...call });
   }
 
+  /** the calls recorded since the last `drain` */
   get records(): readonly LlmCallRecord[] {
     return this.calls;
+  }
+
+  /**
+   * Hands over the calls recorded since the last drain and forgets them. A run's recorder stores them with each item
+   * (src/run/run-facts.ts), so a long run holds only the calls not stored yet, not every call it made.
+   */
+  drain(): LlmCallRecord[] {
+    return this.calls.splice(0, this.calls.length);
   }
 
   /** @param turns conversation turns in the run, for calls per turn */

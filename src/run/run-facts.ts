@@ -124,10 +124,9 @@ export function recordRunFact<K extends Kind>(store: RunFactSink, runId: string,
   store.addRunFact(runId, kind, parseOrThrow(SCHEMAS[kind], data, `run ${runId} fact ${kind}`));
 }
 
-/** Flushes a tracker's new call records as `llm.calls` facts; remembers how far it got. */
+/** Flushes a tracker's new call records as `llm.calls` facts. */
 export class LlmCallRecorder {
-  private flushed = 0;
-  constructor(private readonly records: () => readonly LlmCallRecord[]) {}
+  constructor(private readonly tracker: Pick<LlmUsageTracker, 'drain'>) {}
 
   flush(store: RunFactSink, runId: string, conversation: string | null, always = false): void {
     for (const fact of this.take(runId, conversation, always)) store.addRunFact(runId, fact.kind, fact.data);
@@ -136,13 +135,12 @@ export class LlmCallRecorder {
   /**
    * The new call records as the `llm.calls` fact of one item (none when no call was made), for the store to write in
    * the item's own transaction: a crash then leaves neither calls without their item nor an item without its calls.
+   * The tracker forgets them: from here on the store holds them.
    */
   take(runId: string, conversation: string | null, always = false): RecordedFact[] {
-    const all = this.records();
-    const calls = all.slice(this.flushed);
-    this.flushed = all.length;
+    const calls = this.tracker.drain();
     if (calls.length === 0 && !always) return [];
-    return [{ kind: RUN_FACTS.llmCalls, data: parseOrThrow(LlmCallsFactSchema, { conversation, calls: [...calls] }, `run ${runId} fact ${RUN_FACTS.llmCalls}`) }];
+    return [{ kind: RUN_FACTS.llmCalls, data: parseOrThrow(LlmCallsFactSchema, { conversation, calls }, `run ${runId} fact ${RUN_FACTS.llmCalls}`) }];
   }
 }
 

@@ -139,7 +139,7 @@ function startRecording(store: RunFactSink, runId: string, { campaign, tiers, ve
   recordRunFact(store, runId, RUN_FACTS.unitBuild, unitBuildFact(headUnit, unitBuild));
   if (vehicle) recordRunFact(store, runId, RUN_FACTS.vehicleFeed, vehicle.describe());
   const tracker = tiers.tracker;
-  const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
+  const calls = tracker ? new LlmCallRecorder(tracker) : null;
   const rejected = () => {
     const counts = headUnit.reference?.vehicleCounts();
     return counts ? counts.unknownId + counts.lengthMismatch + counts.valuesRejected : null;

@@ -102,7 +102,7 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
   }
   const retrieval = skill ? skill.retrieval : options.headUnit ? 'the head unit given to the run' : `the head unit's own (${config.headUnit.type})`;
   // every model call is stored with the run (llm.calls facts), with its question, and at the end those of no stored question
-  const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
+  const calls = tracker ? new LlmCallRecorder(tracker) : null;
   let closing: Promise<void> | null = null;
   log(`judges ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
   return {

@@ -131,7 +131,7 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
   }
   // CAR-bench offers think and planning_tool to its agents; an endpoint agent may be run without them
   const planningAndThinking = agentConfig.type === 'endpoint' ? agentConfig.planningAndThinking : true;
-  const calls = tracker ? new LlmCallRecorder(() => tracker.records) : null;
+  const calls = tracker ? new LlmCallRecorder(tracker) : null;
   let watch: HeadUnitWatch | null = null;
   let store: RunFactSink | null = null;
   let closing: Promise<void> | null = null;

@@ -4,6 +4,7 @@ import { assertAllowedEndpoint, guardedFetch, type EndpointPolicy } from '../../
 import { parseModelRef } from '../../llm/modelRef.ts';
 import { resolveOllamaHost } from '../../llm/providers/ollama.ts';
 import { callSignal, classifyCallError, DEFAULT_TIMEOUT_MS, fetchWithSignal } from '../../llm/providers/common.ts';
+import { keepAliveFetch } from '../../llm/providers/keepAliveFetch.ts';
 import { LlmError } from '../../llm/types.ts';
 import type { LlmCallRecord, LlmUsageTracker } from '../../llm/usage.ts';
 import type { AgentReply, AgentTurnInput, ToolAgent } from './loop.ts';
@@ -88,7 +89,8 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
     const client = new OpenAI({
       baseURL: parsed.baseUrl,
       apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? 'not-needed-for-local-servers',
-      fetch: guardedFetch(options, options.fetch),
+      // the same lean keep-alive fetch as the bench's own model tiers (src/llm/providers/keepAliveFetch.ts): these calls are not streamed
+      fetch: guardedFetch(options, options.fetch ?? keepAliveFetch),
       maxRetries: 0,
       timeout: timeoutMs,
     });
@@ -129,7 +131,7 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
   if (parsed.provider === 'ollama') {
     const host = resolveOllamaHost(options.ollamaHost);
     assertAllowedEndpoint(host, options);
-    const baseFetch = guardedFetch(options, options.fetch);
+    const baseFetch = guardedFetch(options, options.fetch ?? keepAliveFetch);
     return {
       name: ref,
       next: (input: AgentTurnInput): Promise<AgentReply> =>
