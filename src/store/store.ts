@@ -9,6 +9,7 @@ import {
   TurnRecordSchema,
   type ConversationResult,
   type ConversationSpec,
+  type TurnRecord,
 } from '../domain/conversation.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { combinedVerdict, turnLabels } from '../analysis/verdict.ts';
@@ -571,7 +572,7 @@ export class ResultStore {
     const turns = (this.prepared('SELECT idx, json FROM turns WHERE conversation_id = ? ORDER BY idx').all(row.id) as { idx: number; json: string }[]).map(
       (turn) => parseOrThrow(TurnRecordSchema, JSON.parse(turn.json), `${where} turn ${turn.idx}`),
     );
-    return parseOrThrow(ConversationResultSchema, { ...JSON.parse(row.result), turns }, where);
+    return parseOrThrow(StoredConversationSchema, { ...JSON.parse(row.result), turns }, where);
   }
 
   private toRunRecord(row: RunRow): RunRecord {
@@ -606,6 +607,13 @@ export class ResultStore {
     return new StoreError(`${this.path}: no run with id "${runId}"`);
   }
 }
+
+/**
+ * A stored conversation around turns `toResult` has just validated one by one (each error naming its turn):
+ * ConversationResultSchema would validate every turn a second time. `extend` keeps `turns` in its place, so
+ * the result's keys come out in the same order.
+ */
+const StoredConversationSchema = ConversationResultSchema.extend({ turns: z.array(z.custom<TurnRecord>()) });
 
 /** planned / stored count conversations for dialogue runs and items for item-based runs (a run has only one of them) */
 const RUN_SELECT = `SELECT r.*,
