@@ -98,7 +98,7 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
       name: ref,
       next: (input: AgentTurnInput): Promise<AgentReply> =>
         recordedCall(ref, options.tracker, async () => {
-          const { signal, timedOut } = callSignal(timeoutMs);
+          const { signal, timedOut, done } = callSignal(timeoutMs);
           try {
             const completion = await client.chat.completions.create(
               {
@@ -124,6 +124,9 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
             };
           } catch (error) {
             throw classifyCallError(error, `${ref}`, timedOut());
+          } finally {
+            // the call's time limit ends with it
+            done();
           }
         }),
     };
@@ -136,7 +139,7 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
       name: ref,
       next: (input: AgentTurnInput): Promise<AgentReply> =>
         recordedCall(ref, options.tracker, async () => {
-          const { signal, timedOut } = callSignal(timeoutMs);
+          const { signal, timedOut, done } = callSignal(timeoutMs);
           const client = new Ollama({ host, fetch: fetchWithSignal(baseFetch, signal) });
           try {
             const response = await client.chat({
@@ -155,6 +158,8 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
             };
           } catch (error) {
             throw classifyCallError(error, `${ref}: ${host}`, timedOut());
+          } finally {
+            done();
           }
         }),
     };

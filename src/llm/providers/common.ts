@@ -24,17 +24,35 @@ export function callSignal(timeoutMs: number, callerSignal?: AbortSignal): { sig
   }, timeoutMs);
   // like AbortSignal.timeout: a pending limit does not keep the process alive
   timer.unref();
-  const onCallerAbort = () => controller.abort(callerSignal!.reason);
-  if (callerSignal?.aborted) onCallerAbort();
-  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  let unfollow = () => {};
+  if (callerSignal?.aborted) controller.abort(callerSignal.reason);
+  else if (callerSignal) unfollow = followCaller(callerSignal, controller);
   return {
     signal: controller.signal,
     timedOut: () => timedOut,
     done: () => {
       clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      unfollow();
     },
   };
+}
+
+// the calls in flight under each caller's signal (a run's Ctrl+C): one listener per caller signal relays its abort to
+// every call, rather than one listener per call, which passed Node's limit of 10 (a MaxListenersExceededWarning) when
+// more than ten calls shared a run's signal
+const followers = new WeakMap<AbortSignal, Set<AbortController>>();
+
+function followCaller(callerSignal: AbortSignal, controller: AbortController): () => void {
+  let calls = followers.get(callerSignal);
+  if (!calls) {
+    const inFlight = new Set<AbortController>();
+    followers.set(callerSignal, inFlight);
+    callerSignal.addEventListener('abort', () => inFlight.forEach((call) => call.abort(callerSignal.reason)), { once: true });
+    calls = inFlight;
+  }
+  calls.add(controller);
+  const following = calls;
+  return () => following.delete(controller);
 }
 
 /** Adds `signal` to every request a client library makes through this fetch. */
