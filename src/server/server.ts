@@ -34,7 +34,7 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
-import { compareRefusal } from './comparable.ts';
+import { compareRefusal } from '../domain/comparable.ts';
 import { compareToolRuns } from '../kinds/tool-agents/compare.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../kinds/tool-agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';

@@ -172,7 +172,6 @@ const RULES: Record<string, RoleRule> = {
       { role: 'judge', files: ['precedence.ts'] },
       { role: 'judge', files: ['agreement.ts'], typesOnly: true },
       { role: 'server', files: ['live-snapshot.ts'], why: 'one reducer applies campaign events for the server and the page' },
-      { role: 'server', files: ['comparable.ts'], why: 'the compare page greys out the runs the server would refuse, with the reason' },
       { role: 'server', typesOnly: true },
       { role: 'store', typesOnly: true },
       { role: 'run', typesOnly: true },

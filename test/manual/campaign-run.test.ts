@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { exportJsonl } from '../../src/store/export.ts';
+import { compareRefusal } from '../../src/domain/comparable.ts';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -278,6 +279,17 @@ describe('the GEAR paper preset (bench-configs/manual-qa-paper.yaml)', () => {
 });
 
 describe('compare on a manual-QA run', () => {
+  it('refuses it by run id with the rule the bench app shows (src/domain/comparable.ts), before reading anything', () => {
+    const config = write('compared.yaml', `kind: manual-qa\nname: compared\nmanual: ${JSON.stringify(chapters.slice(0, 1))}\nlimit: 2\n`);
+    const workspace = join(dir, 'compared-ws');
+    const ran = spawnSync(process.execPath, [resolve(REPO_ROOT, 'bin/icabench.js'), 'run', config, '--workspace', workspace, '--out', join(dir, 'compared-out')], { encoding: 'utf8' });
+    expect(ran.status, ran.stderr).toBe(0);
+    const runId = JSON.parse(readFileSync(join(dir, 'compared-out', 'summary.json'), 'utf8')).run.id;
+    const result = spawnSync(process.execPath, [resolve(REPO_ROOT, 'bin/icabench.js'), 'compare', runId, runId, '--workspace', workspace], { encoding: 'utf8' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(`compare: ${compareRefusal('manual-qa')}`);
+  }, 120_000);
+
   it('refuses it with the reason, by run directory', () => {
     const out = join(dir, 'not-dialogue');
     writeFileSync(join(dir, 'x.json'), JSON.stringify({ schemaVersion: 1, kind: 'manual-qa' }));

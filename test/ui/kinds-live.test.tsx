@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { applyCampaignEvent, emptySnapshot } from '../../src/server/live-snapshot.ts';
-import { compareRefusal } from '../../src/server/comparable.ts';
+import { compareRefusal } from '../../src/domain/comparable.ts';
 import { ResumeButton, StopButton } from '../../src/ui/components/CampaignButtons.tsx';
 import { itemHref, runHref } from '../../src/ui/routes.ts';
 import { ActiveItem, RecentTable } from '../../src/ui/views/LiveView.tsx';

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { compareToolRuns } from '../../kinds/tool-agents/compare.ts';
+import { compareRefusal } from '../../domain/comparable.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../kinds/tool-agents/results.ts';
 import type { ConversationChange, RunChanges } from '../../analysis/changes.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
@@ -52,6 +53,13 @@ export function registerResultCommands(program: Command): void {
     .option('--diversity-threshold <cos>', 'cosine similarity above which two failing conversations are duplicates', '0.8')
     .action(async (a: string, b: string, options: { workspace: string; json?: boolean; out?: string; embeddingModel?: string; diversityThreshold: string }) => {
       const store = openStore(options.workspace, false);
+      // the one rule of what compares with what (the bench app greys out the same runs with the same reason)
+      const [storedA, storedB] = [a, b].map((ref) => store?.getRun(ref) ?? null);
+      const refusal = storedA && storedB ? (compareRefusal(storedA.kind, storedB.kind) ?? compareRefusal(storedB.kind, storedA.kind)) : storedA ? compareRefusal(storedA.kind) : storedB ? compareRefusal(storedB.kind) : null;
+      if (refusal) {
+        store?.close();
+        throw new Error(`compare: ${refusal}`);
+      }
       // tool-agents runs compare task by task from the store (no failure diversity: there are no conversations)
       const toolRuns = [a, b].map((ref) => toolAgentsRunId(store, ref));
       if (toolRuns.some((id) => id !== null)) {

@@ -3,7 +3,7 @@ import type { ChartConfiguration } from 'chart.js';
 import type { ConversationChange, ReplyDiffPart, RunChanges } from '../../analysis/changes.ts';
 import type { RunComparison } from '../../analysis/compare.ts';
 import type { ToolRunComparison } from '../../kinds/tool-agents/compare.ts';
-import { compareRefusal } from '../../server/comparable.ts';
+import { compareRefusal } from '../../domain/comparable.ts';
 import { describeFailOn, FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
