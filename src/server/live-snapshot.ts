@@ -117,42 +117,17 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       break;
     }
     case 'conversation_finished': {
-      const rig = s.active.find((c) => c.key === event.key)?.rig ?? null;
-      if (rig !== null) {
-        rigOf(s, rig).running--;
-        rigOf(s, rig).done++;
-      }
-      s.active = s.active.filter((c) => c.key !== event.key);
       const combined = combinedVerdict(event.result);
-      s.tally.outcomes[combined.outcome] += 1;
-      s.recent.unshift({
-        key: event.key,
-        status: event.result.status,
-        outcome: combined.outcome,
-        score: combined.score,
-        turns: event.result.turns.length,
-        rig,
-        word: null,
-      });
-      s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
+      finishLive(s, event.key, combined.outcome, (rig) => ({ key: event.key, status: event.result.status, outcome: combined.outcome, score: combined.score, turns: event.result.turns.length, rig, word: null }));
       break;
     }
     case 'item_started':
       // an item of another kind than dialogue: what it asks (the question, the task trial), no turns
       s.active.push({ key: event.key, seedText: event.label, persona: '', mode: s.kind ?? '', turns: [], activeStrategies: [], rig: null, shape: 'item' });
       break;
-    case 'item_finished': {
-      const rig = s.active.find((c) => c.key === event.key)?.rig ?? null;
-      if (rig !== null) {
-        rigOf(s, rig).running--;
-        rigOf(s, rig).done++;
-      }
-      s.active = s.active.filter((c) => c.key !== event.key);
-      s.tally.outcomes[event.outcome] += 1;
-      s.recent.unshift({ key: event.key, status: 'completed', outcome: event.outcome, score: null, turns: 0, rig, word: event.word });
-      s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
+    case 'item_finished':
+      finishLive(s, event.key, event.outcome, (rig) => ({ key: event.key, status: 'completed', outcome: event.outcome, score: null, turns: 0, rig, word: event.word }));
       break;
-    }
     case 'progress':
       s.done = event.done;
       s.planned = event.planned;
@@ -173,6 +148,19 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
       s.stopReason = event.reason ?? null;
       break;
   }
+}
+
+/** An item (a conversation, a question, a task trial) leaves the running list: its rig counts it, the tally and the recent list get it. */
+function finishLive(s: LiveSnapshot, key: string, outcome: keyof LiveSnapshot['tally']['outcomes'], finished: (rig: string | null) => LiveFinished): void {
+  const rig = s.active.find((c) => c.key === key)?.rig ?? null;
+  if (rig !== null) {
+    rigOf(s, rig).running--;
+    rigOf(s, rig).done++;
+  }
+  s.active = s.active.filter((c) => c.key !== key);
+  s.tally.outcomes[outcome] += 1;
+  s.recent.unshift(finished(rig));
+  s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
 }
 
 function rigOf(s: LiveSnapshot, rig: string): LiveRig {
