@@ -12,3 +12,12 @@ export function compareRefusal(kind: string, other?: string | null): string | nu
   if (other && other !== kind) return `a ${kind} run compares with another ${kind} run, not with a ${other} run`;
   return null;
 }
+
+/** Why runs of stored kinds `a` and `b` cannot be compared, null when they can; null for a side not known (yet). */
+export function comparePairRefusal(a: string | null, b: string | null): string | null {
+  if (a === null || b === null) {
+    const known = a ?? b;
+    return known === null ? null : compareRefusal(known);
+  }
+  return compareRefusal(a) ?? compareRefusal(b, a);
+}

@@ -34,7 +34,7 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
-import { compareRefusal } from '../domain/comparable.ts';
+import { comparePairRefusal } from '../domain/comparable.ts';
 import { compareToolRuns } from '../kinds/tool-agents/compare.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../kinds/tool-agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
@@ -431,7 +431,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       handle: async (_q, res, _p, query) => {
         const q = parseRequest(CompareQuerySchema, Object.fromEntries(query), 'compare query');
         const runs = [requireRun(q.a), requireRun(q.b)];
-        const refused = compareRefusal(runs[0].kind) ?? compareRefusal(runs[1].kind, runs[0].kind);
+        const refused = comparePairRefusal(runs[0].kind, runs[1].kind);
         if (refused) throw new ApiError(400, 'unsupported_kind', `compare: ${refused}`);
         // two tool-agents runs: pass^k per family and the tasks that moved, as `icabench compare` prints them
         if (runs[0].kind === TOOL_AGENTS_KIND) {

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { compareToolRuns } from '../../kinds/tool-agents/compare.ts';
-import { compareRefusal } from '../../domain/comparable.ts';
+import { comparePairRefusal } from '../../domain/comparable.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../kinds/tool-agents/results.ts';
 import type { ConversationChange, RunChanges } from '../../analysis/changes.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
@@ -55,7 +55,7 @@ export function registerResultCommands(program: Command): void {
       const store = openStore(options.workspace, false);
       // the one rule of what compares with what (the bench app greys out the same runs with the same reason)
       const [storedA, storedB] = [a, b].map((ref) => store?.getRun(ref) ?? null);
-      const refusal = storedA && storedB ? (compareRefusal(storedA.kind, storedB.kind) ?? compareRefusal(storedB.kind, storedA.kind)) : storedA ? compareRefusal(storedA.kind) : storedB ? compareRefusal(storedB.kind) : null;
+      const refusal = comparePairRefusal(storedA?.kind ?? null, storedB?.kind ?? null);
       if (refusal) {
         store?.close();
         throw new Error(`compare: ${refusal}`);

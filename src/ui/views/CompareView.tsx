@@ -3,7 +3,7 @@ import type { ChartConfiguration } from 'chart.js';
 import type { ConversationChange, ReplyDiffPart, RunChanges } from '../../analysis/changes.ts';
 import type { RunComparison } from '../../analysis/compare.ts';
 import type { ToolRunComparison } from '../../kinds/tool-agents/compare.ts';
-import { compareRefusal } from '../../domain/comparable.ts';
+import { comparePairRefusal, compareRefusal } from '../../domain/comparable.ts';
 import { describeFailOn, FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
@@ -22,7 +22,7 @@ export function CompareView({ a, b }: { a: string | null; b: string | null }) {
   const kindOf = (id: string | null) => runs.data?.runs.find((r) => r.id === id)?.kind ?? null;
   // a pair the server would refuse is never asked for: its runs are greyed out below, with the reason
   const [kindA, kindB] = [kindOf(a), kindOf(b)];
-  const refused = kindA && kindB ? (compareRefusal(kindA, kindB) ?? compareRefusal(kindB, kindA)) : null;
+  const refused = kindA && kindB ? comparePairRefusal(kindA, kindB) : null;
   const comparison = useApi<Served>(a && b && runs.data && !refused ? `/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}` : null);
   const choose = (which: 'a' | 'b', id: string) => navigate('compare', ...(which === 'a' ? [id, b ?? ''] : [a ?? '', id]).filter(Boolean));
   return (
