@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadManualQaConfig } from '../../src/kinds/manual-qa/config.ts';
-import { ManualQaSetupSchema } from '../../src/kinds/manual-qa/campaign.ts';
+import { ManualQaSetupSchema } from '../../src/kinds/manual-qa/item.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { manualQaKind } from '../../src/kinds/manual-qa/kind.ts';
 import { resumedRun } from '../../src/run/resume.ts';

@@ -1,12 +1,11 @@
-import { z } from 'zod';
 import { ConfigError } from '../../config/yaml.ts';
 import type { ContextVector } from '../../domain/context.ts';
+import { parseOrThrow } from '../../domain/validation.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import type { ResultStore } from '../../store/store.ts';
-import { MANUAL_QA_FACTS, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult } from './item.ts';
-import { MANUAL_QA_RENAMED_FIELDS, manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
-import { renameFields } from '../../config/renamed-fields.ts';
+import { MANUAL_QA_FACTS, OmissionSearchResultSchema, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult, type ManualQaSetup } from './item.ts';
+import { manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import type { ManualCorpus } from '../../manual/corpus.ts';
 import { DeterministicManualEvaluator } from '../../manual/evaluate.ts';
 import { searchWarningOmissions, type OmissionSearchResult } from '../../manual/omission.ts';
@@ -18,13 +17,6 @@ import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type Invocat
 import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import { manualQaKind } from './kind.ts';
-
-/** The setup fact; runs stored before the vocabulary change name the judge tiers `evaluators`, and still report. */
-export const ManualQaSetupSchema = z.preprocess(
-  (stored) => renameFields(stored, MANUAL_QA_RENAMED_FIELDS),
-  z.object({ retrieval: z.string(), judges: z.array(z.string()), manual: z.array(z.string()), testSet: z.string() }),
-);
-export type ManualQaSetup = z.infer<typeof ManualQaSetupSchema>;
 
 /**
  * The context every manual question is asked in: manual questions do not depend on where the car
@@ -170,8 +162,9 @@ export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOp
     log: options.log,
     onEvent: options.onProgress ? (event) => event.type === 'progress' && options.onProgress!(event.done, event.planned) : undefined,
   });
-  const omission = result.status === 'completed' ? (store.runFacts(result.runId, MANUAL_QA_FACTS.omission).at(-1)?.data as OmissionSearchResult | undefined) : undefined;
-  return { ...result, omission: omission ?? null };
+  const fact = result.status === 'completed' ? store.runFacts(result.runId, MANUAL_QA_FACTS.omission).at(-1) : undefined;
+  const omission = fact ? parseOrThrow(OmissionSearchResultSchema, fact.data, `${store.path}: run ${result.runId} fact ${MANUAL_QA_FACTS.omission}`) : null;
+  return { ...result, omission };
 }
 
 async function omissionSearch(

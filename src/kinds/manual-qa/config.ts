@@ -2,7 +2,8 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
 import { ConfigError, loadYaml } from '../../config/yaml.ts';
-import { acceptingRenamedFields, type RenamedField } from '../../config/renamed-fields.ts';
+import { acceptingRenamedFields } from '../../config/renamed-fields.ts';
+import { MANUAL_QA_RENAMED_FIELDS } from './item.ts';
 import { ManualFaultConfigSchema, ManualQaSkill } from '../../headunit/reference/manual-skill.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
 import { methodEmbeddingModel } from '../../llm/manifest.ts';
@@ -16,8 +17,6 @@ import { buildManualIndex } from '../../manual/manual-index.ts';
 import { QUESTION_KINDS, QuestionKindSchema, type QuestionKind } from '../../manual/model.ts';
 import { generateDeterministicTestSet, readTestSet, type TestItem } from '../../manual/testset.ts';
 
-/** Fields renamed for one vocabulary across kinds; the old names are read for one release. */
-export const MANUAL_QA_RENAMED_FIELDS: readonly RenamedField[] = [{ old: 'evaluators', now: 'judges' }];
 
 /**
  * A manual-QA campaign (`kind: manual-qa`): the questions of a test set go to the head unit as

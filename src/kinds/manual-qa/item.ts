@@ -1,10 +1,21 @@
 import { z } from 'zod';
+import { renameFields, type RenamedField } from '../../config/renamed-fields.ts';
 import type { ContextVector } from '../../domain/context.ts';
 import type { HeadUnitConnection } from '../../headunit/types.ts';
 import { ManualEvaluationSchema, type ManualEvaluation } from '../../manual/evaluate.ts';
 import { MANUAL_METRICS, metricFails, type ManualMetric } from '../../manual/model.ts';
 import type { TestItem } from '../../manual/testset.ts';
 import { PARAPHRASE_OPERATORS, type OmissionSearchResult } from '../../manual/omission.ts';
+
+/** Fields renamed for one vocabulary across kinds; the old names are read for one release. */
+export const MANUAL_QA_RENAMED_FIELDS: readonly RenamedField[] = [{ old: 'evaluators', now: 'judges' }];
+
+/** The setup fact; runs stored before the vocabulary change name the judge tiers `evaluators`, and still report. */
+export const ManualQaSetupSchema = z.preprocess(
+  (stored) => renameFields(stored, MANUAL_QA_RENAMED_FIELDS),
+  z.object({ retrieval: z.string(), judges: z.array(z.string()), manual: z.array(z.string()), testSet: z.string() }),
+);
+export type ManualQaSetup = z.infer<typeof ManualQaSetupSchema>;
 
 /** Run facts a manual-QA run records besides its item results. */
 export const MANUAL_QA_FACTS = {

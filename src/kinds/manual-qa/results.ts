@@ -7,10 +7,9 @@ import { parseOrThrow } from '../../domain/validation.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { alignmentReport, evaluatorBias, FactAnnotationSchema, type AlignmentReport, type FactAnnotation } from '../../manual/alignment.ts';
-import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, OmissionSearchResultSchema, manualItemOutcome, summariseManualQa, type ManualItemOutcome, type ManualQaResult, type ManualQaSummary } from './item.ts';
+import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, ManualQaSetupSchema, type ManualQaSetup, OmissionSearchResultSchema, manualItemOutcome, summariseManualQa, type ManualItemOutcome, type ManualQaResult, type ManualQaSummary } from './item.ts';
 import type { ManualEvaluation } from '../../manual/evaluate.ts';
 import type { OmissionSearchResult } from '../../manual/omission.ts';
-import { ManualQaSetupSchema, type ManualQaSetup } from './campaign.ts';
 import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 
 /** One question of a stored manual-QA run: the planned item and, once asked, its result and outcome. */
