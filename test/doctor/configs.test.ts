@@ -19,3 +19,13 @@ describe('icabench doctor and the rig status check the same models', () => {
     expect(names.filter((n) => n.startsWith('model '))).toEqual(['model ollama:manual-judge']);
   });
 });
+
+describe('the dialogue kind names no deterministic tier as a model', () => {
+  it('template, oracle and the scripted user are left out; model references stay', async () => {
+    const { dialogueKind } = await import('../../src/kinds/dialogue/kind.ts');
+    const { CampaignConfigSchema } = await import('../../src/kinds/dialogue/config.ts');
+    const config = (simulator: string, judges: string[]) => CampaignConfigSchema.parse({ name: 'x', seeds: 'seeds.yaml', conversations: 1, simulator, judges });
+    expect(dialogueKind.modelRefs(config('script', ['oracle']))).toEqual([]);
+    expect(dialogueKind.modelRefs(config('template', ['oracle', 'ollama:judge']))).toEqual(['ollama:judge']);
+  });
+});

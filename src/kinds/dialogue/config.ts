@@ -173,3 +173,8 @@ export function loadCampaignConfig(path: string): LoadedCampaign {
   const seeds = loadSeedPool(config.seeds, { seedIds: config.seedIds, domains: config.domains, seed: config.seed, needed: config.conversations, namedAt: at('seeds') });
   return { config, path: absolute, seeds, strategies: config.strategies === 'all' ? [...STRATEGIES] : config.strategies };
 }
+
+/** the scripted user of suites and live sessions (src/simulator/script.ts): deterministic, no model */
+export const SCRIPTED_SIMULATOR = 'script';
+/** a model reference, not one of the deterministic tiers (template, oracle, script) */
+export const isModelRef = (ref: string) => ref !== 'template' && ref !== 'oracle' && ref !== SCRIPTED_SIMULATOR;

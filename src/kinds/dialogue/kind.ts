@@ -2,7 +2,7 @@ import type { ConversationSpec } from '../../domain/conversation.ts';
 import type { ContextVector } from '../../domain/context.ts';
 import type { CampaignKindDefinition, KindStorage, OpenOptions } from '../../run/kind.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
-import { CampaignConfigSchema, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from './config.ts';
+import { CampaignConfigSchema, isModelRef, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from './config.ts';
 import type { ConversationExecutor, FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
 import { findingsText, gateText } from './summary-text.ts';
@@ -49,7 +49,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   configSchema: CampaignConfigSchema,
   load: loadCampaignConfig,
   pathFields: campaignPathFields,
-  modelRefs: (config) => [config.simulator, ...config.judges].filter((ref) => ref !== 'template' && ref !== 'oracle'),
+  modelRefs: (config) => [config.simulator, ...config.judges].filter(isModelRef),
   plan: async (campaign) => planConversations(campaign).map((spec) => ({ key: spec.key, item: spec })),
   open: (campaign, options) => openConversationRunner(campaign, options),
   storage: conversationStorage((campaign) => campaign.config.mode),

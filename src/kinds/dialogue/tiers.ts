@@ -1,4 +1,5 @@
 import type { TierFallback, TiersRecord } from '../../domain/tiers.ts';
+import { SCRIPTED_SIMULATOR } from './config.ts';
 import { isTechniqueRef } from '../../llm/modelRef.ts';
 import { OracleJudge } from '../../judge/oracle.ts';
 import type { Judge } from '../../judge/types.ts';
@@ -20,10 +21,6 @@ export interface BuiltTiers extends CampaignTiers {
 }
 
 
-/** the scripted user of suites and live sessions (src/simulator/script.ts): deterministic, no model */
-export const SCRIPTED_SIMULATOR = 'script';
-/** a model reference, not one of the deterministic tiers (template, oracle, script) */
-export const isModelRef = (ref: string) => ref !== 'template' && ref !== 'oracle' && ref !== SCRIPTED_SIMULATOR;
 
 /**
  * Builds the simulator and the judges a config (or the --simulator/--judge overrides) names, in the

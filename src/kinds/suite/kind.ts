@@ -1,7 +1,7 @@
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import { ConfigError } from '../../config/yaml.ts';
 import { llmPathFields, RUN_SOURCE_META, type CampaignKindDefinition, type KindStorage, type PathField } from '../../run/kind.ts';
-import { isModelRef } from '../dialogue/tiers.ts';
+import { isModelRef } from '../dialogue/config.ts';
 import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
 import { loadSuiteCampaign, SUITE_KIND, SuiteCampaignConfigSchema, type LoadedSuiteCampaign, type SuiteCampaignConfig } from './suite-kind.ts';

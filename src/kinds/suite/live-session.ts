@@ -5,7 +5,7 @@ import type { CampaignEvent } from '../../run/events.ts';
 import { ScriptedSimulator, type ScriptSource } from '../../simulator/script.ts';
 import { applySuiteContext, DEFAULT_SUITE_START, SuiteContextSchema, type SuiteContext } from '../../suite/format.ts';
 import { CampaignConfigSchema, type LoadedCampaign } from '../dialogue/config.ts';
-import { SCRIPTED_SIMULATOR } from '../dialogue/tiers.ts';
+import { SCRIPTED_SIMULATOR } from '../dialogue/config.ts';
 import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
 import type { CampaignKindDefinition } from '../../run/kind.ts';

@@ -4,7 +4,7 @@ import { loadYamlDocument } from '../../config/yaml.ts';
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import { loadSuite, suiteSpecs } from '../../suite/format.ts';
 import { CampaignConfigSchema, ConfigError, type LoadedCampaign } from '../dialogue/config.ts';
-import { SCRIPTED_SIMULATOR } from '../dialogue/tiers.ts';
+import { SCRIPTED_SIMULATOR } from '../dialogue/config.ts';
 
 /**
  * `kind: suite` (docs/suites.md): replays scripted suites against a head unit. Every turn is judged as a
