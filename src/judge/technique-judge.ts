@@ -131,6 +131,9 @@ class TechniqueJudge implements Judge {
   readonly tier = 'llm' as const;
   readonly prompts = [...Object.values(JUDGE_PROMPTS), TECHNIQUE_PROMPT];
   private readonly scoring: Scoring;
+  // the worked examples are the same for every call of the run: picked and rendered once
+  private turnExamples?: ReturnType<WorkedExamples['turns']>;
+  private dimensionExamples?: ReturnType<WorkedExamples['dimensions']>;
 
   /** the worked examples a CoT-n technique shows the model; without them such a judge fails loudly */
   private workedExamples(): WorkedExamples {
@@ -161,7 +164,7 @@ class TechniqueJudge implements Judge {
   async evaluateTurn(input: TurnJudgeInput): Promise<TurnVerdict> {
     const prompt = renderTurnJudgePrompt(input);
     const targetIds = input.targets.map((t) => t.id);
-    const examples = this.technique.startsWith('cot-') ? await this.workedExamples().turns() : [];
+    const examples = this.technique.startsWith('cot-') ? await (this.turnExamples ??= this.workedExamples().turns()) : [];
     const question: TechniqueQuestion<TurnAnswer> = {
       schema: (kind) => turnOutputSchema(targetIds, kind === 'confidence'),
       opening: (kind, persona, n) => [{ role: 'system', content: systemFor(prompt.system, kind, persona) }, ...examples.slice(0, n).flat(), { role: 'user', content: prompt.user }],
@@ -186,7 +189,7 @@ class TechniqueJudge implements Judge {
   }
 
   async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
-    const examples = this.technique.startsWith('cot-') ? await this.workedExamples().dimensions() : null;
+    const examples = this.technique.startsWith('cot-') ? await (this.dimensionExamples ??= this.workedExamples().dimensions()) : null;
     const outcomes = await Promise.all(
       renderDimensionJudgePrompts(input).map(async ([dimension, prompt]) => {
         const question: TechniqueQuestion<DimensionAnswer> = {
