@@ -141,7 +141,7 @@ export const programChecks: DoctorCheck[] = [
   programCheck('speech recognition', [POCKETSPHINX], 'the voice path (offline recognition)'),
   programCheck('audio capture', [RECORDERS.sox], 'recording from the microphone (icabench voice)'),
   programCheck('can-utils', [CANPLAYER], 'replaying frames on a SocketCAN interface'),
-  programCheck('audio devices', [PACAT, PACTL], 'the acoustic link (playing on and recording from audio devices)'),
+  programCheck('pulseaudio-utils', [PACAT, PACTL], 'the acoustic link (playing on and recording from audio devices)'),
 ];
 
 /** The checks in report order; other areas append theirs with addDoctorCheck. */

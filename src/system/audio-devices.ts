@@ -62,8 +62,11 @@ export async function listAudioDevices(options: { env?: NodeJS.ProcessEnv; liste
       .map((line) => line.split('\t')[1])
       .filter((name): name is string => Boolean(name));
   const devices: AudioDevice[] = (await names('sinks')).map((name) => ({ kind: 'output', name }));
-  for (const name of await names('sources')) {
-    const samples = await sampleInput(name, options.listenMs ?? 500, options.env);
+  const sources = await names('sources');
+  // every input listened to at once: the check takes one listening time, not one per input
+  const recorded = await Promise.all(sources.map((name) => sampleInput(name, options.listenMs ?? 500, options.env)));
+  for (const [i, name] of sources.entries()) {
+    const samples = recorded[i];
     if (!samples || samples.length === 0) {
       devices.push({ kind: 'input', name });
       continue;

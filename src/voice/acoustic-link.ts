@@ -240,11 +240,6 @@ export class AcousticLink implements AudioLink {
     else this.waitingLabels.push(label);
   }
 
-  /** Level figures of everything recorded so far (for the rig status and `voice devices`). */
-  inputLevel(): { peak: number; capturedMs: number } {
-    return { peak: this.inputPeak, capturedMs: this.capturedMs };
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
