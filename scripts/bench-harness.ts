@@ -33,6 +33,7 @@ import { InProcessHeadUnit } from '../src/headunit/in-process.ts';
 import { ReferenceHeadUnit } from '../src/headunit/reference/reference-headunit.ts';
 import type { ConnectedHeadUnit } from '../src/run/connect.ts';
 import { ResultStore } from '../src/store/store.ts';
+import { llmUsage } from '../src/run/run-facts.ts';
 import { workspaceStorePath } from '../src/store/workspace.ts';
 import { benchModelResponder, startFakeLlmServer, type RecordedRequest } from '../test/helpers/fakeLlmServer.ts';
 
@@ -177,6 +178,8 @@ async function scenario(name: string): Promise<void> {
       simulator: createLlmSimulator('ollama:bench-sim', { tracker, provider: { ollamaHost: url, limiter } }),
       // --two-tier: the oracle first in precedence (it decides every turn of the reference unit), the model judge recorded beside it
       judges: [...(flag('two-tier') ? [new OracleJudge(campaign.config.scoring, campaign.config.safety)] : []), createLlmJudge(`openai-compat:${url}/v1#bench-judge`, { tracker, provider: { limiter } })],
+      // as a real run has it: each conversation's calls handed to the store with it (llm.calls), part of the bench's cost per call
+      tracker,
     };
   }
   // the reference unit called directly instead of over its loopback bridge: what the bridge costs per turn
@@ -199,11 +202,13 @@ async function scenario(name: string): Promise<void> {
   });
   const wallSeconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
+  // the calls as stored (the tracker hands them to the store conversation by conversation)
+  const calls = llmUsage(store, result.runId, turns)?.calls ?? 0;
   store.close();
   const figures: ScenarioFigures = {
     conversations: result.done,
     turns,
-    calls: tracker.summary(turns).calls,
+    calls,
     wallSeconds,
     cpuMs: (cpu.user + cpu.system) / 1000,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
