@@ -15,6 +15,8 @@ import {
   describeRequirements,
   itemJobId,
   itemQueueName,
+  parsedOrUnrecoverable,
+  unrecoverable,
   resultQueueName,
   runRequirements,
   type RunDescriptor,
@@ -277,16 +279,9 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
         resultQueueName(id),
         async (job) => {
           if (job.name === AFTER_ITEMS_JOB) return afterItemsResult(id, job.id, job.data);
-          const parsed = ItemResultMessageSchema.safeParse(job.data);
-          if (!parsed.success) throw new UnrecoverableError(`result ${job.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-          const message = parsed.data;
+          const message = parsedOrUnrecoverable(ItemResultMessageSchema, job.data, `result ${job.id} is not valid`);
           if (message.runId !== id) throw new UnrecoverableError(`result ${job.id} belongs to run ${message.runId}, not ${id}`);
-          let finished: Finished;
-          try {
-            finished = wire.finished.decode(message.finished, `fleet result ${job.id} (${kind.name} ${kind.nouns.item} ${message.key})`);
-          } catch (error) {
-            throw new UnrecoverableError((error as Error).message);
-          }
+          const finished: Finished = unrecoverable(() => wire.finished.decode(message.finished, `fleet result ${job.id} (${kind.name} ${kind.nouns.item} ${message.key})`));
           recordFacts(id, message);
           const { key } = message;
           const waiting = pending.get(key);
@@ -404,17 +399,11 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
 
   /** The after-items step's output from a worker: handed to the run skeleton waiting for it, or kept until it asks. */
   function afterItemsResult(id: string, jobId: string | undefined, data: unknown): void {
-    const parsed = AfterItemsResultMessageSchema.safeParse(data);
-    if (!parsed.success) throw new UnrecoverableError(`result ${jobId} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    const message = parsed.data;
+    const message = parsedOrUnrecoverable(AfterItemsResultMessageSchema, data, `result ${jobId} is not valid`);
     if (message.runId !== id) throw new UnrecoverableError(`result ${jobId} belongs to run ${message.runId}, not ${id}`);
     if (!kind.afterItems) throw new UnrecoverableError(`result ${jobId}: a ${kind.name} run has no step after its ${kind.nouns.items}`);
-    let output: AfterOut;
-    try {
-      output = kind.afterItems.wire.output.decode(message.output, `fleet result ${jobId} (${kind.name}: the step after the ${kind.nouns.items})`);
-    } catch (error) {
-      throw new UnrecoverableError((error as Error).message);
-    }
+    const step = kind.afterItems;
+    const output: AfterOut = unrecoverable(() => step.wire.output.decode(message.output, `fleet result ${jobId} (${kind.name}: the step after the ${kind.nouns.items})`));
     recordFacts(id, message);
     if (afterWaiting) {
       afterWaiting.resolve(output);

@@ -1,4 +1,6 @@
+import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
+import { describeZodError } from '../domain/validation.ts';
 import { WireFactSchema } from '../run/run-facts.ts';
 import { RIG_CAPABILITIES, RIG_TRANSPORTS, type RigNeeds } from '../run/kind.ts';
 
@@ -142,3 +144,19 @@ export const AfterItemsResultMessageSchema = WorkerResultSchema.extend({
   output: z.unknown(),
 });
 export type AfterItemsResultMessage = z.infer<typeof AfterItemsResultMessageSchema>;
+
+/** A job's or result's value read with `read`; one that does not read fails the job for good (never retried, never run). */
+export function unrecoverable<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A job's or result's message checked against its schema; one that does not match fails the job for good, saying what was wrong. */
+export function parsedOrUnrecoverable<S extends z.ZodType>(schema: S, data: unknown, where: string): z.output<S> {
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new UnrecoverableError(`${where}: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}

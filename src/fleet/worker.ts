@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { z } from 'zod';
 import { campaignKind, type AnyCampaignKind } from '../kinds/registry.ts';
 import type { ItemRunner, LoadedKindConfig } from '../run/kind.ts';
 import { parseOrThrow } from '../domain/validation.ts';
@@ -13,6 +12,8 @@ import {
   RunDescriptorSchema,
   WORKER_KEY_PREFIX,
   afterItemsJobId,
+  parsedOrUnrecoverable,
+  unrecoverable,
   resultQueueName,
   servedQueueNames,
   type AfterItemsResultMessage,
@@ -61,10 +62,6 @@ interface OpenedRun {
   invocationFacts: WireFact[];
   /** what the runner recorded since (outside any item's Finished value): sent with the next result, then dropped */
   takeRunFacts(): WireFact[];
-}
-
-function issuesText(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
 }
 
 /**
@@ -136,11 +133,17 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
   const readDescriptor = async (runId: string): Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }> => {
     const raw = await redis.get(RUN_KEY_PREFIX + runId);
     if (raw === null) throw new UnrecoverableError(`run ${runId} is not known to the fleet (no run descriptor in Redis)`);
-    const parsed = RunDescriptorSchema.safeParse(JSON.parse(raw));
-    if (!parsed.success) throw new UnrecoverableError(`run ${runId}: the run descriptor is not valid: ${issuesText(parsed.error)}`);
+    const json = unrecoverable(() => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch (error) {
+        throw new Error(`run ${runId}: the run descriptor in Redis is not JSON (${(error as Error).message})`);
+      }
+    });
+    const descriptor = parsedOrUnrecoverable(RunDescriptorSchema, json, `run ${runId}: the run descriptor is not valid`);
     try {
-      const kind = await campaignKind(parsed.data.kind);
-      return { kind, loaded: kind.wire.loaded.decode(parsed.data.loaded, `run ${runId}: the run descriptor's config`) };
+      const kind = await campaignKind(descriptor.kind);
+      return { kind, loaded: kind.wire.loaded.decode(descriptor.loaded, `run ${runId}: the run descriptor's config`) };
     } catch (error) {
       throw new UnrecoverableError((error as Error).message);
     }
@@ -194,24 +197,15 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     }
   };
 
-  /** A value of a job in its kind's wire form, decoded; one that does not parse fails the job for good (never run). */
-  const decoded = <T>(decode: () => T): T => {
-    try {
-      return decode();
-    } catch (error) {
-      throw new UnrecoverableError((error as Error).message);
-    }
-  };
 
   const processJob = (job: Job): Promise<unknown> => (job.name === AFTER_ITEMS_JOB ? processAfterItems(job) : processItem(job));
 
   const processItem = async (job: Job): Promise<{ key: string }> => {
-    const parsed = ItemJobSchema.safeParse(job.data);
-    // never executed: failed with the reason, no retry
-    if (!parsed.success) throw new UnrecoverableError(`bad job ${job.id}: ${issuesText(parsed.error)}`);
-    const { runId, key } = parsed.data;
+    // a bad job is never executed: failed with the reason, no retry
+    const itemJob = parsedOrUnrecoverable(ItemJobSchema, job.data, `bad job ${job.id}`);
+    const { runId, key } = itemJob;
     const { kind, loaded } = await describedRun(runId);
-    const item = decoded(() => kind.wire.item.decode(parsed.data.item, `bad job ${job.id}: item`));
+    const item = unrecoverable(() => kind.wire.item.decode(itemJob.item, `bad job ${job.id}: item`));
     const opened = await readyRunner(runId, kind, loaded);
     const name = `${runId}/${key}`;
     current.add(name);
@@ -239,13 +233,12 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
 
   /** A run's after-items step (manual-QA: the warning-omission search) on this rig's runner of the run; its output goes back as a result. */
   const processAfterItems = async (job: Job): Promise<void> => {
-    const parsed = AfterItemsJobSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`bad job ${job.id}: ${issuesText(parsed.error)}`);
-    const { runId } = parsed.data;
+    const stepJob = parsedOrUnrecoverable(AfterItemsJobSchema, job.data, `bad job ${job.id}`);
+    const { runId } = stepJob;
     const { kind, loaded } = await describedRun(runId);
     const step = kind.afterItems;
     if (!step) throw new UnrecoverableError(`bad job ${job.id}: a ${kind.name} run has no step after its ${kind.nouns.items}`);
-    const input = decoded(() => step.wire.input.decode(parsed.data.input, `bad job ${job.id}: input`));
+    const input = unrecoverable(() => step.wire.input.decode(stepJob.input, `bad job ${job.id}: input`));
     const opened = await readyRunner(runId, kind, loaded);
     if (!opened.runner.afterItems) throw new UnrecoverableError(`bad job ${job.id}: the ${kind.name} runner of this worker cannot run the step after the ${kind.nouns.items}`);
     const name = `${runId}/${AFTER_ITEMS_JOB}`;
