@@ -6,7 +6,8 @@ import type { Judge } from '../../judge/types.ts';
 import type { Strategy } from '../../domain/taxonomy.ts';
 import { createLlmSimulator } from '../../simulator/llm.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
-import { providerOptionsFrom, type LlmSettings } from '../../llm/settings.ts';
+import type { LlmSettings } from '../../llm/settings.ts';
+import type { ProviderOptions } from '../../llm/index.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
 import { dialogueWorkedExamples } from './technique-examples.ts';
 
@@ -16,6 +17,8 @@ export interface ModelTierContext {
   settings: LlmSettings;
   /** one per run; its summary(turns) is the `llm` section of summary.json */
   tracker: LlmUsageTracker;
+  /** the run's one set of provider options (src/run/model-tiers.ts ModelStack): one request cache, one endpoint policy */
+  providerOptions: ProviderOptions;
   consecutiveLimits?: Partial<Record<Strategy, number>>;
   scoring?: Scoring;
 }
@@ -29,7 +32,7 @@ export function createModelSimulator(ref: string, context: ModelTierContext): Us
     seed: settings.seed,
     maxRetries: settings.maxRetries,
     consecutiveLimits: context.consecutiveLimits,
-    provider: providerOptionsFrom(settings),
+    provider: context.providerOptions,
   });
 }
 
@@ -37,7 +40,7 @@ export function createModelSimulator(ref: string, context: ModelTierContext): Us
 export function createModelJudge(ref: string, context: ModelTierContext): Judge {
   const { settings } = context;
   if (isTechniqueRef(ref)) {
-    return createTechniqueJudge(ref, { workedExamples: dialogueWorkedExamples, tracker: context.tracker, seed: settings.seed, maxRetries: settings.maxRetries, scoring: context.scoring, provider: providerOptionsFrom(settings) });
+    return createTechniqueJudge(ref, { workedExamples: dialogueWorkedExamples, tracker: context.tracker, seed: settings.seed, maxRetries: settings.maxRetries, scoring: context.scoring, provider: context.providerOptions });
   }
   return createLlmJudge(ref, {
     tracker: context.tracker,
@@ -45,6 +48,6 @@ export function createModelJudge(ref: string, context: ModelTierContext): Judge 
     seed: settings.seed,
     maxRetries: settings.maxRetries,
     scoring: context.scoring,
-    provider: providerOptionsFrom(settings),
+    provider: context.providerOptions,
   });
 }

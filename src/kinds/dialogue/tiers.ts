@@ -40,7 +40,7 @@ export async function buildTiers(
   const world = campaignWorld(config);
   // the dialogue kind's model tiers load their clients only when one is asked for, so offline runs start fast
   const modelTiers = () => import('./model-tiers.ts');
-  const context = (models: ModelStack) => ({ settings: models.settings, tracker: models.tracker, consecutiveLimits: config.consecutiveLimits, scoring: config.scoring });
+  const context = (models: ModelStack) => ({ settings: models.settings, tracker: models.tracker, providerOptions: models.providerOptions, consecutiveLimits: config.consecutiveLimits, scoring: config.scoring });
   const built = await buildModelTiers(
     {
       simulator: {
