@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ResultStore } from '../store/store.ts';
 import type { RunFactSink } from './run-facts.ts';
 import { parseOrThrow } from '../domain/validation.ts';
@@ -197,6 +197,9 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
  * alone (the bench app's Resume) by the kind that started it.
  */
 export const RUN_SOURCE_META = 'source';
+/** What a run's meta holds under RUN_SOURCE_META. */
+export const RunSourceSchema = z.object({ kind: z.string(), config: z.unknown() });
+export type RunSource = z.infer<typeof RunSourceSchema>;
 
 /** The path the `llm:` settings every kind shares may name: the development request cache (written). */
 export function llmPathFields<C extends { llm: { cacheDir?: string } }>(config: C): PathField<C>[] {

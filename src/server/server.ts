@@ -14,7 +14,7 @@ import { unitBuildOf } from '../run/run-facts.ts';
 import { pinConversation, pinnedSuiteYaml } from '../suite/pin.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError } from '../config/yaml.ts';
-import { RUN_SOURCE_META, type KindConfig, type LoadedKindConfig } from '../run/kind.ts';
+import { RUN_SOURCE_META, RunSourceSchema, type KindConfig, type LoadedKindConfig } from '../run/kind.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -532,8 +532,6 @@ function requestUrl(target: string | undefined): URL {
   }
 }
 
-/** What a kind stored as another keeps in its run's meta (src/run/kind.ts, RUN_SOURCE_META). */
-const RunSourceSchema = z.object({ kind: z.string(), config: z.unknown() });
 
 /** A run as GET /api/runs and /api/runs/:id answer it. */
 export type ListedRun = Omit<RunRecord, 'config'> & {

@@ -1,6 +1,6 @@
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import { ConfigError } from '../../config/yaml.ts';
-import { llmPathFields, RUN_SOURCE_META, type CampaignKindDefinition, type KindStorage, type PathField } from '../../run/kind.ts';
+import { llmPathFields, RUN_SOURCE_META, type CampaignKindDefinition, type RunSource, type KindStorage, type PathField } from '../../run/kind.ts';
 import { isModelRef } from '../dialogue/config.ts';
 import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
@@ -10,7 +10,7 @@ const scripted = conversationStorage<LoadedSuiteCampaign>(() => 'scripted');
 /** Stored as dialogue runs listed "scripted"; the run's meta keeps the suite config, so the bench app resumes it as a suite run. */
 const suiteStorage: KindStorage<LoadedSuiteCampaign, ConversationSpec, FinishedConversation> = {
   ...scripted,
-  create: (store, loaded, plan, meta) => scripted.create(store, loaded, plan, loaded.suiteConfig ? { ...meta, [RUN_SOURCE_META]: { kind: SUITE_KIND, config: loaded.suiteConfig } } : meta),
+  create: (store, loaded, plan, meta) => scripted.create(store, loaded, plan, loaded.suiteConfig ? { ...meta, [RUN_SOURCE_META]: { kind: SUITE_KIND, config: loaded.suiteConfig } satisfies RunSource } : meta),
 };
 
 /**
