@@ -47,7 +47,12 @@ export function writeAtomically(path: string, content: string): void {
 
 /** The text of summary.json: validated (so its keys come in the schema's order), two-space JSON, one final newline. */
 export function summaryJson(summary: RunSummary): string {
-  return `${JSON.stringify(parseOrThrow(RunSummarySchema, summary, 'summary.json'), null, 2)}\n`;
+  return summaryText(parseOrThrow(RunSummarySchema, summary, 'summary.json'));
+}
+
+/** The text of a summary already validated against RunSummarySchema. */
+function summaryText(parsed: RunSummary): string {
+  return `${JSON.stringify(parsed, null, 2)}\n`;
 }
 
 /**
@@ -73,7 +78,7 @@ export function runReportWriter(options: Pick<RunReportInput, 'drillDownLimit' |
         junit: join(dir, 'junit.xml'),
         csv: join(dir, 'conversations.csv'),
       };
-      writeAtomically(files.summary, summaryJson(summary));
+      writeAtomically(files.summary, summaryText(summary));
       writeAtomically(files.junit, junit.toString(input.run, summary.gate.failOn));
       writeAtomically(files.csv, csv.toString());
       writeAtomically(files.html, html.toString(input.run, summary, input.extraSections));
