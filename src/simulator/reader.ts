@@ -2,7 +2,10 @@ import type { ContextVector } from '../domain/context.ts';
 import { UtteranceAnnotationSchema, type UtteranceAnnotation } from '../domain/conversation.ts';
 import type { Request, Target } from '../domain/targets.ts';
 import { understand, type ParsedRequest } from '../headunit/reference/nlu.ts';
-import { AMBIGUOUS_PLACES } from '../world/world.ts';
+import { AMBIGUOUS_PLACES, DISTRICTS } from '../world/world.ts';
+import { samePlaceName } from '../world/names.ts';
+
+const isDistrict = (name: string) => DISTRICTS.some((d) => samePlaceName(d.name, name));
 
 /**
  * Reads what a typed turn asks for (a technician's live turn, an imported transcript line) into the
@@ -49,7 +52,7 @@ export function readTypedTurn(text: string, targets: readonly Target[], context:
         introduce({ intent: 'find_poi', category: parsed.category, constraints: parsed.constraints });
         return;
       case 'navigate': {
-        const ambiguous = parsed.to.name ? AMBIGUOUS_PLACES.find((p) => p.name.toLowerCase() === parsed.to.name!.toLowerCase() && p.city === context.location.city) : undefined;
+        const ambiguous = parsed.to.name ? AMBIGUOUS_PLACES.find((p) => samePlaceName(p.name, parsed.to.name!) && p.city === context.location.city) : undefined;
         if (ambiguous) {
           // a name several districts share: the oracle expects a clarification before a route
           annotation.sideRequest = { intent: 'navigate', destination: ambiguous.name, constraints: parsed.constraints };
@@ -88,9 +91,12 @@ export function readTypedTurn(text: string, targets: readonly Target[], context:
         if (target) annotation.returnsTo.push(target.id);
         return;
       }
-      case 'choose':
-        // the answer to a clarification: nothing new is asked
+      case 'choose': {
+        // the answer to a clarification: nothing new is asked, but a route to a place named before is asked for again
+        const named = [...open()].reverse().find((t) => t.request.intent === 'navigate' && t.request.destination !== 'poi' && !isDistrict(t.request.destination));
+        if (named && !annotation.addresses.includes(named.id)) annotation.addresses.push(named.id);
         return;
+      }
     }
   }
 }
