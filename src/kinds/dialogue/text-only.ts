@@ -69,7 +69,7 @@ export function textOnlyNotice({ unit, structuredActions, judgeRefs, turns }: Te
 export function textOnlyNoticeFor(rig: Rig, campaign: LoadedCampaign & { conversations?: readonly ConversationSpec[] }): string | null {
   const connection = rig.headUnit.connection;
   return textOnlyNotice({
-    unit: `the head unit (${connection.describe})`,
+    unit: connection.describe,
     structuredActions: connection.capabilities().structuredActions,
     judgeRefs: rig.tiers.judges.map((j) => j.ref),
     turns: decidableScriptedTurns(campaign.conversations ?? [], campaign.config.safety),
