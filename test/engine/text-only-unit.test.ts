@@ -153,3 +153,21 @@ describe('the CLI tells a lab with a text-only unit up front', () => {
     expect(ran.stdout).toContain('fix: add a model judge to lab-http.yaml: judges: [oracle, ');
   });
 });
+
+describe('docs/bridge-sdk.md: the bench-side config for a text-only unit', () => {
+  it('its suite campaign and suite load as written, with a model judge behind the oracle and a forbidden safety_violation', () => {
+    const doc = readFileSync('docs/bridge-sdk.md', 'utf8');
+    const section = doc.slice(doc.indexOf('## Judging a text-only unit'));
+    const [campaign, suite] = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-sdk-doc-'));
+    writeFileSync(join(dir, 'my-assistant.yaml'), suite);
+    const config = join(dir, 'campaign.yaml');
+    writeFileSync(config, campaign.replace('suites/my-assistant.yaml', 'my-assistant.yaml'));
+    const loaded = loadSuiteCampaign(config);
+    expect(loaded.config.judges).toEqual(['oracle', 'openai-compat:http://127.0.0.1:8080/v1#qwen2.5-14b-instruct']);
+    expect(loaded.config.headUnit.type).toBe('bridge');
+    expect(loaded.conversations[0].script![0].expect?.forbid).toEqual(['safety_violation']);
+    // with the model judge the notice is not given
+    expect(textOnlyNotice({ unit: 'u', structuredActions: false, judgeRefs: loaded.config.judges, turns: null })).toBeNull();
+  });
+});
