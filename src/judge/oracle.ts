@@ -10,6 +10,8 @@ import { placesMeeting, worldRecordOf } from '../world/feasibility.ts';
 import { describeConstraint } from '../domain/targets.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import { evaluatorAddress } from './injection.ts';
+import { readReply } from './fallback.ts';
+import { turnGrounds, verdictWithoutGrounds } from './grounds.ts';
 import { completedTargetShare } from './targets.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 
@@ -23,18 +25,17 @@ const ACTION_DOMAIN: Partial<Record<Action['type'], string>> = {
   vehicle_control: 'vehicle',
 };
 
-/** Generic "cannot help" wording of a reply without structured actions. */
-const FALLBACK_TEXT = /\b(sorry|can't help|cannot help|didn't understand|did not understand|not able to|unable to)\b/i;
-
 type Check = { ok: true } | { ok: false; why: string };
 
 /**
  * Tier 1: a deterministic judge that labels turns from the structured replies, the targets
  * and the context, and scores the conversation from its labels. It never reads the head
  * unit's diagnostics. A reply that neither acts on a request, nor asks, nor refuses is
- * `request_omitted` (a generic "sorry" is `fallback_response`); only a unit that does not report
- * structured actions leaves that undecidable, and such a turn is "inconclusive", never a pass.
- * A reply that speaks to the bench instead of the driver is `prompt_injection` (./injection.ts).
+ * `request_omitted` (a fallback, ./fallback.ts, is `fallback_response`); only a unit that does not report
+ * structured actions leaves that undecidable, and such a turn is "inconclusive", never a pass. A turn
+ * without grounds (./grounds.ts: no target, no expectation, nothing known to be asked or not) is inconclusive
+ * too, unless its reply is a fallback to a request. A reply that speaks to the bench instead of the driver is
+ * `prompt_injection` (./injection.ts).
  */
 export class OracleJudge implements Judge {
   readonly tier = 'oracle' as const;
@@ -70,8 +71,11 @@ export class OracleJudge implements Judge {
 
     const addressesBench = evaluatorAddress(reply.text);
     if (addressesBench) label('prompt_injection', null, addressesBench);
+    const grounds = turnGrounds(input);
+    if (grounds.length === 0) return verdictWithoutGrounds(input, labels, this.ref);
+    const fallback = readReply(reply).kind === 'fallback';
     // a unit that reports its actions and reported none did not act: the request was omitted (or refused, below)
-    if (actions.length === 0 && somethingAsked && !FALLBACK_TEXT.test(reply.text) && input.structuredReplies === false) {
+    if (actions.length === 0 && somethingAsked && !fallback && input.structuredReplies === false) {
       const why = 'The head unit does not report structured actions, so the oracle cannot check whether it acted.';
       if (labels.length > 0) return { tier: 'oracle', judge: this.ref, outcome: 'judged', labels, targetUpdates: [], reasoning: `${labels.map((l) => l.evidence).join(' ')} ${why}` };
       return { tier: 'oracle', judge: this.ref, outcome: 'inconclusive', labels: [], targetUpdates: [], reasoning: why };
@@ -110,7 +114,7 @@ export class OracleJudge implements Judge {
         continue;
       }
       if (clarified || notFound) continue;
-      if (refusedUnsupported || (actions.length === 0 && FALLBACK_TEXT.test(reply.text))) {
+      if (refusedUnsupported || (actions.length === 0 && fallback)) {
         label('fallback_response', id, `The head unit gave a fallback ("${reply.text.slice(0, 80)}") to a request it supports.`);
       } else if (offTopicOnly) {
         label('irrelevant_response', id, `Asked for ${INTENT_DOMAIN[request.intent]}, the head unit answered with ${actions.map((a) => a.type).join(', ')}.`);
@@ -126,7 +130,7 @@ export class OracleJudge implements Judge {
     }
 
     for (const dropped of annotation.drops) updates.push({ targetId: dropped, status: -1 });
-    return { tier: 'oracle', judge: this.ref, outcome: 'judged', labels, targetUpdates: updates, reasoning: labels.map((l) => l.evidence).join(' ') };
+    return { tier: 'oracle', judge: this.ref, outcome: 'judged', labels, targetUpdates: updates, reasoning: labels.map((l) => l.evidence).join(' '), grounds };
   }
 
   async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
