@@ -66,7 +66,7 @@ describe('the fallback detector (src/judge/fallback.ts)', () => {
 /** A turn the rule reader read from the words (`meaning: read`) and found nothing it knows in. */
 function readTurn(text: string, reply: string, extra: Partial<SimulatedUtterance> = {}): TurnJudgeInput {
   const utterance: SimulatedUtterance = { text, strategy: null, annotation: UtteranceAnnotationSchema.parse({}), meaning: 'read', ...extra };
-  return { spec: {} as TurnJudgeInput['spec'], history: [], utterance, reply: { text: reply, actions: [] }, targets: [], context: DEFAULT_SUITE_START, turnIndex: 0 };
+  return { spec: {} as TurnJudgeInput['spec'], history: [], utterance, reply: { sessionId: 's', turn: 0, text: reply, actions: [] }, targets: [], context: DEFAULT_SUITE_START, turnIndex: 0 };
 }
 
 describe('the oracle without grounds (src/judge/grounds.ts)', () => {
