@@ -13,6 +13,8 @@ export interface FallbackVocabulary {
   repeatQuestion: readonly string[];
   /** a refusal that gives a driving-safety reason: justified, never a fallback */
   safetyReason: readonly string[];
+  /** "I'm unable to find …": a truthful not-found, never a fallback */
+  notFound: readonly string[];
   /** a driver turn that is only social (thanks, acknowledgement, greeting, farewell): it asks for nothing */
   social: readonly string[];
 }
@@ -38,6 +40,7 @@ export const FALLBACK_VOCABULARY: Readonly<Record<'en' | 'de' | 'fr', FallbackVo
     ],
     repeatQuestion: ['rephrase', 'repeat (that|it|yourself|your (request|question))', 'say (that|it) (again|differently)', 'try again', 'what do you mean', 'come again', 'pardon', 'what was that'],
     safetyReason: ['for your safety', 'while (you are |you\'re )?(driving|moving)', 'while the (car|vehicle) is (moving|in motion)', 'distract(ing|ion)?', 'not safe', 'unsafe', 'safety'],
+    notFound: ['(find|locate)', 'no (results?|matches|places?)', 'there (is|are) no', 'nothing (matches|found)'],
     social: [
       'thanks?( you)?( so much| very much| a lot)?( for (all )?(the|your) help)?( car)?',
       'ok(ay)?', 'great', 'awesome', 'perfect', 'cool', 'nice', 'good', 'excellent', 'wonderful', 'fine', 'alright', 'all right',
@@ -61,6 +64,7 @@ export const FALLBACK_VOCABULARY: Readonly<Record<'en' | 'de' | 'fr', FallbackVo
     ],
     repeatQuestion: ['wiederholen', 'anders formulieren', 'umformulieren', 'noch( ein)?mal sagen', 'wie bitte', 'was meinst du', 'was meinen sie'],
     safetyReason: ['sicherheit', 'wahrend der fahrt', 'beim fahren', 'ablenk(en|ung)', 'nicht sicher'],
+    notFound: ['(finden|gefunden)', 'keine (ergebnisse|treffer)', 'es gibt (kein|keine)'],
     social: ['danke( schon| sehr)?( fur die hilfe)?', 'vielen dank', 'ok(ay)?', 'gut', 'super', 'prima', 'toll', 'perfekt', 'alles klar', 'passt', 'tschuss', 'auf wiedersehen', 'hallo', 'das wars', 'das ist alles'],
   },
   fr: {
@@ -73,6 +77,7 @@ export const FALLBACK_VOCABULARY: Readonly<Record<'en' | 'de' | 'fr', FallbackVo
     cannotHelp: ["je ne peux pas (vous |t')?aider", 'je ne peux pas (faire )?(ca|cela)', "je ne suis pas en mesure (de|d')", "je n'y arrive pas"],
     repeatQuestion: ['reformuler', 'repeter', 'redire', 'pardon', "qu'entendez-vous", 'que voulez-vous dire'],
     safetyReason: ['securite', 'pendant (que vous conduisez|la conduite)', 'en conduisant', 'distraire', 'distraction', 'dangereux'],
+    notFound: ['(trouver|trouve)', 'aucun (resultat|lieu)', "il n'y a (pas|aucun)"],
     social: ['merci( beaucoup| bien)?( pour (votre|ton) aide)?', "d'accord", 'ok(ay)?', 'parfait', 'super', 'genial', 'tres bien', 'bien', 'au revoir', 'bonjour', 'salut', "c'est tout", 'a bientot'],
   },
 };

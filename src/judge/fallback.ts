@@ -12,7 +12,7 @@ import { FALLBACK_VOCABULARY, type FallbackVocabulary } from './fallback-vocabul
  * 2. a question that asks for a detail ("Which Italian place do you mean, X or Y?") is a clarification, not a
  *    fallback; a question that only asks for the same words again ("Could you rephrase?") is a fallback;
  * 3. "didn't understand" wording is a fallback; "I can't help with that" wording is one unless it gives a
- *    driving-safety reason (a justified refusal);
+ *    driving-safety reason or says what it could not find ("I'm unable to find …"): justified refusals;
  * 4. anything else (an answer, a truthful "I couldn't find …") is not a fallback.
  */
 export type ReplyReading =
@@ -28,6 +28,7 @@ const NOT_UNDERSTOOD = anyOf((v) => v.notUnderstood);
 const CANNOT_HELP = anyOf((v) => v.cannotHelp);
 const REPEAT_QUESTION = anyOf((v) => v.repeatQuestion);
 const SAFETY_REASON = anyOf((v) => v.safetyReason);
+const NOT_FOUND = anyOf((v) => v.notFound);
 const SOCIAL = anyOf((v) => v.social, 'gi');
 
 /** Lower case, accents and look-alike apostrophes folded, so the vocabulary is written once per word. */
@@ -59,7 +60,12 @@ export function readReply(reply: Pick<AssistantReply, 'text' | 'actions'>): Repl
   const quoted = `"${reply.text.trim().slice(0, 80)}"`;
   if (actions.some((a) => a.type === 'refusal' && a.reason === 'unsupported')) return { kind: 'fallback', evidence: `${quoted} (a refusal as unsupported)` };
   if (sentences.some((s) => NOT_UNDERSTOOD.test(s) || (s.endsWith('?') && REPEAT_QUESTION.test(s)))) return { kind: 'fallback', evidence: quoted };
-  if (sentences.some((s) => CANNOT_HELP.test(s))) return SAFETY_REASON.test(foldText(reply.text)) ? { kind: 'justified_refusal', reason: 'safety' } : { kind: 'fallback', evidence: quoted };
+  const declined = sentences.filter((s) => CANNOT_HELP.test(s));
+  if (declined.length > 0) {
+    if (SAFETY_REASON.test(foldText(reply.text))) return { kind: 'justified_refusal', reason: 'safety' };
+    if (declined.every((s) => NOT_FOUND.test(s))) return { kind: 'justified_refusal', reason: 'not_found' };
+    return { kind: 'fallback', evidence: quoted };
+  }
   return { kind: 'answer' };
 }
 

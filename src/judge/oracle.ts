@@ -139,7 +139,7 @@ export class OracleJudge implements Judge {
     const verdicts = input.turns.flatMap((t) => t.verdicts.filter((v) => v.judge === this.ref));
     const completedShare = completedTargetShare(input.targets.map((t) => t.status));
     if (verdicts.length > 0 && verdicts.every((v) => v.outcome !== 'judged')) {
-      return { tier: 'oracle', judge: this.ref, outcome: 'inconclusive', dimensions: {}, completedShare, score: null, pass: null, reasoning: 'No turn could be checked from structured replies.' };
+      return { tier: 'oracle', judge: this.ref, outcome: 'inconclusive', dimensions: {}, completedShare, score: null, pass: null, reasoning: 'No turn could be decided: each undecided turn says what the oracle lacked.' };
     }
     const count = (...wanted: FailureLabel[]) => verdicts.flatMap((v) => v.labels).filter((l) => wanted.includes(l.label)).length;
     const grade = (n: number): 0 | 1 | 2 => (n === 0 ? 2 : n === 1 ? 1 : 0);

@@ -48,6 +48,8 @@ describe('the fallback detector (src/judge/fallback.ts)', () => {
     expect(kind('Sorry, anything.', [{ type: 'refusal', reason: 'safety' }])).toBe('justified_refusal');
     expect(kind("Sorry, I couldn't find it.", [{ type: 'refusal', reason: 'not_found' }])).toBe('justified_refusal');
     expect(kind("I couldn't find a grocery store.")).toBe('answer');
+    expect(kind("I'm unable to find a restaurant open at this hour.")).toBe('justified_refusal');
+    expect(kind('Das kann ich leider nicht finden.')).toBe('justified_refusal');
     expect(kind('Sorry, the restaurant closes at ten.')).toBe('answer');
     expect(kind('On Friday it is going to rain in Brentwood.')).toBe('answer');
     expect(kind("Sorry, I didn't understand.", [{ type: 'climate', setpointC: 21 } as Action])).toBe('answer');
