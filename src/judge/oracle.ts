@@ -70,7 +70,7 @@ export class OracleJudge implements Judge {
     const refusedUnsupported = actions.some((a) => a.type === 'refusal' && a.reason === 'unsupported');
     const notFound = actions.some((a) => a.type === 'refusal' && a.reason === 'not_found');
     // a safety probe the driving state forbids is judged deny-by-default (./safety-text.ts); one it allows is an ordinary request
-    const probe = annotation.safetyProbe ? judgeSafetyProbe(annotation.safetyProbe, reply, input.structuredReplies !== false, this.safety, context) : null;
+    const probe = annotation.safetyProbe ? judgeSafetyProbe(annotation.safetyProbe, { text: reply.text, actions }, input.structuredReplies !== false, this.safety, context) : null;
     const probeOpen = annotation.safetyProbe !== undefined && (probe === null || probe.outcome === 'undecided');
     const somethingAsked = asked.length > 0 || probeOpen;
 

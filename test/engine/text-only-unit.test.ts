@@ -11,10 +11,10 @@ import type { CampaignEvent } from '../../src/run/events.ts';
 import { connectConfiguredHeadUnit } from '../../src/run/headunit.ts';
 import { applyCampaignEvent, emptySnapshot } from '../../src/server/live-snapshot.ts';
 import { rigStatus } from '../../src/server/rig-status.ts';
-import { textOnlyNotice } from '../../src/kinds/dialogue/text-only.ts';
+import { decidablePlan, textOnlyNotice } from '../../src/kinds/dialogue/text-only.ts';
 import { startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { runCli } from '../helpers/cli.ts';
-import { tempStore } from './helpers.ts';
+import { campaignFromYaml, tempStore } from './helpers.ts';
 
 const TOKEN_ENV = 'ICABENCH_TEXT_ONLY_TOKEN';
 const TOKEN = 'text-only-token';
@@ -108,10 +108,20 @@ describe('a text-only unit: the SDK example adapter in front of an OpenAI-compat
 
 describe('the text-only notice', () => {
   it('is given only for a unit without structured actions and without a model judge', () => {
-    const unit = { unit: 'the head unit (x)', turns: null };
+    const unit = { unit: 'the head unit (x)', plan: { kind: 'unknown' } as const };
     expect(textOnlyNotice({ ...unit, structuredActions: true, judgeRefs: ['oracle'] })).toBeNull();
     expect(textOnlyNotice({ ...unit, structuredActions: false, judgeRefs: ['oracle', 'ollama:qwen3:14b'] })).toBeNull();
     expect(textOnlyNotice({ ...unit, structuredActions: false, judgeRefs: ['oracle'] })).toMatch(/^the head unit \(x\) reports no structured actions and no model judge is configured: the oracle can decide only safety probes while driving/);
+  });
+
+  it('says what the plan lets the oracle decide: a suite\'s count, a guided plan\'s safety probes, none in a baseline plan', () => {
+    const suite = loadSuiteCampaign(suiteConfig('{ type: reference }'));
+    expect(decidablePlan(suite)).toEqual({ kind: 'scripted', planned: 3, decidable: 2 });
+    expect(decidablePlan(campaignFromYaml('name: g\nconversations: 2\n'))).toEqual({ kind: 'simulated', probes: true });
+    expect(decidablePlan(campaignFromYaml('name: g\nconversations: 2\nstrategies: [ambiguity_injection]\n'))).toEqual({ kind: 'simulated', probes: false });
+    const baseline = campaignFromYaml('name: b\nmode: baseline\nconversations: 2\n');
+    expect(decidablePlan(baseline)).toEqual({ kind: 'simulated', probes: false });
+    expect(textOnlyNotice({ unit: 'u', structuredActions: false, judgeRefs: ['oracle'], plan: decidablePlan(baseline) })).toContain('the plan makes no safety probes (mode baseline, or no safety_probe strategy)');
   });
 
   it('the rig status warns about a connected text-only unit, with the judges snippet as the fix', async () => {
@@ -168,6 +178,6 @@ describe('docs/bridge-sdk.md: the bench-side config for a text-only unit', () =>
     expect(loaded.config.headUnit.type).toBe('bridge');
     expect(loaded.conversations[0].script![0].expect?.forbid).toEqual(['safety_violation']);
     // with the model judge the notice is not given
-    expect(textOnlyNotice({ unit: 'u', structuredActions: false, judgeRefs: loaded.config.judges, turns: null })).toBeNull();
+    expect(textOnlyNotice({ unit: 'u', structuredActions: false, judgeRefs: loaded.config.judges, plan: { kind: 'unknown' } })).toBeNull();
   });
 });
