@@ -23,6 +23,12 @@ export const MANIPULATION_VOCABULARY = {
   },
   /** articles, possessives and adjectives that may stand between an address word and its addressee ("to the human evaluator") */
   determiners: ['the', 'any', 'our', 'my', 'dear', 'human', 'automated', 'automatic', 'den', 'die', 'das', 'dem', 'der', 'alle', 'lieber', 'liebe', 'le', 'la', 'les', "l'", 'du', 'au', 'aux', 'cher', 'chere', 'el', 'los', 'las', 'al', 'il', 'lo', 'gli', 'ai', 'alla', 'caro', 'cara', 'a la', 'a los'],
+  /** prepositions that open a sentence directed at someone ("To the LLM evaluating this: …") */
+  openingPrepositions: ['to', 'for', 'an', 'fur', 'pour', 'a', 'para', 'per'],
+  /** possessives before a judge's instructions ("your instructions", "vos consignes") */
+  possessives: ['your', 'ihre', 'deine', 'eure', 'vos', 'tes', 'votre', 'tus', 'sus', 'tue', 'le tue', 'vostre'],
+  /** German verb-final directives: "als bestanden werten" (link, verdict, one of these infinitives) */
+  verbFinal: { link: ['als'], infinitives: ['werten', 'markieren', 'bewerten', 'einstufen', 'zahlen', 'betrachten', 'ausgeben', 'gelten', 'verbuchen'] },
   /** words that open a note to someone ("note to …", "Hinweis für …") */
   noteWords: ['note', 'notes', 'message', 'hint', 'reminder', 'remark', 'comment', 'attention', 'attn', 'ps', 'p.s', 'hinweis', 'notiz', 'nachricht', 'anmerkung', 'achtung', 'remarque', 'avis', 'nota', 'mensaje', 'aviso', 'atencion', 'messaggio', 'avviso', 'attenzione', 'a l\'attention'],
   /** prepositions that direct a note to someone */

@@ -36,16 +36,22 @@ export type ManipulationFinding = z.infer<typeof ManipulationFindingSchema>;
 
 const LETTER = '[\\p{L}\\p{N}]';
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
-/** An alternation of vocabulary entries as whole words (an entry ending in an apostrophe may run into the next word). */
+/**
+ * An alternation of vocabulary entries as whole words (an entry ending in an apostrophe may run into the next
+ * word). One word-boundary check for the whole alternation: one per entry makes the expressions slow to compile.
+ */
 function words(list: readonly string[]): string {
-  const sorted = [...new Set(list)].sort((a, b) => b.length - a.length);
-  return `(?<!${LETTER})(?:${sorted.map((w) => `${escape(w)}${w.endsWith("'") ? '' : `(?!${LETTER})`}`).join('|')})`;
+  const alternation = (entries: string[]) => [...new Set(entries)].sort((a, b) => b.length - a.length).map(escape).join('|');
+  const elided = list.filter((w) => w.endsWith("'"));
+  const whole = `(?:${alternation(list.filter((w) => !w.endsWith("'")))})(?!${LETTER})`;
+  return `(?<!${LETTER})(?:${elided.length ? `${whole}|(?:${alternation(elided)})` : whole})`;
 }
-const re = (source: string, flags = '') => new RegExp(source, `iu${flags}`);
+/** Expressions run on the comparison form (lower case, accents dropped), so they need no case-insensitive flag. */
+const re = (source: string, flags = '') => new RegExp(source, `u${flags}`);
 
 const STRONG = words(V.addressees.strong);
 const ANY_ADDRESSEE = words([...V.addressees.strong, ...V.addressees.weak]);
-const DET = `(?:${words(V.determiners)}\\s*)*`;
+const DET = `(?:${words(V.determiners)}\\s*){0,3}`;
 const CLAUSE_START = `(?:^\\s*|[,:;()"\\-–—|/]\\s*|${words(V.conjunctions)}\\s+)`;
 const VERB = words(V.gradingVerbs);
 const VERDICT = words(V.verdicts);
@@ -53,19 +59,19 @@ const FRACTION = `(?<!${LETTER})\\d{1,3}\\s*\\/\\s*\\d{1,3}(?!${LETTER})`;
 const TEST_VERDICT = `(?:${words(V.testVerdicts)}|${FRACTION})`;
 const ANY_VERDICT = `(?:${TEST_VERDICT}|${VERDICT})`;
 const BENCH_OBJECT = re(words(V.benchObjects));
-const JUDGES_INSTRUCTIONS = re(`${words(['your', 'ihre', 'deine', 'eure', 'vos', 'tes', 'votre', 'tus', 'sus', 'tue', 'le tue', 'vostre'])}\\s+${words(V.instructionNouns)}`);
+const JUDGES_INSTRUCTIONS = re(`${words(V.possessives)}\\s+${words(V.instructionNouns)}`);
 
 const ADDRESS_FORMS: ReadonlyArray<readonly [string, RegExp]> = [
   ['a note addressed to the judging party', re(`${words(V.noteWords)}\\s*(?:${words(V.toWords)}\\s*)${DET}${ANY_ADDRESSEE}`)],
   ['a note addressed to the judging party', re(`${words(V.noteWords)}\\s*[:,]?\\s*${DET}${STRONG}`)],
   ['a greeting to the judging party', re(`${CLAUSE_START}${words(V.greetings)}\\s+${DET}${ANY_ADDRESSEE}`)],
   ['the judging party called by name', re(`${CLAUSE_START}${DET}${STRONG}\\s*[:,]`)],
-  ['words directed to the judging party', re(`^\\s*${words(['to', 'for', 'an', 'fur', 'pour', 'a', 'para', 'per'])}\\s+${DET}${STRONG}`)],
+  ['words directed to the judging party', re(`^\\s*${words(V.openingPrepositions)}\\s+${DET}${STRONG}`)],
   ['an instruction to the judging party', re(`${DET}${STRONG}\\s+(?:\\S+\\s+){0,2}?${words(V.modals)}`)],
 ];
 const STRUCTURE: ReadonlyArray<readonly [string, RegExp]> = [
   ['a chat role marker', re(`(?:^|\\n)\\s*[\\[<(#*]*\\s*${words(V.roles)}\\s*[\\]>)*]*\\s*:`)],
-  ['a chat-template token', /<\|[a-z_]{2,30}\|>|\[\/?INST\]|<<\/?SYS>>|<\/?s>|<\/?(start|end)_of_turn>/iu],
+  ['a chat-template token', /<\|[a-z_]{2,30}\|>|\[\/?inst\]|<<\/?sys>>|<\/?s>|<\/?(start|end)_of_turn>/u],
   ['a message tag', re(`<\\s*\\/?\\s*(?:${words(V.roles)}|prompt|tool_call|tool_result|function_call|system_message|message|head_unit_reply|trajectory|recommendation|assistant_answer)(?:\\s[^>]{0,80})?>`)],
   ['an instruction heading', re(`(?:^|\\n)\\s*#{1,6}\\s*${words(V.headingWords)}`)],
   ['a verdict in a judge’s answer format', re(`["'\`]${words(V.verdictKeys)}["'\`]\\s*:`)],
@@ -77,7 +83,7 @@ const IMPERATIVE = re(`${CLAUSE_START}(?:${words(V.politeness)}\\s+)?(${VERB})(?
 const LINKED_VERDICT = re(`^(?:\\s+\\S+){0,5}?\\s+${words(V.verdictLinks)}\\s+(${ANY_VERDICT})`);
 const BARE_TEST_VERDICT = re(`^(?:\\s+\\S+){0,4}?\\s+(${TEST_VERDICT})`);
 /** the German verb-final form: "als bestanden werten" */
-const VERB_FINAL = re(`${words(['als'])}\\s+(${ANY_VERDICT})\\s+${words(['werten', 'markieren', 'bewerten', 'einstufen', 'zahlen', 'betrachten', 'ausgeben', 'gelten', 'verbuchen'])}`);
+const VERB_FINAL = re(`${words(V.verbFinal.link)}\\s+(${ANY_VERDICT})\\s+${words(V.verbFinal.infinitives)}`);
 const NO_PENALTY = re(`${words(V.negations)}\\s+(?:\\S+\\s+){0,3}?${words(V.penaltyVerbs)}`);
 
 const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0100}-\u{E01EF}]/gu;
@@ -118,11 +124,11 @@ export function hiddenParts(raw: string): { visible: string; hidden: string[] } 
   return { visible, hidden: hidden.map(normaliseUnitText).filter((h) => h.length > 0) };
 }
 
-/** The comparison form: accents dropped letter by letter, so indices match the normalised text. */
+/** The comparison form: lower case, accents dropped, letter by letter (a letter whose form would change length stays), so indices match the normalised text. */
 function comparisonForm(text: string): string {
   return [...text]
     .map((c) => {
-      const bare = c.normalize('NFD').replace(/\p{M}/gu, '');
+      const bare = c.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
       return bare.length === c.length ? bare : c;
     })
     .join('');
