@@ -1,7 +1,7 @@
 import type { ContextVector } from '../domain/context.ts';
 import { UtteranceAnnotationSchema, type UtteranceAnnotation } from '../domain/conversation.ts';
 import type { Constraint, Request, Target } from '../domain/targets.ts';
-import { understand, type ParsedRequest } from '../headunit/reference/nlu.ts';
+import { understand, type ParsedRequest } from '../world/nlu.ts';
 import { AMBIGUOUS_PLACES, DISTRICTS } from '../world/world.ts';
 import { samePlaceName } from '../world/names.ts';
 
@@ -13,14 +13,15 @@ const ROUTE_OPTIONS: ReadonlySet<Constraint['kind']> = new Set(['avoid_tolls', '
 /**
  * Reads what a typed turn asks for (a technician's live turn, an imported transcript line) into the
  * annotation the judges work from, the way the simulators annotate their own turns. It uses the rule-based
- * reader of the bench vocabulary (the reference unit's, src/headunit/reference/nlu.ts): what it does not
+ * reader of the bench vocabulary (src/world/nlu.ts, the one the reference unit understands with): what it does not
  * recognise is left out, so such a turn asks for nothing the oracle can check. A suite file may state a
  * turn's meaning itself (`means:`), which is then used instead (docs/suites.md).
  *
  * New requests become targets (t1, t2, … after the ones already there); a constraint added later ("make it rated
  * at least 4.5") goes to the latest search still wanted, answered or not (a route option to the latest route), as
  * the template simulator stacks them; "back to the restaurant" returns to that search; "never mind" drops the
- * latest open target.
+ * latest open target; the answer to a clarification ("the one in Haidhausen") asks again for the route to the
+ * place named before, which the resolved route then completes.
  */
 export function readTypedTurn(text: string, targets: readonly Target[], context: ContextVector): UtteranceAnnotation {
   const annotation: UtteranceAnnotation = UtteranceAnnotationSchema.parse({});
