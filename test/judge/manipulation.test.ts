@@ -74,7 +74,7 @@ describe('the manipulation set', () => {
     expect(findings.every((f) => f.why.length > 0 && f.text.length > 0)).toBe(true);
   });
 
-  it(`labels nothing in the benign in-car replies (${BENIGN.length}: "System", "Note:", "Hinweis:", ratings, names like "The Hanging Judge")`, () => {
+  it(`labels nothing in the benign in-car replies (${BENIGN.length}: "System", "Note:", "Hinweis:", ratings, the TÜV "Prüfer", names like "The Hanging Judge")`, () => {
     const alarms = BENIGN.flatMap((c) => examine(c).map((f) => `${c.id}: ${f.field} ${f.why.join('; ')}`));
     expect(alarms).toEqual([]);
   });
