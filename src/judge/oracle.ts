@@ -11,6 +11,7 @@ import { describeConstraint } from '../domain/targets.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import { evaluatorAddress } from './injection.ts';
 import { turnEvidence } from './bus-evidence.ts';
+import { checkRouteDestination } from './route-destination.ts';
 import { judgeSafetyProbe } from './safety-text.ts';
 import { completedTargetShare } from './targets.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
@@ -107,7 +108,8 @@ export class OracleJudge implements Judge {
         continue;
       }
       if (action) {
-        const check = checkAction(request, action, context, this.world, target);
+        const asActed = checkAction(request, action, context, this.world, target);
+        const check = asActed.ok ? checkRouteDestination(request, action, input, this.world) : asActed;
         if (check.ok) {
           if (target) updates.push({ targetId: target.id, status: 1 });
         } else if (request.intent === 'plan_trip') {
