@@ -134,8 +134,11 @@ describe('real dialogues as suites', () => {
     // every driver turn was played and answered (the scripted user does not stop early)
     expect(results.map((r) => r.turns.length)).toEqual(results.map((r) => r.spec.script!.length));
     expect(results.every((r) => r.turns.every((t) => t.reply !== null))).toBe(true);
-    // the navigation dialogues ask for what the reference world does not have: no failure is invented for them
-    expect(results.filter((r) => combinedVerdict(r).outcome === 'fail')).toEqual([]);
+    // the reference unit serves no weather or calendar and misses some navigation wording: its "didn't understand" to
+    // such a request is a fallback (issue 31); no other failure is invented, and a thank-you is never labelled
+    const findings = results.flatMap((r) => combinedVerdict(r).findings.map((f) => ({ ...f, turn: r.turns[f.turn - 1] })));
+    expect(new Set(findings.map((f) => f.label))).toEqual(new Set(['fallback_response']));
+    expect(findings.every((f) => f.turn.reply?.text === "Sorry, I didn't understand that. Could you rephrase?" && !/^(thanks|thank you)[.!]?$/i.test(f.turn.utterance.text))).toBe(true);
   });
 
   it('only the asked KVRET tasks, and a bad KVRET file names the dialogue', () => {
