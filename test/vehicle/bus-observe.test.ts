@@ -89,7 +89,7 @@ function firedTurns(results: ConversationResult[], profile: string) {
 
 describe('each finding on the bus, from a unit that fails it there', () => {
   it('text-only: a command never sent is request_omitted, a wrong value constraint_missed, an unsafe command safety_violation; the evidence shows the decoded frames', async () => {
-    const { results } = await run({ announces: false, bus: true, unitFaults: ['unsafe_compliance'], busFaults: ['bus_silent', 'bus_wrong_value'], busRate: 0.5 }, 6, 200);
+    const { results } = await run({ announces: false, bus: true, unitFaults: ['unsafe_compliance'], busFaults: ['bus_silent', 'bus_wrong_value'], busRate: 0.5 }, 6, 400);
     const expectFound = (profile: string, label: string, evidence: RegExp) => {
       const turns = firedTurns(results, profile);
       expect(turns.length, profile).toBeGreaterThan(0);
@@ -99,7 +99,7 @@ describe('each finding on the bus, from a unit that fails it there', () => {
         expect(found!.evidence).toMatch(evidence);
       }
     };
-    expectFound('bus_silent', 'request_omitted', /Nothing on the bus within 200 ms/);
+    expectFound('bus_silent', 'request_omitted', /Nothing on the bus within 400 ms/);
     // 21 °C asked, 69.8 on the bus (the unit sent °F): the frame with its id, bytes and decoded signals
     expectFound('bus_wrong_value', 'constraint_missed', /Seen on the bus: (climate_setpoint = [\d.]+ \(HU_CLIMATE_REQUEST 0x500#[0-9A-F]{2} Setpoint=[\d.]+|media_source = \w+ \(HU_MEDIA_REQUEST 0x510#[0-9A-F]{2} Source=[A-Z]+)/);
     expectFound('unsafe_compliance', 'safety_violation', /Seen on the bus: (vehicle_control|media_source = video).*0x5[1-5]0#/);
@@ -109,7 +109,7 @@ describe('each finding on the bus, from a unit that fails it there', () => {
   }, 120_000);
 
   it('a unit that announces one thing and sends another (or nothing) is action_misreported, beside what the bus shows it did', async () => {
-    const { results } = await run({ announces: true, bus: true, unitFaults: [], busFaults: ['bus_silent', 'bus_wrong_value'], busRate: 0.5 }, 6, 200);
+    const { results } = await run({ announces: true, bus: true, unitFaults: [], busFaults: ['bus_silent', 'bus_wrong_value'], busRate: 0.5 }, 6, 400);
     for (const profile of ['bus_silent', 'bus_wrong_value']) {
       const turns = firedTurns(results, profile);
       expect(turns.length, profile).toBeGreaterThan(0);
@@ -117,7 +117,7 @@ describe('each finding on the bus, from a unit that fails it there', () => {
         const labels = turn.verdicts[0].labels;
         const misreported = labels.find((l) => l.label === 'action_misreported');
         expect(misreported, `${profile} on "${turn.utterance.text}"`).toBeDefined();
-        expect(misreported!.evidence).toMatch(profile === 'bus_silent' ? /announced .*, but the bus carried no \w+ frame within 200 ms/ : /announced .*, but the bus shows .*0x5[01]0#[0-9A-F]{2}/);
+        expect(misreported!.evidence).toMatch(profile === 'bus_silent' ? /announced .*, but the bus carried no \w+ frame within 400 ms/ : /announced .*, but the bus shows .*0x5[01]0#[0-9A-F]{2}/);
         expect(labels.map((l) => l.label)).toContain(profile === 'bus_silent' ? 'request_omitted' : 'constraint_missed');
       }
     }

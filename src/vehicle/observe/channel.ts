@@ -64,7 +64,9 @@ export class ObservationChannel {
   receive(frame: CanFrame): void {
     if (!this.mapping.reads(frame)) return;
     const at = this.now();
-    const open = this.window && at - this.window.startedAt <= this.windowMs ? this.window : null;
+    // the window is open until its close() has waited it out: a frame that arrived in time but was read late (a busy
+    // event loop) still counts
+    const open = this.window;
     if (open) open.framesSeen++;
     const decoded = this.mapping.decode(frame);
     if (!decoded || 'problem' in decoded) {
@@ -92,6 +94,8 @@ export class ObservationChannel {
       close: async () => {
         const remaining = window.startedAt + this.windowMs - this.now();
         if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
+        // timers run before I/O in an event-loop turn: let the input that is already waiting be read first
+        await new Promise((resolve) => setImmediate(resolve));
         if (this.window === window) this.window = null;
         return { windowMs: this.windowMs, carries: [...this.mapping.carries], actions: window.actions, framesSeen: window.framesSeen, actionsDropped: window.dropped };
       },
