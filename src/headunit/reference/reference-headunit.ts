@@ -10,7 +10,7 @@ import { DEFAULT_VEHICLE_READINGS, REFERENCE_REPLIES, vehicleReading, type Reply
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
 import { FAULT_PROFILES, FaultConfigSchema, faultRates, type FaultConfigInput, type FaultProfile } from './faults.ts';
 import { BUS_FAULT_PROFILES, type ReferenceBus } from './bus-actions.ts';
-import { understand, type ParsedRequest } from './nlu.ts';
+import { understand, type ParsedRequest } from '../../world/nlu.ts';
 import { MANUAL_FAULT_PROFILES, manualFaultRates, type ManualFaultConfig, type ManualFaultProfile, type ManualQaSkill } from './manual-skill.ts';
 
 /** A question about the car itself, for the manual skill even when a word in it looks like a dialogue request. */
