@@ -3,7 +3,8 @@ import type { ConversationResult, ConversationSpec } from '../../domain/conversa
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import type { ArtifactInput, ResultStore } from '../../store/store.ts';
 import type { CampaignEvent, CampaignEventListener } from '../../run/events.ts';
-import type { CampaignKindDefinition, ItemRunner } from '../../run/kind.ts';
+import type { CampaignKindDefinition, ItemRunner, KindRig } from '../../run/kind.ts';
+import { rigItemRunner } from '../../run/envelope.ts';
 import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
 import type { RecordedFact, RunFactSink } from '../../run/run-facts.ts';
 import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
@@ -73,15 +74,13 @@ export async function runPlannedConversation(
 }
 
 /**
- * The in-process runner of the dialogue kind: the config's concurrency on one rig, watched by the bridge monitor. The facts a
- * conversation produces (its model calls, its vehicle frames) come back with it, stored in its transaction. `contextAt`
- * sets each turn's context (a live session: what the technician set; a drive scenario still wins).
+ * The dialogue kind's rig as the run skeleton runs it (src/run/envelope.ts makes it the run's ItemRunner): the config's
+ * concurrency on one rig. The frames a conversation's drive sent come back with it, stored in its transaction.
+ * `contextAt` sets each turn's context (a live session: what the technician set; a drive scenario still wins).
  */
-export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void, contextAt?: (turnIndex: number) => ContextVector): ConversationExecutor {
+export function conversationRig(rig: Rig, campaign: LoadedCampaign, contextAt?: (turnIndex: number) => ContextVector): KindRig<ConversationSpec, FinishedConversation> {
   const { config } = campaign;
   let recorder: RunRecorder | null = null;
-  let watch: ReturnType<Rig['watch']> | null = null;
-  let closing: Promise<void> | null = null;
   /** each ended conversation's facts, until it is handed back */
   const ended = new Map<string, RecordedFact[]>();
   let sink: RunFactSink | null = null;
@@ -93,7 +92,8 @@ export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string
   return {
     concurrency: config.concurrency,
     meta: { simulator: rig.tiers.simulator.describe, judges: rig.tiers.judges.map((j) => j.ref) },
-    record(facts, runId, emit) {
+    envelope: rig.envelope,
+    record(facts, runId) {
       sink = facts;
       // what the recorder writes as a conversation ends (synchronously) is that conversation's: taken aside at once
       let capturing: RecordedFact[] | null = null;
@@ -108,31 +108,27 @@ export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string
             capturing = null;
           }
         },
-        invocationEnded: () => inner.invocationEnded(),
       };
-      watch = rig.watch({ store: facts, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
-      return recorder;
     },
-    ready: () => watch!.ready(),
-    connectedUnits: () => rig.headUnit.bridge?.connectedUnits() ?? [],
     // an abandoned conversation rejects with ConversationAborted, an ItemAborted: run again on resume
     async run(runId, { key, item: spec }, signal, emit) {
       let finished: FinishedConversation;
       try {
         finished = await runPlannedConversation(rig, campaign.config, runId, spec, { signal, emit, recorder: recorder ?? undefined, contextAt });
       } catch (error) {
-        // an abandoned conversation's frames and model calls happened too: recorded with the run
+        // an abandoned conversation's frames happened too: recorded with the run
         for (const fact of take(key)) sink?.addRunFact(runId, fact.kind, fact.data);
         throw error;
       }
       return { ...finished, facts: [...(finished.facts ?? []), ...take(key)] };
     },
-    close: () =>
-      (closing ??= (async () => {
-        watch?.close();
-        await rig.close();
-      })()),
+    close: () => rig.close(),
   };
+}
+
+/** The in-process runner of a rig: the dialogue kind's rig with the run envelope (src/run/envelope.ts). */
+export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void, contextAt?: (turnIndex: number) => ContextVector): ConversationExecutor {
+  return rigItemRunner(conversationRig(rig, campaign, contextAt), { log });
 }
 
 export interface RunCampaignOptions<L extends LoadedCampaign = LoadedCampaign> {
