@@ -2,11 +2,10 @@ import type { ConversationSpec } from '../../domain/conversation.ts';
 import type { ContextVector } from '../../domain/context.ts';
 import type { CampaignKindDefinition, KindRig, KindStorage, OpenOptions } from '../../run/kind.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
-import { CampaignConfigSchema, isModelRef, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from './config.ts';
+import { campaignPathFields, CampaignConfigSchema, isModelRef, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from './config.ts';
 import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
 import { findingsText, gateText } from './summary-text.ts';
-import { campaignPathFields } from './paths.ts';
 import { dialogueWire } from './wire.ts';
 
 /** How a run of conversations is listed when it is not the config's mode: "scripted" (suites), "live" (live sessions). */

@@ -1,28 +1,15 @@
-import { type TierFallback } from '../../domain/tiers.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import type { RigEnvelope } from '../../run/kind.ts';
 import { campaignWorldFile } from './world.ts';
-import type { Judge } from '../../judge/types.ts';
-import type { LlmUsageTracker } from '../../llm/usage.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
 import { driverVocabulary } from '../../voice/vocabulary.ts';
 import { isModelRef, type LoadedCampaign } from './config.ts';
 import { recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink } from '../../run/run-facts.ts';
-import { buildTiers, describeTiers } from './tiers.ts';
+import { buildTiers, describeTiers, type CampaignTiers } from './tiers.ts';
 import { modelHostsOf } from '../../run/model-tiers.ts';
 import { VehicleFeed, type ConversationDrive } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
-
-export interface CampaignTiers {
-  simulator: UserSimulator;
-  /** in precedence order (src/judge/precedence.ts) */
-  judges: Judge[];
-  /** models the config named that were unavailable and replaced by its `fallback`; recorded with the run */
-  fallbacks?: readonly TierFallback[];
-  /** records every model call of the run (stored with it as `llm.calls`); absent or null when only deterministic tiers run */
-  tracker?: LlmUsageTracker | null;
-}
 
 export interface RigOptions {
   /** overrides of the config's tiers (`icabench run --simulator/--judge`) */

@@ -1,16 +1,12 @@
 import type { ContextVector } from '../../domain/context.ts';
 import type { ConversationResult, ConversationSpec } from '../../domain/conversation.ts';
-import type { ConnectedHeadUnit } from '../../run/connect.ts';
-import type { ArtifactInput, ResultStore } from '../../store/store.ts';
-import type { CampaignEvent, CampaignEventListener } from '../../run/events.ts';
-import type { CampaignKindDefinition, ItemRunner, KindRig } from '../../run/kind.ts';
-import { rigItemRunner } from '../../run/envelope.ts';
-import { openRig, type CampaignTiers, type Rig, type RunRecorder } from './rig.ts';
+import type { ArtifactInput } from '../../store/store.ts';
+import type { CampaignEvent } from '../../run/events.ts';
+import type { KindRig } from '../../run/kind.ts';
+import type { Rig, RunRecorder } from './rig.ts';
 import type { RecordedFact, RunFactSink } from '../../run/run-facts.ts';
-import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import { pipelinesTurns, type CampaignConfig, type LoadedCampaign } from './config.ts';
 import { runConversation } from './conversation.ts';
-import { dialogueKind } from './kind.ts';
 
 /** A finished conversation as the store takes it: the result, its artifacts (voice recordings) and, from a fleet worker, the run facts it produced. */
 export interface FinishedConversation {
@@ -19,9 +15,6 @@ export interface FinishedConversation {
   /** written with the conversation in one transaction (a local run's recorder writes them as the conversation ends) */
   facts?: RecordedFact[];
 }
-
-/** Where planned conversations run: a rig in this process (rigRunner) or a fleet of workers (src/fleet/coordinator.ts). */
-export type ConversationExecutor = ItemRunner<ConversationSpec, FinishedConversation>;
 
 /**
  * Runs one planned conversation on a rig: the session with its head unit (spoken through the
@@ -124,42 +117,4 @@ export function conversationRig(rig: Rig, campaign: LoadedCampaign, contextAt?: 
     },
     close: () => rig.close(),
   };
-}
-
-/** The in-process runner of a rig: the dialogue kind's rig with the run envelope (src/run/envelope.ts). */
-export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void, contextAt?: (turnIndex: number) => ContextVector): ConversationExecutor {
-  return rigItemRunner(conversationRig(rig, campaign, contextAt), { log });
-}
-
-export interface RunCampaignOptions<L extends LoadedCampaign = LoadedCampaign> {
-  store: ResultStore;
-  /** the kind of conversations (default the dialogue kind; a suite campaign: suiteKind; a live session: its own) */
-  kind?: CampaignKindDefinition<L, ConversationSpec, FinishedConversation, unknown>;
-  /** the rig to run on (openRig); the run closes it when it ends. Default: openRig(campaign, { tiers, headUnit, log }) */
-  rig?: Rig;
-  /** without a rig: the simulator and judge tiers to use (default: built from the config, see buildTiers) */
-  tiers?: CampaignTiers;
-  /** without a rig: an already connected system under test (tests); default: the config's headUnit */
-  headUnit?: ConnectedHeadUnit;
-  /** runs the planned conversations somewhere else (the fleet coordinator, src/fleet) instead of on a rig in this process */
-  executor?: ConversationExecutor;
-  /** continue this run instead of starting a new one */
-  resumeRunId?: string;
-  /** abort = graceful stop: no new conversations start; running ones are abandoned and rerun on resume */
-  signal?: AbortSignal;
-  onEvent?: CampaignEventListener;
-  log?: (line: string) => void;
-}
-
-/**
- * Runs a campaign of conversations on the one run skeleton (src/run/runner.ts): on a rig given or opened here (or
- * prebuilt tiers / a connected head unit, for tests), or on the fleet's workers.
- */
-export async function runCampaign<L extends LoadedCampaign>(campaign: L, options: RunCampaignOptions<L>): Promise<RunKindResult> {
-  const log = options.log ?? (() => undefined);
-  const runner =
-    options.executor ??
-    (options.rig || options.tiers || options.headUnit ? rigRunner(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), campaign, log) : undefined);
-  const kind = options.kind ?? (dialogueKind as CampaignKindDefinition<L, ConversationSpec, FinishedConversation, unknown>);
-  return runKindCampaign(kind, campaign, { store: options.store, runner, resumeRunId: options.resumeRunId, signal: options.signal, onEvent: options.onEvent, log });
 }

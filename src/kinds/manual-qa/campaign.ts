@@ -1,10 +1,8 @@
 import { ConfigError } from '../../config/yaml.ts';
 import type { ContextVector } from '../../domain/context.ts';
-import { parseOrThrow } from '../../domain/validation.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
-import type { ResultStore } from '../../store/store.ts';
-import { MANUAL_QA_FACTS, OmissionSearchResultSchema, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult, type ManualQaSetup } from './item.ts';
+import { MANUAL_QA_FACTS, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult, type ManualQaSetup } from './item.ts';
 import { manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import type { ManualCorpus } from '../../manual/corpus.ts';
 import { DeterministicManualEvaluator } from '../../manual/evaluate.ts';
@@ -15,9 +13,6 @@ import { buildModelTiers } from '../../run/model-tiers.ts';
 import type { TiersRecord } from '../../domain/tiers.ts';
 import type { InvocationFact, RecordedFact } from '../../run/run-facts.ts';
 import { ItemAborted, type KindRig, type OpenOptions } from '../../run/kind.ts';
-import { rigItemRunner } from '../../run/envelope.ts';
-import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
-import { manualQaKind } from './kind.ts';
 
 /**
  * The context every manual question is asked in: manual questions do not depend on where the car
@@ -117,39 +112,6 @@ export async function openManualQaRig(loaded: LoadedManualQa, options: OpenOptio
         await skill?.close();
       })()),
   };
-}
-
-export interface RunManualQaOptions {
-  store: ResultStore;
-  /** continue this run instead of starting a new one */
-  resumeRunId?: string;
-  /** abort = graceful stop: no new question is asked; unanswered ones are asked on resume */
-  signal?: AbortSignal;
-  log?: (line: string) => void;
-  onProgress?: (done: number, planned: number) => void;
-  /** an already connected system under test (tests); default: the config's headUnit with the manual skill */
-  headUnit?: ConnectedHeadUnit;
-}
-
-/**
- * Runs a manual-QA campaign on the one run skeleton (src/run/runner.ts): every planned question asked as an
- * ordinary user turn of its own session, evaluated by every tier and stored as one item result; then, once all
- * are answered, the warning-omission search (its result: `omission`).
- */
-export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOptions): Promise<RunKindResult & { omission: OmissionSearchResult | null }> {
-  const { store } = options;
-  const runner = options.headUnit ? rigItemRunner(await openManualQaRig(loaded, { log: options.log, headUnit: options.headUnit }), { log: options.log }) : undefined;
-  const result = await runKindCampaign(manualQaKind, loaded, {
-    store,
-    runner,
-    resumeRunId: options.resumeRunId,
-    signal: options.signal,
-    log: options.log,
-    onEvent: options.onProgress ? (event) => event.type === 'progress' && options.onProgress!(event.done, event.planned) : undefined,
-  });
-  const fact = result.status === 'completed' ? store.runFacts(result.runId, MANUAL_QA_FACTS.omission).at(-1) : undefined;
-  const omission = fact ? parseOrThrow(OmissionSearchResultSchema, fact.data, `${store.path}: run ${result.runId} fact ${MANUAL_QA_FACTS.omission}`) : null;
-  return { ...result, omission };
 }
 
 async function omissionSearch(

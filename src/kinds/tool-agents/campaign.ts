@@ -1,27 +1,21 @@
 import { ConfigError } from '../../config/yaml.ts';
 import type { TiersRecord } from '../../domain/tiers.ts';
-import type { ResultStore } from '../../store/store.ts';
 import type { BridgeHeadUnitConnection } from '../../bridge/connection.ts';
-import { ItemAborted, type ItemRunner, type KindRig, type OpenOptions } from '../../run/kind.ts';
-import { rigItemRunner } from '../../run/envelope.ts';
+import { ItemAborted, type KindRig, type OpenOptions } from '../../run/kind.ts';
 import { buildModelTiers } from '../../run/model-tiers.ts';
 import type { RecordedFact, RunFactSink } from '../../run/run-facts.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
-import { runKindCampaign } from '../../run/runner.ts';
-import type { RunEndStatus } from '../../run/resume.ts';
 import { bridgeToolAgent, type BridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
 import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
 import { ReplayAgent } from './replay.ts';
 import { DETERMINISTIC_SIMULATOR, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
-import { summarizeTrials, type TrialsSummary } from './summary.ts';
 import { parseTasksLenient, readTaskFileText, type InvalidTask, type Task } from '../../toolenv/tasks.ts';
-import { loadToolAgentsRun, TOOL_AGENTS_FACTS, type ToolTrialItem, type TrialRerun } from './results.ts';
+import { TOOL_AGENTS_FACTS, type ToolTrialItem, type TrialRerun } from './results.ts';
 import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
-import { toolAgentsKind } from './kind.ts';
 
 /**
  * The tasks of a campaign: every valid task of every file (filtered by taskIds); bad files/tasks are listed, not
@@ -158,41 +152,4 @@ export async function openToolAgentsRig(loaded: LoadedToolAgents, options: OpenO
       await headUnit?.close();
     },
   };
-}
-
-export interface ToolAgentsRun {
-  runId: string;
-  status: RunEndStatus;
-  /** every trial of the run, including those stored by earlier invocations of a resumed run, in plan order */
-  results: TrialResult[];
-  summary: TrialsSummary;
-  invalidTasks: InvalidTask[];
-}
-
-export interface RunToolAgentsOptions {
-  /** every trial is stored as an item result of a `tool-agents` run (resumable) */
-  store: ResultStore;
-  /** continue this stored run: its remaining trials, with the tasks as planned (the task files are not reread) */
-  resumeRunId?: string;
-  /** abort = graceful stop: no new trial starts; running ones finish and are stored */
-  signal?: AbortSignal;
-  onTrial?: (result: TrialResult) => void;
-  log?: (line: string) => void;
-}
-
-/** Runs a tool-agent campaign on the one run skeleton (src/run/runner.ts) and reads it back from the store; `onTrial` sees each trial as it ends. */
-export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: RunToolAgentsOptions): Promise<ToolAgentsRun> {
-  const { store, onTrial } = options;
-  let runner: ItemRunner<ToolTrialItem, FinishedTrial> | undefined;
-  if (onTrial) {
-    const opened = rigItemRunner(await openToolAgentsRig(loaded, { log: options.log }), { log: options.log });
-    runner = { ...opened, run: async (...args) => {
-      const finished = await opened.run(...args);
-      onTrial(finished.result);
-      return finished;
-    } };
-  }
-  const result = await runKindCampaign(toolAgentsKind, loaded, { store, runner, resumeRunId: options.resumeRunId, signal: options.signal, log: options.log });
-  const run = loadToolAgentsRun(store, result.runId);
-  return { runId: result.runId, status: result.status, results: run.results, summary: summarizeTrials(run.results), invalidTasks: run.invalidTasks };
 }
