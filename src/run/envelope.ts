@@ -46,7 +46,7 @@ export function rigItemRunner<Item, Finished extends FinishedItem, AfterIn, Afte
       recordRunFact(facts, runId, RUN_FACTS.invocation, invocationFact(envelope.config, envelope.modelHosts, envelope.prices));
       if (envelope.tiers) facts.addRunFact(runId, TIERS_FACT, envelope.tiers);
       recordRunFact(facts, runId, RUN_FACTS.unitBuild, unitBuildFact(envelope.headUnit, options.unitBuild));
-      rig.record?.(facts, runId);
+      rig.record?.(facts, runId, emit);
       // the unit's connects, drops, pauses and counts, recorded alike for every kind
       if (envelope.headUnit) watch = watchHeadUnit(envelope.headUnit, { store: facts, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
       return { invocationEnded: () => calls?.flush(facts, runId, null, true) };

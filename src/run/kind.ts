@@ -109,8 +109,8 @@ export interface KindRig<Item, Finished extends FinishedItem, AfterIn = never, A
   /** what ran (model references, agent…), stored with a new run */
   readonly meta: Record<string, unknown>;
   readonly envelope: RigEnvelope;
-  /** the kind's own facts of an invocation (manual-QA's set-up, a drive scenario's feed); `facts` also takes what an abandoned item produced */
-  record?(facts: RunFactSink, runId: string): void;
+  /** the kind's own facts of an invocation (manual-QA's set-up, a drive scenario's feed); `facts` also takes what an abandoned item produced; `emit`: the live events */
+  record?(facts: RunFactSink, runId: string, emit: (event: CampaignEvent) => void): void;
   /**
    * Runs and judges one planned item; rejects with ItemAborted when the signal aborts first (the item is run again on resume).
    * `ready` is the run's pause hook (the unit's link, watched by the envelope): null once the unit is there, else why the run stops.

@@ -36,7 +36,7 @@ export type ConversationExecutor = ItemRunner<ConversationSpec, FinishedConversa
 
 /** The in-process runner of a dialogue rig: the kind's rig with the run envelope (src/run/envelope.ts). */
 export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void): ConversationExecutor {
-  return rigItemRunner(conversationRig(rig, campaign), { log });
+  return rigItemRunner(conversationRig(rig, campaign, log), { log });
 }
 
 export interface RunCampaignOptions<L extends LoadedCampaign = LoadedCampaign> {

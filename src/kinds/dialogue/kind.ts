@@ -33,7 +33,7 @@ export interface ConversationPlay {
 /** Opens the rig of a config of conversations: the dialogue kind's `open`, shared by suites and live sessions. */
 export async function openConversationRig(campaign: LoadedCampaign, { overrides, log = () => undefined }: OpenOptions, play: ConversationPlay = {}): Promise<KindRig<ConversationSpec, FinishedConversation>> {
   const [{ openRig }, { conversationRig }] = await Promise.all([import('./rig.ts'), import('./run.ts')]);
-  return conversationRig(await openRig(campaign, { overrides, log, user: play.user }), campaign, play.contextAt);
+  return conversationRig(await openRig(campaign, { overrides, log, user: play.user }), campaign, log, play.contextAt);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Rig, RunRecorder } from './rig.ts';
 import type { RecordedFact, RunFactSink } from '../../run/run-facts.ts';
 import { pipelinesTurns, type CampaignConfig, type LoadedCampaign } from './config.ts';
 import { runConversation } from './conversation.ts';
+import { textOnlyNoticeFor } from './text-only.ts';
 
 /** A finished conversation as the store takes it: the result, its artifacts (voice recordings) and, from a fleet worker, the run facts it produced. */
 export interface FinishedConversation {
@@ -71,7 +72,7 @@ export async function runPlannedConversation(
  * concurrency on one rig. The frames a conversation's drive sent come back with it, stored in its transaction.
  * `contextAt` sets each turn's context (a live session: what the technician set; a drive scenario still wins).
  */
-export function conversationRig(rig: Rig, campaign: LoadedCampaign, contextAt?: (turnIndex: number) => ContextVector): KindRig<ConversationSpec, FinishedConversation> {
+export function conversationRig(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void, contextAt?: (turnIndex: number) => ContextVector): KindRig<ConversationSpec, FinishedConversation> {
   const { config } = campaign;
   let recorder: RunRecorder | null = null;
   /** each ended conversation's facts, until it is handed back */
@@ -86,7 +87,7 @@ export function conversationRig(rig: Rig, campaign: LoadedCampaign, contextAt?: 
     concurrency: config.concurrency,
     meta: { simulator: rig.tiers.simulator.describe, judges: rig.tiers.judges.map((j) => j.ref) },
     envelope: rig.envelope,
-    record(facts, runId) {
+    record(facts, runId, emit) {
       sink = facts;
       // what the recorder writes as a conversation ends (synchronously) is that conversation's: taken aside at once
       let capturing: RecordedFact[] | null = null;
@@ -102,6 +103,12 @@ export function conversationRig(rig: Rig, campaign: LoadedCampaign, contextAt?: 
           }
         },
       };
+      // the unit is connected (its hello known): a text-only unit without a model judge is told so before the first conversation
+      const textOnly = textOnlyNoticeFor(rig, campaign);
+      if (textOnly) {
+        log(`note: ${textOnly}`);
+        emit({ type: 'headunit', runId, kind: 'text_only', message: textOnly });
+      }
     },
     // an abandoned conversation rejects with ConversationAborted, an ItemAborted: run again on resume
     async run(runId, { key, item: spec }, signal, emit) {
