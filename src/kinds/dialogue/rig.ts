@@ -99,6 +99,7 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
 
 function startRecording(store: RunFactSink, runId: string, vehicle: VehicleFeed | null, headUnit: ConnectedHeadUnit): RunRecorder {
   if (vehicle) recordRunFact(store, runId, RUN_FACTS.vehicleFeed, vehicle.describe());
+  if (vehicle?.observation) recordRunFact(store, runId, RUN_FACTS.vehicleObserve, vehicle.observation.describe());
   const rejected = () => {
     const counts = headUnit.reference?.vehicleCounts();
     return counts ? counts.unknownId + counts.lengthMismatch + counts.valuesRejected : null;
