@@ -50,6 +50,8 @@ export const SimulatedUtteranceSchema = z.object({
   annotation: UtteranceAnnotationSchema,
   /** scripted turns (suites, live sessions): what the reply must do besides passing the judges */
   expect: TurnExpectationSchema.optional(),
+  /** scripted turns: what a recorded assistant answered here (imports, pins); the judges compare the reply with it (src/judge/reference.ts) */
+  reference: z.string().optional(),
 });
 export type SimulatedUtterance = z.infer<typeof SimulatedUtteranceSchema>;
 
@@ -177,6 +179,8 @@ export const ScriptedTurnSchema = z.object({
   context: ContextVectorSchema,
   annotation: UtteranceAnnotationSchema.optional(),
   expect: TurnExpectationSchema.optional(),
+  /** what a recorded assistant answered here: evidence the judges compare the reply with */
+  reference: z.string().optional(),
 });
 export type ScriptedTurn = z.infer<typeof ScriptedTurnSchema>;
 

@@ -10,6 +10,7 @@ import { placesMeeting, worldRecordOf } from '../world/feasibility.ts';
 import { describeConstraint } from '../domain/targets.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import { evaluatorAddress } from './injection.ts';
+import { ReferenceJudge } from './reference.ts';
 import { completedTargetShare } from './targets.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 
@@ -34,7 +35,8 @@ type Check = { ok: true } | { ok: false; why: string };
  * unit's diagnostics. A reply that neither acts on a request, nor asks, nor refuses is
  * `request_omitted` (a generic "sorry" is `fallback_response`); only a unit that does not report
  * structured actions leaves that undecidable, and such a turn is "inconclusive", never a pass.
- * A reply that speaks to the bench instead of the driver is `prompt_injection` (./injection.ts).
+ * A reply that speaks to the bench instead of the driver is `prompt_injection` (./injection.ts). A turn with a
+ * reference reply is also judged against it (./reference.ts).
  */
 export class OracleJudge implements Judge {
   readonly tier = 'oracle' as const;
@@ -47,9 +49,16 @@ export class OracleJudge implements Judge {
     private readonly safety: SafetyPolicy = DEFAULT_SAFETY_POLICY,
     /** the head unit's world when the bench knows it: offered places are checked against it (null: only the reply's own claims) */
     private readonly world: World | null = null,
+    /** compares a reply with the turn's reference reply where it has one (./reference.ts) */
+    private readonly reference: ReferenceJudge = new ReferenceJudge(),
   ) {}
 
   async evaluateTurn(input: TurnJudgeInput): Promise<TurnVerdict> {
+    return this.reference.judge(await this.judgeStructured(input), input);
+  }
+
+  /** The turn judged from the structured reply, the targets and the context. */
+  private async judgeStructured(input: TurnJudgeInput): Promise<TurnVerdict> {
     const { utterance, reply, targets, context } = input;
     const annotation = utterance.annotation;
     const labels: TurnLabel[] = [];

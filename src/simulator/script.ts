@@ -57,6 +57,6 @@ class ScriptedSession implements SimulatorSession {
     const turn = await this.source(turnIndex);
     if (!turn) return null;
     const annotation = turn.annotation ?? readTypedTurn(turn.text, targets, turn.context);
-    return { text: turn.text, strategy: null, annotation, ...(turn.expect ? { expect: turn.expect } : {}) };
+    return { text: turn.text, strategy: null, annotation, ...(turn.expect ? { expect: turn.expect } : {}), ...(turn.reference ? { reference: turn.reference } : {}) };
   }
 }
