@@ -20,6 +20,8 @@ export interface Commitments {
   days: Set<string>;
   /** weather conditions, negated ones as "not rain" */
   conditions: Set<string>;
+  /** what a function is switched to: "on" or "off" ("turning the seat heating off", "recirculation is on") */
+  switches: Set<string>;
   /** named places and people (runs of capitalised words), lower case, the assistant's own words taken out */
   names: Set<string>;
   /** other numbers (house numbers, counts), once the ones above are taken out */
@@ -46,16 +48,40 @@ export const FACT_KINDS = {
   ratings: 'rating',
   days: 'day',
   conditions: 'weather',
+  switches: 'on or off',
   names: 'place or name',
   numbers: 'number',
 } as const satisfies Partial<Record<keyof Commitments, string>>;
 export type FactKind = keyof typeof FACT_KINDS;
 
-/** Two values of one fact kind that state the same thing: equal, or for names a word in common ("Coupa" and "Coupa Cafe"). */
+/** A name's word without a possessive or plural ending: "Domino's" and "Dominos" are one name. */
+const nameWord = (word: string) => word.replace(/'s$|s$/, '');
+
+/** A measure "<number> <unit>" in a base unit (°C, km) where the unit converts; "deg" (unit not said) stays as it is. */
+function measure(value: string): { amount: number; unit: string } {
+  const [amount, unit] = value.split(' ');
+  const n = Number(amount);
+  if (unit === 'f') return { amount: ((n - 32) * 5) / 9, unit: 'c' };
+  if (unit === 'mi') return { amount: n * 1.609, unit: 'km' };
+  if (unit === 'm') return { amount: n / 1000, unit: 'km' };
+  return { amount: n, unit };
+}
+
+/**
+ * Two values of one fact kind that state the same thing: equal; names with a word in common ("Coupa" and
+ * "Coupa Cafe"); temperatures and distances equal after conversion (70 °F and 21 °C, 7 mi and 11 km; rounding
+ * allowed), and a temperature without its unit equal in number to one with it.
+ */
 export function sameValue(kind: FactKind, a: string, b: string): boolean {
-  if (kind !== 'names') return a === b;
-  const words = new Set(a.split(' '));
-  return b.split(' ').some((w) => words.has(w));
+  if (a === b) return true;
+  if (kind === 'names') {
+    const words = new Set(a.split(' ').map(nameWord));
+    return b.split(' ').some((w) => words.has(nameWord(w)));
+  }
+  if (kind !== 'temperatures' && kind !== 'distances') return false;
+  const [x, y] = [measure(a), measure(b)];
+  if (x.unit === 'deg' || y.unit === 'deg') return Number(a.split(' ')[0]) === Number(b.split(' ')[0]);
+  return x.unit === y.unit && Math.abs(x.amount - y.amount) <= Math.max(0.6, 0.06 * Math.max(x.amount, y.amount));
 }
 
 const NUMBER_WORDS: Record<string, number> = {
@@ -72,6 +98,7 @@ export function canonicalText(text: string): string {
     .replace(/\bnoon\b/gi, '12:00')
     .replace(/\bmidnight\b/gi, '00:00')
     .replace(/\bhalf an hour\b/gi, '30 minutes')
+    .replace(/\ban? (mile|kilomet(?:er|re)|minute)\b/gi, '1 $1')
     .replace(/\ban hour\b/gi, '1 hour');
 }
 
@@ -99,6 +126,9 @@ const NOT_NAMES = new Set(
     'weather forecast temperature today tomorrow tonight it\'ll expect expected high low ' +
     'monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december ' +
     'ave st rd dr ln pl blvd street road avenue drive lane place way ' +
+    'shopping center centre station market mall store shop restaurant cafe café hospital clinic parking garage hotel airport ' +
+    'driver driver\'s passenger windshield windscreen recirculation seat seats fan volume cabin heating air conditioning climate radio playlist song track podcast video videos ' +
+    'anytime pleasure enjoy safe cheers have get make keep try check call ' +
     'c f km mi min mins celsius fahrenheit degrees degree unfortunately however also none nothing everything all one two'
   ).split(' '),
 );
@@ -114,7 +144,7 @@ function toMinutes(hour: number, minute: number, meridiem: string | undefined): 
   return `${String(h).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
 }
 
-type Extractor = { kind: Exclude<FactKind, 'names' | 'conditions' | 'days' | 'numbers'>; pattern: RegExp; value: (m: RegExpExecArray) => string | null };
+type Extractor = { kind: Exclude<FactKind, 'names' | 'conditions' | 'switches' | 'days' | 'numbers'>; pattern: RegExp; value: (m: RegExpExecArray) => string | null };
 
 /** Numbers with what they measure; each match's span is removed before bare numbers are read. */
 const EXTRACTORS: Extractor[] = [
@@ -132,7 +162,7 @@ const EXTRACTORS: Extractor[] = [
 function emptyCommitments(): Commitments {
   return {
     times: new Set(), temperatures: new Set(), distances: new Set(), durations: new Set(), percentages: new Set(), ratings: new Set(),
-    days: new Set(), conditions: new Set(), names: new Set(), numbers: new Set(), stance: 'act', actionDomains: new Set(),
+    days: new Set(), conditions: new Set(), switches: new Set(), names: new Set(), numbers: new Set(), stance: 'act', actionDomains: new Set(),
   };
 }
 
@@ -161,7 +191,11 @@ export function commitmentsOf(text: string, actions?: readonly Action[]): Commit
     const before = words.slice(Math.max(0, i - 3), i).join(' ');
     found.conditions.add(NEGATION.test(before) ? `not ${condition}` : condition);
   });
-  for (const m of rest.matchAll(/\b[A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*)*/g)) {
+  // "turning the fan off", "switched on"; after "is"/"now" only at the end of a clause ("is on." but not "is on Saturday")
+  for (const m of lower.matchAll(/\b(?:turn(?:s|ed|ing)?|switch(?:es|ed|ing)?)\s+(?:[\w']+\s+){0,3}?(on|off)\b|\b(?:is|are|now|stays?)\s+(on|off)\s*(?:[.,;!]|$)/g)) found.switches.add(m[1] ?? m[2]);
+  // a sentence's first word ending in -ing is a verb ("Turning", "Setting"), not a name
+  const names = rest.replace(/(^|[.!?]\s+)[A-Z][a-z]+ing\b/g, '$1');
+  for (const m of names.matchAll(/\b[A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*)*/g)) {
     const name = m[0].toLowerCase().replace(/’/g, "'").split(/\s+/).map((w) => w.replace(/'s$/, '')).filter((w) => !NOT_NAMES.has(w) && w.length > 1);
     if (name.length > 0) found.names.add(name.join(' '));
   }
@@ -205,7 +239,7 @@ function stanceOfActions(actions: readonly Action[]): Stance {
 
 const FALLBACK = /\b(didn'?t (quite )?(understand|get|catch)|did not (understand|get|catch)|don'?t understand|do not understand|(could|can) you (please )?(rephrase|repeat|say that again)|not sure what you mean|can'?t help|cannot help|not able to help|unable to help|i don'?t know (how|what)|not supported|i can only)\b/i;
 const REFUSAL = /\b(for (your|safety)|while (you'?re |you are )?driving|while the (car|vehicle) is moving|not (allowed|permitted|safe)|won'?t (do|be able)|unable to|not able to|can(no|')?t (show|play|display|read|disable|turn off|switch off|do that|open|set))\b/i;
-const NOT_FOUND = /\b(there (is|are) no|no \w+( \w+)? (listed|found|available|nearby|near(by)? you|around( here)?|in (the|your) (area|calendar|schedule))|(couldn'?t|could not|can'?t|cannot|didn'?t|did not) find|nothing (found|matches|scheduled|on your)|none (found|nearby|available)|not (listed|found|available)|don'?t have any|do not have any|no results?)\b/i;
+const NOT_FOUND = /\b(there (is|are) no|no \w+( \w+)? (listed|found|available|nearby|near(by)? you|around( here)?|in (the|your) (area|calendar|schedule))|(couldn'?t|could not|can'?t|cannot|didn'?t|did not) find|nothing (found|matches|scheduled|on your)|none (found|nearby|available)|not (listed|found|available)|don'?t have any|do not have any|no results?|(is|are) empty)\b/i;
 const SOCIAL = /^\W*(you'?re( very)? welcome|you are( very)? welcome|no problem|anytime|any time|my pleasure|glad (to|i could) help|happy to help|goodbye|bye|have a (good|great|nice|safe)|drive (safe|safely|carefully)|stay safe|ok(ay)?|sure|great|alright|enjoy)\b/i;
 
 /** The stance of a reply's words: a fallback or refusal phrase, "nothing found", a question without facts, a bare courtesy, or an answer. */

@@ -22,7 +22,7 @@ import type { TurnJudgeInput } from './types.ts';
  * calibrated (no sentence model was installed where the set was measured): a conservative cosine for
  * all-MiniLM-L6-v2 paraphrases until `npm run bench:reference -- --embedding-model PATH` measures one.
  */
-export const REFERENCE_SIMILARITY_THRESHOLD: Record<Embedder['kind'], number> = { tfidf: 0.6, onnx: 0.8 };
+export const REFERENCE_SIMILARITY_THRESHOLD: Record<Embedder['kind'], number> = { tfidf: 0.65, onnx: 0.8 };
 
 export type ReferenceDecision = 'equivalent' | 'contradicts' | 'undecided';
 
@@ -47,6 +47,7 @@ function stanceConflict(reference: Stance, reply: Stance): Conflict | null {
   if (reference === 'act' && (reply === 'fallback' || reply === 'refusal')) return { label: 'fallback_response', says: `reference answers the request, reply ${reply === 'fallback' ? 'falls back (does not understand or help)' : 'declines it'}` };
   if (reference === 'act' && reply === 'not_found') return { label: 'request_omitted', says: 'reference answers the request, reply reports that nothing was found' };
   if (reference === 'act' && reply === 'social') return { label: 'request_omitted', says: 'reference answers the request, reply only makes conversation' };
+  if (reference === 'not_found' && reply === 'act') return { label: 'constraint_missed', says: 'reference finds nothing that matches, reply offers a result' };
   return null;
 }
 
@@ -65,7 +66,7 @@ function factConflicts(reference: Commitments, reply: Commitments): Conflict[] {
     const said = reference[kind];
     const answered = reply[kind];
     if (said.size === 0 || answered.size === 0) continue;
-    if (kind === 'names' ? unmatched(kind, said, answered).length === 0 || unmatched(kind, answered, said).length === 0 : [...answered].some((v) => said.has(v))) continue;
+    if (kind === 'names' ? unmatched(kind, said, answered).length === 0 || unmatched(kind, answered, said).length === 0 : unmatched(kind, answered, said).length < answered.size) continue;
     // "not rain" and "cloud" do not conflict with each other unless one reply states the opposite of the other
     if (kind === 'conditions' && ![...answered].some((v) => said.has(v.startsWith('not ') ? v.slice(4) : `not ${v}`)) && [...said, ...answered].some((v) => v.startsWith('not '))) continue;
     conflicts.push({ label: 'constraint_missed', says: `${FACT_KINDS[kind]}: reference says ${list(said)}, reply says ${list(answered)}` });
@@ -125,15 +126,25 @@ export async function compareWithReference(reply: Pick<AssistantReply, 'text' | 
   if (said.stance !== answered.stance) {
     return { decision: 'undecided', evidence: `${head} The reference ${describeStance(said.stance)}, the reply ${describeStance(answered.stance)}: no contradiction in what they state, and not the same answer; ${measured}.`, similarity, embedder: embedder.describe };
   }
-  if (said.stance === 'social') return { decision: 'equivalent', evidence: `${head} Both only close politely; ${measured}.`, similarity, embedder: embedder.describe };
+  if (said.stance !== 'act') return { decision: 'equivalent', evidence: `${head} Both ${describeStance(said.stance, true)} and state nothing the other contradicts; ${measured}.`, similarity, embedder: embedder.describe };
   const agreed = sameFacts(said, answered);
   if (agreed.length > 0) return { decision: 'equivalent', evidence: `${head} The reply states the reference's ${list(agreed.map((k) => FACT_KINDS[k]))} and contradicts none of it; ${measured}.`, similarity, embedder: embedder.describe };
   if (similarity >= threshold) return { decision: 'equivalent', evidence: `${head} No fact contradicts the reference and the meaning matches: ${measured}.`, similarity, embedder: embedder.describe };
   return { decision: 'undecided', evidence: `${head} No fact contradicts the reference, but the meaning is below certainty: ${measured}.`, similarity, embedder: embedder.describe };
 }
 
-function describeStance(stance: Stance): string {
-  return { act: 'answers', fallback: 'falls back', refusal: 'declines', not_found: 'reports nothing found', clarify: 'asks back', social: 'only makes conversation' }[stance];
+const STANCE_WORDS: Record<Stance, [string, string]> = {
+  act: ['answers', 'answer'],
+  fallback: ['falls back', 'fall back'],
+  refusal: ['declines', 'decline'],
+  not_found: ['reports nothing found', 'report nothing found'],
+  clarify: ['asks back', 'ask back'],
+  social: ['only makes conversation', 'only make conversation'],
+};
+
+/** The stance in words, for one reply or ("both") two. */
+function describeStance(stance: Stance, both = false): string {
+  return STANCE_WORDS[stance][both ? 1 : 0];
 }
 
 /** Whether the turn asked for anything the oracle checks by itself (targets, a side request, a safety probe). */
