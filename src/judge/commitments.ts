@@ -240,7 +240,8 @@ function stanceOfActions(actions: readonly Action[]): Stance {
 const FALLBACK = /\b(didn'?t (quite )?(understand|get|catch)|did not (understand|get|catch)|don'?t understand|do not understand|(could|can) you (please )?(rephrase|repeat|say that again)|not sure what you mean|can'?t help|cannot help|not able to help|unable to help|i don'?t know (how|what)|not supported|i can only)\b/i;
 const REFUSAL = /\b(for (your|safety)|while (you'?re |you are )?driving|while the (car|vehicle) is moving|not (allowed|permitted|safe)|won'?t (do|be able)|unable to|not able to|can(no|')?t (show|play|display|read|disable|turn off|switch off|do that|open|set))\b/i;
 const NOT_FOUND = /\b(there (is|are) no|no \w+( \w+)? (listed|found|available|nearby|near(by)? you|around( here)?|in (the|your) (area|calendar|schedule))|(couldn'?t|could not|can'?t|cannot|didn'?t|did not) find|nothing (found|matches|scheduled|on your)|none (found|nearby|available)|not (listed|found|available)|don'?t have any|do not have any|no results?|(is|are) empty)\b/i;
-const SOCIAL = /^\W*(you'?re( very)? welcome|you are( very)? welcome|no problem|anytime|any time|my pleasure|glad (to|i could) help|happy to help|goodbye|bye|have a (good|great|nice|safe)|drive (safe|safely|carefully)|stay safe|ok(ay)?|sure|great|alright|enjoy)\b/i;
+/** Courtesies a closing reply is made of; a reply with anything besides them is not only courtesy. */
+const COURTESY = /\b(you'?re( very)? welcome|you are( very)? welcome|(it'?s )?(no|not a) problem|any ?time|my pleasure|(i'?m )?(glad|happy) (to|i could) help|good ?bye|bye|have a (good|great|nice|safe) (day|trip|drive|ride|evening|one)|drive (safe|safely|carefully)|stay safe|enjoy (your|the) (trip|drive|ride|day)|of course|ok(ay)?|sure( thing)?|great|alright|thanks?( you)?( very much| so much)?|cheers)\b/gi;
 
 /** The stance of a reply's words: a fallback or refusal phrase, "nothing found", a question without facts, a bare courtesy, or an answer. */
 function stanceOfText(text: string, facts: Commitments): Stance {
@@ -249,6 +250,6 @@ function stanceOfText(text: string, facts: Commitments): Stance {
   if (NOT_FOUND.test(text)) return 'not_found';
   if (REFUSAL.test(text) && /\b(sorry|can'?t|cannot|not|unable|won'?t)\b/i.test(text)) return 'refusal';
   if (/\?\s*$/.test(text.trim()) && factCount === 0) return 'clarify';
-  if (factCount === 0 && SOCIAL.test(text) && text.trim().length <= 80 && textDomains(text).size === 0) return 'social';
+  if (factCount === 0 && /[a-z]/i.test(text) && !/[a-z]/i.test(text.replace(COURTESY, ' '))) return 'social';
   return 'act';
 }

@@ -109,8 +109,13 @@ describe('real dialogues as suites', () => {
     // every driver turn was played and answered (the scripted user does not stop early)
     expect(results.map((r) => r.turns.length)).toEqual(results.map((r) => r.spec.script!.length));
     expect(results.every((r) => r.turns.every((t) => t.reply !== null))).toBe(true);
-    // the navigation dialogues ask for what the reference world does not have: no failure is invented for them
-    expect(results.filter((r) => combinedVerdict(r).outcome === 'fail')).toEqual([]);
+    // the reference unit knows neither KVRET's calendar, weather nor Palo Alto places and mostly falls back: the recorded
+    // replies are the evidence (docs/reference-judging.md), and every label on a turn the oracle had nothing else for quotes its reference
+    const failed = results.filter((r) => combinedVerdict(r).outcome === 'fail');
+    expect(failed.length).toBeGreaterThan(0);
+    const labels = failed.flatMap((r) => r.turns.flatMap((t) => t.verdicts[0].labels.map((l) => ({ l, t }))));
+    expect(labels.some(({ l }) => l.label === 'fallback_response')).toBe(true);
+    for (const { l, t } of labels) if (t.utterance.annotation.addresses.length === 0) expect(l.evidence).toContain(`Reference "${t.utterance.reference!.slice(0, 40)}`);
   });
 
   it('only the asked KVRET tasks, and a bad KVRET file names the dialogue', () => {
