@@ -157,6 +157,14 @@ export const TurnRecordSchema = z.object({
 export type TurnRecord = z.infer<typeof TurnRecordSchema>;
 
 /**
+ * The number a person reads for a turn (`index`, a target's introducedTurn/completedTurn are counted from 0 in
+ * the stored record): the first turn is turn 1, as the report, the findings, the app and the session screen show.
+ */
+export function turnNumber(index: number): number {
+  return index + 1;
+}
+
+/**
  * What a conversation with an undecided turn is: `review` = outcome inconclusive (needs review; JUnit
  * fails it), `pass` = its C decides as if the turn were fine.
  */

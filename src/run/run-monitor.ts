@@ -13,7 +13,8 @@ const SNAPSHOT_INTERVAL_MS = 10_000;
 
 /** What the bench app's live view and the CLI show about the unit while a run goes on. */
 export interface HeadUnitNotice {
-  kind: 'connected' | 'disconnected' | 'replaced' | 'paused' | 'resumed' | 'stopped' | 'incident';
+  /** text_only: the unit reports no structured actions and no model judge is configured (src/kinds/dialogue/text-only.ts) */
+  kind: 'connected' | 'disconnected' | 'replaced' | 'paused' | 'resumed' | 'stopped' | 'incident' | 'text_only';
   message: string;
 }
 

@@ -1,6 +1,6 @@
 import { LiveSession, LiveSessionConfigSchema, LiveSessionError } from '../kinds/suite/live-session.ts';
 import type { CampaignControl } from './campaign-control.ts';
-import { ApiError } from './http-util.ts';
+import { ApiError, fieldErrorsOf } from './http-util.ts';
 
 /**
  * The bench app's live session: at most one, and only while no campaign runs (the rig has one head unit). It
@@ -23,7 +23,10 @@ export class LiveSessionApi {
     if (this.fleet) throw new ApiError(400, 'fleet', 'a live session talks to a unit on this bench; this app runs campaigns on a fleet (start it without --fleet for live sessions)');
     if (this.session && !this.session.stored() && this.control.isRunning()) throw new ApiError(409, 'session_running', 'a live session is running; end it first');
     const parsed = LiveSessionConfigSchema.safeParse(config);
-    if (!parsed.success) throw new ApiError(400, 'invalid_config', `live session: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success) {
+      const fields = fieldErrorsOf(parsed.error);
+      throw new ApiError(400, 'invalid_config', `live session: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`, fields);
+    }
     const session = new LiveSession(parsed.data);
     this.session = session;
     try {
@@ -79,5 +82,5 @@ export class LiveSessionApi {
 }
 
 function asApiError(error: unknown, status: number): unknown {
-  return error instanceof LiveSessionError ? new ApiError(status, 'session', error.message) : error;
+  return error instanceof LiveSessionError ? new ApiError(status, 'session', error.message, error.fields) : error;
 }

@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { runDoctor, type DoctorResult } from '../doctor/checks.ts';
 import type { Capabilities } from '../protocol/bridge.ts';
 import type { WorkerStatus } from '../fleet/protocol.ts';
+import { MODEL_JUDGE_SNIPPET, TEXT_ONLY_DECIDABLE } from '../kinds/dialogue/text-only.ts';
 
 export type RigArea = 'head_unit' | 'fleet' | 'models' | 'audio' | 'can' | 'disk' | 'system';
 
@@ -68,15 +69,22 @@ async function headUnitChecks(sources: RigStatusSources): Promise<RigCheck[]> {
       },
     ];
   }
-  return units.map((unit) => ({
-    area: 'head_unit' as const,
-    title: `Head unit ${unit.name} ${unit.version}`,
-    status: 'ok' as const,
-    detail: `capabilities: ${Object.entries(unit.capabilities)
+  return units.map((unit) => {
+    const detail = `capabilities: ${Object.entries(unit.capabilities)
       .filter(([, on]) => on)
       .map(([name]) => name)
-      .join(', ')}`,
-  }));
+      .join(', ')}`;
+    const title = `Head unit ${unit.name} ${unit.version}`;
+    if (unit.capabilities.structuredActions) return { area: 'head_unit' as const, title, status: 'ok' as const, detail };
+    // text-only: without a model judge the oracle decides few of its turns (src/kinds/dialogue/text-only.ts)
+    return {
+      area: 'head_unit' as const,
+      title,
+      status: 'warn' as const,
+      detail: `${detail}; no structured actions: with the oracle alone only ${TEXT_ONLY_DECIDABLE} can be decided, every other turn stays undecided`,
+      fix: `add a model judge to the config you run against it: ${MODEL_JUDGE_SNIPPET}`,
+    };
+  });
 }
 
 async function canChecks(): Promise<RigCheck[]> {

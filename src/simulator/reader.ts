@@ -1,8 +1,11 @@
 import type { ContextVector } from '../domain/context.ts';
 import { UtteranceAnnotationSchema, type UtteranceAnnotation } from '../domain/conversation.ts';
-import type { Request, Target } from '../domain/targets.ts';
+import type { Constraint, Request, Target } from '../domain/targets.ts';
 import { understand, type ParsedRequest } from '../headunit/reference/nlu.ts';
 import { AMBIGUOUS_PLACES } from '../world/world.ts';
+
+/** Constraints only a route can meet; every other one is about the place. */
+const ROUTE_OPTIONS: ReadonlySet<Constraint['kind']> = new Set(['avoid_tolls', 'avoid_highways', 'arrive_by']);
 
 /**
  * Reads what a typed turn asks for (a technician's live turn, an imported transcript line) into the
@@ -11,8 +14,9 @@ import { AMBIGUOUS_PLACES } from '../world/world.ts';
  * recognise is left out, so such a turn asks for nothing the oracle can check. A suite file may state a
  * turn's meaning itself (`means:`), which is then used instead (docs/suites.md).
  *
- * New requests become targets (t1, t2, … after the ones already there); a constraint added later goes to the
- * latest open search or route; "back to the restaurant" returns to that search; "never mind" drops the
+ * New requests become targets (t1, t2, … after the ones already there); a constraint added later ("make it rated
+ * at least 4.5") goes to the latest search still wanted, answered or not (a route option to the latest route), as
+ * the template simulator stacks them; "back to the restaurant" returns to that search; "never mind" drops the
  * latest open target.
  */
 export function readTypedTurn(text: string, targets: readonly Target[], context: ContextVector): UtteranceAnnotation {
@@ -27,7 +31,8 @@ export function readTypedTurn(text: string, targets: readonly Target[], context:
     annotation.addresses.push(id);
     known.push({ id, request, status: 0, introducedTurn: null, completedTurn: null });
   };
-  const latest = (intents: readonly Request['intent'][]) => [...open()].reverse().find((t) => intents.includes(t.request.intent));
+  /** the latest target still wanted of the first intent that has one: answered ones too (a follow-up reopens them) */
+  const latest = (intents: readonly Request['intent'][]) => intents.map((intent) => [...known].reverse().find((t) => t.status !== -1 && t.request.intent === intent)).find(Boolean);
 
   for (const parsed of understand(text)) apply(parsed);
   return annotation;
@@ -72,10 +77,13 @@ export function readTypedTurn(text: string, targets: readonly Target[], context:
         introduce({ intent: 'vehicle_info', field: parsed.field });
         return;
       case 'add_constraints': {
-        const target = latest(['find_poi', 'navigate']);
-        if (!target) return;
-        annotation.addedConstraints[target.id] = [...(annotation.addedConstraints[target.id] ?? []), ...parsed.constraints];
-        if (!annotation.addresses.includes(target.id)) annotation.addresses.push(target.id);
+        // as the seeds stack them: a route option refines the latest route, anything a place must meet the latest search
+        for (const constraint of parsed.constraints) {
+          const target = latest(ROUTE_OPTIONS.has(constraint.kind) ? ['navigate', 'find_poi'] : ['find_poi', 'navigate']);
+          if (!target) continue;
+          annotation.addedConstraints[target.id] = [...(annotation.addedConstraints[target.id] ?? []), constraint];
+          if (!annotation.addresses.includes(target.id)) annotation.addresses.push(target.id);
+        }
         return;
       }
       case 'return_to': {

@@ -1,7 +1,8 @@
 import { Document } from 'yaml';
 import { z } from 'zod';
 import { configErrorOf, loadYamlDocument, type ConfigProblem } from '../config/yaml.ts';
-import { GeoPointSchema, HHMM, ISODate, VehicleStateSchema, formatMinutes, minutesOfDay, type ContextVector, type VehicleState } from '../domain/context.ts';
+import { formatMinutes, minutesOfDay, type ContextVector, type VehicleState } from '../domain/context.ts';
+import { CalendarDateSchema, PhysicalPositionSchema, PhysicalVehicleStateSchema, TimeOfDaySchema } from '../domain/physical-context.ts';
 import { UtteranceAnnotationSchema, type ConversationSpec, type ScriptedTurn } from '../domain/conversation.ts';
 import { TurnExpectationSchema } from '../domain/expectations.ts';
 import { RequestSchema } from '../domain/targets.ts';
@@ -21,14 +22,14 @@ export const ACTION_TYPES = ActionSchema.options.map((option) => option.shape.ty
 
 /** A context given in a suite: only what changes. Unknown fields are errors (a typo in `gear` must not pass silently). */
 export const SuiteContextSchema = z.strictObject({
-  date: ISODate.optional(),
-  time: HHMM.optional(),
+  date: CalendarDateSchema.optional(),
+  time: TimeOfDaySchema.optional(),
   /** a district of the reference world (its city and centre follow), or any name with `city` and `position` */
   district: z.string().min(1).optional(),
   city: z.string().min(1).optional(),
-  position: GeoPointSchema.optional(),
-  /** the car's state: speed, gear, state of charge, …; fields left out keep their previous value */
-  vehicle: z.strictObject(VehicleStateSchema.shape).partial().optional(),
+  position: PhysicalPositionSchema.optional(),
+  /** the car's state: speed, gear, state of charge, …, each within its physical range; fields left out keep their previous value */
+  vehicle: z.strictObject(PhysicalVehicleStateSchema.shape).partial().optional(),
 });
 export type SuiteContext = z.infer<typeof SuiteContextSchema>;
 

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ISODate, type ContextVector, type GeoPoint, type VehicleState } from '../domain/context.ts';
+import type { ContextVector, GeoPoint, VehicleState } from '../domain/context.ts';
+import { CalendarDateSchema, GearSchema, physical } from '../domain/physical-context.ts';
 import { loadYamlDocument, PATH_LIKE } from '../config/yaml.ts';
 import { ValidationError } from '../domain/validation.ts';
 import { haversineKm } from '../world/geo.ts';
@@ -14,8 +15,8 @@ const ClockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'expe
 
 const WaypointSchema = z.strictObject({
   district: z.string().min(1),
-  lat: z.number().min(-90).max(90),
-  lon: z.number().min(-180).max(180),
+  lat: physical('lat'),
+  lon: physical('lon'),
 });
 
 export const ScenarioFileSchema = z
@@ -23,25 +24,25 @@ export const ScenarioFileSchema = z
     name: z.string().min(1),
     description: z.string().default(''),
     /** the timeline's length; later times hold the final state */
-    durationS: z.number().positive(),
-    start: z.strictObject({ date: ISODate, time: ClockTime }),
+    durationS: z.number().positive().max(604_800, 'expected at most 604800 s (a week of driving)'),
+    start: z.strictObject({ date: CalendarDateSchema, time: ClockTime }),
     city: z.string().min(1),
     /** the route the car follows, start to destination; position advances along it by the distance driven */
     route: z.array(WaypointSchema).min(1),
     /** piecewise-linear speed profile (km/h at t seconds), held after the last point */
-    speed: z.array(z.strictObject({ t: z.number().min(0), kmh: z.number().min(0).max(300) })).min(1),
+    speed: z.array(z.strictObject({ t: z.number().min(0), kmh: physical('speedKmh') })).min(1),
     /** gear from each t on */
-    gear: z.array(z.strictObject({ t: z.number().min(0), gear: z.enum(['P', 'R', 'N', 'D']) })).min(1),
+    gear: z.array(z.strictObject({ t: z.number().min(0), gear: GearSchema })).min(1),
     /** parking brake from each t on; when absent it is engaged exactly while the gear is P (as electric parking brakes do) */
     parkingBrake: z.array(z.strictObject({ t: z.number().min(0), engaged: z.boolean() })).min(1).optional(),
     battery: z.strictObject({
-      capacityKwh: z.number().positive(),
-      startSocPct: z.number().min(0).max(100),
-      consumptionKwhPer100Km: z.number().positive(),
+      capacityKwh: physical('batteryCapacityKwh'),
+      startSocPct: physical('stateOfChargePct'),
+      consumptionKwhPer100Km: physical('consumptionKwhPer100Km'),
       /** charging power while the gear is P (0: not plugged in); charging stops at 100 % */
-      chargePowerKw: z.number().min(0).default(0),
+      chargePowerKw: physical('chargePowerKw').default(0),
     }),
-    climate: z.strictObject({ outsideTempC: z.number().min(-50).max(60), hvacSetpointC: z.number().min(10).max(35) }),
+    climate: z.strictObject({ outsideTempC: physical('outsideTempC'), hvacSetpointC: physical('hvacSetpointC') }),
   })
   .superRefine((s, ctx) => {
     const increasing = (points: Array<{ t: number }>, field: 'speed' | 'gear' | 'parkingBrake') => {
@@ -90,7 +91,6 @@ export class Scenario {
     const [h, m, sec] = config.start.time.split(':').map(Number);
     // wall-clock arithmetic in UTC so that no local time zone or DST shifts the scenario clock
     this.startMs = Date.parse(`${config.start.date}T00:00:00Z`) + ((h * 60 + m) * 60 + (sec ?? 0)) * 1000;
-    if (Number.isNaN(this.startMs)) throw new ValidationError(at('start.date'), `start.date: ${config.start.date} is not a calendar date`);
     this.check();
   }
 

@@ -66,10 +66,35 @@ describe('the suite format (docs/suites.md)', () => {
     const message = problemOf(() => loadSuite(path));
     expect(message).toContain(`${path}:6: conversations.0.turns.0.context.vehicle.gaer: unknown key "gaer" in conversations.0.turns.0.context.vehicle (did you mean "gear"?)`);
     expect(message).toMatch(new RegExp(`${path}:7: conversations\\.0\\.turns\\.0\\.expect\\.actions\\.0: expected an action type \\(poi_results, route`));
-    expect(message).toContain(`${path}:11: conversations.1.turns.0.context.time: expected a time as HH:MM`);
+    expect(message).toContain(`${path}:11: conversations.1.turns.0.context.time: time "25:00" is not a time of day: expected HH:MM from 00:00 to 23:59`);
     // once the rest is right: ids are unique in a suite
     const twice = write('twice.yaml', ['suite: twice', 'conversations:', '  - id: one', '    turns: [{ user: hi }]', '  - id: one', '    turns: [{ user: hi }]'].join('\n'));
     expect(problemOf(() => loadSuite(twice))).toBe(`${twice}:5: conversations.1.id: the id "one" is already used by conversation 1; ids must be unique in a suite`);
+  });
+
+  it('a context outside physics is refused at its line, naming the value, the field and the range', () => {
+    const path = write(
+      'physics.yaml',
+      [
+        'suite: physics',
+        'context: { date: "2026-02-30" }',
+        'conversations:',
+        '  - id: one',
+        '    context: { position: { lat: 91, lon: 11.5 } }',
+        '    turns:',
+        '      - user: hello',
+        '        context: { vehicle: { speedKmh: 1e308, gear: X } }',
+        '      - user: and now',
+        '        context: { vehicle: { stateOfChargePct: 140, outsideTempC: -80 } }',
+      ].join('\n'),
+    );
+    const message = problemOf(() => loadSuite(path));
+    expect(message).toContain(`${path}:2: context.date: date "2026-02-30" is not a calendar date: expected a date as YYYY-MM-DD`);
+    expect(message).toContain(`${path}:5: conversations.0.context.position.lat: latitude 91 ° is out of range -90 to 90 °`);
+    expect(message).toContain(`${path}:8: conversations.0.turns.0.context.vehicle.speedKmh: speed 1e308 km/h is out of range 0–300 km/h`);
+    expect(message).toContain(`${path}:8: conversations.0.turns.0.context.vehicle.gear: gear "X" is not a gear: expected one of P, R, N, D`);
+    expect(message).toContain(`${path}:10: conversations.0.turns.1.context.vehicle.stateOfChargePct: state of charge 140 % is out of range 0–100 %`);
+    expect(message).toContain(`${path}:10: conversations.0.turns.1.context.vehicle.outsideTempC: outside temperature -80 °C is out of range -50 to 60 °C`);
   });
 
   it('an unknown district needs its city and position, and says so at its line', () => {

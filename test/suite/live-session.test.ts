@@ -64,3 +64,39 @@ describe('a live session over a drive scenario', () => {
     expect(store.runFacts((await run).runId, 'vehicle.feed')).toHaveLength(1);
   });
 });
+
+describe('a live session reads the driver as the seeds are read', () => {
+  const drive = async (profiles: string[]) => {
+    const session = new LiveSession(LiveSessionConfigSchema.parse({ name: 'rating follow-up', headUnit: { type: 'reference', faults: { profiles, rate: 1 } } }));
+    const run = runCampaign(session.campaign, { kind: session.kind, store, onEvent: (e) => session.onEvent(e) });
+    const turns = [];
+    for (const text of ['Find me an italian restaurant.', 'Make it rated at least 4.5.', 'Navigate there.']) turns.push(await session.say(text));
+    session.end();
+    return { turns, result: await run };
+  };
+
+  it('a follow-up constraint joins the search it refines, and a route to a place that breaks it is labelled, its target not completed', async () => {
+    const { turns: [search, refine, route], result } = await drive(['drop_second_constraint']);
+    expect(search.targetsAfter).toEqual([expect.objectContaining({ id: 't1', status: 1 })]);
+    // "make it rated at least 4.5" refines t1 (already answered: it reopens) and the unit, dropping it, is labelled
+    expect(refine.utterance.annotation.addedConstraints).toEqual({ t1: [{ kind: 'min_rating', value: 4.5 }] });
+    expect(refine.verdicts[0].labels.map((l) => [l.label, l.targetId])).toEqual([['constraint_missed', 't1']]);
+    // "navigate there" goes to the top place of the results, rated below 4.5
+    const destination = route.reply!.actions.find((a) => a.type === 'route');
+    const offered = refine.reply!.actions.flatMap((a) => (a.type === 'poi_results' ? a.pois : [])).find((p) => destination?.type === 'route' && p.id === destination.destination.poiId);
+    expect(offered!.rating).toBeLessThan(4.5);
+    expect(route.verdicts[0].labels).toEqual([expect.objectContaining({ label: 'constraint_missed', targetId: 't2', evidence: expect.stringMatching(/breaks rating at least 4\.5 asked for the search t1/) })]);
+    expect(route.targetsAfter.find((t) => t.id === 't2')!.status).not.toBe(1);
+    const [conversation] = [...store.conversations(result.runId)];
+    expect(combinedVerdict(conversation).outcome).toBe('fail');
+    expect(conversation.targets.every((t) => t.status !== 1)).toBe(true);
+  });
+
+  it('the fault-free reference unit meets the follow-up: no label, both targets completed', async () => {
+    const { turns, result } = await drive([]);
+    expect(turns.flatMap((t) => t.verdicts[0].labels)).toEqual([]);
+    const [conversation] = [...store.conversations(result.runId)];
+    expect(conversation.targets.map((t) => [t.id, t.status])).toEqual([['t1', 1], ['t2', 1]]);
+    expect(combinedVerdict(conversation).outcome).toBe('pass');
+  });
+});

@@ -20,6 +20,16 @@ describe('reading a typed turn into what the judges check', () => {
     expect(readTypedTurn('Back to the restaurant, show me the options again.', [search], MUNICH).returnsTo).toEqual(['t1']);
   });
 
+  it('a follow-up refines the latest search even once it was answered (it reopens it), a route option the latest route, never a dropped target', () => {
+    const answered = target('t1', { intent: 'find_poi', category: 'restaurant', constraints: [{ kind: 'cuisine', value: 'italian' }] }, 1);
+    const route = target('t2', { intent: 'navigate', destination: 'poi', constraints: [] }, 1);
+    expect(readTypedTurn('Make it rated at least 4.5.', [answered], MUNICH)).toMatchObject({ addresses: ['t1'], addedConstraints: { t1: [{ kind: 'min_rating', value: 4.5 }] } });
+    // after "navigate there": what a place must meet still refines the search, a route option the route
+    expect(readTypedTurn('Make it rated at least 4.5.', [answered, route], MUNICH).addedConstraints).toEqual({ t1: [{ kind: 'min_rating', value: 4.5 }] });
+    expect(readTypedTurn('It should be toll-free.', [answered, route], MUNICH).addedConstraints).toEqual({ t2: [{ kind: 'avoid_tolls' }] });
+    expect(readTypedTurn('Make it rated at least 4.5.', [{ ...answered, status: -1 }], MUNICH).addedConstraints).toEqual({});
+  });
+
   it('a distracting request is a safety probe; a name two districts share is an ambiguity, not a target', () => {
     expect(readTypedTurn('Play a video on the screen.', [], MUNICH)).toMatchObject({ safetyProbe: 'video_while_driving', introduces: [] });
     const ambiguous = readTypedTurn('Take me to Café Central.', [], MUNICH);

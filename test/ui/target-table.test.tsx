@@ -32,11 +32,11 @@ describe('TargetTable', () => {
     expect(html).toContain('<span class="pill pill-muted">dropped</span>');
   });
 
-  it('adds the introducing and completing turns when asked', () => {
+  it('adds the introducing and completing turns when asked, numbered from 1 as the report and the turn list number them', () => {
     const html = renderToStaticMarkup(<TargetTable targets={targets} className="table" turns />);
     expect(rows(html).map((r) => r[3])).toEqual([
-      'introduced turn 0, completed turn 2',
-      'introduced turn 1, completed turn —',
+      'introduced turn 1, completed turn 3',
+      'introduced turn 2, completed turn —',
       'introduced turn —, completed turn —',
     ]);
   });

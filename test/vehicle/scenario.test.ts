@@ -137,14 +137,19 @@ describe('scenario validation errors name the file, the line and the field', () 
   const cases: Array<[string, unknown, RegExp]> = [
     ['missing field', { ...valid, durationS: undefined }, /missing-field\.yaml:1: durationS: missing required field "durationS" \(expected number\) in the top-level mapping at line 1/],
     ['bad time', { ...valid, start: { date: '2026-03-28', time: '25:00' } }, /bad-time\.yaml:\d+: start\.time: expected a time as HH:MM or HH:MM:SS/],
-    ['bad date', { ...valid, start: { date: '2026-02-30x', time: '10:00' } }, /bad-date\.yaml:\d+: start\.date: expected a date as YYYY-MM-DD/],
+    ['bad date', { ...valid, start: { date: '2026-02-30x', time: '10:00' } }, /bad-date\.yaml:\d+: start\.date: date "2026-02-30x" is not a calendar date: expected a date as YYYY-MM-DD/],
+    ['no such day', { ...valid, start: { date: '2026-02-30', time: '10:00' } }, /no-such-day\.yaml:\d+: start\.date: date "2026-02-30" is not a calendar date/],
+    ['speed out of physics', { ...valid, speed: [{ t: 0, kmh: 0 }, { t: 10, kmh: 1e308 }] }, /speed-out-of-physics\.yaml:\d+: speed\.1\.kmh: speed 1e308 km\/h is out of range 0–300 km\/h/],
+    ['charge out of physics', { ...valid, battery: { ...valid.battery, startSocPct: 140 } }, /charge-out-of-physics\.yaml:\d+: battery\.startSocPct: state of charge 140 % is out of range 0–100 %/],
+    ['temperature out of physics', { ...valid, climate: { outsideTempC: 99, hvacSetpointC: 21 } }, /temperature-out-of-physics\.yaml:\d+: climate\.outsideTempC: outside temperature 99 °C is out of range -50 to 60 °C/],
+    ['position out of physics', { ...valid, route: [{ district: 'A', lat: 48, lon: 200 }] }, /position-out-of-physics\.yaml:\d+: route\.0\.lon: longitude 200 ° is out of range -180 to 180 °/],
     ['times not increasing', { ...valid, speed: [{ t: 0, kmh: 0 }, { t: 10, kmh: 5 }, { t: 10, kmh: 6 }] }, /times-not-increasing\.yaml:\d+: speed\.2\.t: expected t after 10/],
     ['first point not at 0', { ...valid, gear: [{ t: 2, gear: 'D' }] }, /first-point-not-at-0\.yaml:\d+: gear\.0\.t: expected the first point at t = 0/],
     ['moving in P', { ...valid, gear: [{ t: 0, gear: 'P' }, { t: 20, gear: 'D' }] }, /moving-in-p\.yaml:\d+: gear\.0: gear P from t=0 s, but the speed profile is 36 km\/h at t=10 s/],
     ['moving with the parking brake', { ...valid, parkingBrake: [{ t: 0, engaged: true }, { t: 50, engaged: false }] }, /moving-with-the-parking-brake\.yaml:\d+: parkingBrake\.0: engaged from t=0 s, but the speed profile is 36 km\/h at t=10 s/],
     ['route too short', { ...valid, durationS: 1000 }, /route-too-short\.yaml:\d+: route: 2\.22 km long, but the speed profile drives 9\.95 km in 1000 s/],
     ['battery runs out', { ...valid, battery: { ...valid.battery, startSocPct: 0.1 } }, /battery-runs-out\.yaml:\d+: battery: the drive uses 0\.2 kWh/],
-    ['unknown gear', { ...valid, gear: [{ t: 0, gear: 'X' }] }, /unknown-gear\.yaml:\d+: gear\.0\.gear: /],
+    ['unknown gear', { ...valid, gear: [{ t: 0, gear: 'X' }] }, /unknown-gear\.yaml:\d+: gear\.0\.gear: gear "X" is not a gear: expected one of P, R, N, D/],
   ];
   for (const [label, content, pattern] of cases) {
     it(label, () => {

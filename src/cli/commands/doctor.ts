@@ -26,9 +26,13 @@ export function registerDoctorCommands(program: Command): void {
       // the same list the rig status checks: the models the bench configs name (every kind, every role), then the ones asked for
       const { ConfigCatalog } = await import('../../server/configs.ts');
       const { campaignConfigSchemaFor, configModelRefs } = await import('../../kinds/registry.ts');
-      const configured = await new ConfigCatalog(options.configs, campaignConfigSchemaFor).modelRefs(configModelRefs);
+      const catalog = new ConfigCatalog(options.configs, campaignConfigSchemaFor);
+      const configured = await catalog.modelRefs(configModelRefs);
       const models = [...configured, ...options.model, ...(options.manifest ? await manifestRefs(options.manifest, options.set) : [])];
       const results = await runDoctor({ models: [...new Set(models)], manifest: options.manifest, allowedHosts: options.allowedHost });
+      // configs whose unit is text-only (http) and that name no model judge: most of their turns would stay undecided
+      const { textOnlyConfigWarnings } = await import('../../kinds/dialogue/text-only.ts');
+      results.push(...textOnlyConfigWarnings(await Promise.all((await catalog.list()).filter((c) => c.valid).map((c) => catalog.read(c.name)))));
       if (options.json) {
         console.log(JSON.stringify({ ok: results.every((r) => r.status !== 'fail'), results }, null, 2));
       } else {

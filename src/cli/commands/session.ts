@@ -5,37 +5,53 @@ import { turnLabels } from '../../analysis/verdict.ts';
 import { LiveSession, LiveSessionConfigSchema } from '../../kinds/suite/live-session.ts';
 import { runKindCampaign } from '../../run/runner.ts';
 import { loadYaml } from '../../config/yaml.ts';
-import type { TurnRecord } from '../../domain/conversation.ts';
+import { turnNumber, type TurnRecord } from '../../domain/conversation.ts';
 import { FAULT_PROFILE_NAMES } from '../../headunit/reference/faults.ts';
 import { openWorkspaceStore } from '../../store/workspace.ts';
 
 const HELP = `Type what the driver says; a line starting with ":" changes the car or the session:
-  :speed 30   :gear D   :soc 40   :time 14:05   :district Schwabing   :state   :end (or Ctrl+D)`;
+  :speed 30   :gear D   :soc 40   :temp 5   :time 14:05   :date 2026-05-12   :district Schwabing   :position 48.15,11.57
+  :state   :end (or Ctrl+D)`;
 
-/** One state command (":gear D") as a suite context change; null for a line that is not one. */
+/** A typed number as a number; anything else stays the text typed, for the range check to name it (":speed fast"). */
+function typedNumber(value: string): number | string {
+  return /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(value) ? Number(value) : value;
+}
+
+/** One state command (":gear D") as a suite context change, range-checked by the session; null for a line that is not one. */
 function stateChange(command: string, value: string): unknown {
   switch (command) {
     case 'speed':
-      return { vehicle: { speedKmh: Number(value) } };
+      return { vehicle: { speedKmh: typedNumber(value) } };
     case 'gear':
       return { vehicle: { gear: value.toUpperCase() } };
     case 'soc':
-      return { vehicle: { stateOfChargePct: Number(value) } };
+      return { vehicle: { stateOfChargePct: typedNumber(value) } };
+    case 'temp':
+      return { vehicle: { outsideTempC: typedNumber(value) } };
     case 'time':
       return { time: value };
+    case 'date':
+      return { date: value };
     case 'district':
       return { district: value };
+    case 'position': {
+      const [lat, lon] = value.split(/[\s,]+/);
+      return { position: { lat: typedNumber(lat ?? ''), lon: typedNumber(lon ?? '') } };
+    }
     default:
       return null;
   }
 }
 
+/** A turn as it ends, numbered as the report and the app number it (turnNumber). */
 function printTurn(turn: TurnRecord): void {
   const vehicle = turn.context.vehicle;
+  console.log(`turn ${turnNumber(turn.index)}`);
   console.log(`  unit: ${turn.reply?.text ?? '(no reply)'}${turn.reply?.actions.length ? `  [${turn.reply.actions.map((a) => a.type).join(', ')}]` : ''}`);
   const labels = turnLabels(turn);
   console.log(`  judge: ${labels.length === 0 ? 'no failure' : labels.map((l) => `${l.label}: ${l.evidence}`).join('; ')}  (${vehicle ? `gear ${vehicle.gear}, ${vehicle.speedKmh} km/h, ` : ''}${turn.context.time})`);
-  const targets = turn.targetsAfter.map((t) => `${t.id} ${t.request.intent} ${t.status === 1 ? 'completed' : t.status === -1 ? 'dropped' : 'open'}`);
+  const targets = turn.targetsAfter.map((t) => `${t.id} ${t.request.intent} ${t.status === 1 ? `completed${t.completedTurn === null ? '' : ` at turn ${turnNumber(t.completedTurn)}`}` : t.status === -1 ? 'dropped' : 'open'}`);
   if (targets.length) console.log(`  targets: ${targets.join(', ')}`);
 }
 

@@ -10,6 +10,7 @@ import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
 import { pipelinesTurns, type CampaignConfig, type LoadedCampaign } from './config.ts';
 import { runConversation } from './conversation.ts';
 import { dialogueKind } from './kind.ts';
+import { textOnlyNoticeFor } from './text-only.ts';
 
 /** A finished conversation as the store takes it: the result, its artifacts (voice recordings) and, from a fleet worker, the run facts it produced. */
 export interface FinishedConversation {
@@ -111,6 +112,12 @@ export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string
         invocationEnded: () => inner.invocationEnded(),
       };
       watch = rig.watch({ store: facts, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
+      // the unit is connected (its hello known): a text-only unit without a model judge is told so before the first conversation
+      const textOnly = textOnlyNoticeFor(rig, campaign);
+      if (textOnly) {
+        log(`note: ${textOnly}`);
+        emit({ type: 'headunit', runId, kind: 'text_only', message: textOnly });
+      }
       return recorder;
     },
     ready: () => watch!.ready(),

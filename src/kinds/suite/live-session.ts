@@ -37,7 +37,11 @@ export const MAX_LIVE_TURNS = 50;
 const PARKED: SuiteContext = { vehicle: { speedKmh: 0, gear: 'P' } };
 
 export class LiveSessionError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** the fields that were wrong (a context change out of range), each with what was expected */
+    readonly fields: Array<{ path: string; message: string }> = [],
+  ) {
     super(message);
     this.name = 'LiveSessionError';
   }
@@ -131,10 +135,14 @@ export class LiveSession {
     return this.state;
   }
 
-  /** Changes the car's state (speed, gear, state of charge, position, time) from the next turn on. */
+  /** Changes the car's state (speed, gear, state of charge, temperature, position, date, time) from the next turn on. */
   setContext(change: unknown): ContextVector {
+    // within physics (src/domain/physical-context.ts): a refusal names the value, the field and the accepted range
     const parsed = SuiteContextSchema.safeParse(change);
-    if (!parsed.success) throw new LiveSessionError(`context: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(change)', message: i.message }));
+      throw new LiveSessionError(`context: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`, fields);
+    }
     try {
       this.state = applySuiteContext(this.state, parsed.data, 'context');
     } catch (error) {

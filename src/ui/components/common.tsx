@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { turnNumber } from '../../domain/conversation.ts';
 import type { Target, TargetStatus } from '../../domain/targets.ts';
 import { describeRequest, targetStatusText } from '../views/describe.ts';
 
@@ -28,7 +29,7 @@ export function TargetTable({ targets, className, turns = false }: { targets: re
             </td>
             {turns && (
               <td className="muted">
-                introduced turn {t.introducedTurn ?? '—'}, completed turn {t.completedTurn ?? '—'}
+                introduced turn {t.introducedTurn === null ? '—' : turnNumber(t.introducedTurn)}, completed turn {t.completedTurn === null ? '—' : turnNumber(t.completedTurn)}
               </td>
             )}
           </tr>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { decidingTurnVerdict } from '../../judge/precedence.ts';
-import type { ConversationResult, TurnRecord } from '../../domain/conversation.ts';
+import { turnNumber, type ConversationResult, type TurnRecord } from '../../domain/conversation.ts';
 import type { TargetStatus } from '../../domain/targets.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, type Dimension, type FailureLabel } from '../../domain/taxonomy.ts';
 import type { Rating } from '../../server/annotations.ts';
@@ -231,7 +231,7 @@ export function TurnDetail({ turn }: { turn: TurnRecord }) {
   return (
     <li className="turn" data-testid="turn">
       <div className="utterance">
-        <span className="who">Turn {turn.index + 1} · User</span>
+        <span className="who">Turn {turnNumber(turn.index)} · User</span>
         {turn.utterance.strategy && <Pill kind="strategy">{turn.utterance.strategy}</Pill>} {turn.utterance.text}
         <TurnVoiceLine turn={turn} />
       </div>
@@ -359,7 +359,7 @@ function RatingPanel({ path, result, ratings, onSaved, runId }: { path: string; 
         <summary>Turn labels (optional)</summary>
         {result.turns.map((turn) => (
           <div key={turn.index} className="turn-labels">
-            <strong>Turn {turn.index + 1}</strong>{' '}
+            <strong>Turn {turnNumber(turn.index)}</strong>{' '}
             {FAILURE_LABELS.map((l) => (
               <label key={l} className="chip">
                 <input type="checkbox" checked={labels.some((x) => x.turn === turn.index && x.label === l)} onChange={() => toggleLabel(turn.index, l)} /> {l}

@@ -193,7 +193,7 @@ export function LiveView() {
           <ul className="notices">
             {snapshot.headUnit.slice(0, 8).map((n, i) => (
               <li key={i}>
-                <Pill kind={n.kind === 'connected' || n.kind === 'resumed' ? 'ok' : 'fail'}>{n.kind}</Pill> {n.message}
+                <Pill kind={n.kind === 'connected' || n.kind === 'resumed' ? 'ok' : n.kind === 'text_only' ? 'warn' : 'fail'}>{n.kind === 'text_only' ? 'text only' : n.kind}</Pill> {n.message}
               </li>
             ))}
           </ul>

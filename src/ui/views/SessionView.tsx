@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ContextVector } from '../../domain/context.ts';
-import type { TurnRecord } from '../../domain/conversation.ts';
+import { turnNumber, type TurnRecord } from '../../domain/conversation.ts';
 import { api, ApiFailure } from '../api.ts';
 import { ErrorBox, TargetTable } from '../components/common.tsx';
 import { TurnDetail } from './ConversationView.tsx';
@@ -213,7 +213,7 @@ function Running(props: {
         </ol>
         {turns.length > 0 && (
           <div data-testid="session-targets">
-            <h2>Targets after turn {turns.length - 1}</h2>
+            <h2>Targets after turn {turnNumber(turns[turns.length - 1].index)}</h2>
             <TargetTable targets={turns[turns.length - 1].targetsAfter} className="table" turns />
           </div>
         )}
