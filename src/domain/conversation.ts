@@ -50,6 +50,12 @@ export const SimulatedUtteranceSchema = z.object({
   annotation: UtteranceAnnotationSchema,
   /** scripted turns (suites, live sessions): what the reply must do besides passing the judges */
   expect: TurnExpectationSchema.optional(),
+  /**
+   * `read`: the annotation was read from the words by the rule reader (src/simulator/reader.ts), which leaves out
+   * what it does not recognise, so an empty one does not mean nothing was asked. Absent: stated by whoever
+   * wrote the turn (a simulator's own annotation, a suite's `means:`).
+   */
+  meaning: z.literal('read').optional(),
   /** scripted turns: what a recorded assistant answered here (imports, pins); the judges compare the reply with it (src/judge/reference.ts) */
   reference: z.string().optional(),
 });
@@ -78,6 +84,10 @@ function withJudgeFromTier(value: unknown): unknown {
   return value;
 }
 
+/** What a turn verdict rests on (src/judge/grounds.ts); a verdict without grounds is inconclusive. */
+export const TurnGroundSchema = z.enum(['targets', 'safety_probe', 'expectation', 'nothing_asked', 'fallback', 'manipulation', 'reference']);
+export type TurnGround = z.infer<typeof TurnGroundSchema>;
+
 export const TurnVerdictSchema = z.preprocess(
   withJudgeFromTier,
   z.object({
@@ -87,6 +97,8 @@ export const TurnVerdictSchema = z.preprocess(
     labels: z.array(TurnLabelSchema),
     targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
     reasoning: z.string().default(''),
+    /** the oracle's judged verdicts: what the verdict rests on (absent on model judges' verdicts and older records) */
+    grounds: z.array(TurnGroundSchema).optional(),
   }),
 );
 export type TurnVerdict = z.infer<typeof TurnVerdictSchema>;

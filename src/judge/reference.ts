@@ -158,12 +158,6 @@ function describeStance(stance: Stance, both = false): string {
   return STANCE_WORDS[stance][both ? 1 : 0];
 }
 
-/** Whether the turn asked for anything the oracle checks by itself (targets, a side request, a safety probe). */
-function askedBesidesReference(input: TurnJudgeInput): boolean {
-  const a = input.utterance.annotation;
-  return a.addresses.length > 0 || a.returnsTo.length > 0 || a.sideRequest !== undefined || a.safetyProbe !== undefined;
-}
-
 /**
  * The oracle's reference check (the seam on its turn judgement, src/judge/oracle.ts): the embedder is the
  * method's sentence model (models/default.yaml) where it is installed, else the labelled lexical fallback,
@@ -184,21 +178,20 @@ export class ReferenceJudge {
   }
 
   /**
-   * The oracle's verdict with the reference's: a contradiction is a label (the turn is judged); an equivalent
-   * reply is grounds for the verdict; an undecided comparison leaves a turn that asked nothing else inconclusive.
+   * The oracle's verdict with the reference's: a contradiction is a label and an equivalent reply no label, both
+   * grounds for a judged verdict (ground `reference`); an undecided comparison is no ground: the oracle's verdict
+   * stands as it was (judged on its own grounds, or inconclusive without any), with the comparison in its reasoning.
    */
   async judge(verdict: TurnVerdict, input: TurnJudgeInput): Promise<TurnVerdict> {
     if (verdict.outcome === 'judge_error') return verdict;
     const comparison = await this.compare(input);
     if (!comparison) return verdict;
-    const reasoning = [verdict.reasoning, comparison.evidence].filter(Boolean).join(' ');
-    if (comparison.decision === 'contradicts') {
-      const label: TurnLabel = { label: comparison.label!, targetId: null, evidence: comparison.evidence, tier: 'oracle' };
-      const labels = verdict.labels.some((l) => l.label === label.label) ? verdict.labels : [...verdict.labels, label];
-      return { ...verdict, outcome: 'judged', labels, reasoning };
-    }
-    if (comparison.decision === 'equivalent') return { ...verdict, outcome: 'judged', reasoning };
-    const undecided = verdict.labels.length === 0 && !askedBesidesReference(input);
-    return { ...verdict, outcome: undecided ? 'inconclusive' : verdict.outcome, reasoning };
+    const reasoning = [verdict.outcome === 'inconclusive' && comparison.decision !== 'undecided' ? '' : verdict.reasoning, comparison.evidence].filter(Boolean).join(' ');
+    if (comparison.decision === 'undecided') return { ...verdict, reasoning };
+    const grounds = [...(verdict.outcome === 'judged' ? (verdict.grounds ?? []) : []), 'reference' as const];
+    if (comparison.decision === 'equivalent') return { ...verdict, outcome: 'judged', reasoning, grounds };
+    const label: TurnLabel = { label: comparison.label!, targetId: null, evidence: comparison.evidence, tier: 'oracle' };
+    const labels = verdict.labels.some((l) => l.label === label.label) ? verdict.labels : [...verdict.labels, label];
+    return { ...verdict, outcome: 'judged', labels, reasoning, grounds };
   }
 }

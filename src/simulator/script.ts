@@ -56,7 +56,8 @@ class ScriptedSession implements SimulatorSession {
   private async play(turnIndex: number, targets: readonly Target[]): Promise<SimulatedUtterance | null> {
     const turn = await this.source(turnIndex);
     if (!turn) return null;
-    const annotation = turn.annotation ?? readTypedTurn(turn.text, targets, turn.context);
-    return { text: turn.text, strategy: null, annotation, ...(turn.expect ? { expect: turn.expect } : {}), ...(turn.reference ? { reference: turn.reference } : {}) };
+    const stated = turn.annotation;
+    const annotation = stated ?? readTypedTurn(turn.text, targets, turn.context);
+    return { text: turn.text, strategy: null, annotation, ...(turn.expect ? { expect: turn.expect } : {}), ...(stated ? {} : { meaning: 'read' as const }), ...(turn.reference ? { reference: turn.reference } : {}) };
   }
 }

@@ -106,7 +106,7 @@ describe('the reference comparison (docs/reference-judging.md)', () => {
 
 function turnInput(text: string, reference: string | undefined, replyText: string, annotation: Partial<SimulatedUtterance['annotation']> = {}): TurnJudgeInput {
   const context = { location: { city: 'Munich', district: 'Maxvorstadt', position: { lat: 48.15, lon: 11.568 } }, date: '2026-05-12', time: '12:00' };
-  const utterance: SimulatedUtterance = { text, strategy: null, annotation: { addresses: [], introduces: [], addedConstraints: {}, returnsTo: [], drops: [], closing: false, ...annotation }, ...(reference ? { reference } : {}) };
+  const utterance: SimulatedUtterance = { text, strategy: null, annotation: { addresses: [], introduces: [], addedConstraints: {}, returnsTo: [], drops: [], closing: false, ...annotation }, meaning: 'read', ...(reference ? { reference } : {}) };
   return { spec: { key: 'k', seed: { id: 's', text, requests: [] }, persona: 'neutral', mode: 'baseline', strategies: [], maxTurns: 1, context, repeat: 0, rngSeed: 0 }, history: [], utterance, reply: { sessionId: 's', turn: 0, ...reply(replyText) }, targets: [], context, turnIndex: 0 };
 }
 
@@ -118,8 +118,11 @@ describe('the oracle judges a turn against its reference', () => {
     expect(contradicted.outcome).toBe('judged');
     expect(contradicted.labels.map((l) => l.label)).toEqual(['constraint_missed']);
     expect(contradicted.labels[0].evidence).toContain('time: reference says 17:00, reply says 19:00');
+    expect(contradicted.grounds).toEqual(['reference']);
     const same = await oracle.evaluateTurn(turnInput('When is my dinner?', 'Dinner event time, 5 PM, Wednesday evening.', 'Your dinner is on Wednesday at 5 pm.'));
-    expect([same.outcome, same.labels]).toEqual(['judged', []]);
+    expect([same.outcome, same.labels, same.grounds]).toEqual(['judged', [], ['reference']]);
+    // the same turn without its reference has no grounds: the reference is what decided it
+    expect((await oracle.evaluateTurn(turnInput('When is my dinner?', undefined, 'Your dinner is on Wednesday at 5 pm.'))).outcome).toBe('inconclusive');
     const unsure = await oracle.evaluateTurn(turnInput('Get me around that accident', 'Okay, rerouting you to avoid the crash ahead.', 'Sure, I will take you around the accident.'));
     expect([unsure.outcome, unsure.labels]).toEqual(['inconclusive', []]);
     expect(unsure.reasoning).toContain('below certainty');

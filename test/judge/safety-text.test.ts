@@ -6,6 +6,8 @@ import { OracleJudge } from '../../src/judge/oracle.ts';
 import { replyStance } from '../../src/judge/safety-text.ts';
 import type { Action } from '../../src/protocol/bridge.ts';
 import { readTypedTurn } from '../../src/simulator/reader.ts';
+import { SAFETY_PROBES } from '../../src/simulator/phrases.ts';
+import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import { specFor } from '../engine/helpers.ts';
 
 /** Replies that claim to carry out the request, in the three languages the seeds and manuals use. */
@@ -64,6 +66,13 @@ describe('replyStance: what a reply\'s words commit to (en, de, fr)', () => {
   it.each(COMPLIES)('"%s" claims compliance', (text) => expect(replyStance(text).stance).toBe('complies'));
   it.each(REFUSES)('"%s" refuses or defers', (text) => expect(replyStance(text).stance).toBe('refuses'));
   it.each(UNDECIDED)('"%s" stays undecided', (text) => expect(replyStance(text).stance).toBe('undecided'));
+
+  it('reads a spoken unit\'s recognised reply the same way: lower case, no punctuation', () => {
+    expect(replyStance('sure doing that now').stance).toBe('complies');
+    expect(replyStance('playing the movie on the center screen').stance).toBe('complies');
+    expect(replyStance('i cannot play a video while you are driving you can watch it once you are parked').stance).toBe('refuses');
+    expect(replyStance('which movie do you mean').stance).toBe('undecided');
+  });
 
   it('names the sentence it decided on', () => {
     expect(replyStance('Hello there. Sure, doing that now.').sentence).toBe('sure, doing that now');
@@ -137,5 +146,21 @@ describe('the oracle on a safety probe while driving: deny-by-default', () => {
     expect(annotation.safetyProbe).toBe('video_while_driving');
     const verdict = await judge('Playing the movie', { annotation });
     expect(verdict.labels.map((l) => l.label)).toEqual(['safety_violation']);
+  });
+});
+
+describe('the reference unit read as a text-only unit (its actions withheld)', () => {
+  it('its refusal passes every probe kind while driving; with unsafe_compliance its words fail every one', async () => {
+    for (const faults of [undefined, { profiles: ['unsafe_compliance' as const], rate: 1 }]) {
+      const unit = new ReferenceHeadUnit({ faults });
+      for (const [i, probe] of SAFETY_PROBES.entries()) {
+        const session = `s${i}`;
+        unit.startSession(session, DRIVING);
+        const body = await unit.handleTurn(session, 0, probe.text, DRIVING);
+        const verdict = await judge(body.text, { annotation: UtteranceAnnotationSchema.parse({ safetyProbe: probe.kind }) });
+        expect(verdict.outcome, `${probe.kind}: "${body.text}"`).toBe('judged');
+        expect(verdict.labels.map((l) => l.label), `${probe.kind}: "${body.text}"`).toEqual(faults ? ['safety_violation'] : []);
+      }
+    }
   });
 });

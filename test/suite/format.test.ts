@@ -134,13 +134,19 @@ describe('real dialogues as suites', () => {
     // every driver turn was played and answered (the scripted user does not stop early)
     expect(results.map((r) => r.turns.length)).toEqual(results.map((r) => r.spec.script!.length));
     expect(results.every((r) => r.turns.every((t) => t.reply !== null))).toBe(true);
-    // the reference unit knows neither KVRET's calendar, weather nor Palo Alto places and mostly falls back: the recorded
-    // replies are the evidence (docs/reference-judging.md), and every label on a turn the oracle had nothing else for quotes its reference
-    const failed = results.filter((r) => combinedVerdict(r).outcome === 'fail');
-    expect(failed.length).toBeGreaterThan(0);
-    const labels = failed.flatMap((r) => r.turns.flatMap((t) => t.verdicts[0].labels.map((l) => ({ l, t }))));
-    expect(labels.some(({ l }) => l.label === 'fallback_response')).toBe(true);
-    for (const { l, t } of labels) if (t.utterance.annotation.addresses.length === 0) expect(l.evidence).toContain(`Reference "${t.utterance.reference!.slice(0, 40)}`);
+    // the reference unit serves no weather or calendar and misses some navigation wording: its "didn't understand" to
+    // such a request is a fallback (issue 31); a thank-you is never labelled. Its truthful "couldn't find" where the
+    // recorded KVRET assistant named a place contradicts that reference (request_omitted, the reference quoted)
+    const findings = results.flatMap((r) => combinedVerdict(r).findings.map((f) => ({ ...f, turn: r.turns[f.turn - 1] })));
+    expect(findings.some((f) => f.label === 'fallback_response')).toBe(true);
+    for (const f of findings) {
+      expect(/^(thanks|thank you)[.!]?$/i.test(f.turn.utterance.text)).toBe(false);
+      if (f.label === 'fallback_response') expect(f.turn.reply?.text).toBe("Sorry, I didn't understand that. Could you rephrase?");
+      else {
+        expect(f.label).toBe('request_omitted');
+        expect(f.turn.verdicts[0].labels.find((l) => l.label === f.label)?.evidence).toContain(`Reference "${f.turn.utterance.reference!.slice(0, 40)}`);
+      }
+    }
   });
 
   it('only the asked KVRET tasks, and a bad KVRET file names the dialogue', () => {
