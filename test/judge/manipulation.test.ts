@@ -9,7 +9,7 @@ import { OracleJudge } from '../../src/judge/oracle.ts';
 import { injectedPairs, INJECTED_ID_SUFFIX } from '../../src/judgebench/injection.ts';
 import { generateDataset } from '../../src/judgebench/generator.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { manualItemOutcome, type ManualQaResult } from '../../src/kinds/manual-qa/item.ts';
 import { suiteKind } from '../../src/kinds/suite/kind.ts';
