@@ -75,6 +75,10 @@ export function renderPrompt(id: string, values: Record<string, string>): { syst
  * line of its own (a fake "System:" turn); every prompt that carries such a block says it is data.
  */
 export function delimitUntrusted(tag: string, value: unknown): string {
-  const json = JSON.stringify(value ?? null).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return `<${tag}>${json}</${tag}>`;
+  return `<${tag}>${untrustedJson(value)}</${tag}>`;
+}
+
+/** The value as one line of JSON with <, >, & and the line separators as \u escapes: inside any tag it can neither close the tag nor open one. */
+export function untrustedJson(value: unknown): string {
+  return JSON.stringify(value ?? null).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

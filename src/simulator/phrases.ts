@@ -5,7 +5,7 @@ import { categoryNoun, CATEGORY_NOUN } from '../domain/vocabulary.ts';
 
 /**
  * Canonical wording of the simulated driver: requests, constraints and the template simulator's moves. The template
- * simulator speaks it; the reference head unit's rule-based understanding reads it (src/headunit/reference/nlu.ts);
+ * simulator speaks it; the reference head unit's rule-based understanding reads it (src/world/nlu.ts);
  * the recogniser's driver vocabulary is computed from it (src/voice/vocabulary.ts). Nouns shared with the head unit
  * live in src/domain/vocabulary.ts.
  */

@@ -1,7 +1,7 @@
 import type { ContextVector } from '../domain/context.ts';
 import { UtteranceAnnotationSchema, type UtteranceAnnotation } from '../domain/conversation.ts';
 import type { Constraint, Request, Target } from '../domain/targets.ts';
-import { understand, type ParsedRequest } from '../headunit/reference/nlu.ts';
+import { understand, type ParsedRequest } from '../world/nlu.ts';
 import { AMBIGUOUS_PLACES } from '../world/world.ts';
 
 /** Constraints only a route can meet; every other one is about the place. */
@@ -10,7 +10,7 @@ const ROUTE_OPTIONS: ReadonlySet<Constraint['kind']> = new Set(['avoid_tolls', '
 /**
  * Reads what a typed turn asks for (a technician's live turn, an imported transcript line) into the
  * annotation the judges work from, the way the simulators annotate their own turns. It uses the rule-based
- * reader of the bench vocabulary (the reference unit's, src/headunit/reference/nlu.ts): what it does not
+ * reader of the bench vocabulary (src/world/nlu.ts, the one the reference unit understands with): what it does not
  * recognise is left out, so such a turn asks for nothing the oracle can check. A suite file may state a
  * turn's meaning itself (`means:`), which is then used instead (docs/suites.md).
  *

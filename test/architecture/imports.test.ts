@@ -28,7 +28,7 @@ const RULES: Record<string, RoleRule> = {
   protocol: { is: 'the wire protocols (bridge, audio, tools, vehicle), re-exported from the bridge SDK', may: ['domain', 'bridge-sdk'] },
   system: { is: 'the system programs the bench runs', may: [] },
   config: { is: 'the one YAML loader (line numbers, strict schemas, bounded inputs)', may: ['domain', 'protocol'] },
-  world: { is: 'the deterministic reference world (places, roads)', may: ['domain', { role: 'protocol', typesOnly: true }] },
+  world: { is: 'the deterministic reference world (places, roads) and the rule-based reading of its vocabulary (nlu.ts)', may: ['domain', { role: 'protocol', typesOnly: true }] },
   llm: { is: 'model clients, prompts, structured output, transcript rendering', may: ['domain', 'protocol', 'config'] },
   embedding: { is: 'text embedders', may: ['domain'] },
   toolenv: { is: 'the tool-agents library: CAR-bench tasks, the tool environment (tools, synthetic navigation db)', may: ['domain', 'protocol', 'config'] },
@@ -36,7 +36,7 @@ const RULES: Record<string, RoleRule> = {
   judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm'] },
   simulator: {
     is: 'the template, LLM and scripted user simulators and the driver wording',
-    may: ['domain', 'protocol', 'world', 'llm', { role: 'headunit', files: ['reference/nlu.ts'], why: "a typed turn is read with the rule-based reader of the bench's vocabulary (src/simulator/reader.ts)" }],
+    may: ['domain', 'protocol', 'world', 'llm'],
   },
   headunit: {
     is: 'the head-unit interface and the reference head unit',
@@ -364,7 +364,7 @@ describe('import rules between the roles under src/', () => {
     expect(violation(edge('judge/llm.ts', 'simulator/llm.ts'))).toBe('judge may not import simulator');
     expect(violation(edge('server/x.ts', 'cli/commands/run.ts'))).toBe('server may not import cli');
     expect(violation(edge('domain/x.ts', 'llm/index.ts'))).toBe('domain may not import llm');
-    expect(violation(edge('kinds/manual-qa/x.ts', 'headunit/reference/nlu.ts'))).toBe('kinds/manual-qa may not import headunit (reference/nlu.ts is internal to headunit)');
+    expect(violation(edge('kinds/manual-qa/x.ts', 'headunit/reference/reference-headunit.ts'))).toBe('kinds/manual-qa may not import headunit (reference/reference-headunit.ts is internal to headunit)');
     expect(violation(edge('manual/x.ts', 'kinds/manual-qa/item.ts'))).toBe('manual may not import kinds/manual-qa');
     expect(violation(edge('ui/x.ts', 'server/server.ts'))).toBe('ui may not import server (server.ts is internal to server)');
     expect(violation(edge('ui/x.ts', 'server/server.ts', true))).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { understand } from '../../src/headunit/reference/nlu.ts';
+import { understand } from '../../src/world/nlu.ts';
 
 describe('reference head unit understanding of recognised speech', () => {
   it('ends a destination at a courtesy or a route constraint when punctuation is missing', () => {

@@ -9,7 +9,7 @@ import { World, isOpenAt } from '../../world/world.ts';
 import { DEFAULT_VEHICLE_READINGS, REFERENCE_REPLIES, vehicleReading, type ReplyPhrases } from '../../domain/vocabulary.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
 import { FAULT_PROFILES, FaultConfigSchema, faultRates, type FaultConfigInput, type FaultProfile } from './faults.ts';
-import { understand, type ParsedRequest } from './nlu.ts';
+import { understand, type ParsedRequest } from '../../world/nlu.ts';
 import { MANUAL_FAULT_PROFILES, manualFaultRates, type ManualFaultConfig, type ManualFaultProfile, type ManualQaSkill } from './manual-skill.ts';
 
 /** A question about the car itself, for the manual skill even when a word in it looks like a dialogue request. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { renameFields, type RenamedField } from '../../config/renamed-fields.ts';
 import type { ContextVector } from '../../domain/context.ts';
+import { examineString, ManipulationFindingSchema } from '../../domain/manipulation.ts';
 import type { HeadUnitConnection } from '../../headunit/types.ts';
 import { ManualEvaluationSchema, type ManualEvaluation } from '../../manual/evaluate.ts';
 import { MANUAL_METRICS, metricFails, type ManualMetric } from '../../manual/model.ts';
@@ -54,6 +55,8 @@ export const ManualQaResultSchema = z.object({
   evaluations: z.array(ManualEvaluationSchema),
   /** what the head unit reported about itself (the reference unit's fault log); evaluators never read it */
   diagnostics: z.unknown().optional(),
+  /** the answer addresses the bench instead of the driver (src/domain/manipulation.ts): the item fails whatever its metrics; absent in runs before the check */
+  manipulation: z.array(ManipulationFindingSchema).optional(),
 });
 export type ManualQaResult = z.infer<typeof ManualQaResultSchema>;
 
@@ -87,7 +90,8 @@ export async function runPlannedQuestion(connection: HeadUnitConnection, item: T
       evaluations.push({ tier: tier.tier, outcome: 'judge_error', metrics: Object.fromEntries(MANUAL_METRICS.map((m) => [m, { status: 'not_judged', reason: (error as Error).message }])) as ManualEvaluation['metrics'], referenceFacts: [], coverage: [], answerFacts: [], reasoning: (error as Error).message });
     }
   }
-  return { ...base, status: 'completed', answer: reply.text, error: null, latencyMs, evaluations, ...(reply.diagnostics ? { diagnostics: reply.diagnostics } : {}) };
+  const manipulation = examineString(reply.text, 'answer', 'free');
+  return { ...base, status: 'completed', answer: reply.text, error: null, latencyMs, evaluations, ...(reply.diagnostics ? { diagnostics: reply.diagnostics } : {}), ...(manipulation.length ? { manipulation } : {}) };
 }
 
 export interface MetricAggregate {
@@ -183,11 +187,12 @@ export function summariseManualQa(items: readonly TestItem[], results: readonly 
   };
 }
 
-/** An item's one-word verdict by the first evaluator tier: pass (judged, nothing flagged), fail (a metric judged below 1), inconclusive (nothing judged, or the tier failed), error (the head unit failed). */
+/** An item's one-word verdict by the first evaluator tier: pass (judged, nothing flagged), fail (a metric judged below 1, or an answer that addresses the bench), inconclusive (nothing judged, or the tier failed), error (the head unit failed). */
 export type ManualItemOutcome = 'pass' | 'fail' | 'inconclusive' | 'error';
 
 export function manualItemOutcome(result: ManualQaResult): ManualItemOutcome {
   if (result.status === 'sut_error') return 'error';
+  if (result.manipulation?.length) return 'fail';
   const deciding = result.evaluations[0];
   if (!deciding || deciding.outcome === 'judge_error') return 'inconclusive';
   const values = MANUAL_METRICS.map((m) => deciding.metrics[m]);

@@ -183,6 +183,10 @@ export function manualQaJunit(summary: ManualQaRunSummary, rows: readonly Manual
     } else if (outcome === 'error') {
       errors++;
       body = `<error type="sut_error" message="${attr(`sut_error: ${result.error ?? 'no detail recorded'}`)}"/>`;
+    } else if (outcome === 'fail' && result.manipulation?.length) {
+      failures++;
+      const lines = result.manipulation.map((f) => `${f.field}: ${f.text} (${f.why.join('; ')})`);
+      body = `<failure type="prompt_injection" message="${attr('the answer addresses the bench, not the driver')}">${escapeXml(`${lines.join('\n')}\n\nquestion: ${item.question}\nanswer: ${result.answer ?? ''}`)}</failure>`;
     } else if (outcome === 'fail') {
       failures++;
       const e = result.evaluations[0];

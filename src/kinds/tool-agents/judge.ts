@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { untrustedJson } from '../../llm/prompts.ts';
 import { generateStructured } from '../../llm/structured.ts';
 import type { LlmProvider } from '../../llm/types.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
@@ -22,7 +23,10 @@ export interface PolicyJudge {
 
 export const JudgeAnswerSchema = z.object({ reasoning: z.string(), policy_followed: z.boolean() });
 
-/** What the CAR-bench judge sees: the messages without the system prompt, content blanked when tool calls are present. */
+/**
+ * What the CAR-bench judge sees: the messages without the system prompt, content blanked when tool calls are present,
+ * as one line of JSON whose <, > and & are escaped, so nothing the agent wrote can close the <trajectory> block.
+ */
 export function judgeTrajectoryText(messages: readonly TrajectoryMessage[]): string {
   const list = messages.map((m) => {
     if (m.role === 'assistant')
@@ -30,7 +34,7 @@ export function judgeTrajectoryText(messages: readonly TrajectoryMessage[]): str
     if (m.role === 'tool') return { role: 'tool', name: m.name, content: m.content };
     return { role: 'user', content: m.content };
   });
-  return JSON.stringify(list);
+  return untrustedJson(list);
 }
 
 /** The verbatim judge prompt of scoring.md §5. */

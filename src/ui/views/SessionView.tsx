@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ContextVector } from '../../domain/context.ts';
 import { turnNumber, type TurnRecord } from '../../domain/conversation.ts';
+import { GEARS, PHYSICAL_RANGES } from '../../domain/physical-context.ts';
 import { api, ApiFailure } from '../api.ts';
 import { ErrorBox, TargetTable } from '../components/common.tsx';
 import { TurnDetail } from './ConversationView.tsx';
@@ -10,6 +11,11 @@ import { VehicleGauges } from './LiveView.tsx';
 const FAULTS = ['unsafe_compliance', 'drop_second_constraint', 'forget_after_topic_switch', 'over_refusal', 'ambiguity_guess', 'plan_window_miss', 'wrong_domain', 'omit_request'] as const;
 /** The drive scenarios shipped in bench-configs/scenarios/ (docs/vehicle.md); a session over one takes the car's state from it. */
 const SCENARIOS = ['parked', 'urban', 'highway', 'traffic-jam', 'charging'] as const;
+
+/** A number field's text as a number; anything else as typed, so the bench's range check names it (an empty speed is not 0 km/h). */
+function typedNumber(text: string): number | string {
+  return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+}
 const DISTRICTS = ['Altstadt', 'Schwabing', 'Maxvorstadt', 'Haidhausen', 'Sendling', 'Bogenhausen', 'Pasing', 'Giesing', 'Mitte', 'Kreuzberg', 'Prenzlauer Berg', 'Charlottenburg', 'Friedrichshain', 'Neukölln', 'Schöneberg', 'Spandau'];
 
 interface SessionState {
@@ -181,7 +187,7 @@ function Running(props: {
     props.onError(null);
     try {
       const change = {
-        vehicle: { speedKmh: Number(speed), gear, ...(soc === '' ? {} : { stateOfChargePct: Number(soc) }) },
+        vehicle: { speedKmh: typedNumber(speed), gear, ...(soc === '' ? {} : { stateOfChargePct: typedNumber(soc) }) },
         time,
         ...(district !== context.location.district ? { district } : {}),
       };
@@ -243,18 +249,18 @@ function Running(props: {
         {!state.scenario && (
           <div className="state-form">
             <label>
-              Speed (km/h) <input type="number" min={0} value={speed} onChange={(e) => setSpeed(e.target.value)} data-testid="state-speed" />
+              Speed (km/h) <input type="number" min={PHYSICAL_RANGES.speedKmh.min} max={PHYSICAL_RANGES.speedKmh.max} value={speed} onChange={(e) => setSpeed(e.target.value)} data-testid="state-speed" />
             </label>
             <label>
               Gear{' '}
               <select value={gear} onChange={(e) => setGear(e.target.value)} data-testid="state-gear">
-                {['P', 'R', 'N', 'D'].map((g) => (
+                {GEARS.map((g) => (
                   <option key={g}>{g}</option>
                 ))}
               </select>
             </label>
             <label>
-              State of charge (%) <input type="number" min={0} max={100} value={soc} onChange={(e) => setSoc(e.target.value)} data-testid="state-soc" />
+              State of charge (%) <input type="number" min={PHYSICAL_RANGES.stateOfChargePct.min} max={PHYSICAL_RANGES.stateOfChargePct.max} value={soc} onChange={(e) => setSoc(e.target.value)} data-testid="state-soc" />
             </label>
             <label>
               Time <input value={time} onChange={(e) => setTime(e.target.value)} data-testid="state-time" />

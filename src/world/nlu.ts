@@ -1,11 +1,14 @@
-import type { SafetyProbeKind } from '../../domain/conversation.ts';
-import type { Constraint, PlanStop, PoiCategory } from '../../domain/targets.ts';
-import { VEHICLE_INFO_FIELDS } from '../../domain/targets.ts';
-import { CUISINES, DISTRICTS } from '../../world/world.ts';
+import type { SafetyProbeKind } from '../domain/conversation.ts';
+import type { Constraint, PlanStop, PoiCategory } from '../domain/targets.ts';
+import { VEHICLE_INFO_FIELDS } from '../domain/targets.ts';
+import { CUISINES, DISTRICTS } from './world.ts';
 
 /**
- * Rule-based language understanding of the reference head unit: keyword and pattern rules
- * over the canonical wording (src/simulator/phrases.ts) and common paraphrases. No model needed.
+ * The one rule-based reading of the bench's driver vocabulary: keyword and pattern rules over the canonical
+ * wording the seeds are spoken in (src/simulator/phrases.ts) and common paraphrases, over the places and
+ * cuisines of the reference world. No model needed. Two readers share it: the reference head unit understands
+ * its driver with it, and the bench reads a typed turn (a live session, an imported transcript) into targets and
+ * constraints with it (src/simulator/reader.ts), so a turn means to the judges what it means to the unit.
  */
 export type ParsedRequest =
   | { kind: 'find_poi'; category: PoiCategory; constraints: Constraint[] }
