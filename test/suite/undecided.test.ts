@@ -23,6 +23,7 @@ import { ResultStore } from '../../src/store/store.ts';
 import { suiteToYaml } from '../../src/suite/format.ts';
 import { importTranscripts } from '../../src/suite/import.ts';
 import { pinConversation, pinnedSuiteYaml } from '../../src/suite/pin.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icabench-undecided-'));
 const store = ResultStore.open(join(dir, 'icabench.db'));
@@ -136,6 +137,18 @@ describe('a turn no judge had grounds for is undecided in a suite run, and every
     expect(comparison.a).toMatchObject({ passed: 0, failed: 20, inconclusive: 0 });
     expect(comparison.b).toMatchObject({ passed: 0, inconclusive: undecided.length });
   });
+});
+
+describe('`icabench suite import` says up front how many turns the oracle will have no grounds for', () => {
+  it('the KVRET excerpt and a transcript with a recognised request, a thank-you and an unrecognised question', async () => {
+    const kvret = await runCli(['suite', 'import', 'kvret', 'data/kvret/kvret_dev_excerpt.json', '--out', join(dir, 'cli-kvret.yaml')]);
+    expect(kvret.code, kvret.stderr).toBe(0);
+    expect(kvret.stdout).toMatch(/^imported 20 KVRET dialogues as .*; (\d+) of 51 turns ask for something the bench does not recognise.*Add a model judge, `means:` or `expect:`/);
+    const csv = write('cli.csv', ['conversation,user', 'a,Set the temperature to 21 degrees', 'a,Thanks!', 'a,Is it going to snow tomorrow?'].join('\n'));
+    const lab = await runCli(['suite', 'import', 'transcripts', csv, '--out', join(dir, 'cli-lab.yaml')]);
+    expect(lab.code, lab.stderr).toBe(0);
+    expect(lab.stdout).toContain('; 1 of 3 turns ask for something the bench does not recognise');
+  }, 60_000);
 });
 
 describe('no fallback false alarms on the fault-free reference unit', () => {
