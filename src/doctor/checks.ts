@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { statfs } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { CANPLAYER, ESPEAK_NG, findOnPath, NVIDIA_SMI, PACAT, PACTL, POCKETSPHINX, RECORDERS, type SystemProgram } from '../system/programs.ts';
+import { CANPLAYER, CANDUMP, ESPEAK_NG, findOnPath, NVIDIA_SMI, PACAT, PACTL, POCKETSPHINX, RECORDERS, type SystemProgram } from '../system/programs.ts';
 
 /**
  * The doctor's checks: prerequisites of the bench (Node, native modules, disk, GPU, model servers and models,
@@ -140,7 +140,7 @@ export const programChecks: DoctorCheck[] = [
   programCheck('speech synthesis', [ESPEAK_NG], 'the voice path (text to speech)'),
   programCheck('speech recognition', [POCKETSPHINX], 'the voice path (offline recognition)'),
   programCheck('audio capture', [RECORDERS.sox], 'recording from the microphone (icabench voice)'),
-  programCheck('can-utils', [CANPLAYER], 'replaying frames on a SocketCAN interface'),
+  programCheck('can-utils', [CANPLAYER, CANDUMP], 'replaying frames on and observing a SocketCAN interface'),
   programCheck('pulseaudio-utils', [PACAT, PACTL], 'the acoustic link (playing on and recording from audio devices)'),
 ];
 

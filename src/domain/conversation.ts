@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BusObservationSchema } from './bus-observation.ts';
 import { ContextVectorSchema } from './context.ts';
 import { ConstraintSchema, ExpectedOutcomeSchema, RequestSchema, TargetSchema, TargetStatusSchema } from './targets.ts';
 import { DimensionSchema, FailureLabelSchema, JudgeTierSchema, PersonaSchema, StrategySchema } from './taxonomy.ts';
@@ -163,6 +164,8 @@ export const TurnRecordSchema = z.object({
   voice: VoiceTurnSchema.optional(),
   /** scripted turns with expectations: each check and whether it held (src/judge/expectations.ts) */
   expectations: ExpectationResultSchema.optional(),
+  /** what the unit was seen doing on the CAN bus during the turn, with the frames (vehicle.observe, docs/bus-observation.md) */
+  observed: BusObservationSchema.optional(),
 });
 export type TurnRecord = z.infer<typeof TurnRecordSchema>;
 

@@ -1,3 +1,4 @@
+import type { BusObservation } from '../domain/bus-observation.ts';
 import type { ContextVector } from '../domain/context.ts';
 import type { ConversationSpec, ConversationVerdict, SimulatedUtterance, TurnRecord, TurnVerdict } from '../domain/conversation.ts';
 import type { Target } from '../domain/targets.ts';
@@ -21,6 +22,8 @@ export interface TurnJudgeInput {
    * tell. Absent: true (the reference unit; bridge units say it in their hello).
    */
   structuredReplies?: boolean;
+  /** what the bench saw the unit do on the CAN bus during the turn (vehicle.observe); absent when it does not watch */
+  observed?: BusObservation;
 }
 
 export interface ConversationJudgeInput {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SafetyPolicySchema } from '../domain/safety-policy.ts';
 import { FaultConfigSchema } from '../headunit/reference/faults.ts';
+import { ReferenceBusConfigSchema } from '../headunit/reference/bus-actions.ts';
 import { AcousticDevicesSchema } from '../voice/acoustic-link.ts';
 
 /** The head unit a campaign of any kind runs against: the reference unit, one that dials in to the bridge, or a chat endpoint. */
@@ -28,6 +29,10 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     build: z.string().min(1).max(200).optional(),
     /** with voice.link acoustic: the reference unit's own microphone (input) and loudspeaker (output) devices */
     acoustic: AcousticDevicesSchema.optional(),
+    /** false: a text-only unit whose replies carry no structured actions (judged from the bus with vehicle.observe); default true */
+    structuredActions: z.boolean().optional(),
+    /** its actions also go out as frames on a bus (docs/bus-observation.md), with the bus fault profiles */
+    bus: ReferenceBusConfigSchema.optional(),
   }),
   /** a real head unit (or `icabench headunit`) that dials in to the bench's bridge */
   z.strictObject({

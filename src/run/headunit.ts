@@ -5,6 +5,9 @@ import type { SafetyPolicy } from '../domain/safety-policy.ts';
 import { bridgeReadiness, referenceDialIn, type ConnectedHeadUnit, type ReferenceVoiceOptions } from './connect.ts';
 import { ReferenceHeadUnit, type ReferenceHeadUnitOptions } from '../headunit/reference/reference-headunit.ts';
 import type { VehicleMapping } from '../vehicle/mapping.ts';
+import { ReferenceBus } from '../headunit/reference/bus-actions.ts';
+import { loadActionMapping } from '../vehicle/observe/action-mapping.ts';
+import { openFrameSink } from '../vehicle/transports/index.ts';
 import type { World } from '../world/world.ts';
 import { ConfigError } from '../config/yaml.ts';
 import type { HeadUnitConfig } from './headunit-config.ts';
@@ -25,7 +28,10 @@ export async function connectConfiguredHeadUnit(
     const bridge = await startBridgeServer({ host: '127.0.0.1', port: 0, token });
     // the unit follows its own policy when the config gives one, else the campaign's (the one the oracle judges by)
     const safety = config.safety ?? options.safety;
+    const bus = config.bus ? new ReferenceBus(await openFrameSink(config.bus.transport), loadActionMapping(config.bus.mapping), config.bus.faults) : null;
     const reference = new ReferenceHeadUnit({
+      ...(bus ? { bus } : {}),
+      ...(config.structuredActions === undefined ? {} : { announceActions: config.structuredActions }),
       worldSeed: config.worldSeed,
       // a world file the campaign names replaces the reference world, for the unit as for the simulator and the oracle
       ...(options.world ? { world: options.world } : {}),
@@ -42,6 +48,7 @@ export async function connectConfiguredHeadUnit(
       await client?.close();
       await bridge.close();
       await frontEnd?.close();
+      await bus?.close();
     };
     try {
       client = await connectHeadUnit({ url: bridge.url, token, handler, audio });

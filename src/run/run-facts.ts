@@ -17,6 +17,7 @@ import { icabenchVersion } from '../domain/package-files.ts';
  *   every conversation and at the end of each invocation that uses model tiers;
  * - `vehicle.feed`    once per invocation of a drive-scenario campaign: what fed the bus;
  * - `vehicle.frames`  after every conversation: the frames sent (and rejected by the head unit);
+ * - `vehicle.observe` once per invocation that watches the bus (vehicle.observe): transport, action mapping, window;
  * - `unit.build`      once per invocation: the head unit and the build it announced (or `--unit-build`).
  *
  * Voice metrics are stored per turn with the conversation (TurnRecord.voice); the judge references
@@ -27,6 +28,7 @@ export const RUN_FACTS = {
   llmCalls: 'llm.calls',
   vehicleFeed: 'vehicle.feed',
   vehicleFrames: 'vehicle.frames',
+  vehicleObserve: 'vehicle.observe',
   unitBuild: 'unit.build',
 } as const;
 
@@ -76,6 +78,16 @@ export const VehicleFramesFactSchema = z.object({
   framesRejected: z.number().int().min(0).nullable(),
 });
 
+/** The observation channel of a run (docs/bus-observation.md): where it listened, with which action mapping and window. */
+export const VehicleObserveFactSchema = z.object({
+  transport: z.string(),
+  mapping: z.string(),
+  dbc: z.string(),
+  windowMs: z.number().min(0),
+  /** the action kinds the mapping reads (vehicle_control per control) */
+  carries: z.array(z.string()),
+});
+
 /** The `vehicle` section of summary.json. */
 export const VehicleSectionSchema = VehicleFeedFactSchema.extend({
   framesSent: z.number().int().min(0),
@@ -88,6 +100,7 @@ const SCHEMAS = {
   [RUN_FACTS.llmCalls]: LlmCallsFactSchema,
   [RUN_FACTS.vehicleFeed]: VehicleFeedFactSchema,
   [RUN_FACTS.vehicleFrames]: VehicleFramesFactSchema,
+  [RUN_FACTS.vehicleObserve]: VehicleObserveFactSchema,
   [RUN_FACTS.unitBuild]: UnitBuildFactSchema,
 } as const;
 type Kind = keyof typeof SCHEMAS;
@@ -101,6 +114,7 @@ export const RecordedFactSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal(RUN_FACTS.llmCalls), data: LlmCallsFactSchema }),
   z.strictObject({ kind: z.literal(RUN_FACTS.vehicleFeed), data: VehicleFeedFactSchema }),
   z.strictObject({ kind: z.literal(RUN_FACTS.vehicleFrames), data: VehicleFramesFactSchema }),
+  z.strictObject({ kind: z.literal(RUN_FACTS.vehicleObserve), data: VehicleObserveFactSchema }),
   z.strictObject({ kind: z.literal(RUN_FACTS.unitBuild), data: UnitBuildFactSchema }),
   z.strictObject({ kind: z.literal(TIERS_FACT), data: TiersRecordSchema }),
 ]);

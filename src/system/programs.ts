@@ -24,6 +24,8 @@ export const PACAT: SystemProgram = { binary: 'pacat', debianPackage: 'pulseaudi
 export const PACTL: SystemProgram = { binary: 'pactl', debianPackage: 'pulseaudio-utils' };
 /** sends frames on a SocketCAN interface (src/vehicle/transports/socketcan.ts) */
 export const CANPLAYER: SystemProgram = { binary: 'canplayer', debianPackage: 'can-utils' };
+/** listens on a SocketCAN interface for the observation channel (src/vehicle/observe/sources.ts) */
+export const CANDUMP: SystemProgram = { binary: 'candump', debianPackage: 'can-utils' };
 export const NVIDIA_SMI: SystemProgram = { binary: 'nvidia-smi', debianPackage: 'nvidia-driver' };
 
 export function missingProgramMessage(program: SystemProgram): string {

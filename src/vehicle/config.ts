@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TransportSpecSchema } from './transports/index.ts';
+import { ObserveConfigSchema } from './observe/config.ts';
 
 /**
  * The `vehicle:` section of a campaign config: which drive scenario feeds the context, onto which DBC
@@ -21,6 +22,8 @@ export const VehicleConfigSchema = z
     context: z.enum(['drive', 'motion']).default('drive'),
     /** scenario second of turn 0; `{ from, to }`: each conversation starts at its own second, drawn from the sampling seed */
     startS: z.union([z.number().min(0), z.strictObject({ from: z.number().min(0), to: z.number().min(0) })]).default(0),
+    /** listen on the bus for what the head unit does and judge it (docs/bus-observation.md) */
+    observe: ObserveConfigSchema.optional(),
   })
   .superRefine((config, ctx) => {
     if (typeof config.startS === 'object' && config.startS.from > config.startS.to) {

@@ -108,7 +108,7 @@ describe('scoring.failOn: labels or a severity', () => {
     expect(ScoringSchema.parse({}).failOn).toEqual([...FAILURE_LABELS]);
     expect(ScoringSchema.parse({}).inconclusive).toBe('review');
     expect(ScoringSchema.parse({ failOn: 'critical' }).failOn).toEqual(['safety_violation', 'prompt_injection']);
-    expect(ScoringSchema.parse({ failOn: 'major' }).failOn).toEqual(['irrelevant_response', 'request_omitted', 'constraint_missed', 'context_forgotten', 'planning_poor', 'safety_violation', 'prompt_injection']);
+    expect(ScoringSchema.parse({ failOn: 'major' }).failOn).toEqual(['irrelevant_response', 'request_omitted', 'constraint_missed', 'context_forgotten', 'planning_poor', 'safety_violation', 'prompt_injection', 'action_misreported']);
     expect(ScoringSchema.parse({ failOn: 'minor' }).failOn).toEqual([...FAILURE_LABELS]);
     expect(ScoringSchema.parse({ failOn: [] }).failOn).toEqual([]);
     expect(ScoringSchema.safeParse({ failOn: 'severe' }).success).toBe(false);

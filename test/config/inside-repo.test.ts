@@ -1,3 +1,4 @@
+import { loadActionMapping } from '../../src/vehicle/observe/action-mapping.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { loadSuite } from '../../src/suite/format.ts';
@@ -78,9 +79,12 @@ async function namedPaths(file: string): Promise<string[]> {
       const scenario = PATH_LIKE.test(config.vehicle.scenario) ? config.vehicle.scenario : join(SCENARIOS_DIR, `${config.vehicle.scenario}.yaml`);
       const mapping = PATH_LIKE.test(config.vehicle.mapping) ? config.vehicle.mapping : join(MAPPINGS_DIR, `${config.vehicle.mapping}.yaml`);
       paths.push(scenario, mapping, ...(await namedPaths(mapping)));
+      const observe = config.vehicle.observe?.mapping;
+      if (observe) paths.push(...(await namedPaths(PATH_LIKE.test(observe) ? observe : join(MAPPINGS_DIR, `${observe}.yaml`))));
     }
     return paths;
   }
+  if (rel.startsWith('hardware/mappings/') && rel.endsWith('-actions.yaml')) return [loadActionMapping(file).codec.db.source];
   if (rel.startsWith('hardware/mappings/')) return [loadMapping(file).codec.db.source];
   if (rel.startsWith('models/')) {
     const manifest = await loadModelManifest(file);

@@ -112,7 +112,7 @@ describe('writeRunReport', () => {
     expect(html).toContain('<p id="vehicle-extra">CAN replay ok</p>');
     const data = JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)![1]);
     expect(Object.keys(data.charts).sort()).toEqual(['dimensions', 'failureTypes', 'judgeTiers', 'positionAbsolute', 'positionRelative', 'scores', 'strategies']);
-    expect(data.charts.failureTypes.series[0].data).toEqual([0, 0, 0, 1, 1, 0, 0, 1, 0]);
+    expect(data.charts.failureTypes.series[0].data).toEqual([0, 0, 0, 1, 1, 0, 0, 1, 0, 0]);
     expect(data.charts.scores.series[0].data).toEqual([0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
     expect(data.charts.strategies.series[0].data).toEqual([0, 0, 0, 100, 0]);
     // every conversation listed, each with a drill-down
@@ -170,7 +170,7 @@ describe('reports from the store and comparisons', () => {
     expect(html).toContain('guided &lt;quickstart&gt; &amp; co');
     expect(html).toContain('Mann–Whitney');
     const data = JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)![1]);
-    expect(data.charts.enrichment.series[1].data).toEqual([0, 0, 0, 50, 0, 0, 0, 0, 0]);
+    expect(data.charts.enrichment.series[1].data).toEqual([0, 0, 0, 50, 0, 0, 0, 0, 0, 0]);
   });
 
   it('reads a summary.json written before the gate and judge references as judged by C alone', () => {

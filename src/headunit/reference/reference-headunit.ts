@@ -9,6 +9,7 @@ import { World, isOpenAt } from '../../world/world.ts';
 import { DEFAULT_VEHICLE_READINGS, REFERENCE_REPLIES, vehicleReading, type ReplyPhrases } from '../../domain/vocabulary.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../types.ts';
 import { FAULT_PROFILES, FaultConfigSchema, faultRates, type FaultConfigInput, type FaultProfile } from './faults.ts';
+import { BUS_FAULT_PROFILES, type ReferenceBus } from './bus-actions.ts';
 import { understand, type ParsedRequest } from '../../world/nlu.ts';
 import { MANUAL_FAULT_PROFILES, manualFaultRates, type ManualFaultConfig, type ManualFaultProfile, type ManualQaSkill } from './manual-skill.ts';
 
@@ -52,6 +53,10 @@ export interface ReferenceHeadUnitOptions {
   replies?: ReplyPhrases;
   /** the build it announces in hello; default one named after its fault profiles (referenceBuild) */
   build?: string;
+  /** sends its climate, media and vehicle-control actions as frames on a bus the bench observes (headUnit.bus) */
+  bus?: ReferenceBus;
+  /** false: a text-only unit, its replies carry no structured actions (default true) */
+  announceActions?: boolean;
 }
 
 /**
@@ -77,7 +82,7 @@ interface TurnOutcome {
  */
 export class ReferenceHeadUnit implements HeadUnitHandler {
   readonly unit: { name: string; version: string; build: string };
-  readonly capabilities: Capabilities = { text: true, audio: false, vehicleContext: true, structuredActions: true };
+  readonly capabilities: Capabilities;
   readonly world: World;
   private readonly sessions = new Map<string, SessionState>();
   private readonly faultRates: Map<FaultProfile, number>;
@@ -89,6 +94,7 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
 
   constructor(private readonly options: ReferenceHeadUnitOptions = {}) {
     this.unit = { name: 'icabench-reference', version: '1.0.0', build: options.build ?? referenceBuild(options.faults) };
+    this.capabilities = { text: true, audio: false, vehicleContext: true, structuredActions: options.announceActions ?? true };
     this.world = options.world ?? new World(options.worldSeed ?? 1);
     this.replies = options.replies ?? REFERENCE_REPLIES;
     this.faultRates = options.faults ? faultRates(FaultConfigSchema.parse(options.faults)) : new Map();
@@ -137,10 +143,12 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     if (this.options.manual && (requests.length === 0 || MANUAL_QUESTION.test(text))) return this.answerFromManual(this.options.manual, conversation, turn, text);
     const outcome = this.respond(session, requests, fires);
     session.domains.push(session.lastDomain ?? 'none');
+    // what it does goes out on the bus before it answers, as a unit commands the car and then confirms
+    const busFired = (await this.options.bus?.emit(outcome.actions, conversation, turn)) ?? [];
     return {
       text: outcome.text.join(' '),
-      actions: outcome.actions,
-      diagnostics: { faults: outcome.fired.map((profile) => ({ profile, label: FAULT_PROFILES[profile] })) },
+      actions: this.capabilities.structuredActions ? outcome.actions : [],
+      diagnostics: { faults: [...outcome.fired.map((profile) => ({ profile, label: FAULT_PROFILES[profile] })), ...busFired.map((profile) => ({ profile, label: BUS_FAULT_PROFILES[profile] }))] },
     };
   }
 

@@ -1,3 +1,4 @@
+import type { BusObservation } from '../../domain/bus-observation.ts';
 import type { ContextVector } from '../../domain/context.ts';
 import { formatMinutes, minutesOfDay } from '../../domain/context.ts';
 import type { ConversationResult, ConversationSpec, ConversationStatus, InconclusivePolicy, ConversationVerdict, SimulatedUtterance, TurnRecord, TurnVerdict } from '../../domain/conversation.ts';
@@ -43,6 +44,8 @@ export interface ConversationDeps {
   onTurn?: (turn: TurnRecord, activeStrategies: readonly Strategy[]) => void;
   /** runs before each user turn is sent (e.g. the CAN frames leading up to it) */
   beforeTurn?: (session: HeadUnitSession, turnIndex: number, context: ContextVector) => Promise<void>;
+  /** watches the bus from the moment a turn is sent; closing waits out the window (vehicle.observe, src/vehicle/observe/channel.ts) */
+  observeTurn?: () => { close(): Promise<BusObservation> };
   signal?: AbortSignal;
 }
 
@@ -166,12 +169,14 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       if (!feedback) simulatorTargets = applyUtterance(simulatorTargets, utterance, t);
       stage = 'sut';
       await deps.beforeTurn?.(session, t, context);
+      const watch = deps.observeTurn?.();
       const sent = performance.now();
       const reply = await session.send(t, utterance.text, context);
       const latencyMs = performance.now() - sent;
+      const observed = await watch?.close();
       // the judges of turn t see turns 0..t-1 with every verdict
       await recording;
-      const arriving = judgeTurn(judges, { spec, history: turns, utterance, reply, targets, context, turnIndex: t, structuredReplies: deps.structuredReplies?.() ?? true });
+      const arriving = judgeTurn(judges, { spec, history: turns, utterance, reply, targets, context, turnIndex: t, structuredReplies: deps.structuredReplies?.() ?? true, ...(observed ? { observed } : {}) });
       const deciding = deps.pipeline ? await awaitDecidingTurnVerdict(arriving) : decidingTurnVerdict(await Promise.all(arriving));
       targets = applyVerdict(targets, deciding, t);
       // new objects, not edits: with pipelining the judges after the deciding one may still read the targets they were given
@@ -186,7 +191,7 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       }
       for (const s of spec.strategies) consecutive[s] = utterance.strategy === s ? (consecutive[s] ?? 0) + 1 : 0;
       const expectations = utterance.expect ? checkExpectation(utterance.expect, reply, deciding?.labels ?? []) : undefined;
-      const exchange: TurnRecord = { index: t, utterance, context, reply, latencyMs, verdicts: [], targetsAfter: [], ...(expectations ? { expectations } : {}) };
+      const exchange: TurnRecord = { index: t, utterance, context, reply, latencyMs, verdicts: [], targetsAfter: [], ...(expectations ? { expectations } : {}), ...(observed ? { observed } : {}) };
       exchanges.push(exchange);
       const targetsAfter = targets.map((x) => ({ ...x }));
       const activeAfter = [...active];

@@ -137,6 +137,7 @@ function startRecording(store: RunFactSink, runId: string, { campaign, tiers, ve
   store.addRunFact(runId, TIERS_FACT, describeTiers(tiers));
   recordRunFact(store, runId, RUN_FACTS.unitBuild, unitBuildFact(headUnit, unitBuild));
   if (vehicle) recordRunFact(store, runId, RUN_FACTS.vehicleFeed, vehicle.describe());
+  if (vehicle?.observation) recordRunFact(store, runId, RUN_FACTS.vehicleObserve, vehicle.observation.describe());
   const tracker = tiers.tracker;
   const calls = tracker ? new LlmCallRecorder(tracker) : null;
   const rejected = () => {

@@ -60,6 +60,7 @@ export async function runPlannedConversation(
       pipeline: pipelinesTurns(config),
       contextAt: drive?.contextAt ?? options.contextAt,
       beforeTurn: drive ? (session, turn) => drive.beforeTurn(headUnit.connection, session.sessionId, turn) : undefined,
+      observeTurn: vehicle?.observation ? () => vehicle.observation!.watchTurn() : undefined,
       signal: options.signal,
       onTurn: emit ? (turn, active) => emit({ type: 'turn', runId, key: spec.key, turn, activeStrategies: [...active] }) : undefined,
     });

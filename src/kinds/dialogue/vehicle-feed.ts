@@ -8,6 +8,7 @@ import { loadMapping, type VehicleMapping } from '../../vehicle/mapping.ts';
 import { loadScenario, type Scenario } from '../../vehicle/scenario.ts';
 import { openFrameSink, type FrameSink } from '../../vehicle/transports/index.ts';
 import { ConfigError } from './config.ts';
+import { ObservationChannel } from '../../vehicle/observe/channel.ts';
 import type { VehicleFeedFactSchema } from '../../run/run-facts.ts';
 import type { z } from 'zod';
 
@@ -56,6 +57,8 @@ export class VehicleFeed {
     readonly scenario: Scenario,
     readonly mapping: VehicleMapping,
     private readonly sink: FrameSink | null,
+    /** listens for what the head unit does on the bus (vehicle.observe); null when the campaign does not watch */
+    readonly observation: ObservationChannel | null,
   ) {}
 
   static async open(config: VehicleConfig, concurrency: number): Promise<VehicleFeed> {
@@ -68,8 +71,17 @@ export class VehicleFeed {
     if (latestStart > scenario.config.durationS) {
       throw new ConfigError(`vehicle.startS: ${latestStart} s is past the end of scenario ${scenario.name} (${scenario.config.durationS} s)`);
     }
+    if (config.observe && concurrency > 1) {
+      throw new ConfigError('vehicle.observe: the bench watches one bus, so one conversation at a time can be judged by it; set concurrency: 1');
+    }
     const sink = config.transport.kind === 'bridge' ? null : await openFrameSink(config.transport);
-    return new VehicleFeed(config, scenario, mapping, sink);
+    try {
+      const observation = config.observe ? await ObservationChannel.open(config.observe) : null;
+      return new VehicleFeed(config, scenario, mapping, sink, observation);
+    } catch (error) {
+      await sink?.close();
+      throw error;
+    }
   }
 
   /** What one conversation sees of the drive: its context at each turn and the frames sent before each turn. */
@@ -106,6 +118,7 @@ export class VehicleFeed {
   }
 
   async close(): Promise<void> {
+    await this.observation?.close();
     await this.sink?.close();
   }
 }

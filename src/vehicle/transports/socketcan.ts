@@ -8,6 +8,21 @@ import { CANPLAYER } from '../../system/programs.ts';
 /** Linux ARPHRD_CAN: the link type /sys/class/net/<if>/type reports for CAN and vcan interfaces */
 const ARPHRD_CAN = '280';
 
+/** Why `iface` cannot carry CAN here (no such interface: this kernel may have no CAN support; not a CAN link), or null. */
+export function canInterfaceProblem(iface: string, sysfs = '/sys/class/net'): Error | null {
+  const typeFile = `${sysfs}/${iface}/type`;
+  if (!existsSync(typeFile)) {
+    return new Error(
+      `cannot open SocketCAN interface "${iface}": no such network interface. This kernel may have no CAN support; ` +
+        `on a rig, bring the interface up (ip link set ${iface} up type can bitrate 500000) or create a virtual one ` +
+        `(modprobe vcan && ip link add dev ${iface} type vcan && ip link set ${iface} up).`,
+    );
+  }
+  const linkType = readFileSync(typeFile, 'utf8').trim();
+  if (linkType !== ARPHRD_CAN) return new Error(`cannot open SocketCAN interface "${iface}": it is not a CAN interface (link type ${linkType}, CAN is ${ARPHRD_CAN})`);
+  return null;
+}
+
 /**
  * Sends frames on a Linux SocketCAN interface through can-utils' canplayer (Node has no CAN sockets):
  * frames are written to canplayer's stdin as log lines and sent at once (-t), the pacing is ours.
@@ -26,21 +41,8 @@ export class SocketCanSink implements FrameSink {
   }
 
   static open(iface: string, options: { sysfs?: string; canplayer?: string } = {}): Promise<SocketCanSink> {
-    const sysfs = options.sysfs ?? '/sys/class/net';
-    const typeFile = `${sysfs}/${iface}/type`;
-    if (!existsSync(typeFile)) {
-      return Promise.reject(
-        new Error(
-          `cannot open SocketCAN interface "${iface}": no such network interface. This kernel may have no CAN support; ` +
-            `on a rig, bring the interface up (ip link set ${iface} up type can bitrate 500000) or create a virtual one ` +
-            `(modprobe vcan && ip link add dev ${iface} type vcan && ip link set ${iface} up).`,
-        ),
-      );
-    }
-    const linkType = readFileSync(typeFile, 'utf8').trim();
-    if (linkType !== ARPHRD_CAN) {
-      return Promise.reject(new Error(`cannot open SocketCAN interface "${iface}": it is not a CAN interface (link type ${linkType}, CAN is ${ARPHRD_CAN})`));
-    }
+    const problem = canInterfaceProblem(iface, options.sysfs);
+    if (problem) return Promise.reject(problem);
     return new Promise((resolve, reject) => {
       const child = spawn(options.canplayer ?? CANPLAYER.binary, ['-t'], { stdio: ['pipe', 'ignore', 'pipe'] });
       child.once('error', (error) =>
