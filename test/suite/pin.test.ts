@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { suiteKind } from '../../src/kinds/suite/kind.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
@@ -15,6 +14,7 @@ import { writeRunOutputs } from '../../src/report/write.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { loadSuite } from '../../src/suite/format.ts';
 import { addToSuiteYaml, pinConversation, pinnedSuiteYaml } from '../../src/suite/pin.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icabench-pin-'));
 const store = ResultStore.open(join(dir, 'icabench.db'));
@@ -75,6 +75,11 @@ describe('pin as regression', () => {
     writeFileSync(suite, pinnedSuiteYaml(pinConversation(failing, { run: campaignRun }), 'regressions'));
     writeFileSync(suite, addToSuiteYaml(suite, pinConversation(passing, { run: campaignRun })));
     expect(readFileSync(suite, 'utf8')).toMatch(/^# Pinned by `icabench pin`/);
+    // a failed turn's reply is no example of a right answer: only the turns that passed keep theirs as reference
+    const pinned = pinConversation(failing, { run: campaignRun });
+    const labelled = failing.turns.map((t) => t.verdicts[0].labels.length > 0);
+    expect(labelled.some(Boolean)).toBe(true);
+    expect(pinned.turns.map((t) => t.reference !== undefined)).toEqual(labelled.map((l) => !l));
     const faulty = await runSuite(suite, UNSAFE, 'faulty');
     const fixed = await runSuite(suite, { profiles: [] }, 'fixed');
     const outcome = (run: typeof faulty, key: string) => combinedVerdict(run.results.get(key)!);
