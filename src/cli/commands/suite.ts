@@ -11,7 +11,7 @@ import { turnsWithoutGrounds } from '../../kinds/suite/grounds-preview.ts';
 function groundsNote(path: string): string {
   const { turns, withoutGrounds } = turnsWithoutGrounds(loadSuite(path));
   if (withoutGrounds === 0) return `the oracle has grounds for all ${turns} turns`;
-  return `${withoutGrounds} of ${turns} turns ask for something the bench does not recognise and carry no expectations: unless the unit answers them with a fallback, the oracle leaves them undecided and their conversations inconclusive (needs review). Add a model judge, \`means:\` or \`expect:\` to get verdicts (docs/suites.md, "Undecided turns and inconclusive conversations")`;
+  return `${withoutGrounds} of ${turns} turns ask for something the bench does not recognise and carry no expectations: unless the unit answers them with a fallback or their reference reply decides the answer, the oracle leaves them undecided and their conversations inconclusive (needs review). Add a model judge, \`means:\` or \`expect:\` to get verdicts (docs/suites.md, "Undecided turns and inconclusive conversations")`;
 }
 
 /** Writes a new file, refusing to overwrite one (a suite may hold a person's edits). */

@@ -6,7 +6,8 @@ import type { LoadedSuite } from '../../suite/format.ts';
 /**
  * How many of a suite's turns the oracle will have no grounds for (src/judge/grounds.ts), read before it runs
  * the way the scripted user reads them: turns whose words the bench does not recognise, with no `means` and no
- * expected actions. Unless the unit answers them with a fallback, such turns are undecided and their
+ * expected actions. Unless the unit answers them with a fallback or their reference reply decides the answer
+ * (src/judge/reference.ts, known only once the reply comes), such turns are undecided and their
  * conversations inconclusive (needs review) without a model judge; `icabench suite import` says so up front.
  */
 export function turnsWithoutGrounds(suite: LoadedSuite): { turns: number; withoutGrounds: number } {
