@@ -39,7 +39,7 @@ export function turnGrounds(input: Pick<TurnJudgeInput, 'utterance'>): TurnGroun
  * The oracle's verdict on a turn without grounds: a fallback to a request is a finding (the driver asked, the
  * unit declined), so is a reply that speaks to the bench (`labels` already has it); otherwise undecided.
  */
-export function verdictWithoutGrounds(input: Pick<TurnJudgeInput, 'utterance' | 'reply'>, labels: readonly TurnLabel[], judge: string): TurnVerdict {
+export function verdictWithoutGrounds(input: Pick<TurnJudgeInput, 'utterance'> & { reply: Parameters<typeof readReply>[0] }, labels: readonly TurnLabel[], judge: string): TurnVerdict {
   const grounds: TurnGround[] = labels.length > 0 ? ['manipulation'] : [];
   const found = [...labels];
   const reading = readReply(input.reply);
