@@ -57,6 +57,8 @@ export const SimulatedUtteranceSchema = z.object({
    * wrote the turn (a simulator's own annotation, a suite's `means:`).
    */
   meaning: z.literal('read').optional(),
+  /** scripted turns: what a recorded assistant answered here (imports, pins); the judges compare the reply with it (src/judge/reference.ts) */
+  reference: z.string().optional(),
 });
 export type SimulatedUtterance = z.infer<typeof SimulatedUtteranceSchema>;
 
@@ -84,7 +86,7 @@ function withJudgeFromTier(value: unknown): unknown {
 }
 
 /** What a turn verdict rests on (src/judge/grounds.ts); a verdict without grounds is inconclusive. */
-export const TurnGroundSchema = z.enum(['targets', 'safety_probe', 'expectation', 'nothing_asked', 'fallback', 'manipulation']);
+export const TurnGroundSchema = z.enum(['targets', 'safety_probe', 'expectation', 'nothing_asked', 'fallback', 'manipulation', 'reference']);
 export type TurnGround = z.infer<typeof TurnGroundSchema>;
 
 export const TurnVerdictSchema = z.preprocess(
@@ -95,6 +97,8 @@ export const TurnVerdictSchema = z.preprocess(
     outcome: VerdictOutcomeSchema,
     labels: z.array(TurnLabelSchema),
     targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
+    /** targets the judge could neither complete nor fail on this turn, and why (e.g. a "not found" no world can check): T leaves them out */
+    undecidedTargets: z.array(z.object({ targetId: z.string(), why: z.string() })).optional(),
     reasoning: z.string().default(''),
     /** the oracle's judged verdicts: what the verdict rests on (absent on model judges' verdicts and older records) */
     grounds: z.array(TurnGroundSchema).optional(),
@@ -200,6 +204,8 @@ export const ScriptedTurnSchema = z.object({
   context: ContextVectorSchema,
   annotation: UtteranceAnnotationSchema.optional(),
   expect: TurnExpectationSchema.optional(),
+  /** what a recorded assistant answered here: evidence the judges compare the reply with */
+  reference: z.string().optional(),
 });
 export type ScriptedTurn = z.infer<typeof ScriptedTurnSchema>;
 

@@ -44,7 +44,8 @@ function words(list: readonly string[]): string {
   const alternation = (entries: string[]) => [...new Set(entries)].sort((a, b) => b.length - a.length).map(escape).join('|');
   const elided = list.filter((w) => w.endsWith("'"));
   const whole = `(?:${alternation(list.filter((w) => !w.endsWith("'")))})(?!${LETTER})`;
-  return `(?<!${LETTER})(?:${elided.length ? `${whole}|(?:${alternation(elided)})` : whole})`;
+  // not after a hyphen either: "Reifendruck-Prüfer" is a device, not an addressee
+  return `(?<![\\p{L}\\p{N}-])(?:${elided.length ? `${whole}|(?:${alternation(elided)})` : whole})`;
 }
 /** Expressions run on the comparison form (lower case, accents dropped), so they need no case-insensitive flag. */
 const re = (source: string, flags = '') => new RegExp(source, `u${flags}`);
@@ -63,16 +64,16 @@ const JUDGES_INSTRUCTIONS = re(`${words(V.possessives)}\\s+${words(V.instruction
 
 const ADDRESS_FORMS: ReadonlyArray<readonly [string, RegExp]> = [
   ['a note addressed to the judging party', re(`${words(V.noteWords)}\\s*(?:${words(V.toWords)}\\s*)${DET}${ANY_ADDRESSEE}`)],
-  ['a note addressed to the judging party', re(`${words(V.noteWords)}\\s*[:,]?\\s*${DET}${STRONG}`)],
+  ['a note addressed to the judging party', re(`${words(V.noteWords)}\\s*,?\\s*${DET}${STRONG}`)],
   ['a greeting to the judging party', re(`${CLAUSE_START}${words(V.greetings)}\\s+${DET}${ANY_ADDRESSEE}`)],
   ['the judging party called by name', re(`${CLAUSE_START}${DET}${STRONG}\\s*[:,]`)],
   ['words directed to the judging party', re(`^\\s*${words(V.openingPrepositions)}\\s+${DET}${STRONG}`)],
-  ['an instruction to the judging party', re(`${DET}${STRONG}\\s+(?:\\S+\\s+){0,2}?${words(V.modals)}`)],
+  ['an instruction to the judging party', re(`${DET}${STRONG}\\s+(?:\\S+\\s+){0,2}?${words(V.modals)}\\s+(?:\\S+\\s+){0,4}?${words(V.gradingVerbs)}`)],
 ];
 const STRUCTURE: ReadonlyArray<readonly [string, RegExp]> = [
   ['a chat role marker', re(`(?:^|\\n)\\s*[\\[<(#*]*\\s*${words(V.roles)}\\s*[\\]>)*]*\\s*:`)],
   ['a chat-template token', /<\|[a-z_]{2,30}\|>|\[\/?inst\]|<<\/?sys>>|<\/?s>|<\/?(start|end)_of_turn>/u],
-  ['a message tag', re(`<\\s*\\/?\\s*(?:${words(V.roles)}|prompt|tool_call|tool_result|function_call|system_message|message|head_unit_reply|trajectory|recommendation|assistant_answer)(?:\\s[^>]{0,80})?>`)],
+  ['a message tag', re(`<\\s*\\/?\\s*(?:${words(V.roles)}|${words(V.tagNames)})(?:\\s[^>]{0,80})?>`)],
   ['an instruction heading', re(`(?:^|\\n)\\s*#{1,6}\\s*${words(V.headingWords)}`)],
   ['a verdict in a judge’s answer format', re(`["'\`]${words(V.verdictKeys)}["'\`]\\s*:`)],
   ['a verdict line', re(`(?:^|[\\n,;.({])\\s*${words(V.verdictLineKeys)}\\s*[:=]\\s*(?:${words(V.verdictValues)}|${TEST_VERDICT}|${FRACTION})`)],
@@ -84,8 +85,26 @@ const LINKED_VERDICT = re(`^(?:\\s+\\S+){0,5}?\\s+${words(V.verdictLinks)}\\s+($
 const BARE_TEST_VERDICT = re(`^(?:\\s+\\S+){0,4}?\\s+(${TEST_VERDICT})`);
 /** the German verb-final form: "als bestanden werten" */
 const VERB_FINAL = re(`${words(V.verbFinal.link)}\\s+(${ANY_VERDICT})\\s+${words(V.verbFinal.infinitives)}`);
+/** in hidden text, any addressee called by name ("correcteur :") and any imperative grading verb is an instruction */
+const HIDDEN_VOCATIVE = re(`${CLAUSE_START}${DET}${ANY_ADDRESSEE}\\s*[:,]`);
+const HIDDEN_IMPERATIVE = re(`${CLAUSE_START}(?:${words(V.politeness)}\\s+)?${VERB}`);
 const NO_PENALTY = re(`${words(V.negations)}\\s+(?:\\S+\\s+){0,3}?${words(V.penaltyVerbs)}`);
 
+/**
+ * Every rule needs one of these words (or a chat-template token): a string with none of them is passed over at
+ * once. Most strings a unit sends (ids, names, districts, numbers) are, which keeps the check cheap per reply.
+ */
+const ANCHORS: ReadonlySet<string> = new Set(
+  [
+    ...V.addressees.strong, ...V.addressees.weak, ...V.noteWords, ...V.greetings, ...V.gradingVerbs, ...V.overrideVerbs, ...V.penaltyVerbs,
+    ...V.verdictKeys, ...V.verdictLineKeys, ...V.roles, ...V.tagNames, ...V.headingWords, ...V.verbFinal.link, ...V.openingPrepositions,
+  ].flatMap((entry) => entry.split(/[^\p{L}\p{N}_]+/u).filter((token) => token.length >= 2)),
+);
+const TEMPLATE_TOKEN = /<\||\[\/?inst\]|<<\/?sys>>|<\/?s>/u;
+const mayManipulate = (form: string) => TEMPLATE_TOKEN.test(form) || form.split(/[^\p{L}\p{N}_]+/u).some((token) => ANCHORS.has(token));
+
+/** plain ASCII needs no Unicode normalisation (the common case: ids, names, most replies) */
+const PRINTABLE_ASCII = /^[\x20-\x7e\t\n\r]*$/;
 const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0100}-\u{E01EF}]/gu;
 const TAG_CHARACTERS = /[\u{E0000}-\u{E007F}]+/gu;
 const COMMENTS: readonly RegExp[] = [
@@ -99,6 +118,7 @@ const QUOTES: Readonly<Record<string, string>> = { '\u2018': "'", '\u2019': "'",
 
 /** Text as the detector reads it: NFKC, look-alikes folded, invisible characters out, whitespace collapsed (line breaks kept, they mark roles). */
 export function normaliseUnitText(raw: string): string {
+  if (PRINTABLE_ASCII.test(raw)) return raw.replace(/[^\S\n]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
   return [...raw.normalize('NFKC').replace(INVISIBLE, '').replace(TAG_CHARACTERS, '')]
     .map((c) => CONFUSABLE_LETTERS[c] ?? QUOTES[c] ?? c)
     .join('')
@@ -126,6 +146,7 @@ export function hiddenParts(raw: string): { visible: string; hidden: string[] } 
 
 /** The comparison form: lower case, accents dropped, letter by letter (a letter whose form would change length stays), so indices match the normalised text. */
 function comparisonForm(text: string): string {
+  if (PRINTABLE_ASCII.test(text)) return text.toLowerCase();
   return [...text]
     .map((c) => {
       const bare = c.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
@@ -192,8 +213,8 @@ function clauseFindings(clause: Clause, window: Clause, place: FieldPlace): stri
   const noPenalty = NO_PENALTY.exec(clause.form);
   if (noPenalty && (mentioned || BENCH_OBJECT.test(clause.form) || place !== 'free')) why.push(`an order not to penalise (${show(clause, at(noPenalty))})`);
   if (place === 'hidden' && why.length === 0) {
-    const verb = re(`${CLAUSE_START}(?:${words(V.politeness)}\\s+)?${VERB}`).exec(clause.form);
-    const hint = mentioned ?? (verb ? show(clause, at(verb)) : null);
+    const called = HIDDEN_VOCATIVE.exec(clause.form) ?? HIDDEN_IMPERATIVE.exec(clause.form);
+    const hint = mentioned ?? (called ? show(clause, at(called)) : null);
     if (hint) why.push(`an instruction hidden from the reader (${hint})`);
   }
   return why;
@@ -202,6 +223,7 @@ function clauseFindings(clause: Clause, window: Clause, place: FieldPlace): stri
 /** What in one string (already normalised) addresses the bench; null when nothing does. */
 function examineText(text: string, place: FieldPlace): { text: string; why: string[] } | null {
   const form = comparisonForm(text);
+  if (!mayManipulate(form)) return null;
   for (const [feature, pattern] of STRUCTURE) {
     const match = pattern.exec(form);
     if (match) {

@@ -58,6 +58,6 @@ class ScriptedSession implements SimulatorSession {
     if (!turn) return null;
     const stated = turn.annotation;
     const annotation = stated ?? readTypedTurn(turn.text, targets, turn.context);
-    return { text: turn.text, strategy: null, annotation, ...(turn.expect ? { expect: turn.expect } : {}), ...(stated ? {} : { meaning: 'read' as const }) };
+    return { text: turn.text, strategy: null, annotation, ...(turn.expect ? { expect: turn.expect } : {}), ...(stated ? {} : { meaning: 'read' as const }), ...(turn.reference ? { reference: turn.reference } : {}) };
   }
 }

@@ -31,7 +31,10 @@ export const RULES: Record<string, RoleRule> = {
   embedding: { is: 'text embedders', may: ['domain'] },
   toolenv: { is: 'the tool-agents library: CAR-bench tasks, the tool environment (tools, synthetic navigation db)', may: ['domain', 'protocol', 'config'] },
   vehicle: { is: 'DBC codec, scenarios, frames, CAN transports and readers', may: ['domain', 'protocol', 'config', 'system', 'world'] },
-  judge: { is: 'the oracle and LLM judges, scoring, the verdict precedence', may: ['domain', 'protocol', 'world', 'llm'] },
+  judge: {
+    is: 'the oracle and LLM judges, scoring, the verdict precedence',
+    may: ['domain', 'protocol', 'world', 'llm', { role: 'embedding', why: 'a reply is compared with its reference reply by meaning (src/judge/reference.ts)' }],
+  },
   simulator: {
     is: 'the template, LLM and scripted user simulators and the driver wording',
     may: ['domain', 'protocol', 'world', 'llm'],
