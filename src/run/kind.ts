@@ -230,8 +230,11 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   storage: KindStorage<L, Item, Finished>;
   /** the live events of an item as it starts and once it is stored (the bench app's live view, the CLI's progress) */
   startedEvent(runId: string, planned: PlannedItem<Item>): CampaignEvent;
-  /** whether a finished item reached the head unit (kinds that talk to one): a run none of whose items did ends as unit_unreachable */
-  unitReach?(finished: Finished): UnitReachSample;
+  /**
+   * whether a finished item reached the head unit (kinds that talk to one): a run none of whose items did ends as
+   * unit_unreachable; null for an item that never tried the unit (it says nothing either way)
+   */
+  unitReach?(finished: Finished): UnitReachSample | null;
   finishedEvent(runId: string, key: string, finished: Finished): CampaignEvent;
   outputs: KindOutputs;
   wire: KindWire<L, Item, Finished>;

@@ -104,7 +104,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   options.signal?.addEventListener('abort', onAbort);
   let stopReason: string | null = null;
   // whether the items reach the head unit (the kinds that talk to one): none reached = unit_unreachable; too few = stop
-  const reach = trackUnitReach(config.maxErrorShare);
+  const reach = trackUnitReach(config.maxErrorShare, kind.nouns);
 
   const beforeTake = async (): Promise<boolean> => {
     // a kind whose items never wait on I/O (the replay agent) would starve the event loop: Ctrl+C and timers get their turn here

@@ -16,8 +16,16 @@ export function reachedUnit(result: Pick<ConversationResult, 'status' | 'turns'>
   return result.status !== 'sut_error' || result.turns.some((turn) => turn.reply !== null);
 }
 
-/** What the reach count needs of a finished item: whether the unit answered it, and the error when it did not (a conversation is one). */
-export type UnitReachSample = Pick<ConversationResult, 'status' | 'turns' | 'error'>;
+/** What the reach count needs of a finished item: whether the unit answered it, and why not when it did not. */
+export interface UnitReachSample {
+  reached: boolean;
+  cause: string | null;
+}
+
+/** A finished conversation as a reach sample. */
+export function conversationReach(result: Pick<ConversationResult, 'status' | 'turns' | 'error'>): UnitReachSample {
+  return { reached: reachedUnit(result), cause: result.error };
+}
 
 export interface UnitReach {
   /** counts a finished conversation (or item) */
@@ -30,19 +38,19 @@ export interface UnitReach {
   summary(): string;
 }
 
-/** The reach of one run invocation's conversations, in the order they finished. */
-export function trackUnitReach(maxErrorShare: number = DEFAULT_MAX_ERROR_SHARE): UnitReach {
+/** The reach of one run invocation's items (conversations, task trials, questions: `nouns`), in the order they finished. */
+export function trackUnitReach(maxErrorShare: number = DEFAULT_MAX_ERROR_SHARE, nouns: { item: string; items: string } = { item: 'conversation', items: 'conversations' }): UnitReach {
   const recent: boolean[] = [];
   let finished = 0;
   let reached = 0;
   let lastCause: string | null = null;
   const unreachedInWindow = () => recent.filter((ok) => !ok).length;
   return {
-    record(result) {
-      const ok = reachedUnit(result);
+    record(sample) {
+      const ok = sample.reached;
       finished++;
       if (ok) reached++;
-      else lastCause = result.error;
+      else lastCause = sample.cause;
       recent.push(ok);
       if (recent.length > REACH_WINDOW) recent.shift();
     },
@@ -50,9 +58,9 @@ export function trackUnitReach(maxErrorShare: number = DEFAULT_MAX_ERROR_SHARE):
       if (recent.length < REACH_WINDOW) return null;
       const unreached = unreachedInWindow();
       if (unreached / REACH_WINDOW < maxErrorShare) return null;
-      return `${unreached} of the last ${REACH_WINDOW} conversations did not reach the head unit (maxErrorShare ${maxErrorShare}; last cause: ${lastCause ?? 'unknown'})`;
+      return `${unreached} of the last ${REACH_WINDOW} ${nouns.items} did not reach the head unit (maxErrorShare ${maxErrorShare}; last cause: ${lastCause ?? 'unknown'})`;
     },
     neverReached: () => finished > 0 && reached === 0,
-    summary: () => `none of the ${finished} conversation(s) that ran reached the head unit (last cause: ${lastCause ?? 'unknown'})`,
+    summary: () => `none of the ${finished} ${nouns.item}(s) that ran reached the head unit (last cause: ${lastCause ?? 'unknown'})`,
   };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REACH_WINDOW, reachedUnit, trackUnitReach } from '../../src/run/unit-reach.ts';
+import { conversationReach, REACH_WINDOW, reachedUnit, trackUnitReach } from '../../src/run/unit-reach.ts';
 import { runEndStatus } from '../../src/run/resume.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { ResultStore } from '../../src/store/store.ts';
@@ -95,9 +95,9 @@ describe('unit reach (src/run/unit-reach.ts)', () => {
 
   it('maxErrorShare: stops only after a full window whose unreached share reaches the threshold', () => {
     const all = trackUnitReach();
-    for (let i = 0; i < REACH_WINDOW - 1; i++) all.record(unreached);
+    for (let i = 0; i < REACH_WINDOW - 1; i++) all.record(conversationReach(unreached));
     expect(all.stopReason()).toBeNull();
-    all.record(unreached);
+    all.record(conversationReach(unreached));
     expect(all.stopReason()).toMatch(/^20 of the last 20 conversations did not reach the head unit \(maxErrorShare 1; last cause: unavailable: /);
     expect(all.neverReached()).toBe(true);
 
@@ -105,14 +105,14 @@ describe('unit reach (src/run/unit-reach.ts)', () => {
     const mixed = trackUnitReach();
     const lenient = trackUnitReach(0.9);
     for (const reach of [mixed, lenient]) {
-      reach.record(answered);
-      for (let i = 0; i < REACH_WINDOW - 1; i++) reach.record(unreached);
+      reach.record(conversationReach(answered));
+      for (let i = 0; i < REACH_WINDOW - 1; i++) reach.record(conversationReach(unreached));
     }
     expect(mixed.stopReason()).toBeNull();
     expect(lenient.stopReason()).toMatch(/^19 of the last 20/);
     expect(mixed.neverReached()).toBe(false);
     // the window slides: the answered one drops out
-    mixed.record(unreached);
+    mixed.record(conversationReach(unreached));
     expect(mixed.stopReason()).toMatch(/^20 of the last 20/);
   });
 

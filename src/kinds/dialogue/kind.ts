@@ -7,6 +7,7 @@ import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
 import { findingsText, gateText } from './summary-text.ts';
 import { dialogueWire } from './wire.ts';
+import { conversationReach } from '../../run/unit-reach.ts';
 
 /** How a run of conversations is listed when it is not the config's mode: "scripted" (suites), "live" (live sessions). */
 export type ConversationRunMode = CampaignConfig['mode'] | 'scripted' | 'live';
@@ -53,7 +54,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   open: (campaign, options) => openConversationRig(campaign, options),
   storage: conversationStorage((campaign) => campaign.config.mode),
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
-  unitReach: (finished) => finished.result,
+  unitReach: (finished) => conversationReach(finished.result),
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),
   wire: dialogueWire,
   outputs: {

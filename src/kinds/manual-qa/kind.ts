@@ -3,7 +3,6 @@ import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 import { z } from 'zod';
 import { RecordedFactSchema } from '../../run/run-facts.ts';
 import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
-import type { UnitReachSample } from '../../run/unit-reach.ts';
 import type { FinishedQuestion } from './campaign.ts';
 import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, OmissionSearchResultSchema, manualItemOutcome } from './item.ts';
@@ -41,7 +40,7 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
     save: (store, runId, key, { result, facts }) => store.saveItemResult(runId, key, manualItemOutcome(result), result, facts),
   },
   // a question the unit answered reached it; one whose session failed did not
-  unitReach: ({ result }) => ({ status: result.status, turns: result.answer === null ? [] : [{ reply: {} }], error: result.error }) as UnitReachSample,
+  unitReach: ({ result }) => ({ reached: result.status !== 'sut_error' || result.answer !== null, cause: result.error }),
   startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: item.question }),
   finishedEvent: (runId, key, { result }) => ({ type: 'item_finished', runId, key, outcome: manualItemOutcome(result), word: manualItemOutcome(result) }),
   wire: {

@@ -2,7 +2,8 @@ import { parseOrThrow } from '../../domain/validation.ts';
 import { z } from 'zod';
 import { RecordedFactSchema } from '../../run/run-facts.ts';
 import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField, type RigNeeds } from '../../run/kind.ts';
-import { TrialResultSchema } from './loop.ts';
+import { TrialResultSchema, type TrialResult } from './loop.ts';
+import type { UnitReachSample } from '../../run/unit-reach.ts';
 import type { FinishedTrial } from './campaign.ts';
 import { toolAgentsModelRefs } from './config.ts';
 import { loadToolAgentsConfig, ToolAgentsConfigSchema, type LoadedToolAgents, type ToolAgentsConfig } from './config.ts';
@@ -17,6 +18,17 @@ const WireToolAgentsSchema = z.strictObject({ config: ToolAgentsConfigSchema, pa
 
 /** Where a worker's agent is: the replay agent runs in the worker, an endpoint model over HTTP, a head unit dialling in to the worker's bridge. */
 const AGENT_TRANSPORT: Record<ToolAgentsConfig['agent']['type'], RigNeeds['transport']> = { replay: 'reference', endpoint: 'http', bridge: 'bridge' };
+
+/**
+ * Whether a trial reached its agent (the head unit on the bridge, the endpoint model): it did once the agent
+ * answered a message, or the trial ended otherwise than by the agent failing; a trial that never got to the agent
+ * (not runnable, the task user failed first) says nothing.
+ */
+function trialReach(result: TrialResult): UnitReachSample | null {
+  if (result.agentMessages > 0 || result.outcome === 'scored' || result.outcome === 'max_messages') return { reached: true, cause: null };
+  if (result.outcome === 'agent_error') return { reached: false, cause: result.reason };
+  return null;
+}
 
 /** What a trial's stored outcome word means to the live view. */
 const LIVE_OUTCOME: Record<string, 'pass' | 'fail' | 'inconclusive' | 'error'> = { pass: 'pass', fail: 'fail', not_runnable: 'inconclusive' };
@@ -51,6 +63,7 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
     remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(ToolTrialItemSchema, row.item, `${store.path}: run ${run.id} trial "${row.key}"`) })),
     save: (store, runId, key, { result, facts }) => store.saveItemResult(runId, key, trialOutcomeWord(result), result, facts),
   },
+  unitReach: ({ result }) => trialReach(result),
   startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: `${item.taskId} (trial ${item.trial + 1})` }),
   finishedEvent: (runId, key, { result }) => ({ type: 'item_finished', runId, key, outcome: LIVE_OUTCOME[trialOutcomeWord(result)] ?? 'error', word: trialOutcomeWord(result) }),
   wire: {
