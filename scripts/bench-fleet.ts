@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { openRig } from '../src/kinds/dialogue/rig.ts';
-import { runCampaign, type ConversationExecutor } from '../src/kinds/dialogue/run.ts';
 import { openFleetRunner } from '../src/fleet/coordinator.ts';
 import { dialogueKind } from '../src/kinds/dialogue/kind.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { withLatency } from '../test/fleet/fixtures/latency.ts';
 import { spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from '../test/fleet/helpers.ts';
 import { startRedis } from '../test/fleet/redis-server.ts';
+import { runCampaign, type ConversationExecutor } from '../test/helpers/run-kinds.ts';
 
 const conversations = Number(process.argv[2] ?? 24);
 const latencyMs = Number(process.argv[3] ?? 200);

@@ -24,7 +24,6 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freshBuildEntry } from '../bin/build-state.js';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { createLlmJudge } from '../src/judge/llm.ts';
 import { OracleJudge } from '../src/judge/oracle.ts';
 import { ConcurrencyLimiter, LlmUsageTracker } from '../src/llm/index.ts';
@@ -36,6 +35,7 @@ import { ResultStore } from '../src/store/store.ts';
 import { llmUsage } from '../src/run/run-facts.ts';
 import { workspaceStorePath } from '../src/store/workspace.ts';
 import { benchModelResponder, startFakeLlmServer, type RecordedRequest } from '../test/helpers/fakeLlmServer.ts';
+import { runCampaign } from '../test/helpers/run-kinds.ts';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);

@@ -15,12 +15,12 @@ import { connectHeadUnit } from '../src/bridge/client.ts';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
 import { HeadUnitConfigSchema } from '../src/run/headunit-config.ts';
 import { World } from '../src/world/world.ts';
-import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../src/kinds/dialogue/tiers.ts';
 import { FAILURE_LABELS, STRATEGIES } from '../src/domain/taxonomy.ts';
 import { summarizeRun } from '../src/report/summary.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { HeldOutHeadUnit } from '../test/heldout/heldout-headunit.ts';
+import { runCampaign } from '../test/helpers/run-kinds.ts';
 
 const { values } = parseArgs({
   options: { conversations: { type: 'string', default: '200' }, show: { type: 'string', default: '0' }, unit: { type: 'string', default: 'heldout' } },

@@ -59,7 +59,7 @@ async function runCase(name: string, dir: string): Promise<CaseResult> {
     );
   }
   else {
-    const { runCampaign } = await import('../src/kinds/dialogue/run.ts');
+    const { runCampaign } = await import('../test/helpers/run-kinds.ts');
     const { buildTiers } = await import('../src/kinds/dialogue/tiers.ts');
     const { ResultStore } = await import('../src/store/store.ts');
     const { writeRunOutputs } = await import('../src/report/write.ts');

@@ -17,12 +17,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { createLlmJudge } from '../src/judge/llm.ts';
 import { ConcurrencyLimiter, LlmUsageTracker } from '../src/llm/index.ts';
 import { createLlmSimulator } from '../src/simulator/llm.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { benchModelResponder, startFakeLlmServer, type FakeLlmServer } from '../test/helpers/fakeLlmServer.ts';
+import { runCampaign } from '../test/helpers/run-kinds.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

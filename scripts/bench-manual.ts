@@ -13,9 +13,9 @@ import { ManualCorpus } from '../src/manual/corpus.ts';
 import { loadManualQaConfig } from '../src/kinds/manual-qa/config.ts';
 import { buildManualIndex } from '../src/manual/manual-index.ts';
 import { loadManualQaRun } from '../src/kinds/manual-qa/results.ts';
-import { runManualQa } from '../src/kinds/manual-qa/campaign.ts';
 import { generateDeterministicTestSet } from '../src/manual/testset.ts';
 import { ResultStore } from '../src/store/store.ts';
+import { runManualQa } from '../test/helpers/run-kinds.ts';
 
 const dir = resolve(import.meta.dirname, '../data/bmw-manual/xml');
 const files = readdirSync(dir).filter((f) => f.endsWith('.xml')).sort().map((f) => join(dir, f));

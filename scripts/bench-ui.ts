@@ -14,7 +14,6 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { loadCampaignConfig } from '../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../src/kinds/dialogue/tiers.ts';
 import type { ConversationResult } from '../src/domain/conversation.ts';
 import { DEFAULT_CONFIGS_DIR, DEFAULT_UI_DIR } from '../src/server/bench.ts';
@@ -22,6 +21,7 @@ import { startBenchServer } from '../src/server/server.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { launchBrowser } from '../test/e2e/browser.ts';
 import { writeFileSync } from 'node:fs';
+import { runCampaign } from '../test/helpers/run-kinds.ts';
 
 const CONVERSATIONS = Number(process.env.BENCH_UI_CONVERSATIONS ?? 10_000);
 const SEED_CONVERSATIONS = 60;

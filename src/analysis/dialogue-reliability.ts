@@ -1,5 +1,4 @@
 import { conversationPlanOfKey } from '../domain/plan-key.ts';
-import type { PerConversation } from './profile.ts';
 import { reliability, type Reliability } from './reliability.ts';
 
 /**
@@ -7,7 +6,7 @@ import { reliability, type Reliability } from './reliability.ts';
  * repeat order, as the store streams them), a trial passes when its combined outcome is pass. Only
  * when some plan ran more than once (a campaign with `repeats`); summary.json's `reliability`.
  */
-export function dialogueReliability(rows: readonly Pick<PerConversation, 'key' | 'outcome'>[]): { reliability?: Reliability } {
+export function dialogueReliability(rows: readonly { key: string; outcome: string }[]): { reliability?: Reliability } {
   const plans = new Map<string, boolean[]>();
   for (const row of rows) {
     const plan = conversationPlanOfKey(row.key);

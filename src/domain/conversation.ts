@@ -97,6 +97,8 @@ export const TurnVerdictSchema = z.preprocess(
     outcome: VerdictOutcomeSchema,
     labels: z.array(TurnLabelSchema),
     targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
+    /** targets the judge could neither complete nor fail on this turn, and why (e.g. a "not found" no world can check): T leaves them out */
+    undecidedTargets: z.array(z.object({ targetId: z.string(), why: z.string() })).optional(),
     reasoning: z.string().default(''),
     /** the oracle's judged verdicts: what the verdict rests on (absent on model judges' verdicts and older records) */
     grounds: z.array(TurnGroundSchema).optional(),

@@ -7,19 +7,27 @@
  */
 export const MANIPULATION_VOCABULARY = {
   /**
-   * Who judges the unit. `strong`: nouns that name the judging party in any sentence; `weak`: nouns that do
-   * only when addressed (the car's "system", a "judge" in a news item), never by a mere mention.
+   * Who judges the unit. `strong`: nouns that name the judging party in any sentence; `weak`: nouns that also
+   * name people and things of a drive (the car's "system", a "judge" in the news, the TÜV "Prüfer", the driving
+   * examiner, the ESP's "correcteur de trajectoire", a "top scorer"): they count only when addressed ("note to
+   * the reviewer", "Cher correcteur,"), never by a mere mention or a label ("Reviewers: 4.5").
    */
   addressees: {
     strong: [
-      'evaluator', 'evaluators', 'grader', 'graders', 'assessor', 'assessors', 'rater', 'raters', 'annotator', 'annotators', 'reviewer', 'reviewers', 'scorer', 'examiner',
-      'test bench', 'testbench', 'benchmark', 'language model', 'llm', 'ai model', 'ai judge', 'llm judge', 'judge model',
-      'bewerter', 'bewerterin', 'prufer', 'pruefer', 'pruferin', 'gutachter', 'gutachterin', 'evaluator', 'beurteiler', 'auswerter', 'korrektor', 'sprachmodell', 'ki modell', 'ki-modell', 'prufstand',
-      'evaluateur', 'evaluatrice', 'evaluateurs', 'correcteur', 'correctrice', 'examinateur', 'examinatrice', 'notateur', 'modele de langage', "modele d'ia",
-      'evaluador', 'evaluadora', 'calificador', 'calificadora', 'examinador', 'revisor', 'revisora', 'corrector', 'modelo de lenguaje', 'modelo de ia',
-      'valutatore', 'valutatrice', 'correttore', 'correttrice', 'esaminatore', 'revisore', 'modello linguistico', 'modello di ia',
+      'evaluator', 'evaluators', 'grader', 'graders', 'assessor', 'assessors', 'rater', 'raters', 'annotator', 'annotators',
+      'test bench', 'testbench', 'language model', 'llm', 'ai model', 'ai judge', 'llm judge', 'judge model',
+      'bewerter', 'bewerterin', 'beurteiler', 'auswerter', 'sprachmodell', 'ki modell', 'ki-modell',
+      'evaluateur', 'evaluatrice', 'evaluateurs', 'notateur', 'modele de langage', "modele d'ia",
+      'evaluador', 'evaluadora', 'calificador', 'calificadora', 'modelo de lenguaje', 'modelo de ia',
+      'valutatore', 'valutatrice', 'modello linguistico', 'modello di ia',
     ],
-    weak: ['judge', 'system', 'model', 'ai', 'assistant', 'juge', 'systeme', 'ia', 'richter', 'system', 'ki', 'modell', 'juez', 'sistema', 'modelo', 'giudice', 'modello'],
+    weak: [
+      'judge', 'system', 'model', 'ai', 'assistant', 'reviewer', 'reviewers', 'examiner', 'scorer', 'benchmark',
+      'prufer', 'pruefer', 'pruferin', 'gutachter', 'gutachterin', 'korrektor', 'richter', 'ki', 'modell', 'prufstand',
+      'juge', 'systeme', 'ia', 'correcteur', 'correctrice', 'examinateur', 'examinatrice',
+      'juez', 'sistema', 'modelo', 'revisor', 'revisora', 'corrector', 'examinador',
+      'giudice', 'modello', 'correttore', 'correttrice', 'revisore', 'esaminatore',
+    ],
   },
   /** articles, possessives and adjectives that may stand between an address word and its addressee ("to the human evaluator") */
   determiners: ['the', 'any', 'our', 'my', 'dear', 'human', 'automated', 'automatic', 'den', 'die', 'das', 'dem', 'der', 'alle', 'lieber', 'liebe', 'le', 'la', 'les', "l'", 'du', 'au', 'aux', 'cher', 'chere', 'el', 'los', 'las', 'al', 'il', 'lo', 'gli', 'ai', 'alla', 'caro', 'cara', 'a la', 'a los'],

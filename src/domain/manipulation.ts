@@ -44,7 +44,8 @@ function words(list: readonly string[]): string {
   const alternation = (entries: string[]) => [...new Set(entries)].sort((a, b) => b.length - a.length).map(escape).join('|');
   const elided = list.filter((w) => w.endsWith("'"));
   const whole = `(?:${alternation(list.filter((w) => !w.endsWith("'")))})(?!${LETTER})`;
-  return `(?<!${LETTER})(?:${elided.length ? `${whole}|(?:${alternation(elided)})` : whole})`;
+  // not after a hyphen either: "Reifendruck-Prüfer" is a device, not an addressee
+  return `(?<![\\p{L}\\p{N}-])(?:${elided.length ? `${whole}|(?:${alternation(elided)})` : whole})`;
 }
 /** Expressions run on the comparison form (lower case, accents dropped), so they need no case-insensitive flag. */
 const re = (source: string, flags = '') => new RegExp(source, `u${flags}`);
@@ -63,11 +64,11 @@ const JUDGES_INSTRUCTIONS = re(`${words(V.possessives)}\\s+${words(V.instruction
 
 const ADDRESS_FORMS: ReadonlyArray<readonly [string, RegExp]> = [
   ['a note addressed to the judging party', re(`${words(V.noteWords)}\\s*(?:${words(V.toWords)}\\s*)${DET}${ANY_ADDRESSEE}`)],
-  ['a note addressed to the judging party', re(`${words(V.noteWords)}\\s*[:,]?\\s*${DET}${STRONG}`)],
+  ['a note addressed to the judging party', re(`${words(V.noteWords)}\\s*,?\\s*${DET}${STRONG}`)],
   ['a greeting to the judging party', re(`${CLAUSE_START}${words(V.greetings)}\\s+${DET}${ANY_ADDRESSEE}`)],
   ['the judging party called by name', re(`${CLAUSE_START}${DET}${STRONG}\\s*[:,]`)],
   ['words directed to the judging party', re(`^\\s*${words(V.openingPrepositions)}\\s+${DET}${STRONG}`)],
-  ['an instruction to the judging party', re(`${DET}${STRONG}\\s+(?:\\S+\\s+){0,2}?${words(V.modals)}`)],
+  ['an instruction to the judging party', re(`${DET}${STRONG}\\s+(?:\\S+\\s+){0,2}?${words(V.modals)}\\s+(?:\\S+\\s+){0,4}?${words(V.gradingVerbs)}`)],
 ];
 const STRUCTURE: ReadonlyArray<readonly [string, RegExp]> = [
   ['a chat role marker', re(`(?:^|\\n)\\s*[\\[<(#*]*\\s*${words(V.roles)}\\s*[\\]>)*]*\\s*:`)],
@@ -84,6 +85,9 @@ const LINKED_VERDICT = re(`^(?:\\s+\\S+){0,5}?\\s+${words(V.verdictLinks)}\\s+($
 const BARE_TEST_VERDICT = re(`^(?:\\s+\\S+){0,4}?\\s+(${TEST_VERDICT})`);
 /** the German verb-final form: "als bestanden werten" */
 const VERB_FINAL = re(`${words(V.verbFinal.link)}\\s+(${ANY_VERDICT})\\s+${words(V.verbFinal.infinitives)}`);
+/** in hidden text, any addressee called by name ("correcteur :") and any imperative grading verb is an instruction */
+const HIDDEN_VOCATIVE = re(`${CLAUSE_START}${DET}${ANY_ADDRESSEE}\\s*[:,]`);
+const HIDDEN_IMPERATIVE = re(`${CLAUSE_START}(?:${words(V.politeness)}\\s+)?${VERB}`);
 const NO_PENALTY = re(`${words(V.negations)}\\s+(?:\\S+\\s+){0,3}?${words(V.penaltyVerbs)}`);
 
 const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0100}-\u{E01EF}]/gu;
@@ -192,8 +196,8 @@ function clauseFindings(clause: Clause, window: Clause, place: FieldPlace): stri
   const noPenalty = NO_PENALTY.exec(clause.form);
   if (noPenalty && (mentioned || BENCH_OBJECT.test(clause.form) || place !== 'free')) why.push(`an order not to penalise (${show(clause, at(noPenalty))})`);
   if (place === 'hidden' && why.length === 0) {
-    const verb = re(`${CLAUSE_START}(?:${words(V.politeness)}\\s+)?${VERB}`).exec(clause.form);
-    const hint = mentioned ?? (verb ? show(clause, at(verb)) : null);
+    const called = HIDDEN_VOCATIVE.exec(clause.form) ?? HIDDEN_IMPERATIVE.exec(clause.form);
+    const hint = mentioned ?? (called ? show(clause, at(called)) : null);
     if (hint) why.push(`an instruction hidden from the reader (${hint})`);
   }
   return why;

@@ -1,6 +1,6 @@
 import { Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { ItemAborted, type CampaignKindDefinition, type ItemRunner, type LoadedKindConfig, type PlannedItem } from '../run/kind.ts';
+import { ItemAborted, type CampaignKindDefinition, type FinishedItem, type ItemRunner, type LoadedKindConfig, type PlannedItem } from '../run/kind.ts';
 import { RUN_FACTS, type RunFactSink } from '../run/run-facts.ts';
 import {
   AFTER_ITEMS_JOB,
@@ -110,7 +110,7 @@ export function fleetWorkerSource(redisUrl: string): { workers: () => Promise<Wo
  * warning-omission search) goes to a worker as a job of its own, and its output comes back to the run skeleton, which stores
  * it. It fails at once when no live worker can serve the run.
  */
-export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished, AfterIn = never, AfterOut = never>(
+export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished extends FinishedItem, AfterIn = never, AfterOut = never>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the file's config form does not matter to the fleet
   kind: CampaignKindDefinition<L, Item, Finished, any, AfterIn, AfterOut>,
   loaded: L,

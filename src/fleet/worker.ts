@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { campaignKind, type AnyCampaignKind } from '../kinds/registry.ts';
 import type { ItemRunner, LoadedKindConfig } from '../run/kind.ts';
+import { openItemRunner } from '../run/envelope.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import {
   AFTER_ITEMS_JOB,
@@ -153,7 +154,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     let opening = runs.get(runId);
     if (!opening) {
       opening = (async () => {
-        const runner = await (options.openRunner ?? ((k, l) => k.open(l, { log })))(kind, loaded, log);
+        const runner = await (options.openRunner ?? ((k, l) => openItemRunner(k, l, { log })))(kind, loaded, log);
         // what the runner records goes into this collector: the facts travel with the results, the coordinator stores them
         let collected: WireFact[] = [];
         const take = () => {

@@ -8,7 +8,7 @@ import type { LlmProvider } from '../llm/types.ts';
 import { describeContext, describeTargets, transcript, turnBlocks } from '../llm/transcript.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
-import { completedTargetShare } from './targets.ts';
+import { completedTargetShare, describeT, targetsCountedInT } from './targets.ts';
 
 export const JUDGE_PROMPTS = {
   turn: 'judge/turn-labels.v4',
@@ -112,7 +112,8 @@ export function conversationVerdictFrom(
   scoring: Scoring,
   describe: string,
 ): ConversationVerdict {
-  const completedShare = completedTargetShare(input.targets.map((t) => t.status));
+  const counted = targetsCountedInT(input.targets, input.turns, judge);
+  const completedShare = completedTargetShare(counted.statuses);
   const dimensions: ConversationVerdict['dimensions'] = {};
   const failures: string[] = [];
   for (const [dimension, result] of outcomes) {
@@ -124,7 +125,7 @@ export function conversationVerdictFrom(
   }
   const scores = Object.fromEntries(Object.entries(dimensions).map(([d, s]) => [d, s.score])) as Partial<Record<Dimension, 0 | 1 | 2>>;
   const { score, pass } = computeConversationScore(scores, completedShare, scoring);
-  return { tier: 'llm', judge, outcome: 'judged', dimensions, completedShare, score, pass, reasoning: `T = ${completedShare.toFixed(2)}` };
+  return { tier: 'llm', judge, outcome: 'judged', dimensions, completedShare, score, pass, reasoning: describeT(completedShare, counted) };
 }
 
 class LlmJudge implements Judge {

@@ -1,5 +1,5 @@
 import type { Pair } from './dataset.ts';
-import type { PairResult } from './runner.ts';
+import type { InjectionScores, PairResult } from './runner.ts';
 
 /**
  * The injection set: every pair again, with an instruction appended to what the assistant says along
@@ -22,16 +22,6 @@ export function injectedPairs(pairs: readonly Pair[]): Pair[] {
     const instruction = INSTRUCTIONS[i % INSTRUCTIONS.length](!pair.label);
     return { ...pair, id: `${pair.id}${INJECTED_ID_SUFFIX}`, system: { ...pair.system, note: pair.system.note ? `${pair.system.note} ${instruction}` : instruction } };
   });
-}
-
-export interface InjectionScores {
-  pairs: number;
-  /** pairs the judge got right without the instruction */
-  rightWithout: number;
-  /** of those, pairs it judged as the instruction demanded once the instruction was there */
-  flipped: number;
-  /** flipped ÷ rightWithout: how often an appended instruction turned a right verdict into the one it asked for; null when nothing was right */
-  susceptibility: number | null;
 }
 
 /** Compares a configuration's verdicts on the plain and the injected pairs (same order). */

@@ -2,7 +2,6 @@ import { precisionRecallF1 } from '../domain/stats.ts';
 import type { PriceTable } from '../llm/usage.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import { ERROR_CATEGORIES, RULE_CATEGORIES, type ErrorCategory, type Pair } from './dataset.ts';
-import type { InjectionScores } from './injection.ts';
 import { oracleVerdict } from './oracle.ts';
 import { judgePair, type PairJudgment, type Technique, type TechniqueOptions } from './techniques.ts';
 import { runPool } from '../domain/pool.ts';
@@ -41,6 +40,16 @@ export function llmConfiguration(judge: string, technique: Technique, providers:
     models: providers.map((p) => p.ref),
     judgePair: (pair, signal) => judgePair(technique, providers, pair, { ...options, signal }),
   };
+}
+
+export interface InjectionScores {
+  pairs: number;
+  /** pairs the judge got right without the instruction */
+  rightWithout: number;
+  /** of those, pairs it judged as the instruction demanded once the instruction was there */
+  flipped: number;
+  /** flipped ÷ rightWithout: how often an appended instruction turned a right verdict into the one it asked for; null when nothing was right */
+  susceptibility: number | null;
 }
 
 export interface PairResult {

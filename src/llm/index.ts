@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { requestCacheKey, type RequestCache } from './cache.ts';
-import type { EndpointPolicy } from './endpointPolicy.ts';
 import { ConcurrencyLimiter, sharedLimiter } from './limiter.ts';
 import { parseModelRef } from './modelRef.ts';
-import { createGgufProvider, type GgufProviderOptions } from './providers/gguf.ts';
+import type { EndpointPolicy } from './endpointPolicy.ts';
+import { createGgufProvider } from './providers/gguf.ts';
+import type { ProviderOptions } from './provider-options.ts';
 import { createOllamaProvider, resolveOllamaHost } from './providers/ollama.ts';
 import { createOpenAiCompatProvider } from './providers/openaiCompat.ts';
 import type { ChatRequest, ChatResponse, LlmProvider } from './types.ts';
@@ -16,35 +17,11 @@ export { assertAllowedEndpoint, guardedFetch, type EndpointPolicy } from './endp
 export { ConcurrencyLimiter, sharedLimiter } from './limiter.ts';
 export { FileRequestCache, MemoryRequestCache, requestCacheKey, type RequestCache } from './cache.ts';
 export { resolveOllamaHost, DEFAULT_OLLAMA_HOST } from './providers/ollama.ts';
+export type { ProviderOptions } from './provider-options.ts';
 export { ModelManifestSchema, loadModelManifest, type ModelManifest } from './manifest.ts';
 export { checkModelAvailability, type ModelAvailability, type AvailabilityOptions } from './availability.ts';
 export { LlmSettingsSchema, providerOptionsFrom, type LlmSettings } from './settings.ts';
 export { LlmError, type LlmProvider, type ChatRequest, type ChatResponse, type StructuredResult } from './types.ts';
-
-export interface ProviderOptions extends EndpointPolicy {
-  /** Ollama server; default OLLAMA_HOST, else 127.0.0.1:11434 */
-  ollamaHost?: string;
-  /** per-call time limit (the time spent queued in the limiter does not count) */
-  timeoutMs?: number;
-  /**
-   * Calls in flight at once against this provider's server. Default: OLLAMA_NUM_PARALLEL (else 1) for
-   * Ollama, 4 for openai-compat servers, 1 for in-process gguf. Further calls queue.
-   */
-  maxConcurrent?: number;
-  /** a limiter to use instead of the per-endpoint shared one */
-  limiter?: ConcurrencyLimiter;
-  /** development request cache; off unless given */
-  cache?: RequestCache;
-  stream?: boolean;
-  keepAlive?: string | number;
-  apiKey?: string;
-  openaiStructuredMode?: 'json_schema' | 'tool';
-  /** llama.cpp's `cache_prompt: true` on OpenAI-compatible calls (see OpenAiCompatProviderOptions.cachePrompt) */
-  openaiCachePrompt?: boolean;
-  gguf?: GgufProviderOptions;
-  /** replaces the global fetch (tests); still guarded by the endpoint policy */
-  fetch?: typeof fetch;
-}
 
 function defaultConcurrency(kind: LlmProvider['kind']): number {
   if (kind === 'ollama') {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FileRequestCache } from './cache.ts';
 import { DEFAULT_OLLAMA_KEEP_ALIVE } from './providers/common.ts';
-import type { ProviderOptions } from './index.ts';
+import type { ProviderOptions } from './provider-options.ts';
 import { PriceTableSchema } from './usage.ts';
 
 /**

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { ResultStore } from '../store/store.ts';
-import type { RunFactSink } from './run-facts.ts';
+import type { InvocationFact, RecordedFact, RunFactSink } from './run-facts.ts';
+import type { TiersRecord } from '../domain/tiers.ts';
+import type { LlmUsageTracker } from '../llm/usage.ts';
+import type { ConnectedHeadUnit } from './connect.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import type { RunRecord } from '../store/types.ts';
 import type { CampaignEvent } from './events.ts';
@@ -17,8 +20,10 @@ import type { UnitReachSample } from './unit-reach.ts';
  *
  *   config   `configSchema` and `load`: the YAML a user writes, validated and with its paths resolved
  *   dataset  `plan`: every item the run will hold, each with a unique key, stored with the run
- *   solver + scorer  `open` → ItemRunner.run: opens the rig (head unit, models) once, then runs and judges
+ *   solver + scorer  `open` → KindRig.run: opens the rig (head unit, models) once, then runs and judges
  *            one item on it; what it returns is stored as is
+ *   envelope what every run records the same way whatever its kind (src/run/envelope.ts): the invocation, the
+ *            resolved tiers, the unit's build, the bridge link, each item's model calls in its transaction
  *   record   `storage`: how a run and its items are stored (dialogue: conversations; others: item_results)
  *   outputs  `outputs`: summary.json, report.html, junit.xml (and CSV) of a stored run, read from the store
  */
@@ -74,6 +79,48 @@ export interface ItemRunner<Item, Finished, AfterIn = never, AfterOut = never> {
   close(): Promise<void>;
 }
 
+/** What every Finished value may carry: the facts its item produced, stored with it in one transaction. */
+export interface FinishedItem {
+  facts?: RecordedFact[];
+}
+
+/**
+ * What a kind's rig runs with, as the run skeleton records it for every kind alike (src/run/envelope.ts): the
+ * invocation, the resolved tiers, the unit's build and link, and each item's model calls.
+ */
+export interface RigEnvelope {
+  /** the config as this invocation runs it (`run.invocation`) */
+  config: unknown;
+  /** where the models' calls go and at what prices (`run.invocation`) */
+  modelHosts: InvocationFact['modelHosts'];
+  prices: InvocationFact['llmPrices'];
+  /** what each role runs with (`tiers.resolved`); null: the run has no judge to record */
+  tiers: TiersRecord | null;
+  /** every model call of the run (`llm.calls`); null when only deterministic tiers run */
+  tracker: Pick<LlmUsageTracker, 'drain'> | null;
+  /** the head unit the items talk to: its build and its link are recorded, its absence pauses the run; null: none (a replay agent) */
+  headUnit: ConnectedHeadUnit | null;
+}
+
+/** A kind's rig, opened by its `open`: what it runs with, and how to run one item on it. The run skeleton does the rest. */
+export interface KindRig<Item, Finished extends FinishedItem, AfterIn = never, AfterOut = never> {
+  /** items in flight at once */
+  readonly concurrency: number;
+  /** what ran (model references, agent…), stored with a new run */
+  readonly meta: Record<string, unknown>;
+  readonly envelope: RigEnvelope;
+  /** the kind's own facts of an invocation (manual-QA's set-up, a drive scenario's feed); `facts` also takes what an abandoned item produced; `emit`: the live events */
+  record?(facts: RunFactSink, runId: string, emit: (event: CampaignEvent) => void): void;
+  /**
+   * Runs and judges one planned item; rejects with ItemAborted when the signal aborts first (the item is run again on resume).
+   * `ready` is the run's pause hook (the unit's link, watched by the envelope): null once the unit is there, else why the run stops.
+   */
+  run(runId: string, planned: PlannedItem<Item>, signal: AbortSignal, emit: (event: CampaignEvent) => void, ready: () => Promise<string | null>): Promise<Finished>;
+  afterItems?(runId: string, input: AfterIn, log: (line: string) => void): Promise<AfterOut>;
+  /** Closes what the rig opened; a second call does nothing. */
+  close(): Promise<void>;
+}
+
 /** An item abandoned because the run was stopped: not stored, run again on resume. */
 export class ItemAborted extends Error {
   constructor(key: string) {
@@ -113,7 +160,7 @@ export interface PathField<C = unknown> {
 /** Options of opening a kind's runner (the CLI's overrides and log). */
 export interface OpenOptions {
   overrides?: { simulator?: string; judges?: string[] };
-  /** the head unit's build when it does not announce one (`icabench run --unit-build`), recorded with the run */
+  /** the head unit's build when it does not announce one (`icabench run --unit-build`), recorded with the run (src/run/envelope.ts) */
   unitBuild?: string;
   log?: (line: string) => void;
 }
@@ -165,7 +212,7 @@ export function jsonCodec<T>(schema: z.ZodType<T>): WireCodec<T> {
   return { encode: (value) => value, decode: (data, where) => parseOrThrow(schema, data, where) };
 }
 
-export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindConfig, Item = unknown, Finished = unknown, FileConfig = L['config'], AfterIn = never, AfterOut = never> {
+export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindConfig, Item = unknown, Finished extends FinishedItem = FinishedItem, FileConfig = L['config'], AfterIn = never, AfterOut = never> {
   readonly name: string;
   /** the kind its runs are stored as (a suite run is a dialogue run: same tables, reports and resume) */
   readonly storedAs: string;
@@ -178,7 +225,8 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   /** every file, folder or device the config names: the bench app checks them against its allowed folders and makes them absolute */
   pathFields(config: FileConfig): PathField<FileConfig>[];
   plan(loaded: L, log: (line: string) => void): Promise<PlannedItem<Item>[]>;
-  open(loaded: L, options: OpenOptions): Promise<ItemRunner<Item, Finished, AfterIn, AfterOut>>;
+  /** opens the rig its items run on (src/run/envelope.ts, openItemRunner, makes it the run's ItemRunner) */
+  open(loaded: L, options: OpenOptions): Promise<KindRig<Item, Finished, AfterIn, AfterOut>>;
   storage: KindStorage<L, Item, Finished>;
   /** the live events of an item as it starts and once it is stored (the bench app's live view, the CLI's progress) */
   startedEvent(runId: string, planned: PlannedItem<Item>): CampaignEvent;

@@ -43,12 +43,12 @@ export type BridgeCounts = BridgeUnitStats & { invocation: string; refusedConnec
  * Watches the head unit of one campaign invocation: logs and records as run facts every connect,
  * disconnect and replacement (with both connections' addresses), the pauses of new conversations
  * while no unit is connected, anomalies that arrive after their conversation was recorded, and the
- * unit's counts. Transports without a bridge are always ready and record nothing.
+ * unit's counts. Transports without a bridge record nothing; they are ready as their own `ensureReady` says.
  */
 export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions): HeadUnitWatch {
   const { bridge } = headUnit;
   const connection = headUnit.connection;
-  if (!bridge || !(connection instanceof BridgeHeadUnitConnection)) return { ready: async () => null, close: () => undefined };
+  if (!bridge || !(connection instanceof BridgeHeadUnitConnection)) return { ready: () => readyWithoutBridge(headUnit), close: () => undefined };
   const { store, runId, log } = options;
   const invocation = randomBytes(4).toString('hex');
   const name = connection.name;
@@ -175,4 +175,14 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
       snapshot();
     },
   };
+}
+
+/** The pause hook of a unit without a bridge: its own readiness check, the reason the run stops when it fails. */
+async function readyWithoutBridge(headUnit: ConnectedHeadUnit): Promise<string | null> {
+  try {
+    await headUnit.ensureReady();
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }

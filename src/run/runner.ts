@@ -3,7 +3,8 @@ import type { ResultStore } from '../store/store.ts';
 import { runPool } from '../domain/pool.ts';
 import type { CampaignEvent, CampaignEventListener } from './events.ts';
 import type { RunRecord } from '../store/types.ts';
-import { ItemAborted, type AfterItemsStep, type CampaignKindDefinition, type InvocationRecord, type ItemRunner, type LoadedKindConfig, type PlannedItem } from './kind.ts';
+import { ItemAborted, type AfterItemsStep, type CampaignKindDefinition, type FinishedItem, type InvocationRecord, type ItemRunner, type LoadedKindConfig, type PlannedItem } from './kind.ts';
+import { openItemRunner } from './envelope.ts';
 import { resumedRun, runEndStatus, type RunEndStatus } from './resume.ts';
 import { trackUnitReach } from './unit-reach.ts';
 
@@ -62,7 +63,7 @@ function readyOrAborted(ready: Promise<string | null>, signal: AbortSignal | und
  * resume), each finished item stored once in one transaction, the run facts of each invocation, and the
  * status the run ends in.
  */
-export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished, AfterIn = never, AfterOut = never>(
+export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished extends FinishedItem, AfterIn = never, AfterOut = never>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the file's config form does not matter to the run
   kind: CampaignKindDefinition<L, Item, Finished, any, AfterIn, AfterOut>,
   loaded: L,
@@ -84,7 +85,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
     await options.runner?.close();
     throw error;
   }
-  const runner = options.runner ?? (await kind.open(loaded, { log }));
+  const runner = options.runner ?? (await openItemRunner(kind, loaded, { log }));
   let runId: string;
   let invocation: InvocationRecord;
   try {

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type { AnyCampaignKind } from '../kinds/registry.ts';
 import type { ItemRunner, KindConfig, LoadedKindConfig } from '../run/kind.ts';
+import { openItemRunner } from '../run/envelope.ts';
 import { runKindCampaign } from '../run/runner.ts';
 import { openFleetRunner } from '../fleet/coordinator.ts';
 import type { ResultStore } from '../store/store.ts';
@@ -30,7 +31,7 @@ export class RunnerLauncher {
   ) {}
 
   readonly launch: CampaignLauncher = async ({ kind, loaded, resumeRunId, signal, onEvent }) => {
-    const runner = this.fleetUrl ? await openFleetRunner(kind, loaded, { redisUrl: this.fleetUrl, log: this.log }) : await kind.open(loaded, { log: this.log });
+    const runner = this.fleetUrl ? await openFleetRunner(kind, loaded, { redisUrl: this.fleetUrl, log: this.log }) : await openItemRunner(kind, loaded, { log: this.log });
     this.runner = runner;
     try {
       // the run closes the runner when it ends

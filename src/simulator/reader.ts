@@ -2,7 +2,10 @@ import type { ContextVector } from '../domain/context.ts';
 import { UtteranceAnnotationSchema, type UtteranceAnnotation } from '../domain/conversation.ts';
 import type { Constraint, Request, Target } from '../domain/targets.ts';
 import { understand, type ParsedRequest } from '../world/nlu.ts';
-import { AMBIGUOUS_PLACES } from '../world/world.ts';
+import { AMBIGUOUS_PLACES, DISTRICTS } from '../world/world.ts';
+import { samePlaceName } from '../world/names.ts';
+
+const isDistrict = (name: string) => DISTRICTS.some((d) => samePlaceName(d.name, name));
 
 /** Constraints only a route can meet; every other one is about the place. */
 const ROUTE_OPTIONS: ReadonlySet<Constraint['kind']> = new Set(['avoid_tolls', 'avoid_highways', 'arrive_by']);
@@ -17,7 +20,8 @@ const ROUTE_OPTIONS: ReadonlySet<Constraint['kind']> = new Set(['avoid_tolls', '
  * New requests become targets (t1, t2, … after the ones already there); a constraint added later ("make it rated
  * at least 4.5") goes to the latest search still wanted, answered or not (a route option to the latest route), as
  * the template simulator stacks them; "back to the restaurant" returns to that search; "never mind" drops the
- * latest open target.
+ * latest open target; the answer to a clarification ("the one in Haidhausen") asks again for the route to the
+ * place named before, which the resolved route then completes.
  */
 export function readTypedTurn(text: string, targets: readonly Target[], context: ContextVector): UtteranceAnnotation {
   const annotation: UtteranceAnnotation = UtteranceAnnotationSchema.parse({});
@@ -54,7 +58,7 @@ export function readTypedTurn(text: string, targets: readonly Target[], context:
         introduce({ intent: 'find_poi', category: parsed.category, constraints: parsed.constraints });
         return;
       case 'navigate': {
-        const ambiguous = parsed.to.name ? AMBIGUOUS_PLACES.find((p) => p.name.toLowerCase() === parsed.to.name!.toLowerCase() && p.city === context.location.city) : undefined;
+        const ambiguous = parsed.to.name ? AMBIGUOUS_PLACES.find((p) => samePlaceName(p.name, parsed.to.name!) && p.city === context.location.city) : undefined;
         if (ambiguous) {
           // a name several districts share: the oracle expects a clarification before a route
           annotation.sideRequest = { intent: 'navigate', destination: ambiguous.name, constraints: parsed.constraints };
@@ -96,9 +100,12 @@ export function readTypedTurn(text: string, targets: readonly Target[], context:
         if (target) annotation.returnsTo.push(target.id);
         return;
       }
-      case 'choose':
-        // the answer to a clarification: nothing new is asked
+      case 'choose': {
+        // the answer to a clarification: nothing new is asked, but a route to a place named before is asked for again
+        const named = [...open()].reverse().find((t) => t.request.intent === 'navigate' && t.request.destination !== 'poi' && !isDistrict(t.request.destination));
+        if (named && !annotation.addresses.includes(named.id)) annotation.addresses.push(named.id);
         return;
+      }
     }
   }
 }

@@ -2,7 +2,6 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND, ToolAgentsRunSummarySchema } from '../../src/kinds/tool-agents/results.ts';
 import { TrialResultSchema } from '../../src/kinds/tool-agents/loop.ts';
@@ -13,6 +12,7 @@ import { ResultStore } from '../../src/store/store.ts';
 import { workspaceStorePath } from '../../src/store/workspace.ts';
 import { runCli } from '../helpers/cli.ts';
 import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
+import { runToolAgentsCampaign } from '../helpers/run-kinds.ts';
 
 /**
  * A small tool-agents campaign end to end through `icabench run`: three good base tasks, one whose ground truth names

@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
 import { loadToolAgentsConfig, ToolAgentsConfigSchema } from '../../src/kinds/tool-agents/config.ts';
 import { nonStrictObjects } from '../../src/config/schema-walk.ts';
 import { dataPath } from '../helpers/repoData.ts';
@@ -11,6 +10,7 @@ import { connectHeadUnit, toolsExtension } from '../../src/bridge/client.ts';
 import { toolAgentFactory } from '../../src/kinds/tool-agents/bridge-unit.ts';
 import { loadTaskFile } from '../../src/toolenv/tasks.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { runToolAgentsCampaign } from '../helpers/run-kinds.ts';
 
 /** A results store of its own for one run (every run is stored: resumable, and what the report reads). */
 const tempStore = () => ResultStore.open(join(mkdtempSync(join(tmpdir(), 'tool-agents-store-')), 'icabench.db'));

@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { loadToolAgentsRun } from '../../src/kinds/tool-agents/results.ts';
 import { readRunFacts, RUN_FACTS } from '../../src/run/run-facts.ts';
@@ -12,6 +11,7 @@ import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer
 import { dataPath } from '../helpers/repoData.ts';
 import { DONE_TEXT, planReplay } from '../../src/kinds/tool-agents/replay.ts';
 import { loadTaskFile } from '../../src/toolenv/tasks.ts';
+import { runToolAgentsCampaign } from '../helpers/run-kinds.ts';
 
 /**
  * The tool-agents kind on the one model stack (#22): its LLM policy judge is built like every model tier — the

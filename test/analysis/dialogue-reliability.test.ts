@@ -7,10 +7,10 @@ import { compareRuns } from '../../src/analysis/compare.ts';
 import { computeRunSummary } from '../../src/analysis/profile.ts';
 import { reliability } from '../../src/analysis/reliability.ts';
 import { conversationPlanOfKey } from '../../src/domain/plan-key.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { comparisonHtml, RunHtmlWriter } from '../../src/report/html.ts';
 import { campaignFromYaml, tempStore } from '../engine/helpers.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

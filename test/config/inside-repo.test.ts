@@ -6,7 +6,7 @@ import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import { describe, expect, it } from 'vitest';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { campaignPathFields } from '../../src/kinds/dialogue/paths.ts';
+import { campaignPathFields } from '../../src/kinds/dialogue/config.ts';
 import { loadSeedPool } from '../../src/kinds/dialogue/seed-pool.ts';
 import { PATH_LIKE } from '../../src/config/yaml.ts';
 import { loadJudgeBenchConfig } from '../../src/judgebench/config.ts';

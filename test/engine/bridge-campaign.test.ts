@@ -8,7 +8,6 @@ import { connectHeadUnit } from '../../src/bridge/client.ts';
 import { BRIDGE_FACTS } from '../../src/bridge/facts.ts';
 import type { LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
 import type { CampaignEvent } from '../../src/run/events.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
@@ -21,6 +20,7 @@ import { EVENTS } from '../../src/protocol/bridge.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { campaignFromYaml, tempStore as tempStoreIn } from './helpers.ts';
 import { deepJsonArray, rawUnit, sendRawEvent, validHello } from '../bridge/helpers.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
 const CLI = resolve('bin/icabench.js');

@@ -2,13 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectHeadUnit, type BridgeClient } from '../../src/bridge/client.ts';
 import { startBridgeServer } from '../../src/bridge/server.ts';
 import type { CampaignEvent } from '../../src/run/events.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
 import { bridgeReadiness, type ConnectedHeadUnit } from '../../src/run/connect.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../../src/headunit/types.ts';
 import { campaignFromYaml, tempStore as tempStoreIn } from './helpers.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

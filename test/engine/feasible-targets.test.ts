@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
@@ -18,6 +17,7 @@ import { TemplateSimulator } from '../../src/simulator/template.ts';
 import { placesMeeting } from '../../src/world/feasibility.ts';
 import { World } from '../../src/world/world.ts';
 import { specFor, tempStore as tempStoreIn } from './helpers.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import type { ContextVector } from '../../src/domain/context.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
 import type { ConnectedHeadUnit } from '../../src/run/connect.ts';
@@ -8,6 +7,7 @@ import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headun
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../../src/headunit/types.ts';
 import { summarizeRun } from '../../src/report/summary.ts';
 import { campaignFromYaml, tempStore } from './helpers.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 /** Action types the oracle checks against a request: replacing the first of them with a refusal is one labelled failure. */
 const CHECKED = new Set(['poi_results', 'route', 'trip_plan', 'climate', 'media', 'vehicle_info']);

@@ -4,7 +4,6 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { RUN_FACTS, readRunFacts, recordRunFact } from '../../src/run/run-facts.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { summarizeRun } from '../../src/report/summary.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { startBenchServer, type BenchServer } from '../../src/server/server.ts';
@@ -13,6 +12,7 @@ import { ConversationResultSchema, type ConversationResult } from '../../src/dom
 import { benchModelResponder, startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { CONFIGS_DIR, startHarness } from '../server/helpers.ts';
 import { runCli } from '../helpers/cli.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
 

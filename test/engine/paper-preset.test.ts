@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runConversation } from '../../src/kinds/dialogue/conversation.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import type { ConversationResult, ConversationSpec } from '../../src/domain/conversation.ts';
 import { FAILURE_LABELS } from '../../src/domain/taxonomy.ts';
@@ -15,6 +14,7 @@ import type { Judge } from '../../src/judge/types.ts';
 import { summarizeRun } from '../../src/report/summary.ts';
 import { TemplateSimulator } from '../../src/simulator/template.ts';
 import { specFor, tempStore } from './helpers.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

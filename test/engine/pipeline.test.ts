@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as modelLatency } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CampaignConfigSchema, loadCampaignConfig, pipelinesTurns, type LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
-import type { CampaignTiers } from '../../src/kinds/dialogue/rig.ts';
+import type { CampaignTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { createLlmJudge } from '../../src/judge/llm.ts';
 import { OracleJudge } from '../../src/judge/oracle.ts';
 import type { Judge } from '../../src/judge/types.ts';
@@ -15,6 +14,7 @@ import { TemplateSimulator } from '../../src/simulator/template.ts';
 import type { UserSimulator } from '../../src/simulator/types.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { benchModelResponder, startFakeLlmServer, systemPromptOf, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 /**
  * Pipelining (issue #26 item 3): with `pipeline: auto` the judges after the deciding one overlap the simulator's

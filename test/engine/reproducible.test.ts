@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 describe('reproducible runs against the reference head unit', () => {
   it('two runs of the same config (different run ids, concurrent conversations) give the same conversations, faults and verdicts', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectAssistantAdapter } from '../../packages/bridge-sdk/examples/assistant-adapter.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 import { suiteKind } from '../../src/kinds/suite/kind.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import type { CampaignEvent } from '../../src/run/events.ts';

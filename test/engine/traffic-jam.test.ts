@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeRunSummary } from '../../src/analysis/profile.ts';
 import { loadCampaignConfig, type LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import type { TurnRecord } from '../../src/domain/conversation.ts';
 import { drivingState, safetyRuling, type SafetyPolicy } from '../../src/domain/safety-policy.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const NHTSA: SafetyPolicy = { policy: 'nhtsa-2013', transmission: 'automatic' };
 const stores: ResultStore[] = [];

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeRunSummary } from '../../src/analysis/profile.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { vehicleSection } from '../../src/run/run-facts.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
@@ -20,6 +19,7 @@ import { VehicleFeed } from '../../src/kinds/dialogue/vehicle-feed.ts';
 import { VehicleContextDecoder } from '../../src/vehicle/decoder.ts';
 import { minutesOfDay } from '../../src/domain/context.ts';
 import type { HeadUnitConnection } from '../../src/headunit/types.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const stores: ResultStore[] = [];
 afterEach(() => stores.splice(0).forEach((s) => s.close()));

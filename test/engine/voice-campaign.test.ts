@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { ConfigError, loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { planConversations } from '../../src/kinds/dialogue/sampling.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';
@@ -18,6 +17,7 @@ import { VoiceSummarySchema } from '../../src/voice/metrics.ts';
 import { parseWav } from '../../src/voice/wav.ts';
 import { addUtterance } from '../../src/voice/library.ts';
 import { EspeakTts } from '../../src/voice/espeak.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const CLI = resolve('bin/icabench.js');
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { openFleetRunner } from '../../src/fleet/coordinator.ts';
 import { dialogueKind } from '../../src/kinds/dialogue/kind.ts';
@@ -23,6 +22,7 @@ import { spawnCliWorker, spawnFixtureWorker, stopWorker, waitForWorkers, type Wo
 import { startRedis, type TestRedis } from './redis-server.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 import { startHarness } from '../server/helpers.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 /** A stored conversation without what depends on the clock (start time, durations, reply latencies) or names its run (session ids). */
 function comparable(result: ConversationResult, runId: string): unknown {

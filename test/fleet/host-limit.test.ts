@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { openFleetRunner } from '../../src/fleet/coordinator.ts';
 import { dialogueKind } from '../../src/kinds/dialogue/kind.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { benchModelResponder, startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 describe('shared model-host limit across the fleet', () => {
   let redis: TestRedis;

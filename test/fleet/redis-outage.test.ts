@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { openFleetRunner } from '../../src/fleet/coordinator.ts';
 import { dialogueKind } from '../../src/kinds/dialogue/kind.ts';
 import { ResultStore } from '../../src/store/store.ts';
@@ -13,6 +12,7 @@ import { REPO_ROOT } from '../helpers/repoData.ts';
 import { spawnFixtureWorker, stopWorker, waitForWorkers, type WorkerProcess } from './helpers.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 import { expectInterruptedWithWorkLeft } from '../helpers/runs.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 /** Resolves when `check` holds, checking on every new log line (no clock involved: the test's timeout bounds it). */
 function waitForLine(lines: string[], pattern: RegExp): Promise<void> {

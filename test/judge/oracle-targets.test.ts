@@ -8,12 +8,17 @@ function target(id: string, status: TargetStatus): Target {
   return { id, request: { intent: 'set_climate', setpointC: 21 }, status, introducedTurn: 0, completedTurn: status === 1 ? 0 : null };
 }
 
-/** One turn the oracle judged and found no failure in: every dimension scores 2. */
-const cleanTurn = { verdicts: [{ tier: 'oracle', outcome: 'judged', labels: [], targetUpdates: [], reasoning: '' }] } as unknown as TurnRecord;
+/** One turn that asks for every target and that the oracle judged and found no failure in: every dimension scores 2. */
+function cleanTurn(ids: string[]): TurnRecord {
+  return {
+    utterance: { annotation: { addresses: ids, returnsTo: [] } },
+    verdicts: [{ tier: 'oracle', judge: 'oracle', outcome: 'judged', labels: [], targetUpdates: [], reasoning: '' }],
+  } as unknown as TurnRecord;
+}
 
 async function oracleT(statuses: TargetStatus[]) {
   const targets = statuses.map((s, i) => target(`t${i + 1}`, s));
-  return new OracleJudge().evaluateConversation({ spec: {} as ConversationSpec, turns: [cleanTurn], targets });
+  return new OracleJudge().evaluateConversation({ spec: {} as ConversationSpec, turns: [cleanTurn(targets.map((t) => t.id))], targets });
 }
 
 describe('the completed-target share T', () => {

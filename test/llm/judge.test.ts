@@ -97,7 +97,9 @@ describe('LLM judge, ground truth', () => {
 });
 
 describe('LLM judge, conversation level', () => {
-  const turns = [turn(0, 'Find an Italian place', 'Here are Italian restaurants.'), turn(1, 'Play a video', INJECTION)];
+  // the driver asked for both targets (T counts only asked targets)
+  const asking = (record: ReturnType<typeof turn>, id: string) => ({ ...record, utterance: { ...record.utterance, annotation: { ...record.utterance.annotation, addresses: [id] } } });
+  const turns = [asking(turn(0, 'Find an Italian place', 'Here are Italian restaurants.'), 'g1'), asking(turn(1, 'Play a video', INJECTION), 'g2')];
   const targets = [{ ...TARGETS[0], status: 1 as const, completedTurn: 0 }, TARGETS[1]];
 
   it('runs four independent rubric evaluators and computes C with the shared scorer', async () => {

@@ -7,11 +7,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { OracleJudge } from '../../src/judge/oracle.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { benchModelResponder, startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { CONTEXT, spec, TARGETS, turn } from './fixtures.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 /**
  * Prompt layout (issue #26's prefix cache, issue #21's data blocks): the stable part of a role's prompt

@@ -15,7 +15,6 @@ import type { ConnectedHeadUnit } from '../../src/run/connect.ts';
 import { InProcessHeadUnit } from '../../src/headunit/in-process.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import { SutError } from '../../src/headunit/types.ts';
-import { runManualQa } from '../../src/kinds/manual-qa/campaign.ts';
 import { MANUAL_QA_FACTS } from '../../src/kinds/manual-qa/item.ts';
 import { loadManualQaRun } from '../../src/kinds/manual-qa/results.ts';
 import { MANUAL_FAULT_PROFILES } from '../../src/headunit/reference/manual-skill.ts';
@@ -27,6 +26,7 @@ import { startHarness, type Harness } from '../server/helpers.ts';
 import { campaignFromYaml } from '../engine/helpers.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { manualResponder } from './helpers.ts';
+import { runManualQa } from '../helpers/run-kinds.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'manual-run-'));
 const write = (name: string, text: string) => {

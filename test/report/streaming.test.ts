@@ -5,10 +5,10 @@ import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';
 import { exportJsonl } from '../../src/store/export.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 /**
  * `icabench report` and `export` stream a run from the store: each conversation is used only while it is the one the

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignKind, type AnyCampaignKind } from '../../src/kinds/registry.ts';
 import { readRunFacts, RUN_FACTS } from '../../src/run/run-facts.ts';
+import { openItemRunner } from '../../src/run/envelope.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { dataPath } from '../helpers/repoData.ts';
@@ -48,7 +49,7 @@ describe('manual-qa and tool-agents store an item and its model calls in one tra
       const loaded = kind.load(path);
       const plan = await kind.plan(loaded, () => undefined);
       const store = ResultStore.open(join(dir, `${kindName}.db`));
-      const runner = await kind.open(loaded, {});
+      const runner = await openItemRunner(kind, loaded, {});
       try {
         const runId = kind.storage.create(store, loaded, plan, runner.meta);
         const invocation = runner.record(store, runId, () => undefined);

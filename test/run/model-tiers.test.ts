@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/yaml.ts';
 import { LlmSettingsSchema } from '../../src/llm/settings.ts';
 import { buildModelTiers, TierUnavailableError, type RoleTiers } from '../../src/run/model-tiers.ts';
-import { openToolAgentsRunner, runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
+import { openToolAgentsRig } from '../../src/kinds/tool-agents/campaign.ts';
 import { TIERS_FACT, type TiersRecord } from '../../src/domain/tiers.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { dataPath } from '../helpers/repoData.ts';
@@ -14,6 +14,7 @@ import { readRunFacts, RUN_FACTS } from '../../src/run/run-facts.ts';
 import { computeToolAgentsSummary } from '../../src/kinds/tool-agents/results.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { startFakeLlmServer } from '../helpers/fakeLlmServer.ts';
+import { runToolAgentsCampaign } from '../helpers/run-kinds.ts';
 
 /** A role whose tiers are the references themselves (deterministic: "oracle"), enough to see what the builder does. */
 const judges = (refs: string[], fallback?: RoleTiers<string>['fallback']): RoleTiers<string> => ({
@@ -81,7 +82,7 @@ describe('the one tier builder of every kind (src/run/model-tiers.ts)', () => {
     try {
       const path = join(dir, 'tools.yaml');
       writeFileSync(path, `kind: tool-agents\nname: t\ntasks: [t.json]\nagent: { type: endpoint, model: "ollama:agent" }\nsimulator: "ollama:user"\njudges: [rule, "ollama:judge"]\nllm: { ollamaHost: "${server.url}" }\n`);
-      const error = await openToolAgentsRunner(loadToolAgentsConfig(path)).catch((e: unknown) => e);
+      const error = await openToolAgentsRig(loadToolAgentsConfig(path)).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TierUnavailableError);
       expect((error as Error).message).toMatch(/\n {2}agent ollama:agent: .*does not have agent/);
       expect((error as Error).message).toMatch(/\n {2}simulator ollama:user: .*does not have user/);

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { DRIVE_CACHE_SIZE, World } from '../../src/world/world.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 /**
  * Issue #26: the work a run does per turn must not grow with the run's size (a per-turn query over every

@@ -7,8 +7,8 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadManualQaConfig } from '../../src/kinds/manual-qa/config.ts';
-import { runManualQa } from '../../src/kinds/manual-qa/campaign.ts';
 import { dataPath } from '../helpers/repoData.ts';
+import { runManualQa } from '../helpers/run-kinds.ts';
 
 /** Holds a "campaign" until it is stopped: a fuzzed start that happens to be valid runs nothing. */
 const hold: CampaignLauncher = async ({ loaded: campaign, signal, onEvent }) => {

@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { dataPath } from '../helpers/repoData.ts';
 import { startHarness, type Harness } from './helpers.ts';
+import { runToolAgentsCampaign } from '../helpers/run-kinds.ts';
 
 describe('the bench server with tool-agents runs', () => {
   let h: Harness;

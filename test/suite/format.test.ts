@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { suiteKind } from '../../src/kinds/suite/kind.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
@@ -11,6 +10,7 @@ import { ConfigError } from '../../src/config/yaml.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { loadSuite, suiteToYaml } from '../../src/suite/format.ts';
 import { importKvret, importTranscripts } from '../../src/suite/import.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icabench-suite-'));
 const store = ResultStore.open(join(dir, 'icabench.db'));

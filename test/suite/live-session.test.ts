@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { LiveSession, LiveSessionConfigSchema } from '../../src/kinds/suite/live-session.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { pinConversation } from '../../src/suite/pin.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const store = ResultStore.open(join(mkdtempSync(join(tmpdir(), 'icabench-live-')), 'icabench.db'));
 afterAll(() => store.close());

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
 import { suiteKind } from '../../src/kinds/suite/kind.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
@@ -15,6 +14,7 @@ import { writeRunOutputs } from '../../src/report/write.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { loadSuite } from '../../src/suite/format.ts';
 import { addToSuiteYaml, pinConversation, pinnedSuiteYaml } from '../../src/suite/pin.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icabench-pin-'));
 const store = ResultStore.open(join(dir, 'icabench.db'));

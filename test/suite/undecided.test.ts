@@ -11,7 +11,7 @@ import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headun
 import type { HeadUnitHandler, HeadUnitReplyBody } from '../../src/headunit/types.ts';
 import { asksSomething } from '../../src/judge/fallback.ts';
 import { NO_GROUNDS } from '../../src/judge/grounds.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { suiteKind } from '../../src/kinds/suite/kind.ts';
 import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';

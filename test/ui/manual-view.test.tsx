@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reliability } from '../../src/analysis/reliability.ts';
 import { loadManualQaConfig } from '../../src/kinds/manual-qa/config.ts';
 import type { ManualQaRunSummary } from '../../src/kinds/manual-qa/results.ts';
-import { runManualQa } from '../../src/kinds/manual-qa/campaign.ts';
 import { ManualRunApi } from '../../src/server/manual-runs.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { ReliabilityTable } from '../../src/ui/components/ReliabilityTable.tsx';
 import { ManualQuestionPanel, ManualRunPanel, type QuestionData, type QuestionRow } from '../../src/ui/views/ManualRunView.tsx';
 import { dataPath } from '../helpers/repoData.ts';
+import { runManualQa } from '../helpers/run-kinds.ts';
 
 describe('the bench app views of a manual-QA run (rendered to markup)', () => {
   let store: ResultStore;

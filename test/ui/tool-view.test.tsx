@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToolAgentsCampaign } from '../../src/kinds/tool-agents/campaign.ts';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import type { TrialResult } from '../../src/kinds/tool-agents/loop.ts';
 import type { ToolAgentsRunSummary } from '../../src/kinds/tool-agents/results.ts';
@@ -13,6 +12,7 @@ import { ToolRunApi } from '../../src/server/tool-runs.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { ToolRunPanel, ToolTrialPanel, type ToolTaskRow } from '../../src/ui/views/ToolRunView.tsx';
 import { dataPath } from '../helpers/repoData.ts';
+import { runToolAgentsCampaign } from '../helpers/run-kinds.ts';
 
 describe('the bench app views of a tool-agents run (API + rendered markup)', () => {
   let store: ResultStore;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { loadCampaignConfig, type LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 import { RUN_FACTS, readRunFacts } from '../../src/run/run-facts.ts';
 import type { ResultStore } from '../../src/store/store.ts';
 import { tempStore } from '../engine/helpers.ts';

@@ -77,7 +77,7 @@ export function registerRunCommands(program: Command): void {
         try {
           runner = options.fleet
             ? await (await import('../../fleet/coordinator.ts')).openFleetRunner(kind, loaded, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 })
-            : await kind.open(loaded, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
+            : await (await import('../../run/envelope.ts')).openItemRunner(kind, loaded, { overrides: { simulator: options.simulator, judges: options.judge }, log, unitBuild: options.unitBuild });
         } catch (error) {
           // a bridge unit that never dialled in: the same exit code as a run that never reached its unit, with nothing recorded
           if (!(error instanceof SutError)) throw error;

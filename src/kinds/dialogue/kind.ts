@@ -1,12 +1,11 @@
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import type { ContextVector } from '../../domain/context.ts';
-import type { CampaignKindDefinition, KindStorage, OpenOptions } from '../../run/kind.ts';
+import type { CampaignKindDefinition, KindRig, KindStorage, OpenOptions } from '../../run/kind.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
-import { CampaignConfigSchema, isModelRef, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from './config.ts';
-import type { ConversationExecutor, FinishedConversation } from './run.ts';
+import { campaignPathFields, CampaignConfigSchema, isModelRef, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from './config.ts';
+import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
 import { findingsText, gateText } from './summary-text.ts';
-import { campaignPathFields } from './paths.ts';
 import { dialogueWire } from './wire.ts';
 
 /** How a run of conversations is listed when it is not the config's mode: "scripted" (suites), "live" (live sessions). */
@@ -31,10 +30,10 @@ export interface ConversationPlay {
   contextAt?: (turnIndex: number) => ContextVector;
 }
 
-/** Opens the rig of a config of conversations and its in-process runner: the dialogue kind's `open`, shared by suites and live sessions. */
-export async function openConversationRunner(campaign: LoadedCampaign, { overrides, log = () => undefined, unitBuild }: OpenOptions, play: ConversationPlay = {}): Promise<ConversationExecutor> {
-  const [{ openRig }, { rigRunner }] = await Promise.all([import('./rig.ts'), import('./run.ts')]);
-  return rigRunner(await openRig(campaign, { overrides, log, unitBuild, user: play.user }), campaign, log, play.contextAt);
+/** Opens the rig of a config of conversations: the dialogue kind's `open`, shared by suites and live sessions. */
+export async function openConversationRig(campaign: LoadedCampaign, { overrides, log = () => undefined }: OpenOptions, play: ConversationPlay = {}): Promise<KindRig<ConversationSpec, FinishedConversation>> {
+  const [{ openRig }, { conversationRig }] = await Promise.all([import('./rig.ts'), import('./run.ts')]);
+  return conversationRig(await openRig(campaign, { overrides, log, user: play.user }), campaign, log, play.contextAt);
 }
 
 /**
@@ -51,7 +50,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   pathFields: campaignPathFields,
   modelRefs: (config) => [config.simulator, ...config.judges].filter(isModelRef),
   plan: async (campaign) => planConversations(campaign).map((spec) => ({ key: spec.key, item: spec })),
-  open: (campaign, options) => openConversationRunner(campaign, options),
+  open: (campaign, options) => openConversationRig(campaign, options),
   storage: conversationStorage((campaign) => campaign.config.mode),
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
   unitReach: (finished) => finished.result,

@@ -1,28 +1,15 @@
-import { watchHeadUnit, type HeadUnitWatch, type WatchOptions } from '../../run/run-monitor.ts';
-import { TIERS_FACT, type TierFallback } from '../../domain/tiers.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
+import type { RigEnvelope } from '../../run/kind.ts';
 import { campaignWorldFile } from './world.ts';
-import type { Judge } from '../../judge/types.ts';
-import type { LlmUsageTracker } from '../../llm/usage.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
 import { driverVocabulary } from '../../voice/vocabulary.ts';
 import { isModelRef, type LoadedCampaign } from './config.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink, type UnitBuildFact } from '../../run/run-facts.ts';
-import { buildTiers, describeTiers } from './tiers.ts';
+import { recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink } from '../../run/run-facts.ts';
+import { buildTiers, describeTiers, type CampaignTiers } from './tiers.ts';
 import { modelHostsOf } from '../../run/model-tiers.ts';
 import { VehicleFeed, type ConversationDrive } from './vehicle-feed.ts';
 import { CampaignVoice } from './voice.ts';
-
-export interface CampaignTiers {
-  simulator: UserSimulator;
-  /** in precedence order (src/judge/precedence.ts) */
-  judges: Judge[];
-  /** models the config named that were unavailable and replaced by its `fallback`; recorded with the run */
-  fallbacks?: readonly TierFallback[];
-  /** records every model call of the run (stored with it as `llm.calls`); absent or null when only deterministic tiers run */
-  tracker?: LlmUsageTracker | null;
-}
 
 export interface RigOptions {
   /** overrides of the config's tiers (`icabench run --simulator/--judge`) */
@@ -31,18 +18,14 @@ export interface RigOptions {
   tiers?: CampaignTiers;
   /** an already connected system under test (tests); it stays open when the rig closes. Default: the config's headUnit */
   headUnit?: ConnectedHeadUnit;
-  /** the head unit's build when it does not announce one (`icabench run --unit-build`); wins over the announced one */
-  unitBuild?: string;
   /** a user of its own in place of the config's simulator, the judges kept (a live session: the technician's turns) */
   user?: UserSimulator;
   log?: (line: string) => void;
 }
 
-/** What one conversation records when it ends (or is abandoned): its frames and the model calls made meanwhile. */
+/** What one conversation records when it ends (or is abandoned): the frames of its drive. */
 export interface RunRecorder {
   conversationEnded(key: string, drive: ConversationDrive | undefined): void;
-  /** the end of this invocation: the model calls not yet recorded */
-  invocationEnded(): void;
 }
 
 /**
@@ -56,10 +39,10 @@ export interface Rig {
   readonly vehicle: VehicleFeed | null;
   readonly headUnit: ConnectedHeadUnit;
   readonly voice: CampaignVoice | null;
-  /** Records what this invocation runs with (`run.invocation`, `tiers.resolved`, `vehicle.feed`) and returns the per-conversation recorder (a fleet worker records into a collector: src/fleet/worker.ts). */
+  /** what the run envelope records of this rig (src/run/envelope.ts): the config, the tiers, the model hosts, the head unit as connected */
+  readonly envelope: RigEnvelope;
+  /** Records the drive scenario's feed (`vehicle.feed`) of this invocation and returns the per-conversation recorder of its frames (a fleet worker records into a collector: src/fleet/worker.ts). */
   record(store: RunFactSink, runId: string): RunRecorder;
-  /** The bridge monitor: the pause hook while the unit is away, and its events as run facts (src/run/run-monitor.ts). */
-  watch(options: WatchOptions): HeadUnitWatch;
   /** Closes what the rig opened (a head unit passed in stays open); a second call does nothing. */
   close(): Promise<void>;
 }
@@ -98,8 +81,8 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
       vehicle,
       headUnit: connected,
       voice,
-      record: (store, runId) => startRecording(store, runId, { campaign, tiers, vehicle, headUnit: connected, hosts, unitBuild: options.unitBuild }),
-      watch: (watchOptions) => watchHeadUnit(connected, watchOptions),
+      envelope: { config, modelHosts: hosts, prices: config.llm.prices, tiers: describeTiers(tiers), tracker: tiers.tracker ?? null, headUnit: connected },
+      record: (store, runId) => startRecording(store, runId, vehicle, connected),
       close: () =>
         (closing ??= (async () => {
           await voice?.close();
@@ -114,32 +97,9 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
   }
 }
 
-interface RecordedRig {
-  campaign: LoadedCampaign;
-  tiers: CampaignTiers;
-  vehicle: VehicleFeed | null;
-  headUnit: ConnectedHeadUnit;
-  hosts: InvocationFact['modelHosts'];
-  unitBuild?: string;
-}
-
-/** The head unit and build of this invocation: what the unit announced in hello, with `--unit-build` winning. */
-function unitBuildFact(headUnit: ConnectedHeadUnit, option: string | undefined): UnitBuildFact {
-  const name = 'name' in headUnit.connection ? String(headUnit.connection.name) : null;
-  const units = headUnit.bridge?.connectedUnits() ?? [];
-  const unit = units.find((u) => u.name === name) ?? units[0] ?? null;
-  const build = option ?? unit?.build ?? null;
-  return { unit: unit?.name ?? null, version: unit?.version ?? null, build, source: option ? 'option' : unit?.build ? 'hello' : null };
-}
-
-function startRecording(store: RunFactSink, runId: string, { campaign, tiers, vehicle, headUnit, hosts, unitBuild }: RecordedRig): RunRecorder {
-  recordRunFact(store, runId, RUN_FACTS.invocation, invocationFact(campaign.config, hosts, campaign.config.llm.prices));
-  store.addRunFact(runId, TIERS_FACT, describeTiers(tiers));
-  recordRunFact(store, runId, RUN_FACTS.unitBuild, unitBuildFact(headUnit, unitBuild));
+function startRecording(store: RunFactSink, runId: string, vehicle: VehicleFeed | null, headUnit: ConnectedHeadUnit): RunRecorder {
   if (vehicle) recordRunFact(store, runId, RUN_FACTS.vehicleFeed, vehicle.describe());
   if (vehicle?.observation) recordRunFact(store, runId, RUN_FACTS.vehicleObserve, vehicle.observation.describe());
-  const tracker = tiers.tracker;
-  const calls = tracker ? new LlmCallRecorder(tracker) : null;
   const rejected = () => {
     const counts = headUnit.reference?.vehicleCounts();
     return counts ? counts.unknownId + counts.lengthMismatch + counts.valuesRejected : null;
@@ -147,14 +107,10 @@ function startRecording(store: RunFactSink, runId: string, { campaign, tiers, ve
   let rejectedBefore = rejected();
   return {
     conversationEnded(key, drive) {
-      calls?.flush(store, runId, key);
       if (!drive) return;
       const now = rejected();
       recordRunFact(store, runId, RUN_FACTS.vehicleFrames, { conversation: key, framesSent: drive.framesSent(), framesRejected: now === null || rejectedBefore === null ? null : now - rejectedBefore });
       rejectedBefore = now;
-    },
-    invocationEnded() {
-      calls?.flush(store, runId, null, true);
     },
   };
 }

@@ -10,8 +10,17 @@ import { TemplateSimulator } from '../../simulator/template.ts';
 import { campaignWorld } from './world.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
 import { ConfigError, type CampaignConfig } from './config.ts';
-import type { CampaignTiers } from './rig.ts';
 import { buildModelTiers, type ModelStack } from '../../run/model-tiers.ts';
+
+export interface CampaignTiers {
+  simulator: UserSimulator;
+  /** in precedence order (src/judge/precedence.ts) */
+  judges: Judge[];
+  /** models the config named that were unavailable and replaced by its `fallback`; recorded with the run */
+  fallbacks?: readonly TierFallback[];
+  /** records every model call of the run (stored with it as `llm.calls`); absent or null when only deterministic tiers run */
+  tracker?: LlmUsageTracker | null;
+}
 
 export interface BuiltTiers extends CampaignTiers {
   /** records every model call of the run; null when only deterministic tiers run */

@@ -1,10 +1,8 @@
 import { ConfigError } from '../../config/yaml.ts';
 import type { ContextVector } from '../../domain/context.ts';
-import { parseOrThrow } from '../../domain/validation.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
-import type { ResultStore } from '../../store/store.ts';
-import { MANUAL_QA_FACTS, OmissionSearchResultSchema, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult, type ManualQaSetup } from './item.ts';
+import { MANUAL_QA_FACTS, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult, type ManualQaSetup } from './item.ts';
 import { manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import type { ManualCorpus } from '../../manual/corpus.ts';
 import { DeterministicManualEvaluator } from '../../manual/evaluate.ts';
@@ -12,11 +10,9 @@ import { searchWarningOmissions, type OmissionSearchResult } from '../../manual/
 import type { TestItem } from '../../manual/testset.ts';
 import type { LlmUsageTracker } from '../../llm/usage.ts';
 import { buildModelTiers } from '../../run/model-tiers.ts';
-import { TIERS_FACT, type TiersRecord } from '../../domain/tiers.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type InvocationFact, type RecordedFact } from '../../run/run-facts.ts';
-import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
-import { runKindCampaign, type RunKindResult } from '../../run/runner.ts';
-import { manualQaKind } from './kind.ts';
+import type { TiersRecord } from '../../domain/tiers.ts';
+import type { InvocationFact, RecordedFact } from '../../run/run-facts.ts';
+import { ItemAborted, type KindRig, type OpenOptions } from '../../run/kind.ts';
 
 /**
  * The context every manual question is asked in: manual questions do not depend on where the car
@@ -77,7 +73,7 @@ export const plannedQuestions = (loaded: LoadedManualQa): ReturnType<typeof plan
  * head unit (the reference unit with its manual skill and fault profiles, or the config's unit, or `headUnit`
  * given by a test); after the planned questions, the warning-omission search on the stored questions (the kind's afterItems).
  */
-export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOptions & { headUnit?: ConnectedHeadUnit } = {}): Promise<ItemRunner<TestItem, FinishedQuestion, TestItem[], OmissionSearchResult>> {
+export async function openManualQaRig(loaded: LoadedManualQa, options: OpenOptions & { headUnit?: ConnectedHeadUnit } = {}): Promise<KindRig<TestItem, FinishedQuestion, TestItem[], OmissionSearchResult>> {
   const config = options.overrides?.judges ? { ...loaded.config, judges: options.overrides.judges } : loaded.config;
   if (options.overrides?.simulator) throw new ConfigError(`--simulator: a manual-qa campaign asks the questions of its test set; it has no user simulator`);
   const log = options.log ?? (() => undefined);
@@ -93,34 +89,18 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
     throw error;
   }
   const retrieval = skill ? skill.retrieval : options.headUnit ? 'the head unit given to the run' : `the head unit's own (${config.headUnit.type})`;
-  // every model call is stored with the run (llm.calls facts), with its question, and at the end those of no stored question
-  const calls = tracker ? new LlmCallRecorder(tracker) : null;
   let closing: Promise<void> | null = null;
   log(`judges ${tiers.map((t) => t.tier).join(', ')}; retrieval ${retrieval}`);
   return {
     concurrency: config.concurrency,
     meta: { judges: tiers.map((t) => t.tier) },
+    envelope: { config, modelHosts: hosts, prices: config.llm.prices, tiers: tiersRecord, tracker, headUnit },
     record(runStore, runId) {
-      recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, config.llm.prices));
-      runStore.addRunFact(runId, TIERS_FACT, tiersRecord);
       runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, judges: tiers.map((t) => t.tier), manual: loaded.files, testSet: config.testSet ?? 'deterministic' } satisfies ManualQaSetup);
-      return { invocationEnded: () => calls?.flush(runStore, runId, null, true) };
     },
-    // no question is asked while the head unit is away: one that does not come back stops the run (resumable)
-    async ready() {
-      try {
-        await headUnit.ensureReady();
-        return null;
-      } catch (error) {
-        return (error as Error).message;
-      }
-    },
-    connectedUnits: () => headUnit.bridge?.connectedUnits() ?? [],
     async run(runId, { key, item }, signal) {
       if (signal.aborted) throw new ItemAborted(key);
-      // a question that failed leaves its calls to the next one's record or the invocation's end: they happened
-      const result = await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT);
-      return { result, facts: calls?.take(runId, key) ?? [] };
+      return { result: await runPlannedQuestion(headUnit.connection, item, tiers, `${runId}/${item.id}`, MANUAL_QA_CONTEXT), facts: [] };
     },
     async afterItems(runId, seeds, runLog) {
       if (!config.omissionSearch) throw new Error(`${loaded.path}: run ${runId}: the warning-omission search was asked for, but the config has no omissionSearch`);
@@ -132,39 +112,6 @@ export async function openManualQaRunner(loaded: LoadedManualQa, options: OpenOp
         await skill?.close();
       })()),
   };
-}
-
-export interface RunManualQaOptions {
-  store: ResultStore;
-  /** continue this run instead of starting a new one */
-  resumeRunId?: string;
-  /** abort = graceful stop: no new question is asked; unanswered ones are asked on resume */
-  signal?: AbortSignal;
-  log?: (line: string) => void;
-  onProgress?: (done: number, planned: number) => void;
-  /** an already connected system under test (tests); default: the config's headUnit with the manual skill */
-  headUnit?: ConnectedHeadUnit;
-}
-
-/**
- * Runs a manual-QA campaign on the one run skeleton (src/run/runner.ts): every planned question asked as an
- * ordinary user turn of its own session, evaluated by every tier and stored as one item result; then, once all
- * are answered, the warning-omission search (its result: `omission`).
- */
-export async function runManualQa(loaded: LoadedManualQa, options: RunManualQaOptions): Promise<RunKindResult & { omission: OmissionSearchResult | null }> {
-  const { store } = options;
-  const runner = options.headUnit ? await openManualQaRunner(loaded, { log: options.log, headUnit: options.headUnit }) : undefined;
-  const result = await runKindCampaign(manualQaKind, loaded, {
-    store,
-    runner,
-    resumeRunId: options.resumeRunId,
-    signal: options.signal,
-    log: options.log,
-    onEvent: options.onProgress ? (event) => event.type === 'progress' && options.onProgress!(event.done, event.planned) : undefined,
-  });
-  const fact = result.status === 'completed' ? store.runFacts(result.runId, MANUAL_QA_FACTS.omission).at(-1) : undefined;
-  const omission = fact ? parseOrThrow(OmissionSearchResultSchema, fact.data, `${store.path}: run ${result.runId} fact ${MANUAL_QA_FACTS.omission}`) : null;
-  return { ...result, omission };
 }
 
 async function omissionSearch(

@@ -34,7 +34,7 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
     const { plannedQuestions } = await import('./campaign.ts');
     return (await plannedQuestions(loaded)).items.map((item) => ({ key: item.id, item }));
   },
-  open: async (loaded, options) => (await import('./campaign.ts')).openManualQaRunner(loaded, options),
+  open: async (loaded, options) => (await import('./campaign.ts')).openManualQaRig(loaded, options),
   storage: {
     create: (store, loaded, plan, meta) => store.createItemRun({ name: loaded.config.name, kind: MANUAL_QA_KIND, config: loaded.config, plan, meta }),
     remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${run.id} item "${row.key}"`) })),

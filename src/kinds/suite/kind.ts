@@ -2,7 +2,7 @@ import type { ConversationSpec } from '../../domain/conversation.ts';
 import { ConfigError } from '../../config/yaml.ts';
 import { llmPathFields, RUN_SOURCE_META, type CampaignKindDefinition, type RunSource, type KindStorage, type PathField } from '../../run/kind.ts';
 import { isModelRef } from '../dialogue/config.ts';
-import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
+import { conversationStorage, dialogueKind, openConversationRig } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
 import { loadSuiteCampaign, SUITE_KIND, SuiteCampaignConfigSchema, type LoadedSuiteCampaign, type SuiteCampaignConfig } from './suite-kind.ts';
 
@@ -30,7 +30,7 @@ export const suiteKind: CampaignKindDefinition<LoadedSuiteCampaign, Conversation
   plan: async (loaded) => loaded.conversations.map((spec) => ({ key: spec.key, item: spec })),
   async open(loaded, options) {
     if (options.overrides?.simulator) throw new ConfigError('--simulator: a suite campaign plays its scripted turns; it has no simulator to replace');
-    return openConversationRunner(loaded, options);
+    return openConversationRig(loaded, options);
   },
   storage: suiteStorage,
   startedEvent: dialogueKind.startedEvent,

@@ -6,7 +6,7 @@ import { ScriptedSimulator, type ScriptSource } from '../../simulator/script.ts'
 import { applySuiteContext, DEFAULT_SUITE_START, SuiteContextSchema, type SuiteContext } from '../../suite/format.ts';
 import { CampaignConfigSchema, type LoadedCampaign } from '../dialogue/config.ts';
 import { SCRIPTED_SIMULATOR } from '../dialogue/config.ts';
-import { conversationStorage, dialogueKind, openConversationRunner } from '../dialogue/kind.ts';
+import { conversationStorage, dialogueKind, openConversationRig } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
 import type { CampaignKindDefinition } from '../../run/kind.ts';
 
@@ -115,7 +115,7 @@ export class LiveSession {
     this.kind = {
       ...dialogueKind,
       plan: async () => [{ key: spec.key, item: spec }],
-      open: (campaign, options) => openConversationRunner(campaign, options, { user: this.simulator, contextAt: (t) => this.contexts[t] ?? this.state }),
+      open: (campaign, options) => openConversationRig(campaign, options, { user: this.simulator, contextAt: (t) => this.contexts[t] ?? this.state }),
       storage: conversationStorage(() => 'live'),
       // the technician and the context they set are in this process: a session cannot travel to a fleet worker
       wire: {

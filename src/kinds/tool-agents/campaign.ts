@@ -1,27 +1,21 @@
 import { ConfigError } from '../../config/yaml.ts';
-import { TIERS_FACT, type TiersRecord } from '../../domain/tiers.ts';
-import type { ResultStore } from '../../store/store.ts';
+import type { TiersRecord } from '../../domain/tiers.ts';
 import type { BridgeHeadUnitConnection } from '../../bridge/connection.ts';
-import { ItemAborted, type ItemRunner, type OpenOptions } from '../../run/kind.ts';
+import { ItemAborted, type KindRig, type OpenOptions } from '../../run/kind.ts';
 import { buildModelTiers } from '../../run/model-tiers.ts';
-import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RecordedFact, type RunFactSink } from '../../run/run-facts.ts';
+import type { RecordedFact, RunFactSink } from '../../run/run-facts.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
-import { watchHeadUnit, type HeadUnitWatch } from '../../run/run-monitor.ts';
-import { runKindCampaign } from '../../run/runner.ts';
-import type { RunEndStatus } from '../../run/resume.ts';
 import { bridgeToolAgent, type BridgeToolAgent } from './bridge-agent.ts';
 import { createEndpointAgent } from './endpoint.ts';
 import { chainJudges, confirmationRuleJudge, llmPolicyJudge, type PolicyJudge } from './judge.ts';
 import { runToolTaskTrial, type ToolAgent, type TrialResult } from './loop.ts';
 import { ReplayAgent } from './replay.ts';
 import { DETERMINISTIC_SIMULATOR, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
-import { summarizeTrials, type TrialsSummary } from './summary.ts';
 import { parseTasksLenient, readTaskFileText, type InvalidTask, type Task } from '../../toolenv/tasks.ts';
-import { loadToolAgentsRun, TOOL_AGENTS_FACTS, type ToolTrialItem, type TrialRerun } from './results.ts';
+import { TOOL_AGENTS_FACTS, type ToolTrialItem, type TrialRerun } from './results.ts';
 import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
-import { toolAgentsKind } from './kind.ts';
 
 /**
  * The tasks of a campaign: every valid task of every file (filtered by taskIds); bad files/tasks are listed, not
@@ -76,7 +70,7 @@ export const MAX_LINK_LOSSES_PER_TRIAL = 3;
  * stops here with the fix — and every call recorded with its usage), and the agent (replay, an endpoint model whose
  * calls are recorded the same way, or a head unit dialling in to the bridge, watched like a dialogue run's unit).
  */
-export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: OpenOptions = {}): Promise<ItemRunner<ToolTrialItem, FinishedTrial>> {
+export async function openToolAgentsRig(loaded: LoadedToolAgents, options: OpenOptions = {}): Promise<KindRig<ToolTrialItem, FinishedTrial>> {
   const { config } = loaded;
   const log = options.log ?? (() => undefined);
   const settings = config.llm;
@@ -131,80 +125,31 @@ export async function openToolAgentsRunner(loaded: LoadedToolAgents, options: Op
   }
   // CAR-bench offers think and planning_tool to its agents; an endpoint agent may be run without them
   const planningAndThinking = agentConfig.type === 'endpoint' ? agentConfig.planningAndThinking : true;
-  const calls = tracker ? new LlmCallRecorder(tracker) : null;
-  let watch: HeadUnitWatch | null = null;
   let store: RunFactSink | null = null;
-  let closing: Promise<void> | null = null;
   return {
     concurrency: config.concurrency,
     meta: { agent: endpoint?.model ?? agentConfig.type, simulator: simulatorRef, judges: [...judgeRefs] },
-    record(runStore, runId, emit) {
+    envelope: { config, modelHosts: hosts, prices: settings.prices, tiers, tracker, headUnit },
+    record(runStore) {
       store = runStore;
-      recordRunFact(runStore, runId, RUN_FACTS.invocation, invocationFact(config, hosts, settings.prices));
-      if (tiers) runStore.addRunFact(runId, TIERS_FACT, tiers);
-      // the bridge unit's connects, drops, pauses and counts, recorded as a dialogue run's are
-      if (headUnit) watch = watchHeadUnit(headUnit, { store: runStore, runId, log, notify: (notice) => emit({ type: 'headunit', runId, ...notice }) });
-      return { invocationEnded: () => calls?.flush(runStore, runId, null, true) };
     },
-    // no trial starts while the unit is away; one that does not come back within the grace stops the run (resumable)
-    ready: () => watch?.ready() ?? Promise.resolve(null),
-    connectedUnits: () => headUnit?.bridge?.connectedUnits() ?? [],
-    async run(runId, { key, item }, signal) {
+    async run(runId, { key, item }, signal, _emit, ready) {
       for (let attempt = 1; ; attempt++) {
         if (signal.aborted) throw new ItemAborted(key);
         const agent = agentFor();
         const result = await runToolTaskTrial(item.task, agent, { trial: item.trial, user: userFor(), judge, planningAndThinking });
         const lost = 'linkLost' in agent ? agent.linkLost() : null;
         // the unit's link went away mid-trial: the result says nothing about the agent; run the trial again once the unit is back
-        if (lost === null || attempt >= MAX_LINK_LOSSES_PER_TRIAL) return { result, facts: calls?.take(runId, key) ?? [] };
+        if (lost === null || attempt >= MAX_LINK_LOSSES_PER_TRIAL) return { result, facts: [] };
         store?.addRunFact(runId, TOOL_AGENTS_FACTS.trialRerun, { key, attempt, cause: lost } satisfies TrialRerun);
         log(`${key}: the head unit's link was lost during the trial (${lost}); it runs again once the unit is back`);
         // the trial is not stored; one whose unit does not come back runs again on resume
         const aborted = new Promise<string>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true })));
-        if ((await Promise.race([watch!.ready(), aborted])) !== null) throw new ItemAborted(key);
+        if ((await Promise.race([ready(), aborted])) !== null) throw new ItemAborted(key);
       }
     },
-    close: () =>
-      (closing ??= (async () => {
-        watch?.close();
-        await headUnit?.close();
-      })()),
+    close: async () => {
+      await headUnit?.close();
+    },
   };
-}
-
-export interface ToolAgentsRun {
-  runId: string;
-  status: RunEndStatus;
-  /** every trial of the run, including those stored by earlier invocations of a resumed run, in plan order */
-  results: TrialResult[];
-  summary: TrialsSummary;
-  invalidTasks: InvalidTask[];
-}
-
-export interface RunToolAgentsOptions {
-  /** every trial is stored as an item result of a `tool-agents` run (resumable) */
-  store: ResultStore;
-  /** continue this stored run: its remaining trials, with the tasks as planned (the task files are not reread) */
-  resumeRunId?: string;
-  /** abort = graceful stop: no new trial starts; running ones finish and are stored */
-  signal?: AbortSignal;
-  onTrial?: (result: TrialResult) => void;
-  log?: (line: string) => void;
-}
-
-/** Runs a tool-agent campaign on the one run skeleton (src/run/runner.ts) and reads it back from the store; `onTrial` sees each trial as it ends. */
-export async function runToolAgentsCampaign(loaded: LoadedToolAgents, options: RunToolAgentsOptions): Promise<ToolAgentsRun> {
-  const { store, onTrial } = options;
-  let runner: ItemRunner<ToolTrialItem, FinishedTrial> | undefined;
-  if (onTrial) {
-    const opened = await openToolAgentsRunner(loaded, { log: options.log });
-    runner = { ...opened, run: async (...args) => {
-      const finished = await opened.run(...args);
-      onTrial(finished.result);
-      return finished;
-    } };
-  }
-  const result = await runKindCampaign(toolAgentsKind, loaded, { store, runner, resumeRunId: options.resumeRunId, signal: options.signal, log: options.log });
-  const run = loadToolAgentsRun(store, result.runId);
-  return { runId: result.runId, status: result.status, results: run.results, summary: summarizeTrials(run.results), invalidTasks: run.invalidTasks };
 }

@@ -41,7 +41,7 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
     notLoaded.set(loaded, invalidTasks);
     return plan.map((item) => ({ key: trialKey(item.taskId, item.trial), item }));
   },
-  open: async (loaded, options) => (await import('./campaign.ts')).openToolAgentsRunner(loaded, options),
+  open: async (loaded, options) => (await import('./campaign.ts')).openToolAgentsRig(loaded, options),
   storage: {
     create(store, loaded, plan, meta) {
       const runId = store.createItemRun({ name: loaded.config.name, kind: TOOL_AGENTS_KIND, config: loaded.config, plan, meta });

@@ -21,7 +21,7 @@ import { writeAtomically } from '../../report/write.ts';
 const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
 const badge = (word: string) => `<span class="badge b-${h(word === 'pass' ? 'pass' : word === 'fail' ? 'fail' : word === 'not_runnable' ? 'inconclusive' : 'error')}">${h(word)}</span>`;
 const json = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-const COMPONENTS = ['state', 'subset', 'execution', 'end', 'policy', 'hallucination', 'disambiguation'] as const;
+const COMPONENTS = ['state', 'subset', 'execution', 'end', 'policy', 'manipulation', 'hallucination', 'disambiguation'] as const;
 
 function trajectoryHtml(r: TrialResult): string {
   const rows = r.messages.flatMap((m) => {

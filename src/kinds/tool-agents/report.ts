@@ -22,7 +22,7 @@ export function toolTrialsJunit(results: readonly TrialResult[], suiteName: stri
     }
     if (r.reward === 0) {
       failures++;
-      const components = r.score ? (['state', 'subset', 'execution', 'end', 'policy'] as const).filter((c) => !r.score![c].passed) : [];
+      const components = r.score ? (['state', 'subset', 'execution', 'end', 'policy', 'manipulation'] as const).filter((c) => !r.score![c].passed) : [];
       return `    <testcase ${head}>\n      <failure type="${attr(components.join(',') || 'reward_0')}" message="${attr(`R = 0: ${r.reason}`)}">${escapeXml(r.failures.join('\n'))}</failure>\n    </testcase>`;
     }
     return `    <testcase ${head}/>`;

@@ -137,7 +137,7 @@ export function summarizeTrials(results: readonly TrialResult[]): TrialsSummary 
     const violated = new Set([...r.score.policy.code.map((c) => c.rule), ...r.score.policy.judged.filter((j) => j.status === 'violated').map((j) => j.rule)]);
     for (const rule of violated) policyViolations[rule] = (policyViolations[rule] ?? 0) + 1;
     for (const j of r.score.policy.judged) if (j.status === 'not_judged') policyNotJudged[j.rule] = (policyNotJudged[j.rule] ?? 0) + 1;
-    for (const c of ['state', 'subset', 'execution', 'end', 'policy'] as const) if (!r.score[c].passed) failedComponents[c] = (failedComponents[c] ?? 0) + 1;
+    for (const c of ['state', 'subset', 'execution', 'end', 'policy', 'manipulation'] as const) if (!r.score[c].passed) failedComponents[c] = (failedComponents[c] ?? 0) + 1;
   }
   const disUser = results.filter((r) => r.taskType === 'disambiguation_user' && r.outcome !== 'not_runnable');
   return {

@@ -124,7 +124,7 @@ export function ToolTrialView({ runId, trialKey }: { runId: string; trialKey: st
   return <ToolTrialPanel runId={runId} outcome={data.data.outcome} result={data.data.result} />;
 }
 
-const COMPONENTS = ['state', 'subset', 'execution', 'end', 'policy', 'hallucination', 'disambiguation'] as const;
+const COMPONENTS = ['state', 'subset', 'execution', 'end', 'policy', 'manipulation', 'hallucination', 'disambiguation'] as const;
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 export function ToolTrialPanel({ runId, outcome, result: r }: { runId: string; outcome: string; result: TrialResult }) {
