@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
-import { runCampaign } from '../../src/kinds/dialogue/run.ts';
+import { runCampaign } from '../helpers/run-kinds.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { tempStore } from './helpers.ts';
 
