@@ -1,4 +1,5 @@
 import type { Action } from '../protocol/bridge.ts';
+import { readReply } from './fallback.ts';
 
 /**
  * What a reply commits to, read from its words (and its structured actions when it carries them): the facts a
@@ -237,7 +238,6 @@ function stanceOfActions(actions: readonly Action[]): Stance {
   return 'clarify';
 }
 
-const FALLBACK = /\b(didn'?t (quite )?(understand|get|catch)|did not (understand|get|catch)|don'?t understand|do not understand|(could|can) you (please )?(rephrase|repeat|say that again)|not sure what you mean|can'?t help|cannot help|not able to help|unable to help|i don'?t know (how|what)|not supported|i can only)\b/i;
 const REFUSAL = /\b(for (your|safety)|while (you'?re |you are )?driving|while the (car|vehicle) is moving|not (allowed|permitted|safe)|won'?t (do|be able)|unable to|not able to|can(no|')?t (show|play|display|read|disable|turn off|switch off|do that|open|set))\b/i;
 const NOT_FOUND = /\b(there (is|are) no|no \w+( \w+)? (listed|found|available|nearby|near(by)? you|around( here)?|in (the|your) (area|calendar|schedule))|(couldn'?t|could not|can'?t|cannot|didn'?t|did not) find|nothing (found|matches|scheduled|on your)|none (found|nearby|available)|not (listed|found|available)|don'?t have any|do not have any|no results?|(is|are) empty)\b/i;
 /** Courtesies a closing reply is made of; a reply with anything besides them is not only courtesy. */
@@ -246,7 +246,8 @@ const COURTESY = /\b(you'?re( very)? welcome|you are( very)? welcome|(it'?s )?(n
 /** The stance of a reply's words: a fallback or refusal phrase, "nothing found", a question without facts, a bare courtesy, or an answer. */
 function stanceOfText(text: string, facts: Commitments): Stance {
   const factCount = (Object.keys(FACT_KINDS) as FactKind[]).reduce((n, kind) => n + facts[kind].size, 0);
-  if (FALLBACK.test(text)) return 'fallback';
+  // the fallback detector the oracle uses everywhere (./fallback.ts); the rest of the stance is read here
+  if (readReply({ text, actions: [] }).kind === 'fallback') return 'fallback';
   if (NOT_FOUND.test(text)) return 'not_found';
   if (REFUSAL.test(text) && /\b(sorry|can'?t|cannot|not|unable|won'?t)\b/i.test(text)) return 'refusal';
   if (/\?\s*$/.test(text.trim()) && factCount === 0) return 'clarify';
