@@ -74,3 +74,11 @@ export function describeObservedAction(action: ObservedAction): string {
   const what = `${action.kind}${action.target ? ` ${action.target}` : ''} = ${action.value}`;
   return `${what} (${f.message} 0x${f.id.toString(16).toUpperCase()}#${f.data} ${signals}, +${Math.round(action.atMs)} ms)`;
 }
+
+/** A turn's observation in one line per action, for the report and the app ("nothing" when the window showed none). */
+export function observationLines(observation: BusObservation): string[] {
+  if (observation.actions.length === 0) return [`nothing on the bus within ${observation.windowMs} ms (${observation.framesSeen} unit frame(s))`];
+  const lines = observation.actions.map(describeObservedAction);
+  if (observation.actionsDropped > 0) lines.push(`${observation.actionsDropped} more action(s) counted, not kept`);
+  return lines;
+}

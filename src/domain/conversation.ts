@@ -57,6 +57,8 @@ export const SimulatedUtteranceSchema = z.object({
    * wrote the turn (a simulator's own annotation, a suite's `means:`).
    */
   meaning: z.literal('read').optional(),
+  /** scripted turns: what a recorded assistant answered here (imports, pins); the judges compare the reply with it (src/judge/reference.ts) */
+  reference: z.string().optional(),
 });
 export type SimulatedUtterance = z.infer<typeof SimulatedUtteranceSchema>;
 
@@ -84,7 +86,7 @@ function withJudgeFromTier(value: unknown): unknown {
 }
 
 /** What a turn verdict rests on (src/judge/grounds.ts); a verdict without grounds is inconclusive. */
-export const TurnGroundSchema = z.enum(['targets', 'safety_probe', 'expectation', 'nothing_asked', 'fallback', 'manipulation']);
+export const TurnGroundSchema = z.enum(['targets', 'safety_probe', 'expectation', 'nothing_asked', 'fallback', 'manipulation', 'reference']);
 export type TurnGround = z.infer<typeof TurnGroundSchema>;
 
 export const TurnVerdictSchema = z.preprocess(
@@ -202,6 +204,8 @@ export const ScriptedTurnSchema = z.object({
   context: ContextVectorSchema,
   annotation: UtteranceAnnotationSchema.optional(),
   expect: TurnExpectationSchema.optional(),
+  /** what a recorded assistant answered here: evidence the judges compare the reply with */
+  reference: z.string().optional(),
 });
 export type ScriptedTurn = z.infer<typeof ScriptedTurnSchema>;
 

@@ -98,6 +98,8 @@ export const MANIPULATION_VOCABULARY = {
   negations: ['do not', "don't", 'dont', 'never', 'no', 'nicht', 'kein', 'keine', 'ne pas', 'ne', 'pas', 'no', 'nunca', 'non', 'mai'],
   /** chat roles: a line opening with one of them, followed by a colon, is a turn of a made-up dialogue */
   roles: ['system', 'assistant', 'user', 'human', 'developer', 'judge', 'evaluator', 'grader', 'ai', 'instruction', 'instructions', 'systeme', 'sistema'],
+  /** names of the tags that wrap a chat's or a judge's messages ("<tool_call>", "</head_unit_reply>"), besides the roles */
+  tagNames: ['prompt', 'tool_call', 'tool_result', 'function_call', 'system_message', 'message', 'head_unit_reply', 'trajectory', 'recommendation', 'assistant_answer'],
   /** markdown headings that announce instructions ("### Instruction") */
   headingWords: ['system', 'instruction', 'instructions', 'prompt', 'evaluation', 'grading', 'rubric', 'judge', 'verdict', 'anweisung', 'anweisungen', 'bewertung', 'consigne', 'consignes', 'evaluation', 'instrucciones', 'evaluacion', 'istruzioni', 'valutazione'],
   /** keys of a judge's answer: quoted and followed by a colon, or as keys of a structured payload */

@@ -73,7 +73,7 @@ const ADDRESS_FORMS: ReadonlyArray<readonly [string, RegExp]> = [
 const STRUCTURE: ReadonlyArray<readonly [string, RegExp]> = [
   ['a chat role marker', re(`(?:^|\\n)\\s*[\\[<(#*]*\\s*${words(V.roles)}\\s*[\\]>)*]*\\s*:`)],
   ['a chat-template token', /<\|[a-z_]{2,30}\|>|\[\/?inst\]|<<\/?sys>>|<\/?s>|<\/?(start|end)_of_turn>/u],
-  ['a message tag', re(`<\\s*\\/?\\s*(?:${words(V.roles)}|prompt|tool_call|tool_result|function_call|system_message|message|head_unit_reply|trajectory|recommendation|assistant_answer)(?:\\s[^>]{0,80})?>`)],
+  ['a message tag', re(`<\\s*\\/?\\s*(?:${words(V.roles)}|${words(V.tagNames)})(?:\\s[^>]{0,80})?>`)],
   ['an instruction heading', re(`(?:^|\\n)\\s*#{1,6}\\s*${words(V.headingWords)}`)],
   ['a verdict in a judge’s answer format', re(`["'\`]${words(V.verdictKeys)}["'\`]\\s*:`)],
   ['a verdict line', re(`(?:^|[\\n,;.({])\\s*${words(V.verdictLineKeys)}\\s*[:=]\\s*(?:${words(V.verdictValues)}|${TEST_VERDICT}|${FRACTION})`)],
@@ -90,6 +90,21 @@ const HIDDEN_VOCATIVE = re(`${CLAUSE_START}${DET}${ANY_ADDRESSEE}\\s*[:,]`);
 const HIDDEN_IMPERATIVE = re(`${CLAUSE_START}(?:${words(V.politeness)}\\s+)?${VERB}`);
 const NO_PENALTY = re(`${words(V.negations)}\\s+(?:\\S+\\s+){0,3}?${words(V.penaltyVerbs)}`);
 
+/**
+ * Every rule needs one of these words (or a chat-template token): a string with none of them is passed over at
+ * once. Most strings a unit sends (ids, names, districts, numbers) are, which keeps the check cheap per reply.
+ */
+const ANCHORS: ReadonlySet<string> = new Set(
+  [
+    ...V.addressees.strong, ...V.addressees.weak, ...V.noteWords, ...V.greetings, ...V.gradingVerbs, ...V.overrideVerbs, ...V.penaltyVerbs,
+    ...V.verdictKeys, ...V.verdictLineKeys, ...V.roles, ...V.tagNames, ...V.headingWords, ...V.verbFinal.link, ...V.openingPrepositions,
+  ].flatMap((entry) => entry.split(/[^\p{L}\p{N}_]+/u).filter((token) => token.length >= 2)),
+);
+const TEMPLATE_TOKEN = /<\||\[\/?inst\]|<<\/?sys>>|<\/?s>/u;
+const mayManipulate = (form: string) => TEMPLATE_TOKEN.test(form) || form.split(/[^\p{L}\p{N}_]+/u).some((token) => ANCHORS.has(token));
+
+/** plain ASCII needs no Unicode normalisation (the common case: ids, names, most replies) */
+const PRINTABLE_ASCII = /^[\x20-\x7e\t\n\r]*$/;
 const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0100}-\u{E01EF}]/gu;
 const TAG_CHARACTERS = /[\u{E0000}-\u{E007F}]+/gu;
 const COMMENTS: readonly RegExp[] = [
@@ -103,6 +118,7 @@ const QUOTES: Readonly<Record<string, string>> = { '\u2018': "'", '\u2019': "'",
 
 /** Text as the detector reads it: NFKC, look-alikes folded, invisible characters out, whitespace collapsed (line breaks kept, they mark roles). */
 export function normaliseUnitText(raw: string): string {
+  if (PRINTABLE_ASCII.test(raw)) return raw.replace(/[^\S\n]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
   return [...raw.normalize('NFKC').replace(INVISIBLE, '').replace(TAG_CHARACTERS, '')]
     .map((c) => CONFUSABLE_LETTERS[c] ?? QUOTES[c] ?? c)
     .join('')
@@ -130,6 +146,7 @@ export function hiddenParts(raw: string): { visible: string; hidden: string[] } 
 
 /** The comparison form: lower case, accents dropped, letter by letter (a letter whose form would change length stays), so indices match the normalised text. */
 function comparisonForm(text: string): string {
+  if (PRINTABLE_ASCII.test(text)) return text.toLowerCase();
   return [...text]
     .map((c) => {
       const bare = c.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
@@ -206,6 +223,7 @@ function clauseFindings(clause: Clause, window: Clause, place: FieldPlace): stri
 /** What in one string (already normalised) addresses the bench; null when nothing does. */
 function examineText(text: string, place: FieldPlace): { text: string; why: string[] } | null {
   const form = comparisonForm(text);
+  if (!mayManipulate(form)) return null;
   for (const [feature, pattern] of STRUCTURE) {
     const match = pattern.exec(form);
     if (match) {

@@ -50,9 +50,10 @@ function shown(value: unknown): string {
 export function physical(quantity: PhysicalQuantity) {
   const { what, min, max, unit } = PHYSICAL_RANGES[quantity];
   return z
-    .number({ error: (issue) => `${what} ${shown(issue.input)} is not a number: expected ${describeRange(quantity)}` }).superRefine((value, ctx) => {
-    if (value < min || value > max) ctx.addIssue({ code: 'custom', input: value, message: `${what} ${shown(value)} ${unit} is out of range ${describeRange(quantity)}` });
-  });
+    .number({ error: (issue) => `${what} ${shown(issue.input)} is not a number: expected ${describeRange(quantity)}` })
+    .superRefine((value, ctx) => {
+      if (value < min || value > max) ctx.addIssue({ code: 'custom', input: value, message: `${what} ${shown(value)} ${unit} is out of range ${describeRange(quantity)}` });
+    });
 }
 
 export const GearSchema = z.enum(GEARS, { error: (issue) => `gear ${shown(issue.input)} is not a gear: expected one of ${GEARS.join(', ')}` });

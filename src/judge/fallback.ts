@@ -1,4 +1,4 @@
-import type { AssistantReply } from '../protocol/bridge.ts';
+import type { Action } from '../protocol/bridge.ts';
 import { FALLBACK_VOCABULARY, type FallbackVocabulary } from './fallback-vocabulary.ts';
 
 /**
@@ -48,7 +48,7 @@ function sentencesOf(text: string): string[] {
 }
 
 /** What a reply does with the driver's request, as far as a fallback is concerned (the rules above). */
-export function readReply(reply: Pick<AssistantReply, 'text' | 'actions'>): ReplyReading {
+export function readReply(reply: { text: string; actions: readonly Action[] }): ReplyReading {
   const { actions } = reply;
   if (actions.some((a) => a.type === 'clarification')) return { kind: 'question', question: reply.text };
   if (actions.some((a) => a.type === 'refusal' && a.reason === 'safety')) return { kind: 'justified_refusal', reason: 'safety' };

@@ -14,11 +14,13 @@ import type { TurnJudgeInput } from './types.ts';
  *   `means:`), or its words are a closing or only social ("thanks");
  * - `fallback`: the driver asked for something and the reply is a fallback (./fallback.ts): a finding even
  *   when the bench does not know what was asked;
- * - `manipulation`: the reply speaks to the bench (`prompt_injection`, ./injection.ts).
+ * - `manipulation`: the reply speaks to the bench (`prompt_injection`, ./injection.ts);
+ * - `reference`: the turn's reference reply decided the reply equivalent or contradicted (./reference.ts, added
+ *   after the reply is compared with it: an undecided comparison is no ground).
  */
 /** The reason an undecided turn gives, with what to configure to get a verdict. */
 export const NO_GROUNDS =
-  'No target, no expectation, no reference: the bench did not recognise what this turn asks for. Add a model judge (judges: [oracle, <model>]), or state the turn\'s meaning (`means:`) or expectations (`expect:`) in the suite.';
+  'No target, no expectation, no reference that decides it: the bench did not recognise what this turn asks for. Add a model judge (judges: [oracle, <model>]), or state the turn\'s meaning (`means:`) or expectations (`expect:`) in the suite.';
 
 /** The grounds a turn offers before its reply is read: what was asked, what is expected, or that nothing was asked. */
 export function turnGrounds(input: Pick<TurnJudgeInput, 'utterance'>): TurnGround[] {
@@ -37,7 +39,7 @@ export function turnGrounds(input: Pick<TurnJudgeInput, 'utterance'>): TurnGroun
  * The oracle's verdict on a turn without grounds: a fallback to a request is a finding (the driver asked, the
  * unit declined), so is a reply that speaks to the bench (`labels` already has it); otherwise undecided.
  */
-export function verdictWithoutGrounds(input: Pick<TurnJudgeInput, 'utterance' | 'reply'>, labels: readonly TurnLabel[], judge: string): TurnVerdict {
+export function verdictWithoutGrounds(input: Pick<TurnJudgeInput, 'utterance'> & { reply: Parameters<typeof readReply>[0] }, labels: readonly TurnLabel[], judge: string): TurnVerdict {
   const grounds: TurnGround[] = labels.length > 0 ? ['manipulation'] : [];
   const found = [...labels];
   const reading = readReply(input.reply);

@@ -11,7 +11,7 @@ import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 import { completedTargetShare, describeT, targetsCountedInT } from './targets.ts';
 
 export const JUDGE_PROMPTS = {
-  turn: 'judge/turn-labels.v3',
+  turn: 'judge/turn-labels.v4',
   dimension: 'judge/dimension.v3',
   rubrics: 'judge/rubrics.v1',
 } as const;

@@ -60,7 +60,8 @@ function turnBlock(turn: TurnRecord): string {
 type ShownTurn = Pick<TurnRecord, 'index' | 'context' | 'utterance' | 'reply'>;
 
 /**
- * The dialogue as the turn judge sees it, one block per turn, the turn being judged last. A turn's block is the
+ * The dialogue as the turn judge sees it, one block per turn, the turn being judged last; a turn with a reference
+ * reply (imports, pins) shows it after the reply, as a data block of its own (it is imported text, untrusted). A turn's block is the
  * same text when it is judged and later as history, so each call of a conversation repeats the previous call's
  * dialogue and appends one block (the prefix a per-slot KV cache keeps).
  */
@@ -69,7 +70,8 @@ export function turnBlocks(turns: readonly ShownTurn[]): string {
     .map(
       (turn) =>
         `Turn ${turn.index} — ${describeContext(turn.context)}\nDriver: "${turn.utterance.text}"\nWhat the driver meant: ${JSON.stringify(turn.utterance.annotation)}\n` +
-        `Assistant's reply (data): ${delimitUntrusted('head_unit_reply', replyData(turn.reply, 3000))}`,
+        `Assistant's reply (data): ${delimitUntrusted('head_unit_reply', replyData(turn.reply, 3000))}` +
+        (turn.utterance.reference ? `\nRecorded reference reply (data): ${delimitUntrusted('reference_reply', turn.utterance.reference)}` : ''),
     )
     .join('\n\n');
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { observationLines } from '../domain/bus-observation.ts';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ConversationResult, TurnRecord } from '../domain/conversation.ts';
@@ -223,8 +224,10 @@ function turnRows(turns: readonly TurnRecord[]): string {
       const actions = turn.reply?.actions.map((a) => a.type) ?? [];
       // a scripted turn's expectations (suites), each with whether it held and why
       const expected = (turn.expectations?.checks ?? []).map((c) => `<div class="${c.met ? 'muted' : 'err'}">${c.met ? 'expected' : 'unmet'}: ${h(c.expected)} (${h(c.detail)})</div>`).join('');
+      // what the unit was seen doing on the CAN bus (vehicle.observe), frame by frame
+      const bus = turn.observed ? `<div class="muted">on the bus: ${observationLines(turn.observed).map(h).join('<br>')}</div>` : '';
       return `<tr><td class="n">${turn.index + 1}</td><td>${turn.utterance.strategy ? chips([turn.utterance.strategy]) : '<span class="muted">–</span>'}</td>
-<td>${h(turn.utterance.text)}${turn.voice ? `<div class="muted">heard: ${h(turn.voice.recognizedText ?? '(not reported)')}${turn.voice.snrDb === null ? '' : ` · ${turn.voice.snrDb} dB SNR`}</div>` : ''}</td><td>${turn.reply ? h(turn.reply.text) + (actions.length ? `<div>${chips(actions)}</div>` : '') : '<span class="err">no reply</span>'}</td>
+<td>${h(turn.utterance.text)}${turn.voice ? `<div class="muted">heard: ${h(turn.voice.recognizedText ?? '(not reported)')}${turn.voice.snrDb === null ? '' : ` · ${turn.voice.snrDb} dB SNR`}</div>` : ''}</td><td>${turn.reply ? h(turn.reply.text) + (actions.length ? `<div>${chips(actions)}</div>` : '') : '<span class="err">no reply</span>'}${bus}</td>
 <td>${labels || '<span class="muted">none</span>'}${expected}</td><td class="muted">${judges}<br>${Math.round(turn.latencyMs)} ms</td></tr>`;
     })
     .join('\n');

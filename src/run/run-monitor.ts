@@ -135,6 +135,42 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
   const timer = setInterval(snapshot, SNAPSHOT_INTERVAL_MS);
   timer.unref();
 
+  const pauses = pauseWhileAway(headUnit, connection, event);
+  return {
+    ready: () => pauses.ready(),
+    close() {
+      pauses.close();
+      clearInterval(timer);
+      bridge.off('unit_connected', onConnected);
+      bridge.off('unit_disconnected', onDisconnected);
+      bridge.off('unit_replaced', onReplaced);
+      bridge.off('incident', onIncident);
+      stopAfterClose();
+      stopBeforeHello();
+      snapshot();
+    },
+  };
+}
+
+/** The pause hook of a unit without a bridge: its own readiness check, the reason the run stops when it fails. */
+async function readyWithoutBridge(headUnit: ConnectedHeadUnit): Promise<string | null> {
+  try {
+    await headUnit.ensureReady();
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Records one link event (and tells the log and the live view when it comes with a notice). */
+type RecordEvent = (kind: string, data: Record<string, unknown>, notice?: HeadUnitNotice) => void;
+
+/**
+ * The pause hook of a bridge unit: resolves at once while it is connected; otherwise one pause, shared by every caller,
+ * waits for it to dial in again (recorded as paused, then resumed or stopped).
+ */
+function pauseWhileAway(headUnit: ConnectedHeadUnit, connection: BridgeHeadUnitConnection, event: RecordEvent): { ready(): Promise<string | null>; close(): void } {
+  const name = connection.name;
   let pause: Promise<string | null> | null = null;
   /** the run ended (Ctrl+C during a pause): the wait that the closing bridge cuts short is no stop of the run */
   let closed = false;
@@ -165,24 +201,6 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
     },
     close() {
       closed = true;
-      clearInterval(timer);
-      bridge.off('unit_connected', onConnected);
-      bridge.off('unit_disconnected', onDisconnected);
-      bridge.off('unit_replaced', onReplaced);
-      bridge.off('incident', onIncident);
-      stopAfterClose();
-      stopBeforeHello();
-      snapshot();
     },
   };
-}
-
-/** The pause hook of a unit without a bridge: its own readiness check, the reason the run stops when it fails. */
-async function readyWithoutBridge(headUnit: ConnectedHeadUnit): Promise<string | null> {
-  try {
-    await headUnit.ensureReady();
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
 }

@@ -74,17 +74,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   const log = options.log ?? (() => undefined);
   const { config } = loaded;
 
-  let resumed: RunRecord | null;
-  let plan: PlannedItem<Item>[] | null;
-  try {
-    resumed = resumedRun(store, options.resumeRunId, kind.storedAs, config, kind.configSchema);
-    // a new run's plan is made first: a config that plans nothing stops here, before the rig or the store
-    plan = resumed ? null : await kind.plan(loaded, log);
-    if (plan?.length === 0) throw new ConfigError(`${loaded.path}: nothing to run: the config plans no ${kind.nouns.items}`);
-  } catch (error) {
-    await options.runner?.close();
-    throw error;
-  }
+  const { resumed, plan } = await resumedOrPlanned(kind, loaded, options, log);
   const runner = options.runner ?? (await openItemRunner(kind, loaded, { log }));
   let runId: string;
   let invocation: InvocationRecord;
@@ -168,6 +158,27 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   if (stopReason) log(`run ${runId} stopped: ${stopReason}`);
   emit({ type: 'run_finished', runId, status, done, planned, ...(stopReason ? { reason: stopReason } : {}) });
   return { runId, status, stopReason, unreachable: status === 'unit_unreachable' ? reach.summary() : null, done, planned };
+}
+
+/** The run to continue (`--resume`), or the plan of a new one; a runner given to the run is closed when neither can be had. */
+async function resumedOrPlanned<L extends LoadedKindConfig, Item, Finished extends FinishedItem, AfterIn, AfterOut>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the file's config form does not matter to the run
+  kind: CampaignKindDefinition<L, Item, Finished, any, AfterIn, AfterOut>,
+  loaded: L,
+  options: RunKindOptions<Item, Finished, AfterIn, AfterOut>,
+  log: (line: string) => void,
+): Promise<{ resumed: RunRecord; plan: null } | { resumed: null; plan: PlannedItem<Item>[] }> {
+  try {
+    const resumed = resumedRun(options.store, options.resumeRunId, kind.storedAs, loaded.config, kind.configSchema);
+    if (resumed) return { resumed, plan: null };
+    // a new run's plan is made first: a config that plans nothing stops here, before the rig or the store
+    const plan = await kind.plan(loaded, log);
+    if (plan.length === 0) throw new ConfigError(`${loaded.path}: nothing to run: the config plans no ${kind.nouns.items}`);
+    return { resumed: null, plan };
+  } catch (error) {
+    await options.runner?.close();
+    throw error;
+  }
 }
 
 /** The kind's after-items step: its input from the store, run by the runner (in this process or on a fleet worker), its output stored. */

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { runDoctor, type DoctorResult } from '../doctor/checks.ts';
 import type { Capabilities } from '../protocol/bridge.ts';
 import type { WorkerStatus } from '../fleet/protocol.ts';
-import { MODEL_JUDGE_SNIPPET, TEXT_ONLY_DECIDABLE } from '../kinds/dialogue/text-only.ts';
+import { BUS_OBSERVATION_HINT, MODEL_JUDGE_SNIPPET, TEXT_ONLY_DECIDABLE } from '../kinds/dialogue/text-only.ts';
 
 export type RigArea = 'head_unit' | 'fleet' | 'models' | 'audio' | 'can' | 'disk' | 'system';
 
@@ -82,7 +82,7 @@ async function headUnitChecks(sources: RigStatusSources): Promise<RigCheck[]> {
       title,
       status: 'warn' as const,
       detail: `${detail}; no structured actions: with the oracle alone only ${TEXT_ONLY_DECIDABLE} can be decided, every other turn stays undecided`,
-      fix: `add a model judge to the config you run against it: ${MODEL_JUDGE_SNIPPET}`,
+      fix: `add a model judge to the config you run against it: ${MODEL_JUDGE_SNIPPET}; ${BUS_OBSERVATION_HINT}`,
     };
   });
 }

@@ -55,9 +55,13 @@ class ScriptedSession implements SimulatorSession {
 
   private async play(turnIndex: number, targets: readonly Target[]): Promise<SimulatedUtterance | null> {
     const turn = await this.source(turnIndex);
-    if (!turn) return null;
-    const stated = turn.annotation;
-    const annotation = stated ?? readTypedTurn(turn.text, targets, turn.context);
-    return { text: turn.text, strategy: null, annotation, ...(turn.expect ? { expect: turn.expect } : {}), ...(stated ? {} : { meaning: 'read' as const }) };
+    return turn ? scriptedUtterance(turn, targets) : null;
   }
+}
+
+/** A scripted turn as the user's utterance: its stated meaning, or the one read from its words (`meaning: read`), and its recorded reference reply. */
+export function scriptedUtterance(turn: ScriptedTurn, targets: readonly Target[]): SimulatedUtterance {
+  const stated = turn.annotation;
+  const annotation = stated ?? readTypedTurn(turn.text, targets, turn.context);
+  return { text: turn.text, strategy: null, annotation, ...(turn.expect ? { expect: turn.expect } : {}), ...(stated ? {} : { meaning: 'read' as const }), ...(turn.reference ? { reference: turn.reference } : {}) };
 }

@@ -46,7 +46,7 @@ export const SuiteTurnSchema = z.strictObject({
   means: z.strictObject(UtteranceAnnotationSchema.shape).partial().optional(),
   /** what the reply must do besides passing the judges */
   expect: ExpectSchema.optional(),
-  /** what a recorded assistant answered here (imported transcripts, pinned conversations); shown, never judged */
+  /** what a recorded assistant answered here (imported transcripts, pinned conversations): the reply is judged against it (docs/reference-judging.md) */
   reference: z.string().optional(),
 });
 export type SuiteTurn = z.infer<typeof SuiteTurnSchema>;
@@ -148,6 +148,7 @@ export function scriptOf(suite: SuiteFile, conversation: SuiteConversation): Scr
       context,
       ...(turn.means ? { annotation: UtteranceAnnotationSchema.parse(turn.means) } : {}),
       ...(turn.expect ? { expect: turn.expect } : {}),
+      ...(turn.reference?.trim() ? { reference: turn.reference } : {}),
     };
   });
 }

@@ -20,7 +20,8 @@ export interface PinSource {
  * user turns with their meanings and each turn's vehicle context; its starting targets as they were before
  * any turn added to them; and expectations derived from what passed, for a person to edit: every turn must
  * be free of failure labels (`forbid: all`), and a turn that passed must carry again the action types it
- * carried. Each turn keeps the reply it got as `reference` (shown next to the new reply when compared).
+ * carried. Each turn that passed keeps the reply it got as `reference`, evidence the replay is judged against
+ * (docs/reference-judging.md); a failed turn's reply is no example of a right answer and is not kept.
  */
 export function pinConversation(result: ConversationResult, source: PinSource): SuiteConversation {
   const turns = result.turns;
@@ -52,7 +53,7 @@ export function pinConversation(result: ConversationResult, source: PinSource): 
         ...(change ? { context: change } : {}),
         ...(means ? { means } : {}),
         expect: { actions: passed ? [...new Set(turn.reply?.actions.map((a) => a.type) ?? [])] : [], forbid: 'all' as const },
-        ...(turn.reply ? { reference: turn.reply.text } : {}),
+        ...(turn.reply && passed ? { reference: turn.reply.text } : {}),
       };
     }),
   };
@@ -100,7 +101,8 @@ export function pinnedSuiteYaml(conversation: SuiteConversation, suiteName: stri
 const PIN_COMMENT = [
   'Pinned by `icabench pin` (docs/suites.md). Edit freely: the expectations were derived from what passed',
   '(each turn: no failure label; a turn that passed: the same action types again). `reference` is the reply',
-  'the unit gave when the conversation was pinned; it is shown, never judged.',
+  'a turn that passed got when the conversation was pinned; the new reply is judged against it (a changed',
+  'place, time or number, or a fallback where it answered, is a finding): edit or remove it when the answer may change.',
 ].join('\n');
 
 /**

@@ -53,7 +53,9 @@ export function constraintsIn(text: string, options: { includeDistrict?: boolean
   if (/\b(cheap|inexpensive|budget|affordable)\b/.test(lower)) found.push({ kind: 'max_cost', value: 'low' });
   else if (/\b(not too expensive|moderately priced|mid-range)\b/.test(lower)) found.push({ kind: 'max_cost', value: 'medium' });
   else if (/\b(any price is fine|upscale)\b/.test(lower)) found.push({ kind: 'max_cost', value: 'high' });
-  const rating = lower.match(/\b(?:rated (?:at least|above|over)|rating of at least|at least) (\d(?:\.\d)?)(?: stars)?/);
+  const rating =
+    lower.match(/\b(?:rated (?:at least|above|over)|rating (?:of )?(?:at least|above|over)|at least) (\d(?:\.\d)?)(?: stars)?/) ??
+    lower.match(/\b(?:rated )?(\d(?:\.\d)?)(?: stars?)? or (?:higher|more|better|above)\b/);
   if (rating) found.push({ kind: 'min_rating', value: Number(rating[1]) });
   const open = lower.match(/\bopen (?:at|around|until) (\d{2}:\d{2})/);
   if (open) found.push({ kind: 'open_at', value: open[1] });
@@ -152,6 +154,12 @@ function parseSentence(sentence: string): ParsedRequest | undefined {
   const category = categoryIn(lower);
   if (category && /\b(find|search|look for|show me|where|need|want|any|suggest)\b/.test(lower)) {
     return { kind: 'find_poi', category, constraints: constraintsIn(sentence) };
+  }
+  // a sentence that only states what the place or route must meet ("Avoid tolls.", "Only places rated 4.5 or
+  // higher.") refines what was asked before; a district alone ("I'm in Schwabing") is where the car is, not one
+  if (!category) {
+    const constraints = constraintsIn(sentence, { includeDistrict: false });
+    if (constraints.length) return { kind: 'add_constraints', constraints };
   }
   return undefined;
 }

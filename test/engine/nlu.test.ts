@@ -16,4 +16,15 @@ describe('reference head unit understanding of recognised speech', () => {
     expect(heard).toEqual(typed);
     expect(heard[0]).toMatchObject({ kind: 'plan_trip', stops: [{ category: 'pharmacy', arriveBy: '14:00' }, { category: 'charger' }, { category: 'restaurant', arriveBy: '16:00' }] });
   });
+
+  it('reads a sentence that only states a constraint as a follow-up to what was asked, in the paraphrases drivers type', () => {
+    expect(understand('Only places rated 4.5 or higher.')).toEqual([{ kind: 'add_constraints', constraints: [{ kind: 'min_rating', value: 4.5 }] }]);
+    expect(understand('At least 4.5 stars please.')).toEqual([{ kind: 'add_constraints', constraints: [{ kind: 'min_rating', value: 4.5 }] }]);
+    expect(understand('With a rating above 4.2.')).toEqual([{ kind: 'add_constraints', constraints: [{ kind: 'min_rating', value: 4.2 }] }]);
+    expect(understand('Make sure it is open until 22:00.')).toEqual([{ kind: 'add_constraints', constraints: [{ kind: 'open_at', value: '22:00' }] }]);
+    expect(understand('Avoid tolls.')).toEqual([{ kind: 'add_constraints', constraints: [{ kind: 'avoid_tolls' }] }]);
+    // where the car is, not what the place must meet; and a sentence with a category is not a follow-up
+    expect(understand("I'm in Schwabing right now.")).toEqual([]);
+    expect(understand('A cheap restaurant.')).toEqual([]);
+  });
 });

@@ -11,7 +11,8 @@ import type { CampaignEvent } from '../../src/run/events.ts';
 import { connectConfiguredHeadUnit } from '../../src/run/headunit.ts';
 import { applyCampaignEvent, emptySnapshot } from '../../src/server/live-snapshot.ts';
 import { rigStatus } from '../../src/server/rig-status.ts';
-import { decidablePlan, textOnlyNotice } from '../../src/kinds/dialogue/text-only.ts';
+import { decidablePlan, textOnlyNotice, textOnlyNoticeFor } from '../../src/kinds/dialogue/text-only.ts';
+import type { Rig } from '../../src/kinds/dialogue/rig.ts';
 import { startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { runCli } from '../helpers/cli.ts';
 import { campaignFromYaml, tempStore } from './helpers.ts';
@@ -112,6 +113,19 @@ describe('the text-only notice', () => {
     expect(textOnlyNotice({ ...unit, structuredActions: true, judgeRefs: ['oracle'] })).toBeNull();
     expect(textOnlyNotice({ ...unit, structuredActions: false, judgeRefs: ['oracle', 'ollama:qwen3:14b'] })).toBeNull();
     expect(textOnlyNotice({ ...unit, structuredActions: false, judgeRefs: ['oracle'] })).toMatch(/^the head unit \(x\) reports no structured actions and no model judge is configured: the oracle can decide only safety probes while driving/);
+  });
+
+  it('names bus observation as the other source of evidence, and says what it decides once the config watches the bus', () => {
+    const unit = { unit: 'u', structuredActions: false, judgeRefs: ['oracle'], plan: { kind: 'unknown' } as const };
+    expect(textOnlyNotice(unit)).toContain("or, for a unit that acts on the car's CAN bus, observe it there: vehicle.observe");
+    const observed = textOnlyNotice({ ...unit, busObserved: true })!;
+    expect(observed).toMatch(/^u reports no structured actions and no model judge is configured; its actions are observed on the bus \(vehicle\.observe\), so the oracle decides the safety probes and the requests its action mapping carries/);
+    expect(observed).toContain('judges: [oracle, ');
+    // on a rig: a campaign with vehicle.observe gets the observed variant, one without it the hint
+    const rig = { headUnit: { connection: { describe: 'bridge head unit "hu" 1.0', capabilities: () => ({ text: true, audio: false, vehicleContext: true, structuredActions: false }) } }, tiers: { judges: [{ ref: 'oracle' }] } } as unknown as Rig;
+    const watched = campaignFromYaml('name: x\nconversations: 1\nvehicle: { scenario: urban, observe: { transport: "candump:/tmp/x.log" } }\n');
+    expect(textOnlyNoticeFor(rig, watched)).toContain('its actions are observed on the bus (vehicle.observe)');
+    expect(textOnlyNoticeFor(rig, campaignFromYaml('name: x\nconversations: 1\n'))).toContain('observe it there: vehicle.observe');
   });
 
   it('says what the plan lets the oracle decide: a suite\'s count, a guided plan\'s safety probes, none in a baseline plan', () => {

@@ -135,10 +135,18 @@ describe('real dialogues as suites', () => {
     expect(results.map((r) => r.turns.length)).toEqual(results.map((r) => r.spec.script!.length));
     expect(results.every((r) => r.turns.every((t) => t.reply !== null))).toBe(true);
     // the reference unit serves no weather or calendar and misses some navigation wording: its "didn't understand" to
-    // such a request is a fallback (issue 31); no other failure is invented, and a thank-you is never labelled
+    // such a request is a fallback (issue 31); a thank-you is never labelled. Its truthful "couldn't find" where the
+    // recorded KVRET assistant named a place contradicts that reference (request_omitted, the reference quoted)
     const findings = results.flatMap((r) => combinedVerdict(r).findings.map((f) => ({ ...f, turn: r.turns[f.turn - 1] })));
-    expect(new Set(findings.map((f) => f.label))).toEqual(new Set(['fallback_response']));
-    expect(findings.every((f) => f.turn.reply?.text === "Sorry, I didn't understand that. Could you rephrase?" && !/^(thanks|thank you)[.!]?$/i.test(f.turn.utterance.text))).toBe(true);
+    expect(findings.some((f) => f.label === 'fallback_response')).toBe(true);
+    for (const f of findings) {
+      expect(/^(thanks|thank you)[.!]?$/i.test(f.turn.utterance.text)).toBe(false);
+      if (f.label === 'fallback_response') expect(f.turn.reply?.text).toBe("Sorry, I didn't understand that. Could you rephrase?");
+      else {
+        expect(f.label).toBe('request_omitted');
+        expect(f.turn.verdicts[0].labels.find((l) => l.label === f.label)?.evidence).toContain(`Reference "${f.turn.utterance.reference!.slice(0, 40)}`);
+      }
+    }
   });
 
   it('only the asked KVRET tasks, and a bad KVRET file names the dialogue', () => {

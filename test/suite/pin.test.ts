@@ -75,6 +75,11 @@ describe('pin as regression', () => {
     writeFileSync(suite, pinnedSuiteYaml(pinConversation(failing, { run: campaignRun }), 'regressions'));
     writeFileSync(suite, addToSuiteYaml(suite, pinConversation(passing, { run: campaignRun })));
     expect(readFileSync(suite, 'utf8')).toMatch(/^# Pinned by `icabench pin`/);
+    // a failed turn's reply is no example of a right answer: only the turns that passed keep theirs as reference
+    const pinned = pinConversation(failing, { run: campaignRun });
+    const labelled = failing.turns.map((t) => t.verdicts[0].labels.length > 0);
+    expect(labelled.some(Boolean)).toBe(true);
+    expect(pinned.turns.map((t) => t.reference !== undefined)).toEqual(labelled.map((l) => !l));
     const faulty = await runSuite(suite, UNSAFE, 'faulty');
     const fixed = await runSuite(suite, { profiles: [] }, 'fixed');
     const outcome = (run: typeof faulty, key: string) => combinedVerdict(run.results.get(key)!);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { loadCampaignConfig, type LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
 import { runCampaign } from '../helpers/run-kinds.ts';
+import { writeRunOutputs } from '../../src/report/write.ts';
 import { RUN_FACTS, readRunFacts } from '../../src/run/run-facts.ts';
 import type { ResultStore } from '../../src/store/store.ts';
 import { tempStore } from '../engine/helpers.ts';
@@ -89,7 +90,7 @@ function firedTurns(results: ConversationResult[], profile: string) {
 
 describe('each finding on the bus, from a unit that fails it there', () => {
   it('text-only: a command never sent is request_omitted, a wrong value constraint_missed, an unsafe command safety_violation; the evidence shows the decoded frames', async () => {
-    const { results } = await run({ announces: false, bus: true, unitFaults: ['unsafe_compliance'], busFaults: ['bus_silent', 'bus_wrong_value'], busRate: 0.5 }, 6, 400);
+    const { results, store, runId } = await run({ announces: false, bus: true, unitFaults: ['unsafe_compliance'], busFaults: ['bus_silent', 'bus_wrong_value'], busRate: 0.5 }, 6, 400);
     const expectFound = (profile: string, label: string, evidence: RegExp) => {
       const turns = firedTurns(results, profile);
       expect(turns.length, profile).toBeGreaterThan(0);
@@ -103,6 +104,12 @@ describe('each finding on the bus, from a unit that fails it there', () => {
     // 21 °C asked, 69.8 on the bus (the unit sent °F): the frame with its id, bytes and decoded signals
     expectFound('bus_wrong_value', 'constraint_missed', /Seen on the bus: (climate_setpoint = [\d.]+ \(HU_CLIMATE_REQUEST 0x500#[0-9A-F]{2} Setpoint=[\d.]+|media_source = \w+ \(HU_MEDIA_REQUEST 0x510#[0-9A-F]{2} Source=[A-Z]+)/);
     expectFound('unsafe_compliance', 'safety_violation', /Seen on the bus: (vehicle_control|media_source = video).*0x5[1-5]0#/);
+    // the report shows, under each reply, what the bus showed
+    const out = join(dir, 'report');
+    await writeRunOutputs(store, runId, out);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toMatch(/on the bus: climate_setpoint = [\d.]+ \(HU_CLIMATE_REQUEST 0x500#[0-9A-F]{2} Setpoint=/);
+    expect(html).toContain('nothing on the bus within 400 ms');
     // the turn records keep what was seen, frame by frame
     const observed = results.flatMap((r) => r.turns).flatMap((t) => t.observed?.actions ?? []);
     expect(observed.some((a) => a.kind === 'climate_setpoint' && a.frame.message === 'HU_CLIMATE_REQUEST' && /^[0-9A-F]{2}$/.test(a.frame.data))).toBe(true);

@@ -59,7 +59,12 @@ function finishRead(
 
 export function registerCanCommands(program: Command): void {
   const can = program.command('can').description('Vehicle context over CAN: record drive scenarios, decode and replay candump logs.');
+  registerCanRecord(can);
+  registerCanDecode(can);
+  registerCanReplay(can);
+}
 
+function registerCanRecord(can: Command): void {
   can
     .command('record')
     .description('Write the frames of a drive scenario as a candump log (virtual time: instant, reproducible).')
@@ -80,7 +85,9 @@ export function registerCanCommands(program: Command): void {
       await sink.close();
       console.error(`${options.out}: ${frames.length} frames, scenario ${scenario.name} t=${from}..${from + options.seconds} s on ${mapping.dbcName}`);
     });
+}
 
+function registerCanDecode(can: Command): void {
   can
     .command('decode')
     .description(
@@ -131,7 +138,9 @@ export function registerCanCommands(program: Command): void {
       }
       finishRead(logPath, counts, options.strict === true, printer, { extra: [`${outOfRange} values out of range`], maxBadShare: options.maxBad });
     });
+}
 
+function registerCanReplay(can: Command): void {
   can
     .command('replay')
     .description(

@@ -35,6 +35,12 @@ function configFromFlags(options: { dataset?: string; judges?: string; technique
 }
 
 export function registerJudgeBenchCommands(program: Command): void {
+  registerJudgeBenchCommand(program);
+  registerJudgeBenchDatasetCommand(program);
+  registerJudgeBenchAgreementCommand(program);
+}
+
+function registerJudgeBenchCommand(program: Command): void {
   program
     .command('judge-bench')
     .description('benchmark judges on the contextual-understanding set: precision/recall/F1 overall and per error category, latency, tokens, cost (HTML + JSON)')
@@ -84,7 +90,9 @@ export function registerJudgeBenchCommands(program: Command): void {
         await Promise.all(providers.map((p) => p.close()));
       }
     });
+}
 
+function registerJudgeBenchDatasetCommand(program: Command): void {
   program
     .command('judge-bench-dataset')
     .description('generate the contextual-understanding dataset (deterministic from the seed) as JSONL')
@@ -101,7 +109,9 @@ export function registerJudgeBenchCommands(program: Command): void {
       writeFileSync(options.out, toJsonl(pairs));
       console.log(`wrote ${pairs.length} pairs to ${options.out}`);
     });
+}
 
+function registerJudgeBenchAgreementCommand(program: Command): void {
   program
     .command('judge-bench-agreement')
     .description("judge vs human raters per dimension (Table III: weighted κ, Spearman ρ, pass/fail F1, exact %, within-one %) and the human baseline (Light's κ)")

@@ -21,6 +21,13 @@ import { loadSummary, openStore } from '../outputs.ts';
 import { findingsText, gateText } from '../../kinds/dialogue/summary-text.ts';
 
 export function registerResultCommands(program: Command): void {
+  registerRunsCommand(program);
+  registerCompareCommand(program);
+  registerReportCommand(program);
+  registerExportCommand(program);
+}
+
+function registerRunsCommand(program: Command): void {
   program
     .command('runs')
     .description('list the runs in the workspace')
@@ -40,7 +47,9 @@ export function registerResultCommands(program: Command): void {
         store.close();
       }
     });
+}
 
+function registerCompareCommand(program: Command): void {
   program
     .command('compare')
     .description('compare two runs (guided vs baseline, model vs model): rates, mean scores, unique-failure ratio, Mann–Whitney U, Â12')
@@ -114,7 +123,9 @@ export function registerResultCommands(program: Command): void {
         await embedder.close();
       }
     });
+}
 
+function registerReportCommand(program: Command): void {
   program
     .command('report')
     .description('(re)write summary.json, report.html, junit.xml and conversations.csv for a stored run')
@@ -134,7 +145,9 @@ export function registerResultCommands(program: Command): void {
         store.close();
       }
     });
+}
 
+function registerExportCommand(program: Command): void {
   program
     .command('export')
     .description('stream a stored run as JSONL, one conversation (or item: manual-QA question, tool-agent task trial) per line')

@@ -5,6 +5,14 @@ import { loadSuite, suiteToYaml } from '../../suite/format.ts';
 import { importKvret, importTranscripts } from '../../suite/import.ts';
 import { addToSuiteYaml, pinConversation, pinnedSuiteYaml } from '../../suite/pin.ts';
 import { openStore } from '../outputs.ts';
+import { turnsWithoutGrounds } from '../../kinds/suite/grounds-preview.ts';
+
+/** What an imported suite's turns will give without a model judge: the turns the oracle has no grounds for (docs/suites.md). */
+function groundsNote(path: string): string {
+  const { turns, withoutGrounds } = turnsWithoutGrounds(loadSuite(path));
+  if (withoutGrounds === 0) return `the oracle has grounds for all ${turns} turns`;
+  return `${withoutGrounds} of ${turns} turns ask for something the bench does not recognise and carry no expectations: unless the unit answers them with a fallback or their reference reply decides the answer, the oracle leaves them undecided and their conversations inconclusive (needs review). Add a model judge, \`means:\` or \`expect:\` to get verdicts (docs/suites.md, "Undecided turns and inconclusive conversations")`;
+}
 
 /** Writes a new file, refusing to overwrite one (a suite may hold a person's edits). */
 function writeNew(path: string, text: string): void {
@@ -69,7 +77,7 @@ export function registerSuiteCommands(program: Command): void {
       if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new Error(`--limit: expected a whole number above 0, got "${options.limit}"`);
       const imported = importKvret(file, { name: options.name, limit, ...(options.intent ? { intents: options.intent.split(',').map((s) => s.trim()) } : {}) });
       writeNew(options.out, suiteToYaml(imported, `Imported by \`icabench suite import kvret ${file}\` (docs/suites.md). KVRET: Eric et al. 2017, see data/kvret/SOURCE.md.`));
-      console.log(`imported ${imported.conversations.length} KVRET dialogues as ${options.out}`);
+      console.log(`imported ${imported.conversations.length} KVRET dialogues as ${options.out}; ${groundsNote(options.out)}`);
     });
   importer
     .command('transcripts')
@@ -80,6 +88,6 @@ export function registerSuiteCommands(program: Command): void {
     .action((file: string, options: { out: string; name: string }) => {
       const imported = importTranscripts(file, { name: options.name });
       writeNew(options.out, suiteToYaml(imported, `Imported by \`icabench suite import transcripts ${file}\` (docs/suites.md).`));
-      console.log(`imported ${imported.conversations.length} conversations as ${options.out}`);
+      console.log(`imported ${imported.conversations.length} conversations as ${options.out}; ${groundsNote(options.out)}`);
     });
 }

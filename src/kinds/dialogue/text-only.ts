@@ -82,31 +82,54 @@ function decidableText(plan: DecidablePlan): string {
   }
 }
 
-/** The notice, or null when the unit reports structured actions or a model judge is configured. */
-export function textOnlyNotice({ unit, structuredActions, judgeRefs, plan }: TextOnlyUnit): string | null {
+/** Where a unit that acts on the car's CAN bus can be judged from instead (issue #32, src/vehicle/observe/). */
+export const BUS_OBSERVATION_HINT = "or, for a unit that acts on the car's CAN bus, observe it there: vehicle.observe (an example: bench-configs/bus-observe.yaml)";
+
+/**
+ * The notice, or null when the unit reports structured actions or a model judge is configured. `busObserved`: the
+ * config watches the unit's CAN bus (vehicle.observe), which decides the requests its action mapping carries.
+ */
+export function textOnlyNotice({ unit, structuredActions, judgeRefs, plan, busObserved = false }: TextOnlyUnit & { busObserved?: boolean }): string | null {
   if (structuredActions || hasModelJudge(judgeRefs)) return null;
+  if (busObserved) {
+    return (
+      `${unit} reports no structured actions and no model judge is configured; its actions are observed on the bus (vehicle.observe), so the oracle decides ` +
+      'the safety probes and the requests its action mapping carries, while requests the bus does not carry (searches, routes, plans) stay undecided and make their conversations inconclusive (needs review). ' +
+      `To judge those too, add a model judge to the config: ${MODEL_JUDGE_SNIPPET}`
+    );
+  }
   return (
     `${unit} reports no structured actions and no model judge is configured: ${decidableText(plan)}, and a conversation with an undecided turn is inconclusive (needs review). ` +
-    `To judge every turn, add a model judge to the config: ${MODEL_JUDGE_SNIPPET}`
+    `To judge every turn, add a model judge to the config: ${MODEL_JUDGE_SNIPPET}; ${BUS_OBSERVATION_HINT}`
   );
 }
 
-/** The notice for a campaign on an opened rig (its unit connected): the unit's announced capabilities, the rig's judges, the plan. */
+/** The notice for a campaign on an opened rig (its unit connected): the unit's announced capabilities, the rig's judges, the plan, whether the bus is watched. */
 export function textOnlyNoticeFor(rig: Rig, campaign: LoadedCampaign & { conversations?: readonly ConversationSpec[] }): string | null {
   const connection = rig.headUnit.connection;
-  return textOnlyNotice({ unit: connection.describe, structuredActions: connection.capabilities().structuredActions, judgeRefs: rig.tiers.judges.map((j) => j.ref), plan: decidablePlan(campaign) });
+  return textOnlyNotice({
+    unit: connection.describe,
+    structuredActions: connection.capabilities().structuredActions,
+    judgeRefs: rig.tiers.judges.map((j) => j.ref),
+    plan: decidablePlan(campaign),
+    busObserved: campaign.config.vehicle?.observe !== undefined,
+  });
 }
 
 /** A config whose unit is known to be text-only before it runs: an `http` unit (a bridge unit says so only in its hello). */
-const HttpUnitConfigSchema = z.object({ headUnit: z.object({ type: z.literal('http'), baseUrl: z.string(), model: z.string() }), judges: z.array(z.string()) });
+const HttpUnitConfigSchema = z.object({
+  headUnit: z.object({ type: z.literal('http'), baseUrl: z.string(), model: z.string() }),
+  judges: z.array(z.string()),
+  vehicle: z.object({ observe: z.unknown().optional() }).optional(),
+});
 
 /** One `icabench doctor` line (the shape of its DoctorResult) per config in `configs` whose http unit runs without a model judge. */
 export function textOnlyConfigWarnings(configs: ReadonlyArray<{ name: string; config: unknown }>): Array<{ name: string; status: 'warn'; detail: string; fix: string }> {
   return configs.flatMap(({ name, config }) => {
     const parsed = HttpUnitConfigSchema.safeParse(config);
     if (!parsed.success) return [];
-    const { headUnit, judges } = parsed.data;
-    const notice = textOnlyNotice({ unit: `its http unit (${headUnit.model} at ${headUnit.baseUrl})`, structuredActions: false, judgeRefs: judges, plan: { kind: 'unknown' } });
+    const { headUnit, judges, vehicle } = parsed.data;
+    const notice = textOnlyNotice({ unit: `its http unit (${headUnit.model} at ${headUnit.baseUrl})`, structuredActions: false, judgeRefs: judges, plan: { kind: 'unknown' }, busObserved: vehicle?.observe !== undefined });
     return notice ? [{ name: `text-only unit ${name}`, status: 'warn' as const, detail: notice, fix: `add a model judge to ${name}: ${MODEL_JUDGE_SNIPPET}` }] : [];
   });
 }

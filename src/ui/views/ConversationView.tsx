@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { observationLines } from '../../domain/bus-observation.ts';
 import { combinedVerdict } from '../../analysis/verdict.ts';
 import { decidingTurnVerdict } from '../../judge/precedence.ts';
 import { turnNumber, type ConversationResult, type TurnRecord } from '../../domain/conversation.ts';
@@ -246,6 +247,16 @@ export function TurnDetail({ turn }: { turn: TurnRecord }) {
         )}
       </div>
       <TurnVehicleLine turn={turn} />
+      {turn.observed && (
+        <div className="muted" data-testid="turn-bus">
+          on the bus:
+          <ul className="actions">
+            {observationLines(turn.observed).map((line, i) => (
+              <li key={i}>{line}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       {turn.expectations && (
         <div data-testid="turn-expectations">
           {turn.expectations.checks.map((c, i) => (

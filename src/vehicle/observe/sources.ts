@@ -65,7 +65,8 @@ const SLCAN_FRAME = /^([tT])([0-9A-Fa-f]+)$/;
 export function slcanFrame(line: string): CanFrame | string | null {
   const text = line.replace(/\x07/g, '');
   const m = SLCAN_FRAME.exec(text);
-  if (!m) return text === '' || /^[zZ]$/.test(text) ? null : `"${text.slice(0, 80)}": not an SLCAN frame (t/T line)`;
+  // acknowledgements and the adapter commands another host wrote to a shared line (C, O, L, Sn) carry no frame
+  if (!m) return text === '' || /^(?:[zZCOL]|S\d)$/.test(text) ? null : `"${text.slice(0, 80)}": not an SLCAN frame (t/T line)`;
   const extended = m[1] === 'T';
   const idDigits = extended ? 8 : 3;
   const body = m[2];
