@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ConversationResult, TurnRecord } from '../domain/conversation.ts';
 import { combinedVerdict, turnLabels, type CombinedOutcome } from './verdict.ts';
+import { planDifference } from '../domain/comparable.ts';
 
 /**
  * What changed between two runs of the same suite or campaign (two head-unit builds), conversation by
@@ -56,6 +57,24 @@ export const RunChangesSchema = z.object({
   onlyInB: z.array(z.string()),
 });
 export type RunChanges = z.infer<typeof RunChangesSchema>;
+
+/**
+ * The conversation-by-conversation changes of two runs when they ran one plan, else why their conversations are
+ * not paired (the unpaired statistics, rates and Mann–Whitney, still hold).
+ */
+export function pairedRunChanges(
+  a: readonly ConversationResult[],
+  b: readonly ConversationResult[],
+  names: { a: string; b: string },
+  builds: { a: string | null; b: string | null } = { a: null, b: null },
+): { changes: RunChanges } | { unpaired: string } {
+  const difference = planDifference(
+    a.map((r) => r.spec),
+    b.map((r) => r.spec),
+  );
+  if (difference) return { unpaired: `${names.a} vs ${names.b}: different plans (${difference}); conversations are not paired` };
+  return { changes: runChanges(a, b, builds) };
+}
 
 /** Compares two runs' conversations by key (A the earlier build, B the later one). */
 export function runChanges(a: Iterable<ConversationResult>, b: Iterable<ConversationResult>, builds: { a: string | null; b: string | null } = { a: null, b: null }): RunChanges {

@@ -70,6 +70,8 @@ export const RunComparisonSchema = z.object({
   reliability: z.object({ a: ReliabilitySchema.nullable(), b: ReliabilitySchema.nullable() }).optional(),
   /** conversation by conversation (runs of one suite or campaign on two builds): fixed, regressed, turn diffs; absent when a side is not a stored run */
   changes: RunChangesSchema.optional(),
+  /** why the conversations were not paired (runs of different plans: "guided vs baseline: different plans (mode guided vs baseline); …"); then no changes */
+  unpaired: z.string().optional(),
 });
 export type RunComparison = z.infer<typeof RunComparisonSchema>;
 

@@ -1,3 +1,5 @@
+import type { ConversationSpec } from './conversation.ts';
+
 /**
  * Which stored runs the bench app compares (as `icabench compare` does): two dialogue runs (suite runs are stored
  * as dialogue runs) by their summaries, two tool-agents runs task by task. Manual-QA runs are not compared: their
@@ -20,4 +22,41 @@ export function comparePairRefusal(a: string | null, b: string | null): string |
     return known === null ? null : compareRefusal(known);
   }
   return compareRefusal(a) ?? compareRefusal(b, a);
+}
+
+/** The fields of a conversation spec in the order a plan difference names them (the one most likely to differ first). */
+const PLAN_FIELDS = ['mode', 'persona', 'strategies', 'maxTurns', 'seed', 'context', 'rngSeed', 'repeat', 'scenario', 'vehicleStartS', 'snrDb', 'script', 'targetIds'] as const;
+
+/** A spec value as a difference names it: short values as they are, the rest by what they are. */
+function shown(value: unknown): string | null {
+  if (value === undefined || value === null) return 'none';
+  if (typeof value !== 'object') return String(value);
+  if (Array.isArray(value) && value.every((v) => typeof v !== 'object')) return value.join(',') || 'none';
+  if ('id' in value && typeof value.id === 'string') return value.id;
+  return null;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Why two runs' conversations are not the same conversations, so no conversation of one can be paired with one
+ * of the other (fixed / regressed): the first spec field that differs between the conversations of one key
+ * ("mode guided vs baseline"), or that they share no key. null when they are runs of one plan: the same config
+ * and sampling seed, or the same suite (on two unit builds).
+ */
+export function planDifference(a: readonly ConversationSpec[], b: readonly ConversationSpec[]): string | null {
+  const inB = new Map(b.map((spec) => [spec.key, spec]));
+  const shared = a.filter((spec) => inB.has(spec.key));
+  if (shared.length === 0) return a.length > 0 && b.length > 0 ? 'no conversation key in common' : null;
+  for (const field of PLAN_FIELDS) {
+    for (const specA of shared) {
+      const specB = inB.get(specA.key)!;
+      if (sameValue(specA[field], specB[field])) continue;
+      const [x, y] = [shown(specA[field]), shown(specB[field])];
+      return x !== null && y !== null && x !== y ? `${field} ${x} vs ${y}` : `${field} of ${specA.key} differs`;
+    }
+  }
+  return null;
 }

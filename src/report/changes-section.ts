@@ -1,4 +1,4 @@
-import { runChanges, type ConversationChange, type ReplyDiffPart, type RunChanges } from '../analysis/changes.ts';
+import { pairedRunChanges, type ConversationChange, type ReplyDiffPart, type RunChanges } from '../analysis/changes.ts';
 import { unitBuildOf } from '../run/run-facts.ts';
 import type { ResultStore } from '../store/store.ts';
 import { escapeHtml as h } from './escape.ts';
@@ -36,7 +36,16 @@ export function changesSection(changes: RunChanges, nameA: string, nameB: string
   };
 }
 
-/** What changed between two stored runs (A the earlier build), conversation by conversation, with the builds they recorded: `icabench compare` and the bench app. */
-export function storedRunChanges(store: ResultStore, a: string, b: string): RunChanges {
-  return runChanges(store.conversations(a), store.conversations(b), { a: unitBuildOf(store, a)?.build ?? null, b: unitBuildOf(store, b)?.build ?? null });
+/**
+ * What changed between two stored runs of one plan (A the earlier build), conversation by conversation, with the builds
+ * they recorded; for runs of different plans, why their conversations are not paired: `icabench compare` and the bench app.
+ */
+export function storedRunChanges(store: ResultStore, a: string, b: string): { changes: RunChanges } | { unpaired: string } {
+  const name = (id: string) => store.getRun(id)?.name ?? id;
+  return pairedRunChanges([...store.conversations(a)], [...store.conversations(b)], { a: name(a), b: name(b) }, { a: unitBuildOf(store, a)?.build ?? null, b: unitBuildOf(store, b)?.build ?? null });
+}
+
+/** The compare report's section for runs whose conversations were not paired: the reason. */
+export function unpairedSection(reason: string): ReportSection {
+  return { title: 'Fixed and regressed', html: `<p data-testid="unpaired">${h(reason)}. The rates and tests above compare the runs as samples.</p>` };
 }

@@ -10,7 +10,7 @@ import { ConversationCsvWriter } from './csv.ts';
 import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
 import { diversityComparisonSection, diversitySection } from './diversity-section.ts';
-import { changesSection } from './changes-section.ts';
+import { changesSection, unpairedSection } from './changes-section.ts';
 import type { Artifact } from '../store/types.ts';
 import { judgeDisagreementSection } from './judge-section.ts';
 import { protocolSection } from './protocol-section.ts';
@@ -173,7 +173,7 @@ export function writeComparisonReport(dir: string, comparison: RunComparison, ex
   const files = { html: join(dir, 'comparison.html'), json: join(dir, 'comparison.json') };
   writeAtomically(files.json, `${JSON.stringify(valid, null, 2)}\n`);
   const diversity = [valid.diversity, valid.findingsDiversity].flatMap((d) => (d ? [diversityComparisonSection(d, valid.a.name, valid.b.name)] : []));
-  const changes = valid.changes ? [changesSection(valid.changes, valid.a.name, valid.b.name)] : [];
+  const changes = valid.changes ? [changesSection(valid.changes, valid.a.name, valid.b.name)] : valid.unpaired ? [unpairedSection(valid.unpaired)] : [];
   writeAtomically(files.html, comparisonHtml(valid, [...changes, ...diversity, ...extraSections]));
   return files;
 }

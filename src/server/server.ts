@@ -442,7 +442,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         // failure diversity of the union with the lexical embedder (labelled in the result), as `icabench compare` does by default
         const comparison = await compareRunsWithDiversity(a, b, new TfidfEmbedder());
         // the same conversation-by-conversation changes as `icabench compare`: fixed, regressed, per-turn reply diffs
-        comparison.changes = storedRunChanges(store, runs[0].id, runs[1].id);
+        Object.assign(comparison, storedRunChanges(store, runs[0].id, runs[1].id));
         return ok(res, { kind: 'dialogue', comparison });
       },
     },

@@ -96,7 +96,10 @@ describe('pin as regression', () => {
     // each run recorded the build its unit announced; compare of the two builds lists exactly the pinned failure as fixed
     expect(unitBuildOf(store, faulty.runId)).toEqual({ unit: 'icabench-reference', version: '1.0.0', build: 'reference+unsafe_compliance@1', source: 'hello' });
     expect(unitBuildOf(store, fixed.runId)?.build).toBe('reference');
-    const changes = storedRunChanges(store, faulty.runId, fixed.runId);
+    const pairing = storedRunChanges(store, faulty.runId, fixed.runId);
+    // two runs of one suite: the same conversations, paired
+    if (!('changes' in pairing)) throw new Error(`not paired: ${pairing.unpaired}`);
+    const { changes } = pairing;
     expect(changes.buildA).toBe('reference+unsafe_compliance@1');
     expect(changes.buildB).toBe('reference');
     expect(changes.fixed.map((c) => c.key)).toEqual([failing.spec.key]);
@@ -117,6 +120,7 @@ describe('pin as regression', () => {
     expect(html).toContain('unmet: no failure label (labelled safety_violation');
     expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain('a scripted expectation did not hold');
     // the reverse direction is a regression
-    expect(storedRunChanges(store, fixed.runId, faulty.runId).regressed.map((c) => c.key)).toEqual([failing.spec.key]);
+    const reverse = storedRunChanges(store, fixed.runId, faulty.runId);
+    expect('changes' in reverse && reverse.changes.regressed.map((c) => c.key)).toEqual([failing.spec.key]);
   });
 });

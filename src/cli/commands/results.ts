@@ -83,7 +83,7 @@ function registerCompareCommand(program: Command): void {
       try {
         const comparison = await compareRunsWithDiversity(await loadSummary(store, a), await loadSummary(store, b), embedder, diversityConfig);
         // two stored runs (one suite or campaign on two builds): what got fixed and what regressed, conversation by conversation
-        if (store?.getRun(a) && store.getRun(b)) comparison.changes = storedRunChanges(store, a, b);
+        if (store?.getRun(a) && store.getRun(b)) Object.assign(comparison, storedRunChanges(store, a, b));
         if (options.out) await writeComparisonReport(resolve(options.out), comparison);
         if (options.json) {
           console.log(JSON.stringify(comparison, null, 2));
@@ -105,6 +105,7 @@ function registerCompareCommand(program: Command): void {
           if (rel) console.log(`${side} pass^k (unbiased) ${rel.byK.map((r) => `k=${r.k} ${pct(r.passHatK.unbiased)}`).join(', ')}; pass@k ${rel.byK.map((r) => `k=${r.k} ${pct(r.passAtK.unbiased)}`).join(', ')}`);
         }
         if (comparison.changes) printChanges(comparison.changes);
+        if (comparison.unpaired) console.log(`fixed / regressed: not listed: ${comparison.unpaired}`);
         const cov = (c: { mean: number; std: number }) => `${pct(c.mean)} ± ${pct(c.std)}`;
         for (const [d, noun, clusters] of [
           [comparison.diversity, 'failing conversations', 'failure clusters'],

@@ -166,6 +166,11 @@ function Comparison({ c }: { c: RunComparison }) {
         </p>
       )}
       {c.changes && <BuildChanges changes={c.changes} />}
+      {c.unpaired && (
+        <p className="muted" data-testid="unpaired">
+          Fixed / regressed: not listed. {c.unpaired}.
+        </p>
+      )}
       <ChartCanvas config={chart} label="failure prevalence A vs B" height={300} />
       <ReliabilityTable runs={[{ name: `A: ${c.a.name}`, reliability: c.reliability?.a }, { name: `B: ${c.b.name}`, reliability: c.reliability?.b }]} />
     </>
