@@ -342,14 +342,14 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     if (ready) evidence.push(received(ready));
     if (!ready || ready.event !== TOOL_EVENTS.sessionReady) return fail(ready ? `tool_session_start was answered with bridge_error ${JSON.stringify(forEvidence(ready.payload))}` : `no tool_session_ready within ${observeMs} ms`, evidence);
     from = p.received.length;
-    p.send(TOOL_EVENTS.userTurn, { sessionId, turn: 0, text: TOOL_USER_TEXT }, evidence);
+    let sentAt = p.send(TOOL_EVENTS.userTurn, { sessionId, turn: 0, text: TOOL_USER_TEXT }, evidence);
     const problems: string[] = [];
     let calls = 0;
     let text: string | null = null;
     for (let step = 0; step <= MAX_TOOL_STEPS && text === null && problems.length === 0; step++) {
       const m = await p.waitFor((r) => [TOOL_EVENTS.toolCall, TOOL_EVENTS.assistantText, EVENTS.error].includes(r.event as never) && field(r.payload, 'sessionId') === sessionId, from, observeMs);
       if (!m) {
-        problems.push(`no tool_call or tool_assistant_text within ${observeMs} ms after ${step === 0 ? 'tool_user_turn' : `tool_result of step ${step - 1}`}`);
+        problems.push(`no tool_call or tool_assistant_text ${p.dropped ? `(${p.describeDrop(sentAt)})` : `within ${observeMs} ms`} after ${step === 0 ? 'tool_user_turn' : `tool_result of step ${step - 1}`}`);
         break;
       }
       from = m.index + 1;
@@ -398,7 +398,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         results.push({ callId: call.callId, name: call.name, output: JSON.stringify({ status: 'SUCCESS', result: {} }), status: 'success' });
       }
       if (problems.length) break;
-      p.send(TOOL_EVENTS.toolResult, { sessionId, turn: 0, step: parsed.data.step, results } satisfies ToolResultMessage, evidence);
+      sentAt = p.send(TOOL_EVENTS.toolResult, { sessionId, turn: 0, step: parsed.data.step, results } satisfies ToolResultMessage, evidence);
     }
     p.send(TOOL_EVENTS.sessionEnd, { sessionId, reason: 'conformance check done' }, evidence);
     if (problems.length) return fail(problems.join('; '), evidence);
