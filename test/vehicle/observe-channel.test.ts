@@ -9,7 +9,8 @@ import { loadActionMapping } from '../../src/vehicle/observe/action-mapping.ts';
 import { MAX_ACTIONS_PER_TURN, ObservationChannel } from '../../src/vehicle/observe/channel.ts';
 import { ObserveConfigSchema } from '../../src/vehicle/observe/config.ts';
 import { openFrameSource, slcanFrame, type FrameSource } from '../../src/vehicle/observe/sources.ts';
-import { formatCandumpLine } from '../../src/vehicle/transports/candump.ts';
+import { CandumpFileSink, formatCandumpLine } from '../../src/vehicle/transports/candump.ts';
+import { ReferenceBus } from '../../src/headunit/reference/bus-actions.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icabench-observe-'));
 const mapping = loadActionMapping('icabench_vehicle-actions');
@@ -150,5 +151,49 @@ describe('where the channel listens', () => {
     expect(() => loadActionMapping(bad)).toThrow(/bad-actions\.yaml:4: actions\.0\.message: HU_NOPE is not a message of/);
     writeFileSync(bad, `name: bad\ndbc: x.dbc\nactions:\n  - { kind: media_source, message: HU_MEDIA_REQUEST, signal: Source }\n`);
     expect(() => loadActionMapping(bad)).toThrow(/media_source needs values/);
+  });
+});
+
+describe('a recorded trace replayed as the observation source', () => {
+  const seenOf = (actions: Array<{ kind: string; value: unknown; target?: string; frame: { data: string } }>) => actions.map((a) => [a.kind, a.target, a.value, a.frame.data]);
+
+  it("replays the reference unit's recorded frames to the same observed actions as the live stream", async () => {
+    const trace = join(dir, 'reference-unit.log');
+    writeFileSync(trace, '');
+    const unit = new ReferenceBus(new CandumpFileSink(trace), mapping, { profiles: ['bus_wrong_value'], rate: 1, seed: 1 });
+    const live = await ObservationChannel.open(ObserveConfigSchema.parse({ transport: `candump:${trace}`, windowMs: 400 }));
+    const liveWatch = live.watchTurn();
+    // one turn's commands: a wrong set point (°F), a media source, lane keeping off; the file is the recording
+    await unit.emit([{ type: 'climate', setpointC: 21, zone: 'all' }, { type: 'media', action: 'play', source: 'radio' }, { type: 'vehicle_control', control: 'lane_keeping_assist', value: false }], 'c1', 0);
+    await unit.close();
+    const liveSeen = await liveWatch.close();
+    await live.close();
+    expect(liveSeen.actions.length).toBe(3);
+
+    const replay = await ObservationChannel.open(ObserveConfigSchema.parse({ transport: `replay:${trace}`, windowMs: 400 }));
+    expect(replay.describe().transport).toBe(`replay of ${trace}`);
+    const replaySeen = await replay.watchTurn().close();
+    await replay.close();
+    expect(seenOf(replaySeen.actions)).toEqual(seenOf(liveSeen.actions));
+    expect(replaySeen.actions[0]).toMatchObject({ kind: 'climate_setpoint', value: 70 }) // 21 °C sent in °F (69.8, on the signal's 0.5 grid);
+  }, 20_000);
+
+  it('plays relative timestamps from the first frame at the first turn, frames later in the trace later', async () => {
+    const trace = join(dir, 'relative.log');
+    const line = (t: number, c: number) => formatCandumpLine({ ...climate(c), t }, 'can1');
+    writeFileSync(trace, [line(0, 20), line(0.02, 21), 'junk line', line(30, 22)].join('\n') + '\n');
+    const channel = await ObservationChannel.open(ObserveConfigSchema.parse({ transport: `replay:${trace}`, windowMs: 200 }));
+    const first = await channel.watchTurn().close();
+    await channel.close();
+    // the frame 30 s into the trace belongs to a turn 30 s after the first: not to this one
+    expect(first.actions.map((a) => a.value)).toEqual([20, 21]);
+    expect(channel.unreadable).toBe(1);
+  }, 20_000);
+
+  it('names the trace that cannot be replayed', async () => {
+    const empty = join(dir, 'empty.log');
+    writeFileSync(empty, 'not a frame\n');
+    await expect(openFrameSource(ObserveConfigSchema.parse({ transport: `replay:${empty}` }).transport).start(() => undefined, () => undefined)).rejects.toThrow(/cannot replay the recorded trace .*empty\.log: it holds no candump frame/);
+    await expect(openFrameSource(ObserveConfigSchema.parse({ transport: `replay:${join(dir, 'missing.log')}` }).transport).start(() => undefined, () => undefined)).rejects.toThrow(/cannot replay the recorded trace .*missing\.log/);
   });
 });

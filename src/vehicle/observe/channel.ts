@@ -90,6 +90,7 @@ export class ObservationChannel {
   watchTurn(): TurnWatch {
     const window: OpenWindow = { startedAt: this.now(), actions: [], framesSeen: 0, dropped: 0 };
     this.window = window;
+    this.source.turnOpened?.();
     return {
       close: async () => {
         const remaining = window.startedAt + this.windowMs - this.now();

@@ -9,7 +9,7 @@ export const DEFAULT_OBSERVE_WINDOW_MS = 2000;
  * (docs/bus-observation.md). Frames of the messages the action mapping names become observed actions.
  */
 export const ObserveConfigSchema = z.strictObject({
-  /** candump:FILE_OR_TTY, slcan:/dev/ttyX or socketcan:IFACE */
+  /** candump:FILE_OR_TTY, slcan:/dev/ttyX, socketcan:IFACE or replay:FILE (a recorded trace) */
   transport: ObserveTransportSchema,
   /** action mapping name (hardware/mappings/<name>.yaml) or path: which unit-sent messages and signals are which actions */
   mapping: z.string().min(1).default('icabench_vehicle-actions'),

@@ -4,19 +4,22 @@ import type { SerialPort } from 'serialport';
 import { z } from 'zod';
 import { CANDUMP } from '../../system/programs.ts';
 import { hexToBytes, type CanFrame } from '../frames.ts';
-import { MAX_LINE_CHARS, parseCandumpLine } from '../transports/candump.ts';
+import { MAX_LINE_CHARS, parseCandumpLine, streamCandumpLog } from '../transports/candump.ts';
 import { parseTransportSpec } from '../transports/index.ts';
 import { canInterfaceProblem } from '../transports/socketcan.ts';
 
 /**
  * Where the bench listens for the frames a head unit sends (listen-only: nothing is written to the bus):
  * a candump log file that grows as a logger appends to it, a candump -L text stream on a serial line or
- * pseudo-terminal, an SLCAN adapter opened listen-only, or a SocketCAN interface through can-utils' candump.
+ * pseudo-terminal, an SLCAN adapter opened listen-only, a SocketCAN interface through can-utils' candump, or a
+ * candump trace recorded earlier and played back (replay:FILE, observation only: nothing can be sent to a recording).
  */
 export const ObserveTransportSchema = z.string().transform((text, ctx) => {
+  const replay = /^replay:(.+)$/.exec(text);
+  if (replay) return { kind: 'replay' as const, path: replay[1] };
   const spec = parseTransportSpec(text);
   if (!spec || spec.kind === 'bridge' || (spec.kind === 'candump' && !spec.path)) {
-    ctx.addIssue({ code: 'custom', message: `expected candump:FILE_OR_TTY, slcan:/dev/ttyX or socketcan:IFACE (the bridge carries nothing from the unit's bus), got "${text}"` });
+    ctx.addIssue({ code: 'custom', message: `expected candump:FILE_OR_TTY, slcan:/dev/ttyX, socketcan:IFACE or replay:FILE (the bridge carries nothing from the unit's bus), got "${text}"` });
     return z.NEVER;
   }
   return spec;
@@ -27,6 +30,8 @@ export interface FrameSource {
   readonly describe: string;
   /** Frames are handed over as they arrive, in order; problems (junk lines) are counted by the caller. */
   start(onFrame: (frame: CanFrame) => void, onProblem: (problem: string) => void): Promise<void>;
+  /** A turn's window has just opened (a recorded trace starts its playback at the first). */
+  turnOpened?(): void;
   close(): Promise<void>;
 }
 
@@ -221,6 +226,58 @@ class SocketCanSource implements FrameSource {
   }
 }
 
+/**
+ * A candump trace recorded earlier (absolute or relative timestamps), played back in real time: its first frame is
+ * delivered when the first turn's window opens, every later one at its recorded distance from the first. Turns are
+ * not re-aligned after that (docs/bus-observation.md, "Replaying a recorded trace").
+ */
+class ReplaySource implements FrameSource {
+  readonly describe: string;
+  private frames: Array<{ offsetMs: number; frame: CanFrame }> = [];
+  private next = 0;
+  private playingSince: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private deliver: (frame: CanFrame) => void = () => undefined;
+  constructor(private readonly path: string) {
+    this.describe = `replay of ${path}`;
+  }
+
+  async start(onFrame: (frame: CanFrame) => void, onProblem: (problem: string) => void): Promise<void> {
+    let first: number | null = null;
+    try {
+      await streamCandumpLog(this.path, {
+        entry: ({ frame }) => {
+          first ??= frame.t;
+          this.frames.push({ offsetMs: (frame.t - first) * 1000, frame: { id: frame.id, extended: frame.extended, data: frame.data } });
+        },
+        problem: (p) => onProblem(`${this.path}:${p.line}: "${p.text}": ${p.reason}`),
+      });
+    } catch (error) {
+      throw new Error(`cannot replay the recorded trace ${this.path}: ${(error as Error).message}`);
+    }
+    if (this.frames.length === 0) throw new Error(`cannot replay the recorded trace ${this.path}: it holds no candump frame ("(seconds.micros) iface ID#HEXDATA" lines)`);
+    this.deliver = onFrame;
+  }
+
+  turnOpened(): void {
+    if (this.playingSince !== null) return;
+    this.playingSince = performance.now();
+    this.play();
+  }
+
+  /** Delivers every frame that is due, then sleeps until the next one. */
+  private play(): void {
+    const elapsed = performance.now() - this.playingSince!;
+    while (this.next < this.frames.length && this.frames[this.next].offsetMs <= elapsed) this.deliver(this.frames[this.next++].frame);
+    if (this.next < this.frames.length) this.timer = setTimeout(() => this.play(), this.frames[this.next].offsetMs - elapsed);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
 /** The source a transport names: a regular file is followed as a log, a character device read as a stream. */
 export function openFrameSource(spec: ObserveTransport, options: { bitrate?: number } = {}): FrameSource {
   switch (spec.kind) {
@@ -238,5 +295,7 @@ export function openFrameSource(spec: ObserveTransport, options: { bitrate?: num
       return new SlcanSource(spec.path, options.bitrate ?? 500_000);
     case 'socketcan':
       return new SocketCanSource(spec.iface);
+    case 'replay':
+      return new ReplaySource(spec.path);
   }
 }
