@@ -171,7 +171,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   async function openSession(p: Probe, sessionId: string, evidence: Evidence[], context: ContextVector = CONTEXT): Promise<{ ms: number } | { missing: string }> {
     const from = p.received.length;
     const sentAt = p.send(EVENTS.sessionStart, { sessionId, context } satisfies SessionStart, evidence);
-    const ready = await p.waitFor((m) => (m.event === EVENTS.sessionReady && field(m.payload, 'sessionId') === sessionId) || (m.event === EVENTS.error && field(m.payload, 'sessionId') === sessionId), from, observeMs);
+    const { message: ready, problem } = await p.answer(EVENTS.sessionReady, sessionId, (m) => (m.event === EVENTS.sessionReady || m.event === EVENTS.error) && field(m.payload, 'sessionId') === sessionId, from, sentAt, observeMs);
+    if (problem) evidence.push(note(problem.atMs, problem.text));
+    if (problem) return { missing: `session_start of ${sessionId}: ${problem.text}` };
     if (!ready) return { missing: `no session_ready for ${sessionId} within ${observeMs} ms` };
     evidence.push(received(ready));
     if (ready.event === EVENTS.error) return { missing: `the unit answered session_start of ${sessionId} with bridge_error ${JSON.stringify(forEvidence(ready.payload))}` };
@@ -179,12 +181,19 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   }
 
   /** user_turn → the first assistant_reply (or bridge_error) for that session after it */
-  async function ask(p: Probe, turn: UserTurn, evidence: Evidence[]): Promise<{ reply: Received | null; ms: number }> {
+  /** user_turn → the first assistant_reply (or bridge_error) for that session after it; a reply the bench refused, or a dropped link, is no reply and says why */
+  async function ask(p: Probe, turn: UserTurn, evidence: Evidence[]): Promise<{ reply: Received | null; ms: number; problem?: string }> {
     const from = p.received.length;
     const sentAt = p.send(EVENTS.userTurn, turn, evidence);
-    const reply = await p.waitFor((m) => (m.event === EVENTS.assistantReply || m.event === EVENTS.error) && field(m.payload, 'sessionId') === turn.sessionId, from, observeMs);
+    const { message: reply, problem } = await p.answer(EVENTS.assistantReply, turn.sessionId, (m) => (m.event === EVENTS.assistantReply || m.event === EVENTS.error) && field(m.payload, 'sessionId') === turn.sessionId, from, sentAt, observeMs);
     if (reply) evidence.push(received(reply));
+    if (problem) evidence.push(note(problem.atMs, problem.text));
+    if (problem) return { reply: null, ms: problem.kind === 'refused' ? problem.atMs - sentAt : Infinity, problem: problem.text };
     return { reply, ms: reply ? reply.atMs - sentAt : Infinity };
+  }
+  /** why a request got no assistant_reply: its problem, or silence */
+  function noReply(answer: { problem?: string }): string {
+    return answer.problem ?? `no assistant_reply within ${observeMs} ms`;
   }
 
   async function textConversation(p: Probe): Promise<void> {
@@ -217,7 +226,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     else if (unanswered.length) {
       const why = unanswered.map((t) => {
         const got = answers[asked.indexOf(t)]?.reply;
-        return `${t.sessionId} turn ${t.turn}: ${got ? `bridge_error ${JSON.stringify(forEvidence(got.payload))}` : `no assistant_reply within ${observeMs} ms`}`;
+        return `${t.sessionId} turn ${t.turn}: ${got ? `bridge_error ${JSON.stringify(forEvidence(got.payload))}` : noReply(answers[asked.indexOf(t)] ?? {})}`;
       });
       record('text_turn', fail(why.join('; '), evidence), duration);
     } else record('text_turn', pass(`2 sessions opened and ${asked.length} turns answered`, evidence), duration);
@@ -250,10 +259,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     // timing
     const latencies = [...readyMs.map((ms) => ({ what: 'session_ready', ms })), ...answers.map((a, i) => ({ what: `${asked[i].sessionId} turn ${asked[i].turn}`, ms: a.ms }))];
     const slow = latencies.filter((l) => l.ms > T);
+    const why = (what: string) => answers.find((_, i) => `${asked[i].sessionId} turn ${asked[i].turn}` === what)?.problem;
     const worst = Math.max(...latencies.map((l) => l.ms));
     if (latencies.length === 0) record('timing', fail('nothing came back to time', evidence), duration);
     else if (slow.length)
-      record('timing', fail(`over the turn timeout of ${T} ms: ${slow.map((l) => `${l.what} ${Number.isFinite(l.ms) ? `after ${Math.round(l.ms)} ms` : `not within ${observeMs} ms`}`).join('; ')}`, evidence), duration);
+      record('timing', fail(`over the turn timeout of ${T} ms: ${slow.map((l) => `${l.what} ${Number.isFinite(l.ms) ? `after ${Math.round(l.ms)} ms` : (why(l.what) ?? `not within ${observeMs} ms`)}`).join('; ')}`, evidence), duration);
     else record('timing', pass(`every answer within ${T} ms (slowest ${Math.round(worst)} ms)`, evidence), duration);
   }
 
@@ -276,7 +286,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     evidence.push(note(p.now(), `… ${seq} driver audio chunks sent in all`));
     p.send(AUDIO_EVENTS.end, { sessionId, turn: 0, direction: 'to_unit', chunks: seq, durationMs: 1000, sentAt: Date.now(), reason: 'completed' } satisfies AudioEnd, evidence);
     const from = p.received.length;
-    const { reply } = await ask(p, { sessionId, turn: 0, text: '', context: CONTEXT }, evidence);
+    const spoken = await ask(p, { sessionId, turn: 0, text: '', context: CONTEXT }, evidence);
+    const reply = spoken.reply;
     const end = await p.waitFor((m) => m.event === AUDIO_EVENTS.end && field(m.payload, 'sessionId') === sessionId, from, observeMs);
     await p.settle(Math.min(300, T / 4));
     p.send(EVENTS.sessionEnd, { sessionId, reason: 'completed' }, evidence);
@@ -284,7 +295,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     chunks.slice(0, 2).forEach((m) => evidence.push(received(m)));
     if (chunks.length > 2) evidence.push(note(chunks.at(-1)!.atMs, `… ${chunks.length} reply audio chunks received in all`));
     if (end) evidence.push(received(end));
-    if (!reply || reply.event !== EVENTS.assistantReply) return fail(`the spoken turn got no assistant_reply within ${observeMs} ms`, evidence);
+    if (!reply || reply.event !== EVENTS.assistantReply) return fail(`the spoken turn: ${noReply(spoken)}`, evidence);
     const problems: string[] = [];
     chunks.forEach((m, i) => {
       const parsed = AudioChunkSchema.safeParse(m.payload);
@@ -318,11 +329,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     const frames = framesForInterval(still, mapping, 0, 1);
     const from = p.received.length;
     p.send(EVENTS.vehicleContext, { sessionId, payload: framesToMessage('icabench_vehicle', frames) }, evidence);
-    const { reply } = await ask(p, { sessionId, turn: 0, text: RANGE_QUESTION, context }, evidence);
+    const asked = await ask(p, { sessionId, turn: 0, text: RANGE_QUESTION, context }, evidence);
+    const reply = asked.reply;
     p.send(EVENTS.sessionEnd, { sessionId, reason: 'completed' }, evidence);
     const complaint = p.received.slice(from).find((m) => m.event === EVENTS.error && field(m.payload, 'sessionId') === sessionId && reply?.index !== m.index);
     if (complaint) evidence.push(received(complaint));
-    if (!reply || reply.event !== EVENTS.assistantReply) return fail(`no assistant_reply to "${RANGE_QUESTION}" within ${observeMs} ms after vehicle_context`, evidence);
+    if (!reply || reply.event !== EVENTS.assistantReply) return fail(`"${RANGE_QUESTION}" after vehicle_context: ${noReply(asked)}`, evidence);
     if (complaint) return fail(`the unit answered vehicle_context with bridge_error ${JSON.stringify(forEvidence(complaint.payload))}`, evidence);
     const expected = String(PROBE_VEHICLE.rangeKm);
     const text = String(field(reply.payload, 'text') ?? '');
@@ -345,14 +357,14 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     if (ready) evidence.push(received(ready));
     if (!ready || ready.event !== TOOL_EVENTS.sessionReady) return fail(ready ? `tool_session_start was answered with bridge_error ${JSON.stringify(forEvidence(ready.payload))}` : `no tool_session_ready within ${observeMs} ms`, evidence);
     from = p.received.length;
-    p.send(TOOL_EVENTS.userTurn, { sessionId, turn: 0, text: TOOL_USER_TEXT }, evidence);
+    let sentAt = p.send(TOOL_EVENTS.userTurn, { sessionId, turn: 0, text: TOOL_USER_TEXT }, evidence);
     const problems: string[] = [];
     let calls = 0;
     let text: string | null = null;
     for (let step = 0; step <= MAX_TOOL_STEPS && text === null && problems.length === 0; step++) {
       const m = await p.waitFor((r) => [TOOL_EVENTS.toolCall, TOOL_EVENTS.assistantText, EVENTS.error].includes(r.event as never) && field(r.payload, 'sessionId') === sessionId, from, observeMs);
       if (!m) {
-        problems.push(`no tool_call or tool_assistant_text within ${observeMs} ms after ${step === 0 ? 'tool_user_turn' : `tool_result of step ${step - 1}`}`);
+        problems.push(`no tool_call or tool_assistant_text ${p.dropped ? `(${p.describeDrop(sentAt)})` : `within ${observeMs} ms`} after ${step === 0 ? 'tool_user_turn' : `tool_result of step ${step - 1}`}`);
         break;
       }
       from = m.index + 1;
@@ -401,7 +413,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         results.push({ callId: call.callId, name: call.name, output: JSON.stringify({ status: 'SUCCESS', result: {} }), status: 'success' });
       }
       if (problems.length) break;
-      p.send(TOOL_EVENTS.toolResult, { sessionId, turn: 0, step: parsed.data.step, results } satisfies ToolResultMessage, evidence);
+      sentAt = p.send(TOOL_EVENTS.toolResult, { sessionId, turn: 0, step: parsed.data.step, results } satisfies ToolResultMessage, evidence);
     }
     p.send(TOOL_EVENTS.sessionEnd, { sessionId, reason: 'conformance check done' }, evidence);
     if (problems.length) return fail(problems.join('; '), evidence);
@@ -438,9 +450,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     const sessionId = 'conformance-resume';
     const opened = await openSession(p, sessionId, evidence);
     if ('missing' in opened) return fail(`dialled in again after ${ms} ms, but a new session does not open: ${opened.missing}`, evidence);
-    const { reply } = await ask(p, { sessionId, turn: 0, text: TEXT_TURNS[0], context: CONTEXT }, evidence);
+    const resumed = await ask(p, { sessionId, turn: 0, text: TEXT_TURNS[0], context: CONTEXT }, evidence);
     p.send(EVENTS.sessionEnd, { sessionId, reason: 'completed' }, evidence);
-    if (!reply || reply.event !== EVENTS.assistantReply) return fail(`dialled in again after ${ms} ms, but a turn of a new session got no assistant_reply within ${observeMs} ms`, evidence);
+    if (!resumed.reply || resumed.reply.event !== EVENTS.assistantReply) return fail(`dialled in again after ${ms} ms, but a turn of a new session: ${noReply(resumed)}`, evidence);
     return pass(`dialled in again after ${ms} ms; a new session works`, evidence);
   }
 }

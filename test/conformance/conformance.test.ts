@@ -66,6 +66,9 @@ describe('icabench conformance', () => {
       const before = CHECK_IDS.slice(0, CHECK_IDS.indexOf(broken.check as never)).filter((id) => !['reconnect'].includes(id));
       for (const id of before) expect(report.checks.find((c) => c.id === id)!.status, `${id} before ${broken.check}`).not.toBe('fail');
       expect(conformanceJunit(report)).toContain(`<failure type="${broken.check}"`);
+      if (broken.name === 'bad reply schema') expect(report.checks.find((c) => c.id === 'reply_schema')!.detail).toMatch(/actions\.0\.reason/);
+      // a dropped link ends the wait at once: the kit would otherwise wait out twice the turn timeout
+      if (broken.name === 'link dropped on the request') expect(check.durationMs).toBeLessThan(2 * TURN_TIMEOUT_MS);
     }, 120_000);
   }
 

@@ -62,6 +62,19 @@ function malformedAudio(): AudioBinding {
   };
 }
 
+/** A hand-written text-only unit (no SDK: it sends what the SDK would not) that answers each user_turn with `reply`'s payload. */
+function rawUnit(url: string, token: string, name: string, reply: (turn: { sessionId: string; turn: number; text: string }) => unknown): { close(): Promise<void> } {
+  const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: true });
+  socket.on('connect', () => socket.emit('hello', { protocol: BRIDGE_PROTOCOL, token, unit: { name, version: '1' }, capabilities: { text: true, audio: false, vehicleContext: false, structuredActions: false } }));
+  socket.on('session_start', ({ sessionId }) => socket.emit('session_ready', { sessionId }));
+  socket.on('user_turn', (turn) => socket.emit('assistant_reply', reply(turn)));
+  socket.on('disconnect', (reason) => reason === 'io server disconnect' && setTimeout(() => socket.connect(), 200));
+  return { close: async () => void socket.disconnect() };
+}
+
+/** An object nested `levels` deep. */
+const nested = (levels: number): unknown => (levels === 0 ? 'bottom' : { inner: nested(levels - 1) });
+
 export const BROKEN_UNITS: BrokenUnit[] = [
   {
     name: 'wrong token',
@@ -88,10 +101,42 @@ export const BROKEN_UNITS: BrokenUnit[] = [
     },
   },
   {
+    // the bench refuses the reply, so the turn is unanswered; reply_schema fails too, on the same problem
     name: 'bad reply schema',
-    check: 'reply_schema',
-    reason: /actions\.0\.reason/,
+    check: 'text_turn',
+    reason: /conformance-a turn 0: reply refused by the bench: invalid_message: .*actions\.0\.reason/,
     connect: (url, token) => dial({ url, token, handler: goodHandler({ handleTurn: async () => ({ text: 'No.', actions: [{ type: 'refusal', reason: 'because' as 'safety' }] }) }) }),
+  },
+  {
+    name: 'oversized reply',
+    check: 'text_turn',
+    // the bench's default maxMessageBytes is 256 KiB; 400 KB stays under the transport cap, so the bench reads and refuses it
+    reason: /conformance-a turn 0: reply refused by the bench: too_large: message of \d+ bytes exceeds the limit of 262144 bytes \(maxMessageBytes\)/,
+    connect: async (url, token) => rawUnit(url, token, 'oversized', ({ sessionId, turn }) => ({ sessionId, turn, text: 'Here.', actions: [], state: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`blob${i}`, 'x'.repeat(10_000)])) })),
+  },
+  {
+    name: 'reply nested 40 levels deep',
+    check: 'text_turn',
+    reason: /conformance-a turn 0: reply refused by the bench: invalid_message: nested deeper than 32 levels/,
+    connect: async (url, token) => rawUnit(url, token, 'deep', ({ sessionId, turn }) => ({ sessionId, turn, text: 'Here.', actions: [], state: { deep: nested(40) } })),
+  },
+  {
+    name: 'reply without text',
+    check: 'text_turn',
+    reason: /conformance-a turn 0: reply refused by the bench: invalid_message: .*text/,
+    connect: async (url, token) => rawUnit(url, token, 'textless', ({ sessionId, turn }) => ({ sessionId, turn, text: 42, actions: [] })),
+  },
+  {
+    name: 'link dropped on the request',
+    check: 'text_turn',
+    reason: /conformance-a turn 0: the link to the unit dropped \d+ ms after the request \(reason: client namespace disconnect\)/,
+    connect: async (url, token) => {
+      const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
+      socket.on('connect', () => socket.emit('hello', { protocol: BRIDGE_PROTOCOL, token, unit: { name: 'hangs-up', version: '1' }, capabilities: { text: true, audio: false, vehicleContext: false, structuredActions: false } }));
+      socket.on('session_start', ({ sessionId }) => socket.emit('session_ready', { sessionId }));
+      socket.on('user_turn', () => socket.disconnect());
+      return { close: async () => void socket.disconnect() };
+    },
   },
   {
     name: 'wrong turn id',
