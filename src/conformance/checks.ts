@@ -5,7 +5,7 @@ import { z } from 'zod';
  * in the words of the protocol, and which declared capability makes it apply. A check that does not apply to a
  * unit (audio for a unit without `capabilities.audio`) is skipped, never passed.
  */
-export const CHECK_IDS = ['hello', 'capabilities', 'text_turn', 'reply_schema', 'turn_ids', 'timing', 'reconnect', 'audio', 'vehicle_context', 'tools'] as const;
+export const CHECK_IDS = ['hello', 'capabilities', 'text_turn', 'reply_schema', 'turn_ids', 'timing', 'reconnect', 'audio', 'vehicle_context', 'tools', 'bus_actions'] as const;
 export type CheckId = (typeof CHECK_IDS)[number];
 
 export interface CheckDefinition {
@@ -64,6 +64,11 @@ export const CHECKS: Record<CheckId, CheckDefinition> = {
     capability: 'tools',
     requires:
       'icabench-tools/1: tool_session_start is answered by tool_session_ready; a tool_user_turn by tool_call messages (ToolCallMessageSchema, that turn, steps 0, 1, …, offered tools, arguments a JSON object that fits the tool\'s schema) and, after the tool_results, tool_assistant_text for that turn (section "Tool extension").',
+  },
+  bus_actions: {
+    title: 'actions on the bus',
+    requires:
+      'Optional, when the operator names the bus to observe (--observe): asked "Set the temperature to 21 degrees.", the unit commands it on the CAN bus: the action mapping\'s climate_setpoint appears with 21 within the observe window after the user_turn (docs/bus-observation.md).',
   },
 };
 

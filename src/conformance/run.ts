@@ -10,6 +10,8 @@ import { framesToMessage } from '../vehicle/bridge.ts';
 import { loadMapping } from '../vehicle/mapping.ts';
 import { loadToolCatalog } from '../toolenv/catalog.ts';
 import { checkArguments } from '../toolenv/args.ts';
+import type { ObserveConfig } from '../vehicle/observe/config.ts';
+import { busActionsCheck } from './bus-check.ts';
 import { CHECK_IDS, CHECKS, type CheckId, type CheckResult, type ConformanceReport, type Evidence } from './checks.ts';
 import { forEvidence, Probe, type Received } from './probe.ts';
 
@@ -23,6 +25,8 @@ export interface ConformanceOptions {
   reconnectWaitMs?: number;
   /** test only this unit (by the name in its hello); default the first that dials in */
   unitName?: string;
+  /** the bus to watch for the unit's commands (listen-only); absent: the "actions on the bus" check is skipped */
+  observe?: ObserveConfig;
   /** each check as it completes */
   onCheck?: (result: CheckResult) => void;
 }
@@ -132,6 +136,17 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   await timed('audio', async () => (capabilities.audio ? audioCheck(probe) : skip('the unit does not declare capabilities.audio')));
   await timed('vehicle_context', async () => (capabilities.vehicleContext ? vehicleCheck(probe) : skip('the unit does not declare capabilities.vehicleContext')));
   await timed('tools', async () => (capabilities.tools ? toolsCheck(probe) : skip('the unit does not declare capabilities.tools')));
+  await timed('bus_actions', async () =>
+    options.observe
+      ? busActionsCheck(options.observe, {
+          context: CONTEXT,
+          now: () => probe.now(),
+          openSession: (sessionId, evidence) => openSession(probe, sessionId, evidence),
+          ask: (turn, evidence) => ask(probe, turn, evidence),
+          endSession: (sessionId, evidence) => void probe.send(EVENTS.sessionEnd, { sessionId, reason: 'completed' }, evidence),
+        })
+      : skip('no bus to observe was given (--observe TRANSPORT)'),
+  );
 
   // 7. reconnect and resume (last: it hangs the unit up)
   await timed('reconnect', () => reconnectCheck(unit!, socket!));

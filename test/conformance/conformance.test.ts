@@ -38,7 +38,7 @@ const statuses = (report: ConformanceReport) => Object.fromEntries(report.checks
 describe('icabench conformance', () => {
   it('passes a good SDK unit on every check that applies, with evidence, and renders JUnit and HTML', async () => {
     const report = await conformanceOf((url) => connectHeadUnit({ url, token: TOKEN, handler: goodHandler(), reconnect: true, extensions: toolsExtension(() => sunroofAssistant) }));
-    expect(statuses(report)).toEqual({ hello: 'pass', capabilities: 'pass', text_turn: 'pass', reply_schema: 'pass', turn_ids: 'pass', timing: 'pass', reconnect: 'pass', audio: 'skipped', vehicle_context: 'pass', tools: 'pass' });
+    expect(statuses(report)).toEqual({ hello: 'pass', capabilities: 'pass', text_turn: 'pass', reply_schema: 'pass', turn_ids: 'pass', timing: 'pass', reconnect: 'pass', audio: 'skipped', vehicle_context: 'pass', tools: 'pass', bus_actions: 'skipped' });
     expect(report.passed).toBe(true);
     const text = report.checks.find((c) => c.id === 'text_turn')!;
     expect(text.evidence.some((e) => e.direction === 'sent' && e.event === 'user_turn')).toBe(true);
@@ -46,8 +46,10 @@ describe('icabench conformance', () => {
     const hello = report.checks.find((c) => c.id === 'hello')!;
     expect(JSON.stringify(hello.evidence)).not.toContain(TOKEN);
     const junit = conformanceJunit(report);
-    expect(junit).toContain(`tests="${CHECK_IDS.length}" failures="0" errors="0" skipped="1"`);
+    expect(junit).toContain(`tests="${CHECK_IDS.length}" failures="0" errors="0" skipped="2"`);
     expect(junit).toContain('<skipped message="the unit does not declare capabilities.audio"/>');
+    // the optional bus check without a bus to watch is skipped, not passed
+    expect(junit).toContain('<skipped message="no bus to observe was given (--observe TRANSPORT)"/>');
     const html = conformanceHtml(report);
     expect(html).toContain('PASSED');
     expect(html).toContain('The protocol requires:');
@@ -81,7 +83,7 @@ describe('icabench conformance', () => {
     try {
       const result = await kit;
       const report = ConformanceReportSchema.parse(JSON.parse(readFileSync(join(out, 'conformance.json'), 'utf8')));
-      expect(statuses(report), result.stdout + result.stderr).toEqual({ hello: 'pass', capabilities: 'pass', text_turn: 'pass', reply_schema: 'pass', turn_ids: 'pass', timing: 'pass', reconnect: 'pass', audio: 'skipped', vehicle_context: 'pass', tools: 'pass' });
+      expect(statuses(report), result.stdout + result.stderr).toEqual({ hello: 'pass', capabilities: 'pass', text_turn: 'pass', reply_schema: 'pass', turn_ids: 'pass', timing: 'pass', reconnect: 'pass', audio: 'skipped', vehicle_context: 'pass', tools: 'pass', bus_actions: 'skipped' });
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('conformance: PASSED (icabench-reference');
       expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain('failures="0"');

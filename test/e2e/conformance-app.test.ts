@@ -35,8 +35,8 @@ describeInBrowser('the Conformance screen in Chromium', () => {
     await page.getByTestId('conformance-open-report').click({ timeout: 120_000 });
     await expect.poll(() => page.getByTestId('conformance-verdict').innerText()).toBe('test-unit 1.0 passed');
     const rows = page.locator('[data-testid=conformance-report] [data-testid=conformance-checks] tbody tr');
-    expect(await rows.count()).toBe(10);
-    expect(await rows.filter({ hasText: 'skipped' }).count()).toBe(2);
+    expect(await rows.count()).toBe(11);
+    expect(await rows.filter({ hasText: 'skipped' }).count()).toBe(3);
     expect(await rows.filter({ hasText: 'fail' }).count()).toBe(0);
     await rows.filter({ hasText: 'text turn round trip' }).locator('summary').click();
     expect(await rows.filter({ hasText: 'text turn round trip' }).locator('pre').innerText()).toContain('bench → unit user_turn');

@@ -31,7 +31,7 @@ describe('the bench app conformance screen API', () => {
     expect(listing.reports).toEqual([{ id: listing.current.reportId, unit: expect.objectContaining({ name: 'test-unit' }), startedAt: expect.any(String), passed: true, failed: [] }]);
     const { json } = await harness.api(`/api/conformance/${listing.current.reportId}`);
     expect(json.report.checks.map((c: { id: string; status: string }) => `${c.id}:${c.status}`)).toEqual([
-      'hello:pass', 'capabilities:pass', 'text_turn:pass', 'reply_schema:pass', 'turn_ids:pass', 'timing:pass', 'reconnect:pass', 'audio:skipped', 'vehicle_context:pass', 'tools:skipped',
+      'hello:pass', 'capabilities:pass', 'text_turn:pass', 'reply_schema:pass', 'turn_ids:pass', 'timing:pass', 'reconnect:pass', 'audio:skipped', 'vehicle_context:pass', 'tools:skipped', 'bus_actions:skipped',
     ]);
   }, 120_000);
 

@@ -3,6 +3,7 @@ import { BRIDGE_TOKEN_ENV } from '../../protocol/bridge.ts';
 import { startBridgeServer } from '../../bridge/server.ts';
 import { runConformance } from '../../conformance/run.ts';
 import { writeConformanceReport } from '../../conformance/report.ts';
+import { ObserveConfigSchema } from '../../vehicle/observe/config.ts';
 
 const positiveInt = (flag: string, value: string) => {
   const n = Number(value);
@@ -22,10 +23,17 @@ export function registerConformanceCommands(program: Command): void {
     .option('--reconnect-wait <ms>', 'how long the unit may take to dial in again after the bench hangs up', '15000')
     .option('--unit <name>', 'test only the unit with this name (default: the first to dial in)')
     .option('--out <dir>', 'where the reports go', 'conformance')
-    .action(async (options: { host: string; port: string; token?: string; wait: string; turnTimeout: string; reconnectWait: string; unit?: string; out: string }) => {
+    .option('--observe <transport>', 'also check the unit\'s actions on the CAN bus, listening (never sending) on candump:FILE_OR_TTY, slcan:/dev/ttyX, socketcan:IFACE or replay:FILE (docs/bus-observation.md)')
+    .option('--observe-mapping <name>', 'action mapping for --observe (hardware/mappings/<name>.yaml or a path)', 'icabench_vehicle-actions')
+    .option('--observe-window <ms>', 'how long after the request the command must be on the bus', '2000')
+    .option('--observe-bitrate <bps>', 'SLCAN bus bit rate for --observe', '500000')
+    .action(async (options: { host: string; port: string; token?: string; wait: string; turnTimeout: string; reconnectWait: string; unit?: string; out: string; observe?: string; observeMapping: string; observeWindow: string; observeBitrate: string }) => {
       const token = options.token ?? process.env[BRIDGE_TOKEN_ENV];
       if (!token) throw new Error(`--token or $${BRIDGE_TOKEN_ENV} is required: the unit presents the same token in its hello`);
       const turnTimeoutMs = positiveInt('--turn-timeout', options.turnTimeout);
+      const observe = options.observe
+        ? observeConfig(options.observe, options.observeMapping, options.observeWindow, options.observeBitrate)
+        : undefined;
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: expected an integer 0–65535, got "${options.port}"`);
       const bridge = await startBridgeServer({ host: options.host, port, token, turnTimeoutMs });
@@ -37,6 +45,7 @@ export function registerConformanceCommands(program: Command): void {
           waitMs: positiveInt('--wait', options.wait) * 1000,
           reconnectWaitMs: positiveInt('--reconnect-wait', options.reconnectWait),
           unitName: options.unit,
+          ...(observe ? { observe } : {}),
           onCheck: (check) => console.log(`  ${check.status === 'pass' ? 'PASS   ' : check.status === 'fail' ? 'FAIL   ' : 'SKIPPED'} ${check.title}: ${check.detail}`),
         });
         const paths = writeConformanceReport(report, options.out);
@@ -46,4 +55,12 @@ export function registerConformanceCommands(program: Command): void {
         await bridge.close();
       }
     });
+}
+
+/** The --observe flags as a vehicle.observe config (the same schema, so the same errors as in a campaign). */
+function observeConfig(transport: string, mapping: string, windowMs: string, bitrate: string) {
+  const parsed = ObserveConfigSchema.safeParse({ transport, mapping, windowMs: Number(windowMs), bitrate: Number(bitrate) });
+  if (parsed.success) return parsed.data;
+  const flags: Record<string, string> = { transport: '--observe', mapping: '--observe-mapping', windowMs: '--observe-window', bitrate: '--observe-bitrate' };
+  throw new Error(parsed.error.issues.map((issue) => `${flags[String(issue.path[0])] ?? '--observe'}: ${issue.message}`).join('; '));
 }
