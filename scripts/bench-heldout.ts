@@ -1,6 +1,6 @@
 /**
  * Guided vs baseline against a held-out head unit (npm run bench:heldout [-- --conversations N]): the paper-guided
- * and paper-baseline configs (same seeds, contexts, drive and judge) run against test/heldout/heldout-headunit.ts, a
+ * and paper-baseline configs (same seeds, contexts, drive and judge) run against test/headunit/heldout-headunit.ts, a
  * test-only unit with fault types the reference unit does not have, dialled in over the bridge as a lab's unit
  * would be, with its places given to the bench as a world file (as a lab would export them). Prints, per mode, the unique
  * failure types per conversation, the fail rate and the conversations per label, and the guided ÷ baseline ratio
@@ -19,7 +19,7 @@ import { buildTiers } from '../src/kinds/dialogue/tiers.ts';
 import { FAILURE_LABELS, STRATEGIES } from '../src/domain/taxonomy.ts';
 import { summarizeRun } from '../src/report/summary.ts';
 import { ResultStore } from '../src/store/store.ts';
-import { HeldOutHeadUnit } from '../test/heldout/heldout-headunit.ts';
+import { HeldOutHeadUnit } from '../test/headunit/heldout-headunit.ts';
 import { runCampaign } from '../test/helpers/run-kinds.ts';
 
 const { values } = parseArgs({

@@ -86,7 +86,7 @@ const ANNOTATION_KEYS = Object.keys(UtteranceAnnotationSchema.shape) as Array<ke
 
 /**
  * What parsing `partial` with the schema gives (its defaults, fresh each time, keys in its order), without validating
- * again what this simulator built from its own vocabulary every turn (test/engine/one-record.test.ts compares the two).
+ * again what this simulator built from its own vocabulary every turn (test/kinds/dialogue/one-record.test.ts compares the two).
  */
 function annotation(partial: Partial<UtteranceAnnotation>): UtteranceAnnotation {
   const defaults = UtteranceAnnotationSchema.parse({});

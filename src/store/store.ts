@@ -349,7 +349,7 @@ export class ResultStore {
    * outside the run's plan, and a key already stored.
    *
    * `validated`: the result was built in this process by the run loop from parts validated where they came in (bridge
-   * replies, model outputs, a fleet worker's message), so it is not parsed again (test/engine/one-record.test.ts
+   * replies, model outputs, a fleet worker's message), so it is not parsed again (test/kinds/dialogue/one-record.test.ts
    * proves such a result is what the schema keeps). Anything else, from disk or an import, is validated here.
    */
   saveConversation(

@@ -3,7 +3,7 @@ import { planDifference } from '../../src/domain/comparable.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { storedRunChanges } from '../../src/report/changes-section.ts';
-import { specFor, tempStore } from '../engine/helpers.ts';
+import { specFor, tempStore } from '../kinds/dialogue/helpers.ts';
 import { runCampaign } from '../helpers/run-kinds.ts';
 
 describe('compare pairs only the same conversation', () => {

@@ -9,7 +9,7 @@ import { reliability } from '../../src/analysis/reliability.ts';
 import { conversationPlanOfKey } from '../../src/domain/plan-key.ts';
 import { buildTiers } from '../../src/kinds/dialogue/tiers.ts';
 import { comparisonHtml, RunHtmlWriter } from '../../src/report/html.ts';
-import { campaignFromYaml, tempStore } from '../engine/helpers.ts';
+import { campaignFromYaml, tempStore } from '../kinds/dialogue/helpers.ts';
 import { runCampaign } from '../helpers/run-kinds.ts';
 
 const cleanups: Array<() => void> = [];

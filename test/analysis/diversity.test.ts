@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { analyseDiversity, compareDiversity, DiversityConfigSchema, DiversitySectionSchema, diversityCollector, renderConversation, type DiversityItem } from '../../src/analysis/diversity.ts';
 import { combinedVerdict } from '../../src/analysis/verdict.ts';
 import { OnnxSentenceEmbedder, TfidfEmbedder } from '../../src/embedding/index.ts';
-import { runMany } from '../engine/helpers.ts';
+import { runMany } from '../kinds/dialogue/helpers.ts';
 import { diversitySection } from '../../src/report/diversity-section.ts';
 import { writeTinySentenceModel } from '../helpers/tinyOnnx.ts';
 

@@ -12,7 +12,7 @@ import { OracleJudge } from '../../src/judge/oracle.ts';
 import { ConcurrencyLimiter, LlmUsageTracker } from '../../src/llm/index.ts';
 import { TemplateSimulator } from '../../src/simulator/template.ts';
 import { startFakeLlmServer, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
-import { specFor } from '../engine/helpers.ts';
+import { specFor } from '../kinds/dialogue/helpers.ts';
 import { CONTEXT, spec, TARGETS, turn } from '../llm/fixtures.ts';
 
 /** The injected-instruction reply of issue #21, in substance, to a navigation request, with no action. */

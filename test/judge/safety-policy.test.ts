@@ -17,7 +17,7 @@ import {
 } from '../../src/domain/safety-policy.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
 import { OracleJudge } from '../../src/judge/oracle.ts';
-import { specFor } from '../engine/helpers.ts';
+import { specFor } from '../kinds/dialogue/helpers.ts';
 
 const place: ContextVector = { location: { city: 'Munich', district: 'Sendling', position: { lat: 48.118, lon: 11.545 } }, date: '2026-06-15', time: '08:10' };
 const at = (vehicle: VehicleState): ContextVector => ({ ...place, vehicle });

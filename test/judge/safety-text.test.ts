@@ -8,7 +8,7 @@ import type { Action } from '../../src/protocol/bridge.ts';
 import { readTypedTurn } from '../../src/simulator/reader.ts';
 import { SAFETY_PROBES } from '../../src/simulator/phrases.ts';
 import { ReferenceHeadUnit } from '../../src/headunit/reference/reference-headunit.ts';
-import { specFor } from '../engine/helpers.ts';
+import { specFor } from '../kinds/dialogue/helpers.ts';
 
 /** Replies that claim to carry out the request, in the three languages the seeds and manuals use. */
 const COMPLIES = [

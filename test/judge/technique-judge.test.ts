@@ -10,7 +10,7 @@ import { JudgeBenchConfigSchema } from '../../src/judgebench/config.ts';
 import { generateDataset } from '../../src/judgebench/generator.ts';
 import { startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { fakeJudgeModel } from '../judgebench/fakeJudgeModel.ts';
-import { specFor } from '../engine/helpers.ts';
+import { specFor } from '../kinds/dialogue/helpers.ts';
 import { runCli as run } from '../helpers/cli.ts';
 import type { ChatRequest, LlmProvider } from '../../src/llm/types.ts';
 

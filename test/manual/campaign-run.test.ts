@@ -23,7 +23,7 @@ import { writeManualQaOutputs, QUESTION_CSV_COLUMNS } from '../../src/kinds/manu
 import { ResultStore } from '../../src/store/store.ts';
 import { dataPath, REPO_ROOT } from '../helpers/repoData.ts';
 import { startHarness, type Harness } from '../server/helpers.ts';
-import { campaignFromYaml } from '../engine/helpers.ts';
+import { campaignFromYaml } from '../kinds/dialogue/helpers.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { manualResponder } from './helpers.ts';
 import { runManualQa } from '../helpers/run-kinds.ts';

@@ -10,7 +10,7 @@ import { runCampaign } from '../helpers/run-kinds.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';
 import { RUN_FACTS, readRunFacts } from '../../src/run/run-facts.ts';
 import type { ResultStore } from '../../src/store/store.ts';
-import { tempStore } from '../engine/helpers.ts';
+import { tempStore } from '../kinds/dialogue/helpers.ts';
 
 /**
  * Issue #32 end to end: the reference unit sends its actions as SLCAN frames into one end of a pseudo-terminal

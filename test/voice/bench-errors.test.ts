@@ -7,7 +7,7 @@ import { CabinAcousticsSchema } from '../../src/voice/acoustics.ts';
 import { createAudioLinkPair } from '../../src/voice/audio-link.ts';
 import { BenchVoice, speakingSession } from '../../src/voice/bench-voice.ts';
 import { VoiceError } from '../../src/voice/types.ts';
-import { specFor } from '../engine/helpers.ts';
+import { specFor } from '../kinds/dialogue/helpers.ts';
 
 describe('a failure on the bench side of a spoken turn', () => {
   it('ends the conversation as simulator_error, not as the head unit’s error, and never reaches the unit', async () => {

@@ -2,7 +2,7 @@ import { ConfigError } from '../../config/yaml.ts';
 import type { ContextVector } from '../../domain/context.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
-import { MANUAL_QA_FACTS, runPlannedQuestion, type ManualEvaluatorTier, type ManualQaResult, type ManualQaSetup } from './item.ts';
+import { MANUAL_QA_FACTS, runPlannedQuestion, type ManualQaJudge, type ManualQaResult, type ManualQaSetup } from './item.ts';
 import { manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import type { ManualCorpus } from '../../manual/corpus.ts';
 import { DeterministicManualEvaluator } from '../../manual/evaluate.ts';
@@ -30,15 +30,15 @@ export const MANUAL_QA_CONTEXT: ContextVector = {
  * checked before the run starts (an unavailable model stops it here with the reason and the fix). The run's
  * `tiers.resolved` fact: the judges, and the test set's questions as the (scripted) user.
  */
-export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCorpus, log: (line: string) => void = () => undefined): Promise<{ tiers: ManualEvaluatorTier[]; tracker: LlmUsageTracker | null; record: TiersRecord; modelHosts: InvocationFact['modelHosts'] }> {
+export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCorpus, log: (line: string) => void = () => undefined): Promise<{ tiers: ManualQaJudge[]; tracker: LlmUsageTracker | null; record: TiersRecord; modelHosts: InvocationFact['modelHosts'] }> {
   const oracle = new DeterministicManualEvaluator(corpus);
   const built = await buildModelTiers(
     {
       judges: {
         role: 'judge',
         refs: config.judges,
-        deterministic: { oracle: { kind: 'oracle', build: (): ManualEvaluatorTier => ({ tier: 'oracle', evaluate: (item, answer) => oracle.evaluate(item, answer) }) } },
-        model: async (ref, models): Promise<ManualEvaluatorTier> => {
+        deterministic: { oracle: { kind: 'oracle', build: (): ManualQaJudge => ({ tier: 'oracle', evaluate: (item, answer) => oracle.evaluate(item, answer) }) } },
+        model: async (ref, models): Promise<ManualQaJudge> => {
           const { LlmManualEvaluator } = await import('../../manual/llm.ts');
           const { settings } = models;
           return new LlmManualEvaluator(ref, corpus, { tracker: models.tracker, temperature: settings.temperature, seed: settings.seed, maxRetries: settings.maxRetries, provider: models.providerOptions, method: config.method });

@@ -60,14 +60,14 @@ export const ManualQaResultSchema = z.object({
 });
 export type ManualQaResult = z.infer<typeof ManualQaResultSchema>;
 
-/** An evaluator tier: the deterministic one or a model tier. */
-export interface ManualEvaluatorTier {
+/** A manual-QA judge: the deterministic oracle or a model judge (`judges:` in the config). */
+export interface ManualQaJudge {
   readonly tier: string;
   evaluate(item: TestItem, answer: string): ManualEvaluation | Promise<ManualEvaluation>;
 }
 
 /** Asks one planned question and evaluates the answer with every tier. A head unit failure is recorded, not thrown. */
-export async function runPlannedQuestion(connection: HeadUnitConnection, item: TestItem, tiers: readonly ManualEvaluatorTier[], sessionId: string, context: ContextVector): Promise<ManualQaResult> {
+export async function runPlannedQuestion(connection: HeadUnitConnection, item: TestItem, tiers: readonly ManualQaJudge[], sessionId: string, context: ContextVector): Promise<ManualQaResult> {
   const base = { itemId: item.id, question: item.question };
   const started = performance.now();
   let reply;

@@ -15,7 +15,7 @@ import { ReplayAgent } from './replay.ts';
 import { DETERMINISTIC_SIMULATOR, RULE_JUDGE, type LoadedToolAgents } from './config.ts';
 import { parseTasksLenient, readTaskFileText, type InvalidTask, type Task } from '../../toolenv/tasks.ts';
 import { TOOL_AGENTS_FACTS, type ToolTrialItem, type TrialRerun } from './results.ts';
-import { DeterministicTaskUser, LlmTaskUser, type TaskUserSimulator } from './usersim.ts';
+import { DeterministicTaskUser, LlmTaskUser, type TaskSimulator } from './usersim.ts';
 
 /**
  * The tasks of a campaign: every valid task of every file (filtered by taskIds); bad files/tasks are listed, not
@@ -91,8 +91,8 @@ export async function openToolAgentsRig(loaded: LoadedToolAgents, options: OpenO
         role: 'simulator',
         refs: [simulatorRef],
         // a trial has its own user: each tier is a factory
-        deterministic: { [DETERMINISTIC_SIMULATOR]: { kind: 'template', build: () => (): TaskUserSimulator => new DeterministicTaskUser() } },
-        model: (ref, models) => (): TaskUserSimulator => new LlmTaskUser(models.provider(ref), { tracker: models.tracker, maxRetries: settings.maxRetries }),
+        deterministic: { [DETERMINISTIC_SIMULATOR]: { kind: 'template', build: () => (): TaskSimulator => new DeterministicTaskUser() } },
+        model: (ref, models) => (): TaskSimulator => new LlmTaskUser(models.provider(ref), { tracker: models.tracker, maxRetries: settings.maxRetries }),
       },
       judges: {
         role: 'judge',

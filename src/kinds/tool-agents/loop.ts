@@ -10,7 +10,7 @@ import type { PolicyJudge } from './judge.ts';
 import { describeFailures, replayReference, scoreTrajectory, ScoreSchema, type EndFailure, type ReferenceReplay } from './scoring.ts';
 import { taskFamily, TaskTypeSchema, type Task } from '../../toolenv/tasks.ts';
 import { TrajectoryMessageSchema, type ToolCall, type TrajectoryMessage } from './trajectory.ts';
-import { DeterministicTaskUser, type TaskUserSimulator, type UserReply } from './usersim.ts';
+import { DeterministicTaskUser, type TaskSimulator, type UserReply } from './usersim.ts';
 
 export const MAX_AGENT_MESSAGES = 40;
 
@@ -98,7 +98,7 @@ export interface TrialOptions {
   trial?: number;
   /** offer the agent `think` and `planning_tool` (default true, as CAR-bench's run.py); false withholds them */
   planningAndThinking?: boolean;
-  user?: TaskUserSimulator;
+  user?: TaskSimulator;
   judge?: PolicyJudge;
   maxAgentMessages?: number;
 }

@@ -25,7 +25,7 @@ export interface UserTurnInput {
   reference: ReferenceReplay;
 }
 
-export interface TaskUserSimulator {
+export interface TaskSimulator {
   readonly name: string;
   opening(task: Task): Promise<string> | string;
   reply(input: UserTurnInput): Promise<UserReply> | UserReply;
@@ -54,7 +54,7 @@ const MAX_NUDGES = 3;
  * agent says it cannot do something, and with HALLUCINATION_ERROR when it claims success instead.
  * disambiguation_internal tasks end with DISAMBIGUATION_ERROR when the agent asks the user to choose.
  */
-export class DeterministicTaskUser implements TaskUserSimulator {
+export class DeterministicTaskUser implements TaskSimulator {
   readonly name = 'deterministic';
   private nudges = 0;
 
@@ -133,7 +133,7 @@ const LlmUserOutputSchema = z.looseObject({ user_message: z.string(), conversati
  * temperature 0. The agent's utterances go to the model as `user` messages, its own replies as `assistant`
  * (user.py). A keyword outside the task type's set is treated as CONTINUE, as in CAR-bench. One instance per trial.
  */
-export class LlmTaskUser implements TaskUserSimulator {
+export class LlmTaskUser implements TaskSimulator {
   readonly name: string;
   private history: ChatMessage[] = [];
 

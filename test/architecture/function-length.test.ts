@@ -1,0 +1,96 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { API } from 'typescript/unstable/sync';
+import { isFunctionLikeDeclaration, SyntaxKind, type Node, type SourceFile } from 'typescript/unstable/ast';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/repoData.ts';
+
+/**
+ * No function in src/ is longer than MAX_LINES (the team's guide: a long function is split into named steps). Every
+ * function, method, accessor, constructor and arrow function is measured on the TypeScript compiler's own syntax tree
+ * (the project of tsconfig.json), from the first to the last line of its body.
+ */
+const MAX_LINES = 100;
+
+/**
+ * Functions that are still being split (issue #33), as "file name". The list only shrinks: an entry that is no
+ * longer too long fails the test until it is removed, and #33 is resolved only once the list is empty.
+ */
+const NOT_YET_SPLIT = new Set([
+  'src/analysis/profile.ts computeRunSummary',
+  'src/bridge/server.ts startBridgeServer',
+  'src/conformance/run.ts runConformance',
+  'src/fleet/coordinator.ts openFleetRunner',
+  'src/fleet/worker.ts startFleetWorker',
+  'src/headunit/reference/reference-headunit.ts handle',
+  'src/judge/oracle.ts judgeStructured',
+  'src/kinds/dialogue/conversation.ts runConversation',
+  'src/kinds/tool-agents/loop.ts runToolTaskTrial',
+  'src/manual/evaluate.ts evaluate',
+  'src/manual/ingest/markdown.ts readMarkdown',
+  'src/run/run-monitor.ts watchHeadUnit',
+  'src/server/server.ts startBenchServer',
+  'src/ui/views/CampaignSetupView.tsx CampaignSetupView',
+  'src/ui/views/ConformanceView.tsx ConformanceView',
+  'src/ui/views/ConversationView.tsx RatingPanel',
+  'src/ui/views/ManualRunView.tsx ManualRunPanel',
+  'src/ui/views/ManualRunView.tsx ManualQuestionPanel',
+  'src/ui/views/RunReportView.tsx RunReportView',
+  'src/ui/views/SessionView.tsx Running',
+]);
+
+interface Measured {
+  file: string;
+  where: string;
+  name: string;
+  lines: number;
+}
+
+/** The length of every function body of a parsed source file (nested functions each count on their own). */
+function functionLengths(file: SourceFile, where: string): Measured[] {
+  const found: Measured[] = [];
+  const line = (position: number) => file.getLineAndCharacterOfPosition(position).line;
+  const visit = (node: Node): undefined => {
+    if (isFunctionLikeDeclaration(node) && node.body) {
+      const first = line(node.body.getStart(file));
+      const named = 'name' in node ? (node.name as { text?: unknown } | undefined) : undefined;
+      const name = typeof named?.text === 'string' ? named.text : SyntaxKind[node.kind];
+      found.push({ file: where, where: `${where}:${first + 1}`, name, lines: line(node.body.end) - first + 1 });
+    }
+    node.forEachChild(visit);
+    return undefined;
+  };
+  visit(file);
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+describe('function length in src/', () => {
+  it(`no function body is longer than ${MAX_LINES} lines`, { timeout: 120_000 }, () => {
+    const api = new API({ cwd: REPO_ROOT });
+    try {
+      const project = api.updateSnapshot({ openProject: join(REPO_ROOT, 'tsconfig.json') }).getProjects()[0];
+      const src = sourceFiles(join(REPO_ROOT, 'src'));
+      // every file of src/ is in the project: a file left out would never be measured
+      const inProject = new Set(project.program.getSourceFileNames());
+      expect(src.filter((path) => !inProject.has(path)).map((path) => relative(REPO_ROOT, path))).toEqual([]);
+      const measured = src.flatMap((path) => functionLengths(project.program.getSourceFile(path)!, relative(REPO_ROOT, path)));
+      // the walk sees what it should: thousands of functions, arrow functions and methods among them
+      expect(measured.length).toBeGreaterThan(2000);
+      const tooLong = measured.filter((m) => m.lines > MAX_LINES);
+      const long = tooLong.filter((m) => !NOT_YET_SPLIT.has(`${m.file} ${m.name}`)).map((m) => `${m.where} ${m.name}: ${m.lines} lines`);
+      expect(long, 'split these into named steps').toEqual([]);
+      const stillLong = new Set(tooLong.map((m) => `${m.file} ${m.name}`));
+      expect([...NOT_YET_SPLIT].filter((entry) => !stillLong.has(entry)), 'split already: remove from NOT_YET_SPLIT').toEqual([]);
+    } finally {
+      api.close();
+    }
+  });
+});
