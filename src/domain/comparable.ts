@@ -1,27 +1,24 @@
 import type { ConversationSpec } from './conversation.ts';
 
 /**
- * Which stored runs the bench app compares (as `icabench compare` does): two dialogue runs (suite runs are stored
- * as dialogue runs) by their summaries, two tool-agents runs task by task. Manual-QA runs are not compared: their
- * summary.json and report hold the figures. The compare page greys out a run this refuses, with the reason, before
- * any click; the server answers the same reason with 400.
+ * Which stored runs the bench app and `icabench compare` compare: two runs of one stored kind whose view compares its
+ * runs (`compared`, src/run/kind-view.ts: conversations by their summaries, tool-agents runs task by task), given
+ * as `compared`. Other kinds' summary.json and report hold the figures. The compare page greys out a run this
+ * refuses, with the reason, before any click; the server answers the same reason with 400.
  */
-const COMPARED_KINDS: readonly string[] = ['dialogue', 'tool-agents'];
-
-/** Why runs of these stored kinds cannot be compared (b: the run already chosen on the other side); null when they can. */
-export function compareRefusal(kind: string, other?: string | null): string | null {
-  if (!COMPARED_KINDS.includes(kind)) return `a ${kind} run is not compared (its summary and report hold the figures); the app compares two ${COMPARED_KINDS.join(' or two ')} runs`;
+export function compareRefusal(kind: string, compared: readonly string[], other?: string | null): string | null {
+  if (!compared.includes(kind)) return `a ${kind} run is not compared (its summary and report hold the figures); the app compares two ${compared.join(' or two ')} runs`;
   if (other && other !== kind) return `a ${kind} run compares with another ${kind} run, not with a ${other} run`;
   return null;
 }
 
 /** Why runs of stored kinds `a` and `b` cannot be compared, null when they can; null for a side not known (yet). */
-export function comparePairRefusal(a: string | null, b: string | null): string | null {
+export function comparePairRefusal(a: string | null, b: string | null, compared: readonly string[]): string | null {
   if (a === null || b === null) {
     const known = a ?? b;
-    return known === null ? null : compareRefusal(known);
+    return known === null ? null : compareRefusal(known, compared);
   }
-  return compareRefusal(a) ?? compareRefusal(b, a);
+  return compareRefusal(a, compared) ?? compareRefusal(b, compared, a);
 }
 
 /** The fields of a conversation spec in the order a plan difference names them (the one most likely to differ first). */

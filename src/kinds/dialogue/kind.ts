@@ -8,6 +8,7 @@ import { planConversations } from './sampling.ts';
 import { findingsText, gateText } from './summary-text.ts';
 import { dialogueWire } from './wire.ts';
 import { conversationReach } from '../../run/unit-reach.ts';
+import { dialogueView } from './view.ts';
 
 /** How a run of conversations is listed when it is not the config's mode: "scripted" (suites), "live" (live sessions). */
 export type ConversationRunMode = CampaignConfig['mode'] | 'scripted' | 'live';
@@ -57,6 +58,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   unitReach: (finished) => conversationReach(finished.result),
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),
   wire: dialogueWire,
+  view: dialogueView,
   outputs: {
     async write(store, runId, outDir) {
       const { writeRunOutputs } = await import('../../report/write.ts');

@@ -97,7 +97,7 @@ export function CampaignSetupView() {
                 <button className={c.name === name ? 'link active' : 'link'} onClick={() => setName(c.name)} data-testid={`config-${c.name}`}>
                   {c.name}
                 </button>{' '}
-                {c.kind && c.kind !== 'dialogue' && <Pill kind="tier">{c.kind}</Pill>}
+                {c.kind && <Pill kind="tier">{c.kind}</Pill>}
                 {c.valid ? <Pill kind="ok">valid</Pill> : <Pill kind="fail">{c.errors.length} errors</Pill>}
               </li>
             ))}
@@ -115,7 +115,7 @@ export function CampaignSetupView() {
               data-testid="start-campaign"
             >
               Start {name}
-              {listing?.kind && listing.kind !== 'dialogue' ? ` (${listing.kind})` : ''}
+              {listing?.kind ? ` (${listing.kind})` : ''}
               {text !== original ? ' (edited)' : ''}
             </button>
             <StopButton live={live.data ?? { state: 'idle' }} onStopped={() => (live.reload(), runs.reload())} />

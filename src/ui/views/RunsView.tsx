@@ -1,4 +1,5 @@
-import type { RunRecord, RunStatus } from '../../store/types.ts';
+import type { ListedRun } from '../../server/server.ts';
+import type { RunStatus } from '../../store/types.ts';
 import { useState } from 'react';
 import { DataTable, ErrorBox, Loading, Pager, Pill } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
@@ -15,7 +16,7 @@ const STATUS_PILL: Record<RunStatus, { kind: string; text: string; title?: strin
 };
 
 export function RunsView() {
-  const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
+  const runs = useApi<{ runs: ListedRun[] }>('/api/runs');
   return (
     <section>
       <h1>Runs</h1>
@@ -30,7 +31,7 @@ export function RunsView() {
 /** Runs shown a page at a time: a workspace collects hundreds. */
 export const RUNS_PAGE = 50;
 
-export function PagedRuns({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
+export function PagedRuns({ runs }: { runs: ListedRun[] }) {
   const [offset, setOffset] = useState(0);
   return (
     <>
@@ -41,13 +42,13 @@ export function PagedRuns({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
 }
 
 /** The runs, newest first, each with its status badge and links to its views. */
-export function RunsTable({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
+export function RunsTable({ runs }: { runs: ListedRun[] }) {
   return (
     <DataTable headers={['Run', 'Name', 'Kind · mode', 'Status', 'Stored / planned', 'Started', '']} testId="runs-table">
       {runs.map((r) => (
         <tr key={r.id}>
           <td>
-            <a href={runHref(r.id, r.kind)}>{r.id}</a>
+            <a href={runHref(r.id, r.view?.page)}>{r.id}</a>
           </td>
           <td>{r.name}</td>
           <td>
@@ -63,13 +64,11 @@ export function RunsTable({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
           </td>
           <td>{new Date(r.createdAt).toLocaleString()}</td>
           <td>
-            {r.kind === 'tool-agents' ? (
-              <a href={runHref(r.id, r.kind)}>tasks & trials</a>
-            ) : r.kind === 'manual-qa' ? (
-              <a href={runHref(r.id, r.kind)}>facts & annotation</a>
-            ) : (
-              <a href={`#/runs/${encodeURIComponent(r.id)}/agreement`}>agreement</a>
-            )}
+            {(r.view?.links ?? []).map((link) => (
+              <a key={link.path} href={`#/runs/${encodeURIComponent(r.id)}/${link.path}`}>
+                {link.label}
+              </a>
+            ))}
           </td>
         </tr>
       ))}
