@@ -46,6 +46,7 @@ import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
+import { RunDownloads, runDownloadRoutes } from './run-downloads.ts';
 
 export interface BenchServerOptions {
   store: ResultStore;
@@ -130,6 +131,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     }
   };
   const summaries = new SummaryCache(store);
+  const downloads = new RunDownloads(store, options.workspace);
   const project = dirname(resolve(options.configsDir));
   const appRoots: AppPathRoots = {
     configsDir: resolve(options.configsDir),
@@ -302,6 +304,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         return ok(res, { summary: { ...summary, ...(diversity ? { diversity: { ...diversity, conversations: [] } } : {}) } });
       },
     },
+    ...runDownloadRoutes(downloads, requireRun),
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/tool-agents$/, handle: (_q, res, p) => ok(res, toolRuns.overview(requireRun(p.id))) },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/tool-agents\/trials\/(?<key>[^/]+)$/, handle: (_q, res, p) => ok(res, toolRuns.trial(requireRun(p.id), p.key)) },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual$/, handle: (_q, res, p) => ok(res, manualRuns.overview(requireRun(p.id))) },
