@@ -12,6 +12,7 @@ import { useApi } from '../hooks.ts';
 import { describeAction, describeRequest } from './describe.ts';
 import { PinPanel } from '../components/PinPanel.tsx';
 import { COMPLETION_HELP, RUBRIC } from './rubric.ts';
+import { reading } from '../format.ts';
 
 interface Detail {
   result: ConversationResult;
@@ -192,8 +193,8 @@ export function TurnVehicleLine({ turn }: { turn: TurnRecord }) {
   if (!vehicle) return null;
   return (
     <div className="muted" data-testid="turn-vehicle">
-      vehicle: {vehicle.speedKmh} km/h, gear {vehicle.gear}
-      {vehicle.stateOfChargePct !== undefined ? `, SoC ${vehicle.stateOfChargePct} %` : ''}
+      vehicle: {reading('speedKmh', vehicle.speedKmh)}, gear {vehicle.gear}
+      {vehicle.stateOfChargePct !== undefined ? `, SoC ${reading('stateOfChargePct', vehicle.stateOfChargePct)}` : ''}
     </div>
   );
 }
