@@ -60,6 +60,8 @@ export interface BenchServerOptions {
   port?: number;
   /** default: a fresh random token */
   token?: string;
+  /** where the token is kept for a tab opened without it (src/server/token-file.ts); GET /api/health names it */
+  tokenFile?: string;
   /** built UI (src/ui/dist); null serves a "not built" notice */
   uiDir?: string | null;
   /** JSON request bodies above this are refused with 413 (default 1 MiB) */
@@ -187,7 +189,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
 
   const routes: Route[] = [
-    { method: 'GET', pattern: /^\/api\/health$/, handle: (_q, res) => ok(res, { ok: true, workspace: options.workspace }) },
+    { method: 'GET', pattern: /^\/api\/health$/, handle: (_q, res) => ok(res, { ok: true, workspace: options.workspace, tokenFile: options.tokenFile ?? null }) },
     {
       method: 'GET',
       pattern: /^\/api\/rig$/,

@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { isLoopbackHost } from '../../server/auth.ts';
 import { DEFAULT_PORT, DEFAULT_UI_DIR, startBenchApp } from '../../server/bench.ts';
 import { ensureUiBuilt } from '../../server/ui-build.ts';
+import { APP_TOKEN_FILE } from '../../server/token-file.ts';
+import { join, resolve } from 'node:path';
 import { stopRequested } from '../signals.ts';
 
 export function registerServeCommands(program: Command): void {
@@ -21,6 +23,7 @@ export function registerServeCommands(program: Command): void {
       const app = await startBenchApp({ workspace: options.workspace, host: options.host, port, token: options.token ?? process.env.ICABENCH_SERVER_TOKEN, ...(options.fleet ? { fleet: options.fleet } : {}), log: (line) => console.error(line) });
       const url = `${app.url}/#token=${encodeURIComponent(app.token)}`;
       console.log(`icabench bench app: ${url}`);
+      console.log(`Open that whole address (the token after # lets the page start and follow campaigns); the token is also in ${join(resolve(options.workspace), APP_TOKEN_FILE)} while the server runs.`);
       if (!app.uiBuilt) console.log('The UI could not be built (see above): run `npm run build:ui`, then reload (the API works meanwhile).');
       if (!isLoopbackHost(options.host)) console.log(`Listening on ${options.host}: every request needs "Authorization: Bearer ${app.token}".`);
       console.log('Press Ctrl+C to stop.');
