@@ -32,3 +32,6 @@ export const SessionTurnBodySchema = z.object({ text: z.string().min(1).max(10_0
 export const SessionContextBodySchema = z.object({ change: z.unknown() }).strict();
 
 export const EndSessionBodySchema = z.object({}).strict();
+
+/** Pins a stored conversation as a suite (docs/suites.md, "Pin as regression"). */
+export const PinBodySchema = z.object({}).strict();

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config/yaml.ts';
 import { RUN_SOURCE_META, RunSourceSchema, type KindConfig, type LoadedKindConfig } from '../run/kind.ts';
 import type { ListedRunView } from '../run/kind-view.ts';
+import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import {
@@ -28,6 +29,9 @@ import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sen
 import { KindViews } from './kind-views.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
+import { RunDownloads, runDownloadRoutes } from './run-downloads.ts';
+import { PinnedSuites, pinnedSuiteRoutes } from './pinned-suites.ts';
+import { suitesFolder } from '../suite/folder.ts';
 
 export interface BenchServerOptions {
   store: ResultStore;
@@ -42,6 +46,8 @@ export interface BenchServerOptions {
   port?: number;
   /** default: a fresh random token */
   token?: string;
+  /** where the token is kept for a tab opened without it (src/server/token-file.ts); GET /api/health names it */
+  tokenFile?: string;
   /** built UI (src/ui/dist); null serves a "not built" notice */
   uiDir?: string | null;
   /** JSON request bodies above this are refused with 413 (default 1 MiB) */
@@ -52,6 +58,8 @@ export interface BenchServerOptions {
   log?: (line: string) => void;
   /** a fleet Redis URL: the real runner runs campaigns on its workers (`icabench serve --fleet`, docs/fleet.md) */
   fleet?: string;
+  /** where Pin writes suites and "Run pinned suite" reads them (default: src/suite/folder.ts, suitesFolder) */
+  suitesDir?: string;
 }
 
 export interface BenchServer {
@@ -84,6 +92,8 @@ interface ServerContext {
   sessions: LiveSessionApi;
   rigSources: RigStatusSources;
   views: KindViews;
+  suites: PinnedSuites;
+  downloads: RunDownloads;
   maxBodyBytes: number;
   body<S extends z.ZodType>(req: IncomingMessage, schema: S, where: string): Promise<z.output<S>>;
   requireRun(id: string): RunRecord;
@@ -91,6 +101,8 @@ interface ServerContext {
   loadCampaign(load: () => LoadedKindConfig): LoadedKindConfig;
   resumeFrom(run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }>;
   listedRun(run: RunRecord): Promise<ListedRun>;
+  /** starts a campaign from a config value the server built (a pinned suite's replay), checked as one from the editor */
+  startFromValue(value: unknown, label: string): Promise<{ runId: string }>;
 }
 
 /** Starts the bench server: JSON API under /api, live campaign events over socket.io, the UI everywhere else. */
@@ -142,10 +154,11 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
   const { store } = options;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const views = new KindViews({ store, workspace: options.workspace });
+  const suites = new PinnedSuites(store, options.suitesDir ?? suitesFolder(null, options.configsDir));
   const project = dirname(resolve(options.configsDir));
   const appRoots: AppPathRoots = {
     configsDir: resolve(options.configsDir),
-    readable: [options.workspace, options.configsDir, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
+    readable: [options.workspace, options.configsDir, suites.dir, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
     writable: [options.workspace],
   };
   // the editor and the config list show what the app refuses at its field, so Start is never enabled only to refuse
@@ -166,6 +179,14 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
     requireAllowedPaths(kind, check.config as KindConfig, `run ${run.id}`);
     return { kind, config: check.config as KindConfig };
   };
+  const loadCampaign = (load: () => LoadedKindConfig): LoadedKindConfig => {
+    try {
+      return load();
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ApiError(400, 'invalid_config', error.message);
+      throw error;
+    }
+  };
   return {
     options,
     store,
@@ -175,6 +196,8 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
     sessions: new LiveSessionApi(control, Boolean(options.fleet)),
     rigSources: { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(configModelRefs), ...options.rig },
     views,
+    suites,
+    downloads: new RunDownloads(store, options.workspace),
     maxBodyBytes,
     body: async (req, schema, where) => parseRequest(schema, await readJsonBody(req, maxBodyBytes), where),
     requireRun(id) {
@@ -184,15 +207,19 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
       return run;
     },
     requireAllowedPaths,
-    loadCampaign(load) {
-      try {
-        return load();
-      } catch (error) {
-        if (error instanceof ConfigError) throw new ApiError(400, 'invalid_config', error.message);
-        throw error;
-      }
-    },
+    loadCampaign,
     resumeFrom,
+    async startFromValue(value, label) {
+      const check = catalog.checkValue(value);
+      if (!check.valid) throw new ApiError(422, 'invalid_config', `${label}: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
+      const kind = await views.kind(check.kind, label);
+      requireAllowedPaths(kind, check.config as KindConfig, label);
+      const campaign = loadCampaign(() => materializeConfig(kind, check.config as KindConfig, options.configsDir, options.workspace, label));
+      return control.start({ kind, loaded: campaign, configName: label }).catch((error: unknown) => {
+        discardMaterialized(campaign, options.workspace);
+        throw error;
+      });
+    },
     /** A run as the API lists it: without its config, how its kind shows it, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
     async listedRun(run) {
       const listed = { ...withoutConfig(run), view: await views.listed(run) };
@@ -223,7 +250,7 @@ function apiRoutes(ctx: ServerContext): Route[] {
 function statusRoutes(ctx: ServerContext): Route[] {
   const { options, rigSources, conformance, body } = ctx;
   return [
-    { method: 'GET', pattern: /^\/api\/health$/, handle: (_q, res) => ok(res, { ok: true, workspace: options.workspace }) },
+    { method: 'GET', pattern: /^\/api\/health$/, handle: (_q, res) => ok(res, { ok: true, workspace: options.workspace, tokenFile: options.tokenFile ?? null }) },
     {
       method: 'GET',
       pattern: /^\/api\/rig$/,
@@ -356,7 +383,7 @@ function sessionRoutes(ctx: ServerContext): Route[] {
  * under /api/runs/<id>/ is a route the run's kind declares (its view, src/run/kind-view.ts), matched last.
  */
 function runRoutes(ctx: ServerContext): Route[] {
-  const { store, views, requireRun, listedRun, maxBodyBytes } = ctx;
+  const { store, views, requireRun, listedRun, maxBodyBytes, downloads, suites, body, startFromValue } = ctx;
   return [
     {
       method: 'GET',
@@ -371,6 +398,8 @@ function runRoutes(ctx: ServerContext): Route[] {
       // the run's summary.json, byte for byte what `icabench run` and `icabench report RUN` write
       handle: async (_q, res, p) => sendJsonText(res, 200, await views.summaryJson(requireRun(p.id))),
     },
+    ...runDownloadRoutes(downloads, requireRun),
+    ...pinnedSuiteRoutes({ suites, requireRun, requireConversation: (runId, key) => requireConversation(store, runId, key), body, startCampaign: startFromValue }),
     {
       method: 'GET',
       pattern: /^\/api\/compare$/,
@@ -460,6 +489,12 @@ export type ListedRun = Omit<RunRecord, 'config'> & {
   /** why POST /api/campaign/resume would refuse this run (the same message); null when it resumes, or it is complete */
   resumeRefusal: string | null;
 };
+
+function requireConversation(store: ResultStore, runId: string, key: string): ConversationResult {
+  const result = store.getConversation(runId, key);
+  if (!result) throw new ApiError(404, 'conversation_not_found', `run ${runId} has no stored conversation "${key}"`);
+  return result;
+}
 
 function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {
   const { config: _config, ...rest } = run;

@@ -120,7 +120,6 @@ export const RULES: Record<string, RoleRule> = {
       'report',
       'run',
       { role: 'embedding', files: ['tfidf.ts'], why: "its view compares two runs' failure diversity with the lexical embedder, as icabench compare does" },
-      { role: 'suite', files: ['pin.ts'], why: 'its view pins a conversation as a suite' },
     ],
   },
   'kinds/manual-qa': {
@@ -180,7 +179,7 @@ export const RULES: Record<string, RoleRule> = {
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, 'kinds/suite'],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts', 'folder.ts'], why: 'the conversation view pins a conversation as a suite into the one suites folder' }, 'kinds/suite'],
   },
   ui: {
     is: 'the bench app frontend (browser)',

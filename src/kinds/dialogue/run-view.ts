@@ -1,6 +1,5 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { RunSummary } from '../../analysis/profile.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
@@ -13,10 +12,8 @@ import { storedRunChanges } from '../../report/changes-section.ts';
 import { summarizeRun } from '../../report/summary.ts';
 import { summaryJson } from '../../report/write.ts';
 import type { KindRoute, KindRunView, ViewContext } from '../../run/kind-view.ts';
-import { unitBuildOf } from '../../run/run-facts.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { CombinedOutcomeSchema, type RunRecord } from '../../store/types.ts';
-import { pinConversation, pinnedSuiteYaml } from '../../suite/pin.ts';
 import { computeAgreement } from './agreement.ts';
 import { RatingFormSchema, decodeRatings, encodeRating } from './ratings.ts';
 
@@ -32,13 +29,10 @@ export const PageQuerySchema = z
   })
   .strict();
 
-/** Pins a stored conversation as a suite (docs/suites.md, "Pin as regression"). */
-export const PinBodySchema = z.object({}).strict();
-
 /**
  * The bench app's view of a run of conversations (./view.ts) as one app runs it: the run report page with its summary,
- * the conversations page by page with their artifacts, pinning one as a suite, the raters' ratings and their agreement
- * with the judge, and two runs compared.
+ * the conversations page by page with their artifacts, the raters' ratings and their agreement with the judge, and two
+ * runs compared (pinning a conversation as a suite is the app's, src/server/pinned-suites.ts).
  */
 export function conversationRunView({ store, workspace }: ViewContext): KindRunView {
   const summaries = new SummaryCache(store);
@@ -82,14 +76,6 @@ export function conversationRunView({ store, workspace }: ViewContext): KindRunV
         return { bytes, mime: artifact.mime };
       },
     },
-    {
-      method: 'POST',
-      path: /^conversations\/(?<key>[^/]+)\/pin$/,
-      handle: async ({ run, params, body }) => {
-        parseRequest(PinBodySchema, await body(), 'pin request');
-        return { json: pinAsSuite(store, workspace, run, params.key), status: 201 };
-      },
-    },
     { method: 'POST', path: /^conversations\/(?<key>[^/]+)\/ratings$/, handle: async ({ run, params, body }) => ({ json: { rating: rate(store, run, params.key, await body()) }, status: 201 }) },
     { method: 'GET', path: /^agreement$/, handle: async ({ run }) => ({ json: agreementOf(store, run) }) },
     { method: 'GET', path: /^judge-agreement$/, handle: async ({ run }) => ({ json: judgeAgreementView(store.conversations(run.id)) }) },
@@ -114,20 +100,6 @@ function requireConversation(store: ResultStore, runId: string, key: string): Co
   const result = store.getConversation(runId, key);
   if (!result) throw new ApiError(404, 'conversation_not_found', `run ${runId} has no stored conversation "${key}"`);
   return result;
-}
-
-/** Pins a conversation as a suite: the app writes only under the workspace, to <workspace>/suites/ (to be moved to bench-configs/suites/). */
-function pinAsSuite(store: ResultStore, workspace: string, run: RunRecord, key: string): { path: string; yaml: string } {
-  const result = requireConversation(store, run.id, key);
-  const conversation = pinConversation(result, { run: run.id, runName: run.name, unitBuild: unitBuildOf(store, run.id)?.build ?? null });
-  const dir = join(workspace, 'suites');
-  mkdirSync(dir, { recursive: true });
-  const base = `pinned-${run.id}-${key.replace(/[^\w.-]+/g, '_')}`;
-  let path = join(dir, `${base}.yaml`);
-  for (let n = 2; existsSync(path); n++) path = join(dir, `${base}-${n}.yaml`);
-  const yaml = pinnedSuiteYaml(conversation, base);
-  writeFileSync(path, yaml, { flag: 'wx' });
-  return { path, yaml };
 }
 
 /** Stores a rater's rating of one conversation (every field checked first, so each stored row is valid); returns it as read back. */

@@ -10,6 +10,7 @@ import { ChartCanvas } from '../components/ChartCanvas.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { DataTable, ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
+import { turnNumber } from '../../domain/conversation.ts';
 
 /** GET /api/compare: the stored kind, the page of its view (src/run/kind-view.ts), and what that view's comparison holds. */
 type Served = { kind: string; page: string } & ({ page: 'report'; comparison: RunComparison } | ({ page: 'tool-agents' } & ToolRunsCompared) | Record<string, unknown>);
@@ -208,7 +209,7 @@ function ChangedConversations({ title, list, testId }: { title: string; list: re
           <DataTable headers={['Turn', 'Driver', 'Labels A', 'Labels B', 'Reply (A → B)']}>
             {c.turns.map((t) => (
               <tr key={t.index}>
-                <td>{t.index}</td>
+                <td>{turnNumber(t.index)}</td>
                 <td>{t.user}</td>
                 <td>
                   {t.labelsA.join(', ') || '–'}
