@@ -1,12 +1,12 @@
 import type { ConversationSpec } from './conversation.ts';
 
 /**
- * Which stored runs the bench app compares (as `icabench compare` does): two dialogue runs (suite runs are stored
- * as dialogue runs) by their summaries, two tool-agents runs task by task. Manual-QA runs are not compared: their
+ * Which stored runs the bench app compares (as `icabench compare` does): two runs of conversations of one kind (dialogue,
+ * suite, live) by their summaries, two tool-agents runs task by task. Manual-QA runs are not compared: their
  * summary.json and report hold the figures. The compare page greys out a run this refuses, with the reason, before
  * any click; the server answers the same reason with 400.
  */
-const COMPARED_KINDS: readonly string[] = ['dialogue', 'tool-agents'];
+const COMPARED_KINDS: readonly string[] = ['dialogue', 'suite', 'live', 'tool-agents'];
 
 /** Why runs of these stored kinds cannot be compared (b: the run already chosen on the other side); null when they can. */
 export function compareRefusal(kind: string, other?: string | null): string | null {

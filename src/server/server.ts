@@ -14,7 +14,7 @@ import { unitBuildOf } from '../run/run-facts.ts';
 import { pinConversation, pinnedSuiteYaml } from '../suite/pin.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError } from '../config/yaml.ts';
-import { RUN_SOURCE_META, RunSourceSchema, type KindConfig, type LoadedKindConfig } from '../run/kind.ts';
+import type { KindConfig, LoadedKindConfig } from '../run/kind.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -46,6 +46,7 @@ import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
+import { holdsConversations } from '../domain/run-items.ts';
 
 export interface BenchServerOptions {
   store: ResultStore;
@@ -104,9 +105,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const manualRuns = new ManualRunApi(store);
   const toolRuns = new ToolRunApi(store);
   const conformance = new ConformanceApi(options.workspace);
-  const requireDialogue = (config: unknown, where: string) => {
-    const kind = campaignKindOfValue(config);
-    if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} run; only conversations of dialogue runs are pinned as suites`);
+  const requireConversations = (run: RunRecord, where: string) => {
+    if (!holdsConversations(run)) throw new ApiError(400, 'unsupported_kind', `${where}: a ${run.kind} run; only conversations (of dialogue, suite and live runs) are pinned as suites`);
   };
   /** The kind of a config or a stored run: an unknown one is a 400 naming the accepted kinds. */
   const kindOf = async (name: string | null | undefined, where: string): Promise<AnyCampaignKind> => {
@@ -147,10 +147,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
   const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
     if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${run.id} is complete; nothing to resume`);
-    // a kind stored as another (a suite run is a dialogue run) resumes as the kind that started it, from its own config
-    const source = RunSourceSchema.safeParse(run.meta[RUN_SOURCE_META]);
-    const kind = await kindOf(source.success ? source.data.kind : run.kind, `run ${run.id}`);
-    const check = catalog.checkValue(source.success ? source.data.config : run.config);
+    const kind = await kindOf(run.kind, `run ${run.id}`);
+    const check = catalog.checkValue(run.config);
     if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${run.id}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
     requireAllowedPaths(kind, check.config as KindConfig, `run ${run.id}`);
     return { kind, config: check.config as KindConfig };
@@ -370,7 +368,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       handle: async (req, res, p) => {
         const run = requireRun(p.id);
         await body(req, PinBodySchema, 'pin request');
-        requireDialogue({ kind: run.kind }, `pin: run ${run.id}`);
+        requireConversations(run, `pin: run ${run.id}`);
         const result = requireConversation(run.id, p.key);
         // the app writes only under the workspace: the suite goes to <workspace>/suites/, to be moved to bench-configs/suites/
         const conversation = pinConversation(result, { run: run.id, runName: run.name, unitBuild: unitBuildOf(store, run.id)?.build ?? null });
