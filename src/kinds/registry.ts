@@ -5,6 +5,7 @@ import { CampaignConfigSchema } from './dialogue/config.ts';
 import { ManualQaConfigSchema } from './manual-qa/config.ts';
 import { ToolAgentsConfigSchema } from './tool-agents/config.ts';
 import { SuiteCampaignConfigSchema } from './suite/suite-kind.ts';
+import { LiveSessionConfigSchema } from './live/config.ts';
 import type { CampaignKindDefinition } from '../run/kind.ts';
 
 /** A campaign kind's definition, whatever its config and items (the CLI, the bench app and the fleet treat every kind alike). */
@@ -27,13 +28,17 @@ export interface CampaignKindEntry {
  * Campaign kinds: `dialogue` (the default, when `kind` is absent) runs simulated multi-turn conversations;
  * `manual-qa` asks the questions of an owner's-manual test set (docs/manual-qa.md); `tool-agents` runs
  * CAR-bench-format tool-using tasks against an agent in the simulated car (docs/tool-agents.md); `suite` replays
- * scripted suites (docs/suites.md). Each kind has its own config schema, run path, store layout, outputs and view.
+ * scripted suites (docs/suites.md); `live` is a technician's live session (`icabench session`, the app's Live screen: its
+ * config is read there, a campaign config of this kind is refused when run). Each kind has its own config schema, stored
+ * kind, run path, store layout (conversations: dialogue, suite, live; item results: the others), outputs and view.
  */
 const BUILT_IN_KINDS = [
   { name: 'dialogue', configSchema: CampaignConfigSchema, definition: async () => (await import('./dialogue/kind.ts')).dialogueKind },
   { name: 'manual-qa', configSchema: ManualQaConfigSchema, definition: async () => (await import('./manual-qa/kind.ts')).manualQaKind },
   { name: 'tool-agents', configSchema: ToolAgentsConfigSchema, definition: async () => (await import('./tool-agents/kind.ts')).toolAgentsKind },
   { name: 'suite', configSchema: SuiteCampaignConfigSchema, definition: async () => (await import('./suite/kind.ts')).suiteKind },
+  // a session's technician is not in the registry: this definition reads, lists and reports live runs, and refuses to run one
+  { name: 'live', configSchema: LiveSessionConfigSchema, definition: async () => (await import('./live/kind.ts')).liveKind() },
 ] as const satisfies readonly CampaignKindEntry[];
 
 export const CAMPAIGN_KINDS = BUILT_IN_KINDS.map((entry) => entry.name);
@@ -118,8 +123,15 @@ export async function configModelRefs(config: unknown): Promise<string[]> {
   return kind === null ? [] : (await campaignKind(kind)).modelRefs(config);
 }
 
-/** The stored kinds whose runs are compared (a kind's view says so), for the compare page's and `icabench compare`'s refusals. */
-export async function comparedKinds(): Promise<string[]> {
-  const kinds = await Promise.all(campaignKindNames().map(campaignKind));
-  return [...new Set(kinds.filter((kind) => kind.view.compared && kind.storedAs === kind.name).map((kind) => kind.name))];
+/**
+ * The kinds whose runs are compared, in groups: two runs compare when their kinds show them with the same view and it
+ * compares (src/run/kind-view.ts): dialogue, suite and live runs (all runs of conversations), tool-agents runs. The
+ * compare page's and `icabench compare`'s refusals are made from these (src/domain/comparable.ts).
+ */
+export async function comparedKindGroups(): Promise<string[][]> {
+  const groups = new Map<unknown, string[]>();
+  for (const kind of await Promise.all(campaignKindNames().map(campaignKind))) {
+    if (kind.view.compared) groups.set(kind.view, [...(groups.get(kind.view) ?? []), kind.name]);
+  }
+  return [...groups.values()];
 }

@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/yaml.ts';
 import { comparePairRefusal } from '../domain/comparable.ts';
-import { campaignKind, comparedKinds, type AnyCampaignKind } from '../kinds/registry.ts';
-import { listedRunView, type KindRouteAnswer, type KindRunView, type ListedRunView, type ViewContext } from '../run/kind-view.ts';
+import { campaignKind, comparedKindGroups, type AnyCampaignKind } from '../kinds/registry.ts';
+import { listedRunView, type KindRouteAnswer, type KindRunView, type KindView, type ListedRunView, type ViewContext } from '../run/kind-view.ts';
 import type { RunRecord } from '../store/types.ts';
 import { ApiError } from './http-util.ts';
 
@@ -20,7 +20,8 @@ export interface KindRouteCall {
  * run is shown, answered, summarised and compared by the view of the kind it is stored as. Nothing here names a kind.
  */
 export class KindViews {
-  private readonly opened = new Map<string, Promise<KindRunView>>();
+  /** by view: kinds that show their runs alike (dialogue, suite, live) share one opened view and its caches */
+  private readonly opened = new Map<KindView, Promise<KindRunView>>();
 
   constructor(private readonly context: ViewContext) {}
 
@@ -37,11 +38,11 @@ export class KindViews {
   /** The opened view of the kind a run is stored as. */
   async ofRun(run: RunRecord): Promise<{ kind: AnyCampaignKind; view: KindRunView }> {
     const kind = await this.kind(run.kind, `run ${run.id}`);
-    let view = this.opened.get(kind.name);
+    let view = this.opened.get(kind.view);
     if (!view) {
       view = kind.view.open(this.context);
-      this.opened.set(kind.name, view);
-      view.catch(() => this.opened.delete(kind.name));
+      this.opened.set(kind.view, view);
+      view.catch(() => this.opened.delete(kind.view));
     }
     return { kind, view: await view };
   }
@@ -78,7 +79,7 @@ export class KindViews {
 
   /** Two stored runs side by side, by the view of their kind; a pair of kinds not compared is a 400 naming why. */
   async compare(a: RunRecord, b: RunRecord): Promise<Record<string, unknown>> {
-    const refused = comparePairRefusal(a.kind, b.kind, await comparedKinds());
+    const refused = comparePairRefusal(a.kind, b.kind, await comparedKindGroups());
     if (refused) throw new ApiError(400, 'unsupported_kind', `compare: ${refused}`);
     const { kind, view } = await this.ofRun(a);
     if (!view.compare) throw new ApiError(400, 'unsupported_kind', `compare: the ${kind.name} view has no comparison`);

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Server as SocketServer } from 'socket.io';
 import { z } from 'zod';
 import { ConfigError } from '../config/yaml.ts';
-import { RUN_SOURCE_META, RunSourceSchema, type KindConfig, type LoadedKindConfig } from '../run/kind.ts';
+import type { KindConfig, LoadedKindConfig } from '../run/kind.ts';
 import type { ListedRunView } from '../run/kind-view.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
@@ -21,7 +21,7 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.ts';
-import { campaignConfigSchemaFor, campaignKindOfValue, comparedKinds, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
+import { campaignConfigSchemaFor, campaignKindOfValue, comparedKindGroups, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { LiveSessionApi } from './live-session-api.ts';
 import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
@@ -171,10 +171,8 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
   /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
   const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
     if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${run.id} is complete; nothing to resume`);
-    // a kind stored as another (a suite run is a dialogue run) resumes as the kind that started it, from its own config
-    const source = RunSourceSchema.safeParse(run.meta[RUN_SOURCE_META]);
-    const kind = await views.kind(source.success ? source.data.kind : run.kind, `run ${run.id}`);
-    const check = catalog.checkValue(source.success ? source.data.config : run.config);
+    const kind = await views.kind(run.kind, `run ${run.id}`);
+    const check = catalog.checkValue(run.config);
     if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${run.id}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
     requireAllowedPaths(kind, check.config as KindConfig, `run ${run.id}`);
     return { kind, config: check.config as KindConfig };
@@ -389,7 +387,7 @@ function runRoutes(ctx: ServerContext): Route[] {
       method: 'GET',
       pattern: /^\/api\/runs$/,
       // with the stored kinds whose runs compare, so the compare page refuses a pair with the server's own reason
-      handle: async (_q, res) => ok(res, { runs: await Promise.all(store.listRuns().map(listedRun)), comparedKinds: await comparedKinds() }),
+      handle: async (_q, res) => ok(res, { runs: await Promise.all(store.listRuns().map(listedRun)), comparedKindGroups: await comparedKindGroups() }),
     },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)$/, handle: async (_q, res, p) => ok(res, { run: await listedRun(requireRun(p.id)) }) },
     {

@@ -2,7 +2,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { applyCampaignEvent, emptySnapshot } from '../../src/server/live-snapshot.ts';
 import { compareRefusal } from '../../src/domain/comparable.ts';
-import { campaignKind } from '../../src/kinds/registry.ts';
+import { campaignKind, comparedKindGroups } from '../../src/kinds/registry.ts';
 import { ResumeButton, StopButton } from '../../src/ui/components/CampaignButtons.tsx';
 import { itemHref, runHref } from '../../src/ui/routes.ts';
 import { ActiveItem, RecentTable } from '../../src/ui/views/LiveView.tsx';
@@ -12,8 +12,9 @@ describe('the bench app follows every kind (rendered markup)', () => {
     const page = async (kind: string) => (await campaignKind(kind)).view.page;
     expect(runHref('r1', await page('tool-agents'))).toBe('#/runs/r1/tool-agents');
     expect(runHref('r1', await page('manual-qa'))).toBe('#/runs/r1/manual');
-    // a suite run is a run of conversations: the run report and its conversations
+    // suite and live runs are runs of conversations: the run report and its conversations
     expect(runHref('r1', await page('suite'))).toBe('#/runs/r1');
+    expect(itemHref('r1', await page('live'), 'session')).toBe('#/runs/r1/conversations/session');
     expect(itemHref('r1', await page('dialogue'), 'c 1')).toBe('#/runs/r1/conversations/c%201');
     expect(itemHref('r1', await page('tool-agents'), 'base_0#1')).toBe('#/runs/r1/tool-agents/base_0%231');
     expect(itemHref('r1', await page('manual-qa'), 'det:q1')).toBe('#/runs/r1/manual/det%3Aq1');
@@ -57,11 +58,13 @@ describe('the bench app follows every kind (rendered markup)', () => {
     expect(renderToStaticMarkup(<StopButton live={{ state: 'running' }} />)).not.toContain('disabled=""');
   });
 
-  it('compares the pairs icabench compare takes and names why not for the others', () => {
-    const compared = ['dialogue', 'tool-agents'];
-    expect(compareRefusal('dialogue', compared, 'dialogue')).toBeNull();
-    expect(compareRefusal('tool-agents', compared, null)).toBeNull();
-    expect(compareRefusal('manual-qa', compared)).toBe('a manual-qa run is not compared (its summary and report hold the figures); the app compares two dialogue or two tool-agents runs');
-    expect(compareRefusal('tool-agents', compared, 'dialogue')).toBe('a tool-agents run compares with another tool-agents run, not with a dialogue run');
+  it('compares the pairs icabench compare takes and names why not for the others', async () => {
+    const groups = await comparedKindGroups();
+    expect(groups).toEqual([['dialogue', 'suite', 'live'], ['tool-agents']]);
+    expect(compareRefusal('dialogue', groups, 'dialogue')).toBeNull();
+    expect(compareRefusal('dialogue', groups, 'suite')).toBeNull();
+    expect(compareRefusal('tool-agents', groups, null)).toBeNull();
+    expect(compareRefusal('manual-qa', groups)).toBe('a manual-qa run is not compared (its summary and report hold the figures); the app compares two dialogue, suite or live runs, or two tool-agents runs');
+    expect(compareRefusal('tool-agents', groups, 'dialogue')).toBe('a tool-agents run compares with another tool-agents run, not with a dialogue run');
   });
 });

@@ -16,9 +16,10 @@ import { writeAtomically } from '../../report/write.ts';
 import { exportJsonl } from '../../store/export.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { writeComparisonReport } from '../../report/write.ts';
-import { campaignKind, comparedKinds } from '../../kinds/registry.ts';
+import { campaignKind, comparedKindGroups } from '../../kinds/registry.ts';
 import { loadSummary, openStore } from '../outputs.ts';
 import { findingsText, gateText } from '../../kinds/dialogue/summary-text.ts';
+import { holdsConversations } from '../../domain/run-items.ts';
 import { turnNumber } from '../../domain/conversation.ts';
 
 export function registerResultCommands(program: Command): void {
@@ -65,7 +66,7 @@ function registerCompareCommand(program: Command): void {
       const store = openStore(options.workspace, false);
       // the one rule of what compares with what (the bench app greys out the same runs with the same reason)
       const [storedA, storedB] = [a, b].map((ref) => store?.getRun(ref) ?? null);
-      const refusal = comparePairRefusal(storedA?.kind ?? null, storedB?.kind ?? null, await comparedKinds());
+      const refusal = comparePairRefusal(storedA?.kind ?? null, storedB?.kind ?? null, await comparedKindGroups());
       if (refusal) {
         store?.close();
         throw new Error(`compare: ${refusal}`);
@@ -164,7 +165,8 @@ function registerExportCommand(program: Command): void {
           const lines = await exportJsonl(store, runId, file);
           file.end();
           await once(file, 'finish');
-          console.error(`${lines} ${store.getRun(runId)?.kind === 'dialogue' ? 'conversations' : 'items'} written to ${options.out}`);
+          const run = store.getRun(runId);
+          console.error(`${lines} ${run && holdsConversations(run) ? 'conversations' : 'items'} written to ${options.out}`);
         } else {
           await exportJsonl(store, runId, process.stdout);
         }

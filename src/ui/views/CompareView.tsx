@@ -16,8 +16,8 @@ import { turnNumber } from '../../domain/conversation.ts';
 type Served = { kind: string; page: string } & ({ page: 'report'; comparison: RunComparison } | ({ page: 'tool-agents' } & ToolRunsCompared) | Record<string, unknown>);
 
 export function CompareView({ a, b }: { a: string | null; b: string | null }) {
-  const runs = useApi<{ runs: ListedRun[]; comparedKinds: string[] }>('/api/runs');
-  const compared = runs.data?.comparedKinds ?? [];
+  const runs = useApi<{ runs: ListedRun[]; comparedKindGroups: string[][] }>('/api/runs');
+  const compared = runs.data?.comparedKindGroups ?? [];
   const kindOf = (id: string | null) => runs.data?.runs.find((r) => r.id === id)?.kind ?? null;
   // a pair the server would refuse is never asked for: its runs are greyed out below, with the reason
   const [kindA, kindB] = [kindOf(a), kindOf(b)];

@@ -98,8 +98,8 @@ describe('a fifth kind from a fixture folder and its registry entry', () => {
     });
 
     it('reports it: the run listed with its own page, links and method line; summary.json as the CLI writes it; its own routes', async () => {
-      const runs = (await h.api('/api/runs')).json as { runs: ListedRun[]; comparedKinds: string[] };
-      expect(runs.comparedKinds).toContain(FIFTH_KIND);
+      const runs = (await h.api('/api/runs')).json as { runs: ListedRun[]; comparedKindGroups: string[][] };
+      expect(runs.comparedKindGroups).toContainEqual([FIFTH_KIND]);
       const listed = runs.runs.find((r) => r.id === runIds[0])!;
       expect(listed.view).toEqual({ page: 'fifth-words', links: [{ label: 'letters', path: 'letters' }], compared: true, paper: FIFTH_PAPER });
       const served = await h.api(`/api/runs/${runIds[0]}/summary.json`);

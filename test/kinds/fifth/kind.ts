@@ -88,7 +88,6 @@ function openFifthRig(loaded: LoadedFifth): KindRig<WordItem, FinishedWord> {
 
 export const fifthKind: CampaignKindDefinition<LoadedFifth, WordItem, FinishedWord> = {
   name: FIFTH_KIND,
-  storedAs: FIFTH_KIND,
   nouns: { item: 'word', items: 'words' },
   configSchema: FifthConfigSchema,
   load(path) {
