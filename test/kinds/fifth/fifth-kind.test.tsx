@@ -136,7 +136,7 @@ describe('a fifth kind from a fixture folder and its registry entry', () => {
       const talk = h.store.createRun({ name: 'talk', mode: 'guided', config: { name: 'talk' }, plan: [] });
       const mixed = await h.api(`/api/compare?a=${runIds[0]}&b=${talk}`);
       expect(mixed.status).toBe(400);
-      expect(mixed.json.error.message).toBe(`compare: a dialogue run compares with another dialogue run, not with a ${FIFTH_KIND} run`);
+      expect(mixed.json.error.message).toBe(`compare: a dialogue run compares with a dialogue, suite, live run, not with a ${FIFTH_KIND} run`);
     });
   });
 
