@@ -102,7 +102,8 @@ function applyVerdict(targets: Target[], verdict: TurnVerdict | null, turn: numb
   if (!verdict) return targets;
   return targets.map((t) => {
     const update = verdict.targetUpdates.find((u) => u.targetId === t.id);
-    if (!update || t.status === -1) return t;
+    // a dropped target stays dropped; a completed one is not undone by a later drop (the user lets go of what is open)
+    if (!update || t.status === -1 || (t.status === 1 && update.status === -1)) return t;
     return { ...t, status: update.status, completedTurn: update.status === 1 ? turn : null };
   });
 }
