@@ -25,7 +25,7 @@ async function conversations(mode: 'guided' | 'baseline', method: 'lab' | 'paper
 describe('what a driver reads in a reply', () => {
   it('a search is met by a result of its category whose claims meet the constraints, or by "not found"', () => {
     const search = { intent: 'find_poi' as const, category: 'restaurant' as const, constraints: [{ kind: 'min_rating' as const, value: 4 }] };
-    const place = (rating: number) => ({ id: 'p', name: 'Trattoria', district: 'Schwabing', category: 'restaurant' as const, rating });
+    const place = (rating: number) => ({ id: 'p', name: 'Trattoria', city: 'Munich', district: 'Schwabing', position: { lat: 48.16, lon: 11.58 }, category: 'restaurant' as const, rating });
     expect(driverSeesMet(search, reply([{ type: 'poi_results', category: 'restaurant', pois: [place(4.4)] }]), WHEN)).toBe(true);
     // "rated 3.9" is visibly below "at least 4"
     expect(driverSeesMet(search, reply([{ type: 'poi_results', category: 'restaurant', pois: [place(3.9)] }]), WHEN)).toBe(false);
