@@ -10,6 +10,7 @@ import { ConversationCsvWriter } from './csv.ts';
 import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
 import { diversityComparisonSection, diversitySection } from './diversity-section.ts';
+import { failuresOverTimeSection } from './failures-over-time-section.ts';
 import { changesSection, unpairedSection } from './changes-section.ts';
 import type { Artifact } from '../store/types.ts';
 import { judgeDisagreementSection } from './judge-section.ts';
@@ -104,7 +105,7 @@ export function writeRunReport(dir: string, input: RunReportInput): RunReportFil
  */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string): Promise<RunSummary> {
   const protocolCollector = protocolReport(store.runFacts(runId));
-  const collectors = { vehicle: vehicleTimelineSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
+  const collectors = { vehicle: vehicleTimelineSection(), overTime: failuresOverTimeSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
   const writer = runReportWriter({ protocolOf: protocolCollector.rowFor });
   const summary = await summarizeRun(store, runId, {
     observe: (result) => {
@@ -113,6 +114,7 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
     },
   });
   const vehicle = collectors.vehicle.finish();
+  const overTime = collectors.overTime.finish();
   const disagreements = collectors.disagreements.finish();
   const voice = collectors.voice.finish();
   const protocol = collectors.protocol.finish();
@@ -120,6 +122,7 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
     run: runInfo(store.getRun(runId)!),
     summary,
     extraSections: [
+      ...(overTime ? [overTime] : []),
       ...(vehicle ? [vehicle] : []),
       ...(voice ? [voice.section] : []),
       ...(disagreements ? [disagreements] : []),
