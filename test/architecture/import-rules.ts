@@ -162,7 +162,7 @@ export const RULES: Record<string, RoleRule> = {
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts', 'compare.ts'], why: 'the tool-agents run view and comparison' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts'], why: 'the conversation view pins a conversation as a suite' }, 'kinds/suite'],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts', 'compare.ts'], why: 'the tool-agents run view and comparison' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts', 'folder.ts'], why: 'the conversation view pins a conversation as a suite into the one suites folder' }, 'kinds/suite'],
   },
   ui: {
     is: 'the bench app frontend (browser)',

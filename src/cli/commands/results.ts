@@ -19,6 +19,7 @@ import { writeComparisonReport } from '../../report/write.ts';
 import { campaignKind } from '../../kinds/registry.ts';
 import { loadSummary, openStore } from '../outputs.ts';
 import { findingsText, gateText } from '../../kinds/dialogue/summary-text.ts';
+import { turnNumber } from '../../domain/conversation.ts';
 
 export function registerResultCommands(program: Command): void {
   registerRunsCommand(program);
@@ -185,7 +186,7 @@ export function alignedTable(header: readonly string[], rows: ReadonlyArray<read
 
 function printChanges(changes: RunChanges): void {
   console.log(`builds: A ${changes.buildA ?? '(none recorded)'}, B ${changes.buildB ?? '(none recorded)'}`);
-  const line = (c: ConversationChange) => `  ${c.key}: ${c.outcomeA} → ${c.outcomeB}; turns ${c.turns.map((t) => `${t.index} [${t.labelsA.join(', ') || '–'} → ${t.labelsB.join(', ') || '–'}]`).join(', ') || 'none differ'}`;
+  const line = (c: ConversationChange) => `  ${c.key}: ${c.outcomeA} → ${c.outcomeB}; turns ${c.turns.map((t) => `${turnNumber(t.index)} [${t.labelsA.join(', ') || '–'} → ${t.labelsB.join(', ') || '–'}]`).join(', ') || 'none differ'}`;
   console.log(`fixed (fail in A, pass in B): ${changes.fixed.length}`);
   changes.fixed.forEach((c) => console.log(line(c)));
   console.log(`regressed (pass in A, fail in B): ${changes.regressed.length}`);

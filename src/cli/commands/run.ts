@@ -108,8 +108,9 @@ export function registerRunCommands(program: Command): void {
           stopListening();
         }
         const out = resolve(options.out ?? join('runs', result.runId));
-        for (const line of await kind.outputs.write(store, result.runId, out)) console.log(line);
-        console.log(`report: ${join(out, 'report.html')}`);
+        const lines = await kind.outputs.write(store, result.runId, out);
+        // the kind's last line is its report's first screen in plain words: it stays the last line
+        for (const line of [...lines.slice(0, -1), `report: ${join(out, 'report.html')}`, ...lines.slice(-1)]) console.log(line);
         const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
         const resume = resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet });
         if (result.unreachable) {

@@ -120,8 +120,8 @@ export function registerSessionCommands(program: Command): void {
         session.end();
         const result = await run;
         const out = resolve(options.out ?? join('runs', result.runId));
-        const { writeRunOutputs } = await import('../../report/write.ts');
-        const summary = await writeRunOutputs(opened.store, result.runId, out);
+        const [{ writeRunOutputs }, { unitUnderTest }] = await Promise.all([import('../../report/write.ts'), import('../../kinds/dialogue/unit-under-test.ts')]);
+        const { summary } = await writeRunOutputs(opened.store, result.runId, out, unitUnderTest(opened.store.getRun(result.runId)?.config));
         console.log(`run ${result.runId} ${result.status}: ${session.history().length} turns, ${summary.failed ? 'failed' : summary.passed ? 'passed' : 'not decided'}; report: ${join(out, 'report.html')}`);
         console.log(`pin it as a regression: icabench pin ${result.runId} session --workspace ${options.workspace}`);
       } finally {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { pinnedSuiteName, SUITES_DIR_ENV, suitesFolder } from '../../suite/folder.ts';
 import type { Command } from 'commander';
 import { loadSuite, suiteToYaml } from '../../suite/format.ts';
 import { importKvret, importTranscripts } from '../../suite/import.ts';
@@ -28,9 +29,10 @@ export function registerSuiteCommands(program: Command): void {
     .argument('<run>', 'run id (icabench runs)')
     .argument('<conversation>', 'conversation key in that run')
     .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
-    .option('--out <file>', 'write a new suite file (default bench-configs/suites/pinned-<run>-<conversation>.yaml)')
+    .option('--out <file>', 'write a new suite file (default: pinned-<run>-<conversation>.yaml in the suites folder)')
+    .option('--suites <dir>', `the suites folder, shared with the bench app's Pin (default bench-configs/suites/, env ${SUITES_DIR_ENV})`)
     .option('--into <file>', 'add the conversation to an existing suite file instead (its comments are kept)')
-    .action((runId: string, key: string, options: { workspace: string; out?: string; into?: string }) => {
+    .action((runId: string, key: string, options: { workspace: string; out?: string; suites?: string; into?: string }) => {
       const store = openStore(options.workspace)!;
       try {
         const run = store.getRun(runId);
@@ -44,8 +46,8 @@ export function registerSuiteCommands(program: Command): void {
           console.log(`added conversation ${conversation.id} to ${options.into}`);
           return;
         }
-        const out = options.out ?? `bench-configs/suites/pinned-${runId}-${key.replace(/[^\w.-]+/g, '_')}.yaml`;
-        writeNew(out, pinnedSuiteYaml(conversation, `pinned-${runId}-${key}`));
+        const out = options.out ?? join(suitesFolder(options.suites), `${pinnedSuiteName(runId, key)}.yaml`);
+        writeNew(out, pinnedSuiteYaml(conversation, pinnedSuiteName(runId, key)));
         console.log(`pinned ${runId}/${key} (${conversation.turns.length} turns) as ${out}`);
       } finally {
         store.close();

@@ -5,7 +5,8 @@ import type { UserSimulator } from '../../simulator/types.ts';
 import { campaignPathFields, CampaignConfigSchema, isModelRef, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from './config.ts';
 import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
-import { findingsText, gateText } from './summary-text.ts';
+import { runFiguresLine } from './summary-text.ts';
+import { unitUnderTest } from './unit-under-test.ts';
 import { dialogueWire } from './wire.ts';
 import { conversationReach } from '../../run/unit-reach.ts';
 
@@ -59,15 +60,13 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   wire: dialogueWire,
   outputs: {
     async write(store, runId, outDir) {
-      const { writeRunOutputs } = await import('../../report/write.ts');
-      const summary = await writeRunOutputs(store, runId, outDir);
-      const status = store.getRun(runId)?.status;
-      const pct = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
+      const [{ writeRunOutputs }, { firstScreenLine }] = await Promise.all([import('../../report/write.ts'), import('../../report/first-screen.ts')]);
+      const { summary, firstScreen } = await writeRunOutputs(store, runId, outDir, unitUnderTest(store.getRun(runId)?.config));
       return [
-        `run ${runId} ${status}: ${summary.conversations} conversations, fail rate ${pct(summary.failRate)} ` +
-          `(${gateText(summary.gate.failOn, summary.gate.failedByGate)}; by C alone ${pct(summary.gate.scoreOnly.failRate)}), ${findingsText(summary)}, ` +
-          `mean C ${summary.meanScore?.toFixed(3) ?? 'n/a'}, unique failure types/conversation ${summary.uniqueFailureTypesPerConversation.toFixed(2)}`,
+        runFiguresLine(runId, store.getRun(runId)?.status ?? 'unknown', summary),
         ...(summary.tiers?.flatMap((t) => t.fallbacks) ?? []).map((f) => `fallback: the ${f.role} ${f.requested} was not available; the ${f.replacedBy} tier ran instead (config: fallback)`),
+        // last: the report's first screen in one line
+        firstScreenLine(firstScreen),
       ];
     },
     async summaryJson(store, run) {

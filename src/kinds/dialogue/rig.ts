@@ -62,6 +62,7 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
   const spoken = config.voice?.enabled ? config.voice : null;
   CampaignVoice.checkLink(config);
   if (spoken) await CampaignVoice.checkPrerequisites(spoken);
+  await CampaignVoice.checkDevices(config);
   const vehicle = config.vehicle ? await VehicleFeed.open(config.vehicle, config.concurrency) : null;
   let headUnit: ConnectedHeadUnit | undefined;
   try {

@@ -5,7 +5,7 @@ import type { HeadUnitSession } from '../../headunit/types.ts';
 import type { ArtifactInput } from '../../store/store.ts';
 import { speakingSession, type BenchVoice, type SpokenTurnResult } from '../../voice/bench-voice.ts';
 import type { AudioLink } from '../../voice/audio-link.ts';
-import { checkVoicePrerequisites, createBenchVoice, openBenchAcousticLink, turnAudioArtifacts, type VoiceConfig } from '../../voice/config.ts';
+import { checkAcousticDevices, checkVoicePrerequisites, createBenchVoice, openBenchAcousticLink, turnAudioArtifacts, type VoiceConfig } from '../../voice/config.ts';
 import { createSocketAudioLink } from '../../voice/socket-audio-link.ts';
 import { VoiceError } from '../../voice/types.ts';
 import { ConfigError, type LoadedCampaign } from './config.ts';
@@ -34,6 +34,16 @@ export class CampaignVoice {
     const acousticUnit = config.headUnit.type === 'reference' && config.headUnit.acoustic !== undefined;
     if (acousticUnit && !acousticBench) throw new ConfigError('headUnit.acoustic: the reference unit listens on audio devices only with voice.link: { type: acoustic, … }; remove headUnit.acoustic or set the voice link');
     if (acousticBench && config.headUnit.type === 'reference' && !acousticUnit) throw new ConfigError('voice.link: acoustic with the reference head unit needs headUnit.acoustic: { input, output } (its microphone and loudspeaker devices)');
+  }
+
+  /**
+   * The audio devices of an acoustic link (the bench's and the reference unit's) exist on an answering sound server:
+   * checked before anything heavy starts, so a missing one ends the run within seconds, naming the device and the fix.
+   */
+  static async checkDevices(config: LoadedCampaign['config']): Promise<void> {
+    const link = config.voice?.enabled ? config.voice.link : null;
+    const unit = config.headUnit.type === 'reference' ? config.headUnit.acoustic : undefined;
+    await checkAcousticDevices(link?.type === 'acoustic' ? link : null, unit);
   }
 
   /** Throws, naming what to install, when a Debian package or a model file the campaign needs is missing. */
