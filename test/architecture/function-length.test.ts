@@ -26,7 +26,6 @@ const NOT_YET_SPLIT = new Set([
   'src/manual/ingest/markdown.ts readMarkdown',
   'src/server/server.ts startBenchServer',
   'src/ui/views/RunReportView.tsx RunReportView',
-  'src/ui/views/SessionView.tsx Running',
 ]);
 
 interface Measured {
