@@ -4,6 +4,7 @@ import { openWorkspaceStore } from '../store/workspace.ts';
 import { fleetWorkerSource } from '../fleet/coordinator.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 import { packagePath } from '../domain/package-files.ts';
+import { suitesFolder } from '../suite/folder.ts';
 import { newToken } from './auth.ts';
 import { writeTokenFile } from './token-file.ts';
 
@@ -23,6 +24,8 @@ export interface BenchAppOptions {
   fleet?: string;
   /** the campaign runner's progress lines (see BenchServerOptions.log) */
   log?: (line: string) => void;
+  /** the suites folder (`--suites`; default src/suite/folder.ts, suitesFolder) */
+  suitesDir?: string;
 }
 
 /** The bench app as `icabench serve` and the Electron shell run it: the workspace's store, the bench configs, the built UI. */
@@ -49,6 +52,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
       token,
       tokenFile: tokenFile.path,
       log: options.log,
+      suitesDir: suitesFolder(options.suitesDir, options.configsDir ?? DEFAULT_CONFIGS_DIR),
       ...(fleet ? { fleet: options.fleet, rig: { fleetWorkers: fleet.workers } } : {}),
     });
     return {
