@@ -30,7 +30,6 @@ const NOT_YET_SPLIT = new Set([
   'src/ui/views/ConversationView.tsx RatingPanel',
   'src/ui/views/ManualRunView.tsx ManualRunPanel',
   'src/ui/views/ManualRunView.tsx ManualQuestionPanel',
-  'src/ui/views/RunReportView.tsx RunReportView',
   'src/ui/views/SessionView.tsx Running',
 ]);
 
