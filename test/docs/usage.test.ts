@@ -121,7 +121,7 @@ describe("the README's numbers and claims, against their sources", () => {
   });
 
   it('the voice quickstart durations are the ones measured in docs/benchmarks.md ("Voice campaign"), with the machine', () => {
-    const claim = /speech packages, installed by `bash scripts\/setup-system.sh`; ([^;]+); report in/.exec(readme.replace(/\n/g, " "))?.[1] ?? "";
+    const claim = /speech packages, installed by `bash scripts\/setup-system.sh`; ([^;]+); report in/.exec(readme.replace(/\n/g, ' '))?.[1] ?? '';
     expect(claim).toBe('2 min 17 s on an idle 2-core machine, longer on a busy one: 6.6 min in a newcomer\'s first-day run, 22 min under heavy load (docs/benchmarks.md, "Voice campaign")');
     const section = /### Voice campaign([\s\S]*?)\n## /.exec(benchmarks)![1];
     expect(section).toContain('Machine: 2 cores');
