@@ -20,6 +20,7 @@ import type { FirstScreen } from './first-screen.ts';
 import { runInfo } from './summary-header.ts';
 import { vehicleTimelineSection } from './vehicle-section.ts';
 import { voiceReport } from './voice-section.ts';
+import { holdsConversations } from '../domain/run-items.ts';
 
 export interface RunReportInput {
   run: RunInfo;
@@ -171,8 +172,11 @@ export function readRunSummary(path: string): RunSummary {
   } catch (error) {
     throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
   }
-  const kind = typeof json === 'object' && json !== null && 'kind' in json ? (json as { kind: unknown }).kind : 'dialogue';
-  if (kind !== 'dialogue') throw new Error(`${file}: the summary of a ${String(kind)} run; compare and the dialogue report read dialogue runs only`);
+  // a run of conversations (dialogue, suite, live) says so by its mode; a summary without a header is an old dialogue one
+  const header = (typeof json === 'object' && json !== null ? json : {}) as { kind?: unknown; run?: { mode?: unknown } };
+  if (typeof header.run?.mode === 'string' && !holdsConversations({ mode: header.run.mode })) {
+    throw new Error(`${file}: the summary of a ${String(header.kind)} run; compare and the conversation report read runs of conversations only (dialogue, suite, live)`);
+  }
   return parseOrThrow(RunSummarySchema, withPreGateFields(json), file);
 }
 

@@ -3,8 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ConversationResult } from '../domain/conversation.ts';
-import { campaignKindOfValue } from '../kinds/registry.ts';
-import { RUN_SOURCE_META, RunSourceSchema } from '../run/kind.ts';
+import { holdsConversations } from '../domain/run-items.ts';
 import { unitBuildOf } from '../run/run-facts.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -40,7 +39,7 @@ export class PinnedSuites {
   ) {}
 
   pin(run: RunRecord, result: ConversationResult): { path: string; file: string; yaml: string } {
-    if (campaignKindOfValue({ kind: run.kind }) !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `pin: run ${run.id}: a ${run.kind} run; only conversations of dialogue runs are pinned as suites`);
+    if (!holdsConversations(run)) throw new ApiError(400, 'unsupported_kind', `pin: run ${run.id}: a ${run.kind} run; only conversations (of dialogue, suite and live runs) are pinned as suites`);
     const conversation = pinConversation(result, { run: run.id, runName: run.name, unitBuild: unitBuildOf(this.store, run.id)?.build ?? null });
     return writePinnedSuite(this.dir, run.id, conversation);
   }
@@ -49,9 +48,8 @@ export class PinnedSuites {
   campaignFor(run: RunRecord, file: string): Record<string, unknown> {
     const path = join(this.dir, file);
     if (!existsSync(path)) throw new ApiError(404, 'suite_not_found', `no suite "${file}" in the suites folder ${this.dir}`);
-    // a run started as a suite keeps the config it was started from in its meta
-    const source = RunSourceSchema.safeParse(run.meta[RUN_SOURCE_META]);
-    const original = (source.success ? source.data.config : run.config) as Record<string, unknown>;
+    // every kind of conversations stores its own config, each with these fields
+    const original = run.config as Record<string, unknown>;
     const kept = Object.fromEntries(KEPT_FIELDS.filter((field) => original[field] !== undefined).map((field) => [field, original[field]]));
     return {
       kind: 'suite',

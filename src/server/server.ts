@@ -11,7 +11,7 @@ import { compareRunsWithDiversity } from '../analysis/compare.ts';
 import { storedRunChanges } from '../report/changes-section.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError } from '../config/yaml.ts';
-import { RUN_SOURCE_META, RunSourceSchema, type KindConfig, type LoadedKindConfig } from '../run/kind.ts';
+import type { KindConfig, LoadedKindConfig } from '../run/kind.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -149,10 +149,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
   const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
     if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${run.id} is complete; nothing to resume`);
-    // a kind stored as another (a suite run is a dialogue run) resumes as the kind that started it, from its own config
-    const source = RunSourceSchema.safeParse(run.meta[RUN_SOURCE_META]);
-    const kind = await kindOf(source.success ? source.data.kind : run.kind, `run ${run.id}`);
-    const check = catalog.checkValue(source.success ? source.data.config : run.config);
+    const kind = await kindOf(run.kind, `run ${run.id}`);
+    const check = catalog.checkValue(run.config);
     if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${run.id}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
     requireAllowedPaths(kind, check.config as KindConfig, `run ${run.id}`);
     return { kind, config: check.config as KindConfig };

@@ -19,6 +19,7 @@ import { writeComparisonReport } from '../../report/write.ts';
 import { campaignKind } from '../../kinds/registry.ts';
 import { loadSummary, openStore } from '../outputs.ts';
 import { findingsText, gateText } from '../../kinds/dialogue/summary-text.ts';
+import { holdsConversations } from '../../domain/run-items.ts';
 import { turnNumber } from '../../domain/conversation.ts';
 
 export function registerResultCommands(program: Command): void {
@@ -164,7 +165,8 @@ function registerExportCommand(program: Command): void {
           const lines = await exportJsonl(store, runId, file);
           file.end();
           await once(file, 'finish');
-          console.error(`${lines} ${store.getRun(runId)?.kind === 'dialogue' ? 'conversations' : 'items'} written to ${options.out}`);
+          const run = store.getRun(runId);
+          console.error(`${lines} ${run && holdsConversations(run) ? 'conversations' : 'items'} written to ${options.out}`);
         } else {
           await exportJsonl(store, runId, process.stdout);
         }

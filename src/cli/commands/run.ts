@@ -64,10 +64,10 @@ export function registerRunCommands(program: Command): void {
           resumeRunId = options.resume;
         } else if (options.resume) {
           // listRuns is newest first: the latest unfinished run of this kind and config
-          resumeRunId = opened!.store.listRuns().find((r) => r.kind === kind.storedAs && r.name === loaded.config.name && r.status !== 'completed')?.id;
-          if (!resumeRunId) throw new Error(`--resume: no unfinished ${kind.storedAs} run of "${loaded.config.name}" in ${options.workspace}`);
+          resumeRunId = opened!.store.listRuns().find((r) => r.kind === kind.name && r.name === loaded.config.name && r.status !== 'completed')?.id;
+          if (!resumeRunId) throw new Error(`--resume: no unfinished ${kind.name} run of "${loaded.config.name}" in ${options.workspace}`);
         }
-        if (resumeRunId) resumedRun(opened!.store, resumeRunId, kind.storedAs, loaded.config, kind.configSchema);
+        if (resumeRunId) resumedRun(opened!.store, resumeRunId, kind.name, loaded.config, kind.configSchema);
         // then the rig (every model it names checked, head unit connected) or the fleet (a worker can serve it): a problem stops a new run before the store is touched
         if (options.fleet && options.unitBuild) throw new Error('--fleet: each worker records the build of the unit on its rig (from its hello); --unit-build applies to a run in this process');
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');

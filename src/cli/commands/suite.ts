@@ -7,6 +7,7 @@ import { importKvret, importTranscripts } from '../../suite/import.ts';
 import { addToSuiteYaml, pinConversation, pinnedSuiteYaml } from '../../suite/pin.ts';
 import { openStore } from '../outputs.ts';
 import { turnsWithoutGrounds } from '../../kinds/suite/grounds-preview.ts';
+import { holdsConversations } from '../../domain/run-items.ts';
 
 /** What an imported suite's turns will give without a model judge: the turns the oracle has no grounds for (docs/suites.md). */
 function groundsNote(path: string): string {
@@ -37,7 +38,7 @@ export function registerSuiteCommands(program: Command): void {
       try {
         const run = store.getRun(runId);
         if (!run) throw new Error(`no run ${runId} in ${options.workspace} (icabench runs lists them)`);
-        if (run.kind !== 'dialogue') throw new Error(`run ${runId} is a ${run.kind} run; only conversations can be pinned`);
+        if (!holdsConversations(run)) throw new Error(`run ${runId} is a ${run.kind} run; only conversations can be pinned`);
         const result = store.getConversation(runId, key);
         if (!result) throw new Error(`run ${runId} has no conversation "${key}"`);
         const conversation = pinConversation(result, { run: runId, runName: run.name });
