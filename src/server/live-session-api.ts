@@ -1,4 +1,4 @@
-import { LiveSession, LiveSessionConfigSchema, LiveSessionError } from '../kinds/suite/live-session.ts';
+import { LiveSession, LiveSessionConfigSchema, LiveSessionError, type LiveSessionConfig } from '../kinds/suite/live-session.ts';
 import type { CampaignControl } from './campaign-control.ts';
 import { ApiError, fieldErrorsOf } from './http-util.ts';
 
@@ -13,6 +13,8 @@ export class LiveSessionApi {
   constructor(
     private readonly control: CampaignControl,
     private readonly fleet: boolean,
+    /** the app's path policy: the config with its files checked (400 path_not_allowed) and made absolute */
+    private readonly allowedPaths: (config: LiveSessionConfig) => LiveSessionConfig,
   ) {
     control.subscribe((event) => {
       if (event.type !== 'control') this.session?.onEvent(event);
@@ -27,7 +29,7 @@ export class LiveSessionApi {
       const fields = fieldErrorsOf(parsed.error);
       throw new ApiError(400, 'invalid_config', `live session: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`, fields);
     }
-    const session = new LiveSession(parsed.data);
+    const session = new LiveSession(this.allowedPaths(parsed.data));
     this.session = session;
     try {
       const { runId } = await this.control.start({ kind: session.kind, loaded: session.campaign, configName: parsed.data.name });

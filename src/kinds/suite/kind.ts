@@ -1,5 +1,6 @@
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import { ConfigError } from '../../config/yaml.ts';
+import { headUnitPathFields, modelRefPathFields } from '../../run/path-fields.ts';
 import { llmPathFields, RUN_SOURCE_META, type CampaignKindDefinition, type RunSource, type KindStorage, type PathField } from '../../run/kind.ts';
 import { isModelRef } from '../dialogue/config.ts';
 import { conversationStorage, dialogueKind, openConversationRig } from '../dialogue/kind.ts';
@@ -26,7 +27,11 @@ export const suiteKind: CampaignKindDefinition<LoadedSuiteCampaign, Conversation
   configSchema: SuiteCampaignConfigSchema,
   load: loadSuiteCampaign,
   modelRefs: (config) => config.judges.filter(isModelRef),
-  pathFields: (config) => [...config.suites.map((path, i): PathField<SuiteCampaignConfig> => ({ field: `suites.${i}`, path, kind: 'read', rewrite: (c, p) => (c.suites[i] = p) })), ...llmPathFields(config)],
+  pathFields: (config) => [
+    ...config.suites.map((path, i): PathField<SuiteCampaignConfig> => ({ field: `suites.${i}`, path, kind: 'read', rewrite: (c, p) => (c.suites[i] = p) })), ...headUnitPathFields(config),
+    ...config.judges.flatMap((ref, i) => modelRefPathFields<SuiteCampaignConfig>(`judges.${i}`, ref, (c, r) => (c.judges[i] = r))),
+    ...llmPathFields(config),
+  ],
   plan: async (loaded) => loaded.conversations.map((spec) => ({ key: spec.key, item: spec })),
   async open(loaded, options) {
     if (options.overrides?.simulator) throw new ConfigError('--simulator: a suite campaign plays its scripted turns; it has no simulator to replace');

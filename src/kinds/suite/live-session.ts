@@ -4,11 +4,11 @@ import type { ConversationResult, ConversationSpec, ScriptedTurn, TurnRecord } f
 import type { CampaignEvent } from '../../run/events.ts';
 import { ScriptedSimulator, type ScriptSource } from '../../simulator/script.ts';
 import { applySuiteContext, DEFAULT_SUITE_START, SuiteContextSchema, type SuiteContext } from '../../suite/format.ts';
-import { CampaignConfigSchema, type LoadedCampaign } from '../dialogue/config.ts';
+import { campaignPathFields, CampaignConfigSchema, type CampaignConfig, type LoadedCampaign } from '../dialogue/config.ts';
 import { SCRIPTED_SIMULATOR } from '../dialogue/config.ts';
 import { conversationStorage, dialogueKind, openConversationRig } from '../dialogue/kind.ts';
 import type { FinishedConversation } from '../dialogue/run.ts';
-import type { CampaignKindDefinition } from '../../run/kind.ts';
+import type { CampaignKindDefinition, PathField } from '../../run/kind.ts';
 
 /**
  * A live session (docs/suites.md, "Live sessions"): a technician types turns to the connected unit (the
@@ -31,6 +31,16 @@ export const LiveSessionConfigSchema = z.strictObject({
 });
 export type LiveSessionConfig = z.infer<typeof LiveSessionConfigSchema>;
 export type LiveSessionConfigInput = z.input<typeof LiveSessionConfigSchema>;
+
+/**
+ * The files a live session's config names: those of the dialogue fields it shares (the vehicle's scenario,
+ * mapping and transports, the head unit's bus, gguf judges), named once in campaignPathFields.
+ */
+export function liveSessionPathFields(config: LiveSessionConfig): PathField<LiveSessionConfig>[] {
+  const shared = new Set(Object.keys(LiveSessionConfigSchema.shape));
+  const asDialogue = { ...config, seeds: '', simulator: SCRIPTED_SIMULATOR, llm: {} } as unknown as CampaignConfig;
+  return campaignPathFields(asDialogue).filter((f) => shared.has(f.field.split('.')[0])) as unknown as PathField<LiveSessionConfig>[];
+}
 
 /** The most turns one live session takes (the conversation schema's limit). */
 export const MAX_LIVE_TURNS = 50;

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react';
 import type { CheckResult, ConformanceReport } from '../../conformance/checks.ts';
-import type { ConformanceStatus } from '../../server/conformance-runs.ts';
+import type { ConformanceStatus, DamagedConformanceReport, ListedConformanceReport } from '../../server/conformance-runs.ts';
 import { api } from '../api.ts';
 import { DataTable, ErrorBox, Loading, Pill } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
-type Listing = { current: ConformanceStatus; reports: Array<{ id: string; unit: ConformanceReport['unit']; startedAt: string; passed: boolean; failed: string[] }> };
+type Listing = { current: ConformanceStatus; reports: ListedConformanceReport[]; damaged: DamagedConformanceReport[] };
 
 const PILL: Record<CheckResult['status'], string> = { pass: 'pass', fail: 'fail', skipped: 'muted' };
 
@@ -126,7 +126,12 @@ export function ConformanceView({ reportId }: { reportId: string | null }) {
         </div>
       )}
       <h2>Reports</h2>
-      {listing.data && listing.data.reports.length === 0 && <p className="muted">No conformance runs in this workspace yet.</p>}
+      {listing.data && listing.data.reports.length === 0 && listing.data.damaged.length === 0 && <p className="muted">No conformance runs in this workspace yet.</p>}
+      {listing.data?.damaged.map((d) => (
+        <p key={d.id} className="muted" data-testid="conformance-damaged">
+          Report {d.id} cannot be read: {d.problem}
+        </p>
+      ))}
       {listing.data && listing.data.reports.length > 0 && (
         <DataTable headers={['Started', 'Unit', 'Result', 'Failed checks']} testId="conformance-reports">
           {listing.data.reports.map((r) => (
