@@ -87,7 +87,12 @@ export function registerRunCommands(program: Command): void {
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
-        console.error(Object.entries(runner.meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; '));
+        // said once the run has planned (its first line or event): a config or input error found while planning is then stderr's first line
+        let banner: string | null = Object.entries(runner.meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; ');
+        const announce = () => {
+          if (banner !== null) console.error(banner);
+          banner = null;
+        };
         const controller = new AbortController();
         const stopListening = onStopSignal(() => {
           console.error(`\nStopping: no new ${kind.nouns.items} start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.`);
@@ -99,7 +104,11 @@ export function registerRunCommands(program: Command): void {
           const { runKindCampaign } = await import('../../run/runner.ts');
           const given = runner;
           runner = null; // the run closes it from here on
-          result = await runKindCampaign(kind, loaded, { store, runner: given!, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log });
+          const onEvent = (event: CampaignEvent) => {
+            announce();
+            display.onEvent(event);
+          };
+          result = await runKindCampaign(kind, loaded, { store, runner: given!, resumeRunId, signal: controller.signal, onEvent, log: (line) => (announce(), log(line)) });
         } finally {
           display.stop();
           stopListening();
