@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { AnyCampaignKind } from '../kinds/registry.ts';
-import { liveSessionPathFields, type LiveSessionConfig } from '../kinds/suite/live-session.ts';
+import { conversationsPathFields } from '../kinds/dialogue/config.ts';
+import type { LiveSessionConfig } from '../kinds/live/config.ts';
 import type { KindConfig, PathField } from '../run/kind.ts';
 import { disallowedPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, type FieldError } from './http-util.ts';
@@ -17,11 +18,12 @@ import { ApiError, type FieldError } from './http-util.ts';
 export class PathPolicy {
   readonly roots: AppPathRoots;
 
-  constructor(workspace: string, configsDir: string) {
+  /** `alsoReadable`: folders the app itself keeps files in (the pinned suites') */
+  constructor(workspace: string, configsDir: string, alsoReadable: readonly string[] = []) {
     const project = dirname(resolve(configsDir));
     this.roots = {
       configsDir: resolve(configsDir),
-      readable: [workspace, configsDir, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
+      readable: [workspace, configsDir, ...alsoReadable, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
       writable: [workspace],
     };
   }
@@ -41,7 +43,7 @@ export class PathPolicy {
    * are): the session reads exactly what was checked, whatever the app's working folder.
    */
   liveSession(config: LiveSessionConfig, where: string): LiveSessionConfig {
-    const fields = liveSessionPathFields(config);
+    const fields = conversationsPathFields(config);
     refuse(disallowedPaths(fields, this.roots), where);
     return absolute(config, fields, this.roots.configsDir);
   }

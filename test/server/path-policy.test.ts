@@ -7,7 +7,8 @@ import { CampaignConfigSchema } from '../../src/kinds/dialogue/config.ts';
 import { FactAnnotationFormSchema } from '../../src/kinds/manual-qa/results.ts';
 import { ManualQaConfigSchema } from '../../src/kinds/manual-qa/config.ts';
 import { SuiteCampaignConfigSchema } from '../../src/kinds/suite/suite-kind.ts';
-import { LiveSessionConfigSchema } from '../../src/kinds/suite/live-session.ts';
+import { LiveSessionConfigSchema } from '../../src/kinds/live/config.ts';
+import { CAMPAIGN_KINDS } from '../../src/kinds/registry.ts';
 import { ToolAgentsConfigSchema } from '../../src/kinds/tool-agents/config.ts';
 import { RatingFormSchema } from '../../src/server/annotations.ts';
 import {
@@ -164,6 +165,10 @@ describe('every config field that names a file obeys the path policy', () => {
       expect(launched).toEqual([]);
     });
   }
+
+  it('covers every campaign kind of the registry (a live session\'s config is checked where sessions start)', () => {
+    expect([...KINDS.map((k) => k.kind), 'live'].sort()).toEqual([...CAMPAIGN_KINDS].sort());
+  });
 
   it('a live session: each file field outside the allowed folders is refused with the same answer before the session starts', async () => {
     expectClassified(LiveSessionConfigSchema, LIVE_FILES);

@@ -124,8 +124,8 @@ export const CampaignConfigSchema = z
 export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
 
 /** Whether a run pipelines its turns: `pipeline: auto` outside the paper preset, which keeps Algorithm 1's strict order. */
-export function pipelinesTurns(config: Pick<CampaignConfig, 'pipeline' | 'method'>): boolean {
-  return config.pipeline === 'auto' && config.method !== 'paper';
+export function pipelinesTurns(config: Partial<Pick<CampaignConfig, 'pipeline' | 'method'>>): boolean {
+  return (config.pipeline ?? 'auto') === 'auto' && config.method !== 'paper';
 }
 
 /**
@@ -146,7 +146,25 @@ function paperPresetIssues(config: Pick<CampaignConfig, 'scoring' | 'llm' | 'mod
   return issues;
 }
 
-export interface LoadedCampaign {
+/**
+ * What the rig of conversations (./rig.ts, ./run.ts, ./tiers.ts) reads of a config: the fields the dialogue kind, suites
+ * and live sessions share, each kind with its own schema (src/kinds/suite); the dialogue-only ones are optional (a suite
+ * or a live session plays scripted turns: no simulator, no sampling, no voice).
+ */
+export type ConversationsConfig = Pick<CampaignConfig, 'name' | 'concurrency' | 'headUnit' | 'judges' | 'fallback' | 'llm' | 'safety' | 'scoring'> &
+  Partial<Pick<CampaignConfig, 'description' | 'budgetMinutes' | 'maxErrorShare' | 'simulator' | 'consecutiveLimits' | 'voice' | 'vehicle' | 'world' | 'method' | 'mode' | 'pipeline'>>;
+
+/** A loaded config of conversations (any kind that runs on the rig of conversations). */
+export interface LoadedConversations<C extends ConversationsConfig = ConversationsConfig> {
+  config: C;
+  /** the config file, absolute; every path in `config` is already resolved against its folder */
+  path: string;
+  /** the seed phrases the plan samples from (the spoken driver vocabulary); none for scripted turns */
+  seeds: SeedPhrase[];
+  strategies: Strategy[];
+}
+
+export interface LoadedCampaign extends LoadedConversations<CampaignConfig> {
   config: CampaignConfig;
   /** the config file, absolute; every path in `config` is already resolved against its folder */
   path: string;
@@ -189,17 +207,25 @@ export const isModelRef = (ref: string) => ref !== 'template' && ref !== 'oracle
 type PathField = GenericPathField<CampaignConfig>;
 
 export function campaignPathFields(config: CampaignConfig): PathField[] {
-  const fields: PathField[] = [{ field: 'seeds', path: config.seeds, kind: 'read', rewrite: (c, p) => (c.seeds = p) }];
+  const fields: PathField[] = [{ field: 'seeds', path: config.seeds, kind: 'read', rewrite: (c, p) => (c.seeds = p) }, ...conversationsPathFields(config)];
+  const embeddingModel = config.diversity?.embeddingModel;
+  if (embeddingModel) fields.push({ field: 'diversity.embeddingModel', path: embeddingModel, kind: 'read', rewrite: (c, p) => (c.diversity!.embeddingModel = p) });
+  return fields;
+}
+
+/** The files, folders and devices of the fields every config of conversations may have (the dialogue kind's, a suite's, a live session's). */
+export function conversationsPathFields<C extends ConversationsConfig>(config: C): GenericPathField<C>[] {
+  const fields: GenericPathField<C>[] = [];
   if (config.world) fields.push({ field: 'world', path: config.world, kind: 'read', rewrite: (c, p) => (c.world = p) });
   const vehicle = config.vehicle;
   if (vehicle) {
-    fields.push(...namedFilePathFields<CampaignConfig>('vehicle.scenario', vehicle.scenario, (c, p) => (c.vehicle!.scenario = p)));
-    fields.push(...namedFilePathFields<CampaignConfig>('vehicle.mapping', vehicle.mapping, (c, p) => (c.vehicle!.mapping = p)));
-    fields.push(...transportPathFields<CampaignConfig>('vehicle.transport', vehicle.transport, 'write', (c, spec) => (c.vehicle!.transport = spec as TransportSpec)));
+    fields.push(...namedFilePathFields<C>('vehicle.scenario', vehicle.scenario, (c, p) => (c.vehicle!.scenario = p)));
+    fields.push(...namedFilePathFields<C>('vehicle.mapping', vehicle.mapping, (c, p) => (c.vehicle!.mapping = p)));
+    fields.push(...transportPathFields<C>('vehicle.transport', vehicle.transport, 'write', (c, spec) => (c.vehicle!.transport = spec as TransportSpec)));
     const observe = vehicle.observe;
     if (observe) {
-      fields.push(...transportPathFields<CampaignConfig>('vehicle.observe.transport', observe.transport, 'read', (c, spec) => (c.vehicle!.observe!.transport = spec as ObserveTransport)));
-      fields.push(...namedFilePathFields<CampaignConfig>('vehicle.observe.mapping', observe.mapping, (c, p) => (c.vehicle!.observe!.mapping = p)));
+      fields.push(...transportPathFields<C>('vehicle.observe.transport', observe.transport, 'read', (c, spec) => (c.vehicle!.observe!.transport = spec as ObserveTransport)));
+      fields.push(...namedFilePathFields<C>('vehicle.observe.mapping', observe.mapping, (c, p) => (c.vehicle!.observe!.mapping = p)));
     }
   }
   fields.push(...headUnitPathFields(config));
@@ -216,10 +242,8 @@ export function campaignPathFields(config: CampaignConfig): PathField[] {
     });
   }
   if (config.llm.cacheDir) fields.push({ field: 'llm.cacheDir', path: config.llm.cacheDir, kind: 'write', rewrite: (c, p) => (c.llm.cacheDir = p) });
-  fields.push(...modelRefPathFields<CampaignConfig>('simulator', config.simulator, (c, ref) => (c.simulator = ref)));
-  config.judges.forEach((judge, i) => fields.push(...modelRefPathFields<CampaignConfig>(`judges.${i}`, judge, (c, ref) => (c.judges[i] = ref))));
-  const embeddingModel = config.diversity?.embeddingModel;
-  if (embeddingModel) fields.push({ field: 'diversity.embeddingModel', path: embeddingModel, kind: 'read', rewrite: (c, p) => (c.diversity!.embeddingModel = p) });
+  if (config.simulator) fields.push(...modelRefPathFields<C>('simulator', config.simulator, (c, ref) => (c.simulator = ref)));
+  config.judges.forEach((judge, i) => fields.push(...modelRefPathFields<C>(`judges.${i}`, judge, (c, ref) => (c.judges[i] = ref))));
   return fields;
 }
 

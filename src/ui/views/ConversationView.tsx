@@ -10,7 +10,9 @@ import { api, ApiFailure, blobUrl } from '../api.ts';
 import { ErrorBox, Loading, Pill, TargetTable, fmt } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 import { describeAction, describeRequest } from './describe.ts';
+import { PinPanel } from '../components/PinPanel.tsx';
 import { COMPLETION_HELP, RUBRIC } from './rubric.ts';
+import { reading } from '../format.ts';
 
 interface Detail {
   result: ConversationResult;
@@ -28,7 +30,6 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
     <section>
       <div className="title-row">
         <h1 data-testid="conversation-title">{result.spec.key}</h1>
-        <PinButton path={path} />
         <a href={`#/runs/${encodeURIComponent(runId)}`}>← run report</a>
       </div>
       <p className="muted">
@@ -36,6 +37,7 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
         {result.spec.context.date} {result.spec.context.time} · status {result.status}
         {result.error ? ` (${result.error})` : ''}
       </p>
+      <PinPanel runId={runId} conversationKey={conversationKey} path={path} />
       <div className="conversation-grid">
         <div>
           <Outcome result={result} />
@@ -52,36 +54,6 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
         <RatingPanel path={path} result={result} ratings={ratings} onSaved={detail.reload} runId={runId} />
       </div>
     </section>
-  );
-}
-
-/** Pin as regression (docs/suites.md): the conversation as a scripted suite in the workspace's suites/ folder, shown for editing. */
-function PinButton({ path }: { path: string }) {
-  const [pinned, setPinned] = useState<{ path: string; yaml: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  async function pin() {
-    setError(null);
-    try {
-      setPinned(await api.post<{ path: string; yaml: string }>(`${path}/pin`, {}));
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    }
-  }
-  return (
-    <div className="pin">
-      <button onClick={pin} data-testid="pin-conversation" title="Pin as a regression: a scripted suite of this conversation's turns, contexts and expectations">
-        Pin as regression
-      </button>
-      {error && <ErrorBox message={error} />}
-      {pinned && (
-        <details open data-testid="pinned-suite">
-          <summary>
-            Pinned as <code>{pinned.path}</code> (run it with a <code>kind: suite</code> config; move it to bench-configs/suites/ to keep it)
-          </summary>
-          <pre>{pinned.yaml}</pre>
-        </details>
-      )}
-    </div>
   );
 }
 
@@ -221,8 +193,8 @@ export function TurnVehicleLine({ turn }: { turn: TurnRecord }) {
   if (!vehicle) return null;
   return (
     <div className="muted" data-testid="turn-vehicle">
-      vehicle: {vehicle.speedKmh} km/h, gear {vehicle.gear}
-      {vehicle.stateOfChargePct !== undefined ? `, SoC ${vehicle.stateOfChargePct} %` : ''}
+      vehicle: {reading('speedKmh', vehicle.speedKmh)}, gear {vehicle.gear}
+      {vehicle.stateOfChargePct !== undefined ? `, SoC ${reading('stateOfChargePct', vehicle.stateOfChargePct)}` : ''}
     </div>
   );
 }
@@ -333,52 +305,9 @@ function RatingPanel({ path, result, ratings, onSaved, runId }: { path: string; 
           }} placeholder="your name" data-testid="rater-name" />
       </label>
       {fieldErrors.rater && <div className="field-error-inline">{fieldErrors.rater}</div>}
-      {DIMENSIONS.map((d) => (
-        <fieldset key={d} className="dimension">
-          <legend>{DIMENSION_TITLES[d]}</legend>
-          <div className="choices">
-            {([0, 1, 2] as const).map((score) => (
-              <label key={score} title={RUBRIC[d].levels[score]}>
-                <input type="radio" name={`dim-${d}`} checked={dims[d] === score} onChange={() => setDims((x) => ({ ...x, [d]: score }))} data-testid={`dim-${d}-${score}`} /> {score}
-              </label>
-            ))}
-          </div>
-          {fieldErrors[`dimensions.${d}`] && <div className="field-error-inline">{fieldErrors[`dimensions.${d}`]}</div>}
-          <ul className="rubric">
-            {RUBRIC[d].levels.map((level) => (
-              <li key={level}>{level}</li>
-            ))}
-            <li className="example">Example: {RUBRIC[d].example}</li>
-          </ul>
-        </fieldset>
-      ))}
-      <fieldset>
-        <legend>Target completion</legend>
-        <p className="muted">{COMPLETION_HELP}</p>
-        {result.targets.map((t) => (
-          <label key={t.id} className="target-choice">
-            {t.id} · {describeRequest(t.request)}{' '}
-            <select value={targets[t.id] ?? 0} onChange={(e) => setTargets((x) => ({ ...x, [t.id]: Number(e.target.value) as TargetStatus }))} data-testid={`target-${t.id}`}>
-              <option value={1}>completed</option>
-              <option value={0}>incomplete</option>
-              <option value={-1}>dropped</option>
-            </select>
-          </label>
-        ))}
-      </fieldset>
-      <details>
-        <summary>Turn labels (optional)</summary>
-        {result.turns.map((turn) => (
-          <div key={turn.index} className="turn-labels">
-            <strong>Turn {turnNumber(turn.index)}</strong>{' '}
-            {FAILURE_LABELS.map((l) => (
-              <label key={l} className="chip">
-                <input type="checkbox" checked={labels.some((x) => x.turn === turn.index && x.label === l)} onChange={() => toggleLabel(turn.index, l)} /> {l}
-              </label>
-            ))}
-          </div>
-        ))}
-      </details>
+      <DimensionScores dims={dims} onScore={(d, score) => setDims((x) => ({ ...x, [d]: score }))} fieldErrors={fieldErrors} />
+      <TargetCompletion result={result} targets={targets} onStatus={(id, status) => setTargets((x) => ({ ...x, [id]: status }))} />
+      <TurnLabelChoices result={result} labels={labels} onToggle={toggleLabel} />
       <label>
         Note
         <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} />
@@ -397,5 +326,71 @@ function RatingPanel({ path, result, ratings, onSaved, runId }: { path: string; 
         </p>
       )}
     </aside>
+  );
+}
+
+/** The four rubric dimensions, 0/1/2 each, with the rubric's levels and a worked example on screen. */
+function DimensionScores({ dims, onScore, fieldErrors }: { dims: Partial<Record<Dimension, 0 | 1 | 2>>; onScore: (d: Dimension, score: 0 | 1 | 2) => void; fieldErrors: Record<string, string> }) {
+  return (
+    <>
+      {DIMENSIONS.map((d) => (
+        <fieldset key={d} className="dimension">
+          <legend>{DIMENSION_TITLES[d]}</legend>
+          <div className="choices">
+            {([0, 1, 2] as const).map((score) => (
+              <label key={score} title={RUBRIC[d].levels[score]}>
+                <input type="radio" name={`dim-${d}`} checked={dims[d] === score} onChange={() => onScore(d, score)} data-testid={`dim-${d}-${score}`} /> {score}
+              </label>
+            ))}
+          </div>
+          {fieldErrors[`dimensions.${d}`] && <div className="field-error-inline">{fieldErrors[`dimensions.${d}`]}</div>}
+          <ul className="rubric">
+            {RUBRIC[d].levels.map((level) => (
+              <li key={level}>{level}</li>
+            ))}
+            <li className="example">Example: {RUBRIC[d].example}</li>
+          </ul>
+        </fieldset>
+      ))}
+    </>
+  );
+}
+
+/** Each target's status as the rater sees it: completed, incomplete or dropped. */
+function TargetCompletion({ result, targets, onStatus }: { result: ConversationResult; targets: Record<string, TargetStatus>; onStatus: (id: string, status: TargetStatus) => void }) {
+  return (
+    <fieldset>
+      <legend>Target completion</legend>
+      <p className="muted">{COMPLETION_HELP}</p>
+      {result.targets.map((t) => (
+        <label key={t.id} className="target-choice">
+          {t.id} · {describeRequest(t.request)}{' '}
+          <select value={targets[t.id] ?? 0} onChange={(e) => onStatus(t.id, Number(e.target.value) as TargetStatus)} data-testid={`target-${t.id}`}>
+            <option value={1}>completed</option>
+            <option value={0}>incomplete</option>
+            <option value={-1}>dropped</option>
+          </select>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Optional failure labels per turn. */
+function TurnLabelChoices({ result, labels, onToggle }: { result: ConversationResult; labels: readonly { turn: number; label: FailureLabel }[]; onToggle: (turn: number, label: FailureLabel) => void }) {
+  return (
+    <details>
+      <summary>Turn labels (optional)</summary>
+      {result.turns.map((turn) => (
+        <div key={turn.index} className="turn-labels">
+          <strong>Turn {turnNumber(turn.index)}</strong>{' '}
+          {FAILURE_LABELS.map((l) => (
+            <label key={l} className="chip">
+              <input type="checkbox" checked={labels.some((x) => x.turn === turn.index && x.label === l)} onChange={() => onToggle(turn.index, l)} /> {l}
+            </label>
+          ))}
+        </div>
+      ))}
+    </details>
   );
 }
