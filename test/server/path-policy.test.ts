@@ -23,6 +23,7 @@ import {
   ValidateConfigBodySchema,
 } from '../../src/server/api-schemas.ts';
 import { StartConformanceBodySchema } from '../../src/server/conformance-runs.ts';
+import { RunPinnedSuiteBodySchema } from '../../src/server/pinned-suites.ts';
 import { stringFields } from '../helpers/string-fields.ts';
 import { CONFIGS_DIR, startHarness, type Harness } from './helpers.ts';
 
@@ -121,7 +122,7 @@ const KINDS: Array<{ kind: string; schema: z.ZodType; config: string; files: Fil
     files: { 'suites[]': { change: { suites: [`${OUT}.yaml`] }, refused: 'suites.0' }, ...BUS_FILES, ...JUDGE_FILES, ...CACHE },
   },
 ];
-const LIVE_FILES: FileExamples = { ...BUS_FILES, ...JUDGE_FILES, ...VEHICLE_FILES };
+const LIVE_FILES: FileExamples = { ...BUS_FILES, ...JUDGE_FILES, ...VEHICLE_FILES, ...CACHE };
 
 function merged(base: unknown, change: unknown): unknown {
   if (!isPlainObject(base) || !isPlainObject(change)) return change;
@@ -221,6 +222,11 @@ const ROUTES: Record<string, { body?: z.ZodType; files: 'none' | 'campaign confi
   'GET /api/runs/:id/agreement': { files: 'none' },
   'GET /api/runs/:id/judge-agreement': { files: 'none' },
   'GET /api/compare': { files: 'none' },
+  'GET /api/runs/:id/outputs': { files: 'none' },
+  // the file is one of the run's outputs, looked up by name among them
+  'GET /api/runs/:id/outputs/:name': { files: 'none' },
+  // `suite` is a file name in the pinned suites' folder; the suite campaign built on it starts through the same policy
+  'POST /api/suites/run': { body: RunPinnedSuiteBodySchema, files: 'campaign config' },
 };
 /** Text fields of request bodies that name no file (a config's text is checked as a config, above). */
 const REQUEST_TEXT = new Set(['host', 'token', 'text', 'configName', 'runId', 'rater', 'comment', 'note', 'notes', 'itemId', 'factId']);

@@ -87,12 +87,7 @@ export function registerRunCommands(program: Command): void {
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
-        // said once the run has planned (its first line or event): a config or input error found while planning is then stderr's first line
-        let banner: string | null = Object.entries(runner.meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; ');
-        const announce = () => {
-          if (banner !== null) console.error(banner);
-          banner = null;
-        };
+        const announce = deferredBanner(runner.meta);
         const controller = new AbortController();
         const stopListening = onStopSignal(() => {
           console.error(`\nStopping: no new ${kind.nouns.items} start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.`);
@@ -132,6 +127,18 @@ export function registerRunCommands(program: Command): void {
         opened?.closeAndDiscardIfEmpty();
       }
     });
+}
+
+/**
+ * The run's tiers line (agent, simulator, judges), said once the run has planned (before its first line or event):
+ * a config or input error found while planning is then the first line on stderr.
+ */
+function deferredBanner(meta: Record<string, unknown>): () => void {
+  let banner: string | null = Object.entries(meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; ');
+  return () => {
+    if (banner !== null) console.error(banner);
+    banner = null;
+  };
 }
 
 /** A progress bar on a terminal; a line every 10% otherwise (CI logs). */
