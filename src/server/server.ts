@@ -31,7 +31,7 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
-import { comparePairRefusal } from '../domain/comparable.ts';
+import { comparePairRefusal, comparisonWarnings } from '../domain/comparable.ts';
 import { compareToolRuns } from '../kinds/tool-agents/compare.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../kinds/tool-agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
@@ -437,7 +437,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         const comparison = await compareRunsWithDiversity(a, b, new TfidfEmbedder());
         // the same conversation-by-conversation changes as `icabench compare`: fixed, regressed, per-turn reply diffs
         Object.assign(comparison, storedRunChanges(store, runs[0].id, runs[1].id));
-        return ok(res, { kind: 'dialogue', comparison });
+        return ok(res, { kind: 'dialogue', comparison, warnings: comparisonWarnings(runs[0].config, runs[1].config, comparison.unpaired) });
       },
     },
   ];
