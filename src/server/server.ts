@@ -169,7 +169,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
   /** A run as the API lists it: without its config, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
   const listedRun = async (run: RunRecord): Promise<ListedRun> => {
-    if (run.status === 'completed') return { ...withoutConfig(run), resumeRefusal: null };
+    const outcomes = store.outcomeCounts(run.id);
+    if (run.status === 'completed') return { ...withoutConfig(run), outcomes, resumeRefusal: null };
     const refusal = await resumeFrom(run).then(
       () => null,
       (error: unknown) => {
@@ -177,7 +178,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         throw error;
       },
     );
-    return { ...withoutConfig(run), resumeRefusal: refusal };
+    return { ...withoutConfig(run), outcomes, resumeRefusal: refusal };
   };
 
   const requireRun = (id: string): RunRecord => {
@@ -531,6 +532,8 @@ function requestUrl(target: string | undefined): URL {
 export type ListedRun = Omit<RunRecord, 'config'> & {
   /** why POST /api/campaign/resume would refuse this run (the same message); null when it resumes, or it is complete */
   resumeRefusal: string | null;
+  /** its stored items by outcome (pass, fail, inconclusive, error, or a kind's own word) */
+  outcomes: Record<string, number>;
 };
 
 function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {

@@ -34,9 +34,9 @@ describeInBrowser('the first day in the bench app', () => {
 
   it('opens with the printed URL and starts the quickstart', async () => {
     await page.goto(app.url);
-    await page.getByTestId('rig-table').waitFor();
+    await page.getByTestId('rig-table').waitFor({ timeout: 60_000 });
     await page.goto(`${app.origin}/#/setup`);
-    await expect.poll(() => page.getByTestId('config-editor').inputValue()).toContain('name: quickstart');
+    await expect.poll(() => page.getByTestId('config-editor').inputValue(), { timeout: 60_000 }).toContain('name: quickstart');
     expect(await pageWidth()).toBeLessThanOrEqual(MAX_PAGE_WIDTH);
     await page.getByTestId('start-campaign').click();
     await page.waitForURL(/#\/live/);
@@ -46,7 +46,7 @@ describeInBrowser('the first day in the bench app', () => {
     const count = async (id: string) => Number(await page.getByTestId(id).innerText());
     await expect.poll(async () => (await count('tally-pass')) + (await count('tally-fail')), { timeout: 120_000 }).toBeGreaterThan(0);
     await page.getByTestId('findings-plot').waitFor({ timeout: 120_000 });
-    await expect.poll(() => page.getByTestId('live-rate').innerText()).toMatch(/^\d/);
+    await expect.poll(() => page.getByTestId('live-rate').innerText(), { timeout: 60_000 }).toMatch(/^\d/);
     await screenshot(page, 'first-day-01-live');
     await expect.poll(() => page.getByTestId('live-state').innerText(), { timeout: 240_000, interval: 500 }).toBe('completed');
     expect(await page.getByTestId('live-done').innerText()).toBe(`${PLANNED} / ${PLANNED}`);
@@ -61,9 +61,9 @@ describeInBrowser('the first day in the bench app', () => {
 
   it('opens the report: its first screen names the unit, the injected faults, a plain verdict and the top findings', async () => {
     await page.getByTestId('live-run-link').click();
-    await page.getByTestId('run-downloads').waitFor();
+    await page.locator('[data-testid=run-downloads] button').first().waitFor({ timeout: 120_000 });
     const [report] = await Promise.all([page.context().waitForEvent('page'), page.getByTestId('open-report').click()]);
-    await report.getByTestId('first-screen').waitFor();
+    await report.getByTestId('first-screen').waitFor({ timeout: 60_000 });
     const tested = await report.getByTestId('tested').innerText();
     expect(tested).toContain('icabench-reference');
     expect(tested).toMatch(/injected on purpose/);
@@ -94,16 +94,16 @@ describeInBrowser('the first day in the bench app', () => {
 
   it('pins a failing conversation and runs the pinned suite from the app, set beside the original', async () => {
     await page.getByLabel('outcome filter').selectOption('fail');
-    await expect.poll(() => page.getByTestId('pager-status').innerText()).not.toContain(`${PLANNED} conversations`);
+    await expect.poll(() => page.getByTestId('pager-status').innerText(), { timeout: 60_000 }).not.toContain(`${PLANNED} conversations`);
     await page.locator('[data-testid=conversation-table] tbody tr a').first().click();
-    await page.getByTestId('conversation-title').waitFor();
+    await page.getByTestId('conversation-title').waitFor({ timeout: 60_000 });
     await page.getByTestId('pin-conversation').click();
-    await page.getByTestId('pinned-suite').waitFor();
+    await page.getByTestId('pinned-suite').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('pinned-suite').innerText()).toMatch(/suites\/pinned-.*\.yaml/);
     // the pinned suite's text wraps inside the page
     expect(await pageWidth()).toBeLessThanOrEqual(MAX_PAGE_WIDTH);
     await page.getByTestId('run-pinned-suite').click();
-    await page.getByTestId('pinned-replay-result').waitFor({ timeout: 120_000 });
+    await page.getByTestId('pinned-replay-result').waitFor({ timeout: 180_000 });
     const result = await page.getByTestId('pinned-replay-result').innerText();
     expect(result).toMatch(new RegExp(`Original \\(run ${runId}\\): fail`));
     expect(result).toMatch(/Replay \(run [^)]+\): (pass|fail|inconclusive)/);
@@ -112,7 +112,7 @@ describeInBrowser('the first day in the bench app', () => {
 
   it('compares the replay with the original run, within the page width', async () => {
     await page.getByTestId('compare-replay').click();
-    await page.getByTestId('comparison-table').waitFor();
+    await page.getByTestId('comparison-table').waitFor({ timeout: 120_000 });
     expect(await page.getByTestId('comparison-table').innerText()).toMatch(new RegExp(`Conversations\\s+${PLANNED}\\s+1\\b`));
     expect(await pageWidth()).toBeLessThanOrEqual(MAX_PAGE_WIDTH);
     await screenshot(page, 'first-day-05-compare');
