@@ -2,7 +2,7 @@
  * The speed-and-footprint matrix of issue #26, every figure printed with its goal beside it.
  *
  *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000] [--two-tier] [--model-only] [--deterministic-only] [--pipeline off]
- *                         [--host-only | --no-host] [--host-conversations 20] [--host-concurrency 1,8,32] [--time-scale 1]
+ *                         [--host-only | --no-host] [--host-conversations N] [--host-concurrency 1,8,32] [--time-scale 1]
  *
  * Scenarios (each measured in a fresh child process, so its peak RSS is its own):
  * - model host (issue #37): the model-driven campaign against the fake server modelling a local GPU host (slots with
@@ -172,10 +172,14 @@ async function scenario(name: string): Promise<void> {
     const url = text('url')!;
     // one limiter for the one server: AT_ONCE calls at once, whichever client calls
     limiter = new ConcurrencyLimiter(AT_ONCE);
+    // --one-model (the model host scenario): one local model serves both roles, as a lab with one GPU runs it, so its
+    // slots can keep a conversation's prompt for either role; else two models through the two client libraries
+    const simulatorRef = flag('one-model') ? `openai-compat:${url}/v1#bench-model` : 'ollama:bench-sim';
+    const judgeRef = flag('one-model') ? `openai-compat:${url}/v1#bench-model` : `openai-compat:${url}/v1#bench-judge`;
     tiers = {
-      simulator: createLlmSimulator('ollama:bench-sim', { tracker, provider: { ollamaHost: url, limiter } }),
+      simulator: createLlmSimulator(simulatorRef, { tracker, provider: { ollamaHost: url, limiter } }),
       // --two-tier: the oracle first in precedence (it decides every turn of the reference unit), the model judge recorded beside it
-      judges: [...(flag('two-tier') ? [new OracleJudge(campaign.config.scoring, campaign.config.safety)] : []), createLlmJudge(`openai-compat:${url}/v1#bench-judge`, { tracker, provider: { limiter } })],
+      judges: [...(flag('two-tier') ? [new OracleJudge(campaign.config.scoring, campaign.config.safety)] : []), createLlmJudge(judgeRef, { tracker, provider: { limiter } })],
       // as a real run has it: each conversation's calls handed to the store with it (llm.calls), part of the bench's cost per call
       tracker,
     };
@@ -250,10 +254,10 @@ async function withServer<T>(latencyMs: number, use: (url: string) => Promise<T>
   }
 }
 
-async function runScenario(name: 'model' | 'deterministic' | 'in-process', conversations: number, url?: string, concurrency = AT_ONCE): Promise<ScenarioFigures> {
+async function runScenario(name: 'model' | 'deterministic' | 'in-process', conversations: number, url?: string, concurrency = AT_ONCE, extra: string[] = []): Promise<ScenarioFigures> {
   const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-'));
   try {
-    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), '--concurrency', String(concurrency), ...(url ? ['--url', url] : []), ...(flag('two-tier') ? ['--two-tier'] : []), ...(text('pipeline') ? ['--pipeline', text('pipeline')!] : [])]);
+    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), '--concurrency', String(concurrency), ...extra, ...(url ? ['--url', url] : []), ...(flag('two-tier') ? ['--two-tier'] : []), ...(text('pipeline') ? ['--pipeline', text('pipeline')!] : [])]);
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
@@ -294,13 +298,12 @@ type Row = (figure: string, value: string, goal: string, load: number) => void;
  * counts 1/S times too much).
  */
 async function hostStage(row: Row): Promise<void> {
-  const conversations = arg('host-conversations', 20);
   const timeScale = arg('time-scale', 1);
   const levels = (text('host-concurrency') ?? '1,8,32').split(',').map(Number);
   for (const concurrency of levels) {
-    // enough conversations that every one of the `concurrency` places is filled
-    const count = Math.max(conversations, concurrency);
-    const { value: f, host } = await withServer(0, (url) => runScenario('model', count, url, concurrency), timeScale);
+    // enough conversations that every place is filled most of the run: 6 one after another, 20 at 8, twice the places beyond
+    const count = text('host-conversations') ? Math.max(arg('host-conversations', 20), concurrency) : concurrency === 1 ? 6 : Math.max(20, 2 * concurrency);
+    const { value: f, host } = await withServer(0, (url) => runScenario('model', count, url, concurrency, ['--one-model']), timeScale);
     const total = totalCost(host);
     const turnsPerSecond = f.turns / (f.wallSeconds / timeScale);
     const at = `${concurrency} at once (${f.conversations} conversations, ${f.turns} turns)`;

@@ -220,9 +220,10 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
  */
 async function runOnHost(host: ModelHost, timeScale: number, body: any, completion: string): Promise<HostCharge> {
   const prompt = chatPromptText(body?.messages ?? []);
-  const slot = await host.acquire(prompt, typeof body?.id_slot === 'number' ? body.id_slot : undefined);
+  const model = String(body?.model ?? '');
+  const slot = await host.acquire(prompt, typeof body?.id_slot === 'number' ? body.id_slot : undefined, model);
   try {
-    const charge = host.charge(slot, prompt, completion);
+    const charge = host.charge(slot, prompt, completion, model);
     await sleepUntil(performance.now() + charge.modelMs * timeScale);
     return charge;
   } finally {

@@ -5,7 +5,7 @@
  * The host has N slots. A call holds one slot for
  *     (prompt tokens − tokens served from the slot's cache) × prefill cost  +  completion tokens × decode cost.
  * Each slot keeps the tokens of its last call (prompt and completion, as llama.cpp's slots and Ollama's runner keep
- * their KV cache), and a call reuses the longest prefix its prompt shares with them; at least the prompt's last
+ * their KV cache), and a call of the same model reuses the longest prefix its prompt shares with them; at least the prompt's last
  * token is always computed, as the servers do. Which slot: the one the call names (llama.cpp's `id_slot`), waiting
  * for it when busy; else the idle slot whose cache shares the longest prefix with the prompt, the least recently used
  * among equals (Ollama's runner; llama.cpp above its prompt-similarity threshold). No idle slot: the call queues
@@ -64,6 +64,8 @@ function sharedPrefixLength(a: string, b: string): number {
 }
 
 interface Slot {
+  /** the model the slot last ran: a cache holds one model's tokens */
+  model: string;
   /** what the slot's cache holds: the last call's prompt and completion */
   cached: string;
   busy: boolean;
@@ -72,6 +74,7 @@ interface Slot {
 }
 
 interface Waiting {
+  model: string;
   prompt: string;
   wanted: number | undefined;
   grant: (slot: number) => void;
@@ -88,26 +91,27 @@ export class ModelHost {
     private readonly prefixReuse = true,
   ) {
     if (!Number.isInteger(cost.slots) || cost.slots < 1) throw new Error(`model host: slots must be a positive integer, got ${cost.slots}`);
-    this.slots = Array.from({ length: cost.slots }, () => ({ cached: '', busy: false, lastUsed: 0 }));
+    this.slots = Array.from({ length: cost.slots }, () => ({ model: '', cached: '', busy: false, lastUsed: 0 }));
   }
 
   /** Resolves with the slot the call runs on once it is free: `wanted` (a slot number; out of range counts as none) or the best idle one. */
-  acquire(prompt: string, wanted?: number): Promise<number> {
+  acquire(prompt: string, wanted?: number, model = ''): Promise<number> {
     const named = wanted !== undefined && Number.isInteger(wanted) && wanted >= 0 && wanted < this.slots.length ? wanted : undefined;
     return new Promise((grant) => {
-      this.waiting.push({ prompt, wanted: named, grant });
+      this.waiting.push({ model, prompt, wanted: named, grant });
       this.dispatch();
     });
   }
 
-  /** What a call with this prompt and completion costs on `slot`; the slot's cache then holds them. */
-  charge(slot: number, prompt: string, completion: string): HostCharge {
+  /** What a call of `model` with this prompt and completion costs on `slot`; the slot's cache then holds them. */
+  charge(slot: number, prompt: string, completion: string, model = ''): HostCharge {
     const held = this.slots[slot];
     const promptTokens = tokensOf(prompt);
     const completionTokens = tokensOf(completion);
     // the last prompt token is always computed (it yields the first output token)
-    const reusable = this.prefixReuse ? Math.min(sharedPrefixLength(held.cached, prompt), prompt.length - 1) : 0;
-    const cachedTokens = Math.max(0, Math.floor(reusable / 4));
+    const reusable = this.reusable(held, model, prompt);
+    const cachedTokens = Math.max(0, Math.floor(Math.min(reusable, prompt.length - 1) / 4));
+    held.model = model;
     held.cached = prompt + completion;
     const { prefillMsPerToken: prefill, decodeMsPerToken: decode } = this.cost;
     const prefillMs = (promptTokens - cachedTokens) * prefill;
@@ -128,11 +132,16 @@ export class ModelHost {
     this.dispatch();
   }
 
+  /** The characters of `prompt` a slot's cache holds: its shared prefix, when the slot last ran the same model. */
+  private reusable(slot: Slot, model: string, prompt: string): number {
+    return this.prefixReuse && slot.model === model ? sharedPrefixLength(slot.cached, prompt) : 0;
+  }
+
   /** Grants idle slots to waiting calls in arrival order; a call that names a busy slot keeps waiting without holding up the others. */
   private dispatch(): void {
     for (let i = 0; i < this.waiting.length; ) {
       const call = this.waiting[i];
-      const slot = call.wanted !== undefined ? (this.slots[call.wanted].busy ? -1 : call.wanted) : this.bestIdleSlot(call.prompt);
+      const slot = call.wanted !== undefined ? (this.slots[call.wanted].busy ? -1 : call.wanted) : this.bestIdleSlot(call.model, call.prompt);
       if (slot < 0) {
         i++;
         continue;
@@ -144,12 +153,12 @@ export class ModelHost {
   }
 
   /** The idle slot sharing the longest prefix with the prompt, least recently used among equals; -1 when none is idle. */
-  private bestIdleSlot(prompt: string): number {
+  private bestIdleSlot(model: string, prompt: string): number {
     let best = -1;
     let bestShared = -1;
     this.slots.forEach((slot, i) => {
       if (slot.busy) return;
-      const shared = this.prefixReuse ? sharedPrefixLength(slot.cached, prompt) : 0;
+      const shared = this.reusable(slot, model, prompt);
       if (shared > bestShared || (shared === bestShared && slot.lastUsed < this.slots[best].lastUsed)) {
         best = i;
         bestShared = shared;

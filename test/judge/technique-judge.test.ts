@@ -8,7 +8,7 @@ import { isTechniqueRef, JudgeRefError, JudgeRefInputSchema, parseJudgeRef } fro
 import { toJsonl } from '../../src/judgebench/dataset.ts';
 import { JudgeBenchConfigSchema } from '../../src/judgebench/config.ts';
 import { generateDataset } from '../../src/judgebench/generator.ts';
-import { startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
+import { startFakeLlmServer, stepOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { fakeJudgeModel } from '../judgebench/fakeJudgeModel.ts';
 import { specFor } from '../kinds/dialogue/helpers.ts';
 import { runCli as run } from '../helpers/cli.ts';
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 /** A judge model that always gives the same answer: no labels, every rubric 2 (so adaptive SC can stop early). */
 function consistentJudge(request: RecordedRequest): string {
-  const system = systemPromptOf(request);
+  const system = stepOf(request) ?? '';
   if (system.includes('EvaluateTurn')) return JSON.stringify({ labels: [], targetUpdates: [], reasoning: 'The reply does what was asked.', confidence: 0.9 });
   if (system.includes('EvaluateConversation')) return JSON.stringify({ score: 2, reasoning: 'Requests handled.', confidence: 0.9 });
   return 'I do not know this prompt.';

@@ -33,6 +33,14 @@ describe('model host cost model', () => {
     expect(host.charge(await host.acquire(text('b', 400)), text('b', 400), '')).toMatchObject({ cachedTokens: 0, modelMs: 25 });
   });
 
+  it('a slot that last ran another model has nothing to reuse for this one', async () => {
+    const host = new ModelHost({ ...cost, slots: 1 });
+    const prompt = text('a', 400);
+    host.charge(await host.acquire(prompt, undefined, 'judge'), prompt, '', 'judge');
+    host.release(0);
+    expect(host.charge(await host.acquire(prompt, undefined, 'simulator'), prompt, '', 'simulator')).toMatchObject({ cachedTokens: 0, modelMs: 25 });
+  });
+
   it('without prefix reuse every call computes its whole prompt', async () => {
     const host = new ModelHost(cost, false);
     const prompt = text('a', 400);
