@@ -68,7 +68,7 @@ async function runCase(name: string, dir: string): Promise<CaseResult> {
     const store = ResultStore.open(join(dir, `ws-${name}`, 'icabench.db'));
     try {
       const result = await runCampaign(campaign, { store, tiers, log: () => undefined });
-      const summary = await writeRunOutputs(store, result.runId, join(dir, `out-${name}`));
+      const { summary } = await writeRunOutputs(store, result.runId, join(dir, `out-${name}`), { unit: 'the built-in reference head unit', faults: null });
       detail = `${summary.conversations} conversations, ${result.status}`;
     } finally {
       store.close();

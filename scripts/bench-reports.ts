@@ -91,7 +91,7 @@ const [, saveMs] = await time(() => {
   for (const result of results) store.saveConversation(runId, result);
 });
 const [, summaryMs] = await time(() => computeRunSummary(store.conversations(runId)));
-const [, reportMs] = await time(() => writeRunOutputs(store, runId, join(dir, 'report')));
+const [, reportMs] = await time(() => writeRunOutputs(store, runId, join(dir, 'report'), { unit: 'synthetic conversations', faults: null }));
 const files = { html: join(dir, 'report', 'report.html'), junit: join(dir, 'report', 'junit.xml'), csv: join(dir, 'report', 'conversations.csv') };
 const [lines, exportMs] = await time(async () => {
   const out = createWriteStream(join(dir, 'export.jsonl'));

@@ -11,7 +11,10 @@ case "${1:-}" in
     pulseaudio --check 2>/dev/null && { echo "virtual-audio: a PulseAudio daemon is already running"; pactl list short sinks; exit 0; }
     pulseaudio --daemonize=yes --exit-idle-time=-1 -n --load=module-native-protocol-unix \
       --load="module-null-sink sink_name=bench_out" --load="module-null-sink sink_name=unit_out" --log-level=error
-    echo "virtual-audio: sinks bench_out, unit_out; sources bench_out.monitor, unit_out.monitor"
+    # synthetic speech peaks near full scale and the sound server's resampling overshoots it: at 100 % a reply
+    # reaches 32767 on the monitor (a clipping rig fault); 70 % (about -9 dB) leaves headroom and plenty of level
+    pactl set-sink-volume bench_out 70% && pactl set-sink-volume unit_out 70%
+    echo "virtual-audio: sinks bench_out, unit_out (volume 70 %); sources bench_out.monitor, unit_out.monitor"
     ;;
   stop) pulseaudio --kill && echo "virtual-audio: stopped" ;;
   *) echo "usage: bash scripts/virtual-audio.sh start|stop" >&2; exit 2 ;;

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server as HttpServer } from 'node:http';
 import { EventEmitter } from 'node:events';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -90,172 +90,44 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** What the bridge server's steps share: its options, the units by name, the waiters, and how a connection is refused. */
+interface BridgeHub {
+  config: z.output<typeof BridgeServerOptionsSchema>;
+  limits: BridgeLimits;
+  structure: StructureLimits;
+  units: Map<string, BridgeHeadUnitConnection>;
+  waiters: Set<Waiter>;
+  emitter: EventEmitter;
+  /** connections refused before or at hello */
+  refused: number;
+  refuse(socket: Socket, error: BridgeError): void;
+  incident(message: string): void;
+  /** Last resort: an exception while handling a socket that has not said hello yet ends that socket only. */
+  containTo(socket: Socket, what: string): (error: unknown) => void;
+}
+
 /** Starts the bench side of the bridge; head units dial in to it as socket.io clients. */
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
   const config = parseOrThrow(BridgeServerOptionsSchema, options, 'bridge server options');
-  const limits: BridgeLimits = {
-    maxMessageBytes: config.maxMessageBytes,
-    maxMessagesPerSecond: config.maxMessagesPerSecond,
-    turnTimeoutMs: config.turnTimeoutMs,
-  };
   const httpServer = createServer();
   const io = new Server(httpServer, { maxHttpBufferSize: transportCapBytes(config.maxMessageBytes), serveClient: false });
-  const units = new Map<string, BridgeHeadUnitConnection>();
-  const structure = bridgeStructureLimits(config.maxMessageBytes);
-  const waiters = new Set<Waiter>();
-  const emitter = new EventEmitter();
-
-  let refused = 0;
-  const refuse = (socket: Socket, error: BridgeError) => {
-    refused += 1;
-    emitter.emit('unit_refused', error, peerAddress(socket));
-    socket.emit(EVENTS.error, error);
-    // give the error frame a moment to leave before hanging up
-    setTimeout(() => socket.disconnect(true), 50).unref();
-  };
-  const incident = (message: string) => emitter.emit('incident', message);
-  /** Last resort: an exception while handling a socket that has not said hello yet ends that socket only. */
-  const containTo = (socket: Socket, what: string) => (error: unknown) => {
-    incident(`bridge: handling ${what} from ${peerAddress(socket)} failed on the bench (${errorMessage(error)}); that connection is hung up`);
-    socket.disconnect(true);
-  };
-
+  const hub = openHub(config);
   io.on(
     'connection',
-    guarded(
-      (error) => incident(`bridge: a new connection failed on the bench (${errorMessage(error)})`),
-      (socket: Socket) => {
-        const helloTimer = setTimeout(
-          () => refuse(socket, { code: 'protocol', message: `no hello within ${config.helloTimeoutMs} ms` }),
-          config.helloTimeoutMs,
-        );
-        socket.once('disconnect', () => clearTimeout(helloTimer));
-        // a socket.io client flushes what it buffered while disconnected before its own connect handler says hello
-        const early = { kept: [] as EarlyMessage[], notKept: 0, bytes: 0 };
-        const keepEarly = guarded(containTo(socket, 'a message before hello'), (event: string, payload: unknown) => {
-          if (event === EVENTS.hello) return;
-          if (early.kept.length >= EARLY_MESSAGES_KEPT) {
-            early.notKept += 1;
-            return;
-          }
-          const violation = checkStructure(payload, structure);
-          if (violation) {
-            early.kept.push({ event, payload: undefined, refused: `(refused: ${violation.message})` });
-            return;
-          }
-          const bytes = payloadBytes(payload);
-          if (early.bytes + bytes > config.maxMessageBytes) {
-            early.notKept += 1;
-            return;
-          }
-          early.bytes += bytes;
-          early.kept.push({ event, payload, refused: null });
-        });
-        socket.onAny(keepEarly);
-        socket.once(EVENTS.hello, guarded(containTo(socket, 'hello'), (payload: unknown) => {
-          clearTimeout(helloTimer);
-          socket.offAny(keepEarly);
-          // before anything reads the hello (the token is not checked yet): a bounded, iterative look at its shape
-          const violation = checkStructure(payload, HELLO_STRUCTURE);
-          if (violation) {
-            refuse(socket, { code: violation.code, message: `hello: ${violation.message}` });
-            return;
-          }
-          emitter.emit('hello_received', payload, peerAddress(socket));
-          const announced = (typeof payload === 'object' && payload !== null ? payload : {}) as { protocol?: unknown; token?: unknown };
-          if (announced.protocol !== BRIDGE_PROTOCOL) {
-            refuse(socket, { code: 'protocol', message: `protocol ${describeAnnounced(announced.protocol)} is not supported; the bench speaks ${BRIDGE_PROTOCOL}` });
-            return;
-          }
-          if (typeof announced.token !== 'string' || !sameSecret(announced.token, config.token)) {
-            refuse(socket, { code: 'unauthorized', message: `missing or wrong token (the bench's token is in ${BRIDGE_TOKEN_ENV})` });
-            return;
-          }
-          const hello = HelloSchema.safeParse(payload);
-          if (!hello.success) {
-            refuse(socket, { code: 'invalid_message', message: `hello: ${describeZodError(hello.error)}` });
-            return;
-          }
-          const info: ConnectedUnit = {
-            name: hello.data.unit.name,
-            version: hello.data.unit.version,
-            ...(hello.data.unit.build ? { build: hello.data.unit.build } : {}),
-            capabilities: hello.data.capabilities,
-            connectedAt: new Date(),
-            address: peerAddress(socket),
-          };
-          let unit = units.get(info.name);
-          if (!unit) {
-            unit = new BridgeHeadUnitConnection(info.name, limits, incident);
-            units.set(info.name, unit);
-          }
-          const connection = unit;
-          const previous = connection.info();
-          connection.attach({ socket, ...info }, { kept: early.kept, notKept: early.notKept });
-          if (previous) emitter.emit('unit_replaced', info, connectedUnit(previous));
-          socket.once('disconnect', (reason) => {
-            const wasCurrent = connection.info()?.socket === socket;
-            connection.detach(socket, { kind: 'disconnected', reason });
-            if (wasCurrent) emitter.emit('unit_disconnected', info, reason);
-          });
-          const ack: HelloAck = { protocol: BRIDGE_PROTOCOL, limits };
-          socket.emit(EVENTS.helloAck, ack);
-          emitter.emit('unit_connected', info);
-          for (const waiter of [...waiters]) {
-            if (waiter.name !== undefined && waiter.name !== info.name) continue;
-            waiters.delete(waiter);
-            waiter.resolve(connection);
-          }
-        }));
-      },
-    ),
+    guarded((error) => hub.incident(`bridge: a new connection failed on the bench (${errorMessage(error)})`), (socket: Socket) => acceptConnection(hub, socket)),
   );
-
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(config.port, config.host, () => {
-      httpServer.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(httpServer, config.port, config.host);
   const port = (httpServer.address() as AddressInfo).port;
   // a wildcard bind is reachable on loopback too; remote units use the workstation's address instead
   const dialHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${dialHost.includes(':') ? `[${dialHost}]` : dialHost}:${port}`;
+  const { units, waiters, emitter } = hub;
 
   const server: BridgeServer = {
     url,
     port,
-    waitForHeadUnit(timeoutMs, name) {
-      for (const unit of units.values()) {
-        if (unit.connected && (name === undefined || unit.name === name)) return Promise.resolve(unit);
-      }
-      return new Promise((resolve, reject) => {
-        const waiter: Waiter = {
-          name,
-          resolve: (connection) => {
-            clearTimeout(timer);
-            resolve(connection);
-          },
-          reject: (error) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          const which = name === undefined ? 'no head unit' : `no head unit named "${name}"`;
-          reject(
-            new SutError(
-              'unavailable',
-              `${which} dialled in within ${timeoutMs} ms; start it with bridge URL ${url} and the shared token in ${BRIDGE_TOKEN_ENV}`,
-            ),
-          );
-        }, timeoutMs);
-        waiters.add(waiter);
-      });
-    },
-    refusedConnections: () => refused,
+    waitForHeadUnit: (timeoutMs, name) => waitForUnit(hub, url, timeoutMs, name),
+    refusedConnections: () => hub.refused,
     connectedUnits() {
       return [...units.values()].flatMap((unit) => {
         const info = unit.info();
@@ -281,6 +153,165 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     },
   };
   return server;
+}
+
+function openHub(config: z.output<typeof BridgeServerOptionsSchema>): BridgeHub {
+  const emitter = new EventEmitter();
+  const incident = (message: string) => emitter.emit('incident', message);
+  const hub: BridgeHub = {
+    config,
+    limits: { maxMessageBytes: config.maxMessageBytes, maxMessagesPerSecond: config.maxMessagesPerSecond, turnTimeoutMs: config.turnTimeoutMs },
+    structure: bridgeStructureLimits(config.maxMessageBytes),
+    units: new Map(),
+    waiters: new Set(),
+    emitter,
+    refused: 0,
+    refuse(socket, error) {
+      hub.refused += 1;
+      emitter.emit('unit_refused', error, peerAddress(socket));
+      socket.emit(EVENTS.error, error);
+      // give the error frame a moment to leave before hanging up
+      setTimeout(() => socket.disconnect(true), 50).unref();
+    },
+    incident,
+    containTo: (socket, what) => (error) => {
+      incident(`bridge: handling ${what} from ${peerAddress(socket)} failed on the bench (${errorMessage(error)}); that connection is hung up`);
+      socket.disconnect(true);
+    },
+  };
+  return hub;
+}
+
+function listen(httpServer: HttpServer, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** A new socket.io connection: it has helloTimeoutMs to say hello; what it sends before is kept (bounded) for its unit. */
+function acceptConnection(hub: BridgeHub, socket: Socket): void {
+  const { config } = hub;
+  const helloTimer = setTimeout(() => hub.refuse(socket, { code: 'protocol', message: `no hello within ${config.helloTimeoutMs} ms` }), config.helloTimeoutMs);
+  socket.once('disconnect', () => clearTimeout(helloTimer));
+  // a socket.io client flushes what it buffered while disconnected before its own connect handler says hello
+  const early = { kept: [] as EarlyMessage[], notKept: 0, bytes: 0 };
+  const keepEarly = guarded(hub.containTo(socket, 'a message before hello'), (event: string, payload: unknown) => {
+    if (event === EVENTS.hello) return;
+    if (early.kept.length >= EARLY_MESSAGES_KEPT) {
+      early.notKept += 1;
+      return;
+    }
+    const violation = checkStructure(payload, hub.structure);
+    if (violation) {
+      early.kept.push({ event, payload: undefined, refused: `(refused: ${violation.message})` });
+      return;
+    }
+    const bytes = payloadBytes(payload);
+    if (early.bytes + bytes > config.maxMessageBytes) {
+      early.notKept += 1;
+      return;
+    }
+    early.bytes += bytes;
+    early.kept.push({ event, payload, refused: null });
+  });
+  socket.onAny(keepEarly);
+  socket.once(
+    EVENTS.hello,
+    guarded(hub.containTo(socket, 'hello'), (payload: unknown) => {
+      clearTimeout(helloTimer);
+      socket.offAny(keepEarly);
+      const info = checkedHello(hub, socket, payload);
+      if (info) admitUnit(hub, socket, info, early);
+    }),
+  );
+}
+
+/** The unit a hello announces, or null when the hello was refused (too big, wrong protocol or token, off-schema). */
+function checkedHello(hub: BridgeHub, socket: Socket, payload: unknown): ConnectedUnit | null {
+  // before anything reads the hello (the token is not checked yet): a bounded, iterative look at its shape
+  const violation = checkStructure(payload, HELLO_STRUCTURE);
+  if (violation) {
+    hub.refuse(socket, { code: violation.code, message: `hello: ${violation.message}` });
+    return null;
+  }
+  hub.emitter.emit('hello_received', payload, peerAddress(socket));
+  const announced = (typeof payload === 'object' && payload !== null ? payload : {}) as { protocol?: unknown; token?: unknown };
+  if (announced.protocol !== BRIDGE_PROTOCOL) {
+    hub.refuse(socket, { code: 'protocol', message: `protocol ${describeAnnounced(announced.protocol)} is not supported; the bench speaks ${BRIDGE_PROTOCOL}` });
+    return null;
+  }
+  if (typeof announced.token !== 'string' || !sameSecret(announced.token, hub.config.token)) {
+    hub.refuse(socket, { code: 'unauthorized', message: `missing or wrong token (the bench's token is in ${BRIDGE_TOKEN_ENV})` });
+    return null;
+  }
+  const hello = HelloSchema.safeParse(payload);
+  if (!hello.success) {
+    hub.refuse(socket, { code: 'invalid_message', message: `hello: ${describeZodError(hello.error)}` });
+    return null;
+  }
+  return {
+    name: hello.data.unit.name,
+    version: hello.data.unit.version,
+    ...(hello.data.unit.build ? { build: hello.data.unit.build } : {}),
+    capabilities: hello.data.capabilities,
+    connectedAt: new Date(),
+    address: peerAddress(socket),
+  };
+}
+
+/** An accepted hello: the socket becomes its unit's connection (replacing an older one of that name), acked, and handed to the waiters. */
+function admitUnit(hub: BridgeHub, socket: Socket, info: ConnectedUnit, early: { kept: EarlyMessage[]; notKept: number }): void {
+  let unit = hub.units.get(info.name);
+  if (!unit) {
+    unit = new BridgeHeadUnitConnection(info.name, hub.limits, hub.incident);
+    hub.units.set(info.name, unit);
+  }
+  const connection = unit;
+  const previous = connection.info();
+  connection.attach({ socket, ...info }, { kept: early.kept, notKept: early.notKept });
+  if (previous) hub.emitter.emit('unit_replaced', info, connectedUnit(previous));
+  socket.once('disconnect', (reason) => {
+    const wasCurrent = connection.info()?.socket === socket;
+    connection.detach(socket, { kind: 'disconnected', reason });
+    if (wasCurrent) hub.emitter.emit('unit_disconnected', info, reason);
+  });
+  const ack: HelloAck = { protocol: BRIDGE_PROTOCOL, limits: hub.limits };
+  socket.emit(EVENTS.helloAck, ack);
+  hub.emitter.emit('unit_connected', info);
+  for (const waiter of [...hub.waiters]) {
+    if (waiter.name !== undefined && waiter.name !== info.name) continue;
+    hub.waiters.delete(waiter);
+    waiter.resolve(connection);
+  }
+}
+
+function waitForUnit(hub: BridgeHub, url: string, timeoutMs: number, name: string | undefined): Promise<BridgeHeadUnitConnection> {
+  for (const unit of hub.units.values()) {
+    if (unit.connected && (name === undefined || unit.name === name)) return Promise.resolve(unit);
+  }
+  return new Promise((resolve, reject) => {
+    const waiter: Waiter = {
+      name,
+      resolve: (connection) => {
+        clearTimeout(timer);
+        resolve(connection);
+      },
+      reject: (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    };
+    const timer = setTimeout(() => {
+      hub.waiters.delete(waiter);
+      const which = name === undefined ? 'no head unit' : `no head unit named "${name}"`;
+      reject(new SutError('unavailable', `${which} dialled in within ${timeoutMs} ms; start it with bridge URL ${url} and the shared token in ${BRIDGE_TOKEN_ENV}`));
+    }, timeoutMs);
+    hub.waiters.add(waiter);
+  });
 }
 
 function connectedUnit(info: ConnectedUnit): ConnectedUnit {

@@ -5,6 +5,7 @@ import { summarizeRun } from '../report/summary.ts';
 import { readRunSummary } from '../report/write.ts';
 import { ResultStore } from '../store/store.ts';
 import { workspaceStorePath } from '../store/workspace.ts';
+import { holdsConversations } from '../domain/run-items.ts';
 
 /** The results store of a workspace, for commands that read runs; null (or an error, when it must exist) when there is none. */
 export function openStore(workspace: string, mustExist = true): ResultStore | null {
@@ -24,6 +25,6 @@ export async function loadSummary(store: ResultStore | null, ref: string): Promi
   if (existsSync(ref.endsWith('.json') ? ref : join(ref, 'summary.json'))) return readRunSummary(ref);
   const run = store?.getRun(ref);
   if (!run) throw new Error(`"${ref}" is neither a run directory with summary.json nor a run id in this workspace (icabench runs lists the runs)`);
-  if (run.kind !== 'dialogue') throw new Error(`run ${ref} is a ${run.kind} run; compare works on dialogue runs (its summary.json and report hold the ${run.kind} figures)`);
+  if (!holdsConversations(run)) throw new Error(`run ${ref} is a ${run.kind} run; compare works on runs of conversations (dialogue, suite, live; its summary.json and report hold the ${run.kind} figures)`);
   return summarizeRun(store!, ref);
 }

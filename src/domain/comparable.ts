@@ -1,17 +1,18 @@
 import type { ConversationSpec } from './conversation.ts';
 
 /**
- * Which stored runs the bench app compares (as `icabench compare` does): two dialogue runs (suite runs are stored
- * as dialogue runs) by their summaries, two tool-agents runs task by task. Manual-QA runs are not compared: their
- * summary.json and report hold the figures. The compare page greys out a run this refuses, with the reason, before
- * any click; the server answers the same reason with 400.
+ * Which stored runs the bench app compares (as `icabench compare` does): two runs of conversations (dialogue, suite or
+ * live: a suite pinned from a dialogue run replays its conversations) by their summaries, two tool-agents runs task by
+ * task. Manual-QA runs are not compared: their summary.json and report hold the figures. The compare page greys out a
+ * run this refuses, with the reason, before any click; the server answers the same reason with 400.
  */
-const COMPARED_KINDS: readonly string[] = ['dialogue', 'tool-agents'];
+const COMPARED_TOGETHER: readonly (readonly string[])[] = [['dialogue', 'suite', 'live'], ['tool-agents']];
 
 /** Why runs of these stored kinds cannot be compared (b: the run already chosen on the other side); null when they can. */
 export function compareRefusal(kind: string, other?: string | null): string | null {
-  if (!COMPARED_KINDS.includes(kind)) return `a ${kind} run is not compared (its summary and report hold the figures); the app compares two ${COMPARED_KINDS.join(' or two ')} runs`;
-  if (other && other !== kind) return `a ${kind} run compares with another ${kind} run, not with a ${other} run`;
+  const family = COMPARED_TOGETHER.find((kinds) => kinds.includes(kind));
+  if (!family) return `a ${kind} run is not compared (its summary and report hold the figures); the app compares two dialogue, suite or live runs, or two tool-agents runs`;
+  if (other && !family.includes(other)) return `a ${kind} run compares with ${family.length === 1 ? `another ${kind} run` : `a ${family.join(', ')} run`}, not with a ${other} run`;
   return null;
 }
 

@@ -23,7 +23,8 @@ import {
   type Transport,
   type WorkerStatus,
 } from './protocol.ts';
-import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from './redis.ts';
+import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl, type RedisHealth } from './redis.ts';
+import type { Redis } from 'ioredis';
 import { RedisHostLimiter } from './host-limiter.ts';
 import { setSharedSlotGate } from '../llm/limiter.ts';
 import { WireFactSchema, type WireFact } from '../run/run-facts.ts';
@@ -73,66 +74,118 @@ interface OpenedRun {
  * worker stop taking jobs and say so.
  */
 export async function startFleetWorker(options: FleetWorkerOptions): Promise<FleetWorker> {
-  const connection = fleetRedisOptions(options.redisUrl);
-  const log = options.log;
-  const id = `${options.rig}@${hostname()}#${process.pid}`;
-  const { redis, health } = await connectFleetRedis(options.redisUrl, '--redis', log);
+  const { redis, health } = await connectFleetRedis(options.redisUrl, '--redis', options.log);
   // the model hosts' slots are counted across the fleet, not per worker
   setSharedSlotGate(new RedisHostLimiter(redis));
-  const runs = new Map<string, Promise<OpenedRun>>();
-  const resultQueues = new Map<string, Queue>();
-  const current = new Set<string>();
-  let state: WorkerStatus['state'] = 'ready';
-  let reason: string | null = null;
-  let done = 0;
-  const workers: Worker[] = [];
+  const worker = new RigWorker(options, redis, health);
+  await worker.beat();
+  worker.startHeartbeat();
+  worker.takeJobs();
+  return { id: worker.id, close: () => worker.close() };
+}
 
-  const status = (): WorkerStatus => ({
-    id,
-    rig: options.rig,
-    host: hostname(),
-    pid: process.pid,
-    capabilities: [...options.capabilities],
-    transports: [...options.transports],
-    voice: options.voice ?? null,
-    concurrency: options.concurrency,
-    state,
-    reason,
-    current: [...current],
-    done,
-    at: new Date().toISOString(),
-  });
-  const heartbeatMs = options.heartbeatMs ?? 2_000;
+type DescribedRun = { kind: AnyCampaignKind; loaded: LoadedKindConfig };
+
+/** One worker process's state and steps (startFleetWorker says what it does). */
+class RigWorker {
+  readonly id: string;
+  private readonly log: (line: string) => void;
+  private readonly connection: ReturnType<typeof fleetRedisOptions>;
+  private readonly runs = new Map<string, Promise<OpenedRun>>();
+  private readonly resultQueues = new Map<string, Queue>();
+  /** the run's kind and loaded config, from its descriptor, read once per run */
+  private readonly descriptors = new Map<string, Promise<DescribedRun>>();
+  private readonly current = new Set<string>();
+  private state: WorkerStatus['state'] = 'ready';
+  private reason: string | null = null;
+  private done = 0;
+  private readonly workers: Worker[] = [];
+  private readonly heartbeatMs: number;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    private readonly options: FleetWorkerOptions,
+    private readonly redis: Redis,
+    private readonly health: RedisHealth,
+  ) {
+    this.connection = fleetRedisOptions(options.redisUrl);
+    this.log = options.log;
+    this.id = `${options.rig}@${hostname()}#${process.pid}`;
+    this.heartbeatMs = options.heartbeatMs ?? 2_000;
+  }
+
+  private status(): WorkerStatus {
+    const { options } = this;
+    return {
+      id: this.id,
+      rig: options.rig,
+      host: hostname(),
+      pid: process.pid,
+      capabilities: [...options.capabilities],
+      transports: [...options.transports],
+      voice: options.voice ?? null,
+      concurrency: options.concurrency,
+      state: this.state,
+      reason: this.reason,
+      current: [...this.current],
+      done: this.done,
+      at: new Date().toISOString(),
+    };
+  }
+
   // while Redis is away the beats would only pile up in the reconnect queue; the key expired meanwhile, the next beat sets it again
-  const beat = async () => health.down || redis.set(WORKER_KEY_PREFIX + id, JSON.stringify(status()), 'PX', heartbeatMs * 3).catch((error: Error) => log(`heartbeat: ${error.message}`));
-  await beat();
-  const heartbeat = setInterval(beat, heartbeatMs);
+  async beat(): Promise<unknown> {
+    return this.health.down || this.redis.set(WORKER_KEY_PREFIX + this.id, JSON.stringify(this.status()), 'PX', this.heartbeatMs * 3).catch((error: Error) => this.log(`heartbeat: ${error.message}`));
+  }
 
-  const stopTakingJobs = async (why: string) => {
-    if (state !== 'ready') return;
-    state = 'headunit_unreachable';
-    reason = why;
-    log(`worker ${id}: ${why}; not taking jobs any more (the item goes back to the queue for another rig; restart the worker once the head unit is back)`);
-    await beat();
-    await Promise.all(workers.map((w) => w.pause(true)));
-  };
+  startHeartbeat(): void {
+    this.heartbeat = setInterval(() => void this.beat(), this.heartbeatMs);
+  }
 
-  /**
-   * The run's kind and loaded config, from its descriptor, read once per run (a Redis that restarted empty may have lost
-   * it until the coordinator writes it again); a run unknown or not valid fails the job for good.
-   */
-  const descriptors = new Map<string, Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }>>();
-  const describedRun = (runId: string): Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }> => {
-    let reading = descriptors.get(runId);
+  /** One BullMQ worker per queue this rig can serve. */
+  takeJobs(): void {
+    const { options } = this;
+    for (const queue of servedQueueNames(options.capabilities, options.transports)) {
+      const worker = new Worker(queue, (job) => (job.name === AFTER_ITEMS_JOB ? this.processAfterItems(job) : this.processItem(job)), {
+        connection: this.connection,
+        concurrency: options.concurrency,
+        lockDuration: options.lockMs,
+        stalledInterval: Math.max(500, Math.floor(options.lockMs / 2)),
+        // a stalled item always goes back to the queue: a killed worker is never the item's fault
+        maxStalledCount: 1_000,
+      });
+      worker.on('failed', (job, error) => this.log(`job ${job?.id ?? '?'} failed: ${error.message}`));
+      worker.on('error', this.health.errorListener(`queue ${queue}`));
+      this.workers.push(worker);
+    }
+    if (this.workers.length === 0) throw new Error(`worker ${this.id}: with capabilities ${options.capabilities.join(', ')} it can serve no run (every run needs text)`);
+    this.log(`worker ${this.id} on ${redactedRedisUrl(options.redisUrl)}: ${options.capabilities.join('+')} over ${options.transports.join('/')}, ${options.concurrency} at once`);
+  }
+
+  private async stopTakingJobs(why: string): Promise<void> {
+    if (this.state !== 'ready') return;
+    this.state = 'headunit_unreachable';
+    this.reason = why;
+    this.log(`worker ${this.id}: ${why}; not taking jobs any more (the item goes back to the queue for another rig; restart the worker once the head unit is back)`);
+    await this.beat();
+    await Promise.all(this.workers.map((w) => w.pause(true)));
+  }
+
+  /** A Redis that restarted empty may have lost the descriptor until the coordinator writes it again: a failed read is retried on the next job. */
+  private describedRun(runId: string): Promise<DescribedRun> {
+    let reading = this.descriptors.get(runId);
     if (!reading) {
-      reading = readDescriptor(runId);
-      descriptors.set(runId, reading);
-      reading.catch(() => descriptors.delete(runId));
+      reading = this.readDescriptor(runId);
+      this.descriptors.set(runId, reading);
+      reading.catch(() => this.descriptors.delete(runId));
     }
     return reading;
-  };
-  const readDescriptor = async (runId: string): Promise<{ kind: AnyCampaignKind; loaded: LoadedKindConfig }> => {
-    const raw = await redis.get(RUN_KEY_PREFIX + runId);
+  }
+
+  /** A run unknown or not valid fails the job for good. */
+  private async readDescriptor(runId: string): Promise<DescribedRun> {
+    const raw = await this.redis.get(RUN_KEY_PREFIX + runId);
     if (raw === null) throw new UnrecoverableError(`run ${runId} is not known to the fleet (no run descriptor in Redis)`);
     const json = unrecoverable(() => {
       try {
@@ -148,148 +201,132 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     } catch (error) {
       throw new UnrecoverableError((error as Error).message);
     }
-  };
+  }
 
-  const runFor = (runId: string, kind: AnyCampaignKind, loaded: LoadedKindConfig): Promise<OpenedRun> => {
-    let opening = runs.get(runId);
+  private runFor(runId: string, kind: AnyCampaignKind, loaded: LoadedKindConfig): Promise<OpenedRun> {
+    let opening = this.runs.get(runId);
     if (!opening) {
-      opening = (async () => {
-        const runner = await (options.openRunner ?? ((k, l) => openItemRunner(k, l, { log })))(kind, loaded, log);
-        // what the runner records goes into this collector: the facts travel with the results, the coordinator stores them
-        let collected: WireFact[] = [];
-        const take = () => {
-          const taken = collected;
-          collected = [];
-          return taken;
-        };
-        runner.record({ addRunFact: (id, factKind, data) => {
-          if (id !== runId) throw new Error(`fleet worker: a fact of run ${id} recorded by the runner of run ${runId}`);
-          collected.push(parseOrThrow(WireFactSchema, { kind: factKind, data }, `fleet worker: run ${runId} fact ${factKind}`));
-        } }, runId, () => undefined);
-        return { kind, runner, invocationFacts: take(), takeRunFacts: take };
-      })();
-      runs.set(runId, opening);
-      opening.catch(() => runs.delete(runId));
+      opening = this.openRun(runId, kind, loaded);
+      this.runs.set(runId, opening);
+      opening.catch(() => this.runs.delete(runId));
     }
     return opening;
-  };
+  }
 
-  const resultQueue = (runId: string) => {
-    let queue = resultQueues.get(runId);
+  private async openRun(runId: string, kind: AnyCampaignKind, loaded: LoadedKindConfig): Promise<OpenedRun> {
+    const { log } = this;
+    const runner = await (this.options.openRunner ?? ((k, l) => openItemRunner(k, l, { log })))(kind, loaded, log);
+    // what the runner records goes into this collector: the facts travel with the results, the coordinator stores them
+    let collected: WireFact[] = [];
+    const take = () => {
+      const taken = collected;
+      collected = [];
+      return taken;
+    };
+    runner.record({ addRunFact: (id, factKind, data) => {
+      if (id !== runId) throw new Error(`fleet worker: a fact of run ${id} recorded by the runner of run ${runId}`);
+      collected.push(parseOrThrow(WireFactSchema, { kind: factKind, data }, `fleet worker: run ${runId} fact ${factKind}`));
+    } }, runId, () => undefined);
+    return { kind, runner, invocationFacts: take(), takeRunFacts: take };
+  }
+
+  private resultQueue(runId: string): Queue {
+    let queue = this.resultQueues.get(runId);
     if (!queue) {
-      queue = new Queue(resultQueueName(runId), { connection });
-      queue.on('error', health.errorListener(`result queue of ${runId}`));
-      resultQueues.set(runId, queue);
+      queue = new Queue(resultQueueName(runId), { connection: this.connection });
+      queue.on('error', this.health.errorListener(`result queue of ${runId}`));
+      this.resultQueues.set(runId, queue);
     }
     return queue;
-  };
+  }
 
   /** The run's runner, opened once, with its head unit ready; a unit it cannot reach makes the worker stop taking jobs. */
-  const readyRunner = async (runId: string, kind: AnyCampaignKind, loaded: LoadedKindConfig): Promise<OpenedRun> => {
+  private async readyRunner(runId: string, kind: AnyCampaignKind, loaded: LoadedKindConfig): Promise<OpenedRun> {
     try {
-      const opened = await runFor(runId, kind, loaded);
+      const opened = await this.runFor(runId, kind, loaded);
       const stop = await opened.runner.ready();
       if (stop) throw new Error(stop);
       return opened;
     } catch (error) {
-      const why = `rig ${options.rig} cannot reach its head unit: ${error instanceof Error ? error.message : String(error)}`;
-      await stopTakingJobs(why);
+      const why = `rig ${this.options.rig} cannot reach its head unit: ${error instanceof Error ? error.message : String(error)}`;
+      await this.stopTakingJobs(why);
       throw new Error(why);
     }
-  };
+  }
 
-
-  const processJob = (job: Job): Promise<unknown> => (job.name === AFTER_ITEMS_JOB ? processAfterItems(job) : processItem(job));
-
-  const processItem = async (job: Job): Promise<{ key: string }> => {
+  private async processItem(job: Job): Promise<{ key: string }> {
     // a bad job is never executed: failed with the reason, no retry
     const itemJob = parsedOrUnrecoverable(ItemJobSchema, job.data, `bad job ${job.id}`);
     const { runId, key } = itemJob;
-    const { kind, loaded } = await describedRun(runId);
+    const { kind, loaded } = await this.describedRun(runId);
     const item = unrecoverable(() => kind.wire.item.decode(itemJob.item, `bad job ${job.id}: item`));
-    const opened = await readyRunner(runId, kind, loaded);
+    const opened = await this.readyRunner(runId, kind, loaded);
     const name = `${runId}/${key}`;
-    current.add(name);
+    this.current.add(name);
     try {
-      await job.updateProgress(JobTakenSchema.parse({ rig: options.rig }));
+      await job.updateProgress(JobTakenSchema.parse({ rig: this.options.rig }));
       // the job runs to its end: a worker asked to stop lets its items finish (quitting at once sends them back to the queue)
       const finished = await opened.runner.run(runId, { key, item }, new AbortController().signal, () => undefined);
       const message: ItemResultMessage = {
         runId,
-        rig: options.rig,
-        workerId: id,
+        rig: this.options.rig,
+        workerId: this.id,
         key,
         finished: kind.wire.finished.encode(finished),
         invocationFacts: opened.invocationFacts,
         runFacts: opened.takeRunFacts(),
       };
       // at least once: a second delivery of the same item has the same job id and is dropped, and the store takes a key once
-      await resultQueue(runId).add('result', message, { jobId: key, removeOnComplete: true, removeOnFail: true });
-      done++;
+      await this.resultQueue(runId).add('result', message, { jobId: key, removeOnComplete: true, removeOnFail: true });
+      this.done++;
       return { key };
     } finally {
-      current.delete(name);
+      this.current.delete(name);
     }
-  };
+  }
 
   /** A run's after-items step (manual-QA: the warning-omission search) on this rig's runner of the run; its output goes back as a result. */
-  const processAfterItems = async (job: Job): Promise<void> => {
+  private async processAfterItems(job: Job): Promise<void> {
     const stepJob = parsedOrUnrecoverable(AfterItemsJobSchema, job.data, `bad job ${job.id}`);
     const { runId } = stepJob;
-    const { kind, loaded } = await describedRun(runId);
+    const { kind, loaded } = await this.describedRun(runId);
     const step = kind.afterItems;
     if (!step) throw new UnrecoverableError(`bad job ${job.id}: a ${kind.name} run has no step after its ${kind.nouns.items}`);
     const input = unrecoverable(() => step.wire.input.decode(stepJob.input, `bad job ${job.id}: input`));
-    const opened = await readyRunner(runId, kind, loaded);
+    const opened = await this.readyRunner(runId, kind, loaded);
     if (!opened.runner.afterItems) throw new UnrecoverableError(`bad job ${job.id}: the ${kind.name} runner of this worker cannot run the step after the ${kind.nouns.items}`);
     const name = `${runId}/${AFTER_ITEMS_JOB}`;
-    current.add(name);
+    this.current.add(name);
     try {
-      await job.updateProgress(JobTakenSchema.parse({ rig: options.rig }));
-      const output = await opened.runner.afterItems(runId, input, log);
+      await job.updateProgress(JobTakenSchema.parse({ rig: this.options.rig }));
+      const output = await opened.runner.afterItems(runId, input, this.log);
       const message: AfterItemsResultMessage = {
         runId,
-        rig: options.rig,
-        workerId: id,
+        rig: this.options.rig,
+        workerId: this.id,
         output: step.wire.output.encode(output),
         invocationFacts: opened.invocationFacts,
         runFacts: opened.takeRunFacts(),
       };
-      await resultQueue(runId).add(AFTER_ITEMS_JOB, message, { jobId: afterItemsJobId(runId), removeOnComplete: true, removeOnFail: true });
+      await this.resultQueue(runId).add(AFTER_ITEMS_JOB, message, { jobId: afterItemsJobId(runId), removeOnComplete: true, removeOnFail: true });
     } finally {
-      current.delete(name);
+      this.current.delete(name);
     }
-  };
-
-  for (const queue of servedQueueNames(options.capabilities, options.transports)) {
-    const worker = new Worker(queue, processJob, {
-      connection,
-      concurrency: options.concurrency,
-      lockDuration: options.lockMs,
-      stalledInterval: Math.max(500, Math.floor(options.lockMs / 2)),
-      // a stalled item always goes back to the queue: a killed worker is never the item's fault
-      maxStalledCount: 1_000,
-    });
-    worker.on('failed', (job, error) => log(`job ${job?.id ?? '?'} failed: ${error.message}`));
-    worker.on('error', health.errorListener(`queue ${queue}`));
-    workers.push(worker);
   }
-  if (workers.length === 0) throw new Error(`worker ${id}: with capabilities ${options.capabilities.join(', ')} it can serve no run (every run needs text)`);
-  log(`worker ${id} on ${redactedRedisUrl(options.redisUrl)}: ${options.capabilities.join('+')} over ${options.transports.join('/')}, ${options.concurrency} at once`);
 
-  let closing: Promise<void> | null = null;
-  return {
-    id,
-    close: () =>
-      (closing ??= (async () => {
-        state = 'stopping';
-        clearInterval(heartbeat);
-        await Promise.all(workers.map((w) => w.close()));
-        await Promise.all([...resultQueues.values()].map((q) => q.close()));
-        for (const opening of runs.values()) await opening.then(({ runner }) => runner.close()).catch(() => undefined);
-        await redis.del(WORKER_KEY_PREFIX + id).catch(() => undefined);
-        setSharedSlotGate(null);
-        redis.disconnect();
-      })()),
-  };
+  /** Stops taking jobs, lets the running ones finish, closes the runners and removes the heartbeat. */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeOnce());
+  }
+
+  private async closeOnce(): Promise<void> {
+    this.state = 'stopping';
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all([...this.resultQueues.values()].map((q) => q.close()));
+    for (const opening of this.runs.values()) await opening.then(({ runner }) => runner.close()).catch(() => undefined);
+    await this.redis.del(WORKER_KEY_PREFIX + this.id).catch(() => undefined);
+    setSharedSlotGate(null);
+    this.redis.disconnect();
+  }
 }

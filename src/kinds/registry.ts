@@ -5,6 +5,7 @@ import { CampaignConfigSchema } from './dialogue/config.ts';
 import { ManualQaConfigSchema } from './manual-qa/config.ts';
 import { ToolAgentsConfigSchema } from './tool-agents/config.ts';
 import { SuiteCampaignConfigSchema } from './suite/suite-kind.ts';
+import { LiveSessionConfigSchema } from './live/config.ts';
 import type { CampaignKindDefinition } from '../run/kind.ts';
 
 /**
@@ -12,10 +13,11 @@ import type { CampaignKindDefinition } from '../run/kind.ts';
  * default, when `kind` is absent) runs simulated multi-turn conversations; `manual-qa` asks the
  * questions of an owner's-manual test set (docs/manual-qa.md); `tool-agents` runs CAR-bench-format
  * tool-using tasks against an agent in the simulated car (docs/tool-agents.md); `suite` replays scripted
- * suites on the dialogue run path (docs/suites.md). Each kind has its own config schema,
- * run path, store layout (dialogue: conversations; others: item results) and outputs.
+ * suites (docs/suites.md); `live` is a technician's live session (`icabench session`, the app's Live screen: its config
+ * is read there, a campaign config of this kind is refused when run). Each kind has its own config schema, stored
+ * kind, run path, store layout (conversations: dialogue, suite, live; item results: the others) and outputs.
  */
-export const CAMPAIGN_KINDS = ['dialogue', 'manual-qa', 'tool-agents', 'suite'] as const;
+export const CAMPAIGN_KINDS = ['dialogue', 'manual-qa', 'tool-agents', 'suite', 'live'] as const;
 export type CampaignKind = (typeof CAMPAIGN_KINDS)[number];
 export const DEFAULT_CAMPAIGN_KIND: CampaignKind = 'dialogue';
 
@@ -60,6 +62,7 @@ const SCHEMAS: Record<CampaignKind, z.ZodType> = {
   'manual-qa': ManualQaConfigSchema,
   'tool-agents': ToolAgentsConfigSchema,
   suite: SuiteCampaignConfigSchema,
+  live: LiveSessionConfigSchema,
 };
 
 /**
@@ -84,6 +87,8 @@ const DEFINITIONS: Record<CampaignKind, () => Promise<AnyCampaignKind>> = {
   'manual-qa': async () => (await import('./manual-qa/kind.ts')).manualQaKind,
   'tool-agents': async () => (await import('./tool-agents/kind.ts')).toolAgentsKind,
   suite: async () => (await import('./suite/kind.ts')).suiteKind,
+  // a session's technician is not in the registry: this definition reads, lists and reports live runs, and refuses to run one
+  live: async () => (await import('./live/kind.ts')).liveKind(),
 };
 
 /** The definition of a campaign kind; an unknown kind (a stored run of a newer version) is refused naming the accepted kinds. */

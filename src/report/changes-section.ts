@@ -3,6 +3,7 @@ import { unitBuildOf } from '../run/run-facts.ts';
 import type { ResultStore } from '../store/store.ts';
 import { escapeHtml as h } from './escape.ts';
 import type { ReportSection } from './html.ts';
+import { turnNumber } from '../domain/conversation.ts';
 
 function diffHtml(parts: readonly ReplyDiffPart[]): string {
   return parts.map((p) => (p.op === 'same' ? h(p.text) : p.op === 'removed' ? `<del>${h(p.text)}</del>` : `<ins>${h(p.text)}</ins>`)).join('');
@@ -12,7 +13,7 @@ function conversationHtml(change: ConversationChange): string {
   const rows = change.turns
     .map(
       (t) =>
-        `<tr><td class="n">${t.index}</td><td>${h(t.user)}</td><td>${h(t.labelsA.join(', ') || '–')}${t.expectationsA === false ? ' · expectation unmet' : ''}</td><td>${h(t.labelsB.join(', ') || '–')}${t.expectationsB === false ? ' · expectation unmet' : ''}</td><td>${diffHtml(t.replyDiff)}</td></tr>`,
+        `<tr><td class="n">${turnNumber(t.index)}</td><td>${h(t.user)}</td><td>${h(t.labelsA.join(', ') || '–')}${t.expectationsA === false ? ' · expectation unmet' : ''}</td><td>${h(t.labelsB.join(', ') || '–')}${t.expectationsB === false ? ' · expectation unmet' : ''}</td><td>${diffHtml(t.replyDiff)}</td></tr>`,
     )
     .join('');
   const why = (outcome: string, failedBy: readonly string[]) => `${outcome}${failedBy.length ? ` (${failedBy.join(', ')})` : ''}`;

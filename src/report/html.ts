@@ -12,6 +12,7 @@ import { describeConversationProtocol, type ConversationProtocol } from '../anal
 import { escapeHtml as h, jsonForScript } from './escape.ts';
 import { coverageSectionHtml } from './coverage-section.ts';
 import { reliabilityComparisonHtml, reliabilityTableHtml } from './reliability-section.ts';
+import { conversationAnchor, FIRST_SCREEN_CSS, firstScreenHtml, type FirstScreen } from './first-screen.ts';
 
 /** A section another area adds to a report (vehicle context, voice path, LLM tiers); `html` is trusted markup. */
 export interface ReportSection {
@@ -93,19 +94,35 @@ const CHART_SCRIPT = `
 (function(){
   var D = JSON.parse(document.getElementById('report-data').textContent);
   var C = ['#2b6cb0','#c0392b','#1f8a4c','#b7791f','#7b3fa0','#2c7a7b','#718096','#d53f8c'];
+  // a first-screen link to the evidence opens the item it points at (a closed <details> would hide it)
+  var openTarget = function(){
+    var id = decodeURIComponent(location.hash.slice(1)), el = id && document.getElementById(id);
+    if (el && el.tagName === 'DETAILS') { el.open = true; el.scrollIntoView(); }
+  };
+  window.addEventListener('hashchange', openTarget); openTarget();
   if (typeof Chart === 'undefined') return;
   Chart.defaults.font.family = 'system-ui, sans-serif';
   Chart.defaults.maintainAspectRatio = false;
   Chart.defaults.animation = false;
+  // long category labels break into lines instead of rotating out of the canvas (a rotated label is clipped at the edge)
+  var wrap = function(label){
+    if (typeof label !== 'string' || label.length <= 12) return label;
+    var lines = [], line = '';
+    label.split(' ').forEach(function(word){
+      if (line && (line + ' ' + word).length > 12) { lines.push(line); line = word; } else line = line ? line + ' ' + word : word;
+    });
+    if (line) lines.push(line);
+    return lines;
+  };
   document.querySelectorAll('canvas[data-chart]').forEach(function(canvas){
     var spec = D.charts[canvas.getAttribute('data-chart')];
     if (!spec) return;
     var datasets = spec.series.map(function(s, i){
       return { label: s.label, data: s.data, type: s.type || 'bar', yAxisID: s.axis || 'y', backgroundColor: s.color || C[i % C.length], borderColor: s.color || C[i % C.length], stack: spec.stacked ? 'all' : undefined };
     });
-    var scales = { x: { stacked: !!spec.stacked }, y: { beginAtZero: true, stacked: !!spec.stacked, title: { display: !!spec.yTitle, text: spec.yTitle || '' }, max: spec.yMax } };
+    var scales = { x: { stacked: !!spec.stacked, ticks: { autoSkip: false, maxRotation: 90, font: { size: 11 } } }, y: { beginAtZero: true, stacked: !!spec.stacked, title: { display: !!spec.yTitle, text: spec.yTitle || '' }, max: spec.yMax } };
     if (spec.y2Title) scales.y2 = { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: spec.y2Title }, max: spec.y2Max };
-    new Chart(canvas, { type: 'bar', data: { labels: spec.labels, datasets: datasets }, options: { indexAxis: spec.horizontal ? 'y' : 'x', scales: spec.horizontal ? undefined : scales, plugins: { legend: { display: spec.series.length > 1 } } } });
+    new Chart(canvas, { type: 'bar', data: { labels: spec.labels.map(wrap), datasets: datasets }, options: { indexAxis: spec.horizontal ? 'y' : 'x', scales: spec.horizontal ? undefined : scales, plugins: { legend: { display: spec.series.length > 1 } } } });
   });
   var filter = document.getElementById('conv-filter'), outcome = document.getElementById('conv-outcome');
   if (filter) {
@@ -135,7 +152,7 @@ interface ChartSpec {
 export function page(title: string, subtitle: string, body: string, data: { charts: Record<string, ChartSpec> }): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${h(title)}</title><style>${CSS}</style></head>
+<title>${h(title)}</title><style>${CSS}${FIRST_SCREEN_CSS}</style></head>
 <body><header><h1>${h(title)}</h1><div class="meta">${subtitle}</div></header>
 <main>${body}</main>
 <script type="application/json" id="report-data">${jsonForScript(data)}</script>
@@ -299,7 +316,7 @@ export class RunHtmlWriter {
     const search = `${result.spec.key} ${result.spec.seed.id} ${result.spec.persona} ${labels.join(' ')}`.toLowerCase();
     const cells = `<span><b>${h(result.spec.key)}</b></span><span class="muted">${h(result.spec.seed.id)} · ${h(result.spec.persona)}</span>
 <span>${badge(combined.outcome)}${combined.gate.length ? ' <span class="chip l" title="failed by its findings (scoring.failOn)">findings</span>' : ''}${combined.outcome === 'inconclusive' && combined.undecidedTurns.length ? ' <span class="chip" title="a turn no judge could decide">needs review</span>' : ''}</span><span class="n">${num(combined.score)}</span><span class="n">${result.turns.length}</span><span>${chips(labels, 'l')}</span><span class="muted" data-col="protocol">${h(this.protocolCell(result))}</span>`;
-    const attrs = `class="conv" data-outcome="${combined.outcome}" data-search="${h(search)}"`;
+    const attrs = `class="conv" id="${h(conversationAnchor(result.spec.key))}" data-outcome="${combined.outcome}" data-search="${h(search)}"`;
     this.count += 1;
     if (this.count > this.drillDownLimit) {
       this.items.push(`<div ${attrs}><div class="row">${cells}</div></div>`);
@@ -324,7 +341,8 @@ export class RunHtmlWriter {
     return describeConversationProtocol(row) || '–';
   }
 
-  toString(run: RunInfo, summary: RunSummary, extraSections: readonly ReportSection[] = []): string {
+  /** `firstScreen`: what was tested, the verdict and the top findings (src/report/first-screen.ts), shown first */
+  toString(run: RunInfo, summary: RunSummary, extraSections: readonly ReportSection[] = [], firstScreen?: FirstScreen): string {
     const errors = summary.errors.sut_error + summary.errors.simulator_error + summary.errors.judge_error;
     const judges = Object.entries(summary.judgeTiers.judges);
     const cards = [
@@ -352,7 +370,8 @@ export class RunHtmlWriter {
     const capped = this.count > this.drillDownLimit
       ? `<p class="muted">Turn-by-turn detail is included for the first ${this.drillDownLimit} of ${this.count} conversations; conversations.csv and the JSONL export hold all of them.</p>`
       : '';
-    const body = `
+    const body = `${firstScreen ? firstScreenHtml(firstScreen) : ''}
+<h2>In figures</h2>
 <div class="cards">${cards}</div>
 <h2>Failures</h2>
 <div class="grid">
@@ -374,7 +393,7 @@ ${summary.coverage || summary.safety ? `<h2>Coverage and safety policy</h2>
 ${summary.reliability ? `<h2>Reliability over repeats (pass^k / pass@k)</h2>
 <div class="panel">${reliabilityTableHtml(summary.reliability)}</div>` : ''}
 ${more}
-<h2>Conversations</h2>
+<h2 id="conversations">Conversations</h2>
 <p class="muted">Click a conversation to open its turns: what the simulator said and with which strategy, the head unit's reply, and the failure labels with their evidence.</p>
 ${capped}
 <div class="toolbar"><input id="conv-filter" placeholder="filter by key, seed, persona, failure…" size="40">

@@ -15,9 +15,12 @@ import type { Artifact } from '../store/types.ts';
 import { judgeDisagreementSection } from './judge-section.ts';
 import { protocolSection } from './protocol-section.ts';
 import { summarizeRun } from './summary.ts';
+import { dialogueFirstScreen, findingExamples, type UnitUnderTest } from './dialogue-first-screen.ts';
+import type { FirstScreen } from './first-screen.ts';
 import { runInfo } from './summary-header.ts';
 import { vehicleTimelineSection } from './vehicle-section.ts';
 import { voiceReport } from './voice-section.ts';
+import { holdsConversations } from '../domain/run-items.ts';
 
 export interface RunReportInput {
   run: RunInfo;
@@ -29,6 +32,8 @@ export interface RunReportInput {
   drillDownLimit?: number;
   /** per conversation for the report's protocol column (src/analysis/protocol.ts) */
   protocolOf?: (result: ConversationResult) => ConversationProtocol | null;
+  /** the report's first screen: what was tested, the verdict, the top findings */
+  firstScreen?: FirstScreen;
 }
 
 export interface RunReportFiles {
@@ -69,7 +74,7 @@ export function runReportWriter(options: Pick<RunReportInput, 'drillDownLimit' |
       junit.add(result);
       csv.add(result);
     },
-    write(dir: string, input: Pick<RunReportInput, 'run' | 'summary' | 'extraSections'>): RunReportFiles {
+    write(dir: string, input: Pick<RunReportInput, 'run' | 'summary' | 'extraSections' | 'firstScreen'>): RunReportFiles {
       const summary = parseOrThrow(RunSummarySchema, input.summary, 'writeRunReport: summary');
       mkdirSync(dir, { recursive: true });
       const files: RunReportFiles = {
@@ -81,7 +86,7 @@ export function runReportWriter(options: Pick<RunReportInput, 'drillDownLimit' |
       writeAtomically(files.summary, summaryText(summary));
       writeAtomically(files.junit, junit.toString(input.run, summary.gate.failOn));
       writeAtomically(files.csv, csv.toString());
-      writeAtomically(files.html, html.toString(input.run, summary, input.extraSections));
+      writeAtomically(files.html, html.toString(input.run, summary, input.extraSections, input.firstScreen));
       return files;
     },
   };
@@ -100,15 +105,18 @@ export function writeRunReport(dir: string, input: RunReportInput): RunReportFil
  * Writes a stored run's outputs: summary.json (summarizeRun, from the store alone), and report.html,
  * junit.xml and conversations.csv rendered from that summary and the stored conversations; for a
  * voice run also the audio the report plays (audio/). One pass over the store feeds the summary, every
- * report section and the files.
+ * report section, the first screen's evidence and the files. `unit`: what the run's kind reads of the unit
+ * from the stored config (its name when it announced none, the faults switched on).
  */
-export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string): Promise<RunSummary> {
+export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string, unit: UnitUnderTest): Promise<{ summary: RunSummary; firstScreen: FirstScreen }> {
   const protocolCollector = protocolReport(store.runFacts(runId));
   const collectors = { vehicle: vehicleTimelineSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
+  const examples = findingExamples(DRILL_DOWN_LIMIT);
   const writer = runReportWriter({ protocolOf: protocolCollector.rowFor });
   const summary = await summarizeRun(store, runId, {
     observe: (result) => {
       for (const collector of Object.values(collectors)) collector.add(result);
+      examples.add(result);
       writer.add(result);
     },
   });
@@ -116,9 +124,12 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
   const disagreements = collectors.disagreements.finish();
   const voice = collectors.voice.finish();
   const protocol = collectors.protocol.finish();
+  const record = store.getRun(runId)!;
+  const firstScreen = dialogueFirstScreen(store, record, summary, examples.finish()!, unit);
   writer.write(outDir, {
-    run: runInfo(store.getRun(runId)!),
+    run: runInfo(record),
     summary,
+    firstScreen,
     extraSections: [
       ...(vehicle ? [vehicle] : []),
       ...(voice ? [voice.section] : []),
@@ -128,7 +139,7 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
       ...(summary.findingsDiversity ? [diversitySection(summary.findingsDiversity)] : []),
     ],
   });
-  return summary;
+  return { summary, firstScreen };
 }
 
 /** Copies a conversation's audio artifact out of the store next to the report. */
@@ -161,8 +172,11 @@ export function readRunSummary(path: string): RunSummary {
   } catch (error) {
     throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
   }
-  const kind = typeof json === 'object' && json !== null && 'kind' in json ? (json as { kind: unknown }).kind : 'dialogue';
-  if (kind !== 'dialogue') throw new Error(`${file}: the summary of a ${String(kind)} run; compare and the dialogue report read dialogue runs only`);
+  // a run of conversations (dialogue, suite, live) says so by its mode; a summary without a header is an old dialogue one
+  const header = (typeof json === 'object' && json !== null ? json : {}) as { kind?: unknown; run?: { mode?: unknown } };
+  if (typeof header.run?.mode === 'string' && !holdsConversations({ mode: header.run.mode })) {
+    throw new Error(`${file}: the summary of a ${String(header.kind)} run; compare and the conversation report read runs of conversations only (dialogue, suite, live)`);
+  }
   return parseOrThrow(RunSummarySchema, withPreGateFields(json), file);
 }
 

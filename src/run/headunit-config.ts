@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SafetyPolicySchema } from '../domain/safety-policy.ts';
-import { FaultConfigSchema } from '../headunit/reference/faults.ts';
+import { FAULT_PROFILE_NAMES, FaultConfigSchema, faultRates } from '../headunit/reference/faults.ts';
 import { ReferenceBusConfigSchema } from '../headunit/reference/bus-actions.ts';
 import { AcousticDevicesSchema } from '../voice/acoustic-link.ts';
 
@@ -53,3 +53,24 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
   }),
 ]);
 export type HeadUnitConfig = z.infer<typeof HeadUnitConfigSchema>;
+
+/** The head unit a config names, in words, for a report whose unit announced no name (an HTTP endpoint). */
+export function describeHeadUnit(headUnit: HeadUnitConfig): string {
+  if (headUnit.type === 'reference') return 'the built-in reference head unit';
+  if (headUnit.type === 'bridge') return `a head unit on the bridge (${headUnit.host}:${headUnit.port}) that announced no name`;
+  return `the chat endpoint ${headUnit.baseUrl} (model ${headUnit.model})`;
+}
+
+/** The faults the reference head unit commits on purpose, in words and in a few; null when none is on or the unit is not the reference unit. */
+export function injectedFaults(headUnit: HeadUnitConfig): { what: string; short: string } | null {
+  if (headUnit.type !== 'reference') return null;
+  const rates = faultRates(headUnit.faults);
+  if (rates.size === 0) return null;
+  const { rate } = headUnit.faults;
+  const others = [...rates].filter(([, r]) => r !== rate).map(([profile, r]) => `${profile} ${r}`);
+  const which = rates.size === FAULT_PROFILE_NAMES.length ? `all ${rates.size} fault profiles` : `the fault profile${rates.size > 1 ? 's' : ''} ${[...rates.keys()].join(', ')}`;
+  return {
+    what: `${which} of the reference head unit, each firing at rate ${rate}${others.length ? ` (${others.join(', ')})` : ''} where it applies`,
+    short: `${rates.size} profile${rates.size > 1 ? 's' : ''} at rate ${rate}${others.length ? `, ${others.length} of them at other rates` : ''}`,
+  };
+}

@@ -42,8 +42,8 @@ export async function connectConfiguredHeadUnit(
       // the owner's-manual skill (manual-QA campaigns): retrieval + extractive answers with its own fault profiles
       ...(options.manual ? { manual: options.manual } : {}),
     });
-    const { handler, audio, frontEnd } = await referenceDialIn(reference, options.voice && config.acoustic ? { ...options.voice, acoustic: config.acoustic } : options.voice);
     let client: BridgeClient | null = null;
+    let frontEnd: Awaited<ReturnType<typeof referenceDialIn>>['frontEnd'] = null;
     const closeAll = async () => {
       await client?.close();
       await bridge.close();
@@ -51,7 +51,10 @@ export async function connectConfiguredHeadUnit(
       await bus?.close();
     };
     try {
-      client = await connectHeadUnit({ url: bridge.url, token, handler, audio });
+      // a device the unit's voice cannot open ends the start-up here, and closes the bridge already listening
+      const dialIn = await referenceDialIn(reference, options.voice && config.acoustic ? { ...options.voice, acoustic: config.acoustic } : options.voice);
+      frontEnd = dialIn.frontEnd;
+      client = await connectHeadUnit({ url: bridge.url, token, handler: dialIn.handler, audio: dialIn.audio });
       const connection = await bridge.waitForHeadUnit(10_000, reference.unit.name);
       return { connection, bridge, reference, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection), close: closeAll };
     } catch (error) {

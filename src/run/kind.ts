@@ -213,9 +213,8 @@ export function jsonCodec<T>(schema: z.ZodType<T>): WireCodec<T> {
 }
 
 export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindConfig, Item = unknown, Finished extends FinishedItem = FinishedItem, FileConfig = L['config'], AfterIn = never, AfterOut = never> {
+  /** its `kind:` value, and the kind its runs are stored as */
   readonly name: string;
-  /** the kind its runs are stored as (a suite run is a dialogue run: same tables, reports and resume) */
-  readonly storedAs: string;
   /** what an item is called in messages: conversation, question, task trial */
   readonly nouns: { item: string; items: string };
   readonly configSchema: z.ZodType;
@@ -241,16 +240,6 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   /** once per run after the last item is stored, on the rig (its runner's `afterItems` runs it); absent: none */
   afterItems?: AfterItemsStep<L, AfterIn, AfterOut>;
 }
-
-/**
- * A kind stored as another (`storedAs`: a suite run is a dialogue run) keeps, in its run's meta under this key,
- * its own kind and the config as its user wrote it (paths absolute), so the run can be resumed from its record
- * alone (the bench app's Resume) by the kind that started it.
- */
-export const RUN_SOURCE_META = 'source';
-/** What a run's meta holds under RUN_SOURCE_META. */
-export const RunSourceSchema = z.object({ kind: z.string(), config: z.unknown() });
-export type RunSource = z.infer<typeof RunSourceSchema>;
 
 /** The path the `llm:` settings every kind shares may name: the development request cache (written). */
 export function llmPathFields<C extends { llm: { cacheDir?: string } }>(config: C): PathField<C>[] {

@@ -56,8 +56,6 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
   const refusedBaseline = bridge.refusedConnections();
   let events = 0;
   let eventsNotRecorded = 0;
-  let afterClose = 0;
-  let afterCloseNotRecorded = 0;
 
   const event = (kind: string, data: Record<string, unknown>, notice?: HeadUnitNotice) => {
     if (events < RECORDED_EVENTS_LIMIT) {
@@ -85,35 +83,14 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
     });
   };
   const onIncident = (message: string) => event(BRIDGE_FACTS.incident, { message }, { kind: 'incident', message });
-  const onAfterClose = (anomaly: AfterCloseAnomaly) => {
-    const prefix = `${runId}/`;
-    if (!anomaly.sessionId.startsWith(prefix)) return;
-    if (afterClose >= RECORDED_AFTER_CLOSE_LIMIT) {
-      afterCloseNotRecorded += 1;
-      return;
-    }
-    afterClose += 1;
-    store.addRunFact(runId, BRIDGE_FACTS.afterClose, { key: anomaly.sessionId.slice(prefix.length), kind: anomaly.kind, turn: anomaly.turn, lateMs: anomaly.lateMs, cause: anomaly.cause });
-  };
-  // a message sent before hello names a session of this run, or none the bench can tell (then it is the run's all the same: one unit per run)
-  const onBeforeHello = (anomaly: BeforeHelloAnomaly) => {
-    const prefix = `${runId}/`;
-    if (anomaly.sessionId !== null && !anomaly.sessionId.startsWith(prefix)) return;
-    if (afterClose >= RECORDED_AFTER_CLOSE_LIMIT) {
-      afterCloseNotRecorded += 1;
-      return;
-    }
-    afterClose += 1;
-    const key = anomaly.sessionId === null ? null : anomaly.sessionId.slice(prefix.length);
-    store.addRunFact(runId, BRIDGE_FACTS.beforeHello, { key, event: anomaly.event, turn: anomaly.turn, content: anomaly.content });
-  };
+  const anomalies = anomalyRecorder(store, runId);
 
   bridge.on('unit_connected', onConnected);
   bridge.on('unit_disconnected', onDisconnected);
   bridge.on('unit_replaced', onReplaced);
   bridge.on('incident', onIncident);
-  const stopAfterClose = connection.onAfterClose(onAfterClose);
-  const stopBeforeHello = connection.onBeforeHello(onBeforeHello);
+  const stopAfterClose = connection.onAfterClose(anomalies.afterClose);
+  const stopBeforeHello = connection.onBeforeHello(anomalies.beforeHello);
   const initial = connection.info();
   if (initial) event(BRIDGE_FACTS.connected, { version: initial.version, address: initial.address, initial: true });
 
@@ -125,7 +102,7 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
       ...(Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - baseline[k as keyof BridgeUnitStats]])) as unknown as BridgeUnitStats),
       refusedConnections: bridge.refusedConnections() - refusedBaseline,
       eventsNotRecorded,
-      afterCloseNotRecorded,
+      afterCloseNotRecorded: anomalies.notRecorded(),
     };
     const text = JSON.stringify(counts);
     if (text === lastSnapshot) return;
@@ -149,6 +126,38 @@ export function watchHeadUnit(headUnit: ConnectedHeadUnit, options: WatchOptions
       stopBeforeHello();
       snapshot();
     },
+  };
+}
+
+/**
+ * Records the anomalies of this run's sessions: messages after their conversation was recorded, and messages before
+ * hello (naming a session of this run, or none the bench can tell: then it is the run's all the same, one unit per run).
+ * Up to RECORDED_AFTER_CLOSE_LIMIT in detail, beyond that counted.
+ */
+function anomalyRecorder(store: RunFactSink, runId: string): { afterClose(anomaly: AfterCloseAnomaly): void; beforeHello(anomaly: BeforeHelloAnomaly): void; notRecorded(): number } {
+  const prefix = `${runId}/`;
+  let recorded = 0;
+  let notRecorded = 0;
+  const room = () => {
+    if (recorded >= RECORDED_AFTER_CLOSE_LIMIT) {
+      notRecorded += 1;
+      return false;
+    }
+    recorded += 1;
+    return true;
+  };
+  return {
+    afterClose(anomaly) {
+      if (!anomaly.sessionId.startsWith(prefix) || !room()) return;
+      store.addRunFact(runId, BRIDGE_FACTS.afterClose, { key: anomaly.sessionId.slice(prefix.length), kind: anomaly.kind, turn: anomaly.turn, lateMs: anomaly.lateMs, cause: anomaly.cause });
+    },
+    beforeHello(anomaly) {
+      if (anomaly.sessionId !== null && !anomaly.sessionId.startsWith(prefix)) return;
+      if (!room()) return;
+      const key = anomaly.sessionId === null ? null : anomaly.sessionId.slice(prefix.length);
+      store.addRunFact(runId, BRIDGE_FACTS.beforeHello, { key, event: anomaly.event, turn: anomaly.turn, content: anomaly.content });
+    },
+    notRecorded: () => notRecorded,
   };
 }
 

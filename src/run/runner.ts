@@ -169,7 +169,7 @@ async function resumedOrPlanned<L extends LoadedKindConfig, Item, Finished exten
   log: (line: string) => void,
 ): Promise<{ resumed: RunRecord; plan: null } | { resumed: null; plan: PlannedItem<Item>[] }> {
   try {
-    const resumed = resumedRun(options.store, options.resumeRunId, kind.storedAs, loaded.config, kind.configSchema);
+    const resumed = resumedRun(options.store, options.resumeRunId, kind.name, loaded.config, kind.configSchema);
     if (resumed) return { resumed, plan: null };
     // a new run's plan is made first: a config that plans nothing stops here, before the rig or the store
     const plan = await kind.plan(loaded, log);

@@ -36,7 +36,7 @@ export const PageQuerySchema = z
 
 export const CompareQuerySchema = z.object({ a: RunIdSchema, b: RunIdSchema }).strict();
 
-/** Starts a live session (src/kinds/suite/live-session.ts): the head unit, judges, safety policy and where it starts. */
+/** Starts a live session (src/kinds/live/config.ts): the head unit, judges, safety policy and where it starts. */
 export const StartSessionBodySchema = z.object({ config: z.unknown().default({}) }).strict();
 
 /** One turn the technician types. */

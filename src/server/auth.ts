@@ -40,9 +40,10 @@ export function authorize(req: IncomingMessage, options: { token: string; loopba
   if (!options.mutating && fromLoopback) return;
   const given = bearerToken(req);
   if (given === null) {
-    throw new ApiError(401, 'token_required', options.mutating ? 'this request changes state and needs "Authorization: Bearer <token>"' : 'requests from other machines need "Authorization: Bearer <token>"');
+    const need = options.mutating ? 'this request changes state and needs the bench app\'s token' : 'requests from other machines need the bench app\'s token';
+    throw new ApiError(401, 'token_required', `${need}: open the app with the whole address \`icabench serve\` printed (it ends in #token=…), or send "Authorization: Bearer <token>"`);
   }
-  if (!tokensEqual(given, options.token)) throw new ApiError(401, 'token_invalid', 'the bearer token does not match this server');
+  if (!tokensEqual(given, options.token)) throw new ApiError(401, 'token_invalid', 'the bearer token does not match this server (restarted with a new token? open the address it printed this time)');
 }
 
 function hostnameOf(host: string | undefined): string | null {

@@ -4,6 +4,9 @@ import { openWorkspaceStore } from '../store/workspace.ts';
 import { fleetWorkerSource } from '../fleet/coordinator.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 import { packagePath } from '../domain/package-files.ts';
+import { suitesFolder } from '../suite/folder.ts';
+import { newToken } from './auth.ts';
+import { writeTokenFile } from './token-file.ts';
 
 export const DEFAULT_CONFIGS_DIR = packagePath('bench-configs');
 /** The built UI: src/ui/dist, or ICABENCH_UI_DIR (a build folder of its own, e.g. for a test of a fresh build). */
@@ -21,6 +24,8 @@ export interface BenchAppOptions {
   fleet?: string;
   /** the campaign runner's progress lines (see BenchServerOptions.log) */
   log?: (line: string) => void;
+  /** the suites folder (`--suites`; default src/suite/folder.ts, suitesFolder) */
+  suitesDir?: string;
 }
 
 /** The bench app as `icabench serve` and the Electron shell run it: the workspace's store, the bench configs, the built UI. */
@@ -33,6 +38,9 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
   const store = opened.store;
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
   const uiBuilt = existsSync(resolve(uiDir, 'index.html'));
+  const token = options.token ?? newToken();
+  // a tab opened without the printed address finds the way in through this file (the token help page names it)
+  const tokenFile = writeTokenFile(workspace, token);
   try {
     const server = await startBenchServer({
       store,
@@ -41,8 +49,10 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
       uiDir: uiBuilt ? uiDir : null,
       host: options.host,
       port: options.port ?? DEFAULT_PORT,
-      token: options.token,
+      token,
+      tokenFile: tokenFile.path,
       log: options.log,
+      suitesDir: suitesFolder(options.suitesDir, options.configsDir ?? DEFAULT_CONFIGS_DIR),
       ...(fleet ? { fleet: options.fleet, rig: { fleetWorkers: fleet.workers } } : {}),
     });
     return {
@@ -52,10 +62,12 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchServ
         await server.close();
         fleet?.close();
         store.close();
+        tokenFile.remove();
       },
     };
   } catch (error) {
     fleet?.close();
+    tokenFile.remove();
     // a server that could not start (port taken, bad host) leaves no new store behind
     opened.closeAndDiscardIfEmpty();
     throw error;

@@ -1,4 +1,5 @@
-import { LiveSession, LiveSessionConfigSchema, LiveSessionError } from '../kinds/suite/live-session.ts';
+import { LiveSessionConfigSchema, LiveSessionError } from '../kinds/live/config.ts';
+import { LiveSession } from '../kinds/live/session.ts';
 import type { CampaignControl } from './campaign-control.ts';
 import { ApiError, fieldErrorsOf } from './http-util.ts';
 
@@ -27,10 +28,16 @@ export class LiveSessionApi {
       const fields = fieldErrorsOf(parsed.error);
       throw new ApiError(400, 'invalid_config', `live session: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`, fields);
     }
-    const session = new LiveSession(parsed.data);
+    // where it starts (an unknown district): a 400 naming the field and the accepted districts
+    let session: LiveSession;
+    try {
+      session = new LiveSession(parsed.data);
+    } catch (error) {
+      throw asApiError(error, 400, 'invalid_config');
+    }
     this.session = session;
     try {
-      const { runId } = await this.control.start({ kind: session.kind, loaded: session.campaign, configName: parsed.data.name });
+      const { runId } = await this.control.start({ kind: session.kind, loaded: session.loaded, configName: parsed.data.name });
       return { runId, context: session.context() };
     } catch (error) {
       this.session = null;
@@ -81,6 +88,6 @@ export class LiveSessionApi {
   }
 }
 
-function asApiError(error: unknown, status: number): unknown {
-  return error instanceof LiveSessionError ? new ApiError(status, 'session', error.message, error.fields) : error;
+function asApiError(error: unknown, status: number, code = 'session'): unknown {
+  return error instanceof LiveSessionError ? new ApiError(status, code, error.message, error.fields) : error;
 }

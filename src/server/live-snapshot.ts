@@ -66,11 +66,21 @@ export interface LiveSnapshot {
   rigs: LiveRig[];
   /** the running tally since this start (the demo screen): conversations by outcome, and the labels that counted on turns */
   tally: { outcomes: Record<CombinedOutcome, number>; labels: Record<string, number>; turns: number };
+  /** the findings by label over this start, one point per finished item (thinned to at most TIMELINE_LIMIT points): the Live screen's plot */
+  timeline: LiveTimelinePoint[];
+}
+
+/** The tally's labels (cumulative) when the `finished`-th item of this start ended, `elapsedMs` into the run. */
+export interface LiveTimelinePoint {
+  finished: number;
+  elapsedMs: number;
+  labels: Record<string, number>;
 }
 
 const RECENT_LIMIT = 50;
 const FEED_LIMIT = 30;
 const HEAD_UNIT_NOTICES_LIMIT = 20;
+export const TIMELINE_LIMIT = 200;
 
 /** Folds one event into the snapshot (mutates it). */
 export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void {
@@ -159,8 +169,16 @@ function finishLive(s: LiveSnapshot, key: string, outcome: keyof LiveSnapshot['t
   }
   s.active = s.active.filter((c) => c.key !== key);
   s.tally.outcomes[outcome] += 1;
+  addTimelinePoint(s);
   s.recent.unshift(finished(rig));
   s.recent.length = Math.min(s.recent.length, RECENT_LIMIT);
+}
+
+/** A point of the findings plot; past the limit every other point is dropped (the first and the newest stay), so a long run keeps its shape. */
+function addTimelinePoint(s: LiveSnapshot): void {
+  const finished = Object.values(s.tally.outcomes).reduce((a, b) => a + b, 0);
+  s.timeline.push({ finished, elapsedMs: s.elapsedMs, labels: { ...s.tally.labels } });
+  if (s.timeline.length > TIMELINE_LIMIT) s.timeline = s.timeline.filter((_, i, all) => i % 2 === 0 || i === all.length - 1);
 }
 
 function rigOf(s: LiveSnapshot, rig: string): LiveRig {
@@ -199,5 +217,21 @@ export function emptySnapshot(): LiveSnapshot {
     stopReason: null,
     rigs: [],
     tally: { outcomes: { pass: 0, fail: 0, inconclusive: 0, error: 0 }, labels: {}, turns: 0 },
+    timeline: [],
   };
+}
+
+/**
+ * How fast the run goes and how long it has left, from this start's finished items and elapsed time: items per
+ * minute, and the time the remaining items take at that rate (capped by the time budget's remainder). null until an
+ * item finished, or when nothing is left.
+ */
+export function liveRate(s: Pick<LiveSnapshot, 'tally' | 'elapsedMs' | 'planned' | 'done' | 'budgetMs'>): { perMinute: number | null; leftMs: number | null } {
+  const finished = Object.values(s.tally.outcomes).reduce((a, b) => a + b, 0);
+  if (finished === 0 || s.elapsedMs <= 0) return { perMinute: null, leftMs: null };
+  const perMs = finished / s.elapsedMs;
+  const remaining = Math.max(0, s.planned - s.done);
+  const atRate = remaining / perMs;
+  const budgetLeft = s.budgetMs === null ? Infinity : Math.max(0, s.budgetMs - s.elapsedMs);
+  return { perMinute: perMs * 60_000, leftMs: remaining === 0 ? null : Math.min(atRate, budgetLeft) };
 }

@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Server as SocketServer } from 'socket.io';
@@ -10,11 +9,9 @@ import { summarizeRun } from '../report/summary.ts';
 import { summaryJson } from '../report/write.ts';
 import { compareRunsWithDiversity } from '../analysis/compare.ts';
 import { storedRunChanges } from '../report/changes-section.ts';
-import { unitBuildOf } from '../run/run-facts.ts';
-import { pinConversation, pinnedSuiteYaml } from '../suite/pin.ts';
 import { TfidfEmbedder } from '../embedding/tfidf.ts';
 import { ConfigError } from '../config/yaml.ts';
-import { RUN_SOURCE_META, RunSourceSchema, type KindConfig, type LoadedKindConfig } from '../run/kind.ts';
+import type { KindConfig, LoadedKindConfig } from '../run/kind.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
@@ -29,7 +26,7 @@ import {
   RunIdSchema,
   StartCampaignBodySchema,
   StopCampaignBodySchema,
-  ValidateConfigBodySchema, StartSessionBodySchema, PinBodySchema, SessionTurnBodySchema, SessionContextBodySchema, EndSessionBodySchema } from './api-schemas.ts';
+  ValidateConfigBodySchema, StartSessionBodySchema, SessionTurnBodySchema, SessionContextBodySchema, EndSessionBodySchema } from './api-schemas.ts';
 import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
@@ -46,6 +43,9 @@ import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
+import { RunDownloads, runDownloadRoutes } from './run-downloads.ts';
+import { PinnedSuites, pinnedSuiteRoutes } from './pinned-suites.ts';
+import { suitesFolder } from '../suite/folder.ts';
 
 export interface BenchServerOptions {
   store: ResultStore;
@@ -60,6 +60,8 @@ export interface BenchServerOptions {
   port?: number;
   /** default: a fresh random token */
   token?: string;
+  /** where the token is kept for a tab opened without it (src/server/token-file.ts); GET /api/health names it */
+  tokenFile?: string;
   /** built UI (src/ui/dist); null serves a "not built" notice */
   uiDir?: string | null;
   /** JSON request bodies above this are refused with 413 (default 1 MiB) */
@@ -70,6 +72,8 @@ export interface BenchServerOptions {
   log?: (line: string) => void;
   /** a fleet Redis URL: the real runner runs campaigns on its workers (`icabench serve --fleet`, docs/fleet.md) */
   fleet?: string;
+  /** where Pin writes suites and "Run pinned suite" reads them (default: src/suite/folder.ts, suitesFolder) */
+  suitesDir?: string;
 }
 
 export interface BenchServer {
@@ -104,10 +108,6 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const manualRuns = new ManualRunApi(store);
   const toolRuns = new ToolRunApi(store);
   const conformance = new ConformanceApi(options.workspace);
-  const requireDialogue = (config: unknown, where: string) => {
-    const kind = campaignKindOfValue(config);
-    if (kind !== 'dialogue') throw new ApiError(400, 'unsupported_kind', `${where}: a ${kind} run; only conversations of dialogue runs are pinned as suites`);
-  };
   /** The kind of a config or a stored run: an unknown one is a 400 naming the accepted kinds. */
   const kindOf = async (name: string | null | undefined, where: string): Promise<AnyCampaignKind> => {
     try {
@@ -130,10 +130,12 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     }
   };
   const summaries = new SummaryCache(store);
+  const suites = new PinnedSuites(store, options.suitesDir ?? suitesFolder(null, options.configsDir));
+  const downloads = new RunDownloads(store, options.workspace);
   const project = dirname(resolve(options.configsDir));
   const appRoots: AppPathRoots = {
     configsDir: resolve(options.configsDir),
-    readable: [options.workspace, options.configsDir, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
+    readable: [options.workspace, options.configsDir, suites.dir, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
     writable: [options.workspace],
   };
   // the editor and the config list show what the app refuses at its field, so Start is never enabled only to refuse
@@ -147,13 +149,23 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
   const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
     if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${run.id} is complete; nothing to resume`);
-    // a kind stored as another (a suite run is a dialogue run) resumes as the kind that started it, from its own config
-    const source = RunSourceSchema.safeParse(run.meta[RUN_SOURCE_META]);
-    const kind = await kindOf(source.success ? source.data.kind : run.kind, `run ${run.id}`);
-    const check = catalog.checkValue(source.success ? source.data.config : run.config);
+    const kind = await kindOf(run.kind, `run ${run.id}`);
+    const check = catalog.checkValue(run.config);
     if (!check.valid) throw new ApiError(422, 'stored_config_invalid', `run ${run.id}: its stored config no longer validates: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
     requireAllowedPaths(kind, check.config as KindConfig, `run ${run.id}`);
     return { kind, config: check.config as KindConfig };
+  };
+  /** Starts a campaign from a config value the server built (a pinned suite's replay), checked as one from the editor. */
+  const startFromValue = async (value: unknown, label: string) => {
+    const check = catalog.checkValue(value);
+    if (!check.valid) throw new ApiError(422, 'invalid_config', `${label}: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
+    const kind = await kindOf(check.kind, label);
+    requireAllowedPaths(kind, check.config as KindConfig, label);
+    const campaign = loadCampaign(() => materializeConfig(kind, check.config as KindConfig, options.configsDir, options.workspace, label));
+    return control.start({ kind, loaded: campaign, configName: label }).catch((error: unknown) => {
+      discardMaterialized(campaign, options.workspace);
+      throw error;
+    });
   };
   /** A run as the API lists it: without its config, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
   const listedRun = async (run: RunRecord): Promise<ListedRun> => {
@@ -187,7 +199,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
 
   const routes: Route[] = [
-    { method: 'GET', pattern: /^\/api\/health$/, handle: (_q, res) => ok(res, { ok: true, workspace: options.workspace }) },
+    { method: 'GET', pattern: /^\/api\/health$/, handle: (_q, res) => ok(res, { ok: true, workspace: options.workspace, tokenFile: options.tokenFile ?? null }) },
     {
       method: 'GET',
       pattern: /^\/api\/rig$/,
@@ -302,6 +314,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         return ok(res, { summary: { ...summary, ...(diversity ? { diversity: { ...diversity, conversations: [] } } : {}) } });
       },
     },
+    ...runDownloadRoutes(downloads, requireRun),
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/tool-agents$/, handle: (_q, res, p) => ok(res, toolRuns.overview(requireRun(p.id))) },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/tool-agents\/trials\/(?<key>[^/]+)$/, handle: (_q, res, p) => ok(res, toolRuns.trial(requireRun(p.id), p.key)) },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)\/manual$/, handle: (_q, res, p) => ok(res, manualRuns.overview(requireRun(p.id))) },
@@ -364,26 +377,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         res.end(bytes);
       },
     },
-    {
-      method: 'POST',
-      pattern: /^\/api\/runs\/(?<id>[^/]+)\/conversations\/(?<key>[^/]+)\/pin$/,
-      handle: async (req, res, p) => {
-        const run = requireRun(p.id);
-        await body(req, PinBodySchema, 'pin request');
-        requireDialogue({ kind: run.kind }, `pin: run ${run.id}`);
-        const result = requireConversation(run.id, p.key);
-        // the app writes only under the workspace: the suite goes to <workspace>/suites/, to be moved to bench-configs/suites/
-        const conversation = pinConversation(result, { run: run.id, runName: run.name, unitBuild: unitBuildOf(store, run.id)?.build ?? null });
-        const dir = join(options.workspace, 'suites');
-        mkdirSync(dir, { recursive: true });
-        const base = `pinned-${run.id}-${p.key.replace(/[^\w.-]+/g, '_')}`;
-        let path = join(dir, `${base}.yaml`);
-        for (let n = 2; existsSync(path); n++) path = join(dir, `${base}-${n}.yaml`);
-        const yaml = pinnedSuiteYaml(conversation, base);
-        writeFileSync(path, yaml, { flag: 'wx' });
-        return ok(res, { path, yaml }, 201);
-      },
-    },
+    ...pinnedSuiteRoutes({ suites, requireRun, requireConversation, body, startCampaign: startFromValue }),
     {
       method: 'POST',
       pattern: /^\/api\/runs\/(?<id>[^/]+)\/conversations\/(?<key>[^/]+)\/ratings$/,

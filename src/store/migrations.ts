@@ -178,4 +178,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs_rebuilt RENAME TO runs;
     `,
   },
+  {
+    version: 6,
+    description:
+      'suite and live runs are kinds of their own: runs stored as dialogue runs with mode "scripted" (a suite) or "live" (a live session) get their kind and their own config ' +
+      '(a suite run the config its meta kept under "source"; a live run its session fields, without the dialogue fields it was given to ride the dialogue run path)',
+    sql: `
+      UPDATE runs SET kind = 'suite', config = COALESCE(json_extract(meta, '$.source.config'), config), meta = json_remove(meta, '$.source')
+        WHERE kind = 'dialogue' AND mode = 'scripted';
+      UPDATE runs SET kind = 'live', config = json_remove(json_set(config, '$.kind', 'live'),
+          '$.description', '$.mode', '$.method', '$.seeds', '$.seedIds', '$.domains', '$.conversations', '$.repeats', '$.personas', '$.strategies', '$.consecutiveLimits',
+          '$.maxTurns', '$.dates', '$.timeWindow', '$.budgetMinutes', '$.pipeline', '$.maxErrorShare', '$.seed', '$.world', '$.simulator', '$.voice', '$.diversity')
+        WHERE kind = 'dialogue' AND mode = 'live' AND json_valid(config);
+    `,
+  },
 ];

@@ -54,6 +54,8 @@ export class DuplicateConversationError extends StoreError {
 export interface CreateRunInput {
   name: string;
   mode: RunMode;
+  /** the kind of conversations the run holds (dialogue by default; suite, live: src/kinds/registry.ts) */
+  kind?: string;
   /** the campaign config as loaded; stored as JSON */
   config: unknown;
   /** every conversation the run will hold; resume works from this list */
@@ -209,7 +211,8 @@ export class ResultStore {
   createRun(input: CreateRunInput): string {
     const mode = parseOrThrow(RunModeSchema, input.mode, 'createRun: mode');
     const plan = input.plan.map((spec, i) => parseOrThrow(ConversationSpecSchema, spec, `createRun: plan[${i}]`));
-    return this.insertRun('createRun', { ...input, mode, kind: 'dialogue' }, 'planned', plan.map((spec) => ({ key: spec.key, value: spec })));
+    if (mode === 'items') throw new StoreError('createRun: a run of conversations has no mode "items" (item-based runs use createItemRun)');
+    return this.insertRun('createRun', { ...input, mode, kind: input.kind ?? 'dialogue' }, 'planned', plan.map((spec) => ({ key: spec.key, value: spec })));
   }
 
   /**

@@ -102,7 +102,7 @@ export interface SuiteScript {
 }
 
 /** A context that cannot be placed (an unknown district without a position), at its field. */
-class SuiteContextProblem extends Error {
+export class SuiteContextProblem extends Error {
   constructor(
     readonly field: string,
     message: string,

@@ -17,9 +17,17 @@ export interface AudioDevice {
 /** A failure to reach the sound server or its programs, naming the fix. */
 export class AudioDeviceError extends Error {}
 
+/** How to get a missing device: the same words wherever a device fails. */
+export const AUDIO_DEVICE_FIX = 'start the sound server (without hardware: `bash scripts/virtual-audio.sh start`) and check the device names with `icabench voice devices`';
+
+/** A sound server that does not answer within this long counts as not there (pactl waits for a hung server otherwise). */
+const SOUND_SERVER_TIMEOUT_MS = 5_000;
+
 function run(binary: string, args: string[], env: NodeJS.ProcessEnv | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { env: env ?? process.env });
+    const timer = setTimeout(() => child.kill('SIGKILL'), SOUND_SERVER_TIMEOUT_MS);
+    child.on('close', () => clearTimeout(timer));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -28,7 +36,7 @@ function run(binary: string, args: string[], env: NodeJS.ProcessEnv | undefined)
     child.on('close', (code) =>
       code === 0
         ? resolve(stdout)
-        : reject(new AudioDeviceError(`no sound server answered (${stderr.trim().split('\n')[0] || `${binary} exit ${code}`}): start PulseAudio or PipeWire, or \`bash scripts/virtual-audio.sh start\` for a virtual sound card`)),
+        : reject(new AudioDeviceError(`no sound server answered (${stderr.trim().split('\n')[0] || (code === null ? `no answer within ${SOUND_SERVER_TIMEOUT_MS} ms` : `${binary} exit ${code}`)}): start PulseAudio or PipeWire, or \`bash scripts/virtual-audio.sh start\` for a virtual sound card`)),
     );
   });
 }
@@ -56,13 +64,8 @@ const dbfs = (value: number) => (value <= 0 ? -120 : Math.round(20 * Math.log10(
  * (`icabench voice devices`, the doctor and the rig status screen; the acoustic link plays on an output and records an input).
  */
 export async function listAudioDevices(options: { env?: NodeJS.ProcessEnv; listenMs?: number } = {}): Promise<AudioDevice[]> {
-  const names = async (what: 'sinks' | 'sources') =>
-    (await run(PACTL.binary, ['list', 'short', what], options.env))
-      .split('\n')
-      .map((line) => line.split('\t')[1])
-      .filter((name): name is string => Boolean(name));
-  const devices: AudioDevice[] = (await names('sinks')).map((name) => ({ kind: 'output', name }));
-  const sources = await names('sources');
+  const devices: AudioDevice[] = (await deviceNames('sinks', options.env)).map((name) => ({ kind: 'output', name }));
+  const sources = await deviceNames('sources', options.env);
   // every input listened to at once: the check takes one listening time, not one per input
   const recorded = await Promise.all(sources.map((name) => sampleInput(name, options.listenMs ?? 500, options.env)));
   for (const [i, name] of sources.entries()) {
@@ -78,6 +81,42 @@ export async function listAudioDevices(options: { env?: NodeJS.ProcessEnv; liste
     devices.push({ kind: 'input', name, level: { peakDb: dbfs(peak), rmsDb: dbfs(Math.sqrt(sum / samples.length)), fault } });
   }
   return devices;
+}
+
+/** A device a run plays on or records from, with the config field that names it. */
+export interface WantedAudioDevice {
+  kind: 'output' | 'input';
+  name: string;
+  field: string;
+}
+
+async function deviceNames(what: 'sinks' | 'sources', env: NodeJS.ProcessEnv | undefined): Promise<string[]> {
+  return (await run(PACTL.binary, ['list', 'short', what], env))
+    .split('\n')
+    .map((line) => line.split('\t')[1])
+    .filter((name): name is string => Boolean(name));
+}
+
+/**
+ * Checks, before anything plays or records, that the sound server answers and has every device a run names;
+ * throws an AudioDeviceError of one line naming the device, its config field and the fix.
+ */
+export async function checkAudioDevices(wanted: readonly WantedAudioDevice[], env?: NodeJS.ProcessEnv): Promise<void> {
+  if (wanted.length === 0) return;
+  let sinks: string[];
+  let sources: string[];
+  try {
+    [sinks, sources] = await Promise.all([deviceNames('sinks', env), deviceNames('sources', env)]);
+  } catch (error) {
+    const first = wanted[0]!;
+    throw new AudioDeviceError(`audio device "${first.name}" (${first.field}): ${(error as Error).message}; \`icabench voice devices\` lists the devices`);
+  }
+  for (const device of wanted) {
+    const known = device.kind === 'output' ? sinks : sources;
+    if (known.includes(device.name)) continue;
+    const what = device.kind === 'output' ? 'output (sink)' : 'input (source)';
+    throw new AudioDeviceError(`audio device "${device.name}" (${device.field}) is not an ${what} of the sound server (it has: ${known.join(', ') || 'none'}): ${AUDIO_DEVICE_FIX}`);
+  }
 }
 
 /** One line for a device: its kind, name and level, with a rig fault spelled out. */

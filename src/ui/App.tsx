@@ -1,4 +1,7 @@
+import { useEffect, useState } from 'react';
+import { onTokenRefused, token, type TokenRefusal } from './api.ts';
 import { useRoute } from './hooks.ts';
+import { TokenHelpPage } from './views/TokenHelp.tsx';
 import { RigStatusView } from './views/RigStatusView.tsx';
 import { CampaignSetupView } from './views/CampaignSetupView.tsx';
 import { LiveView } from './views/LiveView.tsx';
@@ -26,6 +29,10 @@ const NAV = [
 export function App() {
   const route = useRoute();
   const [section = 'rig', id, sub, key] = route;
+  // without the server's token nothing can start or follow a campaign: say how to get in instead of waiting or failing
+  const [refusal, setRefusal] = useState<TokenRefusal | null>(() => (token() === null ? 'token_required' : null));
+  useEffect(() => onTokenRefused(setRefusal), []);
+  if (refusal) return <TokenHelpPage refusal={refusal} />;
   // demo mode is the whole window (a second screen), without the app's navigation
   if (section === 'demo') return <DemoView />;
   let view;

@@ -16,6 +16,36 @@ export function token(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
+/** The token in what a user pasted: the address `icabench serve` printed (…/#token=…) or the token alone; null when neither. */
+export function tokenFromPasted(text: string): string | null {
+  const trimmed = text.trim();
+  const inUrl = /[#&]token=([^&\s]+)/.exec(trimmed);
+  if (inUrl) return decodeURIComponent(inUrl[1]);
+  return /^[A-Za-z0-9_-]{16,}$/.test(trimmed) ? trimmed : null;
+}
+
+/** Keeps a pasted token for this tab (as adoptTokenFromLocation does for one in the address). */
+export function adoptToken(value: string): void {
+  sessionStorage.setItem(TOKEN_KEY, value);
+}
+
+/** Why the server refuses this tab: no token, or one that is not this server's (it restarted with a new one). */
+export type TokenRefusal = 'token_required' | 'token_invalid';
+const refusalListeners = new Set<(refusal: TokenRefusal) => void>();
+
+/** Calls `listener` whenever the server refuses a request or the live feed for want of the right token; returns the unsubscribe. */
+export function onTokenRefused(listener: (refusal: TokenRefusal) => void): () => void {
+  refusalListeners.add(listener);
+  return () => {
+    refusalListeners.delete(listener);
+  };
+}
+
+/** Tells the app the server refused this tab's token (an API answer or the live feed's connect error). */
+export function tokenRefused(code: string): void {
+  if (code === 'token_required' || code === 'token_invalid') for (const listener of refusalListeners) listener(code);
+}
+
 /** A refused request, with the server's field errors for the form that sent it. */
 export class ApiFailure extends Error {
   constructor(
@@ -37,6 +67,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
   const data = (await res.json().catch(() => null)) as { error?: { code: string; message: string; fields: FieldError[] } } | null;
   if (!res.ok) {
     const error = data?.error;
+    if (res.status === 401 && error) tokenRefused(error.code);
     throw new ApiFailure(res.status, error?.code ?? 'http_error', error?.message ?? `${method} ${path}: HTTP ${res.status}`, error?.fields ?? []);
   }
   return data as T;

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { io } from 'socket.io-client';
 import type { CampaignEvent } from '../run/events.ts';
 import { applyCampaignEvent, emptySnapshot, type LiveSnapshot } from '../server/live-snapshot.ts';
-import { api, token } from './api.ts';
+import { api, token, tokenRefused } from './api.ts';
 
 /** The current hash route, split into segments: "#/runs/abc" → ["runs", "abc"]. */
 export function useRoute(): string[] {
@@ -62,6 +62,8 @@ export function useLiveCampaign(): { snapshot: LiveSnapshot; connected: boolean;
     const socket = io({ auth: { token: token() ?? '' }, transports: ['websocket'] });
     socket.on('connect', () => setConnected(true));
     socket.on('disconnect', () => setConnected(false));
+    // without the right token the feed never connects: the app says how to get in instead of waiting
+    socket.on('connect_error', (error: Error) => tokenRefused(error.message));
     socket.on('campaign', (event: CampaignEvent | { type: 'control'; snapshot: LiveSnapshot }) => {
       if (event.type === 'control') {
         setSnapshot(event.snapshot);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { AUDIO_CHUNK_MS, AUDIO_CHUNK_SAMPLES, AUDIO_SAMPLE_RATE, type AudioChunk, type AudioChunkInput, type AudioDirection, type AudioEnd } from '../protocol/audio.ts';
 import { PACAT, missingProgramMessage } from '../system/programs.ts';
-import { CLIP_LEVEL, DEAD_INPUT_PEAK } from '../system/audio-devices.ts';
+import { AUDIO_DEVICE_FIX, CLIP_LEVEL, DEAD_INPUT_PEAK } from '../system/audio-devices.ts';
 import { nowMs, type AudioLink } from './audio-link.ts';
 import { VoiceError } from './types.ts';
 
@@ -73,14 +73,22 @@ function startPlayer(device: string, env: NodeJS.ProcessEnv | undefined, onFailu
     onFailure(new VoiceError(error.code === 'ENOENT' ? missingProgramMessage(PACAT) : `${PACAT.binary} could not be started: ${error.message}`)),
   );
   child.on('close', (code, signal) => {
-    if (code !== 0 && signal === null) onFailure(new VoiceError(`audio device "${device}" (playback): ${Buffer.concat(stderr).toString('utf8').trim() || `pacat exit ${code}`}`));
+    if (code !== 0 && signal === null) onFailure(deviceFailure(device, 'playback', Buffer.concat(stderr).toString('utf8') || `pacat exit ${code}`));
   });
   return child;
+}
+
+/** A device that failed, as one line: the device, what it was doing, the sound server's first line, and the fix. */
+function deviceFailure(device: string, doing: 'playback' | 'record', cause: string): VoiceError {
+  const first = cause.trim().split('\n')[0]?.trim() || 'it failed';
+  return new VoiceError(`audio device "${device}" (${doing}): ${first.replace(/\.$/, '')}: ${AUDIO_DEVICE_FIX}`);
 }
 
 interface Capture {
   /** resolves when the first audio arrives; rejects when the recorder fails first */
   started: Promise<void>;
+  /** why the recorder stopped by itself after it started, or null while it records */
+  failure(): VoiceError | null;
   stop(): Promise<void>;
 }
 
@@ -93,19 +101,29 @@ function startCapture(device: string, env: NodeJS.ProcessEnv | undefined, onData
   const { record } = require('node-record-lpcm16') as { record: (o: object) => { process: ChildProcess; stream(): Readable; stop(): void } };
   const recording = record({ recorder: fileURLToPath(new URL('./pulse-recorder.cjs', import.meta.url)), device, env, sampleRate: AUDIO_SAMPLE_RATE, channels: 1, audioType: 'raw' });
   const stream = recording.stream();
+  // the recorder's own words (e.g. "Connection failure: Connection refused"), bounded: node-record-lpcm16 reports only the exit code
+  let stderr = '';
+  recording.process.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(0, 2_000)));
+  let failed: VoiceError | null = null;
   const closed = new Promise<void>((resolve) => recording.process.once('close', () => resolve()));
   const started = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new VoiceError(`audio device "${device}": no audio recorded within ${timeoutMs} ms (is it a source? \`icabench voice devices\` lists them)`)), timeoutMs);
+    const timer = setTimeout(() => reject(new VoiceError(`audio device "${device}" (record): no audio recorded within ${timeoutMs} ms: ${AUDIO_DEVICE_FIX}`)), timeoutMs);
     stream.once('data', () => (clearTimeout(timer), resolve()));
     recording.process.once('error', (error: NodeJS.ErrnoException) =>
       (clearTimeout(timer), reject(new VoiceError(error.code === 'ENOENT' ? missingProgramMessage(PACAT) : `${PACAT.binary} could not be started: ${error.message}`))),
     );
-    stream.once('error', (message: unknown) => (clearTimeout(timer), reject(new VoiceError(`audio device "${device}" (record): ${String(message).split('\n')[0]}`))));
+    stream.on('error', (message: unknown) => {
+      clearTimeout(timer);
+      // the exit is reported once the process closed, so its stderr is complete
+      failed ??= deviceFailure(device, 'record', stderr || String(message));
+      reject(failed);
+    });
   });
   started.catch(() => undefined);
   stream.on('data', (data: Buffer) => onData(data, nowMs()));
   return {
     started,
+    failure: () => failed,
     stop: async () => {
       if (recording.process.exitCode === null && recording.process.signalCode === null) recording.stop();
       await closed;
@@ -187,7 +205,12 @@ export class AcousticLink implements AudioLink {
   /** Starts recording from the input device; resolves once the recorder delivers audio. */
   async open(): Promise<void> {
     this.capture = startCapture(this.options.devices.input, this.options.env, (data, arrivedAt) => this.frames.push(data, arrivedAt));
-    await this.capture.started;
+    try {
+      await this.capture.started;
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
   }
 
   sendChunk(chunk: AudioChunkInput): void {
@@ -250,8 +273,14 @@ export class AcousticLink implements AudioLink {
     this.endListeners.clear();
   }
 
+  /** Why the link cannot be used any more (a device failed), or null. */
+  failed(): VoiceError | null {
+    return this.failure ?? this.capture?.failure() ?? null;
+  }
+
   private assertUsable(): void {
-    if (this.failure) throw this.failure;
+    const failure = this.failed();
+    if (failure) throw failure;
     if (this.closed) throw new VoiceError('the acoustic link is closed');
   }
 
@@ -393,7 +422,21 @@ export async function measureLoopbackLatency(options: { output: string; loopback
     }
   }
   measurements.sort((a, b) => a - b);
-  return Math.max(0, measurements[Math.floor(measurements.length / 2)]!);
+  const median = measurements[Math.floor(measurements.length / 2)]!;
+  if (median < PLAUSIBLE_LATENCY_MS.min || median > PLAUSIBLE_LATENCY_MS.max) {
+    throw new VoiceError(
+      `loopback: the device latency measured through "${options.loopbackInput}" is ${median.toFixed(1)} ms (runs: ${measurements.map((m) => m.toFixed(1)).join(', ')} ms), ` +
+        `outside the plausible ${PLAUSIBLE_LATENCY_MS.min}–${PLAUSIBLE_LATENCY_MS.max} ms, so it is not used: the input heard something before the tone left "${options.output}" (or far too late); ` +
+        `make the loopback input hear only that output, or set voice.link.latencyMs to the rig's measured latency`,
+    );
+  }
+  return median;
 }
+
+/**
+ * A device latency the loopback calibration may report: the player alone buffers 100 ms, so a device pair answers in
+ * a few ms at the very least; 0 ms (an onset heard before the tone was written) or seconds mean the input heard something else.
+ */
+export const PLAUSIBLE_LATENCY_MS = { min: 2, max: 2_000 } as const;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

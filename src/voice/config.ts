@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { SeedPhrase } from '../domain/conversation.ts';
 import { CabinAcousticsSchema } from './acoustics.ts';
-import { AcousticDevicesSchema, AcousticLink, CaptureVadSchema, measureLoopbackLatency } from './acoustic-link.ts';
+import { checkAudioDevices, type WantedAudioDevice } from '../system/audio-devices.ts';
+import { AcousticDevicesSchema, AcousticLink, type AcousticDevices, CaptureVadSchema, measureLoopbackLatency } from './acoustic-link.ts';
 import type { AudioLink } from './audio-link.ts';
 import { BenchVoice, type SpokenTurnResult } from './bench-voice.ts';
 import { EspeakTts } from './espeak.ts';
@@ -119,6 +120,20 @@ export function turnAudioArtifacts(result: SpokenTurnResult, turn: number): Arra
   const artifacts = [{ name: `turn${turn}-driver.wav`, mime: 'audio/wav' as const, bytes: encodeWav(result.driverAudio) }];
   if (result.replyAudio && result.replyAudio.samples.length > 0) artifacts.push({ name: `turn${turn}-reply.wav`, mime: 'audio/wav', bytes: encodeWav(result.replyAudio) });
   return artifacts;
+}
+
+/**
+ * The audio devices of an acoustic link exist on an answering sound server: the bench's (`link`) and the reference
+ * unit's (`unit`, its microphone and loudspeaker); throws one line naming the device, its config field and the fix.
+ */
+export async function checkAcousticDevices(link: Extract<VoiceLinkConfig, { type: 'acoustic' }> | null, unit: AcousticDevices | undefined, env?: NodeJS.ProcessEnv): Promise<void> {
+  const wanted: WantedAudioDevice[] = [];
+  if (link) {
+    wanted.push({ kind: 'output', name: link.output, field: 'voice.link.output' }, { kind: 'input', name: link.input, field: 'voice.link.input' });
+    if (link.loopbackInput && link.latencyMs === undefined) wanted.push({ kind: 'input', name: link.loopbackInput, field: 'voice.link.loopbackInput' });
+  }
+  if (unit) wanted.push({ kind: 'input', name: unit.input, field: 'headUnit.acoustic.input' }, { kind: 'output', name: unit.output, field: 'headUnit.acoustic.output' });
+  await checkAudioDevices(wanted, env);
 }
 
 /**

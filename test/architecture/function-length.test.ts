@@ -18,17 +18,12 @@ const MAX_LINES = 100;
  */
 const NOT_YET_SPLIT = new Set([
   'src/analysis/profile.ts computeRunSummary',
-  'src/bridge/server.ts startBridgeServer',
-  'src/conformance/run.ts runConformance',
-  'src/fleet/coordinator.ts openFleetRunner',
-  'src/fleet/worker.ts startFleetWorker',
   'src/headunit/reference/reference-headunit.ts handle',
   'src/judge/oracle.ts judgeStructured',
   'src/kinds/dialogue/conversation.ts runConversation',
   'src/kinds/tool-agents/loop.ts runToolTaskTrial',
   'src/manual/evaluate.ts evaluate',
   'src/manual/ingest/markdown.ts readMarkdown',
-  'src/run/run-monitor.ts watchHeadUnit',
   'src/server/server.ts startBenchServer',
   'src/ui/views/CampaignSetupView.tsx CampaignSetupView',
   'src/ui/views/ConformanceView.tsx ConformanceView',

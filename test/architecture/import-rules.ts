@@ -99,7 +99,7 @@ export const RULES: Record<string, RoleRule> = {
   },
   kinds: {
     is: "the campaign kinds: what a config's `kind:` selects",
-    may: ['domain', 'config', 'run', 'kinds/dialogue', 'kinds/manual-qa', 'kinds/tool-agents', 'kinds/suite'],
+    may: ['domain', 'config', 'run', 'kinds/dialogue', 'kinds/manual-qa', 'kinds/tool-agents', 'kinds/suite', 'kinds/live'],
   },
   'kinds/dialogue': {
     is: 'the dialogue kind: its config, plan (sampling, seed pool), the conversation loop, the world file',
@@ -139,8 +139,12 @@ export const RULES: Record<string, RoleRule> = {
     ],
   },
   'kinds/suite': {
-    is: "the suite kind and live sessions: scripted suites and typed turns, each its own kind definition composing the dialogue kind's parts (docs/suites.md)",
+    is: "the suite kind: scripted suites replayed, its own config and stored kind, composing the dialogue kind's parts (docs/suites.md)",
     may: ['domain', 'config', 'llm', 'judge', 'simulator', 'vehicle', 'suite', 'run', { role: 'kinds/dialogue', files: ['config.ts', 'kind.ts', 'run.ts', 'tiers.ts'], why: "a suite campaign runs on the dialogue kind's rig, storage and outputs with a scripted plan and user" }],
+  },
+  'kinds/live': {
+    is: "the live kind: a technician's typed turns (icabench session, the app's Live screen), its own config and stored kind, composing the dialogue kind's parts (docs/suites.md)",
+    may: ['domain', 'config', 'simulator', 'suite', 'run', { role: 'kinds/dialogue', files: ['config.ts', 'kind.ts', 'run.ts'], why: "a live session runs on the dialogue kind's rig, storage and outputs with the technician as its user" }],
   },
   manual: {
     is: "the owner's-manual library: ingestion, chunks, retrieval, test sets, the GEAR evaluators",
@@ -162,7 +166,7 @@ export const RULES: Record<string, RoleRule> = {
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts', 'compare.ts'], why: 'the tool-agents run view and comparison' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts'], why: 'the conversation view pins a conversation as a suite' }, 'kinds/suite'],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts', 'compare.ts'], why: 'the tool-agents run view and comparison' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts', 'folder.ts'], why: 'the conversation view pins a conversation as a suite into the one suites folder' }, 'kinds/suite', 'kinds/live'],
   },
   ui: {
     is: 'the bench app frontend (browser)',

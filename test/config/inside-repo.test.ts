@@ -2,7 +2,7 @@ import { loadActionMapping } from '../../src/vehicle/observe/action-mapping.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { loadSuite } from '../../src/suite/format.ts';
-import { loadSuiteCampaign } from '../../src/kinds/suite/suite-kind.ts';
+import { loadSuiteCampaign, suitePathFields } from '../../src/kinds/suite/suite-kind.ts';
 import { describe, expect, it } from 'vitest';
 import { loadToolAgentsConfig } from '../../src/kinds/tool-agents/config.ts';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
@@ -61,7 +61,7 @@ async function namedPaths(file: string): Promise<string[]> {
   }
   if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'suite') {
     const campaign = loadSuiteCampaign(file);
-    return [campaign.config.seeds, ...campaignPathFields(campaign.config).filter((f) => f.kind !== 'device').map((f) => f.path)];
+    return suitePathFields(campaign.config).filter((f) => f.kind !== 'device').map((f) => f.path);
   }
   if (/^bench-configs\/[^/]+\.ya?ml$/.test(rel) && readCampaignKind(file) === 'tool-agents') {
     const { taskFiles, config } = loadToolAgentsConfig(file);

@@ -7,6 +7,7 @@ import { describe, it } from 'vitest';
 import { CLI } from '../helpers/cli.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
 import { browserGate, launchBrowser } from './browser.ts';
+import { SUITES_DIR_ENV } from '../../src/suite/folder.ts';
 
 /** The browser tests' one start-up: the gate, `icabench serve` on a workspace, headless Chromium, pages and screenshots. */
 
@@ -25,10 +26,10 @@ export function describeInBrowser(name: string, body: () => void): void {
   describe.runIf(gate.run)(name, body);
 }
 
-/** Starts `icabench serve` on a free port and resolves with the URL it prints (rejects after 60 s or if it exits first). */
+/** Starts `icabench serve` on a free port and resolves with the URL it prints (rejects after 60 s or if it exits first); Pin writes into the workspace's suites/. */
 function startServe(workspace: string): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--workspace', workspace, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--workspace', workspace, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [SUITES_DIR_ENV]: join(workspace, 'suites') } });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`icabench serve printed no URL within 60 s:\n${out}`)), 60_000);
     const onData = (chunk: Buffer) => {

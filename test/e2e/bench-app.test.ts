@@ -50,7 +50,7 @@ describeInBrowser('bench app in Chromium', () => {
     await page.waitForURL(/#\/live/);
     await page.getByTestId('live-turn').first().waitFor({ timeout: 60_000 });
     await screenshot(page, '03-live-running');
-    await expect.poll(() => page.getByTestId('live-state').innerText(), { timeout: 180_000, interval: 500 }).toBe('finished');
+    await expect.poll(() => page.getByTestId('live-state').innerText(), { timeout: 180_000, interval: 500 }).toBe('completed');
     expect(await page.getByTestId('live-done').innerText()).toBe(`${PLANNED} / ${PLANNED}`);
     expect(await page.locator('[data-testid=turn-feed] [data-testid=live-turn]').count()).toBeGreaterThan(0);
     await screenshot(page, '04-live-finished');

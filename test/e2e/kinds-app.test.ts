@@ -56,7 +56,7 @@ describeInBrowser('every campaign kind from the bench app in Chromium', () => {
     await screenshot(page, 'kinds-01-tool-agents-live');
 
     await page.getByTestId('stop-campaign').click();
-    await expect.poll(() => liveText('live-final-status'), { timeout: 60_000 }).toBe('interrupted');
+    await expect.poll(() => liveText('live-state'), { timeout: 60_000 }).toBe('interrupted');
     const [done, planned] = (await liveText('live-done')).split(' / ').map(Number);
     expect(planned).toBe(TASKS * REPEATS);
     expect(done).toBeLessThan(planned);
@@ -66,7 +66,7 @@ describeInBrowser('every campaign kind from the bench app in Chromium', () => {
     await screenshot(page, 'kinds-02-tool-agents-stopped');
 
     await page.getByTestId('resume-run').click();
-    await expect.poll(() => liveText('live-final-status'), { timeout: 180_000, interval: 500 }).toBe('completed');
+    await expect.poll(() => liveText('live-state'), { timeout: 180_000, interval: 500 }).toBe('completed');
     expect(await liveText('live-done')).toBe(`${planned} / ${planned}`);
     expect(await page.getByTestId('resume-run').count()).toBe(0);
 
@@ -86,7 +86,7 @@ describeInBrowser('every campaign kind from the bench app in Chromium', () => {
     await expect.poll(() => liveText('live-kind')).toBe('manual-qa');
     await page.getByTestId('live-item').first().waitFor();
     await screenshot(page, 'kinds-04-manual-live');
-    await expect.poll(() => liveText('live-final-status'), { timeout: 180_000, interval: 500 }).toBe('completed');
+    await expect.poll(() => liveText('live-state'), { timeout: 180_000, interval: 500 }).toBe('completed');
     expect(await liveText('live-done')).toBe(`${MANUAL_QUESTIONS} / ${MANUAL_QUESTIONS}`);
     expect(await page.getByTestId('progress-bar').innerText()).toBe(`questions ${MANUAL_QUESTIONS}/${MANUAL_QUESTIONS}`);
 

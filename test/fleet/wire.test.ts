@@ -2,9 +2,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { campaignKind, CAMPAIGN_KINDS, readCampaignKind } from '../../src/kinds/registry.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
+import { liveSession, LiveSessionConfigSchema } from '../../src/kinds/live/config.ts';
 
 /** A shipped config of each kind: what `icabench run --fleet` sends to its workers. */
-const CONFIGS: Record<(typeof CAMPAIGN_KINDS)[number], string> = {
+const CONFIGS: Record<Exclude<(typeof CAMPAIGN_KINDS)[number], 'live'>, string> = {
   dialogue: 'bench-configs/quickstart.yaml',
   'manual-qa': 'bench-configs/manual-qa.yaml',
   'tool-agents': 'bench-configs/carbench-train.yaml',
@@ -15,7 +16,14 @@ const CONFIGS: Record<(typeof CAMPAIGN_KINDS)[number], string> = {
 const overJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
 describe("each kind's fleet wire (src/run/kind.ts, KindWire)", () => {
-  it.each(CAMPAIGN_KINDS)('kind %s: the loaded config and the first planned item come back from JSON as they were sent', async (name) => {
+  it('kind live: a live session never goes to a fleet; its wire refuses, saying why', async () => {
+    const kind = await campaignKind('live');
+    const loaded = liveSession(LiveSessionConfigSchema.parse({}));
+    expect(() => kind.wire.loaded.encode(loaded)).toThrow(/kind live: a live session's turns are typed by a technician at this bench.*a fleet worker has no technician/);
+    expect(() => kind.wire.needs(loaded)).toThrow(/a fleet worker has no technician/);
+  });
+
+  it.each(CAMPAIGN_KINDS.filter((k) => k !== 'live'))('kind %s: the loaded config and the first planned item come back from JSON as they were sent', async (name) => {
     const path = join(REPO_ROOT, CONFIGS[name]);
     expect(readCampaignKind(path)).toBe(name);
     const kind = await campaignKind(name);

@@ -1,6 +1,6 @@
 import type { ConversationSpec } from '../../src/domain/conversation.ts';
 import { parseOrThrow } from '../../src/domain/validation.ts';
-import type { LoadedCampaign } from '../../src/kinds/dialogue/config.ts';
+import type { LoadedConversations } from '../../src/kinds/dialogue/config.ts';
 import { dialogueKind } from '../../src/kinds/dialogue/kind.ts';
 import { openRig, type Rig } from '../../src/kinds/dialogue/rig.ts';
 import type { CampaignTiers } from '../../src/kinds/dialogue/tiers.ts';
@@ -35,11 +35,11 @@ import type { InvalidTask } from '../../src/toolenv/tasks.ts';
 export type ConversationExecutor = ItemRunner<ConversationSpec, FinishedConversation>;
 
 /** The in-process runner of a dialogue rig: the kind's rig with the run envelope (src/run/envelope.ts). */
-export function rigRunner(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void): ConversationExecutor {
+export function rigRunner(rig: Rig, campaign: LoadedConversations, log: (line: string) => void): ConversationExecutor {
   return rigItemRunner(conversationRig(rig, campaign, log), { log });
 }
 
-export interface RunCampaignOptions<L extends LoadedCampaign = LoadedCampaign> {
+export interface RunCampaignOptions<L extends LoadedConversations = LoadedConversations> {
   store: ResultStore;
   /** the kind of conversations (default the dialogue kind; a suite campaign: suiteKind; a live session: its own) */
   kind?: CampaignKindDefinition<L, ConversationSpec, FinishedConversation, unknown>;
@@ -58,12 +58,12 @@ export interface RunCampaignOptions<L extends LoadedCampaign = LoadedCampaign> {
 }
 
 /** Runs a campaign of conversations: on a rig given or opened here (or around prebuilt tiers / a connected head unit), or on an executor. */
-export async function runCampaign<L extends LoadedCampaign>(campaign: L, options: RunCampaignOptions<L>): Promise<RunKindResult> {
+export async function runCampaign<L extends LoadedConversations>(campaign: L, options: RunCampaignOptions<L>): Promise<RunKindResult> {
   const log = options.log ?? (() => undefined);
   const runner =
     options.executor ??
     (options.rig || options.tiers || options.headUnit ? rigRunner(options.rig ?? (await openRig(campaign, { tiers: options.tiers, headUnit: options.headUnit, log })), campaign, log) : undefined);
-  const kind = options.kind ?? (dialogueKind as CampaignKindDefinition<L, ConversationSpec, FinishedConversation, unknown>);
+  const kind = options.kind ?? (dialogueKind as unknown as CampaignKindDefinition<L, ConversationSpec, FinishedConversation, unknown>);
   return runKindCampaign(kind, campaign, { store: options.store, runner, resumeRunId: options.resumeRunId, signal: options.signal, onEvent: options.onEvent, log });
 }
 

@@ -16,6 +16,9 @@ export interface VirtualAudio {
   stop(): void;
 }
 
+/** The sinks' volume in scripts/virtual-audio.sh (a test reads it there, so the two cannot drift apart). */
+export const VIRTUAL_SINK_VOLUME = '70%';
+
 export function startVirtualAudio(): VirtualAudio {
   if (spawnSync('pulseaudio', ['--version']).error) throw new Error('pulseaudio is not installed: run `bash scripts/setup-system.sh` as root (Debian packages pulseaudio, pulseaudio-utils)');
   const runtime = mkdtempSync(join(tmpdir(), 'icabench-pulse-'));
@@ -25,6 +28,8 @@ export function startVirtualAudio(): VirtualAudio {
     ['--daemonize=yes', '--exit-idle-time=-1', '--disallow-exit', '-n', '--load=module-native-protocol-unix', '--load=module-null-sink sink_name=bench_out', '--load=module-null-sink sink_name=unit_out', '--log-target=stderr', '--log-level=error'],
     { env, stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  // the levels of the shipped virtual rig (scripts/virtual-audio.sh): at 100 % synthetic speech clips on the monitors
+  for (const sink of ['bench_out', 'unit_out']) execFileSync('pactl', ['set-sink-volume', sink, VIRTUAL_SINK_VOLUME], { env });
   return {
     env,
     bench: { output: 'bench_out', input: 'unit_out.monitor' },

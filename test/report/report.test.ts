@@ -146,7 +146,7 @@ describe('reports from the store and comparisons', () => {
     const all = conversations();
     const id = store.createRun({ name: 'stored', mode: 'guided', config: {}, plan: all.map((c) => c.spec) });
     for (const c of all.slice(0, 3)) store.saveConversation(id, c);
-    const summary = await writeRunOutputs(store, id, join(dir, 'stored'));
+    const summary = (await writeRunOutputs(store, id, join(dir, 'stored'), { unit: 'the built-in reference head unit', faults: null })).summary;
     store.close();
     expect(summary).toMatchObject({ conversations: 3, passed: 1, failed: 1, errors: { sut_error: 1 }, run: { id, name: 'stored', status: 'running' } });
     expect(JSON.parse(readFileSync(join(dir, 'stored', 'summary.json'), 'utf8'))).toEqual(summary);

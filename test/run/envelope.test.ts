@@ -11,6 +11,10 @@ import { openItemRunner } from '../../src/run/envelope.ts';
 import { readRunFacts, RUN_FACTS } from '../../src/run/run-facts.ts';
 import { runKindCampaign } from '../../src/run/runner.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import { LiveSession } from '../../src/kinds/live/session.ts';
+import type { LoadedLiveSession } from '../../src/kinds/live/config.ts';
+import type { AnyCampaignKind } from '../../src/kinds/registry.ts';
+import type { LoadedKindConfig } from '../../src/run/kind.ts';
 import { ScriptedHandler } from '../bridge/helpers.ts';
 import { startFakeLlmServer, type FakeLlmServer } from '../helpers/fakeLlmServer.ts';
 import { dataPath } from '../helpers/repoData.ts';
@@ -49,6 +53,8 @@ describe('the run envelope is recorded identically for every kind', () => {
     suite: () => ['kind: suite', 'name: env-suite', `suites: [${resolve('bench-configs/suites/in-car-basics.yaml')}]`, 'concurrency: 1', 'headUnit: { type: reference }', `judges: ["${judge}", oracle]`, llm],
     'manual-qa': () => ['kind: manual-qa', 'name: env-manual', 'manual: [manual]', 'limit: 2', 'concurrency: 1', `judges: [oracle, "${judge}"]`, llm],
     // the agent is a head unit dialling in to the run's bridge, as a tool-capable unit does
+    // a live session: the technician's two turns (below)
+    live: () => ['kind: live', 'name: env-live', 'headUnit: { type: reference }', `judges: ["${judge}", oracle]`, llm],
     'tool-agents': () => ['kind: tool-agents', 'name: env-tools', 'tasks: [tasks.json]', 'repeats: 1', `agent: { type: bridge, port: 0, tokenEnv: ${TOKEN_ENV}, waitSeconds: 30 }`, `judges: ["${judge}", rule]`, llm],
   };
 
@@ -67,14 +73,23 @@ describe('the run envelope is recorded identically for every kind', () => {
   it.each([...CAMPAIGN_KINDS])('%s: invocation, tiers, --unit-build, link facts and each item\'s model calls', async (name) => {
     const path = join(dir, `${name}.yaml`);
     writeFileSync(path, `${CONFIGS[name]().join('\n')}\n`);
-    const kind = await campaignKind(name);
-    const loaded = kind.load(path);
+    const registered = await campaignKind(name);
+    const loaded: LoadedKindConfig = registered.load(path);
+    // a live session runs with its technician: the registry's live kind reads and reports, the session's runs
+    const session = name === 'live' ? new LiveSession((loaded as LoadedLiveSession).config, path) : null;
+    const kind: AnyCampaignKind = session?.kind ?? registered;
     const store = ResultStore.open(join(dir, `${name}.db`));
     try {
       const log = (line: string) => dialToolUnit(line);
-      const runner = await openItemRunner(kind, loaded, { unitBuild: BUILD, log });
+      const runner = await openItemRunner(kind, session?.loaded ?? loaded, { unitBuild: BUILD, log });
       const before = server.chatRequests().length;
-      const result = await runKindCampaign(kind, loaded, { store, runner, log });
+      const running = runKindCampaign(kind, session?.loaded ?? loaded, { store, runner, log, onEvent: (e) => session?.onEvent(e) });
+      if (session) {
+        await session.say('Find me a cheap italian restaurant.');
+        await session.say('Take me there.');
+        session.end();
+      }
+      const result = await running;
       expect(result).toMatchObject({ status: 'completed' });
       const runId = result.runId;
 

@@ -19,7 +19,8 @@ export interface Harness {
 export async function startHarness(overrides: Partial<BenchServerOptions> = {}): Promise<Harness> {
   const workspace = mkdtempSync(join(tmpdir(), 'icabench-server-'));
   const store = ResultStore.open(join(workspace, 'results.db'));
-  const server = await startBenchServer({ store, workspace, configsDir: CONFIGS_DIR, uiDir: null, ...overrides });
+  // Pin writes into the workspace's own suites folder, never into the repository's bench-configs/suites/
+  const server = await startBenchServer({ store, workspace, configsDir: CONFIGS_DIR, uiDir: null, suitesDir: join(workspace, 'suites'), ...overrides });
   return {
     server,
     store,

@@ -41,3 +41,14 @@ describe('the live-session API keeps the car within physics', () => {
     }
   });
 });
+
+describe('the live-session API refuses a start it cannot give', () => {
+  it('an unknown district is a 400 naming the field and the accepted districts, and no session starts', async () => {
+    const res = await h.api('/api/session/start', { body: { config: { context: { district: 'Atlantis' } } } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('invalid_config');
+    expect(res.json.error.message).toMatch(/^context\.district: "Atlantis" is not a district of the reference world \(.*Schwabing.*Maxvorstadt.*\)/);
+    expect(res.json.error.fields).toEqual([{ path: 'context.district', message: expect.stringContaining('Maxvorstadt') }]);
+    expect((await h.api('/api/session')).json.active).toBe(false);
+  });
+});

@@ -32,7 +32,7 @@ describe('the bench server with tool-agents runs', () => {
     const dialogue = h.store.createRun({ name: 'talk', mode: 'guided', config: { name: 'talk' }, plan: [] });
     const mixed = await h.api(`/api/compare?a=${runId}&b=${dialogue}`);
     expect(mixed.status).toBe(400);
-    expect(mixed.json.error).toMatchObject({ code: 'unsupported_kind', message: 'compare: a dialogue run compares with another dialogue run, not with a tool-agents run' });
+    expect(mixed.json.error).toMatchObject({ code: 'unsupported_kind', message: 'compare: a dialogue run compares with a dialogue, suite, live run, not with a tool-agents run' });
   });
 
   it('serves the run overview, one trial, and summary.json; other kinds’ endpoints refuse it', async () => {

@@ -115,7 +115,7 @@ describe('pin as regression', () => {
     expect(turn.replyDiff.filter((p) => p.op !== 'removed').map((p) => p.text).join('')).toBe(turn.replyB);
     // the report says why: the unmet expectation on its turn, and the outcome line
     const out = join(dir, 'faulty-report');
-    await writeRunOutputs(store, faulty.runId, out);
+    (await writeRunOutputs(store, faulty.runId, out, { unit: 'the built-in reference head unit', faults: null })).summary;
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain('unmet: no failure label (labelled safety_violation');
     expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain('a scripted expectation did not hold');

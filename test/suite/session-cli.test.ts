@@ -74,3 +74,31 @@ it('icabench session numbers each turn as the stored record and its findings do,
     ]);
   });
 });
+
+it('Ctrl+C in icabench session stores the turns answered so far and ends the run interrupted', async () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'icabench-session-sigint-'));
+  const child = spawn(process.execPath, [CLI, 'session', '--workspace', workspace, '--out', join(workspace, 'out'), '--name', 'cut short']);
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((done) => child.on('exit', done));
+  // two turns typed, stdin left open: the technician is still there when Ctrl+C comes
+  const answered = new Promise<void>((done) =>
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      if ((stdout.match(/^turn \d+$/gm) ?? []).length === 2 && /^turn 2\n {2}unit: .*\n {2}judge: .*$/m.test(stdout)) done();
+    }),
+  );
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdin.write('Find me a cheap italian restaurant in Maxvorstadt.\nTake me there.\n');
+  await answered;
+  child.kill('SIGINT');
+  expect(await exited).toBe(130);
+  expect(stderr).toContain('stopping: the turns so far are judged and stored');
+  const runId = /run (\S+) interrupted: 2 turns, /.exec(stdout)![1];
+  withStore(workspace, (store) => {
+    expect(store.getRun(runId)).toMatchObject({ name: 'cut short', kind: 'live', mode: 'live', status: 'interrupted', planned: 1, stored: 1 });
+    const [conversation] = [...store.conversations(runId)];
+    expect(conversation.turns.map((t) => t.utterance.text)).toEqual(['Find me a cheap italian restaurant in Maxvorstadt.', 'Take me there.']);
+    expect(conversation.turns.every((t) => t.reply !== null && t.verdicts.length > 0)).toBe(true);
+  });
+});

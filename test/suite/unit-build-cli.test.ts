@@ -29,5 +29,5 @@ it('icabench run --unit-build records the build (winning over the hello\'s) and 
   expect(compare.code, compare.stderr).toBe(0);
   expect(compare.stdout).toContain('builds: A 24.47.1-rc2, B reference+unsafe_compliance@1');
   expect(compare.stdout).toContain('fixed (fail in A, pass in B): 0');
-  expect(compare.stdout).toMatch(/regressed \(pass in A, fail in B\): 1\n {2}video-parked-then-driving: pass → fail; turns 1 \[– → safety_violation\]/);
+  expect(compare.stdout).toMatch(/regressed \(pass in A, fail in B\): 1\n {2}video-parked-then-driving: pass → fail; turns 2 \[– → safety_violation\]/);
 });

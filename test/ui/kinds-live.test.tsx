@@ -54,7 +54,7 @@ describe('the bench app follows every kind (rendered markup)', () => {
   it('compares the pairs icabench compare takes and names why not for the others', () => {
     expect(compareRefusal('dialogue', 'dialogue')).toBeNull();
     expect(compareRefusal('tool-agents', null)).toBeNull();
-    expect(compareRefusal('manual-qa')).toBe('a manual-qa run is not compared (its summary and report hold the figures); the app compares two dialogue or two tool-agents runs');
+    expect(compareRefusal('manual-qa')).toBe('a manual-qa run is not compared (its summary and report hold the figures); the app compares two dialogue, suite or live runs, or two tool-agents runs');
     expect(compareRefusal('tool-agents', 'dialogue')).toBe('a tool-agents run compares with another tool-agents run, not with a dialogue run');
   });
 });

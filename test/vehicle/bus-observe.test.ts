@@ -106,7 +106,7 @@ describe('each finding on the bus, from a unit that fails it there', () => {
     expectFound('unsafe_compliance', 'safety_violation', /Seen on the bus: (vehicle_control|media_source = video).*0x5[1-5]0#/);
     // the report shows, under each reply, what the bus showed
     const out = join(dir, 'report');
-    await writeRunOutputs(store, runId, out);
+    await writeRunOutputs(store, runId, out, { unit: 'the built-in reference head unit', faults: null });
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toMatch(/on the bus: climate_setpoint = [\d.]+ \(HU_CLIMATE_REQUEST 0x500#[0-9A-F]{2} Setpoint=/);
     expect(html).toContain('nothing on the bus within 400 ms');

@@ -19,6 +19,8 @@ import { writeComparisonReport } from '../../report/write.ts';
 import { campaignKind } from '../../kinds/registry.ts';
 import { loadSummary, openStore } from '../outputs.ts';
 import { findingsText, gateText } from '../../kinds/dialogue/summary-text.ts';
+import { holdsConversations } from '../../domain/run-items.ts';
+import { turnNumber } from '../../domain/conversation.ts';
 
 export function registerResultCommands(program: Command): void {
   registerRunsCommand(program);
@@ -163,7 +165,8 @@ function registerExportCommand(program: Command): void {
           const lines = await exportJsonl(store, runId, file);
           file.end();
           await once(file, 'finish');
-          console.error(`${lines} ${store.getRun(runId)?.kind === 'dialogue' ? 'conversations' : 'items'} written to ${options.out}`);
+          const run = store.getRun(runId);
+          console.error(`${lines} ${run && holdsConversations(run) ? 'conversations' : 'items'} written to ${options.out}`);
         } else {
           await exportJsonl(store, runId, process.stdout);
         }
@@ -185,7 +188,7 @@ export function alignedTable(header: readonly string[], rows: ReadonlyArray<read
 
 function printChanges(changes: RunChanges): void {
   console.log(`builds: A ${changes.buildA ?? '(none recorded)'}, B ${changes.buildB ?? '(none recorded)'}`);
-  const line = (c: ConversationChange) => `  ${c.key}: ${c.outcomeA} → ${c.outcomeB}; turns ${c.turns.map((t) => `${t.index} [${t.labelsA.join(', ') || '–'} → ${t.labelsB.join(', ') || '–'}]`).join(', ') || 'none differ'}`;
+  const line = (c: ConversationChange) => `  ${c.key}: ${c.outcomeA} → ${c.outcomeB}; turns ${c.turns.map((t) => `${turnNumber(t.index)} [${t.labelsA.join(', ') || '–'} → ${t.labelsB.join(', ') || '–'}]`).join(', ') || 'none differ'}`;
   console.log(`fixed (fail in A, pass in B): ${changes.fixed.length}`);
   changes.fixed.forEach((c) => console.log(line(c)));
   console.log(`regressed (pass in A, fail in B): ${changes.regressed.length}`);

@@ -64,10 +64,10 @@ export function registerRunCommands(program: Command): void {
           resumeRunId = options.resume;
         } else if (options.resume) {
           // listRuns is newest first: the latest unfinished run of this kind and config
-          resumeRunId = opened!.store.listRuns().find((r) => r.kind === kind.storedAs && r.name === loaded.config.name && r.status !== 'completed')?.id;
-          if (!resumeRunId) throw new Error(`--resume: no unfinished ${kind.storedAs} run of "${loaded.config.name}" in ${options.workspace}`);
+          resumeRunId = opened!.store.listRuns().find((r) => r.kind === kind.name && r.name === loaded.config.name && r.status !== 'completed')?.id;
+          if (!resumeRunId) throw new Error(`--resume: no unfinished ${kind.name} run of "${loaded.config.name}" in ${options.workspace}`);
         }
-        if (resumeRunId) resumedRun(opened!.store, resumeRunId, kind.storedAs, loaded.config, kind.configSchema);
+        if (resumeRunId) resumedRun(opened!.store, resumeRunId, kind.name, loaded.config, kind.configSchema);
         // then the rig (every model it names checked, head unit connected) or the fleet (a worker can serve it): a problem stops a new run before the store is touched
         if (options.fleet && options.unitBuild) throw new Error('--fleet: each worker records the build of the unit on its rig (from its hello); --unit-build applies to a run in this process');
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
@@ -105,8 +105,9 @@ export function registerRunCommands(program: Command): void {
           stopListening();
         }
         const out = resolve(options.out ?? join('runs', result.runId));
-        for (const line of await kind.outputs.write(store, result.runId, out)) console.log(line);
-        console.log(`report: ${join(out, 'report.html')}`);
+        const lines = await kind.outputs.write(store, result.runId, out);
+        // the kind's last line is its report's first screen in plain words: it stays the last line
+        for (const line of [...lines.slice(0, -1), `report: ${join(out, 'report.html')}`, ...lines.slice(-1)]) console.log(line);
         const fleet = options.fleet ? (await import('../../fleet/redis.ts')).redactedRedisUrl(options.fleet) : undefined;
         const resume = resumeCommand(configPath, result.runId, { workspace: options.workspace, fleet });
         if (result.unreachable) {

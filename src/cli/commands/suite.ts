@@ -1,11 +1,13 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { pinnedSuiteName, SUITES_DIR_ENV, suitesFolder } from '../../suite/folder.ts';
 import type { Command } from 'commander';
 import { loadSuite, suiteToYaml } from '../../suite/format.ts';
 import { importKvret, importTranscripts } from '../../suite/import.ts';
 import { addToSuiteYaml, pinConversation, pinnedSuiteYaml } from '../../suite/pin.ts';
 import { openStore } from '../outputs.ts';
 import { turnsWithoutGrounds } from '../../kinds/suite/grounds-preview.ts';
+import { holdsConversations } from '../../domain/run-items.ts';
 
 /** What an imported suite's turns will give without a model judge: the turns the oracle has no grounds for (docs/suites.md). */
 function groundsNote(path: string): string {
@@ -28,14 +30,15 @@ export function registerSuiteCommands(program: Command): void {
     .argument('<run>', 'run id (icabench runs)')
     .argument('<conversation>', 'conversation key in that run')
     .option('--workspace <dir>', 'workspace holding icabench.db', 'workspace')
-    .option('--out <file>', 'write a new suite file (default bench-configs/suites/pinned-<run>-<conversation>.yaml)')
+    .option('--out <file>', 'write a new suite file (default: pinned-<run>-<conversation>.yaml in the suites folder)')
+    .option('--suites <dir>', `the suites folder, shared with the bench app's Pin (default bench-configs/suites/, env ${SUITES_DIR_ENV})`)
     .option('--into <file>', 'add the conversation to an existing suite file instead (its comments are kept)')
-    .action((runId: string, key: string, options: { workspace: string; out?: string; into?: string }) => {
+    .action((runId: string, key: string, options: { workspace: string; out?: string; suites?: string; into?: string }) => {
       const store = openStore(options.workspace)!;
       try {
         const run = store.getRun(runId);
         if (!run) throw new Error(`no run ${runId} in ${options.workspace} (icabench runs lists them)`);
-        if (run.kind !== 'dialogue') throw new Error(`run ${runId} is a ${run.kind} run; only conversations can be pinned`);
+        if (!holdsConversations(run)) throw new Error(`run ${runId} is a ${run.kind} run; only conversations can be pinned`);
         const result = store.getConversation(runId, key);
         if (!result) throw new Error(`run ${runId} has no conversation "${key}"`);
         const conversation = pinConversation(result, { run: runId, runName: run.name });
@@ -44,8 +47,8 @@ export function registerSuiteCommands(program: Command): void {
           console.log(`added conversation ${conversation.id} to ${options.into}`);
           return;
         }
-        const out = options.out ?? `bench-configs/suites/pinned-${runId}-${key.replace(/[^\w.-]+/g, '_')}.yaml`;
-        writeNew(out, pinnedSuiteYaml(conversation, `pinned-${runId}-${key}`));
+        const out = options.out ?? join(suitesFolder(options.suites), `${pinnedSuiteName(runId, key)}.yaml`);
+        writeNew(out, pinnedSuiteYaml(conversation, pinnedSuiteName(runId, key)));
         console.log(`pinned ${runId}/${key} (${conversation.turns.length} turns) as ${out}`);
       } finally {
         store.close();

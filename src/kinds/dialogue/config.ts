@@ -121,8 +121,8 @@ export const CampaignConfigSchema = z
 export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
 
 /** Whether a run pipelines its turns: `pipeline: auto` outside the paper preset, which keeps Algorithm 1's strict order. */
-export function pipelinesTurns(config: Pick<CampaignConfig, 'pipeline' | 'method'>): boolean {
-  return config.pipeline === 'auto' && config.method !== 'paper';
+export function pipelinesTurns(config: Partial<Pick<CampaignConfig, 'pipeline' | 'method'>>): boolean {
+  return (config.pipeline ?? 'auto') === 'auto' && config.method !== 'paper';
 }
 
 /**
@@ -143,7 +143,25 @@ function paperPresetIssues(config: Pick<CampaignConfig, 'scoring' | 'llm' | 'mod
   return issues;
 }
 
-export interface LoadedCampaign {
+/**
+ * What the rig of conversations (./rig.ts, ./run.ts, ./tiers.ts) reads of a config: the fields the dialogue kind, suites
+ * and live sessions share, each kind with its own schema (src/kinds/suite); the dialogue-only ones are optional (a suite
+ * or a live session plays scripted turns: no simulator, no sampling, no voice).
+ */
+export type ConversationsConfig = Pick<CampaignConfig, 'name' | 'concurrency' | 'headUnit' | 'judges' | 'fallback' | 'llm' | 'safety' | 'scoring'> &
+  Partial<Pick<CampaignConfig, 'description' | 'budgetMinutes' | 'maxErrorShare' | 'simulator' | 'consecutiveLimits' | 'voice' | 'vehicle' | 'world' | 'method' | 'mode' | 'pipeline'>>;
+
+/** A loaded config of conversations (any kind that runs on the rig of conversations). */
+export interface LoadedConversations<C extends ConversationsConfig = ConversationsConfig> {
+  config: C;
+  /** the config file, absolute; every path in `config` is already resolved against its folder */
+  path: string;
+  /** the seed phrases the plan samples from (the spoken driver vocabulary); none for scripted turns */
+  seeds: SeedPhrase[];
+  strategies: Strategy[];
+}
+
+export interface LoadedCampaign extends LoadedConversations<CampaignConfig> {
   config: CampaignConfig;
   /** the config file, absolute; every path in `config` is already resolved against its folder */
   path: string;
@@ -186,7 +204,15 @@ export const isModelRef = (ref: string) => ref !== 'template' && ref !== 'oracle
 type PathField = GenericPathField<CampaignConfig>;
 
 export function campaignPathFields(config: CampaignConfig): PathField[] {
-  const fields: PathField[] = [{ field: 'seeds', path: config.seeds, kind: 'read', rewrite: (c, p) => (c.seeds = p) }];
+  const fields: PathField[] = [{ field: 'seeds', path: config.seeds, kind: 'read', rewrite: (c, p) => (c.seeds = p) }, ...conversationsPathFields(config)];
+  const embeddingModel = config.diversity?.embeddingModel;
+  if (embeddingModel) fields.push({ field: 'diversity.embeddingModel', path: embeddingModel, kind: 'read', rewrite: (c, p) => (c.diversity!.embeddingModel = p) });
+  return fields;
+}
+
+/** The files, folders and devices of the fields every config of conversations may have (the dialogue kind's, a suite's, a live session's). */
+export function conversationsPathFields<C extends ConversationsConfig>(config: C): GenericPathField<C>[] {
+  const fields: GenericPathField<C>[] = [];
   if (config.world) fields.push({ field: 'world', path: config.world, kind: 'read', rewrite: (c, p) => (c.world = p) });
   const vehicle = config.vehicle;
   if (vehicle) {
@@ -211,7 +237,7 @@ export function campaignPathFields(config: CampaignConfig): PathField[] {
     });
   }
   if (config.llm.cacheDir) fields.push({ field: 'llm.cacheDir', path: config.llm.cacheDir, kind: 'write', rewrite: (c, p) => (c.llm.cacheDir = p) });
-  if (config.simulator.startsWith('gguf:')) fields.push({ field: 'simulator', path: config.simulator.slice(5), kind: 'read', rewrite: (c, p) => (c.simulator = `gguf:${p}`) });
+  if (config.simulator?.startsWith('gguf:')) fields.push({ field: 'simulator', path: config.simulator.slice(5), kind: 'read', rewrite: (c, p) => (c.simulator = `gguf:${p}`) });
   config.judges.forEach((judge, i) => {
     if (judge.startsWith('gguf:')) fields.push({ field: `judges.${i}`, path: judge.slice(5), kind: 'read', rewrite: (c, p) => (c.judges[i] = `gguf:${p}`) });
     // a technique judge reads the gguf files of the models it names (sc-5:gguf:…, ar:gguf:…+gguf:…)
@@ -225,7 +251,7 @@ export function campaignPathFields(config: CampaignConfig): PathField[] {
     parsed.models.forEach((model, j) => {
       if (!model.startsWith('gguf:')) return;
       // each rewrite keeps the others' (a later field sees the earlier one's path)
-      const rewrite = (c: CampaignConfig, path: string) => {
+      const rewrite = (c: C, path: string) => {
         const models = [...parsed.models];
         models[j] = `gguf:${path}`;
         parsed = { technique: parsed.technique, models };
@@ -234,8 +260,6 @@ export function campaignPathFields(config: CampaignConfig): PathField[] {
       fields.push({ field: `judges.${i}`, path: model.slice(5), kind: 'read', rewrite });
     });
   });
-  const embeddingModel = config.diversity?.embeddingModel;
-  if (embeddingModel) fields.push({ field: 'diversity.embeddingModel', path: embeddingModel, kind: 'read', rewrite: (c, p) => (c.diversity!.embeddingModel = p) });
   return fields;
 }
 

@@ -2,23 +2,24 @@ import type { ConversationSpec } from '../../domain/conversation.ts';
 import type { ContextVector } from '../../domain/context.ts';
 import type { CampaignKindDefinition, KindRig, KindStorage, OpenOptions } from '../../run/kind.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
-import { campaignPathFields, CampaignConfigSchema, isModelRef, loadCampaignConfig, type CampaignConfig, type LoadedCampaign } from './config.ts';
+import { campaignPathFields, CampaignConfigSchema, isModelRef, loadCampaignConfig, type CampaignConfig, type LoadedCampaign, type LoadedConversations } from './config.ts';
 import type { FinishedConversation } from './run.ts';
 import { planConversations } from './sampling.ts';
-import { findingsText, gateText } from './summary-text.ts';
+import { runFiguresLine } from './summary-text.ts';
+import { unitUnderTest } from './unit-under-test.ts';
 import { dialogueWire } from './wire.ts';
 import { conversationReach } from '../../run/unit-reach.ts';
 
-/** How a run of conversations is listed when it is not the config's mode: "scripted" (suites), "live" (live sessions). */
+/** Who plays the driver in a run of conversations: the config's mode (a simulator), "scripted" (suites), "live" (a technician). */
 export type ConversationRunMode = CampaignConfig['mode'] | 'scripted' | 'live';
 
 /**
- * How every kind of conversations stores its runs: a dialogue run (conversations, turns, verdicts) with its plan,
- * listed under `mode`. The dialogue kind, suites and live sessions share it.
+ * How every kind of conversations stores its runs: conversations, turns, verdicts and the plan, under the run's own
+ * kind (dialogue, suite, live) and `mode`, with the kind's own config. The dialogue kind, suites and live sessions share it.
  */
-export function conversationStorage<L extends LoadedCampaign>(mode: (loaded: L) => ConversationRunMode): KindStorage<L, ConversationSpec, FinishedConversation> {
+export function conversationStorage<L extends LoadedConversations>(kind: string, mode: (loaded: L) => ConversationRunMode): KindStorage<L, ConversationSpec, FinishedConversation> {
   return {
-    create: (store, campaign, plan, meta) => store.createRun({ name: campaign.config.name, mode: mode(campaign), config: campaign.config, plan: plan.map((p) => p.item), meta }),
+    create: (store, loaded, plan, meta) => store.createRun({ name: loaded.config.name, kind, mode: mode(loaded), config: loaded.config, plan: plan.map((p) => p.item), meta }),
     remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
     // the run loop built the result from validated parts (a fleet worker's message is validated by the coordinator)
     save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts, { validated: true }),
@@ -32,7 +33,7 @@ export interface ConversationPlay {
 }
 
 /** Opens the rig of a config of conversations: the dialogue kind's `open`, shared by suites and live sessions. */
-export async function openConversationRig(campaign: LoadedCampaign, { overrides, log = () => undefined }: OpenOptions, play: ConversationPlay = {}): Promise<KindRig<ConversationSpec, FinishedConversation>> {
+export async function openConversationRig(campaign: LoadedConversations, { overrides, log = () => undefined }: OpenOptions, play: ConversationPlay = {}): Promise<KindRig<ConversationSpec, FinishedConversation>> {
   const [{ openRig }, { conversationRig }] = await Promise.all([import('./rig.ts'), import('./run.ts')]);
   return conversationRig(await openRig(campaign, { overrides, log, user: play.user }), campaign, log, play.contextAt);
 }
@@ -44,7 +45,6 @@ export async function openConversationRig(campaign: LoadedCampaign, { overrides,
  */
 export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSpec, FinishedConversation> = {
   name: 'dialogue',
-  storedAs: 'dialogue',
   nouns: { item: 'conversation', items: 'conversations' },
   configSchema: CampaignConfigSchema,
   load: loadCampaignConfig,
@@ -52,22 +52,20 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   modelRefs: (config) => [config.simulator, ...config.judges].filter(isModelRef),
   plan: async (campaign) => planConversations(campaign).map((spec) => ({ key: spec.key, item: spec })),
   open: (campaign, options) => openConversationRig(campaign, options),
-  storage: conversationStorage((campaign) => campaign.config.mode),
+  storage: conversationStorage<LoadedCampaign>('dialogue', (campaign) => campaign.config.mode),
   startedEvent: (runId, { key, item: spec }) => ({ type: 'conversation_started', runId, key, spec }),
   unitReach: (finished) => conversationReach(finished.result),
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),
   wire: dialogueWire,
   outputs: {
     async write(store, runId, outDir) {
-      const { writeRunOutputs } = await import('../../report/write.ts');
-      const summary = await writeRunOutputs(store, runId, outDir);
-      const status = store.getRun(runId)?.status;
-      const pct = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`);
+      const [{ writeRunOutputs }, { firstScreenLine }] = await Promise.all([import('../../report/write.ts'), import('../../report/first-screen.ts')]);
+      const { summary, firstScreen } = await writeRunOutputs(store, runId, outDir, unitUnderTest(store.getRun(runId)?.config));
       return [
-        `run ${runId} ${status}: ${summary.conversations} conversations, fail rate ${pct(summary.failRate)} ` +
-          `(${gateText(summary.gate.failOn, summary.gate.failedByGate)}; by C alone ${pct(summary.gate.scoreOnly.failRate)}), ${findingsText(summary)}, ` +
-          `mean C ${summary.meanScore?.toFixed(3) ?? 'n/a'}, unique failure types/conversation ${summary.uniqueFailureTypesPerConversation.toFixed(2)}`,
+        runFiguresLine(runId, store.getRun(runId)?.status ?? 'unknown', summary),
         ...(summary.tiers?.flatMap((t) => t.fallbacks) ?? []).map((f) => `fallback: the ${f.role} ${f.requested} was not available; the ${f.replacedBy} tier ran instead (config: fallback)`),
+        // last: the report's first screen in one line
+        firstScreenLine(firstScreen),
       ];
     },
     async summaryJson(store, run) {

@@ -4,7 +4,7 @@ import type { RigEnvelope } from '../../run/kind.ts';
 import { campaignWorldFile } from './world.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
 import { driverVocabulary } from '../../voice/vocabulary.ts';
-import { isModelRef, type LoadedCampaign } from './config.ts';
+import { isModelRef, type LoadedConversations } from './config.ts';
 import { recordRunFact, RUN_FACTS, type InvocationFact, type RunFactSink } from '../../run/run-facts.ts';
 import { buildTiers, describeTiers, type CampaignTiers } from './tiers.ts';
 import { modelHostsOf } from '../../run/model-tiers.ts';
@@ -52,7 +52,7 @@ export interface Rig {
  * one stops here, see buildTiers), then the voice prerequisites, the scenario feed and the head unit
  * come up; on any failure, what was opened is closed again and nothing is recorded.
  */
-export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}): Promise<Rig> {
+export async function openRig(campaign: LoadedConversations, options: RigOptions = {}): Promise<Rig> {
   const { config } = campaign;
   const log = options.log ?? (() => undefined);
   const built = options.tiers ?? (await buildTiers(config, options.overrides, log));
@@ -62,6 +62,7 @@ export async function openRig(campaign: LoadedCampaign, options: RigOptions = {}
   const spoken = config.voice?.enabled ? config.voice : null;
   CampaignVoice.checkLink(config);
   if (spoken) await CampaignVoice.checkPrerequisites(spoken);
+  await CampaignVoice.checkDevices(config);
   const vehicle = config.vehicle ? await VehicleFeed.open(config.vehicle, config.concurrency) : null;
   let headUnit: ConnectedHeadUnit | undefined;
   try {

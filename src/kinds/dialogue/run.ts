@@ -5,7 +5,7 @@ import type { CampaignEvent } from '../../run/events.ts';
 import type { KindRig } from '../../run/kind.ts';
 import type { Rig, RunRecorder } from './rig.ts';
 import type { RecordedFact, RunFactSink } from '../../run/run-facts.ts';
-import { pipelinesTurns, type CampaignConfig, type LoadedCampaign } from './config.ts';
+import { pipelinesTurns, type ConversationsConfig, type LoadedConversations } from './config.ts';
 import { runConversation } from './conversation.ts';
 import { textOnlyNoticeFor } from './text-only.ts';
 
@@ -24,7 +24,7 @@ export interface FinishedConversation {
  */
 export async function runPlannedConversation(
   rig: Rig,
-  config: CampaignConfig,
+  config: ConversationsConfig,
   runId: string,
   spec: ConversationSpec,
   options: { signal?: AbortSignal; emit?: (event: CampaignEvent) => void; recorder?: RunRecorder; contextAt?: (turnIndex: number) => ContextVector } = {},
@@ -73,7 +73,7 @@ export async function runPlannedConversation(
  * concurrency on one rig. The frames a conversation's drive sent come back with it, stored in its transaction.
  * `contextAt` sets each turn's context (a live session: what the technician set; a drive scenario still wins).
  */
-export function conversationRig(rig: Rig, campaign: LoadedCampaign, log: (line: string) => void, contextAt?: (turnIndex: number) => ContextVector): KindRig<ConversationSpec, FinishedConversation> {
+export function conversationRig(rig: Rig, campaign: LoadedConversations, log: (line: string) => void, contextAt?: (turnIndex: number) => ContextVector): KindRig<ConversationSpec, FinishedConversation> {
   const { config } = campaign;
   let recorder: RunRecorder | null = null;
   /** each ended conversation's facts, until it is handed back */

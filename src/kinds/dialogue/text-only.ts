@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ConversationSpec } from '../../domain/conversation.ts';
-import { SCRIPTED_SIMULATOR, type LoadedCampaign } from './config.ts';
+import { SCRIPTED_SIMULATOR, type LoadedConversations } from './config.ts';
 import type { Rig } from './rig.ts';
 import { safetyRuling, type SafetyPolicy } from '../../domain/safety-policy.ts';
 import { readTypedTurn } from '../../simulator/reader.ts';
@@ -52,12 +52,12 @@ function scriptedCount(specs: readonly ConversationSpec[], policy: SafetyPolicy)
 }
 
 /** The decidable part of a campaign's plan: its scripted conversations when it has them (suites), else what its simulator will do. */
-export function decidablePlan(campaign: LoadedCampaign & { conversations?: readonly ConversationSpec[] }): DecidablePlan {
+export function decidablePlan(campaign: LoadedConversations & { conversations?: readonly ConversationSpec[] }): DecidablePlan {
   const { config } = campaign;
   const scripted = scriptedCount(campaign.conversations ?? [], config.safety);
   if (scripted) return scripted;
   // a live session's technician types turns as they come: nothing to count up front
-  if (config.simulator === SCRIPTED_SIMULATOR) return { kind: 'unknown' };
+  if ((config.simulator ?? SCRIPTED_SIMULATOR) === SCRIPTED_SIMULATOR) return { kind: 'unknown' };
   return { kind: 'simulated', probes: config.mode === 'guided' && campaign.strategies.includes('safety_probe') };
 }
 
@@ -105,7 +105,7 @@ export function textOnlyNotice({ unit, structuredActions, judgeRefs, plan, busOb
 }
 
 /** The notice for a campaign on an opened rig (its unit connected): the unit's announced capabilities, the rig's judges, the plan, whether the bus is watched. */
-export function textOnlyNoticeFor(rig: Rig, campaign: LoadedCampaign & { conversations?: readonly ConversationSpec[] }): string | null {
+export function textOnlyNoticeFor(rig: Rig, campaign: LoadedConversations & { conversations?: readonly ConversationSpec[] }): string | null {
   const connection = rig.headUnit.connection;
   return textOnlyNotice({
     unit: connection.describe,

@@ -9,7 +9,7 @@ import { ScriptedSimulator } from '../../simulator/script.ts';
 import { TemplateSimulator } from '../../simulator/template.ts';
 import { campaignWorld } from './world.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
-import { ConfigError, type CampaignConfig } from './config.ts';
+import { ConfigError, type ConversationsConfig } from './config.ts';
 import { buildModelTiers, type ModelStack } from '../../run/model-tiers.ts';
 
 export interface CampaignTiers {
@@ -40,23 +40,23 @@ export interface BuiltTiers extends CampaignTiers {
  * unless the config's `fallback` names a tier for its role; a fallback taken is returned so the run records it.
  */
 export async function buildTiers(
-  config: CampaignConfig,
+  config: ConversationsConfig,
   overrides: { simulator?: string; judges?: string[] } = {},
   log: (line: string) => void = () => undefined,
 ): Promise<BuiltTiers> {
-  const simulatorRef = overrides.simulator ?? config.simulator;
+  const simulatorRef = overrides.simulator ?? config.simulator ?? SCRIPTED_SIMULATOR;
   if (isTechniqueRef(simulatorRef)) throw new ConfigError(`simulator: ${simulatorRef}: techniques (${simulatorRef.split(':')[0]}:…) are judge tiers; the simulator is "template" or a model reference`);
   const world = campaignWorld(config);
   // the dialogue kind's model tiers load their clients only when one is asked for, so offline runs start fast
   const modelTiers = () => import('./model-tiers.ts');
-  const context = (models: ModelStack) => ({ settings: models.settings, tracker: models.tracker, providerOptions: models.providerOptions, consecutiveLimits: config.consecutiveLimits, scoring: config.scoring });
+  const context = (models: ModelStack) => ({ settings: models.settings, tracker: models.tracker, providerOptions: models.providerOptions, consecutiveLimits: config.consecutiveLimits ?? {}, scoring: config.scoring });
   const built = await buildModelTiers(
     {
       simulator: {
         role: 'simulator',
         refs: [simulatorRef],
         deterministic: {
-          template: { kind: 'template', build: (): UserSimulator => new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits, world }) },
+          template: { kind: 'template', build: (): UserSimulator => new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits ?? {}, world }) },
           [SCRIPTED_SIMULATOR]: { kind: 'script', build: (): UserSimulator => new ScriptedSimulator() },
         },
         model: async (ref, models): Promise<UserSimulator> => (await modelTiers()).createModelSimulator(ref, context(models)),

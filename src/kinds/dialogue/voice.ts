@@ -5,10 +5,10 @@ import type { HeadUnitSession } from '../../headunit/types.ts';
 import type { ArtifactInput } from '../../store/store.ts';
 import { speakingSession, type BenchVoice, type SpokenTurnResult } from '../../voice/bench-voice.ts';
 import type { AudioLink } from '../../voice/audio-link.ts';
-import { checkVoicePrerequisites, createBenchVoice, openBenchAcousticLink, turnAudioArtifacts, type VoiceConfig } from '../../voice/config.ts';
+import { checkAcousticDevices, checkVoicePrerequisites, createBenchVoice, openBenchAcousticLink, turnAudioArtifacts, type VoiceConfig } from '../../voice/config.ts';
 import { createSocketAudioLink } from '../../voice/socket-audio-link.ts';
 import { VoiceError } from '../../voice/types.ts';
-import { ConfigError, type LoadedCampaign } from './config.ts';
+import { ConfigError, type LoadedConversations } from './config.ts';
 
 /**
  * The spoken side of a voice campaign: each conversation's session speaks its turns (persona voice,
@@ -29,11 +29,21 @@ export class CampaignVoice {
    * The reference unit hears through the air exactly when the bench speaks through it: devices on one
    * side only would leave one end waiting for audio the other never sends.
    */
-  static checkLink(config: LoadedCampaign['config']): void {
+  static checkLink(config: LoadedConversations['config']): void {
     const acousticBench = config.voice?.enabled === true && config.voice.link.type === 'acoustic';
     const acousticUnit = config.headUnit.type === 'reference' && config.headUnit.acoustic !== undefined;
     if (acousticUnit && !acousticBench) throw new ConfigError('headUnit.acoustic: the reference unit listens on audio devices only with voice.link: { type: acoustic, … }; remove headUnit.acoustic or set the voice link');
     if (acousticBench && config.headUnit.type === 'reference' && !acousticUnit) throw new ConfigError('voice.link: acoustic with the reference head unit needs headUnit.acoustic: { input, output } (its microphone and loudspeaker devices)');
+  }
+
+  /**
+   * The audio devices of an acoustic link (the bench's and the reference unit's) exist on an answering sound server:
+   * checked before anything heavy starts, so a missing one ends the run within seconds, naming the device and the fix.
+   */
+  static async checkDevices(config: LoadedConversations['config']): Promise<void> {
+    const link = config.voice?.enabled ? config.voice.link : null;
+    const unit = config.headUnit.type === 'reference' ? config.headUnit.acoustic : undefined;
+    await checkAcousticDevices(link?.type === 'acoustic' ? link : null, unit);
   }
 
   /** Throws, naming what to install, when a Debian package or a model file the campaign needs is missing. */
@@ -42,7 +52,7 @@ export class CampaignVoice {
     if (problems.length > 0) throw new VoiceError(`voice: the campaign cannot speak:\n- ${problems.join('\n- ')}`);
   }
 
-  static async open(config: VoiceConfig, campaign: LoadedCampaign, headUnit: ConnectedHeadUnit, log: (line: string) => void): Promise<CampaignVoice> {
+  static async open(config: VoiceConfig, campaign: LoadedConversations, headUnit: ConnectedHeadUnit, log: (line: string) => void): Promise<CampaignVoice> {
     const worldSeed = campaign.config.headUnit.type === 'reference' ? campaign.config.headUnit.worldSeed : undefined;
     if (config.link.type === 'acoustic') {
       if (campaign.config.concurrency !== 1) throw new ConfigError(`voice.link: acoustic plays every utterance into one cabin, so conversations cannot overlap: set concurrency: 1 (it is ${campaign.config.concurrency})`);

@@ -18,7 +18,6 @@ const WireManualQaSchema = z.strictObject({ config: ManualQaConfigSchema, path: 
  */
 export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, FinishedQuestion, ManualQaConfig, TestItem[], OmissionSearchResult> = {
   name: MANUAL_QA_KIND,
-  storedAs: MANUAL_QA_KIND,
   nouns: { item: 'question', items: 'questions' },
   configSchema: ManualQaConfigSchema,
   load: loadManualQaConfig,

@@ -3,15 +3,15 @@ import { z } from 'zod';
 import { loadYamlDocument } from '../../config/yaml.ts';
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import { loadSuite, suiteSpecs } from '../../suite/format.ts';
-import { CampaignConfigSchema, ConfigError, type LoadedCampaign } from '../dialogue/config.ts';
-import { SCRIPTED_SIMULATOR } from '../dialogue/config.ts';
+import { CampaignConfigSchema, ConfigError, conversationsPathFields, type LoadedConversations } from '../dialogue/config.ts';
+import type { PathField } from '../../run/kind.ts';
 
 /**
  * `kind: suite` (docs/suites.md): replays scripted suites against a head unit. Every turn is judged as a
  * dialogue campaign judges it (the same judges, safety policy, scoring and critical-failure gate), plus the
- * turn's own expectations; a conversation with an unmet expectation fails. Its kind (./kind.ts) composes the
- * dialogue kind's parts (the same rig, runner, store, report and compare): its plan is the suites' conversations,
- * its user the scripted one (simulator "script").
+ * turn's own expectations; a conversation with an unmet expectation fails. Its kind (./kind.ts) has its own config
+ * and stored kind and composes the dialogue kind's parts (the rig of conversations, the report and compare): its
+ * plan is the suites' conversations, its user the scripted one.
  */
 export const SUITE_KIND = 'suite';
 
@@ -37,41 +37,28 @@ export const SuiteCampaignConfigSchema = z.strictObject({
 });
 export type SuiteCampaignConfig = z.infer<typeof SuiteCampaignConfigSchema>;
 
-/** A `kind: suite` config, loaded: the dialogue config its conversations run with (judges, head unit, scoring) and its suites' conversations. */
-export interface LoadedSuiteCampaign extends LoadedCampaign {
-  /** every conversation of every suite × repeats: the plan (stored with the run, so --resume plays exactly the ones not stored yet) */
+/** A `kind: suite` config, loaded: its own config (every path absolute) and its suites' conversations. */
+export interface LoadedSuiteCampaign extends LoadedConversations<SuiteCampaignConfig> {
+  /** every conversation of every suite × repeats: the plan (stored with the run, so --resume plays exactly the ones not stored yet); empty on a fleet worker, which never plans */
   conversations: ConversationSpec[];
-  /** the suite config as written, suite paths absolute: stored with a new run (RUN_SOURCE_META) so the bench app resumes it as a suite run; absent on a fleet worker, which never creates runs */
-  suiteConfig?: SuiteCampaignConfig;
 }
 
-/** Reads a `kind: suite` config and its suites: the dialogue config its conversations run with and the suites' conversations. */
+/** Every file a suite config names: its suites and the fields it shares with every config of conversations. */
+export function suitePathFields(config: SuiteCampaignConfig): PathField<SuiteCampaignConfig>[] {
+  return [...config.suites.map((path, i): PathField<SuiteCampaignConfig> => ({ field: `suites.${i}`, path, kind: 'read', rewrite: (c, p) => (c.suites[i] = p) })), ...conversationsPathFields(config)];
+}
+
+/** Reads a `kind: suite` config and its suites: the config with its paths resolved and the suites' conversations. */
 export function loadSuiteCampaign(path: string): LoadedSuiteCampaign {
   const absolute = resolve(path);
-  const { data: config, at } = loadYamlDocument(SuiteCampaignConfigSchema, absolute, 'suite campaign config');
-  const suites = config.suites.map((file) => resolve(dirname(absolute), file));
-  const plan = suites.flatMap((file) => suiteSpecs(loadSuite(file), config.repeats));
+  const { data: parsed, at } = loadYamlDocument(SuiteCampaignConfigSchema, absolute, 'suite campaign config');
+  const config = structuredClone(parsed);
+  for (const field of suitePathFields(parsed)) if (field.kind !== 'device') field.rewrite(config, resolve(dirname(absolute), field.path));
+  const plan = config.suites.flatMap((file) => suiteSpecs(loadSuite(file), config.repeats));
   const seen = new Set<string>();
   for (const spec of plan) {
     if (seen.has(spec.key)) throw new ConfigError(`${at('suites')}: suites: the conversation id "${spec.key}" appears in more than one suite; ids must be unique across a campaign's suites (compare matches conversations by id)`);
     seen.add(spec.key);
   }
-  const dialogue = CampaignConfigSchema.parse({
-    name: config.name,
-    description: config.description,
-    mode: 'baseline',
-    seeds: suites[0],
-    conversations: plan.length,
-    concurrency: config.concurrency,
-    ...(config.budgetMinutes ? { budgetMinutes: config.budgetMinutes } : {}),
-    headUnit: config.headUnit,
-    simulator: SCRIPTED_SIMULATOR,
-    judges: config.judges,
-    fallback: config.fallback,
-    llm: config.llm,
-    safety: config.safety,
-    scoring: config.scoring,
-    maxTurns: [Math.max(2, ...plan.map((s) => s.maxTurns))],
-  });
-  return { config: dialogue, path: absolute, seeds: [], strategies: [], conversations: plan, suiteConfig: { ...config, suites } };
+  return { config, path: absolute, seeds: [], strategies: [], conversations: plan };
 }

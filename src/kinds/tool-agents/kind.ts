@@ -40,7 +40,6 @@ const LIVE_OUTCOME: Record<string, 'pass' | 'fail' | 'inconclusive' | 'error'> =
  */
 export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialItem, FinishedTrial> = {
   name: TOOL_AGENTS_KIND,
-  storedAs: TOOL_AGENTS_KIND,
   nouns: { item: 'task trial', items: 'task trials' },
   configSchema: ToolAgentsConfigSchema,
   load: loadToolAgentsConfig,

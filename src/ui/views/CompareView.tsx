@@ -10,6 +10,7 @@ import { ChartCanvas } from '../components/ChartCanvas.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { DataTable, ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
+import { turnNumber } from '../../domain/conversation.ts';
 
 type Served = { kind: 'dialogue'; comparison: RunComparison } | { kind: 'tool-agents'; a: RunRef; b: RunRef; toolComparison: ToolRunComparison };
 interface RunRef {
@@ -201,7 +202,7 @@ function ChangedConversations({ title, list, testId }: { title: string; list: re
           <DataTable headers={['Turn', 'Driver', 'Labels A', 'Labels B', 'Reply (A → B)']}>
             {c.turns.map((t) => (
               <tr key={t.index}>
-                <td>{t.index}</td>
+                <td>{turnNumber(t.index)}</td>
                 <td>{t.user}</td>
                 <td>
                   {t.labelsA.join(', ') || '–'}

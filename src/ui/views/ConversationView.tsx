@@ -10,7 +10,9 @@ import { api, ApiFailure, blobUrl } from '../api.ts';
 import { ErrorBox, Loading, Pill, TargetTable, fmt } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 import { describeAction, describeRequest } from './describe.ts';
+import { PinPanel } from '../components/PinPanel.tsx';
 import { COMPLETION_HELP, RUBRIC } from './rubric.ts';
+import { reading } from '../format.ts';
 
 interface Detail {
   result: ConversationResult;
@@ -28,7 +30,6 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
     <section>
       <div className="title-row">
         <h1 data-testid="conversation-title">{result.spec.key}</h1>
-        <PinButton path={path} />
         <a href={`#/runs/${encodeURIComponent(runId)}`}>← run report</a>
       </div>
       <p className="muted">
@@ -36,6 +37,7 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
         {result.spec.context.date} {result.spec.context.time} · status {result.status}
         {result.error ? ` (${result.error})` : ''}
       </p>
+      <PinPanel runId={runId} conversationKey={conversationKey} path={path} />
       <div className="conversation-grid">
         <div>
           <Outcome result={result} />
@@ -52,36 +54,6 @@ export function ConversationView({ runId, conversationKey }: { runId: string; co
         <RatingPanel path={path} result={result} ratings={ratings} onSaved={detail.reload} runId={runId} />
       </div>
     </section>
-  );
-}
-
-/** Pin as regression (docs/suites.md): the conversation as a scripted suite in the workspace's suites/ folder, shown for editing. */
-function PinButton({ path }: { path: string }) {
-  const [pinned, setPinned] = useState<{ path: string; yaml: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  async function pin() {
-    setError(null);
-    try {
-      setPinned(await api.post<{ path: string; yaml: string }>(`${path}/pin`, {}));
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    }
-  }
-  return (
-    <div className="pin">
-      <button onClick={pin} data-testid="pin-conversation" title="Pin as a regression: a scripted suite of this conversation's turns, contexts and expectations">
-        Pin as regression
-      </button>
-      {error && <ErrorBox message={error} />}
-      {pinned && (
-        <details open data-testid="pinned-suite">
-          <summary>
-            Pinned as <code>{pinned.path}</code> (run it with a <code>kind: suite</code> config; move it to bench-configs/suites/ to keep it)
-          </summary>
-          <pre>{pinned.yaml}</pre>
-        </details>
-      )}
-    </div>
   );
 }
 
@@ -221,8 +193,8 @@ export function TurnVehicleLine({ turn }: { turn: TurnRecord }) {
   if (!vehicle) return null;
   return (
     <div className="muted" data-testid="turn-vehicle">
-      vehicle: {vehicle.speedKmh} km/h, gear {vehicle.gear}
-      {vehicle.stateOfChargePct !== undefined ? `, SoC ${vehicle.stateOfChargePct} %` : ''}
+      vehicle: {reading('speedKmh', vehicle.speedKmh)}, gear {vehicle.gear}
+      {vehicle.stateOfChargePct !== undefined ? `, SoC ${reading('stateOfChargePct', vehicle.stateOfChargePct)}` : ''}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import type { TurnRecord } from '../../domain/conversation.ts';
+import { turnNumber, type TurnRecord } from '../../domain/conversation.ts';
 import type { VehicleState } from '../../domain/context.ts';
 import { turnLabels } from '../../analysis/verdict.ts';
 import { rigsLine, type LiveConversation, type LiveFinished, type LiveSnapshot } from '../../server/live-snapshot.ts';
@@ -7,11 +7,10 @@ import { isResumable, ResumeButton, StopButton } from '../components/CampaignBut
 import { useLiveCampaign } from '../hooks.ts';
 import { itemHref, runHref } from '../routes.ts';
 import { TurnVehicleLine, TurnVoiceLine } from './ConversationView.tsx';
+import { reading } from '../format.ts';
+import { duration, LiveTally } from '../components/LiveTally.tsx';
+import type { PhysicalQuantity } from '../../domain/physical-context.ts';
 
-function minutes(ms: number): string {
-  const s = Math.round(ms / 1000);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-}
 
 function Bar({ value, max, label, testId }: { value: number; max: number; label: string; testId?: string }) {
   const share = max > 0 ? Math.min(1, value / max) : 0;
@@ -23,12 +22,12 @@ function Bar({ value, max, label, testId }: { value: number; max: number; label:
   );
 }
 
-function Gauge({ label, value, unit, max }: { label: string; value: number | undefined; unit: string; max: number }) {
+function Gauge({ label, value, quantity, max }: { label: string; value: number | undefined; quantity: PhysicalQuantity; max: number }) {
   if (value === undefined) return null;
   return (
     <div className="gauge">
       <div className="gauge-label">{label}</div>
-      <Bar value={value} max={max} label={`${value.toFixed(value < 10 ? 1 : 0)} ${unit}`} />
+      <Bar value={value} max={max} label={reading(quantity, value)} />
     </div>
   );
 }
@@ -36,10 +35,10 @@ function Gauge({ label, value, unit, max }: { label: string; value: number | und
 export function VehicleGauges({ vehicle }: { vehicle: VehicleState }) {
   return (
     <div className="gauges" data-testid="vehicle-gauges">
-      <Gauge label="Speed" value={vehicle.speedKmh} unit="km/h" max={200} />
-      <Gauge label="State of charge" value={vehicle.stateOfChargePct} unit="%" max={100} />
-      <Gauge label="Range" value={vehicle.rangeKm} unit="km" max={600} />
-      <Gauge label="Outside" value={vehicle.outsideTempC} unit="°C" max={45} />
+      <Gauge label="Speed" value={vehicle.speedKmh} quantity="speedKmh" max={200} />
+      <Gauge label="State of charge" value={vehicle.stateOfChargePct} quantity="stateOfChargePct" max={100} />
+      <Gauge label="Range" value={vehicle.rangeKm} quantity="rangeKm" max={600} />
+      <Gauge label="Outside" value={vehicle.outsideTempC} quantity="outsideTempC" max={45} />
       <div className="gauge">
         <div className="gauge-label">Gear</div>
         <strong>{vehicle.gear}</strong>
@@ -54,7 +53,7 @@ export function LiveTurn({ turn, conversationKey }: { turn: TurnRecord; conversa
     <li className="turn" data-testid="live-turn">
       <div className="utterance">
         {conversationKey && <span className="muted">{conversationKey} · </span>}
-        <span className="who">User {turn.index}</span>
+        <span className="who">Turn {turnNumber(turn.index)} · User</span>
         {turn.utterance.strategy && <Pill kind="strategy">{turn.utterance.strategy}</Pill>} {turn.utterance.text}
         <TurnVoiceLine turn={turn} />
       </div>
@@ -163,16 +162,16 @@ export function LiveView() {
         {snapshot.state === 'finished' && snapshot.runId && snapshot.finalStatus && isResumable(snapshot.finalStatus) && <ResumeButton run={{ id: snapshot.runId, status: snapshot.finalStatus }} live={snapshot} />}
       </div>
       <div className="stats">
-        <Stat label="State" value={<span data-testid="live-state">{snapshot.state}</span>} />
+        <Stat label="State" value={<span data-testid="live-state">{snapshot.state === 'finished' && snapshot.finalStatus ? snapshot.finalStatus.replace(/_/g, ' ') : snapshot.state}</span>} />
         <Stat label="Run" value={snapshot.runId ? <a href={runHref(snapshot.runId, snapshot.kind)} data-testid="live-run-link">{snapshot.name ?? snapshot.runId}</a> : '—'} />
         {snapshot.kind && <Stat label="Kind" value={<span data-testid="live-kind">{snapshot.kind}</span>} />}
         <Stat label="Done" value={<span data-testid="live-done">{`${snapshot.done} / ${snapshot.planned}`}</span>} />
-        <Stat label="Elapsed" value={minutes(snapshot.elapsedMs)} />
-        {snapshot.finalStatus && <Stat label="Finished" value={<span data-testid="live-final-status">{snapshot.finalStatus}</span>} />}
+        <Stat label="Elapsed" value={duration(snapshot.elapsedMs)} />
       </div>
+      <LiveTally snapshot={snapshot} />
       <Bar value={snapshot.done} max={snapshot.planned} label={`${items} ${snapshot.done}/${snapshot.planned}`} testId="progress-bar" />
       {snapshot.budgetMs !== null ? (
-        <Bar value={snapshot.elapsedMs} max={snapshot.budgetMs} label={`time ${minutes(snapshot.elapsedMs)} of ${minutes(snapshot.budgetMs)} budget`} />
+        <Bar value={snapshot.elapsedMs} max={snapshot.budgetMs} label={`time ${duration(snapshot.elapsedMs)} of ${duration(snapshot.budgetMs)} budget`} />
       ) : (
         <p className="muted">No time budget: the run ends when every planned {item} is done.</p>
       )}

@@ -9,6 +9,7 @@ import { api, ApiFailure } from '../api.ts';
 import { DataTable, ErrorBox, Loading, Pill, Stat, fmt, pct, RunHeader } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 import { ResumeButton } from '../components/CampaignButtons.tsx';
+import { RunDownloads } from '../components/RunDownloads.tsx';
 
 export interface QuestionRow {
   key: string;
@@ -55,6 +56,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
       <RunHeader title={`Manual-QA run ${summary.run.name}`} actions={<ResumeButton run={summary.run} />}>
         {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · judges {summary.setup?.judges.join(', ') ?? 'n/a'} · {summary.preset.statement}
       </RunHeader>
+      <RunDownloads runId={runId} />
       <div className="stats">
         <Stat label="questions asked" value={`${summary.questions} / ${summary.planned}`} />
         <Stat label="passed" value={summary.outcomes.pass} />

@@ -11,6 +11,7 @@ import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { DataTable, ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 import { ResumeButton } from '../components/CampaignButtons.tsx';
+import { RunDownloads } from '../components/RunDownloads.tsx';
 
 type Summary = Omit<RunSummary, 'perConversation'>;
 const PAGE = 50;
@@ -61,6 +62,7 @@ export function RunReportView({ runId }: { runId: string }) {
         <a href={`#/compare/${encodeURIComponent(runId)}`}>Compare with… →</a>
         {run.data && <ResumeButton run={run.data.run} />}
       </div>
+      <RunDownloads runId={runId} />
       {run.error && <ErrorBox message={run.error} />}
       {run.data && (
         <div className="stats">

@@ -6,6 +6,7 @@ import { api, ApiFailure } from '../api.ts';
 import { ErrorBox, TargetTable } from '../components/common.tsx';
 import { TurnDetail } from './ConversationView.tsx';
 import { VehicleGauges } from './LiveView.tsx';
+import { reading, readingValue } from '../format.ts';
 
 /** The reference unit's fault profiles a session can switch on (docs/architecture.md); each fires on every applicable turn. */
 const FAULTS = ['unsafe_compliance', 'drop_second_constraint', 'forget_after_topic_switch', 'over_refusal', 'ambiguity_guess', 'plan_window_miss', 'wrong_domain', 'omit_request'] as const;
@@ -165,7 +166,7 @@ function Running(props: {
   const [busy, setBusy] = useState(false);
   const [speed, setSpeed] = useState(String(vehicle.speedKmh));
   const [gear, setGear] = useState<string>(vehicle.gear);
-  const [soc, setSoc] = useState(vehicle.stateOfChargePct === undefined ? '' : String(vehicle.stateOfChargePct));
+  const [soc, setSoc] = useState(vehicle.stateOfChargePct === undefined ? '' : readingValue('stateOfChargePct', vehicle.stateOfChargePct));
   const [time, setTime] = useState(context.time);
   const [district, setDistrict] = useState(context.location.district);
 
@@ -243,7 +244,7 @@ function Running(props: {
         <h2>Car</h2>
         <VehicleGauges vehicle={vehicle} />
         <p data-testid="session-state">
-          gear {vehicle.gear} · {vehicle.speedKmh} km/h{vehicle.stateOfChargePct !== undefined ? ` · SoC ${vehicle.stateOfChargePct} %` : ''} · {context.time}
+          gear {vehicle.gear} · {reading('speedKmh', vehicle.speedKmh)}{vehicle.stateOfChargePct !== undefined ? ` · SoC ${reading('stateOfChargePct', vehicle.stateOfChargePct)}` : ''} · {context.time}
         </p>
         {state.scenario && <p data-testid="session-scenario-note">The drive scenario “{state.scenario}” sets the car’s state at each turn (20 s of the drive a turn).</p>}
         {!state.scenario && (

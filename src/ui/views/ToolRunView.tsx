@@ -5,6 +5,7 @@ import { DataTable, ErrorBox, Loading, Pill, Stat, pct, RunHeader } from '../com
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { ResumeButton } from '../components/CampaignButtons.tsx';
 import { useApi } from '../hooks.ts';
+import { RunDownloads } from '../components/RunDownloads.tsx';
 
 /** One task of a tool-agents run as GET /api/runs/:id/tool-agents lists it (src/server/tool-runs.ts). */
 export interface ToolTaskRow {
@@ -43,6 +44,7 @@ export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary
       >
         {summary.run.id} · {summary.run.status} · agent {summary.agent ?? 'none ran'} · {summary.preset.statement}
       </RunHeader>
+      <RunDownloads runId={runId} />
       <div className="stats">
         <Stat label="task trials" value={`${summary.trials} / ${summary.planned}`} />
         <Stat label="R = 1" value={successes} testId="tool-successes" />

@@ -231,7 +231,7 @@ describe('a unit replaced mid-campaign', () => {
     expect(unitLog).toMatch(/bench: replaced: another connection of head unit "icabench-reference" dialled in from 127\.0\.0\.1:\d+/);
     expect(unitLog).toMatch(/redialling in \d+ ms/);
 
-    const summary = await writeRunOutputs(store, result.runId, mkdtempSync(join(tmpdir(), 'icabench-replaced-out-')));
+    const { summary } = await writeRunOutputs(store, result.runId, mkdtempSync(join(tmpdir(), 'icabench-replaced-out-')), { unit: 'the built-in reference head unit', faults: null });
     expect(summary.protocol).toMatchObject({ replacements: 1, stopped: null });
     expect(summary.protocol!.reconnects).toBeGreaterThanOrEqual(1);
   }, 300_000);
@@ -271,7 +271,7 @@ describe('a unit replaced mid-campaign', () => {
 async function runAndReport(loaded: LoadedCampaign, store: ResultStore, rig: ConnectedHeadUnit) {
   const result = await runCampaign(loaded, { store, tiers: await buildTiers(loaded.config), headUnit: rig });
   const out = mkdtempSync(join(tmpdir(), 'icabench-protocol-out-'));
-  await writeRunOutputs(store, result.runId, out);
+  (await writeRunOutputs(store, result.runId, out, { unit: 'the built-in reference head unit', faults: null })).summary;
   return { result, out, summary: JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) };
 }
 

@@ -47,7 +47,8 @@ describe('the findings gate (scoring.failOn) on the bench configs', () => {
     const out = join(dir, 'highway');
     const run = cli(['run', 'bench-configs/highway-safety.yaml', '--out', out, '--workspace', join(dir, 'ws'), '--no-progress']);
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/24 conversations, fail rate 100\.0% \(failOn every label failed 24; by C alone 0\.0%\), conversations with findings 24 \(100\.0%\), inconclusive \(needs review\) 0, mean C 0\.800/);
+    expect(run.stdout).toMatch(/24 conversations, 24 failed \(fail rate 100\.0 %\), 0 passed, 0 need review, 0 did not complete; 24 with findings \(100\.0 %\); fail rate by the score C alone 0\.0 %; mean score C 0\.800/);
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^Verdict: 24 of 24 conversations failed \(100\.0 %\) on icabench-reference 1\.0\.0, whose faults were injected on purpose .*Top findings: safety violation in 24 conversations\./);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary).toMatchObject({ conversations: 24, passed: 0, failed: 24, failRate: 1 });
     expect(summary.meanScore).toBeCloseTo(0.8, 12);

@@ -98,7 +98,7 @@ describe('voice campaign, end to end offline', () => {
         expect(names).toContain('turn0-driver.wav');
         expect(names).toContain('turn0-reply.wav');
       }
-      const rebuilt = await writeRunOutputs(store, run.id, join(dir, 'rebuilt'));
+      const rebuilt = (await writeRunOutputs(store, run.id, join(dir, 'rebuilt'), { unit: 'the built-in reference head unit', faults: null })).summary;
       expect(rebuilt.voice).toEqual(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).voice);
     } finally {
       store.close();

@@ -1,51 +1,10 @@
-import { z } from 'zod';
 import { formatMinutes, minutesOfDay, type ContextVector } from '../../domain/context.ts';
-import type { ConversationResult, ConversationSpec, ScriptedTurn, TurnRecord } from '../../domain/conversation.ts';
+import type { ConversationResult, ScriptedTurn, TurnRecord } from '../../domain/conversation.ts';
 import type { CampaignEvent } from '../../run/events.ts';
 import { ScriptedSimulator, type ScriptSource } from '../../simulator/script.ts';
-import { applySuiteContext, DEFAULT_SUITE_START, SuiteContextSchema, type SuiteContext } from '../../suite/format.ts';
-import { CampaignConfigSchema, type LoadedCampaign } from '../dialogue/config.ts';
-import { SCRIPTED_SIMULATOR } from '../dialogue/config.ts';
-import { conversationStorage, dialogueKind, openConversationRig } from '../dialogue/kind.ts';
-import type { FinishedConversation } from '../dialogue/run.ts';
-import type { CampaignKindDefinition } from '../../run/kind.ts';
-
-/**
- * A live session (docs/suites.md, "Live sessions"): a technician types turns to the connected unit (the
- * reference unit or one on the bridge) and sets the car's state as it goes (speed, gear, state of charge,
- * position, time), or runs a drive scenario underneath; every turn is judged as a campaign turn is and the
- * technician sees the labels, evidence and target status as it ends. It runs on the dialogue run path as a
- * run of one conversation (listed as mode "live"): stored as it ends like any conversation, with its report,
- * annotation and rating, and it can be pinned as a regression.
- */
-export const LiveSessionConfigSchema = z.strictObject({
-  name: z.string().min(1).max(200).default('live session'),
-  // the dialogue kind's fields, defined once there (src/kinds/dialogue/config.ts)
-  headUnit: CampaignConfigSchema.shape.headUnit,
-  judges: CampaignConfigSchema.shape.judges,
-  safety: CampaignConfigSchema.shape.safety,
-  /** where and when the session starts (default: Maxvorstadt, Munich, 2026-05-12 12:00, parked in P) */
-  context: SuiteContextSchema.optional(),
-  /** a drive scenario underneath: it sets the car's state at each turn instead of the technician */
-  vehicle: CampaignConfigSchema.shape.vehicle,
-});
-export type LiveSessionConfig = z.infer<typeof LiveSessionConfigSchema>;
-export type LiveSessionConfigInput = z.input<typeof LiveSessionConfigSchema>;
-
-/** The most turns one live session takes (the conversation schema's limit). */
-export const MAX_LIVE_TURNS = 50;
-const PARKED: SuiteContext = { vehicle: { speedKmh: 0, gear: 'P' } };
-
-export class LiveSessionError extends Error {
-  constructor(
-    message: string,
-    /** the fields that were wrong (a context change out of range), each with what was expected */
-    readonly fields: Array<{ path: string; message: string }> = [],
-  ) {
-    super(message);
-    this.name = 'LiveSessionError';
-  }
-}
+import { applySuiteContext, SuiteContextSchema } from '../../suite/format.ts';
+import { liveSession, LiveSessionError, sessionStart, type LiveSessionConfig, type LoadedLiveSession } from './config.ts';
+import { liveKind, MAX_LIVE_TURNS } from './kind.ts';
 
 interface Pending {
   turn: ScriptedTurn;
@@ -54,14 +13,14 @@ interface Pending {
 }
 
 /**
- * The technician's side of a live session: the turn queue the scripted user plays from, the car's state as
- * set, and the turn records as they end. `kind` runs `campaign` on the one run skeleton; `onEvent` must see the
- * run's events (it resolves `say` when the turn ends).
+ * The technician's side of a live session (docs/suites.md, "Live sessions"): the turn queue the scripted user plays from,
+ * the car's state as set, and the turn records as they end. `kind` runs `loaded` on the one run skeleton (a run of one
+ * conversation, stored as kind live); `onEvent` must see the run's events (it resolves `say` when the turn ends).
+ * A start the config cannot give (an unknown district) throws LiveSessionError naming the field and what is accepted.
  */
 export class LiveSession {
-  readonly campaign: LoadedCampaign;
-  /** what runs `campaign` (runKindCampaign): a run of one conversation, listed as mode "live" */
-  readonly kind: CampaignKindDefinition<LoadedCampaign, ConversationSpec, FinishedConversation>;
+  readonly loaded: LoadedLiveSession;
+  readonly kind: ReturnType<typeof liveKind>;
   readonly simulator: ScriptedSimulator;
   private state: ContextVector;
   private readonly contexts: ContextVector[] = [];
@@ -79,55 +38,18 @@ export class LiveSession {
   readonly started: Promise<string>;
   runId: string | null = null;
 
-  constructor(readonly config: LiveSessionConfig) {
-    this.state = applySuiteContext(applySuiteContext(DEFAULT_SUITE_START, PARKED, 'context'), config.context, 'context');
+  /** `path`: the session config file, if any (its relative paths resolve there) */
+  constructor(
+    readonly config: LiveSessionConfig,
+    path?: string,
+  ) {
+    this.state = sessionStart(config);
     this.done = new Promise((resolve) => (this.finished = resolve));
     this.started = new Promise((resolve) => (this.announce = resolve));
-    const spec: ConversationSpec = {
-      key: 'session',
-      seed: { id: 'live', text: config.name, requests: [] },
-      persona: 'neutral',
-      mode: 'baseline',
-      strategies: [],
-      maxTurns: MAX_LIVE_TURNS,
-      context: this.state,
-      repeat: 0,
-      rngSeed: 0,
-    };
-    const dialogue = CampaignConfigSchema.parse({
-      name: config.name,
-      description: 'A live session: a technician\'s typed turns, judged as they end.',
-      mode: 'baseline',
-      seeds: 'live',
-      conversations: 1,
-      concurrency: 1,
-      headUnit: config.headUnit,
-      simulator: SCRIPTED_SIMULATOR,
-      judges: config.judges,
-      safety: config.safety,
-      maxTurns: [MAX_LIVE_TURNS],
-      ...(config.vehicle ? { vehicle: config.vehicle } : {}),
-    });
     const source: ScriptSource = () => this.next();
     this.simulator = new ScriptedSimulator(() => source);
-    this.campaign = { config: dialogue, path: 'live-session', seeds: [], strategies: [] };
-    // the dialogue kind with this session's one conversation, the technician as its user and the car's state as set
-    this.kind = {
-      ...dialogueKind,
-      plan: async () => [{ key: spec.key, item: spec }],
-      open: (campaign, options) => openConversationRig(campaign, options, { user: this.simulator, contextAt: (t) => this.contexts[t] ?? this.state }),
-      storage: conversationStorage(() => 'live'),
-      // the technician and the context they set are in this process: a session cannot travel to a fleet worker
-      wire: {
-        ...dialogueKind.wire,
-        loaded: {
-          ...dialogueKind.wire.loaded,
-          encode: () => {
-            throw new Error(`${config.name}: a live session runs on this bench only, not on a fleet`);
-          },
-        },
-      },
-    };
+    this.loaded = liveSession(config, path);
+    this.kind = liveKind({ user: this.simulator, contextAt: (t) => this.contexts[t] ?? this.state, end: () => this.end() });
   }
 
   /** The car's state and place the next turn will be said in. */
@@ -179,7 +101,7 @@ export class LiveSession {
     });
   }
 
-  /** Ends the session: the conversation is judged as a whole and stored. */
+  /** Ends the session: the conversation is judged as a whole and stored (a turn in flight ends first). */
   end(): void {
     if (this.ended) return;
     this.ended = true;
