@@ -7,8 +7,8 @@
  * Each slot keeps the tokens of its last call (prompt and completion, as llama.cpp's slots and Ollama's runner keep
  * their KV cache), and a call of the same model reuses the longest prefix its prompt shares with them; at least the prompt's last
  * token is always computed, as the servers do. Which slot: the one the call names (llama.cpp's `id_slot`), waiting
- * for it when busy; else the idle slot whose cache shares the longest prefix with the prompt, the least recently used
- * among equals (Ollama's runner; llama.cpp above its prompt-similarity threshold). No idle slot: the call queues
+ * for it when busy; else, as llama-server picks, the idle slot whose cache shares the longest prefix with the prompt
+ * when that is at least half the prompt, otherwise the least recently used idle slot. No idle slot: the call queues
  * (first come, first served). Slots run side by side without slowing each other (batched decoding on one GPU is close
  * to that for a few streams; a simplification). Output schemas cost nothing in the prompt: the servers turn them into
  * grammars. A cache miss is simply the whole prompt computed.
@@ -27,11 +27,17 @@ export interface ModelHostCost {
 }
 
 /**
- * A 7–8B model (4–8-bit weights) on one workstation GPU: llama.cpp's published llama-bench tables put prompt
- * processing of such a model at several thousand tokens/s (0.25 ms a token is 4,000 tokens/s) and generation of one
- * stream at tens of tokens/s (15 ms a token is about 67 tokens/s); 8 slots is a common `--parallel` setting.
+ * A 7–8B model (4–8-bit weights) on one workstation GPU, 8 slots (llama-server `--parallel 8`). Published llama.cpp
+ * figures for such models: a server log of Llama 3 8B at 6 bits on an RTX 4090 reports about 4,700 prompt tokens/s
+ * and 93 generated tokens/s (dmatora/LLM-inference-speed-benchmarks, issue 10); llama.cpp's own benchmark table
+ * of a 7B model at 4 bits on an older Tesla P40 about 900 and 57 (ggml-org/llama.cpp pull request 4766). The
+ * constants sit in that range: prefill at 4,000 tokens/s (0.25 ms a token), generation at about 67 tokens/s per
+ * stream (15 ms a token).
  */
 export const LOCAL_GPU_HOST: ModelHostCost = { slots: 8, prefillMsPerToken: 0.25, decodeMsPerToken: 15 };
+
+/** The share of a prompt a slot's cache must hold for the slot to be chosen by prefix (llama.cpp's default). */
+export const SLOT_PROMPT_SIMILARITY = 0.5;
 
 /** The stand-in tokenizer: a text's token count. */
 export const tokensOf = (text: string): number => Math.ceil(text.length / 4);
@@ -152,18 +158,23 @@ export class ModelHost {
     }
   }
 
-  /** The idle slot sharing the longest prefix with the prompt, least recently used among equals; -1 when none is idle. */
+  /**
+   * llama.cpp's choice: the idle slot sharing the longest prefix with the prompt when that prefix is at least half the
+   * prompt (its `--slot-prompt-similarity`, default 0.5), else the least recently used idle slot; -1 when none is idle.
+   */
   private bestIdleSlot(model: string, prompt: string): number {
     let best = -1;
     let bestShared = -1;
+    let oldest = -1;
     this.slots.forEach((slot, i) => {
       if (slot.busy) return;
+      if (oldest < 0 || slot.lastUsed < this.slots[oldest].lastUsed) oldest = i;
       const shared = this.reusable(slot, model, prompt);
-      if (shared > bestShared || (shared === bestShared && slot.lastUsed < this.slots[best].lastUsed)) {
+      if (shared > bestShared) {
         best = i;
         bestShared = shared;
       }
     });
-    return best;
+    return best >= 0 && bestShared >= SLOT_PROMPT_SIMILARITY * prompt.length ? best : oldest;
   }
 }

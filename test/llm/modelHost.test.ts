@@ -49,6 +49,21 @@ describe('model host cost model', () => {
     expect(host.charge(await host.acquire(prompt), prompt, '')).toMatchObject({ cachedTokens: 0, modelMs: 25 });
   });
 
+  it('a prompt sharing less than half of itself with every slot goes to the least recently used slot (llama.cpp)', async () => {
+    const host = new ModelHost(cost);
+    const a = text('a', 100);
+    host.charge(await host.acquire(a), a, '');
+    host.release(0);
+    host.charge(await host.acquire(text('b', 100)), text('b', 100), '');
+    host.release(1);
+    // 100 of 250 characters shared with slot 0 (40 %): the least recently used slot, 0 here, by age not by prefix
+    const shortShare = `${a}${text('c', 150)}`;
+    expect(await host.acquire(shortShare)).toBe(0);
+    host.release(0);
+    // 100 of 160 shared with slot 0 (62 %), and slot 1 is now the older one: still slot 0, by prefix
+    expect(await host.acquire(`${a}${text('d', 60)}`)).toBe(0);
+  });
+
   it('picks the idle slot whose cache shares the longest prefix, else the least recently used one', async () => {
     const host = new ModelHost(cost);
     const a = text('a', 100);
