@@ -25,13 +25,6 @@ const NOT_YET_SPLIT = new Set([
   'src/manual/evaluate.ts evaluate',
   'src/manual/ingest/markdown.ts readMarkdown',
   'src/server/server.ts startBenchServer',
-  'src/ui/views/CampaignSetupView.tsx CampaignSetupView',
-  'src/ui/views/ConformanceView.tsx ConformanceView',
-  'src/ui/views/ConversationView.tsx RatingPanel',
-  'src/ui/views/ManualRunView.tsx ManualRunPanel',
-  'src/ui/views/ManualRunView.tsx ManualQuestionPanel',
-  'src/ui/views/RunReportView.tsx RunReportView',
-  'src/ui/views/SessionView.tsx Running',
 ]);
 
 interface Measured {

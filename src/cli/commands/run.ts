@@ -1,3 +1,4 @@
+import { familyOfKind, methodOfStoredConfig, presetOf } from '../../domain/method.ts';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
@@ -15,6 +16,7 @@ import { campaignKind, readCampaignKind } from '../../kinds/registry.ts';
 import { resumeCommand, stoppedLine, unreachableLine, UNIT_UNREACHABLE_EXIT_CODE } from '../run-end.ts';
 import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 import { SutError } from '../../headunit/types.ts';
+import { maxTimerValue, timerLimitMessage } from '../../domain/durations.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
@@ -51,6 +53,8 @@ export function registerRunCommands(program: Command): void {
       const kind = await campaignKind(kindName);
       // the rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
       const loaded = kind.load(configPath);
+      // which method runs, before anything starts (docs/reproduction.md)
+      console.error(presetOf(familyOfKind(kind.name), methodOfStoredConfig(loaded.config)).statement);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
         throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
       }
@@ -73,7 +77,7 @@ export function registerRunCommands(program: Command): void {
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
         const log = (line: string) => console.error(line);
         const graceSeconds = Number(options.fleetGrace);
-        if (options.fleet && !(graceSeconds > 0)) throw new Error(`--fleet-grace: expected a number of seconds above 0, got "${options.fleetGrace}"`);
+        if (options.fleet && !(graceSeconds > 0 && graceSeconds <= maxTimerValue('s'))) throw new Error(`--fleet-grace: expected a number of seconds above 0 and ${timerLimitMessage('s')}, got "${options.fleetGrace}"`);
         try {
           runner = options.fleet
             ? await (await import('../../fleet/coordinator.ts')).openFleetRunner(kind, loaded, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 })

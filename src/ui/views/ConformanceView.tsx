@@ -40,7 +40,6 @@ function CheckTable({ checks }: { checks: readonly CheckResult[] }) {
 /** `icabench conformance` in the app: start a run that waits for a unit, watch its checks, read the stored reports. */
 export function ConformanceView({ reportId }: { reportId: string | null }) {
   const listing = useApi<Listing>('/api/conformance');
-  const report = useApi<{ report: ConformanceReport }>(reportId ? `/api/conformance/${encodeURIComponent(reportId)}` : null);
   const [form, setForm] = useState({ port: '7311', host: '127.0.0.1', waitSeconds: '120', turnTimeoutMs: '15000', token: '' });
   const [startError, setStartError] = useState<string | null>(null);
   const active = listing.data?.current.state === 'waiting' || listing.data?.current.state === 'running';
@@ -91,45 +90,65 @@ export function ConformanceView({ reportId }: { reportId: string | null }) {
       </div>
       {startError && <ErrorBox message={startError} />}
       {listing.error && <ErrorBox message={listing.error} />}
-      {current && current.state !== 'idle' && (
-        <div data-testid="conformance-current">
-          <h2 data-testid="conformance-state">
-            {current.state === 'waiting' && `Waiting for a head unit at ${current.bridgeUrl}`}
-            {current.state === 'running' && 'Running'}
-            {current.state === 'done' && 'Finished'}
-            {current.state === 'failed' && 'Could not finish'}
-          </h2>
-          {current.error && <ErrorBox message={current.error} />}
-          {current.reportId && (
-            <p>
-              <a href={`#/conformance/${current.reportId}`} data-testid="conformance-open-report">
-                Open the report
-              </a>
-            </p>
-          )}
-          {current.checks.length > 0 && current.state !== 'done' && <CheckTable checks={current.checks} />}
-        </div>
+      {current && current.state !== 'idle' && <CurrentRun current={current} />}
+      {reportId && <StoredReport reportId={reportId} />}
+      <ReportList reports={listing.data?.reports ?? null} />
+    </section>
+  );
+}
+
+/** The run in progress: waiting for a unit, its checks as they complete, then the link to its report. */
+function CurrentRun({ current }: { current: ConformanceStatus }) {
+  return (
+    <div data-testid="conformance-current">
+      <h2 data-testid="conformance-state">
+        {current.state === 'waiting' && `Waiting for a head unit at ${current.bridgeUrl}`}
+        {current.state === 'running' && 'Running'}
+        {current.state === 'done' && 'Finished'}
+        {current.state === 'failed' && 'Could not finish'}
+      </h2>
+      {current.error && <ErrorBox message={current.error} />}
+      {current.reportId && (
+        <p>
+          <a href={`#/conformance/${current.reportId}`} data-testid="conformance-open-report">
+            Open the report
+          </a>
+        </p>
       )}
-      {reportId && report.error && <ErrorBox message={report.error} />}
-      {reportId && !report.data && !report.error && <Loading what="the report" />}
-      {reportId && report.data && (
-        <div data-testid="conformance-report">
-          <h2 data-testid="conformance-verdict">
-            {report.data.report.unit ? `${report.data.report.unit.name} ${report.data.report.unit.version}` : 'No unit dialled in'}{' '}
-            <Pill kind={report.data.report.passed ? 'pass' : 'fail'}>{report.data.report.passed ? 'passed' : 'failed'}</Pill>
-          </h2>
-          <p className="muted">
-            {report.data.report.protocol} · started {report.data.report.startedAt} · turn timeout {report.data.report.limits.turnTimeoutMs} ms · declared{' '}
-            <code>{JSON.stringify(report.data.report.declared)}</code>
-          </p>
-          <CheckTable checks={report.data.report.checks} />
-        </div>
-      )}
+      {current.checks.length > 0 && current.state !== 'done' && <CheckTable checks={current.checks} />}
+    </div>
+  );
+}
+
+/** One stored report: the unit, the verdict, the limits and what the unit declared, and its checks. */
+function StoredReport({ reportId }: { reportId: string }) {
+  const report = useApi<{ report: ConformanceReport }>(`/api/conformance/${encodeURIComponent(reportId)}`);
+  if (report.error) return <ErrorBox message={report.error} />;
+  if (!report.data) return <Loading what="the report" />;
+  return (
+    <div data-testid="conformance-report">
+      <h2 data-testid="conformance-verdict">
+        {report.data.report.unit ? `${report.data.report.unit.name} ${report.data.report.unit.version}` : 'No unit dialled in'}{' '}
+        <Pill kind={report.data.report.passed ? 'pass' : 'fail'}>{report.data.report.passed ? 'passed' : 'failed'}</Pill>
+      </h2>
+      <p className="muted">
+        {report.data.report.protocol} · started {report.data.report.startedAt} · turn timeout {report.data.report.limits.turnTimeoutMs} ms · declared{' '}
+        <code>{JSON.stringify(report.data.report.declared)}</code>
+      </p>
+      <CheckTable checks={report.data.report.checks} />
+    </div>
+  );
+}
+
+/** The workspace's stored reports, newest first. */
+function ReportList({ reports }: { reports: Listing['reports'] | null }) {
+  return (
+    <>
       <h2>Reports</h2>
-      {listing.data && listing.data.reports.length === 0 && <p className="muted">No conformance runs in this workspace yet.</p>}
-      {listing.data && listing.data.reports.length > 0 && (
+      {reports && reports.length === 0 && <p className="muted">No conformance runs in this workspace yet.</p>}
+      {reports && reports.length > 0 && (
         <DataTable headers={['Started', 'Unit', 'Result', 'Failed checks']} testId="conformance-reports">
-          {listing.data.reports.map((r) => (
+          {reports.map((r) => (
             <tr key={r.id} className="clickable" onClick={() => navigate('conformance', r.id)}>
               <td>{r.startedAt}</td>
               <td>{r.unit ? `${r.unit.name} ${r.unit.version}` : '—'}</td>
@@ -141,6 +160,6 @@ export function ConformanceView({ reportId }: { reportId: string | null }) {
           ))}
         </DataTable>
       )}
-    </section>
+    </>
   );
 }

@@ -305,52 +305,9 @@ function RatingPanel({ path, result, ratings, onSaved, runId }: { path: string; 
           }} placeholder="your name" data-testid="rater-name" />
       </label>
       {fieldErrors.rater && <div className="field-error-inline">{fieldErrors.rater}</div>}
-      {DIMENSIONS.map((d) => (
-        <fieldset key={d} className="dimension">
-          <legend>{DIMENSION_TITLES[d]}</legend>
-          <div className="choices">
-            {([0, 1, 2] as const).map((score) => (
-              <label key={score} title={RUBRIC[d].levels[score]}>
-                <input type="radio" name={`dim-${d}`} checked={dims[d] === score} onChange={() => setDims((x) => ({ ...x, [d]: score }))} data-testid={`dim-${d}-${score}`} /> {score}
-              </label>
-            ))}
-          </div>
-          {fieldErrors[`dimensions.${d}`] && <div className="field-error-inline">{fieldErrors[`dimensions.${d}`]}</div>}
-          <ul className="rubric">
-            {RUBRIC[d].levels.map((level) => (
-              <li key={level}>{level}</li>
-            ))}
-            <li className="example">Example: {RUBRIC[d].example}</li>
-          </ul>
-        </fieldset>
-      ))}
-      <fieldset>
-        <legend>Target completion</legend>
-        <p className="muted">{COMPLETION_HELP}</p>
-        {result.targets.map((t) => (
-          <label key={t.id} className="target-choice">
-            {t.id} · {describeRequest(t.request)}{' '}
-            <select value={targets[t.id] ?? 0} onChange={(e) => setTargets((x) => ({ ...x, [t.id]: Number(e.target.value) as TargetStatus }))} data-testid={`target-${t.id}`}>
-              <option value={1}>completed</option>
-              <option value={0}>incomplete</option>
-              <option value={-1}>dropped</option>
-            </select>
-          </label>
-        ))}
-      </fieldset>
-      <details>
-        <summary>Turn labels (optional)</summary>
-        {result.turns.map((turn) => (
-          <div key={turn.index} className="turn-labels">
-            <strong>Turn {turnNumber(turn.index)}</strong>{' '}
-            {FAILURE_LABELS.map((l) => (
-              <label key={l} className="chip">
-                <input type="checkbox" checked={labels.some((x) => x.turn === turn.index && x.label === l)} onChange={() => toggleLabel(turn.index, l)} /> {l}
-              </label>
-            ))}
-          </div>
-        ))}
-      </details>
+      <DimensionScores dims={dims} onScore={(d, score) => setDims((x) => ({ ...x, [d]: score }))} fieldErrors={fieldErrors} />
+      <TargetCompletion result={result} targets={targets} onStatus={(id, status) => setTargets((x) => ({ ...x, [id]: status }))} />
+      <TurnLabelChoices result={result} labels={labels} onToggle={toggleLabel} />
       <label>
         Note
         <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} />
@@ -369,5 +326,71 @@ function RatingPanel({ path, result, ratings, onSaved, runId }: { path: string; 
         </p>
       )}
     </aside>
+  );
+}
+
+/** The four rubric dimensions, 0/1/2 each, with the rubric's levels and a worked example on screen. */
+function DimensionScores({ dims, onScore, fieldErrors }: { dims: Partial<Record<Dimension, 0 | 1 | 2>>; onScore: (d: Dimension, score: 0 | 1 | 2) => void; fieldErrors: Record<string, string> }) {
+  return (
+    <>
+      {DIMENSIONS.map((d) => (
+        <fieldset key={d} className="dimension">
+          <legend>{DIMENSION_TITLES[d]}</legend>
+          <div className="choices">
+            {([0, 1, 2] as const).map((score) => (
+              <label key={score} title={RUBRIC[d].levels[score]}>
+                <input type="radio" name={`dim-${d}`} checked={dims[d] === score} onChange={() => onScore(d, score)} data-testid={`dim-${d}-${score}`} /> {score}
+              </label>
+            ))}
+          </div>
+          {fieldErrors[`dimensions.${d}`] && <div className="field-error-inline">{fieldErrors[`dimensions.${d}`]}</div>}
+          <ul className="rubric">
+            {RUBRIC[d].levels.map((level) => (
+              <li key={level}>{level}</li>
+            ))}
+            <li className="example">Example: {RUBRIC[d].example}</li>
+          </ul>
+        </fieldset>
+      ))}
+    </>
+  );
+}
+
+/** Each target's status as the rater sees it: completed, incomplete or dropped. */
+function TargetCompletion({ result, targets, onStatus }: { result: ConversationResult; targets: Record<string, TargetStatus>; onStatus: (id: string, status: TargetStatus) => void }) {
+  return (
+    <fieldset>
+      <legend>Target completion</legend>
+      <p className="muted">{COMPLETION_HELP}</p>
+      {result.targets.map((t) => (
+        <label key={t.id} className="target-choice">
+          {t.id} · {describeRequest(t.request)}{' '}
+          <select value={targets[t.id] ?? 0} onChange={(e) => onStatus(t.id, Number(e.target.value) as TargetStatus)} data-testid={`target-${t.id}`}>
+            <option value={1}>completed</option>
+            <option value={0}>incomplete</option>
+            <option value={-1}>dropped</option>
+          </select>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Optional failure labels per turn. */
+function TurnLabelChoices({ result, labels, onToggle }: { result: ConversationResult; labels: readonly { turn: number; label: FailureLabel }[]; onToggle: (turn: number, label: FailureLabel) => void }) {
+  return (
+    <details>
+      <summary>Turn labels (optional)</summary>
+      {result.turns.map((turn) => (
+        <div key={turn.index} className="turn-labels">
+          <strong>Turn {turnNumber(turn.index)}</strong>{' '}
+          {FAILURE_LABELS.map((l) => (
+            <label key={l} className="chip">
+              <input type="checkbox" checked={labels.some((x) => x.turn === turn.index && x.label === l)} onChange={() => onToggle(turn.index, l)} /> {l}
+            </label>
+          ))}
+        </div>
+      ))}
+    </details>
   );
 }

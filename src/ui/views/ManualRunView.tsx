@@ -48,9 +48,7 @@ export function ManualRunView({ runId }: { runId: string }) {
 }
 
 export function ManualRunPanel({ runId, summary, questions }: { runId: string; summary: ManualQaRunSummary; questions: readonly QuestionRow[] }) {
-  const [filter, setFilter] = useState('');
   const tier = summary.judgeMetrics[0];
-  const shown = questions.filter((q) => !filter || `${q.key} ${q.kind} ${q.chapter} ${q.question} ${q.outcome}`.toLowerCase().includes(filter.toLowerCase()));
   return (
     <section data-testid="manual-run">
       <RunHeader title={`Manual-QA run ${summary.run.name}`} actions={<ResumeButton run={summary.run} />}>
@@ -65,79 +63,99 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
         <Stat label="head unit errors" value={summary.outcomes.error} />
         {summary.omissionSearch && <Stat label="omission search: warnings left out" value={pct(summary.omissionSearch.omissionRate)} />}
       </div>
-      {tier && (
-        <>
-          <h2>Metrics ({tier.tier})</h2>
-          <DataTable headers={['Metric', 'Mean (judged)', 'Judged', 'Not judged', 'Flagged']} testId="manual-metrics">
-            {MANUAL_METRICS.map((m) => (
-              <tr key={m}>
-                <td>{METRIC_TITLES[m]}</td>
-                <td>{fmt(tier.metrics[m].mean, 3)}</td>
-                <td>{tier.metrics[m].judged}</td>
-                <td>{tier.metrics[m].notJudged}</td>
-                <td>{tier.metrics[m].flagged}</td>
+      {tier && <TierMetrics tier={tier} />}
+      {summary.evaluatorBias && <EvaluatorBias bias={summary.evaluatorBias} />}
+      <HumanAlignment alignment={summary.alignment} />
+      <QuestionList runId={runId} questions={questions} />
+    </section>
+  );
+}
+
+/** The first evaluator tier's metrics, overall, by question kind, difficulty and chapter, and the warnings its answers left out. */
+function TierMetrics({ tier }: { tier: ManualQaRunSummary['judgeMetrics'][number] }) {
+  return (
+      <>
+        <h2>Metrics ({tier.tier})</h2>
+        <DataTable headers={['Metric', 'Mean (judged)', 'Judged', 'Not judged', 'Flagged']} testId="manual-metrics">
+          {MANUAL_METRICS.map((m) => (
+            <tr key={m}>
+              <td>{METRIC_TITLES[m]}</td>
+              <td>{fmt(tier.metrics[m].mean, 3)}</td>
+              <td>{tier.metrics[m].judged}</td>
+              <td>{tier.metrics[m].notJudged}</td>
+              <td>{tier.metrics[m].flagged}</td>
+            </tr>
+          ))}
+        </DataTable>
+        <h2>By question kind</h2>
+        <GroupTable title="Kind" groups={tier.byKind} />
+        <h2>By difficulty</h2>
+        <GroupTable title="Difficulty" groups={tier.byDifficulty} />
+        <h2>By chapter</h2>
+        <GroupTable title="Chapter" groups={tier.byChapter} />
+        <h2>Warning omissions</h2>
+        <DataTable headers={['Warning', 'Asked', 'Omitted', 'The manual\'s text', 'Question and answer that left it out']} testId="warning-omissions">
+          {tier.warnings
+            .filter((w) => w.omitted > 0)
+            .map((w) => (
+              <tr key={w.warningId}>
+                <td>
+                  <code>{w.warningId}</code> {w.type}
+                </td>
+                <td>{w.asked}</td>
+                <td>{w.omitted}</td>
+                <td className="pre">{w.text}</td>
+                <td className="pre">
+                  <strong>{w.example?.question}</strong>
+                  {'\n'}
+                  {w.example?.answer}
+                </td>
               </tr>
             ))}
-          </DataTable>
-          <h2>By question kind</h2>
-          <GroupTable title="Kind" groups={tier.byKind} />
-          <h2>By difficulty</h2>
-          <GroupTable title="Difficulty" groups={tier.byDifficulty} />
-          <h2>By chapter</h2>
-          <GroupTable title="Chapter" groups={tier.byChapter} />
-          <h2>Warning omissions</h2>
-          <DataTable headers={['Warning', 'Asked', 'Omitted', 'The manual\'s text', 'Question and answer that left it out']} testId="warning-omissions">
-            {tier.warnings
-              .filter((w) => w.omitted > 0)
-              .map((w) => (
-                <tr key={w.warningId}>
-                  <td>
-                    <code>{w.warningId}</code> {w.type}
-                  </td>
-                  <td>{w.asked}</td>
-                  <td>{w.omitted}</td>
-                  <td className="pre">{w.text}</td>
-                  <td className="pre">
-                    <strong>{w.example?.question}</strong>
-                    {'\n'}
-                    {w.example?.answer}
-                  </td>
-                </tr>
-              ))}
-          </DataTable>
-          <p className="muted">{tier.warnings.filter((w) => w.omitted === 0).length} further warnings were asked about and always carried.</p>
-        </>
-      )}
-      {summary.evaluatorBias && (
-        <>
-          <h2>Evaluator bias (Kruskal–Wallis across the evaluator tiers)</h2>
-          <DataTable headers={['Metric', 'p', 'Judged answers per tier']} testId="manual-bias">
-            {Object.entries(summary.evaluatorBias).map(([m, b]) => (
-              <tr key={m}>
-                <td>{METRIC_TITLES[m as ManualMetric]}</td>
-                <td>{b!.p === null ? 'n/a' : fmt(b!.p, 3)}</td>
-                <td>{Object.entries(b!.n).map(([t, n]) => `${t} ${n}`).join(', ')}</td>
-              </tr>
-            ))}
-          </DataTable>
-        </>
-      )}
+        </DataTable>
+        <p className="muted">{tier.warnings.filter((w) => w.omitted === 0).length} further warnings were asked about and always carried.</p>
+      </>
+  );
+}
+
+/** Whether the evaluator tiers score alike (Kruskal–Wallis per metric). */
+function EvaluatorBias({ bias }: { bias: NonNullable<ManualQaRunSummary['evaluatorBias']> }) {
+  return (
+      <>
+        <h2>Evaluator bias (Kruskal–Wallis across the evaluator tiers)</h2>
+        <DataTable headers={['Metric', 'p', 'Judged answers per tier']} testId="manual-bias">
+          {Object.entries(bias).map(([m, b]) => (
+            <tr key={m}>
+              <td>{METRIC_TITLES[m as ManualMetric]}</td>
+              <td>{b!.p === null ? 'n/a' : fmt(b!.p, 3)}</td>
+              <td>{Object.entries(b!.n).map(([t, n]) => `${t} ${n}`).join(', ')}</td>
+            </tr>
+          ))}
+        </DataTable>
+      </>
+  );
+}
+
+/** The tier against the raters (Pearson, ICC, the tags' and labels' P/R/F1, the test-set generator). */
+function HumanAlignment({ alignment }: { alignment: ManualQaRunSummary['alignment'] }) {
+  return (
+    <>
       <h2>Human alignment</h2>
-      {summary.alignment ? (
+      {alignment ? (
         <DataTable headers={['Metric', 'Pearson r (tier vs raters)', 'ICC(3,1) among raters']} testId="manual-alignment">
-          {Object.entries(summary.alignment.report.pearson).map(([m, p]) => (
+          {Object.entries(alignment.report.pearson).map(([m, p]) => (
             <tr key={m}>
               <td>{METRIC_TITLES[m as ManualMetric]}</td>
               <td>
                 {fmt(p.r, 3)} (n {p.n})
               </td>
               <td>
-                {fmt(summary.alignment!.report.icc[m as keyof typeof summary.alignment.report.icc].icc, 3)} (n {summary.alignment!.report.icc[m as keyof typeof summary.alignment.report.icc].n})
+                {fmt(alignment!.report.icc[m as keyof typeof alignment.report.icc].icc, 3)} (n {alignment!.report.icc[m as keyof typeof alignment.report.icc].n})
               </td>
             </tr>
           ))}
           {(['essential', 'safetyCritical'] as const).map((tag) => {
-            const s = summary.alignment!.report.tags[tag];
+            const s = alignment!.report.tags[tag];
             return (
               <tr key={tag}>
                 <td>tag {tag === 'essential' ? 'essential' : 'safety-critical'}</td>
@@ -146,7 +164,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
             );
           })}
           {(['confidence', 'actionability'] as const).map((label) => {
-            const s = summary.alignment!.report.binary[label];
+            const s = alignment!.report.binary[label];
             return (
               <tr key={label}>
                 <td>label {label}</td>
@@ -155,7 +173,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
             );
           })}
           {(['relevance', 'correctness'] as const).map((field) => {
-            const t = summary.alignment!.report.testSet[field];
+            const t = alignment!.report.testSet[field];
             return (
               <tr key={`testset-${field}`}>
                 <td>test-set generator: reference facts {field === 'relevance' ? 'on the question' : 'stated by the manual'}</td>
@@ -167,6 +185,16 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
       ) : (
         <p className="muted">No annotations yet: open a question and mark its facts.</p>
       )}
+    </>
+  );
+}
+
+/** The questions, filtered by id, kind, chapter, question or outcome, each linking to its page. */
+function QuestionList({ runId, questions }: { runId: string; questions: readonly QuestionRow[] }) {
+  const [filter, setFilter] = useState('');
+  const shown = questions.filter((q) => !filter || `${q.key} ${q.kind} ${q.chapter} ${q.question} ${q.outcome}`.toLowerCase().includes(filter.toLowerCase()));
+  return (
+    <>
       <h2>Questions</h2>
       <input placeholder="filter by id, kind, chapter, question, outcome…" value={filter} onChange={(e) => setFilter(e.target.value)} size={40} />
       <DataTable headers={['Question', 'Kind', 'Outcome', 'Completeness', 'Risk awareness', 'Annotated']} testId="manual-questions">
@@ -185,7 +213,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
           </tr>
         ))}
       </DataTable>
-    </section>
+    </>
   );
 }
 
@@ -270,29 +298,6 @@ export function ManualQuestionView({ runId, questionKey }: { runId: string; ques
 export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: string; path: string; data: QuestionData; onSaved: () => void }) {
   const { item, result, outcome, annotations } = data;
   const evaluation = result?.evaluations[0] ?? null;
-  const [marks, setMarks] = useState<Marks | null>(() => (evaluation ? marksFrom(evaluation, '') : null));
-  const [message, setMessage] = useState<string | null>(null);
-  const facts = new Map((evaluation?.referenceFacts ?? []).map((f) => [f.id, f.text]));
-  const answerFacts = new Map((evaluation?.answerFacts ?? []).map((f) => [f.id, f.text]));
-  const undecided = new Set((evaluation?.answerFacts ?? []).filter((f) => f.relevant === null || f.correct === null).map((f) => f.id));
-  const [rateTestSet, setRateTestSet] = useState(false);
-  const save = async () => {
-    if (!marks) return;
-    // the test-set marks are saved only when the rater rated the reference answer too (then an unticked box is a "no")
-    const referenceFacts = marks.referenceFacts.map(({ relevantToQuestion, correctInManual, ...rest }) =>
-      rateTestSet ? { ...rest, relevantToQuestion: relevantToQuestion ?? false, correctInManual: correctInManual ?? false } : rest,
-    );
-    try {
-      await api.post(`${path}/annotations`, { ...marks, referenceFacts });
-      setMessage(`saved for ${marks.rater}`);
-      onSaved();
-    } catch (error) {
-      setMessage(error instanceof ApiFailure ? error.message : String(error));
-    }
-  };
-  const setRef = (i: number, field: 'covered' | 'essential' | 'safetyCritical' | 'relevantToQuestion' | 'correctInManual', value: boolean) =>
-    setMarks((m) => m && { ...m, referenceFacts: m.referenceFacts.map((f, j) => (j === i ? { ...f, [field]: value } : f)) });
-  const setAns = (i: number, field: 'relevant' | 'correct', value: boolean) => setMarks((m) => m && { ...m, answerFacts: m.answerFacts.map((f, j) => (j === i ? { ...f, [field]: value } : f)) });
   return (
     <section data-testid="manual-question">
       <div className="title-row">
@@ -313,62 +318,89 @@ export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: str
         </div>
       </div>
       {result?.evaluations.map((e) => <Facts key={e.tier} evaluation={e} />)}
-      {evaluation && marks && (
-        <div className="card" data-testid="annotation-form">
-          <h3>Annotate ({evaluation.tier}'s facts)</h3>
-          <label>
-            Rater <input value={marks.rater} onChange={(e) => setMarks({ ...marks, rater: e.target.value })} data-testid="rater" />
-          </label>
-          <p>
-            <label>
-              <input type="checkbox" checked={rateTestSet} onChange={(e) => setRateTestSet(e.target.checked)} aria-label="rate the reference answer" /> also rate the reference answer
-              (test-set generator: is each reference fact on the question, and does the manual state it)
-            </label>
-          </p>
-          <DataTable headers={['Reference fact', 'Covered', 'Essential', 'Safety-critical', ...(rateTestSet ? ['On the question', 'Stated by the manual'] : [])]}>
-            {marks.referenceFacts.map((f, i) => (
-              <tr key={f.factId}>
-                <td>{facts.get(f.factId)}</td>
-                {(['covered', 'essential', 'safetyCritical', ...(rateTestSet ? (['relevantToQuestion', 'correctInManual'] as const) : [])] as const).map((field) => (
-                  <td key={field}>
-                    <input type="checkbox" checked={f[field] ?? false} onChange={(e) => setRef(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </DataTable>
-          <DataTable headers={['Answer fact', 'Relevant', 'Correct']}>
-            {marks.answerFacts.map((f, i) => (
-              <tr key={f.factId}>
-                <td>
-                  {answerFacts.get(f.factId)}
-                  {undecided.has(f.factId) && <span className="muted"> (the evaluator left this undecided: decide it yourself)</span>}
-                </td>
-                {(['relevant', 'correct'] as const).map((field) => (
-                  <td key={field}>
-                    <input type="checkbox" checked={f[field]} onChange={(e) => setAns(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </DataTable>
-          <p>
-            <label>
-              <input type="checkbox" checked={marks.confidence ?? false} onChange={(e) => setMarks({ ...marks, confidence: e.target.checked })} aria-label="confidence" /> the answer is
-              clear and certain (confidence)
-            </label>{' '}
-            <label>
-              <input type="checkbox" checked={marks.actionability ?? false} onChange={(e) => setMarks({ ...marks, actionability: e.target.checked })} aria-label="actionability" /> the
-              answer lets the driver act (actionability)
-            </label>
-          </p>
-          <button onClick={save} disabled={!marks.rater.trim()} data-testid="save-annotation">
-            Save annotation
-          </button>
-          {message && <p data-testid="annotation-message">{message}</p>}
-          <p className="muted">Annotated by: {annotations.map((a) => a.rater).join(', ') || 'nobody yet'}</p>
-        </div>
-      )}
+      {evaluation && <AnnotationForm evaluation={evaluation} path={path} annotations={annotations} onSaved={onSaved} />}
     </section>
+  );
+}
+
+/** The rater's marks on a tier's facts (starting from the tier's own judgements), and optionally on the reference answer. */
+function AnnotationForm({ evaluation, path, annotations, onSaved }: { evaluation: ManualEvaluation; path: string; annotations: readonly FactAnnotation[]; onSaved: () => void }) {
+  const [marks, setMarks] = useState<Marks>(() => marksFrom(evaluation, ''));
+  const [message, setMessage] = useState<string | null>(null);
+  const facts = new Map(evaluation.referenceFacts.map((f) => [f.id, f.text]));
+  const answerFacts = new Map(evaluation.answerFacts.map((f) => [f.id, f.text]));
+  const undecided = new Set(evaluation.answerFacts.filter((f) => f.relevant === null || f.correct === null).map((f) => f.id));
+  const [rateTestSet, setRateTestSet] = useState(false);
+  const save = async () => {
+    // the test-set marks are saved only when the rater rated the reference answer too (then an unticked box is a "no")
+    const referenceFacts = marks.referenceFacts.map(({ relevantToQuestion, correctInManual, ...rest }) =>
+      rateTestSet ? { ...rest, relevantToQuestion: relevantToQuestion ?? false, correctInManual: correctInManual ?? false } : rest,
+    );
+    try {
+      await api.post(`${path}/annotations`, { ...marks, referenceFacts });
+      setMessage(`saved for ${marks.rater}`);
+      onSaved();
+    } catch (error) {
+      setMessage(error instanceof ApiFailure ? error.message : String(error));
+    }
+  };
+  const setRef = (i: number, field: 'covered' | 'essential' | 'safetyCritical' | 'relevantToQuestion' | 'correctInManual', value: boolean) =>
+    setMarks((m) => ({ ...m, referenceFacts: m.referenceFacts.map((f, j) => (j === i ? { ...f, [field]: value } : f)) }));
+  const setAns = (i: number, field: 'relevant' | 'correct', value: boolean) => setMarks((m) => ({ ...m, answerFacts: m.answerFacts.map((f, j) => (j === i ? { ...f, [field]: value } : f)) }));
+  return (
+    <div className="card" data-testid="annotation-form">
+      <h3>Annotate ({evaluation.tier}'s facts)</h3>
+      <label>
+        Rater <input value={marks.rater} onChange={(e) => setMarks({ ...marks, rater: e.target.value })} data-testid="rater" />
+      </label>
+      <p>
+        <label>
+          <input type="checkbox" checked={rateTestSet} onChange={(e) => setRateTestSet(e.target.checked)} aria-label="rate the reference answer" /> also rate the reference answer
+          (test-set generator: is each reference fact on the question, and does the manual state it)
+        </label>
+      </p>
+      <DataTable headers={['Reference fact', 'Covered', 'Essential', 'Safety-critical', ...(rateTestSet ? ['On the question', 'Stated by the manual'] : [])]}>
+        {marks.referenceFacts.map((f, i) => (
+          <tr key={f.factId}>
+            <td>{facts.get(f.factId)}</td>
+            {(['covered', 'essential', 'safetyCritical', ...(rateTestSet ? (['relevantToQuestion', 'correctInManual'] as const) : [])] as const).map((field) => (
+              <td key={field}>
+                <input type="checkbox" checked={f[field] ?? false} onChange={(e) => setRef(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
+              </td>
+            ))}
+          </tr>
+        ))}
+      </DataTable>
+      <DataTable headers={['Answer fact', 'Relevant', 'Correct']}>
+        {marks.answerFacts.map((f, i) => (
+          <tr key={f.factId}>
+            <td>
+              {answerFacts.get(f.factId)}
+              {undecided.has(f.factId) && <span className="muted"> (the evaluator left this undecided: decide it yourself)</span>}
+            </td>
+            {(['relevant', 'correct'] as const).map((field) => (
+              <td key={field}>
+                <input type="checkbox" checked={f[field]} onChange={(e) => setAns(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
+              </td>
+            ))}
+          </tr>
+        ))}
+      </DataTable>
+      <p>
+        <label>
+          <input type="checkbox" checked={marks.confidence ?? false} onChange={(e) => setMarks({ ...marks, confidence: e.target.checked })} aria-label="confidence" /> the answer is
+          clear and certain (confidence)
+        </label>{' '}
+        <label>
+          <input type="checkbox" checked={marks.actionability ?? false} onChange={(e) => setMarks({ ...marks, actionability: e.target.checked })} aria-label="actionability" /> the
+          answer lets the driver act (actionability)
+        </label>
+      </p>
+      <button onClick={save} disabled={!marks.rater.trim()} data-testid="save-annotation">
+        Save annotation
+      </button>
+      {message && <p data-testid="annotation-message">{message}</p>}
+      <p className="muted">Annotated by: {annotations.map((a) => a.rater).join(', ') || 'nobody yet'}</p>
+    </div>
   );
 }

@@ -164,11 +164,6 @@ function Running(props: {
   const vehicle = context.vehicle ?? { speedKmh: 0, gear: 'P' as const };
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
-  const [speed, setSpeed] = useState(String(vehicle.speedKmh));
-  const [gear, setGear] = useState<string>(vehicle.gear);
-  const [soc, setSoc] = useState(vehicle.stateOfChargePct === undefined ? '' : readingValue('stateOfChargePct', vehicle.stateOfChargePct));
-  const [time, setTime] = useState(context.time);
-  const [district, setDistrict] = useState(context.location.district);
 
   async function send() {
     setBusy(true);
@@ -177,24 +172,10 @@ function Running(props: {
       const answer = await api.post<{ turn: TurnRecord; context: ContextVector }>('/api/session/turn', { text });
       props.onTurn(answer.turn, answer.context);
       setText('');
-      setTime(answer.context.time);
     } catch (error) {
       props.onError(message(error));
     } finally {
       setBusy(false);
-    }
-  }
-  async function applyState() {
-    props.onError(null);
-    try {
-      const change = {
-        vehicle: { speedKmh: typedNumber(speed), gear, ...(soc === '' ? {} : { stateOfChargePct: typedNumber(soc) }) },
-        time,
-        ...(district !== context.location.district ? { district } : {}),
-      };
-      props.onContext((await api.post<{ context: ContextVector }>('/api/session/context', { change })).context);
-    } catch (error) {
-      props.onError(message(error));
     }
   }
   async function end() {
@@ -240,46 +221,73 @@ function Running(props: {
           End session
         </button>
       </div>
-      <aside className="card" data-testid="session-vehicle">
-        <h2>Car</h2>
-        <VehicleGauges vehicle={vehicle} />
-        <p data-testid="session-state">
-          gear {vehicle.gear} · {reading('speedKmh', vehicle.speedKmh)}{vehicle.stateOfChargePct !== undefined ? ` · SoC ${reading('stateOfChargePct', vehicle.stateOfChargePct)}` : ''} · {context.time}
-        </p>
-        {state.scenario && <p data-testid="session-scenario-note">The drive scenario “{state.scenario}” sets the car’s state at each turn (20 s of the drive a turn).</p>}
-        {!state.scenario && (
-          <div className="state-form">
-            <label>
-              Speed (km/h) <input type="number" min={PHYSICAL_RANGES.speedKmh.min} max={PHYSICAL_RANGES.speedKmh.max} value={speed} onChange={(e) => setSpeed(e.target.value)} data-testid="state-speed" />
-            </label>
-            <label>
-              Gear{' '}
-              <select value={gear} onChange={(e) => setGear(e.target.value)} data-testid="state-gear">
-                {GEARS.map((g) => (
-                  <option key={g}>{g}</option>
-                ))}
-              </select>
-            </label>
-            <label>
-              State of charge (%) <input type="number" min={PHYSICAL_RANGES.stateOfChargePct.min} max={PHYSICAL_RANGES.stateOfChargePct.max} value={soc} onChange={(e) => setSoc(e.target.value)} data-testid="state-soc" />
-            </label>
-            <label>
-              Time <input value={time} onChange={(e) => setTime(e.target.value)} data-testid="state-time" />
-            </label>
-            <label>
-              District{' '}
-              <select value={district} onChange={(e) => setDistrict(e.target.value)} data-testid="state-district">
-                {DISTRICTS.map((d) => (
-                  <option key={d}>{d}</option>
-                ))}
-              </select>
-            </label>
-            <button onClick={applyState} data-testid="apply-state">
-              Apply to the next turn
-            </button>
-          </div>
-        )}
-      </aside>
+      <CarPanel context={context} vehicle={vehicle} scenario={state.scenario ?? null} onContext={props.onContext} onError={props.onError} />
     </div>
+  );
+}
+
+/** The car beside the session: its gauges and state, and (without a drive scenario) the form that sets it for the next turn. */
+function CarPanel({ context, vehicle, scenario, onContext, onError }: { context: ContextVector; vehicle: NonNullable<ContextVector['vehicle']>; scenario: string | null; onContext: (context: ContextVector) => void; onError: (m: string | null) => void }) {
+  const [speed, setSpeed] = useState(String(vehicle.speedKmh));
+  const [gear, setGear] = useState<string>(vehicle.gear);
+  const [soc, setSoc] = useState(vehicle.stateOfChargePct === undefined ? '' : readingValue('stateOfChargePct', vehicle.stateOfChargePct));
+  const [time, setTime] = useState(context.time);
+  const [district, setDistrict] = useState(context.location.district);
+  // the clock moves one minute a turn: the form follows it
+  useEffect(() => setTime(context.time), [context.time]);
+  async function applyState() {
+    onError(null);
+    try {
+      const change = {
+        vehicle: { speedKmh: typedNumber(speed), gear, ...(soc === '' ? {} : { stateOfChargePct: typedNumber(soc) }) },
+        time,
+        ...(district !== context.location.district ? { district } : {}),
+      };
+      onContext((await api.post<{ context: ContextVector }>('/api/session/context', { change })).context);
+    } catch (error) {
+      onError(message(error));
+    }
+  }
+  return (
+    <aside className="card" data-testid="session-vehicle">
+      <h2>Car</h2>
+      <VehicleGauges vehicle={vehicle} />
+      <p data-testid="session-state">
+        gear {vehicle.gear} · {reading('speedKmh', vehicle.speedKmh)}{vehicle.stateOfChargePct !== undefined ? ` · SoC ${reading('stateOfChargePct', vehicle.stateOfChargePct)}` : ''} · {context.time}
+      </p>
+      {scenario && <p data-testid="session-scenario-note">The drive scenario “{scenario}” sets the car’s state at each turn (20 s of the drive a turn).</p>}
+      {!scenario && (
+        <div className="state-form">
+          <label>
+            Speed (km/h) <input type="number" min={PHYSICAL_RANGES.speedKmh.min} max={PHYSICAL_RANGES.speedKmh.max} value={speed} onChange={(e) => setSpeed(e.target.value)} data-testid="state-speed" />
+          </label>
+          <label>
+            Gear{' '}
+            <select value={gear} onChange={(e) => setGear(e.target.value)} data-testid="state-gear">
+              {GEARS.map((g) => (
+                <option key={g}>{g}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            State of charge (%) <input type="number" min={PHYSICAL_RANGES.stateOfChargePct.min} max={PHYSICAL_RANGES.stateOfChargePct.max} value={soc} onChange={(e) => setSoc(e.target.value)} data-testid="state-soc" />
+          </label>
+          <label>
+            Time <input value={time} onChange={(e) => setTime(e.target.value)} data-testid="state-time" />
+          </label>
+          <label>
+            District{' '}
+            <select value={district} onChange={(e) => setDistrict(e.target.value)} data-testid="state-district">
+              {DISTRICTS.map((d) => (
+                <option key={d}>{d}</option>
+              ))}
+            </select>
+          </label>
+          <button onClick={applyState} data-testid="apply-state">
+            Apply to the next turn
+          </button>
+        </div>
+      )}
+    </aside>
   );
 }
