@@ -24,7 +24,7 @@ import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.t
 import { campaignConfigSchemaFor, campaignKindOfValue, comparedKindGroups, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { LiveSessionApi } from './live-session-api.ts';
-import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
+import { PathPolicy } from './path-policy.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { KindViews } from './kind-views.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
@@ -68,6 +68,8 @@ export interface BenchServer {
   token: string;
   workspace: string;
   control: CampaignControl;
+  /** every API route (method and path pattern), e.g. for checking each against the path policy */
+  routes: ReadonlyArray<{ method: string; pattern: RegExp }>;
   close(): Promise<void>;
 }
 
@@ -140,6 +142,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     token,
     workspace: options.workspace,
     control,
+    routes: routes.map(({ method, pattern }) => ({ method, pattern })),
     async close() {
       if (control.isRunning()) await control.stop().catch(() => undefined);
       await ctx.conformance.close();
@@ -155,19 +158,12 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const views = new KindViews({ store, workspace: options.workspace });
   const suites = new PinnedSuites(store, options.suitesDir ?? suitesFolder(null, options.configsDir));
-  const project = dirname(resolve(options.configsDir));
-  const appRoots: AppPathRoots = {
-    configsDir: resolve(options.configsDir),
-    readable: [options.workspace, options.configsDir, suites.dir, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
-    writable: [options.workspace],
-  };
+  // one path policy for every request that names a file (src/server/path-policy.ts); the pinned suites' folder is readable too
+  const paths = new PathPolicy(options.workspace, options.configsDir, [suites.dir]);
   // the editor and the config list show what the app refuses at its field, so Start is never enabled only to refuse
-  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor, async (kindName, config) => disallowedConfigPaths(await views.kind(kindName, kindName), config as KindConfig, appRoots));
+  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor, async (kindName, config) => paths.campaignRefusals(await views.kind(kindName, kindName), config as KindConfig));
   /** A config started from the app may only name files under the allowed folders; checked before anything is read. */
-  const requireAllowedPaths = (kind: AnyCampaignKind, config: KindConfig, where: string) => {
-    const errors = disallowedConfigPaths(kind, config, appRoots);
-    if (errors.length) throw new ApiError(400, 'path_not_allowed', `${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
-  };
+  const requireAllowedPaths = (kind: AnyCampaignKind, config: KindConfig, where: string) => paths.requireCampaign(kind, config, where);
   /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
   const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
     if (run.status === 'completed') throw new ApiError(409, 'run_complete', `run ${run.id} is complete; nothing to resume`);
@@ -191,7 +187,7 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
     control,
     catalog,
     conformance: new ConformanceApi(options.workspace),
-    sessions: new LiveSessionApi(control, Boolean(options.fleet)),
+    sessions: new LiveSessionApi(control, Boolean(options.fleet), (config) => paths.liveSession(config, 'live session')),
     rigSources: { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(configModelRefs), ...options.rig },
     views,
     suites,
@@ -220,7 +216,7 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
     },
     /** A run as the API lists it: without its config, how its kind shows it, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
     async listedRun(run) {
-      const listed = { ...withoutConfig(run), view: await views.listed(run) };
+      const listed = { ...withoutConfig(run), outcomes: store.outcomeCounts(run.id), view: await views.listed(run) };
       if (run.status === 'completed') return { ...listed, resumeRefusal: null };
       const refusal = await resumeFrom(run).then(
         () => null,
@@ -254,7 +250,7 @@ function statusRoutes(ctx: ServerContext): Route[] {
       pattern: /^\/api\/rig$/,
       handle: async (_q, res) => ok(res, { checks: await rigStatus(rigSources) }),
     },
-    { method: 'GET', pattern: /^\/api\/conformance$/, handle: (_q, res) => ok(res, { current: conformance.current(), reports: conformance.list() }) },
+    { method: 'GET', pattern: /^\/api\/conformance$/, handle: (_q, res) => ok(res, { current: conformance.current(), ...conformance.list() }) },
     {
       method: 'POST',
       pattern: /^\/api\/conformance\/start$/,
@@ -486,6 +482,8 @@ export type ListedRun = Omit<RunRecord, 'config'> & {
   view: ListedRunView | null;
   /** why POST /api/campaign/resume would refuse this run (the same message); null when it resumes, or it is complete */
   resumeRefusal: string | null;
+  /** its stored items by outcome (pass, fail, inconclusive, error, or a kind's own word) */
+  outcomes: Record<string, number>;
 };
 
 function requireConversation(store: ResultStore, runId: string, key: string): ConversationResult {

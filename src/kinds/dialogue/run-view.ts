@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { RunSummary } from '../../analysis/profile.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
 import { ApiError, parseRequest } from '../../domain/api-error.ts';
+import { comparisonWarnings } from '../../domain/comparable.ts';
 import { ConversationStatusSchema, type ConversationResult } from '../../domain/conversation.ts';
 import { FailureLabelSchema } from '../../domain/taxonomy.ts';
 import { TfidfEmbedder } from '../../embedding/tfidf.ts';
@@ -90,7 +91,7 @@ export function conversationRunView({ store, workspace }: ViewContext): KindRunV
       const comparison = await compareRunsWithDiversity(sa, sb, new TfidfEmbedder());
       // the same conversation-by-conversation changes as `icabench compare`: fixed, regressed, per-turn reply diffs
       Object.assign(comparison, storedRunChanges(store, a.id, b.id));
-      return { comparison };
+      return { comparison, warnings: comparisonWarnings(a.config, b.config, comparison.unpaired) };
     },
     invalidate: (runId) => summaries.invalidate(runId),
   };

@@ -1,10 +1,21 @@
 import type { ListedRun } from '../../server/server.ts';
-import type { RunStatus } from '../../store/types.ts';
+import type { RunRecord, RunStatus } from '../../store/types.ts';
 import { useState } from 'react';
 import { DataTable, ErrorBox, Loading, Pager, Pill } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 import { runHref } from '../routes.ts';
 
+
+/** A run as the list shows it: the API's ListedRun, its outcome counts and its kind's view where the server sent them. */
+type ListedRows = (Omit<RunRecord, 'config'> & Partial<Pick<ListedRun, 'outcomes' | 'view'>>)[];
+
+/** The modes that say how a dialogue plan was drawn; other kinds' modes (scripted, items, live) only repeat their kind. */
+const PLAN_MODES: readonly string[] = ['guided', 'baseline', 'mixed'];
+
+/** One label per run kind: the kind, and how its plan was drawn where that says more. */
+export function kindLabel(run: Pick<RunRecord, 'kind' | 'mode'>): string {
+  return PLAN_MODES.includes(run.mode) ? `${run.kind} · ${run.mode}` : run.kind;
+}
 
 /** How each run status reads in the list: a run whose head unit never answered is a failure, not a result. */
 const STATUS_PILL: Record<RunStatus, { kind: string; text: string; title?: string }> = {
@@ -16,7 +27,7 @@ const STATUS_PILL: Record<RunStatus, { kind: string; text: string; title?: strin
 };
 
 export function RunsView() {
-  const runs = useApi<{ runs: ListedRun[] }>('/api/runs');
+  const runs = useApi<{ runs: ListedRows }>('/api/runs');
   return (
     <section>
       <h1>Runs</h1>
@@ -31,7 +42,7 @@ export function RunsView() {
 /** Runs shown a page at a time: a workspace collects hundreds. */
 export const RUNS_PAGE = 50;
 
-export function PagedRuns({ runs }: { runs: ListedRun[] }) {
+export function PagedRuns({ runs }: { runs: ListedRows }) {
   const [offset, setOffset] = useState(0);
   return (
     <>
@@ -42,23 +53,23 @@ export function PagedRuns({ runs }: { runs: ListedRun[] }) {
 }
 
 /** The runs, newest first, each with its status badge and links to its views. */
-export function RunsTable({ runs }: { runs: ListedRun[] }) {
+export function RunsTable({ runs }: { runs: ListedRows }) {
   return (
-    <DataTable headers={['Run', 'Name', 'Kind · mode', 'Status', 'Stored / planned', 'Started', '']} testId="runs-table">
+    <DataTable headers={['Run', 'Name', 'Kind', 'Status', 'Passed', 'Failed', 'Stored / planned', 'Started', '']} testId="runs-table">
       {runs.map((r) => (
         <tr key={r.id}>
           <td>
             <a href={runHref(r.id, r.view?.page)}>{r.id}</a>
           </td>
           <td>{r.name}</td>
-          <td>
-            {r.kind} · {r.mode}
-          </td>
+          <td data-testid="run-kind">{kindLabel(r)}</td>
           <td>
             <span title={STATUS_PILL[r.status].title} data-status={r.status}>
               <Pill kind={STATUS_PILL[r.status].kind}>{STATUS_PILL[r.status].text}</Pill>
             </span>
           </td>
+          <td data-testid="run-passed">{r.outcomes?.pass ?? 0}</td>
+          <td data-testid="run-failed">{r.outcomes?.fail ?? 0}</td>
           <td>
             {r.stored} / {r.planned}
           </td>

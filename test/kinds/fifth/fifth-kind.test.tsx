@@ -118,7 +118,7 @@ describe('a fifth kind from a fixture folder and its registry entry', () => {
     });
 
     it('shows it on its own pages: the runs list links its page and its links, the run page its method line, never the agreement page', () => {
-      const run = { ...h.store.getRun(runIds[0])!, view: { page: 'fifth-words', links: [{ label: 'letters', path: 'letters' }], compared: true, paper: FIFTH_PAPER }, resumeRefusal: null };
+      const run = { ...h.store.getRun(runIds[0])!, view: { page: 'fifth-words', links: [{ label: 'letters', path: 'letters' }], compared: true, paper: FIFTH_PAPER }, resumeRefusal: null, outcomes: {} };
       const table = renderToStaticMarkup(<RunsTable runs={[run]} />);
       expect(table).toContain(`<a href="#/runs/${run.id}/letters">letters</a>`);
       expect(table).not.toContain('agreement');
