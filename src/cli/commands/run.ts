@@ -53,8 +53,6 @@ export function registerRunCommands(program: Command): void {
       const kind = await campaignKind(kindName);
       // the rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
       const loaded = kind.load(configPath);
-      // which method runs, before anything starts (docs/reproduction.md)
-      console.error(presetOf(familyOfKind(kind.name), methodOfStoredConfig(loaded.config)).statement);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
         throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
       }
@@ -91,6 +89,8 @@ export function registerRunCommands(program: Command): void {
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
+        // which method runs, before the first item starts (docs/reproduction.md)
+        console.error(presetOf(familyOfKind(kind.name), methodOfStoredConfig(loaded.config)).statement);
         console.error(Object.entries(runner.meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; '));
         const controller = new AbortController();
         const stopListening = onStopSignal(() => {
