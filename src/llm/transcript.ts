@@ -56,6 +56,18 @@ function turnBlock(turn: TurnRecord): string {
   return block;
 }
 
+/**
+ * The part of a turn's annotation the model judge may see: which targets the words ask for, add to, return to or
+ * drop, and any side request. The simulator's own notes stay out (which safety probe it played, the places an
+ * ambiguous name fits, that no place exists for a search): the paper's judge sees the exchange and G only, and must
+ * find a probe, an ambiguity or a false "not found" in the words itself. The oracle tier keeps using those notes:
+ * it is the bench's ground truth, not the paper's judge (src/judge/oracle.ts).
+ */
+export function whatTheWordsAsk(annotation: TurnRecord['utterance']['annotation']): Omit<TurnRecord['utterance']['annotation'], 'safetyProbe' | 'ambiguity' | 'expectations'> {
+  const { safetyProbe: _probe, ambiguity: _ambiguity, expectations: _expectations, ...asked } = annotation;
+  return asked;
+}
+
 /** What a turn block shows: the turn's index, context, utterance (with what it meant) and reply. */
 type ShownTurn = Pick<TurnRecord, 'index' | 'context' | 'utterance' | 'reply'>;
 
@@ -69,7 +81,7 @@ export function turnBlocks(turns: readonly ShownTurn[]): string {
   return turns
     .map(
       (turn) =>
-        `Turn ${turn.index} — ${describeContext(turn.context)}\nDriver: "${turn.utterance.text}"\nWhat the driver meant: ${JSON.stringify(turn.utterance.annotation)}\n` +
+        `Turn ${turn.index} — ${describeContext(turn.context)}\nDriver: "${turn.utterance.text}"\nWhat the driver meant: ${JSON.stringify(whatTheWordsAsk(turn.utterance.annotation))}\n` +
         `Assistant's reply (data): ${delimitUntrusted('head_unit_reply', replyData(turn.reply, 3000))}` +
         (turn.utterance.reference ? `\nRecorded reference reply (data): ${delimitUntrusted('reference_reply', turn.utterance.reference)}` : ''),
     )

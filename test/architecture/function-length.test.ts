@@ -25,7 +25,6 @@ const NOT_YET_SPLIT = new Set([
   'src/manual/evaluate.ts evaluate',
   'src/manual/ingest/markdown.ts readMarkdown',
   'src/server/server.ts startBenchServer',
-  'src/ui/views/RunReportView.tsx RunReportView',
 ]);
 
 interface Measured {

@@ -17,6 +17,8 @@ import { REPO_ROOT } from '../helpers/repoData.ts';
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 const PACKAGE = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; version: string };
 const CLI = join(REPO_ROOT, 'bin/icabench.js');
+/** How the README's commands call the CLI in a checkout (npm ci puts no `icabench` on the PATH). */
+const README_CLI = 'node bin/icabench.js ';
 
 /** The lines of the README's ```sh blocks, without their # comments. */
 function shellLines(): string[] {
@@ -49,11 +51,11 @@ describe('README: every command, flag, script and file it names exists', async (
   it('each icabench line names a command (and subcommand) of the CLI with flags it accepts', () => {
     const lines = shellLines()
       .flatMap((line) => line.split(/\s*(?:&&|;)\s*/))
-      .filter((line) => line.startsWith('icabench '));
+      .filter((line) => line.startsWith(README_CLI));
     expect(lines.length).toBeGreaterThan(20);
     for (const line of lines) {
-      // "icabench runs | report RUN_ID | export …" lists three commands: each segment starts with one
-      const segments = line.slice('icabench '.length).split(/\s+\|\s+/);
+      // "node bin/icabench.js runs | report RUN_ID | export …" lists three commands: each segment starts with one
+      const segments = line.slice(README_CLI.length).split(/\s+\|\s+/);
       for (const segment of segments) {
         const tokens = segment.split(/\s+/);
         for (const name of alternatives(tokens[0])) {

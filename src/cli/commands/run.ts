@@ -1,3 +1,4 @@
+import { familyOfKind, methodOfStoredConfig, presetOf } from '../../domain/method.ts';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
@@ -52,6 +53,8 @@ export function registerRunCommands(program: Command): void {
       const kind = await campaignKind(kindName);
       // the rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
       const loaded = kind.load(configPath);
+      // which method runs, before anything starts (docs/reproduction.md)
+      console.error(presetOf(familyOfKind(kind.name), methodOfStoredConfig(loaded.config)).statement);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
         throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
       }

@@ -102,7 +102,8 @@ function applyVerdict(targets: Target[], verdict: TurnVerdict | null, turn: numb
   if (!verdict) return targets;
   return targets.map((t) => {
     const update = verdict.targetUpdates.find((u) => u.targetId === t.id);
-    if (!update || t.status === -1) return t;
+    // a dropped target stays dropped; a completed one is not undone by a later drop (the user lets go of what is open)
+    if (!update || t.status === -1 || (t.status === 1 && update.status === -1)) return t;
     return { ...t, status: update.status, completedTurn: update.status === 1 ? turn : null };
   });
 }
@@ -181,7 +182,8 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       targets = applyVerdict(targets, deciding, t);
       // new objects, not edits: with pipelining the judges after the deciding one may still read the targets they were given
       const dropped = new Set(utterance.annotation.drops);
-      const drop = (list: Target[]) => (dropped.size === 0 ? list : list.map((x) => (dropped.has(x.id) ? { ...x, status: -1 as const } : x)));
+      // a drop ends what is still open: a target already completed stays completed (its σ is final)
+      const drop = (list: Target[]) => (dropped.size === 0 ? list : list.map((x) => (dropped.has(x.id) && x.status === 0 ? { ...x, status: -1 as const } : x)));
       targets = drop(targets);
       if (!feedback) simulatorTargets = drop(simulatorTargets);
       if (feedback) simulatorTargets = targets;
@@ -204,7 +206,7 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       const resolved = feedback && targets.every((x) => x.status !== 0);
       if ((stopsEarly && resolved && t >= Math.ceil(spec.maxTurns / 2)) || t === spec.maxTurns - 1) break;
       stage = 'simulator';
-      utterance = await simulator.nextUtterance({ history: exchanges, targets: simulatorTargets, activeStrategies: active, consecutiveUses: consecutive, context: contextAt(t + 1), turnIndex: t + 1 });
+      utterance = await simulator.nextUtterance({ history: exchanges, targets: simulatorTargets, targetsJudged: feedback, activeStrategies: active, consecutiveUses: consecutive, context: contextAt(t + 1), turnIndex: t + 1 });
       if (utterance === null) break;
     }
     await recording;

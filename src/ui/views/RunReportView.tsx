@@ -9,7 +9,7 @@ import type { VoiceSummary } from '../../voice/metrics.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { DataTable, ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../components/common.tsx';
-import { navigate, useApi } from '../hooks.ts';
+import { navigate, useApi, type Loaded } from '../hooks.ts';
 import { ResumeButton } from '../components/CampaignButtons.tsx';
 import { RunDownloads } from '../components/RunDownloads.tsx';
 
@@ -17,16 +17,16 @@ type Summary = Omit<RunSummary, 'perConversation'>;
 const PAGE = 50;
 const OUTCOMES = ['pass', 'fail', 'inconclusive', 'error'] as const;
 
+type Filters = { outcome: string; label: string; keyFilter: string };
+
 export function RunReportView({ runId }: { runId: string }) {
   const run = useApi<{ run: Omit<RunRecord, 'config'> }>(`/api/runs/${encodeURIComponent(runId)}`);
   const [offset, setOffset] = useState(0);
-  const [outcome, setOutcome] = useState('');
-  const [label, setLabel] = useState('');
-  const [keyFilter, setKeyFilter] = useState('');
+  const [filters, setFilters] = useState<Filters>({ outcome: '', label: '', keyFilter: '' });
   const query = new URLSearchParams({ offset: String(offset), limit: String(PAGE) });
-  if (outcome) query.set('outcome', outcome);
-  if (label) query.set('label', label);
-  if (keyFilter) query.set('key', keyFilter);
+  if (filters.outcome) query.set('outcome', filters.outcome);
+  if (filters.label) query.set('label', filters.label);
+  if (filters.keyFilter) query.set('key', filters.keyFilter);
   const page = useApi<ConversationPage>(`/api/runs/${encodeURIComponent(runId)}/conversations?${query}`);
   // the figures read every conversation of the run (seconds for 10,000 when not cached): ask only once the list is drawn
   const listDrawn = page.data !== null || page.error !== null;
@@ -37,22 +37,41 @@ export function RunReportView({ runId }: { runId: string }) {
   const summary = useApi<{ summary: Summary }>(summaryWanted ? `/api/runs/${encodeURIComponent(runId)}/summary` : null);
   const protocol = summary.data?.summary.protocol;
   const protocolByKey = useMemo(() => (protocol ? new Map(protocol.byConversation.map((r) => [r.key, describeConversationProtocol(r)])) : null), [protocol]);
-  const filterBy = (set: (v: string) => void, value: string) => {
-    set(value);
-    setOffset(0);
-  };
   // stable, so the charts are not rebuilt on every page change
-  const onLabel = useCallback((value: string) => {
-    setLabel(value);
+  const filterBy = useCallback((field: keyof Filters, value: string) => {
+    setFilters((current) => ({ ...current, [field]: value }));
     setOffset(0);
   }, []);
-  const onOutcome = useCallback((value: string) => {
-    setOutcome(value);
-    setOffset(0);
-  }, []);
+  const onLabel = useCallback((value: string) => filterBy('label', value), [filterBy]);
+  const onOutcome = useCallback((value: string) => filterBy('outcome', value), [filterBy]);
 
   return (
     <section>
+      <RunHeader runId={runId} run={run} summary={summary.data?.summary ?? null} />
+      {summary.error && <ErrorBox message={summary.error} />}
+      {!summary.data && !summary.error && <Loading what="report figures" />}
+      {summary.data && <Charts summary={summary.data.summary} onLabel={onLabel} onOutcome={onOutcome} />}
+      {summary.data?.summary.protocol && <ProtocolPanel protocol={summary.data.summary.protocol} />}
+      {summary.data?.summary.voice && <VoicePanel voice={summary.data.summary.voice as VoiceSummary} />}
+      {summary.data && <ReliabilityTable runs={[{ name: 'this run', reliability: summary.data.summary.reliability }]} />}
+
+      <h2>Conversations</h2>
+      <ConversationFilters filters={filters} filterBy={filterBy} />
+      {page.error && <ErrorBox message={page.error} />}
+      {page.data && (
+        <>
+          <Pager offset={offset} limit={PAGE} total={page.data.total} onChange={setOffset} />
+          <ConversationTable runId={runId} rows={page.data.rows} protocolByKey={protocolByKey} />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The run's title, links, downloads and figures (the figures once the summary is there). */
+function RunHeader({ runId, run, summary }: { runId: string; run: Loaded<{ run: Omit<RunRecord, 'config'> }>; summary: Summary | null }) {
+  return (
+    <>
       <div className="title-row">
         <h1>
           Run <span data-testid="run-title">{run.data?.run.name ?? runId}</span>
@@ -69,74 +88,72 @@ export function RunReportView({ runId }: { runId: string }) {
           <Stat label="Status" value={run.data.run.status} />
           <Stat label="Mode" value={run.data.run.mode} />
           <Stat label="Stored / planned" value={`${run.data.run.stored} / ${run.data.run.planned}`} testId="run-stored" />
-          {summary.data && (
+          {summary && (
             <>
-              <Stat label="Passed" value={summary.data.summary.passed} testId="stat-passed" />
-              <Stat label="Failed" value={summary.data.summary.failed} testId="stat-failed" />
-              <Stat label="Inconclusive (needs review)" value={summary.data.summary.inconclusive} testId="stat-inconclusive" />
-              <Stat label="Errors" value={summary.data.summary.errors.sut_error + summary.data.summary.errors.simulator_error + summary.data.summary.errors.judge_error} />
-              <Stat label="Fail rate" value={pct(summary.data.summary.failRate)} testId="stat-fail-rate" />
-              <Stat label="Conversations with findings" value={`${summary.data.summary.conversationsWithFindings} (${pct(summary.data.summary.findingsRate)})`} testId="stat-findings" />
-              <Stat label="Findings that fail" value={describeFailOn(summary.data.summary.gate.failOn)} testId="stat-fail-on" />
-              <Stat label="Mean C" value={fmt(summary.data.summary.meanScore)} />
-              <Stat label="Unique failure types / conv." value={fmt(summary.data.summary.uniqueFailureTypesPerConversation)} />
+              <Stat label="Passed" value={summary.passed} testId="stat-passed" />
+              <Stat label="Failed" value={summary.failed} testId="stat-failed" />
+              <Stat label="Inconclusive (needs review)" value={summary.inconclusive} testId="stat-inconclusive" />
+              <Stat label="Errors" value={summary.errors.sut_error + summary.errors.simulator_error + summary.errors.judge_error} />
+              <Stat label="Fail rate" value={pct(summary.failRate)} testId="stat-fail-rate" />
+              <Stat label="Conversations with findings" value={`${summary.conversationsWithFindings} (${pct(summary.findingsRate)})`} testId="stat-findings" />
+              <Stat label="Findings that fail" value={describeFailOn(summary.gate.failOn)} testId="stat-fail-on" />
+              <Stat label="Mean C" value={fmt(summary.meanScore)} />
+              <Stat label="Unique failure types / conv." value={fmt(summary.uniqueFailureTypesPerConversation)} />
             </>
           )}
         </div>
       )}
-      {summary.error && <ErrorBox message={summary.error} />}
-      {!summary.data && !summary.error && <Loading what="report figures" />}
-      {summary.data && <Charts summary={summary.data.summary} onLabel={onLabel} onOutcome={onOutcome} />}
-      {summary.data?.summary.protocol && <ProtocolPanel protocol={summary.data.summary.protocol} />}
-      {summary.data?.summary.voice && <VoicePanel voice={summary.data.summary.voice as VoiceSummary} />}
-      {summary.data && <ReliabilityTable runs={[{ name: 'this run', reliability: summary.data.summary.reliability }]} />}
+    </>
+  );
+}
 
-      <h2>Conversations</h2>
-      <div className="filters">
-        <select value={outcome} onChange={(e) => filterBy(setOutcome, e.target.value)} aria-label="outcome filter">
-          <option value="">all outcomes</option>
-          {OUTCOMES.map((o) => (
-            <option key={o}>{o}</option>
-          ))}
-        </select>
-        <select value={label} onChange={(e) => filterBy(setLabel, e.target.value)} aria-label="label filter">
-          <option value="">any failure label</option>
-          {FAILURE_LABELS.map((l) => (
-            <option key={l}>{l}</option>
-          ))}
-        </select>
-        <input placeholder="key contains…" value={keyFilter} onChange={(e) => filterBy(setKeyFilter, e.target.value)} />
-      </div>
-      {page.error && <ErrorBox message={page.error} />}
-      {page.data && (
-        <>
-          <Pager offset={offset} limit={PAGE} total={page.data.total} onChange={setOffset} />
-          <DataTable headers={['Conversation', 'Outcome', 'C', 'Turns', 'Failure labels', 'Status', ...(protocolByKey ? ['Protocol'] : [])]} testId="conversation-table">
-            {page.data.rows.map((row) => (
-              <tr key={row.key} className="clickable" onClick={() => navigate('runs', runId, 'conversations', row.key)}>
-                <td>
-                  <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(row.key)}`}>{row.key}</a>
-                </td>
-                <td>
-                  <Pill kind={row.outcome}>{row.outcome}</Pill>
-                </td>
-                <td>{fmt(row.score)}</td>
-                <td>{row.turns}</td>
-                <td>
-                  {row.labels.map((l) => (
-                    <Pill key={l} kind="label">
-                      {l}
-                    </Pill>
-                  ))}
-                </td>
-                <td>{row.status}</td>
-                {protocolByKey && <td className="muted">{protocolByKey.get(row.key) ?? '–'}</td>}
-              </tr>
+/** The conversation list's filters: outcome, failure label, key. */
+function ConversationFilters({ filters, filterBy }: { filters: Filters; filterBy: (field: keyof Filters, value: string) => void }) {
+  return (
+    <div className="filters">
+      <select value={filters.outcome} onChange={(e) => filterBy('outcome', e.target.value)} aria-label="outcome filter">
+        <option value="">all outcomes</option>
+        {OUTCOMES.map((o) => (
+          <option key={o}>{o}</option>
+        ))}
+      </select>
+      <select value={filters.label} onChange={(e) => filterBy('label', e.target.value)} aria-label="label filter">
+        <option value="">any failure label</option>
+        {FAILURE_LABELS.map((l) => (
+          <option key={l}>{l}</option>
+        ))}
+      </select>
+      <input placeholder="key contains…" value={filters.keyFilter} onChange={(e) => filterBy('keyFilter', e.target.value)} />
+    </div>
+  );
+}
+
+/** One page of the run's conversations, each row opening its conversation. */
+function ConversationTable({ runId, rows, protocolByKey }: { runId: string; rows: ConversationPage['rows']; protocolByKey: Map<string, string> | null }) {
+  return (
+    <DataTable headers={['Conversation', 'Outcome', 'C', 'Turns', 'Failure labels', 'Status', ...(protocolByKey ? ['Protocol'] : [])]} testId="conversation-table">
+      {rows.map((row) => (
+        <tr key={row.key} className="clickable" onClick={() => navigate('runs', runId, 'conversations', row.key)}>
+          <td>
+            <a href={`#/runs/${encodeURIComponent(runId)}/conversations/${encodeURIComponent(row.key)}`}>{row.key}</a>
+          </td>
+          <td>
+            <Pill kind={row.outcome}>{row.outcome}</Pill>
+          </td>
+          <td>{fmt(row.score)}</td>
+          <td>{row.turns}</td>
+          <td>
+            {row.labels.map((l) => (
+              <Pill key={l} kind="label">
+                {l}
+              </Pill>
             ))}
-          </DataTable>
-        </>
-      )}
-    </section>
+          </td>
+          <td>{row.status}</td>
+          {protocolByKey && <td className="muted">{protocolByKey.get(row.key) ?? '–'}</td>}
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
