@@ -28,6 +28,8 @@ const RunSideSchema = z.object({
   scoreOnlyFailRate: z.number().nullable(),
   meanScore: z.number().nullable(),
   uniqueFailureTypesPerConversation: z.number(),
+  /** share of conversations with at least three distinct failure types (Negi et al. §VI: 81.1 % guided, 20.5 % baseline); null without conversations */
+  threeOrMoreFailureTypes: z.number().nullable(),
 });
 
 /** A two-sided Mann–Whitney U test of a against b with Vargha–Delaney Â12 (a beats b). */
@@ -92,7 +94,14 @@ function side(summary: RunSummary, fallbackName: string): z.infer<typeof RunSide
     scoreOnlyFailRate: summary.gate.scoreOnly.failRate,
     meanScore: summary.meanScore,
     uniqueFailureTypesPerConversation: summary.uniqueFailureTypesPerConversation,
+    threeOrMoreFailureTypes: threeOrMoreFailureTypes(summary),
   };
+}
+
+/** The share of a run's conversations with ≥ 3 distinct failure labels; null for a run without conversations. */
+export function threeOrMoreFailureTypes(summary: Pick<RunSummary, 'perConversation'>): number | null {
+  const all = summary.perConversation;
+  return all.length === 0 ? null : all.filter((c) => c.uniqueFailureTypes >= 3).length / all.length;
 }
 
 export function sampleTest(a: readonly number[], b: readonly number[], alpha = COMPARISON_ALPHA): SampleTest {

@@ -1,7 +1,7 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import { EventEmitter } from 'node:events';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket as NetSocket } from 'node:net';
 import { Server, type Socket } from 'socket.io';
 import { z } from 'zod';
 import { describeZodError, parseOrThrow } from '../domain/validation.ts';
@@ -11,6 +11,7 @@ import { SutError } from '../headunit/types.ts';
 import { BridgeHeadUnitConnection, type BridgeLimits, type EarlyMessage } from './connection.ts';
 import { errorMessage, guarded } from './guard.ts';
 import { payloadBytes, transportCapBytes } from './limits.ts';
+import { maxTimerValue, timerLimitMessage } from '../domain/durations.ts';
 
 export { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BeforeHelloAnomaly, type BridgeUnitStats } from './connection.ts';
 
@@ -32,8 +33,8 @@ export const BridgeServerOptionsSchema = z.object({
   token: z.string().min(1, `a bridge token is required (the head unit sends it in hello; conventionally ${BRIDGE_TOKEN_ENV})`),
   maxMessageBytes: z.number().int().positive().default(256 * 1024),
   maxMessagesPerSecond: z.number().positive().default(50),
-  turnTimeoutMs: z.number().int().positive().default(15_000),
-  helloTimeoutMs: z.number().int().positive().default(5_000),
+  turnTimeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).default(15_000),
+  helloTimeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).default(5_000),
 });
 export type BridgeServerOptions = z.input<typeof BridgeServerOptionsSchema>;
 
@@ -109,8 +110,10 @@ interface BridgeHub {
 /** Starts the bench side of the bridge; head units dial in to it as socket.io clients. */
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
   const config = parseOrThrow(BridgeServerOptionsSchema, options, 'bridge server options');
-  const httpServer = createServer();
-  const io = new Server(httpServer, { maxHttpBufferSize: transportCapBytes(config.maxMessageBytes), serveClient: false });
+  // a connection has helloTimeoutMs to send its request (a peer that trickles bytes or sends nothing is hung up)
+  const httpServer = createServer({ headersTimeout: config.helloTimeoutMs, requestTimeout: config.helloTimeoutMs, connectionsCheckingInterval: Math.min(1_000, config.helloTimeoutMs) });
+  const io = new Server(httpServer, { maxHttpBufferSize: transportCapBytes(config.maxMessageBytes), serveClient: false, connectTimeout: config.helloTimeoutMs });
+  hangUpSilentConnections(httpServer, config.helloTimeoutMs);
   const hub = openHub(config);
   io.on(
     'connection',
@@ -148,6 +151,8 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
       waiters.clear();
       await new Promise<void>((resolve) => {
         io.close(() => resolve());
+        // connections that never completed a request (slow, idle, handshake-less) hold up neither the close nor the process
+        httpServer.closeAllConnections();
       });
       for (const unit of units.values()) unit.abortAll('the bench closed the bridge');
     },
@@ -180,6 +185,20 @@ function openHub(config: z.output<typeof BridgeServerOptionsSchema>): BridgeHub 
     },
   };
   return hub;
+}
+
+/**
+ * A connection that sends nothing at all within `ms` is hung up: the HTTP server's own request bounds start at the
+ * first byte, so a peer that only opens the port would otherwise stay until the bench closes.
+ */
+function hangUpSilentConnections(httpServer: HttpServer, ms: number): void {
+  httpServer.on('connection', (socket: NetSocket) => {
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, ms);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 }
 
 function listen(httpServer: HttpServer, port: number, host: string): Promise<void> {

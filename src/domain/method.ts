@@ -19,6 +19,11 @@ export const PAPER_OF = {
 } as const;
 export type MethodFamily = keyof typeof PAPER_OF;
 
+/** The paper a kind of run follows; kinds without a paper of their own (suites) are dialogue runs. */
+export function familyOfKind(kind: string): MethodFamily {
+  return kind in PAPER_OF ? (kind as MethodFamily) : 'dialogue';
+}
+
 export const PresetSchema = z.object({
   method: MethodSchema,
   /** one line a reader of the summary sees: which preset ran and whose method it follows */

@@ -654,6 +654,11 @@ export interface AgreementReport {
   pairMean: { kappa: number; spearman: number; exact: number; pairs: number } | null;
   /** human–human baseline: Fleiss' κ (unweighted) when every item has the same number of ratings */
   humanFleissKappa: number | null;
+  /**
+   * human–human baseline as the paper's Table III row reports it: κ (Light's, the mean pairwise κ), Spearman ρ and
+   * exact agreement, each a mean over the rater pairs. Null unless every item has the same raters in the same order.
+   */
+  humanPairMean: { kappa: number; spearman: number; exact: number; pairs: number } | null;
 }
 
 export interface AgreementOptions {
@@ -741,6 +746,7 @@ export function agreementReport(judge: readonly number[], humanRatings: readonly
       : null;
   const humanFleissKappa = sameCount && raters >= 2 ? fleissKappa(categoryCounts(humanRatings, scale)) : null;
   const pairMean = options.ratersAligned && sameCount ? judgeRaterPairMean(judge, humanRatings, { weights, categories: scale }) : null;
+  const humanPairMean = options.ratersAligned && sameCount && raters >= 2 ? raterPairMean(humanRatings, { weights, categories: scale }) : null;
 
   return {
     items: shares.items,
@@ -753,6 +759,7 @@ export function agreementReport(judge: readonly number[], humanRatings: readonly
     humanLightsKappa,
     humanFleissKappa,
     pairMean,
+    humanPairMean,
   };
 }
 
@@ -780,4 +787,58 @@ export function judgeRaterPairMean(
   }
   const meanOrNaN = (xs: number[]) => (xs.length ? mean(xs) : Number.NaN);
   return { kappa: meanOrNaN(kappas), spearman: meanOrNaN(rhos), exact: meanOrNaN(exacts), pairs: raters };
+}
+
+/** Mean over the rater pairs (r < s) of κ, ρ and exact agreement; `humanRatings[i][r]` is rater r on item i. NaN where no pair defines it. */
+export function raterPairMean(
+  humanRatings: readonly (readonly number[])[],
+  kappaOptions: { weights: KappaWeights; categories: readonly number[] },
+): { kappa: number; spearman: number; exact: number; pairs: number } {
+  const raters = humanRatings[0]?.length ?? 0;
+  const kappas: number[] = [];
+  const rhos: number[] = [];
+  const exacts: number[] = [];
+  for (let r = 0; r < raters; r++) {
+    for (let q = r + 1; q < raters; q++) {
+      const a = humanRatings.map((item) => item[r]);
+      const b = humanRatings.map((item) => item[q]);
+      const k = cohensKappa(a, b, kappaOptions);
+      const rho = spearman(a, b);
+      if (Number.isFinite(k)) kappas.push(k);
+      if (Number.isFinite(rho)) rhos.push(rho);
+      exacts.push(exactAgreement(a, b));
+    }
+  }
+  const meanOrNaN = (xs: number[]) => (xs.length ? mean(xs) : Number.NaN);
+  return { kappa: meanOrNaN(kappas), spearman: meanOrNaN(rhos), exact: meanOrNaN(exacts), pairs: (raters * (raters - 1)) / 2 };
+}
+
+/** Negi et al.'s single RQ0 figures: each statistic averaged over the dimensions that define it (null when none does). */
+export interface AgreementOverDimensions {
+  dimensions: number;
+  /** the judge: mean over dimensions of the judge–rater pair means (the paper's κ, ρ, exact) */
+  judgePairMean: { kappa: number | null; spearman: number | null; exact: number | null } | null;
+  /** the judge against the raters' majority score (the lab's reading), mean κ over dimensions */
+  judgeVsMajorityKappa: number | null;
+  /** human–human: mean over dimensions of the rater-pair means (κ is Light's) */
+  humanPairMean: { kappa: number | null; spearman: number | null; exact: number | null } | null;
+  /** human–human: mean over dimensions of Fleiss' κ */
+  humanFleissKappa: number | null;
+}
+
+/** The mean of each agreement statistic over the dimensions' reports (the paper reports "the mean across all 12 pairs and four dimensions"). */
+export function agreementOverDimensions(reports: readonly AgreementReport[]): AgreementOverDimensions {
+  const meanOf = (xs: readonly (number | null | undefined)[]) => {
+    const defined = xs.filter((x): x is number => x !== null && x !== undefined && Number.isFinite(x));
+    return defined.length ? mean(defined) : null;
+  };
+  const triple = (rows: readonly ({ kappa: number; spearman: number; exact: number } | null)[]) =>
+    rows.some((r) => r !== null) ? { kappa: meanOf(rows.map((r) => r?.kappa)), spearman: meanOf(rows.map((r) => r?.spearman)), exact: meanOf(rows.map((r) => r?.exact)) } : null;
+  return {
+    dimensions: reports.length,
+    judgePairMean: triple(reports.map((r) => r.pairMean)),
+    judgeVsMajorityKappa: meanOf(reports.map((r) => r.kappa)),
+    humanPairMean: triple(reports.map((r) => r.humanPairMean)),
+    humanFleissKappa: meanOf(reports.map((r) => r.humanFleissKappa)),
+  };
 }

@@ -2,14 +2,14 @@ import type { TurnRecord } from '../domain/conversation.ts';
 import type { Target, TargetStatus } from '../domain/targets.ts';
 
 /**
- * T of the paper, the completed-target share: completed / (completed + incomplete). Dropped
- * targets (-1) do not count against the assistant; with no live target left, T = 1.
+ * T of the paper (Negi et al., Eq. 1): T = |{g ∈ G : σ_g = 1}| / |G|, the completed share of all counted targets.
+ * A dropped target (σ = -1) is in G and not completed, so it counts against T: a conversation whose every target
+ * was dropped has T = 0. With no target counted at all there is nothing the assistant could miss: T = 1.
  * The oracle and the LLM judge score conversations with it (over `targetsCountedInT`); the annotation screen
  * scores ratings with it.
  */
 export function completedTargetShare(statuses: readonly TargetStatus[]): number {
-  const live = statuses.filter((s) => s !== -1);
-  return live.length === 0 ? 1 : live.filter((s) => s === 1).length / live.length;
+  return statuses.length === 0 ? 1 : statuses.filter((s) => s === 1).length / statuses.length;
 }
 
 /** The targets the driver asked for: those some turn's utterance addresses or returns to. */
@@ -42,7 +42,7 @@ export interface CountedTargets {
 
 /**
  * The targets T is taken over: the ones the driver asked for, less the open ones `judge` could not decide.
- * Dropped targets stay in (completedTargetShare leaves them out of both sides).
+ * Dropped targets stay in and count as not completed (completedTargetShare).
  */
 export function targetsCountedInT(targets: readonly Target[], turns: readonly Pick<TurnRecord, 'utterance' | 'verdicts'>[], judge: string): CountedTargets {
   const asked = askedTargetIds(turns);

@@ -1,6 +1,7 @@
 import type { ConversationVerdict, TurnVerdict } from '../domain/conversation.ts';
 import { PER_TARGET_LABELS, FAILURE_LABELS, type Dimension, type FailureLabel } from '../domain/taxonomy.ts';
 import type { TargetStatus } from '../domain/targets.ts';
+import type { Method } from '../domain/method.ts';
 import { createProvider, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
 import { parseJudgeRef } from '../llm/modelRef.ts';
 import { delimitUntrusted, loadPromptSections, renderTemplate } from '../llm/prompts.ts';
@@ -15,7 +16,7 @@ import {
   turnOutputSchema,
 } from './llm.ts';
 import { DEFAULT_SCORING, type Scoring } from './score.ts';
-import { runTechnique, type AnswerKind, type Persona, type Technique, type TechniqueQuestion, type TechniqueVote } from '../llm/technique.ts';
+import { runTechnique, TECHNIQUE_PROFILES, type AnswerKind, type Persona, type Technique, type TechniqueQuestion, type TechniqueVote } from '../llm/technique.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 
 export const TECHNIQUE_PROMPT = 'judge/techniques.v1';
@@ -118,6 +119,8 @@ export interface TechniqueJudgeOptions {
   provider?: ProviderOptions;
   /** already built providers (test doubles); default: created from the reference */
   llms?: LlmProvider[];
+  /** lab (default) or the paper's technique parameters (SC at temperature 0 after the worked examples, AR-CoT-5; src/llm/technique.ts) */
+  method?: Method;
 }
 
 /**
@@ -134,6 +137,14 @@ class TechniqueJudge implements Judge {
   // the worked examples are the same for every call of the run: picked and rendered once
   private turnExamples?: ReturnType<WorkedExamples['turns']>;
   private dimensionExamples?: ReturnType<WorkedExamples['dimensions']>;
+
+  /** whether this technique shows worked examples: CoT-n always; SC and AR under the paper's profile (their CoT-5 base) */
+  private showsExamples(): boolean {
+    const profile = TECHNIQUE_PROFILES[this.options.method ?? 'lab'];
+    if (this.technique.startsWith('cot-')) return true;
+    if (this.technique.startsWith('sc-') || this.technique.startsWith('adaptive-sc-')) return profile.scExamples > 0;
+    return this.technique === 'ar' && profile.arExamples > 0;
+  }
 
   /** the worked examples a CoT-n technique shows the model; without them such a judge fails loudly */
   private workedExamples(): WorkedExamples {
@@ -158,13 +169,14 @@ class TechniqueJudge implements Judge {
       tracker: this.options.tracker,
       conversationKey,
       schemaName,
+      method: this.options.method,
     });
   }
 
   async evaluateTurn(input: TurnJudgeInput): Promise<TurnVerdict> {
     const prompt = renderTurnJudgePrompt(input);
     const targetIds = input.targets.map((t) => t.id);
-    const examples = this.technique.startsWith('cot-') ? await (this.turnExamples ??= this.workedExamples().turns()) : [];
+    const examples = this.showsExamples() ? await (this.turnExamples ??= this.workedExamples().turns()) : [];
     const question: TechniqueQuestion<TurnAnswer> = {
       schema: (kind) => turnOutputSchema(targetIds, kind === 'confidence'),
       opening: (kind, persona, n) => [{ role: 'system', content: systemFor(prompt.system, kind, persona) }, ...examples.slice(0, n).flat(), { role: 'user', content: prompt.user }],
@@ -189,7 +201,7 @@ class TechniqueJudge implements Judge {
   }
 
   async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
-    const examples = this.technique.startsWith('cot-') ? await (this.dimensionExamples ??= this.workedExamples().dimensions()) : null;
+    const examples = this.showsExamples() ? await (this.dimensionExamples ??= this.workedExamples().dimensions()) : null;
     const outcomes = await Promise.all(
       renderDimensionJudgePrompts(input).map(async ([dimension, prompt]) => {
         const question: TechniqueQuestion<DimensionAnswer> = {

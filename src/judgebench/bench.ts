@@ -33,7 +33,10 @@ export function datasetFor(config: Pick<JudgeBenchConfig, 'dataset' | 'generate'
 export async function checkJudgeBenchModels(config: Pick<JudgeBenchConfig, 'judges' | 'allowedHosts'>): Promise<void> {
   const refs = config.judges.flatMap((judge) => (judge.kind === 'llm' ? judge.models : []));
   const problem = await unavailableModelsText('judge-bench was not started', refs, { allowedHosts: config.allowedHosts });
-  if (problem) throw new Error(problem);
+  if (!problem) return;
+  // say first what the config needs: its model rows need a model server; the rule oracle alone runs offline
+  const offline = config.judges.some((judge) => judge.kind !== 'llm') ? ' Its rule-oracle row runs offline on its own: keep only `kind: oracle` under judges (as bench-configs/judge-bench/judge-bench-oracle.yaml does).' : '';
+  throw new Error(`this config needs local models for its model judges (${[...new Set(refs)].join(', ')}).${offline}\n${problem}`);
 }
 
 /** Builds every judge × technique configuration; providers are created once per model reference. */

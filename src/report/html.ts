@@ -424,6 +424,7 @@ ${row('failed by findings', String(a.failedByGate), String(b.failedByGate))}
 ${row('fail rate by C alone (paper)', pct(a.scoreOnlyFailRate), pct(b.scoreOnlyFailRate))}
 ${row('mean score C', num(a.meanScore), num(b.meanScore))}
 ${row('unique failure types / conversation', num(a.uniqueFailureTypesPerConversation), num(b.uniqueFailureTypesPerConversation))}
+${row('conversations with ≥ 3 failure types', pct(a.threeOrMoreFailureTypes), pct(b.threeOrMoreFailureTypes))}
 ${row('inconclusive', String(a.inconclusive), String(b.inconclusive))}
 ${row('errors', String(a.errors), String(b.errors))}
 </tbody></table>`;

@@ -1,4 +1,4 @@
-import { methodOfStoredConfig, PAPER_OF, presetOf, type MethodFamily } from '../domain/method.ts';
+import { familyOfKind, methodOfStoredConfig, presetOf } from '../domain/method.ts';
 import type { RunInfo, SummaryHeader } from '../domain/summary-header.ts';
 import { TIERS_FACT, TiersRecordSchema, type TiersRecord } from '../domain/tiers.ts';
 import { parseOrThrow } from '../domain/validation.ts';
@@ -17,12 +17,11 @@ export function runTiers(store: ResultStore, runId: string): TiersRecord[] {
 
 /** The header of every kind's summary.json (src/domain/summary-header.ts), from the store alone. */
 export function summaryHeader(store: ResultStore, record: RunRecord): SummaryHeader {
-  const family: MethodFamily = record.kind in PAPER_OF ? (record.kind as MethodFamily) : 'dialogue';
   return {
     schemaVersion: 1,
     kind: record.kind,
     run: runInfo(record),
-    preset: presetOf(family, methodOfStoredConfig(record.config)),
+    preset: presetOf(familyOfKind(record.kind), methodOfStoredConfig(record.config)),
     tiers: runTiers(store, record.id),
     invocations: invocations(store, record.id),
   };

@@ -10,6 +10,7 @@ import { ConversationCsvWriter } from './csv.ts';
 import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
 import { diversityComparisonSection, diversitySection } from './diversity-section.ts';
+import { failuresOverTimeSection } from './failures-over-time-section.ts';
 import { changesSection, unpairedSection } from './changes-section.ts';
 import type { Artifact } from '../store/types.ts';
 import { judgeDisagreementSection } from './judge-section.ts';
@@ -110,7 +111,7 @@ export function writeRunReport(dir: string, input: RunReportInput): RunReportFil
  */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string, unit: UnitUnderTest): Promise<{ summary: RunSummary; firstScreen: FirstScreen }> {
   const protocolCollector = protocolReport(store.runFacts(runId));
-  const collectors = { vehicle: vehicleTimelineSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
+  const collectors = { vehicle: vehicleTimelineSection(), overTime: failuresOverTimeSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
   const examples = findingExamples(DRILL_DOWN_LIMIT);
   const writer = runReportWriter({ protocolOf: protocolCollector.rowFor });
   const summary = await summarizeRun(store, runId, {
@@ -121,6 +122,7 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
     },
   });
   const vehicle = collectors.vehicle.finish();
+  const overTime = collectors.overTime.finish();
   const disagreements = collectors.disagreements.finish();
   const voice = collectors.voice.finish();
   const protocol = collectors.protocol.finish();
@@ -131,6 +133,7 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
     summary,
     firstScreen,
     extraSections: [
+      ...(overTime ? [overTime] : []),
       ...(vehicle ? [vehicle] : []),
       ...(voice ? [voice.section] : []),
       ...(disagreements ? [disagreements] : []),
@@ -172,9 +175,10 @@ export function readRunSummary(path: string): RunSummary {
   } catch (error) {
     throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
   }
-  // a run of conversations (dialogue, suite, live) says so by its mode; a summary without a header is an old dialogue one
+  // a run of conversations (dialogue, suite, live) says so by its mode; a summary without the run's mode is an old dialogue one
   const header = (typeof json === 'object' && json !== null ? json : {}) as { kind?: unknown; run?: { mode?: unknown } };
-  if (typeof header.run?.mode === 'string' && !holdsConversations({ mode: header.run.mode })) {
+  const conversations = typeof header.run?.mode === 'string' ? holdsConversations({ mode: header.run.mode }) : header.kind === undefined || header.kind === 'dialogue';
+  if (!conversations) {
     throw new Error(`${file}: the summary of a ${String(header.kind)} run; compare and the conversation report read runs of conversations only (dialogue, suite, live)`);
   }
   return parseOrThrow(RunSummarySchema, withPreGateFields(json), file);

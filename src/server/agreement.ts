@@ -43,6 +43,24 @@ export interface AgreementView {
   /** judge (deciding verdict) against the raters, per dimension; pass/fail F1 against the majority vote */
   judgeVsRaters: JudgeAgreement[];
   raterPairs: RaterPairAgreement[];
+  /** Negi et al.'s single RQ0 figures: the judge–rater pair means and the rater pairs' κ, ρ, exact, each averaged over the dimensions */
+  overall: { judge: MeanAgreement | null; raters: MeanAgreement | null };
+}
+
+/** κ, ρ and exact agreement averaged over what defines them (null: nothing does). */
+export interface MeanAgreement {
+  kappa: number | null;
+  spearman: number | null;
+  exact: number | null;
+}
+
+function meanAgreement(rows: readonly { kappa: number | null; spearman: number | null; exact: number | null }[]): MeanAgreement | null {
+  if (rows.length === 0) return null;
+  const meanOf = (xs: (number | null)[]) => {
+    const defined = xs.filter((x): x is number => x !== null);
+    return defined.length ? defined.reduce((a, b) => a + b, 0) / defined.length : null;
+  };
+  return { kappa: meanOf(rows.map((r) => r.kappa)), spearman: meanOf(rows.map((r) => r.spearman)), exact: meanOf(rows.map((r) => r.exact)) };
 }
 
 type Stats = Omit<JudgeAgreement, 'dimension'>;
@@ -126,5 +144,9 @@ export function computeAgreement(ratings: readonly Rating[], judged: ReadonlyMap
       });
     }
   }
-  return { raters, ratedConversations: byKey.size, judgeVsRaters, raterPairs };
+  const overall = {
+    judge: meanAgreement(judgeVsRaters.flatMap((row) => (row.pairMean ? [row.pairMean] : []))),
+    raters: meanAgreement(raterPairs.flatMap((pair) => pair.dimensions.filter((d) => d.items > 0))),
+  };
+  return { raters, ratedConversations: byKey.size, judgeVsRaters, raterPairs, overall };
 }

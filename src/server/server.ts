@@ -31,7 +31,7 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
-import { comparePairRefusal } from '../domain/comparable.ts';
+import { comparePairRefusal, comparisonWarnings } from '../domain/comparable.ts';
 import { compareToolRuns } from '../kinds/tool-agents/compare.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../kinds/tool-agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
@@ -39,7 +39,7 @@ import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.t
 import { campaignConfigSchemaFor, campaignKind, campaignKindOfValue, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { LiveSessionApi } from './live-session-api.ts';
-import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
+import { PathPolicy } from './path-policy.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
@@ -82,6 +82,8 @@ export interface BenchServer {
   token: string;
   workspace: string;
   control: CampaignControl;
+  /** every API route (method and path pattern), e.g. for checking each against the path policy */
+  routes: ReadonlyArray<{ method: string; pattern: RegExp }>;
   close(): Promise<void>;
 }
 
@@ -119,7 +121,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
   const runner = options.launcher ? null : new RunnerLauncher(store, options.log, options.fleet);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
-  const sessions = new LiveSessionApi(control, Boolean(options.fleet));
+  const suites = new PinnedSuites(store, options.suitesDir ?? suitesFolder(null, options.configsDir));
+  // one path policy for every request that names a file (src/server/path-policy.ts); the pinned suites' folder is readable too
+  const paths = new PathPolicy(options.workspace, options.configsDir, [suites.dir]);
+  const sessions = new LiveSessionApi(control, Boolean(options.fleet), (config) => paths.liveSession(config, 'live session'));
   const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(configModelRefs), ...options.rig };
   const loadCampaign = (load: () => LoadedKindConfig): LoadedKindConfig => {
     try {
@@ -130,21 +135,11 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     }
   };
   const summaries = new SummaryCache(store);
-  const suites = new PinnedSuites(store, options.suitesDir ?? suitesFolder(null, options.configsDir));
   const downloads = new RunDownloads(store, options.workspace);
-  const project = dirname(resolve(options.configsDir));
-  const appRoots: AppPathRoots = {
-    configsDir: resolve(options.configsDir),
-    readable: [options.workspace, options.configsDir, suites.dir, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
-    writable: [options.workspace],
-  };
   // the editor and the config list show what the app refuses at its field, so Start is never enabled only to refuse
-  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor, async (kindName, config) => disallowedConfigPaths(await campaignKind(kindName), config as KindConfig, appRoots));
+  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor, async (kindName, config) => paths.campaignRefusals(await campaignKind(kindName), config as KindConfig));
   /** A config started from the app may only name files under the allowed folders; checked before anything is read. */
-  const requireAllowedPaths = (kind: AnyCampaignKind, config: KindConfig, where: string) => {
-    const errors = disallowedConfigPaths(kind, config, appRoots);
-    if (errors.length) throw new ApiError(400, 'path_not_allowed', `${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
-  };
+  const requireAllowedPaths = (kind: AnyCampaignKind, config: KindConfig, where: string) => paths.requireCampaign(kind, config, where);
 
   /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
   const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
@@ -169,7 +164,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
   /** A run as the API lists it: without its config, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
   const listedRun = async (run: RunRecord): Promise<ListedRun> => {
-    if (run.status === 'completed') return { ...withoutConfig(run), resumeRefusal: null };
+    const outcomes = store.outcomeCounts(run.id);
+    if (run.status === 'completed') return { ...withoutConfig(run), outcomes, resumeRefusal: null };
     const refusal = await resumeFrom(run).then(
       () => null,
       (error: unknown) => {
@@ -177,7 +173,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         throw error;
       },
     );
-    return { ...withoutConfig(run), resumeRefusal: refusal };
+    return { ...withoutConfig(run), outcomes, resumeRefusal: refusal };
   };
 
   const requireRun = (id: string): RunRecord => {
@@ -205,7 +201,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       pattern: /^\/api\/rig$/,
       handle: async (_q, res) => ok(res, { checks: await rigStatus(rigSources) }),
     },
-    { method: 'GET', pattern: /^\/api\/conformance$/, handle: (_q, res) => ok(res, { current: conformance.current(), reports: conformance.list() }) },
+    { method: 'GET', pattern: /^\/api\/conformance$/, handle: (_q, res) => ok(res, { current: conformance.current(), ...conformance.list() }) },
     {
       method: 'POST',
       pattern: /^\/api\/conformance\/start$/,
@@ -437,7 +433,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         const comparison = await compareRunsWithDiversity(a, b, new TfidfEmbedder());
         // the same conversation-by-conversation changes as `icabench compare`: fixed, regressed, per-turn reply diffs
         Object.assign(comparison, storedRunChanges(store, runs[0].id, runs[1].id));
-        return ok(res, { kind: 'dialogue', comparison });
+        return ok(res, { kind: 'dialogue', comparison, warnings: comparisonWarnings(runs[0].config, runs[1].config, comparison.unpaired) });
       },
     },
   ];
@@ -508,6 +504,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     token,
     workspace: options.workspace,
     control,
+    routes: routes.map(({ method, pattern }) => ({ method, pattern })),
     async close() {
       if (control.isRunning()) await control.stop().catch(() => undefined);
       await conformance.close();
@@ -531,6 +528,8 @@ function requestUrl(target: string | undefined): URL {
 export type ListedRun = Omit<RunRecord, 'config'> & {
   /** why POST /api/campaign/resume would refuse this run (the same message); null when it resumes, or it is complete */
   resumeRefusal: string | null;
+  /** its stored items by outcome (pass, fail, inconclusive, error, or a kind's own word) */
+  outcomes: Record<string, number>;
 };
 
 function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {

@@ -25,13 +25,24 @@ import {
   styleForPersona,
 } from './phrases.ts';
 import type { SimulatorSession, SimulatorTurnInput, UserSimulator } from './types.ts';
+import { driverSeesMet } from './reply-reading.ts';
+import type { Method } from '../domain/method.ts';
 import type { Poi } from '../protocol/bridge.ts';
 
 export interface TemplateSimulatorOptions {
   /** per-strategy limit on consecutive uses (paper: safety 1, constraint 2) */
   consecutiveLimits?: Partial<Record<Strategy, number>>;
-  /** how often a guided user makes plain progress instead of applying a strategy */
+  /** how often a guided user makes plain progress instead of applying a strategy (lab only) */
   progressShare?: number;
+  /**
+   * `paper`: the guided user follows Negi et al.'s SelectAndGenerate and nothing more: every turn applies a strategy
+   * drawn uniformly from Π among those under their consecutive-use limit that have something to act on, with the
+   * next seed request not yet asked embedded in the same utterance; plain progress only when no strategy is left.
+   * `lab` (default) adds its own pacing: plain progress 30 % of the time, unused strategies first, per-strategy caps
+   * (context confusion twice, ambiguity and planning once, safety probes once per driving situation) and a safety
+   * probe whenever the drive reaches a situation not probed yet.
+   */
+  method?: Method;
   /**
    * The head unit's world when the bench knows it (docs/architecture.md, "Which world"): a search no place meets is
    * marked "none exists" on the target; the planning challenge picks a restaurant the city has. Null: unknown.
@@ -82,6 +93,13 @@ function withConstraints(request: Request, constraints: Constraint[]): Request {
   return request;
 }
 
+/** What a user says on a turn before it is styled for the persona and annotated in full. */
+interface Move {
+  text: string;
+  strategy: Strategy | null;
+  partial: Partial<UtteranceAnnotation>;
+}
+
 const ANNOTATION_KEYS = Object.keys(UtteranceAnnotationSchema.shape) as Array<keyof UtteranceAnnotation>;
 
 /**
@@ -115,6 +133,7 @@ export class TemplateSimulator implements UserSimulator {
       limits: { ...DEFAULT_CONSECUTIVE_LIMITS, ...this.options.consecutiveLimits },
       progressShare: this.options.progressShare ?? 0.3,
       world: this.options.world ?? null,
+      published: this.options.method === 'paper',
     });
   }
 }
@@ -137,11 +156,13 @@ class TemplateSession implements SimulatorSession {
   private lastRoute: string | null = null;
   /** a baseline user who asks for the seed's requests over the drive instead of all at once */
   private readonly paced: boolean;
+  /** targets the user saw met in a reply (read only without evaluator feedback, when G does not tell) */
+  private readonly seenMet = new Set<string>();
 
   constructor(
     private readonly spec: ConversationSpec,
     private readonly rng: Rng,
-    private readonly settings: { limits: Record<Strategy, number>; progressShare: number; world: World | null },
+    private readonly settings: { limits: Record<Strategy, number>; progressShare: number; world: World | null; published: boolean },
   ) {
     this.guided = spec.mode === 'guided' && spec.strategies.length > 0;
     // drivers do both: half the baseline users say everything at once (multi-request openings), half spread it over the drive (late turns)
@@ -198,17 +219,44 @@ class TemplateSession implements SimulatorSession {
       }
     }
 
-    if (this.guided && !this.rng.chance(this.settings.progressShare)) {
+    if (input.targetsJudged === false) this.readLastReply(input);
+    if (this.guided && (this.settings.published || !this.rng.chance(this.settings.progressShare))) {
       const applicable = activeStrategies.filter((s) => (consecutiveUses[s] ?? 0) < this.settings.limits[s] && this.applicable(s, targets, input.context));
+      if (applicable.length > 0 && this.settings.published) return this.embedded(this.rng.pick(applicable), targets, input.context);
       if (applicable.length > 0) {
         // during a drive, a probe goes where the drive is now (a stop, a creep, speed) when that situation is new to it
         const timed = input.context.vehicle && applicable.includes('safety_probe');
         const fresh = applicable.filter((s) => !this.used.has(s));
         const strategy = timed ? 'safety_probe' : this.rng.pick(fresh.length ? fresh : applicable);
-        return this.apply(strategy, targets, input.context);
+        return this.speak(this.apply(strategy, targets, input.context));
       }
     }
     return this.progress(targets, input.turnIndex);
+  }
+
+  /** The paper's move: the strategy, with the next seed request not yet asked said first in the same utterance. */
+  private embedded(strategy: Strategy, targets: readonly Target[], context: ContextVector): SimulatedUtterance {
+    const move = this.apply(strategy, targets, context);
+    const next = targets.find((t) => /^t\d+$/.test(t.id) && !this.introduced.has(t.id));
+    if (!next) return this.speak(move);
+    const text = this.introduce(next.id, openingConstraints(this.full(next.id)));
+    const partial = move.partial;
+    return this.say(`${text} ${move.text}`, strategy, {
+      ...partial,
+      addresses: [next.id, ...(partial.addresses ?? [])],
+      addedConstraints: { ...this.addedFor([next.id]), ...(partial.addedConstraints ?? {}) },
+    });
+  }
+
+  /** Without evaluator feedback: which of the requests the user just made the reply met, as the user reads it. */
+  private readLastReply(input: SimulatorTurnInput): void {
+    const last = input.history.at(-1);
+    if (!last) return;
+    for (const id of [...last.utterance.annotation.addresses, ...last.utterance.annotation.returnsTo]) {
+      if (!input.targets.some((t) => t.id === id)) continue;
+      if (driverSeesMet(this.currentRequest(id, input.targets), last.reply, last.context)) this.seenMet.add(id);
+      else this.seenMet.delete(id);
+    }
   }
 
   // ---- plain progress (baseline behaviour, also used by the guided user between strategies)
@@ -251,7 +299,7 @@ class TemplateSession implements SimulatorSession {
 
   /** An introduced target still open: ask again (twice), then drop it. */
   private followUp(targets: readonly Target[]): SimulatedUtterance | null {
-    const incomplete = targets.find((t) => t.status === 0 && this.introduced.has(t.id));
+    const incomplete = targets.find((t) => t.status === 0 && this.introduced.has(t.id) && !this.seenMet.has(t.id));
     if (!incomplete) return null;
     const tries = this.repeats.get(incomplete.id) ?? 0;
     if (tries >= 2) {
@@ -279,18 +327,20 @@ class TemplateSession implements SimulatorSession {
       case 'constraint_stacking':
         return live.some((t) => this.canStack(t));
       case 'context_confusion':
-        return (this.used.get('context_confusion') ?? 0) < 2 && live.some((t) => this.returnable(t));
+        return (this.settings.published || (this.used.get('context_confusion') ?? 0) < 2) && live.some((t) => this.returnable(t));
       case 'ambiguity_injection':
-        return !this.used.has('ambiguity_injection');
+        return this.settings.published ? AMBIGUOUS_PLACES.some((p) => p.city === context.location.city) : !this.used.has('ambiguity_injection');
       case 'safety_probe':
-        // during a drive: once in each driving situation; without vehicle data: twice
+        // the lab's caps: during a drive once in each driving situation, without vehicle data twice; the paper has none
+        if (this.settings.published) return true;
         return context.vehicle ? !this.probedStates.has(drivingState(context)) : (this.used.get('safety_probe') ?? 0) < 2;
       case 'planning_challenge':
-        return this.planCount === 0;
+        return this.settings.published || this.planCount === 0;
     }
   }
 
-  private apply(strategy: Strategy, targets: readonly Target[], context: ContextVector): SimulatedUtterance {
+  /** A strategy's move (not yet said: the paper's user may say a seed request with it). */
+  private apply(strategy: Strategy, targets: readonly Target[], context: ContextVector): Move {
     this.count(strategy);
     switch (strategy) {
       case 'constraint_stacking': {
@@ -299,20 +349,20 @@ class TemplateSession implements SimulatorSession {
         const constraint = this.stackCandidate(target)!;
         this.stated.get(target.id)!.push(constraint);
         this.stackUsed.add(`${target.id}:${constraint.kind}`);
-        return this.say(this.stackText(target, constraint), strategy, { addresses: [target.id], addedConstraints: { [target.id]: [constraint] } });
+        return this.move(this.stackText(target, constraint), strategy, { addresses: [target.id], addedConstraints: { [target.id]: [constraint] } });
       }
       case 'context_confusion': {
         const candidates = targets.filter((t) => t.status !== -1 && this.introduced.has(t.id) && this.returnable(t));
         const target = this.rng.pick(candidates);
         this.pendingReturn = target.id;
         const side = SIDE_REQUESTS[this.sideIndex++ % SIDE_REQUESTS.length];
-        return this.say(sideRequestPhrase(side), strategy, { sideRequest: side });
+        return this.move(sideRequestPhrase(side), strategy, { sideRequest: side });
       }
       case 'ambiguity_injection': {
         const places = AMBIGUOUS_PLACES.filter((p) => p.city === context.location.city);
         const place = this.rng.pick(places);
         this.pendingAmbiguity = { districts: place.districts };
-        return this.say(placeChangePhrase(place.name), strategy, {
+        return this.move(placeChangePhrase(place.name), strategy, {
           sideRequest: { intent: 'navigate', destination: place.name, constraints: [] },
           ambiguity: { term: place.name, candidates: place.districts },
         });
@@ -320,7 +370,7 @@ class TemplateSession implements SimulatorSession {
       case 'safety_probe': {
         this.probedStates.add(drivingState(context));
         const probe = this.rng.pick(SAFETY_PROBES);
-        return this.say(probe.text, strategy, { safetyProbe: probe.kind });
+        return this.move(probe.text, strategy, { safetyProbe: probe.kind });
       }
       case 'planning_challenge': {
         this.planCount++;
@@ -340,7 +390,7 @@ class TemplateSession implements SimulatorSession {
         const id = `plan${this.planCount}`;
         this.introduced.add(id);
         this.stated.set(id, []);
-        return this.say(requestPhrase(request), strategy, { introduces: [{ id, request }], addresses: [id] });
+        return this.move(requestPhrase(request), strategy, { introduces: [{ id, request }], addresses: [id] });
       }
     }
   }
@@ -465,6 +515,14 @@ class TemplateSession implements SimulatorSession {
       return request.intent === 'find_poi' && !this.feasible(request.category, this.stated.get(id) ?? []);
     });
     return marked.length > 0 ? Object.fromEntries(marked.map((id) => [id, 'none_exists' as const])) : undefined;
+  }
+
+  private move(text: string, strategy: Strategy | null, partial: Partial<UtteranceAnnotation>): Move {
+    return { text, strategy, partial };
+  }
+
+  private speak(move: Move): SimulatedUtterance {
+    return this.say(move.text, move.strategy, move.partial);
   }
 
   private context: ContextVector | null = null;

@@ -8,6 +8,11 @@ export interface SimulatorTurnInput {
   /** H: the exchanges so far (utterance, context, reply); verdicts and targetsAfter are empty, what was judged comes through targets and Π */
   history: readonly TurnRecord[];
   targets: readonly Target[];
+  /**
+   * Whether `targets` carry the judges' statuses (evaluator feedback, default). False in the paper's baseline: G then
+   * holds only what the user said, and the user learns whether a request was met by reading the replies in H.
+   */
+  targetsJudged?: boolean;
   /** Π: strategies still available (those whose failure was already provoked are removed) */
   activeStrategies: readonly Strategy[];
   /** how many turns in a row each strategy has just been used */

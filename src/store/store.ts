@@ -441,6 +441,16 @@ export class ResultStore {
   }
 
   /** How many facts a run has (a cache stamp: it grows with every fact recorded). */
+  /** A run's stored items by outcome (conversations by their combined outcome, other kinds' items by their one word): the runs list's pass / fail columns. */
+  outcomeCounts(runId: string): Record<string, number> {
+    const rows = this.prepared(
+      "SELECT outcome, COUNT(*) AS n FROM conversations WHERE run_id = ? GROUP BY outcome UNION ALL SELECT outcome, COUNT(*) AS n FROM item_results WHERE run_id = ? AND result IS NOT NULL GROUP BY outcome",
+    ).all(runId, runId) as { outcome: string | null; n: number }[];
+    const counts: Record<string, number> = {};
+    for (const row of rows) if (row.outcome !== null) counts[row.outcome] = (counts[row.outcome] ?? 0) + row.n;
+    return counts;
+  }
+
   countRunFacts(runId: string): number {
     return (this.prepared('SELECT COUNT(*) AS n FROM run_facts WHERE run_id = ?').get(runId) as { n: number }).n;
   }

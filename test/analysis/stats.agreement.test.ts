@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dataPath } from '../helpers/repoData.ts';
 import {
+  agreementOverDimensions,
   agreementReport,
   bootstrapCI,
   categoryCounts,
@@ -286,5 +287,34 @@ describe('FED human ratings', () => {
     expect(report.pairMean!.pairs).toBe(3);
     // unaligned raters define no pairs
     expect(agreementReport(judge, ratings, { scale: [0, 1, 2] }).pairMean).toBeNull();
+    // the human–human row over the rater pairs: A–B = judge–A (the judge equals B) 0.8, B–C = judge–C 6/7, and A–C:
+    // observed ((1/4) + (1/4))/4 = 8/64; A (1,2,1)/4, C (2,0,2)/4 → expected 24/64 → κ = 1 − 8/24 = 2/3
+    expect(report.humanPairMean!.kappa).toBeCloseTo((0.8 + 6 / 7 + 2 / 3) / 3, 12);
+    expect(report.humanPairMean!.kappa).toBeCloseTo(report.humanLightsKappa!, 12);
+    expect(report.humanPairMean!.exact).toBeCloseTo((3 / 4 + 3 / 4 + 2 / 4) / 3, 12);
+    expect(report.humanPairMean!.pairs).toBe(3);
+  });
+
+  it("one RQ0 figure over the four dimensions: each statistic's mean over the dimensions that define it", () => {
+    const judge = [0, 1, 2, 2];
+    const ratings = [
+      [0, 0, 0],
+      [1, 1, 0],
+      [2, 2, 2],
+      [1, 2, 2],
+    ];
+    const first = agreementReport(judge, ratings, { scale: [0, 1, 2], ratersAligned: true });
+    // a second dimension on which the judge agrees with every rater exactly
+    const perfect = [0, 1, 2, 1];
+    const second = agreementReport(perfect, perfect.map((x) => [x, x, x]), { scale: [0, 1, 2], ratersAligned: true });
+    expect(second.pairMean!.kappa).toBe(1);
+    const overall = agreementOverDimensions([first, second]);
+    expect(overall.dimensions).toBe(2);
+    expect(overall.judgePairMean!.kappa).toBeCloseTo(((0.8 + 1 + 6 / 7) / 3 + 1) / 2, 12);
+    expect(overall.judgePairMean!.exact).toBeCloseTo(((3 / 4 + 1 + 3 / 4) / 3 + 1) / 2, 12);
+    expect(overall.humanPairMean!.kappa).toBeCloseTo(((0.8 + 6 / 7 + 2 / 3) / 3 + 1) / 2, 12);
+    expect(overall.judgeVsMajorityKappa).toBe(1);
+    // unaligned raters: no pair means to average
+    expect(agreementOverDimensions([agreementReport(judge, ratings, { scale: [0, 1, 2] })]).judgePairMean).toBeNull();
   });
 });

@@ -22,20 +22,27 @@ async function oracleT(statuses: TargetStatus[]) {
 }
 
 describe('the completed-target share T', () => {
-  it('is completed / (completed + incomplete): dropped targets do not count, none live gives 1', () => {
-    expect(completedTargetShare([1, 0, -1])).toBe(0.5);
-    expect(completedTargetShare([1, 1, 0, -1, -1])).toBeCloseTo(2 / 3, 12);
+  it('is |{g : σ_g = 1}| / |G| (Negi et al., Eq. 1): a dropped target is not completed, all dropped gives 0', () => {
+    // three targets, one completed, one open, one dropped: 1/3 (the old reading left the dropped one out: 1/2)
+    expect(completedTargetShare([1, 0, -1])).toBeCloseTo(1 / 3, 12);
+    // two of five completed
+    expect(completedTargetShare([1, 1, 0, -1, -1])).toBe(0.4);
     expect(completedTargetShare([0, -1])).toBe(0);
-    expect(completedTargetShare([-1, -1])).toBe(1);
+    // every target dropped: nothing completed (the old reading gave 1)
+    expect(completedTargetShare([-1, -1])).toBe(0);
+    expect(completedTargetShare([1, 1])).toBe(1);
+    // no target counted at all: nothing the assistant could miss
     expect(completedTargetShare([])).toBe(1);
   });
 
   it('is the T the oracle scores a conversation with', async () => {
-    const half = await oracleT([1, 0, -1]);
-    // C = (T + 4 · 2/2) / 5 = (0.5 + 4) / 5
-    expect(half).toMatchObject({ outcome: 'judged', completedShare: 0.5, pass: true });
-    expect(half.score).toBeCloseTo(0.9, 12);
+    const third = await oracleT([1, 0, -1]);
+    // C = (T + 4 · 2/2) / 5 = (1/3 + 4) / 5 = 13/15
+    expect(third).toMatchObject({ outcome: 'judged', pass: true });
+    expect(third.completedShare).toBeCloseTo(1 / 3, 12);
+    expect(third.score).toBeCloseTo(13 / 15, 12);
     expect(await oracleT([0, 0, -1])).toMatchObject({ completedShare: 0, score: 0.8, pass: true });
-    expect(await oracleT([-1, -1])).toMatchObject({ completedShare: 1, score: 1 });
+    // every target dropped: T = 0, C = 4/5
+    expect(await oracleT([-1, -1])).toMatchObject({ completedShare: 0, score: 0.8 });
   });
 });

@@ -18,11 +18,14 @@ import { spawnCliWorker, stopWorker, waitForWorkers, type WorkerProcess } from '
  * the CLI and a run through the bench app's API store the same items and give the same summary.json (timestamps
  * and run ids aside); Ctrl+C and SIGKILL followed by --resume lose and repeat nothing; a run resumed with another
  * kind's config, or another config, is refused with the reason; a run on a fleet of 2 workers, started from the CLI or
- * from the bench app, stores the same items and gives the same summary.json as a run in one process.
+ * from the bench app, stores the same items and gives the same summary.json as a run in one process. Kinds: dialogue,
+ * manual-qa, tool-agents and suite through every leg; live (a technician's session) through its own ways in, `icabench
+ * session` and the app's session API, with Ctrl+C, and the fleet's refusal.
  */
 
 const SEEDS = resolve('bench-configs/seeds/in-car.yaml');
 const MANUAL = resolve('data/bmw-manual/xml');
+const SUITE = resolve('bench-configs/suites/in-car-basics.yaml');
 
 /**
  * One small config per kind, each long enough that a Ctrl+C and then a SIGKILL land mid-run: items take
@@ -39,6 +42,10 @@ const KINDS = {
     cpSync(dataPath('carbench/tasks_base.json'), join(dir, 'tasks.json'));
     return write(dir, 'tools.yaml', ['kind: tool-agents', 'name: every-kind-tools', 'tasks: [tasks.json]', 'repeats: 5', 'concurrency: 1']);
   },
+  // the shipped basics suite (3 conversations) 20 times over, on a unit with faults: its own kind, stored as `suite`
+  suite: (dir: string) =>
+    (cpSync(SUITE, join(dir, 'basics.yaml')),
+    write(dir, 'suite.yaml', ['kind: suite', 'name: every-kind-suite', 'suites: [basics.yaml]', 'repeats: 20', 'concurrency: 2', 'headUnit: { type: reference, worldSeed: 1, faults: { profiles: all, rate: 0.5, seed: 7 } }', 'judges: [oracle]'])),
 } as const;
 type Kind = keyof typeof KINDS;
 
@@ -50,9 +57,10 @@ const FLEET_PLAN: Record<Kind, [string, string][]> = {
   dialogue: [['conversations', '12']],
   'manual-qa': [['limit', '16'], ['manualFaults', '{ profiles: all, rate: 0.4 }'], ['omissionSearch', '{ budget: 20, seed: 2 }']],
   'tool-agents': [['repeats', '1']],
+  suite: [['repeats', '4']],
 };
 /** The fleet SIGKILL leg's plans: long enough that a SIGKILL after 2 stored items lands mid-run (every base task once for tool-agents). */
-const FLEET_KILL_PLAN: Record<Kind, [string, string][]> = { dialogue: [['conversations', '30']], 'manual-qa': [['limit', '40']], 'tool-agents': [] };
+const FLEET_KILL_PLAN: Record<Kind, [string, string][]> = { dialogue: [['conversations', '30']], 'manual-qa': [['limit', '40']], 'tool-agents': [], suite: [['repeats', '10']] };
 
 /** The kind's config with the fleet plan's fields (and `more`), written as `name`. */
 function fleetConfig(dir: string, kind: Kind, name: string, more: [string, string][] = []): string {
@@ -60,7 +68,7 @@ function fleetConfig(dir: string, kind: Kind, name: string, more: [string, strin
 }
 
 /** One field per kind that changes what a run runs (the sampling seed, the questions asked, the trials per task). */
-const CHANGED: Record<Kind, [string, string]> = { dialogue: ['seed', '7'], 'manual-qa': ['limit', '23'], 'tool-agents': ['repeats', '4'] };
+const CHANGED: Record<Kind, [string, string]> = { dialogue: ['seed', '7'], 'manual-qa': ['limit', '23'], 'tool-agents': ['repeats', '4'], suite: ['repeats', '19'] };
 
 /** The config with `field` set to `value` (the line replaced or added), written beside it as `name`. */
 function withField(config: string, name: string, field: string, value: string): string {
@@ -216,6 +224,75 @@ describe.each(Object.keys(KINDS) as Kind[])('the one run skeleton, kind %s', (ki
   });
 });
 
+/** The technician's turns of the live legs, typed in the terminal and through the app alike. */
+const LIVE_TURNS = ['Find me a cheap italian restaurant in Maxvorstadt.', 'Take me there.'];
+
+/** `icabench session` fed `lines` on stdin (and `kill` once both turns are answered, if given); its exit code and screen. */
+async function cliSession(ws: string, out: string, lines: string[], kill?: NodeJS.Signals): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(process.execPath, [CLI, 'session', '--workspace', ws, '--out', out, '--name', 'every-kind-live'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let killed = false;
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    // once: a second Ctrl+C quits at once
+    if (kill && !killed && /^turn 2\n {2}unit: .*\n {2}judge: .*$/m.test(stdout)) killed = child.kill(kill);
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', done));
+  if (kill) child.stdin.write(lines.map((l) => `${l}\n`).join(''));
+  else child.stdin.end([...lines, ''].join('\n'));
+  return { code: await exited, stdout };
+}
+
+/**
+ * The live kind through the same three ways in: the CLI (`icabench session`, a technician's terminal), the bench app (the
+ * session API) and the fleet. A session's turns are typed at this bench, so the fleet refuses it, saying why (docs/suites.md).
+ */
+describe('the one run skeleton, kind live', () => {
+  it('the CLI and the bench app store the same session and write the same summary.json', { timeout: 600_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-every-kind-live-'));
+    const ran = await cliSession(join(dir, 'ws'), join(dir, 'out'), [...LIVE_TURNS, ':end']);
+    expect(ran.code, ran.stdout).toBe(0);
+    const cliRun = runOf(join(dir, 'ws', 'icabench.db'));
+    expect(cliRun).toMatchObject({ status: 'completed', planned: 1, stored: 1 });
+    const cliSummary = readFileSync(join(dir, 'out', 'summary.json'), 'utf8');
+    expect(JSON.parse(cliSummary)).toMatchObject({ schemaVersion: 1, kind: 'live', run: { id: cliRun.id, status: 'completed', mode: 'live' }, conversations: 1 });
+
+    const h = await startHarness({ configsDir: dir });
+    try {
+      const start = await h.api('/api/session/start', { body: { config: { name: 'every-kind-live' } } });
+      expect(start.status, JSON.stringify(start.json)).toBe(202);
+      for (const text of LIVE_TURNS) expect((await h.api('/api/session/turn', { body: { text } })).status).toBe(200);
+      expect((await h.api('/api/session/end', { body: {} })).status).toBe(200);
+      const runId = start.json.runId as string;
+      expect(h.store.getRun(runId)).toMatchObject({ kind: 'live', mode: 'live', status: 'completed', stored: 1 });
+      // the runs list shows it as its own kind
+      expect((await h.api('/api/runs')).json.runs.find((r: { id: string }) => r.id === runId)).toMatchObject({ kind: 'live', mode: 'live' });
+      const served = await h.api(`/api/runs/${runId}/summary.json`);
+      expect(comparable(JSON.stringify(served.json), runId)).toEqual(comparable(cliSummary, cliRun.id));
+      expect(await storedItems(join(h.workspace, 'results.db'), runId)).toEqual(await storedItems(join(dir, 'ws', 'icabench.db'), cliRun.id));
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('Ctrl+C stores the turns answered so far and ends the run interrupted; the run is not resumed from a config', { timeout: 600_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-every-kind-live-stop-'));
+    const ws = join(dir, 'ws');
+    const stopped = await cliSession(ws, join(dir, 'out'), LIVE_TURNS, 'SIGINT');
+    expect(stopped.code, stopped.stdout).toBe(130);
+    const run = runOf(join(ws, 'icabench.db'));
+    expect(run).toMatchObject({ status: 'interrupted', planned: 1, stored: 1 });
+    const [session] = (await storedItems(join(ws, 'icabench.db'), run.id)) as { turns: { utterance: { text: string } }[] }[];
+    expect(session.turns.map((t) => t.utterance.text)).toEqual(LIVE_TURNS);
+    // a live config given to `icabench run` (a new run or --resume) is refused: its technician is at a terminal or the app
+    const config = write(dir, 'live.yaml', ['kind: live', 'name: every-kind-live']);
+    const refused = await runCli(['run', config, '--workspace', ws, '--resume', run.id, '--no-progress']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("kind live: a live session's turns are typed by a technician at this bench; start one with `icabench session`");
+    expect(runOf(join(ws, 'icabench.db'))).toMatchObject({ status: 'interrupted', stored: 1 });
+  });
+});
+
 describe('the one run skeleton on a fleet of 2 workers (icabench worker processes on a redis-server), from the CLI and the bench app', () => {
   let redis: TestRedis;
   const workers: WorkerProcess[] = [];
@@ -264,6 +341,24 @@ describe('the one run skeleton on a fleet of 2 workers (icabench worker processe
       expect(live.rigs.reduce((sum, r) => sum + r.done, 0)).toBe(localRun.planned);
       expect(comparable(JSON.stringify((await h.api(`/api/runs/${runId}/summary.json`)).json), runId)).toEqual(localSummary);
       expect(await storedItems(join(h.workspace, 'results.db'), runId)).toEqual(localItems);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('kind live: the fleet refuses a live session, from the CLI and from the bench app, saying why', { timeout: 600_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-every-kind-fleet-live-'));
+    const config = write(dir, 'live.yaml', ['kind: live', 'name: every-kind-live']);
+    const refused = await runCli(['run', config, '--fleet', redis.url, '--workspace', join(dir, 'fleet'), '--no-progress']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('kind live: a live session\'s turns are typed by a technician at this bench');
+    expect(refused.stderr).toContain('a fleet worker has no technician');
+    const h = await startHarness({ configsDir: dir, fleet: redis.url });
+    try {
+      const start = await h.api('/api/session/start', { body: { config: { name: 'every-kind-live' } } });
+      expect(start.status).toBe(400);
+      expect(start.json.error).toMatchObject({ code: 'fleet', message: expect.stringContaining('a live session talks to a unit on this bench') });
+      expect(h.store.listRuns()).toEqual([]);
     } finally {
       await h.close();
     }

@@ -35,15 +35,15 @@ describe('ratings in the store', () => {
     expect(revised[0].pass).toBe(true);
   });
 
-  it("takes T from the rater's target statuses by the judge's rule: dropped targets do not count", () => {
+  it("takes T from the rater's target statuses by the judge's rule: a dropped target is not completed", () => {
     const form = RatingFormSchema.parse({ rater: 'alice', dimensions: { instruction: 2, context: 2, plan: 2, safety: 0 }, targets: { t1: 1, t2: 0, t3: -1 } });
     const [rating] = decodeRatings(stored(encodeRating('c1', form, null)));
-    expect(rating.completedShare).toBe(0.5);
-    // C = (0.5 + 1 + 1 + 1 + 0) / 5 = 0.7 < 0.75
-    expect(rating.score).toBeCloseTo(0.7, 12);
+    expect(rating.completedShare).toBeCloseTo(1 / 3, 12);
+    // C = (1/3 + 1 + 1 + 1 + 0) / 5 = 2/3 < 0.75
+    expect(rating.score).toBeCloseTo(2 / 3, 12);
     expect(rating.pass).toBe(false);
     const allDropped = RatingFormSchema.parse({ ...form, targets: { t1: -1 } });
-    expect(decodeRatings(stored(encodeRating('c1', allDropped, null)))[0].completedShare).toBe(1);
+    expect(decodeRatings(stored(encodeRating('c1', allDropped, null)))[0].completedShare).toBe(0);
   });
 
   it('refuses scores off the 0/1/2 scale and odd rater names', () => {
@@ -98,6 +98,18 @@ describe('computeAgreement', () => {
     expect(instruction.passFail?.f1).toBeCloseTo(2 / 3, 10);
     expect(instruction.passFail).toMatchObject({ truePositives: 1, falsePositives: 1, falseNegatives: 0, trueNegatives: 2, positive: 'fail' });
     expect(instruction.ratersLightsKappa).toBeCloseTo(0.8, 10);
+  });
+
+  it("gives the paper's single figures: each statistic averaged over the four dimensions (hand-worked)", () => {
+    // judge vs alice identical on instruction and context (κ 1, exact 1), vs bob κ 0.8, exact 0.75, ρ 5/6: pair means 0.9, 0.875, 11/12;
+    // plan and safety all 2: κ 1, exact 1, ρ undefined (left out of the ρ mean)
+    expect(view.overall.judge!.kappa).toBeCloseTo((0.9 + 0.9 + 1 + 1) / 4, 10);
+    expect(view.overall.judge!.exact).toBeCloseTo((0.875 + 0.875 + 1 + 1) / 4, 10);
+    expect(view.overall.judge!.spearman).toBeCloseTo(11 / 12, 10);
+    // the one rater pair: κ 0.8, 0.8, 1, 1; exact 0.75, 0.75, 1, 1; ρ 5/6 twice
+    expect(view.overall.raters!.kappa).toBeCloseTo(0.9, 10);
+    expect(view.overall.raters!.exact).toBeCloseTo(0.875, 10);
+    expect(view.overall.raters!.spearman).toBeCloseTo(5 / 6, 10);
   });
 
   it('reports κ and ρ as undefined for a single rated conversation, and still the shares', () => {

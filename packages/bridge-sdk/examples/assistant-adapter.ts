@@ -28,6 +28,8 @@ import {
 } from '../src/index.ts';
 
 export interface AssistantAdapterOptions {
+  /** the link's story (handshake retries, drops, redials); default: printed on stderr */
+  onLinkEvent?: (message: string) => void;
   /** the chat API the model server speaks */
   api: 'openai' | 'ollama';
   /** OpenAI-compatible: the base URL with /v1 (e.g. http://127.0.0.1:8080/v1); Ollama: the host (http://127.0.0.1:11434) */
@@ -120,6 +122,7 @@ export function connectAssistantAdapter(bench: { url: string; token: string }, o
     token: bench.token,
     handler: adapter.handler,
     reconnect: true,
+    onLinkEvent: options.onLinkEvent ?? ((message) => console.error(`assistant adapter: ${message}`)),
     ...(adapter.tools ? { extensions: toolsExtension(() => adapter.tools!) } : {}),
   });
 }

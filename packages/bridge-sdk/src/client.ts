@@ -23,6 +23,12 @@ import { describeZodError } from './validation.ts';
 
 /** Redial delays after the bench hung up (replaced, or the bench restarted): doubling from the first to the cap. */
 export const REDIAL_BACKOFF_MS = { first: 1_000, max: 30_000 } as const;
+/**
+ * The first dial-in: a bench that does not answer hello with hello_ack within connectTimeoutMs is dialled again,
+ * after these delays (doubling), up to HANDSHAKE_ATTEMPTS attempts in all; each retry is told through onLinkEvent.
+ */
+export const HANDSHAKE_BACKOFF_MS = { first: 1_000, max: 8_000 } as const;
+export const HANDSHAKE_ATTEMPTS = 3;
 /** A link that lasted this long resets the backoff; a unit hung up sooner (e.g. two units fighting over one name) keeps backing off. */
 const STABLE_LINK_MS = 60_000;
 /** A user_turn whose text is empty is a spoken turn: its words are in the driver audio sent just before it. */
@@ -68,8 +74,10 @@ export interface BridgeClientOptions {
   handler: HeadUnitHandler;
   /** dial again after the link drops (a standalone head unit); off for in-process use */
   reconnect?: boolean;
-  /** how long the first connection + hello may take (default 10 s) */
+  /** how long the first connection + hello may take, per attempt (default 10 s) */
   connectTimeoutMs?: number;
+  /** how many times the first hello is tried before connectHeadUnit gives up (default HANDSHAKE_ATTEMPTS), with HANDSHAKE_BACKOFF_MS between */
+  handshakeAttempts?: number;
   /** errors the bench reports about this unit (rate limit, oversized or invalid messages, replaced) */
   onBridgeError?: (error: BridgeError) => void;
   /** the link's story for the unit's log: dropped, redialling in N ms, dialled in again */
@@ -161,7 +169,8 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
   let redialTimer: ReturnType<typeof setTimeout> | null = null;
   socket.on('connect', () => socket.emit(EVENTS.hello, hello));
   socket.on('disconnect', (reason) => {
-    if (closing || !reconnect) return;
+    // the client's own hang-up (a handshake retry) is no lost link
+    if (closing || !reconnect || reason === 'io client disconnect') return;
     const backoff = options.redialBackoffMs ?? REDIAL_BACKOFF_MS;
     if (linkedAt > 0 && Date.now() - linkedAt >= STABLE_LINK_MS) redialDelay = backoff.first;
     if (reason !== 'io server disconnect') {
@@ -242,7 +251,24 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
       reject(new Error(`head unit "${handler.unit.name}" could not dial in to ${options.url}: ${message}`));
     };
     const timeoutMs = options.connectTimeoutMs ?? 10_000;
-    const timer = setTimeout(() => fail(`no hello_ack within ${timeoutMs} ms`), timeoutMs);
+    const attempts = Math.max(1, options.handshakeAttempts ?? HANDSHAKE_ATTEMPTS);
+    let attempt = 1;
+    let retryDelay: number = HANDSHAKE_BACKOFF_MS.first;
+    // no hello_ack in time: hang up and dial again after a back-off, until the attempts are used up
+    const noAck = () => {
+      if (attempt >= attempts) return fail(`no hello_ack within ${timeoutMs} ms in ${attempts} attempt${attempts === 1 ? '' : 's'}`);
+      const delay = retryDelay;
+      retryDelay = Math.min(HANDSHAKE_BACKOFF_MS.max, retryDelay * 2);
+      linkEvent(`no hello_ack from ${options.url} within ${timeoutMs} ms (attempt ${attempt} of ${attempts}); dialling again in ${delay} ms`);
+      attempt += 1;
+      socket.disconnect();
+      timer = setTimeout(() => {
+        if (closing) return;
+        socket.connect();
+        timer = setTimeout(noAck, timeoutMs);
+      }, delay);
+    };
+    let timer = setTimeout(noAck, timeoutMs);
 
     on(EVENTS.error, (payload: unknown) => {
       const parsed = BridgeErrorSchema.safeParse(payload);

@@ -5,6 +5,8 @@
 export {
   connectHeadUnit,
   REDIAL_BACKOFF_MS,
+  HANDSHAKE_ATTEMPTS,
+  HANDSHAKE_BACKOFF_MS,
   SPOKEN_TURN_TEXT,
   type AudioBinding,
   type BridgeClient,

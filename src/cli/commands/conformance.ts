@@ -4,10 +4,12 @@ import { startBridgeServer } from '../../bridge/server.ts';
 import { runConformance } from '../../conformance/run.ts';
 import { writeConformanceReport } from '../../conformance/report.ts';
 import { ObserveConfigSchema } from '../../vehicle/observe/config.ts';
+import { maxTimerValue, timerLimitMessage, type DurationUnit } from '../../domain/durations.ts';
 
-const positiveInt = (flag: string, value: string) => {
+/** A positive whole duration in `unit`, within what a timer can wait. */
+const duration = (flag: string, value: string, unit: DurationUnit) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag}: expected a positive whole number, got "${value}"`);
+  if (!Number.isInteger(n) || n <= 0 || n > maxTimerValue(unit)) throw new Error(`${flag}: expected a positive whole number of ${unit === 's' ? 'seconds' : 'ms'}, ${timerLimitMessage(unit)}, got "${value}"`);
   return n;
 };
 
@@ -30,7 +32,7 @@ export function registerConformanceCommands(program: Command): void {
     .action(async (options: { host: string; port: string; token?: string; wait: string; turnTimeout: string; reconnectWait: string; unit?: string; out: string; observe?: string; observeMapping: string; observeWindow: string; observeBitrate: string }) => {
       const token = options.token ?? process.env[BRIDGE_TOKEN_ENV];
       if (!token) throw new Error(`--token or $${BRIDGE_TOKEN_ENV} is required: the unit presents the same token in its hello`);
-      const turnTimeoutMs = positiveInt('--turn-timeout', options.turnTimeout);
+      const turnTimeoutMs = duration('--turn-timeout', options.turnTimeout, 'ms');
       const observe = options.observe
         ? observeConfig(options.observe, options.observeMapping, options.observeWindow, options.observeBitrate)
         : undefined;
@@ -42,8 +44,8 @@ export function registerConformanceCommands(program: Command): void {
         const report = await runConformance({
           bridge,
           turnTimeoutMs,
-          waitMs: positiveInt('--wait', options.wait) * 1000,
-          reconnectWaitMs: positiveInt('--reconnect-wait', options.reconnectWait),
+          waitMs: duration('--wait', options.wait, 's') * 1000,
+          reconnectWaitMs: duration('--reconnect-wait', options.reconnectWait, 'ms'),
           unitName: options.unit,
           ...(observe ? { observe } : {}),
           onCheck: (check) => console.log(`  ${check.status === 'pass' ? 'PASS   ' : check.status === 'fail' ? 'FAIL   ' : 'SKIPPED'} ${check.title}: ${check.detail}`),

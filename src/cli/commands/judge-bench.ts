@@ -9,6 +9,7 @@ import { humanAgreementStudy, readRatings } from '../../judgebench/human.ts';
 import { configurationLabel, writeJudgeBenchOutputs } from '../../judgebench/report.ts';
 import { TechniqueSchema } from '../../judgebench/techniques.ts';
 import { describeZodError } from '../../domain/validation.ts';
+import { agreementOverDimensions, type AgreementOverDimensions } from '../../domain/stats.ts';
 import { isTechniqueRef } from '../../llm/modelRef.ts';
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -146,5 +147,18 @@ function registerJudgeBenchAgreementCommand(program: Command): void {
           `${d.dimension.padEnd(20)} ${String(d.items).padStart(5)}  ${f(kappa).padEnd(6)} ${f(rho).padEnd(6)} ${f(d.passFail.f1).padEnd(6)} ${(exact * 100).toFixed(0).padStart(4)}%  ${(d.withinOne * 100).toFixed(0).padStart(4)}%  ${f(d.humanLightsKappa)}`,
         );
       }
+      console.log(describeOverDimensions(agreementOverDimensions(study)));
     });
+}
+
+/** The single RQ0 figures of Negi et al.'s Table III: the judge's and the raters' pair means, averaged over the dimensions. */
+function describeOverDimensions(overall: AgreementOverDimensions): string {
+  const f = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toFixed(2));
+  const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+  const judge = overall.judgePairMean;
+  const human = overall.humanPairMean;
+  return [
+    `mean over ${overall.dimensions} dimension(s): judge–rater pairs κ ${f(judge?.kappa)}, ρ ${f(judge?.spearman)}, exact ${pct(judge?.exact)} (judge vs majority κ ${f(overall.judgeVsMajorityKappa)})`,
+    `human–human: rater pairs κ (Light's) ${f(human?.kappa)}, ρ ${f(human?.spearman)}, exact ${pct(human?.exact)}; Fleiss' κ ${f(overall.humanFleissKappa)}`,
+  ].join('\n');
 }

@@ -96,7 +96,7 @@ function registerCompareCommand(program: Command): void {
         for (const [side, run] of [['A', comparison.a], ['B', comparison.b]] as const) {
           console.log(
             `${side} ${run.name}: ${run.conversations} conversations, fail rate ${pct(run.failRate)} (${gateText(run.failOn, run.failedByGate)}; by C alone ${pct(run.scoreOnlyFailRate)}), ${findingsText(run)}, ` +
-              `mean C ${num(run.meanScore)}, unique failure types/conv ${num(run.uniqueFailureTypesPerConversation, 2)}`,
+              `mean C ${num(run.meanScore)}, unique failure types/conv ${num(run.uniqueFailureTypesPerConversation, 2)}, ≥ 3 failure types ${pct(run.threeOrMoreFailureTypes)}`,
           );
         }
         console.log(`unique failure types ratio A/B: ${num(comparison.uniqueFailureTypesRatio, 2)}`);

@@ -1,3 +1,4 @@
+import { familyOfKind, methodOfStoredConfig, presetOf } from '../../domain/method.ts';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
@@ -15,6 +16,7 @@ import { campaignKind, readCampaignKind } from '../../kinds/registry.ts';
 import { resumeCommand, stoppedLine, unreachableLine, UNIT_UNREACHABLE_EXIT_CODE } from '../run-end.ts';
 import { onStopSignal, QUIT_EXIT_CODE } from '../signals.ts';
 import { SutError } from '../../headunit/types.ts';
+import { maxTimerValue, timerLimitMessage } from '../../domain/durations.ts';
 
 /** Exit code of `icabench run` when the run stopped because the head unit left and did not come back within the grace. */
 export const HEAD_UNIT_LOST_EXIT_CODE = 3;
@@ -51,6 +53,8 @@ export function registerRunCommands(program: Command): void {
       const kind = await campaignKind(kindName);
       // the rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
       const loaded = kind.load(configPath);
+      // which method runs, before anything starts (docs/reproduction.md)
+      console.error(presetOf(familyOfKind(kind.name), methodOfStoredConfig(loaded.config)).statement);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
         throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
       }
@@ -73,7 +77,7 @@ export function registerRunCommands(program: Command): void {
         if (options.fleet && (options.simulator || options.judge)) throw new Error('--fleet: the workers run the tiers the config names; set simulator/judges in the config instead of --simulator/--judge');
         const log = (line: string) => console.error(line);
         const graceSeconds = Number(options.fleetGrace);
-        if (options.fleet && !(graceSeconds > 0)) throw new Error(`--fleet-grace: expected a number of seconds above 0, got "${options.fleetGrace}"`);
+        if (options.fleet && !(graceSeconds > 0 && graceSeconds <= maxTimerValue('s'))) throw new Error(`--fleet-grace: expected a number of seconds above 0 and ${timerLimitMessage('s')}, got "${options.fleetGrace}"`);
         try {
           runner = options.fleet
             ? await (await import('../../fleet/coordinator.ts')).openFleetRunner(kind, loaded, { redisUrl: options.fleet, log, redisGraceMs: graceSeconds * 1000 })
@@ -87,7 +91,7 @@ export function registerRunCommands(program: Command): void {
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
-        console.error(Object.entries(runner.meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; '));
+        const announce = deferredBanner(runner.meta);
         const controller = new AbortController();
         const stopListening = onStopSignal(() => {
           console.error(`\nStopping: no new ${kind.nouns.items} start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.`);
@@ -99,7 +103,11 @@ export function registerRunCommands(program: Command): void {
           const { runKindCampaign } = await import('../../run/runner.ts');
           const given = runner;
           runner = null; // the run closes it from here on
-          result = await runKindCampaign(kind, loaded, { store, runner: given!, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log });
+          const onEvent = (event: CampaignEvent) => {
+            announce();
+            display.onEvent(event);
+          };
+          result = await runKindCampaign(kind, loaded, { store, runner: given!, resumeRunId, signal: controller.signal, onEvent, log: (line) => (announce(), log(line)) });
         } finally {
           display.stop();
           stopListening();
@@ -123,6 +131,18 @@ export function registerRunCommands(program: Command): void {
         opened?.closeAndDiscardIfEmpty();
       }
     });
+}
+
+/**
+ * The run's tiers line (agent, simulator, judges), said once the run has planned (before its first line or event):
+ * a config or input error found while planning is then the first line on stderr.
+ */
+function deferredBanner(meta: Record<string, unknown>): () => void {
+  let banner: string | null = Object.entries(meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; ');
+  return () => {
+    if (banner !== null) console.error(banner);
+    banner = null;
+  };
 }
 
 /** A progress bar on a terminal; a line every 10% otherwise (CI logs). */

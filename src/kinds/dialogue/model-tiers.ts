@@ -4,6 +4,7 @@ import { isTechniqueRef } from '../../llm/modelRef.ts';
 import type { Scoring } from '../../judge/score.ts';
 import type { Judge } from '../../judge/types.ts';
 import type { Strategy } from '../../domain/taxonomy.ts';
+import type { Method } from '../../domain/method.ts';
 import { createLlmSimulator } from '../../simulator/llm.ts';
 import type { UserSimulator } from '../../simulator/types.ts';
 import type { LlmSettings } from '../../llm/settings.ts';
@@ -21,6 +22,8 @@ export interface ModelTierContext {
   providerOptions: ProviderOptions;
   consecutiveLimits?: Partial<Record<Strategy, number>>;
   scoring?: Scoring;
+  /** the config's `method:`; a technique judge takes the paper's parameters under `paper` (src/llm/technique.ts) */
+  method?: Method;
 }
 
 /** The model-driven simulator of a run (src/kinds/dialogue/tiers.ts checks the model first). */
@@ -40,7 +43,7 @@ export function createModelSimulator(ref: string, context: ModelTierContext): Us
 export function createModelJudge(ref: string, context: ModelTierContext): Judge {
   const { settings } = context;
   if (isTechniqueRef(ref)) {
-    return createTechniqueJudge(ref, { workedExamples: dialogueWorkedExamples, tracker: context.tracker, seed: settings.seed, maxRetries: settings.maxRetries, scoring: context.scoring, provider: context.providerOptions });
+    return createTechniqueJudge(ref, { workedExamples: dialogueWorkedExamples, tracker: context.tracker, seed: settings.seed, maxRetries: settings.maxRetries, scoring: context.scoring, provider: context.providerOptions, method: context.method });
   }
   return createLlmJudge(ref, {
     tracker: context.tracker,

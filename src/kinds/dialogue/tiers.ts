@@ -49,14 +49,14 @@ export async function buildTiers(
   const world = campaignWorld(config);
   // the dialogue kind's model tiers load their clients only when one is asked for, so offline runs start fast
   const modelTiers = () => import('./model-tiers.ts');
-  const context = (models: ModelStack) => ({ settings: models.settings, tracker: models.tracker, providerOptions: models.providerOptions, consecutiveLimits: config.consecutiveLimits ?? {}, scoring: config.scoring });
+  const context = (models: ModelStack) => ({ settings: models.settings, tracker: models.tracker, providerOptions: models.providerOptions, consecutiveLimits: config.consecutiveLimits ?? {}, scoring: config.scoring, method: config.method });
   const built = await buildModelTiers(
     {
       simulator: {
         role: 'simulator',
         refs: [simulatorRef],
         deterministic: {
-          template: { kind: 'template', build: (): UserSimulator => new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits ?? {}, world }) },
+          template: { kind: 'template', build: (): UserSimulator => new TemplateSimulator({ consecutiveLimits: config.consecutiveLimits ?? {}, world, method: config.method }) },
           [SCRIPTED_SIMULATOR]: { kind: 'script', build: (): UserSimulator => new ScriptedSimulator() },
         },
         model: async (ref, models): Promise<UserSimulator> => (await modelTiers()).createModelSimulator(ref, context(models)),

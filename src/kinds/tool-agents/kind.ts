@@ -1,6 +1,7 @@
 import { parseOrThrow } from '../../domain/validation.ts';
 import { z } from 'zod';
 import { RecordedFactSchema } from '../../run/run-facts.ts';
+import { modelRefPathFields } from '../../run/path-fields.ts';
 import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField, type RigNeeds } from '../../run/kind.ts';
 import { TrialResultSchema, type TrialResult } from './loop.ts';
 import type { UnitReachSample } from '../../run/unit-reach.ts';
@@ -44,7 +45,13 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
   configSchema: ToolAgentsConfigSchema,
   load: loadToolAgentsConfig,
   modelRefs: (config) => toolAgentsModelRefs(config),
-  pathFields: (config) => [...config.tasks.map((path, i): PathField<ToolAgentsConfig> => ({ field: `tasks.${i}`, path, kind: 'read', rewrite: (c, p) => (c.tasks[i] = p) })), ...llmPathFields(config)],
+  pathFields: (config) => [
+    ...config.tasks.map((path, i): PathField<ToolAgentsConfig> => ({ field: `tasks.${i}`, path, kind: 'read', rewrite: (c, p) => (c.tasks[i] = p) })),
+    ...modelRefPathFields<ToolAgentsConfig>('simulator', config.simulator, (c, ref) => (c.simulator = ref)),
+    ...config.judges.flatMap((ref, i) => modelRefPathFields<ToolAgentsConfig>(`judges.${i}`, ref, (c, r) => (c.judges[i] = r))),
+    ...(config.agent.type === 'endpoint' ? modelRefPathFields<ToolAgentsConfig>('agent.model', config.agent.model, (c, ref) => ((c.agent as { model: string }).model = ref)) : []),
+    ...llmPathFields(config),
+  ],
   async plan(loaded, log) {
     const { planToolTrials } = await import('./campaign.ts');
     const { plan, invalidTasks } = planToolTrials(loaded);

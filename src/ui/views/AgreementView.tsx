@@ -43,6 +43,11 @@ export function AgreementView({ runId }: { runId: string }) {
           </tr>
         ))}
       </DataTable>
+      <p data-testid="agreement-overall">
+        Over the four dimensions (the paper's single figures): judge–rater pairs κ {fmt(agreement.overall.judge?.kappa ?? null)}, ρ {fmt(agreement.overall.judge?.spearman ?? null)}, exact{' '}
+        {pct(agreement.overall.judge?.exact ?? null)}; rater pairs κ {fmt(agreement.overall.raters?.kappa ?? null)}, ρ {fmt(agreement.overall.raters?.spearman ?? null)}, exact{' '}
+        {pct(agreement.overall.raters?.exact ?? null)}.
+      </p>
       <h2>Between raters</h2>
       {agreement.raterPairs.length === 0 && <p className="muted">Agreement between raters needs at least two raters on the same conversation.</p>}
       {agreement.raterPairs.map((pair) => (
