@@ -61,3 +61,31 @@ export function planDifference(a: readonly ConversationSpec[], b: readonly Conve
   }
   return null;
 }
+
+/** The settings that decide a verdict: two runs that differ in one of them do not measure the same thing. */
+const VERDICT_SETTINGS = [
+  ['method', 'method'],
+  ['scoring', 'verdict rules (scoring: failOn, θ, inconclusive, weights)'],
+  ['judges', 'judges'],
+  ['safety', 'safety policy'],
+] as const;
+
+/** A setting as a run's config holds it; a kind without `method` runs the lab defaults (the default method). */
+function setting(config: Record<string, unknown>, field: string): unknown {
+  return field === 'method' ? (config.method ?? 'lab') : config[field];
+}
+
+/**
+ * Why two runs' figures may not be read side by side as like for like: the verdict settings their configs differ in
+ * (method, verdict rules, judges, safety policy), and a plan difference (`unpaired`, planDifference's reason). Empty
+ * when they were judged alike and ran one plan.
+ */
+export function comparisonWarnings(configA: unknown, configB: unknown, unpaired?: string | null): string[] {
+  const [a, b] = [configA, configB].map((c) => (c && typeof c === 'object' ? (c as Record<string, unknown>) : {}));
+  const warnings = VERDICT_SETTINGS.filter(([field]) => !sameValue(setting(a, field), setting(b, field))).map(([field, what]) => {
+    const [x, y] = [shown(setting(a, field)), shown(setting(b, field))];
+    return `the runs differ in their ${what}${x !== null && y !== null ? `: ${x} vs ${y}` : ''}`;
+  });
+  if (unpaired) warnings.push(`the runs ran different plans (${unpaired}): their rates compare as samples, not conversation by conversation`);
+  return warnings;
+}

@@ -31,7 +31,7 @@ import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
 import { ConfigCatalog } from './configs.ts';
 import { ToolRunApi } from './tool-runs.ts';
-import { comparePairRefusal } from '../domain/comparable.ts';
+import { comparePairRefusal, comparisonWarnings } from '../domain/comparable.ts';
 import { compareToolRuns } from '../kinds/tool-agents/compare.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../kinds/tool-agents/results.ts';
 import { ManualRunApi } from './manual-runs.ts';
@@ -164,7 +164,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
   /** A run as the API lists it: without its config, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
   const listedRun = async (run: RunRecord): Promise<ListedRun> => {
-    if (run.status === 'completed') return { ...withoutConfig(run), resumeRefusal: null };
+    const outcomes = store.outcomeCounts(run.id);
+    if (run.status === 'completed') return { ...withoutConfig(run), outcomes, resumeRefusal: null };
     const refusal = await resumeFrom(run).then(
       () => null,
       (error: unknown) => {
@@ -172,7 +173,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         throw error;
       },
     );
-    return { ...withoutConfig(run), resumeRefusal: refusal };
+    return { ...withoutConfig(run), outcomes, resumeRefusal: refusal };
   };
 
   const requireRun = (id: string): RunRecord => {
@@ -432,7 +433,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
         const comparison = await compareRunsWithDiversity(a, b, new TfidfEmbedder());
         // the same conversation-by-conversation changes as `icabench compare`: fixed, regressed, per-turn reply diffs
         Object.assign(comparison, storedRunChanges(store, runs[0].id, runs[1].id));
-        return ok(res, { kind: 'dialogue', comparison });
+        return ok(res, { kind: 'dialogue', comparison, warnings: comparisonWarnings(runs[0].config, runs[1].config, comparison.unpaired) });
       },
     },
   ];
@@ -527,6 +528,8 @@ function requestUrl(target: string | undefined): URL {
 export type ListedRun = Omit<RunRecord, 'config'> & {
   /** why POST /api/campaign/resume would refuse this run (the same message); null when it resumes, or it is complete */
   resumeRefusal: string | null;
+  /** its stored items by outcome (pass, fail, inconclusive, error, or a kind's own word) */
+  outcomes: Record<string, number>;
 };
 
 function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {

@@ -346,6 +346,28 @@ export class ResultStore {
   }
 
   /**
+   * Deletes the run's conversations that never reached the head unit (sut_error with no reply in any turn, as
+   * src/run/unit-reach.ts counts them), with their turns, labels, scores and artifacts, in one transaction; returns
+   * their keys in plan order. A resumed run then runs them again instead of keeping an outage as the unit's result.
+   */
+  forgetUnreachedConversations(runId: string): string[] {
+    this.requireRun(runId);
+    return this.db.transaction(() => {
+      const rows = this.db
+        .prepare(
+          `SELECT c.id, c.key FROM conversations c JOIN planned p ON p.run_id = c.run_id AND p.key = c.key
+           WHERE c.run_id = ? AND c.status = 'sut_error'
+             AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.conversation_id = c.id AND json_extract(t.json, '$.reply') IS NOT NULL)
+           ORDER BY p.ordinal`,
+        )
+        .all(runId) as { id: number; key: string }[];
+      const remove = this.prepared('DELETE FROM conversations WHERE id = ?');
+      for (const row of rows) remove.run(row.id);
+      return rows.map((row) => row.key);
+    })();
+  }
+
+  /**
    * Stores a finished conversation with its turns, labels, scores and (optionally) artifacts in one
    * transaction, with the run facts it produced when they come with it (a fleet worker's `llm.calls`,
    * `vehicle.frames`). Rejects, without writing anything: an invalid result, an unknown run, a key
@@ -441,6 +463,16 @@ export class ResultStore {
   }
 
   /** How many facts a run has (a cache stamp: it grows with every fact recorded). */
+  /** A run's stored items by outcome (conversations by their combined outcome, other kinds' items by their one word): the runs list's pass / fail columns. */
+  outcomeCounts(runId: string): Record<string, number> {
+    const rows = this.prepared(
+      "SELECT outcome, COUNT(*) AS n FROM conversations WHERE run_id = ? GROUP BY outcome UNION ALL SELECT outcome, COUNT(*) AS n FROM item_results WHERE run_id = ? AND result IS NOT NULL GROUP BY outcome",
+    ).all(runId, runId) as { outcome: string | null; n: number }[];
+    const counts: Record<string, number> = {};
+    for (const row of rows) if (row.outcome !== null) counts[row.outcome] = (counts[row.outcome] ?? 0) + row.n;
+    return counts;
+  }
+
   countRunFacts(runId: string): number {
     return (this.prepared('SELECT COUNT(*) AS n FROM run_facts WHERE run_id = ?').get(runId) as { n: number }).n;
   }

@@ -67,7 +67,7 @@ describeInBrowser('a live session in the bench app', () => {
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     const row = page.locator('[data-testid=runs-table] tbody tr', { hasText: 'bench drive' });
     await row.waitFor();
-    expect(await row.innerText()).toMatch(/dialogue · live[\s\S]*completed[\s\S]*1 \/ 1/);
+    expect(await row.innerText()).toMatch(/\tlive\t[\s\S]*completed\t0\t1\t1 \/ 1/);
     await row.locator('a').first().click();
     await page.getByTestId('report-charts').waitFor();
     expect(Number(await page.locator('[data-testid=stat-failed] .stat-value').innerText())).toBe(1);

@@ -81,3 +81,15 @@ describe('paging on the runs page (#24 item 6)', () => {
     expect(renderToStaticMarkup(<PagedRuns runs={[run(1)]} />)).not.toContain('pager-status');
   });
 });
+
+describe('the runs list', () => {
+  it('labels each run once by its kind (and a dialogue plan by its mode), with its passed and failed counts', () => {
+    const row = (kind: string, mode: string, outcomes: Record<string, number>) =>
+      ({ id: `${kind}-run`, name: kind, kind, mode, status: 'completed', stored: 3, planned: 3, createdAt: '2026-11-27T10:00:00Z', outcomes }) as unknown as Parameters<typeof PagedRuns>[0]['runs'][number];
+    const html = renderToStaticMarkup(<PagedRuns runs={[row('suite', 'scripted', { pass: 2, fail: 1 }), row('dialogue', 'guided', { fail: 3 })]} />);
+    const cells = (id: string) => [...html.matchAll(new RegExp(`data-testid="${id}">([^<]*)<`, 'g'))].map((m) => m[1]);
+    expect(cells('run-kind')).toEqual(['suite', 'dialogue · guided']);
+    expect(cells('run-passed')).toEqual(['2', '0']);
+    expect(cells('run-failed')).toEqual(['1', '3']);
+  });
+});

@@ -12,7 +12,7 @@ import { DataTable, ErrorBox, Loading, fmt, pct } from '../components/common.tsx
 import { navigate, useApi } from '../hooks.ts';
 import { turnNumber } from '../../domain/conversation.ts';
 
-type Served = { kind: 'dialogue'; comparison: RunComparison } | { kind: 'tool-agents'; a: RunRef; b: RunRef; toolComparison: ToolRunComparison };
+type Served = { kind: 'dialogue'; comparison: RunComparison; warnings: string[] } | { kind: 'tool-agents'; a: RunRef; b: RunRef; toolComparison: ToolRunComparison };
 interface RunRef {
   id: string;
   name: string;
@@ -52,6 +52,11 @@ export function CompareView({ a, b }: { a: string | null; b: string | null }) {
       {refused && <ErrorBox message={refused} />}
       {comparison.error && <ErrorBox message={comparison.error} />}
       {a && b && !refused && !comparison.data && !comparison.error && <Loading what="comparison" />}
+      {comparison.data?.kind === 'dialogue' && comparison.data.warnings.length > 0 && (
+        <div className="warn-box" data-testid="compare-warnings">
+          Read these side by side with care: {comparison.data.warnings.join('; ')}.
+        </div>
+      )}
       {comparison.data?.kind === 'dialogue' && <Comparison c={comparison.data.comparison} />}
       {comparison.data?.kind === 'tool-agents' && <ToolComparison a={comparison.data.a} b={comparison.data.b} c={comparison.data.toolComparison} />}
     </section>

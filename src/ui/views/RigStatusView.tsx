@@ -12,6 +12,12 @@ const AREA_TITLES: Record<RigCheck['area'], string> = {
   system: 'System',
 };
 
+/** Problems first (failures, then warnings), then by area and check, so what needs fixing is at the top. */
+const STATUS_ORDER: Record<string, number> = { fail: 0, warn: 1, ok: 2 };
+export function sortedChecks(checks: readonly RigCheck[]): RigCheck[] {
+  return [...checks].sort((a, b) => (STATUS_ORDER[a.status] ?? 3) - (STATUS_ORDER[b.status] ?? 3) || AREA_TITLES[a.area].localeCompare(AREA_TITLES[b.area]) || a.title.localeCompare(b.title));
+}
+
 export function RigStatusView() {
   const rig = useApi<{ checks: RigCheck[] }>('/api/rig');
   return (
@@ -24,7 +30,7 @@ export function RigStatusView() {
       {!rig.data && !rig.error && <Loading what="rig checks" />}
       {rig.data && (
         <DataTable headers={['Area', 'Check', 'Status', 'Detail', 'Fix']} testId="rig-table">
-          {rig.data.checks.map((check, i) => (
+          {sortedChecks(rig.data.checks).map((check, i) => (
             <tr key={i} className={`row-${check.status}`}>
               <td>{AREA_TITLES[check.area]}</td>
               <td>{check.title}</td>

@@ -5,6 +5,17 @@ import { useApi } from '../hooks.ts';
 import { runHref } from '../routes.ts';
 
 
+/** A run as the list shows it: the API's ListedRun, its outcome counts where the server sent them. */
+type ListedRows = (Omit<RunRecord, 'config'> & { outcomes?: Record<string, number> })[];
+
+/** The modes that say how a dialogue plan was drawn; other kinds' modes (scripted, items, live) only repeat their kind. */
+const PLAN_MODES: readonly string[] = ['guided', 'baseline', 'mixed'];
+
+/** One label per run kind: the kind, and how its plan was drawn where that says more. */
+export function kindLabel(run: Pick<RunRecord, 'kind' | 'mode'>): string {
+  return PLAN_MODES.includes(run.mode) ? `${run.kind} · ${run.mode}` : run.kind;
+}
+
 /** How each run status reads in the list: a run whose head unit never answered is a failure, not a result. */
 const STATUS_PILL: Record<RunStatus, { kind: string; text: string; title?: string }> = {
   running: { kind: 'warn', text: 'running' },
@@ -15,7 +26,7 @@ const STATUS_PILL: Record<RunStatus, { kind: string; text: string; title?: strin
 };
 
 export function RunsView() {
-  const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
+  const runs = useApi<{ runs: ListedRows }>('/api/runs');
   return (
     <section>
       <h1>Runs</h1>
@@ -30,7 +41,7 @@ export function RunsView() {
 /** Runs shown a page at a time: a workspace collects hundreds. */
 export const RUNS_PAGE = 50;
 
-export function PagedRuns({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
+export function PagedRuns({ runs }: { runs: ListedRows }) {
   const [offset, setOffset] = useState(0);
   return (
     <>
@@ -41,23 +52,23 @@ export function PagedRuns({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
 }
 
 /** The runs, newest first, each with its status badge and links to its views. */
-export function RunsTable({ runs }: { runs: Omit<RunRecord, 'config'>[] }) {
+export function RunsTable({ runs }: { runs: ListedRows }) {
   return (
-    <DataTable headers={['Run', 'Name', 'Kind · mode', 'Status', 'Stored / planned', 'Started', '']} testId="runs-table">
+    <DataTable headers={['Run', 'Name', 'Kind', 'Status', 'Passed', 'Failed', 'Stored / planned', 'Started', '']} testId="runs-table">
       {runs.map((r) => (
         <tr key={r.id}>
           <td>
             <a href={runHref(r.id, r.kind)}>{r.id}</a>
           </td>
           <td>{r.name}</td>
-          <td>
-            {r.kind} · {r.mode}
-          </td>
+          <td data-testid="run-kind">{kindLabel(r)}</td>
           <td>
             <span title={STATUS_PILL[r.status].title} data-status={r.status}>
               <Pill kind={STATUS_PILL[r.status].kind}>{STATUS_PILL[r.status].text}</Pill>
             </span>
           </td>
+          <td data-testid="run-passed">{r.outcomes?.pass ?? 0}</td>
+          <td data-testid="run-failed">{r.outcomes?.fail ?? 0}</td>
           <td>
             {r.stored} / {r.planned}
           </td>
