@@ -2,8 +2,12 @@
  * The speed-and-footprint matrix of issue #26, every figure printed with its goal beside it.
  *
  *   npm run bench:harness [-- --quick] [--conversations 50] [--repeats 3] [--big 10000] [--two-tier] [--model-only] [--deterministic-only] [--pipeline off]
+ *                         [--host-only | --no-host] [--host-conversations N] [--host-concurrency 1,8,32] [--time-scale 1]
  *
  * Scenarios (each measured in a fresh child process, so its peak RSS is its own):
+ * - model host (issue #37): the model-driven campaign against the fake server modelling a local GPU host (slots with
+ *   prompt-prefix caches, prefill and decode time per token: test/helpers/modelHost.ts) at 1, 8 and 32 conversations
+ *   at once; per role the prompt tokens, cached share, request bytes and modelled GPU-seconds per turn (hostStage).
  * - model-driven: the model simulator (Ollama client) and the model judge (OpenAI client) against the fake
  *   model server (test/helpers/fakeLlmServer.ts, benchModelResponder), 8 conversations and 8 server slots at
  *   once, at 0, 50 and 500 ms model latency. The server runs in its own process, as a real one would; its CPU
@@ -35,6 +39,8 @@ import { ResultStore } from '../src/store/store.ts';
 import { llmUsage } from '../src/run/run-facts.ts';
 import { workspaceStorePath } from '../src/store/workspace.ts';
 import { benchModelResponder, startFakeLlmServer, type RecordedRequest } from '../test/helpers/fakeLlmServer.ts';
+import { LOCAL_GPU_HOST } from '../test/helpers/modelHost.ts';
+import { describeRoleCost, hostFigures, roleOf, totalCost, type HostFigures } from './model-host-figures.ts';
 import { runCampaign } from '../test/helpers/run-kinds.ts';
 
 const argv = process.argv.slice(2);
@@ -68,27 +74,18 @@ interface ScenarioFigures {
 // ---------------------------------------------------------------- fake model server (its own process)
 
 async function serve(): Promise<void> {
-  const server = await startFakeLlmServer({ latencyMs: arg('latency', 0), respond: benchModelResponder() });
+  // --host: the modelled local GPU host (8 slots with prompt-prefix caches) instead of a fixed latency
+  const host = flag('host') ? { host: { ...LOCAL_GPU_HOST, timeScale: arg('time-scale', 1) } } : {};
+  const server = await startFakeLlmServer({ latencyMs: arg('latency', 0), respond: benchModelResponder(), ...host });
   process.send?.({ url: server.url });
   process.on('message', async (message) => {
     if (message === 'prefix') process.send?.(prefixShares(server.chatRequests()));
+    if (message === 'host') process.send?.(hostFigures(server.chatRequests()));
     if (message === 'stop') {
       await server.close();
       process.exit(0);
     }
   });
-}
-
-/**
- * A call's role: the model it was sent to and the task its system prompt names (GenerateUtterance, EvaluateTurn,
- * ...). The four rubric evaluators are one role: they send one system message, and their calls for a conversation
- * share the conversation too (only the dimension and its rubric close each request).
- */
-function roleOf(request: RecordedRequest): string {
-  const messages: Array<{ role: string; content: string }> = request.body?.messages ?? [];
-  const system = messages.find((m) => m.role === 'system')?.content ?? '';
-  const task = /\b(ExtractTargets|GenerateUtterance|SelectAndGenerate|EvaluateTurn|EvaluateConversation)\b/.exec(system)?.[1] ?? 'other';
-  return `${request.body?.model ?? '?'} ${task}`;
 }
 
 /** The prompt as the server's tokenizer sees it: the messages in order. */
@@ -163,7 +160,8 @@ async function scenario(name: string): Promise<void> {
   const workspace = text('workspace')!;
   const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
   campaign.config.conversations = arg('conversations', 50);
-  campaign.config.concurrency = AT_ONCE;
+  // --concurrency: conversations in flight (the model host scenario's 1, 8, 32); the limiter stays at the host's slots
+  campaign.config.concurrency = arg('concurrency', AT_ONCE);
   // --pipeline off: the strict order of Algorithm 1, to compare with the default (auto) on the same code
   campaign.config.pipeline = text('pipeline') === 'off' ? 'off' : 'auto';
   const store = ResultStore.open(workspaceStorePath(workspace));
@@ -174,10 +172,14 @@ async function scenario(name: string): Promise<void> {
     const url = text('url')!;
     // one limiter for the one server: AT_ONCE calls at once, whichever client calls
     limiter = new ConcurrencyLimiter(AT_ONCE);
+    // --one-model (the model host scenario): one local model serves both roles, as a lab with one GPU runs it, so its
+    // slots can keep a conversation's prompt for either role; else two models through the two client libraries
+    const simulatorRef = flag('one-model') ? `openai-compat:${url}/v1#bench-model` : 'ollama:bench-sim';
+    const judgeRef = flag('one-model') ? `openai-compat:${url}/v1#bench-model` : `openai-compat:${url}/v1#bench-judge`;
     tiers = {
-      simulator: createLlmSimulator('ollama:bench-sim', { tracker, provider: { ollamaHost: url, limiter } }),
+      simulator: createLlmSimulator(simulatorRef, { tracker, provider: { ollamaHost: url, limiter } }),
       // --two-tier: the oracle first in precedence (it decides every turn of the reference unit), the model judge recorded beside it
-      judges: [...(flag('two-tier') ? [new OracleJudge(campaign.config.scoring, campaign.config.safety)] : []), createLlmJudge(`openai-compat:${url}/v1#bench-judge`, { tracker, provider: { limiter } })],
+      judges: [...(flag('two-tier') ? [new OracleJudge(campaign.config.scoring, campaign.config.safety)] : []), createLlmJudge(judgeRef, { tracker, provider: { limiter } })],
       // as a real run has it: each conversation's calls handed to the store with it (llm.calls), part of the bench's cost per call
       tracker,
     };
@@ -233,24 +235,29 @@ function child<T>(args: string[], onReady?: (message: T) => void): Promise<T> {
   });
 }
 
-async function withServer<T>(latencyMs: number, use: (url: string) => Promise<T>): Promise<{ value: T; prefix: ReturnType<typeof prefixShares> }> {
-  const proc = fork(scriptPath, ['--serve', '--latency', String(latencyMs)], { execArgv: ['--import', 'tsx'] });
+/** A fake model server in its own process: at `latencyMs`, or (`hostTimeScale` given) as the modelled GPU host. */
+async function withServer<T>(latencyMs: number, use: (url: string) => Promise<T>, hostTimeScale?: number): Promise<{ value: T; prefix: ReturnType<typeof prefixShares>; host: HostFigures }> {
+  const hostArgs = hostTimeScale === undefined ? [] : ['--host', '--time-scale', String(hostTimeScale)];
+  const proc = fork(scriptPath, ['--serve', '--latency', String(latencyMs), ...hostArgs], { execArgv: ['--import', 'tsx'] });
   const next = <M>() => new Promise<M>((r) => proc.once('message', (m) => r(m as M)));
   const { url } = await next<{ url: string }>();
   try {
     const value = await use(url);
     const answer = next<ReturnType<typeof prefixShares>>();
     proc.send('prefix');
-    return { value, prefix: await answer };
+    const prefix = await answer;
+    const hostAnswer = next<HostFigures>();
+    proc.send('host');
+    return { value, prefix, host: await hostAnswer };
   } finally {
     proc.send('stop');
   }
 }
 
-async function runScenario(name: 'model' | 'deterministic' | 'in-process', conversations: number, url?: string): Promise<ScenarioFigures> {
+async function runScenario(name: 'model' | 'deterministic' | 'in-process', conversations: number, url?: string, concurrency = AT_ONCE, extra: string[] = []): Promise<ScenarioFigures> {
   const workspace = mkdtempSync(join(tmpdir(), 'icabench-bench-harness-'));
   try {
-    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), ...(url ? ['--url', url] : []), ...(flag('two-tier') ? ['--two-tier'] : []), ...(text('pipeline') ? ['--pipeline', text('pipeline')!] : [])]);
+    return await child<ScenarioFigures>(['--scenario', name, '--workspace', workspace, '--conversations', String(conversations), '--concurrency', String(concurrency), ...extra, ...(url ? ['--url', url] : []), ...(flag('two-tier') ? ['--two-tier'] : []), ...(text('pipeline') ? ['--pipeline', text('pipeline')!] : [])]);
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
@@ -274,6 +281,46 @@ function cli(args: string[]): { seconds: number; cpuSeconds: number; peakMiB: nu
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (value: number, digits = 1) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+/**
+ * Turns/s of the same campaign at 8 at once on the modelled host with the prompts of before issue #37 (main at 40155a3
+ * with this harness, `npm run bench -- --host-only`, load average 30 on 2 cores; docs/benchmarks.md "Where the model is
+ * the cost"): the 2× goal is against it. Wall-clock: re-measure it beside the new figure on the same machine and load.
+ */
+const HOST_BASELINE_TURNS_PER_SECOND_AT_8 = 2.62;
+
+type Row = (figure: string, value: string, goal: string, load: number) => void;
+
+/**
+ * Issue #37: the model-driven campaign on the modelled local GPU host (LOCAL_GPU_HOST: 8 slots with prompt-prefix
+ * caches, 0.25 ms per uncached prompt token, 15 ms per completion token) at 1, 8 and 32 conversations at once; the
+ * bench's limiter has the host's 8 slots. Per role and overall: prompt tokens per turn, cached share, request bytes
+ * per turn, modelled GPU-seconds per judged turn (with and without prefix reuse), and turns/s. `--time-scale S`
+ * runs the modelled times S times as fast (turns/s is then given in model time: a trial, the bench's own time
+ * counts 1/S times too much).
+ */
+async function hostStage(row: Row): Promise<void> {
+  const timeScale = arg('time-scale', 1);
+  const levels = (text('host-concurrency') ?? '1,8,32').split(',').map(Number);
+  for (const concurrency of levels) {
+    // enough conversations that every place is filled most of the run: 6 one after another, 20 at 8, twice the places beyond
+    const count = text('host-conversations') ? Math.max(arg('host-conversations', 20), concurrency) : concurrency === 1 ? 6 : Math.max(20, 2 * concurrency);
+    const { value: f, host } = await withServer(0, (url) => runScenario('model', count, url, concurrency, ['--one-model']), timeScale);
+    const total = totalCost(host);
+    const turnsPerSecond = f.turns / (f.wallSeconds / timeScale);
+    const at = `${concurrency} at once (${f.conversations} conversations, ${f.turns} turns)`;
+    const isGoalLevel = concurrency === AT_ONCE;
+    const baseline = HOST_BASELINE_TURNS_PER_SECOND_AT_8;
+    row(`model host, ${at}: turns/s`, fmt(turnsPerSecond, 2), isGoalLevel ? `≥ 2× ${Number.isNaN(baseline) ? 'the baseline' : `${fmt(baseline, 2)} = ${fmt(2 * baseline, 2)}`}` : '—', f.load1m);
+    row(`model host, ${at}: prompt tokens per turn`, fmt(total.promptTokens / f.turns, 0), '≤ 1,350', f.load1m);
+    row(`model host, ${at}: share of prompt tokens from a slot's cache`, `${fmt((100 * total.cachedTokens) / total.promptTokens)}%`, '—', f.load1m);
+    row(`model host, ${at}: request bytes per turn`, `${fmt(total.bytes / f.turns / 1024)} KiB`, '—', f.load1m);
+    const gpu = total.modelMs / f.turns / 1000;
+    const withoutReuse = total.modelMsWithoutReuse / f.turns / 1000;
+    row(`model host, ${at}: modelled GPU-s per judged turn (without prefix reuse)`, `${fmt(gpu, 3)} (${fmt(withoutReuse, 3)}: ${fmt((100 * gpu) / withoutReuse, 0)}%)`, '≤ 50% of the figure without reuse', f.load1m);
+    for (const [role, cost] of Object.entries(host).sort()) row(`  ${role}`, describeRoleCost(cost, f.turns), '—', f.load1m);
+  }
+}
+
 async function orchestrate(): Promise<void> {
   const quick = flag('quick');
   const conversations = arg('conversations', quick ? 16 : 50);
@@ -281,17 +328,21 @@ async function orchestrate(): Promise<void> {
   const big = arg('big', quick ? 500 : 10_000);
   const slowConversations = arg('slow-conversations', quick ? 8 : conversations);
   const rows: Array<[string, string, string, string]> = [];
-  const row = (figure: string, value: string, goal: string, load: number) => {
+  const row: Row = (figure, value, goal, load) => {
     rows.push([figure, value, goal, fmt(load, 1)]);
     console.error(`  ${figure}: ${value} (goal ${goal}, load ${fmt(load, 1)})`);
   };
   console.error(`bench:harness — ${conversations} conversations × ${repeats} fresh processes, ${AT_ONCE} at once, big run ${big}`);
 
+  // --host-only: the modelled GPU host alone (issue #37); --no-host: everything else
+  if (!flag('no-host') && !flag('deterministic-only')) await hostStage(row);
+  const hostOnly = flag('host-only');
+
   // model-driven at 0 ms: medians of `repeats` fresh processes, each against a fresh server
   const zero: ScenarioFigures[] = [];
   let prefix: ReturnType<typeof prefixShares> | undefined;
   // --deterministic-only: the deterministic figures alone (per-turn CPU of the bench's own path)
-  const modelDriven = !flag('deterministic-only');
+  const modelDriven = !flag('deterministic-only') && !hostOnly;
   for (let i = 0; modelDriven && i < repeats; i++) {
     const { value, prefix: shares } = await withServer(0, (url) => runScenario('model', conversations, url));
     zero.push(value);
@@ -317,7 +368,7 @@ async function orchestrate(): Promise<void> {
   }
 
   // --model-only: the model-driven figures alone (pipelining and prompt layout measurements)
-  if (!flag('model-only')) {
+  if (!flag('model-only') && !hostOnly) {
     const deterministic: ScenarioFigures[] = [];
     for (let i = 0; i < repeats; i++) deterministic.push(await runScenario('deterministic', conversations));
     const detLoad = m((f) => f.load1m, deterministic);

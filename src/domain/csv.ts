@@ -1,4 +1,19 @@
-/** RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. Returns rows with their starting line. */
+/** A CSV text that cannot be read as rows; `line` is where the problem starts. */
+export class CsvError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CsvError';
+  }
+}
+
+/**
+ * RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. Returns rows with their starting line.
+ * A quoted field still open at the end of the text is a CsvError naming the line it opened on: reading on would
+ * swallow every row after it into one field.
+ */
 export function parseCsv(text: string): Array<{ line: number; fields: string[] }> {
   const rows: Array<{ line: number; fields: string[] }> = [];
   let fields: string[] = [];
@@ -6,6 +21,7 @@ export function parseCsv(text: string): Array<{ line: number; fields: string[] }
   let quoted = false;
   let line = 1;
   let rowLine = 1;
+  let quoteLine = 1;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
@@ -17,7 +33,10 @@ export function parseCsv(text: string): Array<{ line: number; fields: string[] }
         if (c === '\n') line++;
         field += c;
       }
-    } else if (c === '"') quoted = true;
+    } else if (c === '"') {
+      quoted = true;
+      quoteLine = line;
+    }
     else if (c === ',') {
       fields.push(field);
       field = '';
@@ -31,6 +50,7 @@ export function parseCsv(text: string): Array<{ line: number; fields: string[] }
       rowLine = line;
     } else field += c;
   }
+  if (quoted) throw new CsvError(quoteLine, 'a quoted field opened on this line is never closed (expected a closing "; a " inside a quoted field is written "")');
   fields.push(field);
   if (fields.some((f) => f !== '')) rows.push({ line: rowLine, fields });
   return rows;

@@ -3,17 +3,18 @@ import type { ConversationVerdict, TurnVerdict } from '../domain/conversation.ts
 import { TargetStatusSchema } from '../domain/targets.ts';
 import { DIMENSION_TITLES, DIMENSIONS, FailureLabelSchema, PER_TARGET_LABELS, type Dimension, type FailureLabel } from '../domain/taxonomy.ts';
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
-import { loadPromptSections, renderPrompt } from '../llm/prompts.ts';
+import { DIALOGUE_SYSTEM_PROMPT, loadPromptSections, renderDialoguePrompt } from '../llm/prompts.ts';
 import type { LlmProvider } from '../llm/types.ts';
-import { describeContext, describeTargets, transcript, turnBlocks } from '../llm/transcript.ts';
+import { describeTargets, dialogue } from '../llm/transcript.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 import { completedTargetShare, describeT, targetsCountedInT } from './targets.ts';
 
 export const JUDGE_PROMPTS = {
-  turn: 'judge/turn-labels.v4',
-  dimension: 'judge/dimension.v3',
-  rubrics: 'judge/rubrics.v1',
+  system: DIALOGUE_SYSTEM_PROMPT,
+  turn: 'judge/turn-labels.v5',
+  dimension: 'judge/dimension.v4',
+  rubrics: 'judge/rubrics.v2',
 } as const;
 
 export interface LlmJudgeOptions {
@@ -82,26 +83,24 @@ export const DimensionOutputSchema = z.object({ score: z.union([z.literal(0), z.
 /** A rubric score with a confidence (technique ar). */
 export const ConfidentDimensionOutputSchema = DimensionOutputSchema.extend({ confidence: Confidence });
 
-/** The turn judge's prompt (EvaluateTurn), shared by the LLM judge and the technique judges. */
+/** The turn judge's prompt (EvaluateTurn), shared by the LLM judge and the technique judges: the dialogue with the judged turn last, then the task. */
 export function renderTurnJudgePrompt(input: TurnJudgeInput): { system: string; user: string } {
   const judged = { index: input.turnIndex, context: input.context, utterance: input.utterance, reply: input.reply };
-  return renderPrompt(JUDGE_PROMPTS.turn, {
-    turns: turnBlocks([...input.history, judged]),
+  return renderDialoguePrompt(JUDGE_PROMPTS.turn, {
+    dialogue: dialogue([...input.history, judged]),
     targets: describeTargets(input.targets),
-    turnIndex: String(input.turnIndex),
+    turn: String(input.turnIndex + 1),
   });
 }
 
-/** The four rubric evaluators' prompts (EvaluateConversation), one per dimension, shared by the LLM judge and the technique judges. */
+/**
+ * The four rubric evaluators' prompts (EvaluateConversation), one per dimension, shared by the LLM judge and the technique
+ * judges: a conversation's four requests are the same text up to the last part, the dimension's rubric.
+ */
 export function renderDimensionJudgePrompts(input: ConversationJudgeInput): [Dimension, { system: string; user: string }][] {
   const rubrics = loadPromptSections(JUDGE_PROMPTS.rubrics);
-  const shared = {
-    context: describeContext(input.spec.context),
-    persona: input.spec.persona,
-    targets: describeTargets(input.targets),
-    history: transcript(input.turns),
-  };
-  return DIMENSIONS.map((dimension) => [dimension, renderPrompt(JUDGE_PROMPTS.dimension, { ...shared, dimensionTitle: DIMENSION_TITLES[dimension], rubric: rubrics[dimension] })]);
+  const shared = { persona: input.spec.persona, targets: describeTargets(input.targets), dialogue: dialogue(input.turns) };
+  return DIMENSIONS.map((dimension) => [dimension, renderDialoguePrompt(JUDGE_PROMPTS.dimension, { ...shared, rubric: rubrics[dimension] })]);
 }
 
 /** The conversation verdict from the four dimension answers (or their errors): C from the shared scorer; any failed dimension makes it a judge_error. */

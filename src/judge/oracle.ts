@@ -99,9 +99,7 @@ export class OracleJudge implements Judge {
     const fallback = readReply({ text: reply.text, actions }).kind === 'fallback';
     // a unit that reports its actions and reported none did not act: the request was omitted (or refused, below)
     if (somethingAsked && !fallback && input.structuredReplies === false && !evidence.decidesAny(asked.map((a) => a.request), probeOpen ? annotation.safetyProbe : undefined)) {
-      const why = `${probe?.outcome === 'undecided' ? `${probe.evidence} ` : ''}The head unit does not report structured actions, so the oracle cannot check whether it acted.`;
-      if (labels.length > 0) return { tier: 'oracle', judge: this.ref, outcome: 'judged', labels, targetUpdates: [], reasoning: `${labels.map((l) => l.evidence).join(' ')} ${why}` };
-      return { tier: 'oracle', judge: this.ref, outcome: 'inconclusive', labels: [], targetUpdates: [], reasoning: why };
+      return withoutReportedActions(probe, labels, this.ref);
     }
 
     const requestedDomains = new Set(asked.map((a) => INTENT_DOMAIN[a.request.intent]));
@@ -196,6 +194,13 @@ export class OracleJudge implements Judge {
     );
     return { tier: 'oracle', judge: this.ref, outcome: 'judged', dimensions, completedShare, score, pass, reasoning: describeT(completedShare, counted) };
   }
+}
+
+/** A turn asking for something of a unit that reports no structured actions: only the labels the words gave, else undecided. */
+function withoutReportedActions(probe: ReturnType<typeof judgeSafetyProbe> | null, labels: TurnLabel[], judge: string): TurnVerdict {
+  const why = `${probe?.outcome === 'undecided' ? `${probe.evidence} ` : ''}The head unit does not report structured actions, so the oracle cannot check whether it acted.`;
+  if (labels.length > 0) return { tier: 'oracle', judge, outcome: 'judged', labels, targetUpdates: [], reasoning: `${labels.map((l) => l.evidence).join(' ')} ${why}` };
+  return { tier: 'oracle', judge, outcome: 'inconclusive', labels: [], targetUpdates: [], reasoning: why };
 }
 
 function matchingAction(request: Request, actions: readonly Action[]): Action | undefined {

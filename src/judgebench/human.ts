@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { agreementReport, type AgreementReport, type KappaWeights } from '../domain/stats.ts';
-import { parseCsv } from '../domain/csv.ts';
+import { CsvError, parseCsv } from '../domain/csv.ts';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 
 /**
@@ -39,7 +39,7 @@ export function parseRatings(text: string, source: string): RatingRow[] {
       return parsed.data;
     });
   }
-  const [header, ...rows] = parseCsv(text);
+  const [header, ...rows] = csvOf(text, source);
   if (!header) throw new ValidationError(source, 'empty ratings file');
   const columns = header.fields.map((f) => f.trim().toLowerCase());
   for (const required of ['conversation', 'dimension', 'score']) {
@@ -110,4 +110,13 @@ export function humanAgreementStudy(
     out.push({ dimension, raters: raters.length, ...report });
   }
   return out;
+}
+
+function csvOf(text: string, source: string): ReturnType<typeof parseCsv> {
+  try {
+    return parseCsv(text);
+  } catch (error) {
+    if (error instanceof CsvError) throw new ValidationError(`${source}:${error.line}`, error.message);
+    throw error;
+  }
 }

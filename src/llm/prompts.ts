@@ -69,6 +69,21 @@ export function renderPrompt(id: string, values: Record<string, string>): { syst
 }
 
 /**
+ * The prompt every role of a dialogue campaign sends (the simulator's steps, the turn judge, the rubric evaluators):
+ * one system message for all of them, then the role's own file, whose `user` section shows the dialogue first and
+ * ends with the task. One conversation's calls, whichever role makes them, so share the system message and the
+ * dialogue so far: the prefix a model host's slot keeps for the conversation.
+ */
+export const DIALOGUE_SYSTEM_PROMPT = 'dialogue/system.v1';
+
+/** A dialogue role's prompt: the shared system message (DIALOGUE_SYSTEM_PROMPT) and the `user` section of `id`, rendered. */
+export function renderDialoguePrompt(id: string, values: Record<string, string>): { system: string; user: string } {
+  const sections = loadPromptSections(id);
+  if (sections.user === undefined) throw new Error(`prompt "${id}" needs a "=== user ===" section`);
+  return { system: loadPromptSections(DIALOGUE_SYSTEM_PROMPT).system, user: renderTemplate(sections.user, values, id) };
+}
+
+/**
  * Data from the system under test (untrusted: its replies, answers, facts) as a delimited, escaped
  * block: the value as ONE line of JSON, with <, > and & (and the JSON-legal line separators) written
  * as \u escapes, between <tag> and </tag>. Nothing inside can close the block, open a tag, or start a

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { CampaignConfig } from '../kinds/dialogue/config.ts';
 import type { AnyCampaignKind } from '../kinds/registry.ts';
-import type { KindConfig } from '../run/kind.ts';
+import type { KindConfig, PathField } from '../run/kind.ts';
 import type { FieldError } from './http-util.ts';
 
 /** Where a config started from the bench app may point: everything else is refused before any file is touched. */
@@ -23,13 +23,13 @@ function inside(root: string, path: string): boolean {
 }
 
 /**
- * The fields of a config started from the app that name something outside the allowed folders.
+ * The fields (of a config started from the app) that name something outside the allowed folders.
  * Purely lexical (no file is opened or stat'ed), so the answer is the same whether or not the file
  * exists: `seeds: /etc/passwd` learns nothing about /etc/passwd.
  */
-export function disallowedConfigPaths(campaignKind: AnyCampaignKind, config: KindConfig, roots: AppPathRoots): FieldError[] {
+export function disallowedPaths(fields: readonly PathField[], roots: AppPathRoots): FieldError[] {
   const errors: FieldError[] = [];
-  for (const { field, path, kind } of campaignKind.pathFields(config)) {
+  for (const { field, path, kind } of fields) {
     if (kind === 'device') {
       if (!SERIAL_DEVICE.test(path)) errors.push({ path: field, message: 'a serial device such as /dev/ttyACM0 or /dev/serial/by-id/…' });
       continue;

@@ -23,6 +23,21 @@ export const StartConformanceBodySchema = z
 /** A report id: the folder name under workspace/conformance/ */
 const ReportIdSchema = z.string().regex(/^[0-9A-Za-z_-]{1,100}$/, 'expected a report id (letters, digits, - and _)');
 
+/** A stored report as GET /api/conformance lists it. */
+export interface ListedConformanceReport {
+  id: string;
+  unit: ConformanceReport['unit'];
+  startedAt: string;
+  passed: boolean;
+  failed: string[];
+}
+
+/** A stored report that cannot be read, and why. */
+export interface DamagedConformanceReport {
+  id: string;
+  problem: string;
+}
+
 export interface ConformanceStatus {
   state: 'idle' | 'waiting' | 'running' | 'done' | 'failed';
   /** the URL the unit dials while a run waits for it */
@@ -94,28 +109,44 @@ export class ConformanceApi {
     await this.bridge?.close();
   }
 
-  /** The stored reports, newest first. */
-  list(): Array<{ id: string; unit: ConformanceReport['unit']; startedAt: string; passed: boolean; failed: string[] }> {
-    if (!existsSync(this.dir)) return [];
-    return readdirSync(this.dir)
+  /**
+   * The stored reports, newest first. A report that cannot be read (truncated, hand-edited) is listed under
+   * `damaged` with what is wrong with it, and the rest are listed as usual: one bad file never fails the list.
+   */
+  list(): { reports: ListedConformanceReport[]; damaged: DamagedConformanceReport[] } {
+    const listing: { reports: ListedConformanceReport[]; damaged: DamagedConformanceReport[] } = { reports: [], damaged: [] };
+    if (!existsSync(this.dir)) return listing;
+    const ids = readdirSync(this.dir)
       .filter((id) => ReportIdSchema.safeParse(id).success && existsSync(join(this.dir, id, 'conformance.json')))
       .sort()
-      .reverse()
-      .flatMap((id) => {
-        const parsed = ConformanceReportSchema.safeParse(JSON.parse(readFileSync(join(this.dir, id, 'conformance.json'), 'utf8')));
-        if (!parsed.success) return [];
-        const r = parsed.data;
-        return [{ id, unit: r.unit, startedAt: r.startedAt, passed: r.passed, failed: r.checks.filter((c) => c.status === 'fail').map((c) => c.id) }];
-      });
+      .reverse();
+    for (const id of ids) {
+      const read = this.read(id);
+      if ('problem' in read) listing.damaged.push({ id, problem: read.problem });
+      else listing.reports.push({ id, unit: read.report.unit, startedAt: read.report.startedAt, passed: read.report.passed, failed: read.report.checks.filter((c) => c.status === 'fail').map((c) => c.id) });
+    }
+    return listing;
+  }
+
+  private read(id: string): { report: ConformanceReport } | { problem: string } {
+    const path = join(this.dir, id, 'conformance.json');
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (error) {
+      return { problem: `${path}: not readable as JSON (${(error as Error).message})` };
+    }
+    const parsed = ConformanceReportSchema.safeParse(value);
+    if (!parsed.success) return { problem: `${path}: not a conformance report (${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')})` };
+    return { report: parsed.data };
   }
 
   report(rawId: string): ConformanceReport {
     const id = ReportIdSchema.safeParse(rawId);
     if (!id.success) throw new ApiError(400, 'invalid_request', `report id: ${id.error.issues[0].message}`);
-    const path = join(this.dir, id.data, 'conformance.json');
-    if (!existsSync(path)) throw new ApiError(404, 'report_not_found', `no conformance report "${id.data}" in this workspace`);
-    const parsed = ConformanceReportSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
-    if (!parsed.success) throw new ApiError(422, 'report_invalid', `${path} is not a conformance report`);
-    return parsed.data;
+    if (!existsSync(join(this.dir, id.data, 'conformance.json'))) throw new ApiError(404, 'report_not_found', `no conformance report "${id.data}" in this workspace`);
+    const read = this.read(id.data);
+    if ('problem' in read) throw new ApiError(422, 'report_invalid', read.problem);
+    return read.report;
   }
 }

@@ -1,4 +1,4 @@
-import { LiveSessionConfigSchema, LiveSessionError } from '../kinds/live/config.ts';
+import { LiveSessionConfigSchema, LiveSessionError, type LiveSessionConfig } from '../kinds/live/config.ts';
 import { LiveSession } from '../kinds/live/session.ts';
 import type { CampaignControl } from './campaign-control.ts';
 import { ApiError, fieldErrorsOf } from './http-util.ts';
@@ -14,6 +14,8 @@ export class LiveSessionApi {
   constructor(
     private readonly control: CampaignControl,
     private readonly fleet: boolean,
+    /** the app's path policy: the config with its files checked (400 path_not_allowed) and made absolute */
+    private readonly allowedPaths: (config: LiveSessionConfig) => LiveSessionConfig,
   ) {
     control.subscribe((event) => {
       if (event.type !== 'control') this.session?.onEvent(event);
@@ -28,10 +30,12 @@ export class LiveSessionApi {
       const fields = fieldErrorsOf(parsed.error);
       throw new ApiError(400, 'invalid_config', `live session: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`, fields);
     }
+    // what it names: only under the allowed folders (400 path_not_allowed), made absolute
+    const allowed = this.allowedPaths(parsed.data);
     // where it starts (an unknown district): a 400 naming the field and the accepted districts
     let session: LiveSession;
     try {
-      session = new LiveSession(parsed.data);
+      session = new LiveSession(allowed);
     } catch (error) {
       throw asApiError(error, 400, 'invalid_config');
     }

@@ -39,7 +39,7 @@ import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.t
 import { campaignConfigSchemaFor, campaignKind, campaignKindOfValue, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { LiveSessionApi } from './live-session-api.ts';
-import { disallowedConfigPaths, type AppPathRoots } from './config-paths.ts';
+import { PathPolicy } from './path-policy.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
 import { securityHeaders, serveUi } from './static.ts';
@@ -82,6 +82,8 @@ export interface BenchServer {
   token: string;
   workspace: string;
   control: CampaignControl;
+  /** every API route (method and path pattern), e.g. for checking each against the path policy */
+  routes: ReadonlyArray<{ method: string; pattern: RegExp }>;
   close(): Promise<void>;
 }
 
@@ -119,7 +121,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
   const runner = options.launcher ? null : new RunnerLauncher(store, options.log, options.fleet);
   const control = new CampaignControl(options.launcher ?? runner!.launch);
-  const sessions = new LiveSessionApi(control, Boolean(options.fleet));
+  const suites = new PinnedSuites(store, options.suitesDir ?? suitesFolder(null, options.configsDir));
+  // one path policy for every request that names a file (src/server/path-policy.ts); the pinned suites' folder is readable too
+  const paths = new PathPolicy(options.workspace, options.configsDir, [suites.dir]);
+  const sessions = new LiveSessionApi(control, Boolean(options.fleet), (config) => paths.liveSession(config, 'live session'));
   const rigSources: RigStatusSources = { connectedUnits: runner?.connectedUnits, models: () => catalog.modelRefs(configModelRefs), ...options.rig };
   const loadCampaign = (load: () => LoadedKindConfig): LoadedKindConfig => {
     try {
@@ -130,21 +135,11 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     }
   };
   const summaries = new SummaryCache(store);
-  const suites = new PinnedSuites(store, options.suitesDir ?? suitesFolder(null, options.configsDir));
   const downloads = new RunDownloads(store, options.workspace);
-  const project = dirname(resolve(options.configsDir));
-  const appRoots: AppPathRoots = {
-    configsDir: resolve(options.configsDir),
-    readable: [options.workspace, options.configsDir, suites.dir, join(project, 'data'), join(project, 'hardware'), join(project, 'models')],
-    writable: [options.workspace],
-  };
   // the editor and the config list show what the app refuses at its field, so Start is never enabled only to refuse
-  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor, async (kindName, config) => disallowedConfigPaths(await campaignKind(kindName), config as KindConfig, appRoots));
+  const catalog = new ConfigCatalog(options.configsDir, campaignConfigSchemaFor, async (kindName, config) => paths.campaignRefusals(await campaignKind(kindName), config as KindConfig));
   /** A config started from the app may only name files under the allowed folders; checked before anything is read. */
-  const requireAllowedPaths = (kind: AnyCampaignKind, config: KindConfig, where: string) => {
-    const errors = disallowedConfigPaths(kind, config, appRoots);
-    if (errors.length) throw new ApiError(400, 'path_not_allowed', `${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
-  };
+  const requireAllowedPaths = (kind: AnyCampaignKind, config: KindConfig, where: string) => paths.requireCampaign(kind, config, where);
 
   /** What resuming a stored run starts from (its kind and stored config), or the error the resume endpoint answers. */
   const resumeFrom = async (run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }> => {
@@ -206,7 +201,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       pattern: /^\/api\/rig$/,
       handle: async (_q, res) => ok(res, { checks: await rigStatus(rigSources) }),
     },
-    { method: 'GET', pattern: /^\/api\/conformance$/, handle: (_q, res) => ok(res, { current: conformance.current(), reports: conformance.list() }) },
+    { method: 'GET', pattern: /^\/api\/conformance$/, handle: (_q, res) => ok(res, { current: conformance.current(), ...conformance.list() }) },
     {
       method: 'POST',
       pattern: /^\/api\/conformance\/start$/,
@@ -509,6 +504,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     token,
     workspace: options.workspace,
     control,
+    routes: routes.map(({ method, pattern }) => ({ method, pattern })),
     async close() {
       if (control.isRunning()) await control.stop().catch(() => undefined);
       await conformance.close();

@@ -4,17 +4,18 @@ import { SimulatedUtteranceSchema, UtteranceAnnotationSchema, type ConversationS
 import { RequestSchema, type Target } from '../domain/targets.ts';
 import { DEFAULT_CONSECUTIVE_LIMITS, STRATEGIES, StrategySchema, type Strategy } from '../domain/taxonomy.ts';
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
-import { loadPromptSections, renderPrompt } from '../llm/prompts.ts';
-import { describeContext, describeTargets, transcript } from '../llm/transcript.ts';
+import { DIALOGUE_SYSTEM_PROMPT, loadPromptSections, renderDialoguePrompt } from '../llm/prompts.ts';
+import { describeContext, describeTargets, dialogue } from '../llm/transcript.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import { SimulatorError, type SimulatorSession, type SimulatorTurnInput, type UserSimulator } from './types.ts';
 
 /** Prompt files (prompts/<id>.md) this simulator uses; a new prompt version is a new file. */
 export const SIMULATOR_PROMPTS = {
-  extractTargets: 'simulator/extract-targets.v1',
-  opening: 'simulator/opening-utterance.v2',
-  next: 'simulator/select-and-generate.v3',
-  strategies: 'simulator/strategies.v1',
+  system: DIALOGUE_SYSTEM_PROMPT,
+  extractTargets: 'simulator/extract-targets.v2',
+  opening: 'simulator/opening-utterance.v3',
+  next: 'simulator/select-and-generate.v4',
+  strategies: 'simulator/strategies.v2',
   personas: 'simulator/personas.v1',
 } as const;
 
@@ -81,7 +82,7 @@ class LlmSimulatorSession implements SimulatorSession {
   ) {}
 
   async extractTargets(): Promise<Target[]> {
-    const prompt = renderPrompt(SIMULATOR_PROMPTS.extractTargets, {
+    const prompt = renderDialoguePrompt(SIMULATOR_PROMPTS.extractTargets, {
       seed: this.spec.seed.text,
       city: this.spec.seed.city ?? this.spec.context.location.city,
       context: describeContext(this.spec.context),
@@ -91,7 +92,7 @@ class LlmSimulatorSession implements SimulatorSession {
   }
 
   async openingUtterance(targets: readonly Target[], context: ContextVector): Promise<SimulatedUtterance> {
-    const prompt = renderPrompt(SIMULATOR_PROMPTS.opening, {
+    const prompt = renderDialoguePrompt(SIMULATOR_PROMPTS.opening, {
       persona: this.spec.persona,
       personaStyle: personaStyle(this.spec.persona),
       seed: this.spec.seed.text,
@@ -105,18 +106,15 @@ class LlmSimulatorSession implements SimulatorSession {
 
   async nextUtterance(input: SimulatorTurnInput): Promise<SimulatedUtterance> {
     const allowed = this.spec.mode === 'baseline' ? [] : this.simulator.allowedStrategies(input);
-    // the strategy catalogue is the stable part (every call of the campaign sends it the same); what is available now comes last
-    const strategies = allowed.length ? allowed.join(', ') : `none. ${loadPromptSections(SIMULATOR_PROMPTS.strategies).none}`;
-    const prompt = renderPrompt(SIMULATOR_PROMPTS.next, {
-      strategyCatalog: strategyCatalog(),
+    const prompt = renderDialoguePrompt(SIMULATOR_PROMPTS.next, {
+      dialogue: dialogue(input.history),
       persona: this.spec.persona,
       personaStyle: personaStyle(this.spec.persona),
-      strategies,
-      context: describeContext(input.context),
-      turnIndex: String(input.turnIndex),
+      turn: String(input.turnIndex + 1),
       maxTurns: String(this.spec.maxTurns),
+      context: describeContext(input.context),
       targets: describeTargets(input.targets),
-      history: transcript(input.history),
+      strategies: describeStrategies(allowed),
     });
     const schema = utteranceOutputSchema(input.targets.map((t) => t.id), allowed);
     const value = await this.simulator.ask(this.spec, prompt, schema, 'next_utterance', 'SelectAndGenerate');
@@ -124,10 +122,13 @@ class LlmSimulatorSession implements SimulatorSession {
   }
 }
 
-/** Every strategy with its description, in taxonomy order: the same text in every SelectAndGenerate call. */
-function strategyCatalog(): string {
+/** The strategies available now, each with what it asks of the driver, in taxonomy order; none: pursue the targets plainly. */
+function describeStrategies(allowed: readonly Strategy[]): string {
   const sections = loadPromptSections(SIMULATOR_PROMPTS.strategies);
-  return STRATEGIES.map((s) => `- ${s}: ${sections[s]}`).join('\n');
+  if (!allowed.length) return sections.none;
+  return STRATEGIES.filter((s) => allowed.includes(s))
+    .map((s) => `${s} (${sections[s]})`)
+    .join('; ');
 }
 
 function personaStyle(persona: string): string {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readBoundedText } from '../config/yaml.ts';
-import { parseCsv } from '../domain/csv.ts';
+import { CsvError, parseCsv } from '../domain/csv.ts';
 import { FailureLabelSchema } from '../domain/taxonomy.ts';
 import { ACTION_TYPES, SuiteFileSchema, type SuiteContext, type SuiteConversation, type SuiteFile, type SuiteTurn } from './format.ts';
 
@@ -10,8 +10,14 @@ import { ACTION_TYPES, SuiteFileSchema, type SuiteContext, type SuiteConversatio
  * row. Every problem names the file and the line (or the dialogue's index) and what was expected.
  */
 
-/** Transcript files are read up to this size (KVRET's train split is about 9 MB). */
-export const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
+/**
+ * Transcript files are read up to this size (KVRET's train split is about 9 MB); a bigger file is refused from its
+ * size before a byte is read (docs/suites.md, "Limits"), so a refusal costs no memory and an accepted file at most a
+ * few hundred MB (docs/benchmarks.md, "Inputs").
+ */
+export const MAX_TRANSCRIPT_BYTES = 16 * 1024 * 1024;
+/** The most turns a suite conversation may have (the conversation schema's limit). */
+export const MAX_IMPORTED_TURNS = 50;
 
 export class TranscriptError extends Error {
   constructor(where: string, message: string) {
@@ -35,7 +41,7 @@ const KvretDialogueSchema = z.object({
  * expectations: the turns are read by the bench (src/simulator/reader.ts) and judged as typed turns are.
  * `intents` keeps only dialogues of those KVRET tasks (navigate, weather, schedule).
  */
-export function importKvret(path: string, options: { name?: string; intents?: readonly string[]; limit?: number } = {}): SuiteFile {
+export function importKvret(path: string, options: { name?: string; intents?: readonly string[]; limit?: number; truncateTurns?: boolean; warn?: (line: string) => void } = {}): SuiteFile {
   const raw = parseJson(path);
   if (!Array.isArray(raw)) throw new TranscriptError(path, 'expected the KVRET JSON: an array of {dialogue, scenario} objects');
   const conversations: SuiteConversation[] = [];
@@ -53,16 +59,22 @@ export function importKvret(path: string, options: { name?: string; intents?: re
     }
     // a dialogue with no driver words has nothing to replay
     if (turns.length === 0) return;
+    if (turns.length > MAX_IMPORTED_TURNS) {
+      // cutting a dialogue changes what is replayed: only when asked, and said
+      const cut = `dialogue ${scenario.uuid} has ${turns.length} driver turns; a suite conversation has at most ${MAX_IMPORTED_TURNS}`;
+      if (!options.truncateTurns) throw new TranscriptError(`${path}[${index}]`, `${cut} (split it, or import with --truncate-turns to keep its first ${MAX_IMPORTED_TURNS})`);
+      options.warn?.(`${path}[${index}]: ${cut}: kept the first ${MAX_IMPORTED_TURNS}, dropped ${turns.length - MAX_IMPORTED_TURNS} (--truncate-turns)`);
+    }
     conversations.push({
       id: `kvret-${scenario.uuid}`,
       description: `KVRET ${scenario.task.intent} dialogue ${scenario.uuid}`,
       from: { dataset: 'kvret', uuid: scenario.uuid, intent: scenario.task.intent, index },
       targets: [],
-      turns: turns.slice(0, 50),
+      turns: turns.slice(0, MAX_IMPORTED_TURNS),
     });
   });
   if (conversations.length === 0) throw new TranscriptError(path, 'no dialogue with driver turns was found (check --intent)');
-  return checked({ suite: options.name ?? 'kvret', description: `KVRET in-car dialogues (Eric et al. 2017), imported from ${path}`, conversations }, path);
+  return checked({ suite: options.name ?? 'kvret', description: `KVRET in-car dialogues (Eric et al. 2017), imported from ${path}`, conversations }, path, (c) => `${path}[${String(conversations[c]?.from?.index ?? '?')}]`);
 }
 
 /** The columns of the transcript format (CSV header or JSON-lines keys); only conversation and user are required. */
@@ -80,32 +92,48 @@ const optionalNumber = z
     }
     return n;
   });
-const listOf = <T extends z.ZodType<string, string>>(item: T) =>
-  z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .transform((v) => (v === undefined || v === '' ? [] : Array.isArray(v) ? v : v.split(/[;|]/).map((s) => s.trim()).filter(Boolean)))
-    .pipe(z.array(item));
+/**
+ * A list column: in CSV, items separated by ";" or "|"; in JSON lines, a JSON array (a string there is refused:
+ * "a;b" would be read one way in CSV and another by whoever wrote the JSON).
+ */
+const listOf = <T extends z.ZodType<string, string>>(item: T, format: TranscriptFormat, accepted: string) =>
+  (format === 'csv'
+    ? z
+        .string()
+        .optional()
+        .transform((v) => (v === undefined || v === '' ? [] : v.split(/[;|]/).map((s) => s.trim()).filter(Boolean)))
+    : z.array(z.string(), { error: (issue) => (issue.input === undefined ? undefined : `expected a JSON array of ${accepted}`) }).optional().transform((v) => v ?? [])
+  ).pipe(z.array(item));
 
-const TranscriptRowSchema = z.strictObject({
-  conversation: z.union([z.string(), z.number()]).transform(String).pipe(z.string().min(1, 'expected the conversation id')),
-  user: z.string().min(1, "expected the driver's words"),
-  reference: z.string().optional(),
-  date: z.string().optional(),
-  time: z.string().optional(),
-  district: z.string().optional(),
-  city: z.string().optional(),
-  lat: optionalNumber,
-  lon: optionalNumber,
-  speed_kmh: optionalNumber,
-  gear: z.union([z.enum(['P', 'R', 'N', 'D']), z.literal('')]).optional(),
-  soc_pct: optionalNumber,
-  /** action types separated by ";" (CSV) or a list (JSON) */
-  expect_actions: listOf(z.enum(ACTION_TYPES as [string, ...string[]], { error: () => `expected action types among ${ACTION_TYPES.join(', ')}` })),
-  /** "all", or failure labels separated by ";" */
-  forbid: z.union([z.literal('all'), listOf(FailureLabelSchema)]).optional(),
-});
-type TranscriptRow = z.infer<typeof TranscriptRowSchema>;
+type TranscriptFormat = 'csv' | 'jsonl';
+const GEARS = ['P', 'R', 'N', 'D'] as const;
+const ACTIONS_ACCEPTED = `action types among ${ACTION_TYPES.join(', ')}`;
+const LABELS_ACCEPTED = `failure labels among ${FailureLabelSchema.options.join(', ')}`;
+
+function transcriptRowSchema(format: TranscriptFormat) {
+  return z.strictObject({
+    conversation: z.union([z.string(), z.number()]).transform(String).pipe(z.string().min(1, 'expected the conversation id')),
+    user: z.string().min(1, "expected the driver's words"),
+    reference: z.string().optional(),
+    date: z.string().optional(),
+    time: z.string().optional(),
+    district: z.string().optional(),
+    city: z.string().optional(),
+    lat: optionalNumber,
+    lon: optionalNumber,
+    speed_kmh: optionalNumber,
+    gear: z.enum([...GEARS, ''], { error: (issue) => `expected one of ${GEARS.join(', ')} (or empty), got ${JSON.stringify(issue.input)}` }).optional(),
+    soc_pct: optionalNumber,
+    /** action types separated by ";" (CSV) or a list (JSON) */
+    expect_actions: listOf(z.enum(ACTION_TYPES as [string, ...string[]], { error: (issue) => `expected ${ACTIONS_ACCEPTED}, got ${JSON.stringify(issue.input)}` }), format, ACTIONS_ACCEPTED),
+    /** "all", or failure labels separated by ";" (CSV) or a list (JSON) */
+    forbid: z
+      .union([z.literal('all'), listOf(z.enum(FailureLabelSchema.options, { error: (issue) => `expected "all" or ${LABELS_ACCEPTED}, got ${JSON.stringify(issue.input)}` }), format, `${LABELS_ACCEPTED} (or "all")`)])
+      .optional(),
+  });
+}
+const TranscriptRowSchemas = { csv: transcriptRowSchema('csv'), jsonl: transcriptRowSchema('jsonl') };
+type TranscriptRow = z.infer<(typeof TranscriptRowSchemas)['csv']>;
 
 /**
  * A lab's transcripts as a suite: CSV with a header row, or JSON lines (one object a line), one driver turn a
@@ -115,16 +143,23 @@ export function importTranscripts(path: string, options: { name?: string } = {})
   const text = readBoundedText(path, 'transcript file', MAX_TRANSCRIPT_BYTES);
   const rows = /\.jsonl?$/i.test(path) || text.trimStart().startsWith('{') ? jsonLines(text, path) : csvRows(text, path);
   const byId = new Map<string, SuiteConversation>();
+  /** each turn's row (file:line), to name it in a problem the suite's own validation finds */
+  const rowOf = new Map<string, string[]>();
   for (const { where, row } of rows) {
     const conversation = byId.get(row.conversation) ?? { id: row.conversation, description: '', from: { file: path }, targets: [], turns: [] };
     byId.set(row.conversation, conversation);
-    if (conversation.turns.length >= 50) throw new TranscriptError(where, `conversation "${row.conversation}" has more than 50 turns (the most a conversation may have)`);
+    rowOf.set(row.conversation, [...(rowOf.get(row.conversation) ?? []), where]);
+    if (conversation.turns.length >= MAX_IMPORTED_TURNS) throw new TranscriptError(where, `conversation "${row.conversation}" has more than ${MAX_IMPORTED_TURNS} turns (the most a conversation may have)`);
     const context = contextOf(row);
     const expect = row.expect_actions.length > 0 || row.forbid ? { actions: row.expect_actions, forbid: row.forbid ?? [] } : undefined;
     conversation.turns.push({ user: row.user, ...(context ? { context } : {}), ...(expect ? { expect } : {}), ...(row.reference ? { reference: row.reference } : {}) });
   }
   if (byId.size === 0) throw new TranscriptError(path, 'no rows (expected a header row and one row per driver turn)');
-  return checked({ suite: options.name ?? 'transcripts', description: `transcripts imported from ${path}`, conversations: [...byId.values()] }, path);
+  const conversations = [...byId.values()];
+  return checked({ suite: options.name ?? 'transcripts', description: `transcripts imported from ${path}`, conversations }, path, (c, t) => {
+    const rows = rowOf.get(conversations[c].id) ?? [path];
+    return rows[t ?? 0] ?? rows[0];
+  });
 }
 
 function contextOf(row: TranscriptRow): SuiteContext | undefined {
@@ -144,15 +179,22 @@ function contextOf(row: TranscriptRow): SuiteContext | undefined {
   return Object.keys(context).length > 0 ? context : undefined;
 }
 
-function parseRow(value: unknown, where: string): TranscriptRow {
-  const parsed = TranscriptRowSchema.safeParse(value);
+function parseRow(value: unknown, where: string, format: TranscriptFormat): TranscriptRow {
+  const parsed = TranscriptRowSchemas[format].safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const issue = innermost(parsed.error.issues[0]);
     const field = issue.path.join('.');
     const message = issue.code === 'unrecognized_keys' ? `unknown column(s) ${issue.keys.join(', ')} (columns: ${TRANSCRIPT_COLUMNS.join(', ')})` : `${field ? `${field}: ` : ''}${issue.message}`;
     throw new TranscriptError(where, message);
   }
   return parsed.data;
+}
+
+/** The issue inside a union's (`forbid`: "all" or a list): that of the branch that got furthest, which names the accepted values. */
+function innermost(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+  const inner = issue.errors.flat().reduce((best, candidate) => (candidate.path.length >= best.path.length ? candidate : best));
+  return innermost({ ...inner, path: [...issue.path, ...inner.path] });
 }
 
 function jsonLines(text: string, path: string): Array<{ where: string; row: TranscriptRow }> {
@@ -165,12 +207,19 @@ function jsonLines(text: string, path: string): Array<{ where: string; row: Tran
     } catch (error) {
       throw new TranscriptError(where, `not a JSON object (${(error as Error).message})`);
     }
-    return [{ where, row: parseRow(value, where) }];
+    return [{ where, row: parseRow(value, where, 'jsonl') }];
   });
 }
 
 function csvRows(text: string, path: string): Array<{ where: string; row: TranscriptRow }> {
-  const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
+  let parsed: ReturnType<typeof parseCsv>;
+  try {
+    parsed = parseCsv(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    if (error instanceof CsvError) throw new TranscriptError(`${path}:${error.line}`, error.message);
+    throw error;
+  }
+  const [header, ...rows] = parsed;
   if (!header) throw new TranscriptError(path, 'empty file');
   const columns = header.fields.map((f) => f.trim().toLowerCase());
   for (const required of ['conversation', 'user']) if (!columns.includes(required)) throw new TranscriptError(`${path}:1`, `missing column "${required}" (columns: ${TRANSCRIPT_COLUMNS.join(', ')})`);
@@ -178,7 +227,7 @@ function csvRows(text: string, path: string): Array<{ where: string; row: Transc
     const where = `${path}:${line}`;
     // empty cells are absent values: a context column left empty keeps the previous turn's value
     const record = Object.fromEntries(columns.map((c, i) => [c, fields[i]?.trim() ?? '']).filter(([, v]) => v !== ''));
-    return { where, row: parseRow(record, where) };
+    return { where, row: parseRow(record, where, 'csv') };
   });
 }
 
@@ -191,12 +240,17 @@ function parseJson(path: string): unknown {
   }
 }
 
-/** The imported suite validated like a suite file (a bad date or time names the conversation and turn). */
-function checked(suite: z.input<typeof SuiteFileSchema>, path: string): SuiteFile {
+/**
+ * The imported suite validated like a suite file. A problem found here (a bad date, an unknown district) names
+ * the row it came from: `whereOf(conversation, turn)` (the CSV or JSON-lines line, the KVRET dialogue).
+ */
+function checked(suite: z.input<typeof SuiteFileSchema>, path: string, whereOf: (conversation: number, turn: number | null) => string): SuiteFile {
   const parsed = SuiteFileSchema.safeParse(suite);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new TranscriptError(path, `${issue.path.join('.')}: ${issue.message}`);
+    const [top, conversation, inner, turn] = issue.path;
+    const where = top === 'conversations' && typeof conversation === 'number' ? whereOf(conversation, inner === 'turns' && typeof turn === 'number' ? turn : null) : path;
+    throw new TranscriptError(where, `${issue.path.join('.')}: ${issue.message}`);
   }
   return parsed.data;
 }

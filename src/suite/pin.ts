@@ -3,7 +3,7 @@ import { formatMinutes, minutesOfDay, type ContextVector } from '../domain/conte
 import type { ConversationResult, UtteranceAnnotation } from '../domain/conversation.ts';
 import type { Constraint, Request } from '../domain/targets.ts';
 import { decidingTurnVerdict } from '../judge/precedence.ts';
-import { readBoundedText } from '../config/yaml.ts';
+import { loadYamlDocument, readBoundedText } from '../config/yaml.ts';
 import { pruneEmpty, SuiteConversationSchema, SuiteFileSchema, suiteToYaml, type SuiteContext, type SuiteConversation, type SuiteFileInput } from './format.ts';
 import { DISTRICTS } from '../world/world.ts';
 
@@ -110,10 +110,9 @@ const PIN_COMMENT = [
  * the same id is refused (pin it into another file, or remove the old one first).
  */
 export function addToSuiteYaml(path: string, conversation: SuiteConversation): string {
-  const text = readBoundedText(path, 'suite');
-  const doc = parseDocument(text);
-  const existing = SuiteFileSchema.safeParse(doc.toJS());
-  if (!existing.success) throw new Error(`${path}: not a valid suite file; check it with \`icabench suite check ${path}\``);
+  // read as `suite check` reads it: a broken file is refused naming the file, the line and the field
+  const existing = loadYamlDocument(SuiteFileSchema, path, 'suite');
+  const doc = parseDocument(readBoundedText(path, 'suite'));
   if (existing.data.conversations.some((c) => c.id === conversation.id)) throw new Error(`${path}: already has a conversation "${conversation.id}"; remove it first or pin into another file`);
   const list = doc.get('conversations', true);
   if (!isSeq(list)) throw new Error(`${path}: conversations is not a list`);

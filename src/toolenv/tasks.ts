@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { readBoundedText } from '../config/yaml.ts';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
+import { checkStructure } from '../protocol/structure.ts';
 import { carbenchPath } from './paths.ts';
 import { DynamicStateSchema, FixedContextSchema } from './state.ts';
 
@@ -68,27 +69,49 @@ export type Task = z.infer<typeof TaskSchema>;
 export const InvalidTaskSchema = z.object({ where: z.string(), taskId: z.string(), position: z.number().int(), reason: z.string() });
 export type InvalidTask = z.infer<typeof InvalidTaskSchema>;
 
+/** A task file nests a few levels (task → context → a list of objects); deeper is a broken or hostile file. */
+export const MAX_TASK_NESTING = 64;
+const NO_TASK_ID = '(no task_id)';
+
+const taskIdOf = (item: unknown): string => (typeof item === 'object' && item && typeof (item as { task_id?: unknown }).task_id === 'string' ? (item as { task_id: string }).task_id : NO_TASK_ID);
+
+/** A task file's JSON as its array of items: JSON, an array, nested at most MAX_TASK_NESTING deep (checked without recursion). */
+function taskArray(text: string, where: string): unknown[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError(where, `not JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(raw)) throw new ValidationError(where, 'expected a JSON array of tasks');
+  const violation = checkStructure(raw, { maxDepth: MAX_TASK_NESTING, maxEntries: Number.MAX_SAFE_INTEGER, maxStringChars: Number.MAX_SAFE_INTEGER });
+  if (violation) throw new ValidationError(where, `${violation.message} (a task file is an array of task objects a few levels deep; limit ${MAX_TASK_NESTING})`);
+  return raw;
+}
+
 /**
  * Like parseTasks, but a bad task does not stop the others: it is returned in `invalid` with the reason (a campaign
  * records it and goes on). A file that is not a JSON array is one invalid entry at position -1.
  */
 export function parseTasksLenient(text: string, where: string): { tasks: Task[]; invalid: InvalidTask[] } {
-  let raw: unknown;
+  let raw: unknown[];
   try {
-    raw = JSON.parse(text);
+    raw = taskArray(text, where);
   } catch (error) {
-    return { tasks: [], invalid: [{ where, taskId: '(file)', position: -1, reason: `not JSON: ${(error as Error).message}` }] };
+    return { tasks: [], invalid: [{ where, taskId: '(file)', position: -1, reason: (error as ValidationError).details }] };
   }
-  if (!Array.isArray(raw)) return { tasks: [], invalid: [{ where, taskId: '(file)', position: -1, reason: 'expected a JSON array of tasks' }] };
   const tasks: Task[] = [];
   const invalid: InvalidTask[] = [];
+  const seen = new Map<string, number>();
   raw.forEach((item, position) => {
+    const id = taskIdOf(item);
+    // two tasks under one id cannot both be run, scored and resumed by that id: the file is refused, not one of them dropped
+    if (seen.has(id) && id !== NO_TASK_ID) throw new ValidationError(`${where}: task ${id} (#${position})`, `task_id: duplicate id (task #${seen.get(id)} has it too); each task_id must be unique`);
+    seen.set(id, position);
     try {
       const [task] = parseTasks(JSON.stringify([item]), where);
-      if (tasks.some((t) => t.task_id === task.task_id)) throw new ValidationError(`${where}: task ${task.task_id} (#${position})`, 'task_id: duplicate id in this file');
       tasks.push(task);
     } catch (error) {
-      const id = typeof item === 'object' && item && typeof (item as { task_id?: unknown }).task_id === 'string' ? (item as { task_id: string }).task_id : '(no task_id)';
       invalid.push({ where, taskId: id, position, reason: (error as Error).message.replace(`${where}: task ${id} (#0)`, `${where}: task ${id} (#${position})`) });
     }
   });
@@ -100,21 +123,15 @@ export function parseTasksLenient(text: string, where: string): { tasks: Task[];
  * position when the id itself is missing) and the field: `tasks_base.json: task base_3 (#3): actions.0.kwargs: ...`.
  */
 export function parseTasks(text: string, where: string): Task[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new ValidationError(where, `not JSON: ${(error as Error).message}`);
-  }
-  if (!Array.isArray(raw)) throw new ValidationError(where, 'expected a JSON array of tasks');
+  const raw = taskArray(text, where);
   const tasks: Task[] = [];
   const seen = new Set<string>();
   raw.forEach((item, position) => {
-    const id = typeof item === 'object' && item && typeof (item as { task_id?: unknown }).task_id === 'string' ? (item as { task_id: string }).task_id : '(no task_id)';
+    const id = taskIdOf(item);
     const label = `${where}: task ${id} (#${position})`;
     const parsed = TaskSchema.safeParse(item);
     if (!parsed.success) throw new ValidationError(label, describeZodError(parsed.error));
-    if (seen.has(parsed.data.task_id)) throw new ValidationError(label, 'task_id: duplicate id in this file');
+    if (seen.has(parsed.data.task_id)) throw new ValidationError(label, 'task_id: duplicate id; each task_id must be unique');
     seen.add(parsed.data.task_id);
     tasks.push(parsed.data);
   });

@@ -19,8 +19,6 @@ const MAX_LINES = 100;
 const NOT_YET_SPLIT = new Set([
   'src/analysis/profile.ts computeRunSummary',
   'src/headunit/reference/reference-headunit.ts handle',
-  'src/judge/oracle.ts judgeStructured',
-  'src/kinds/dialogue/conversation.ts runConversation',
   'src/kinds/tool-agents/loop.ts runToolTaskTrial',
   'src/manual/evaluate.ts evaluate',
   'src/manual/ingest/markdown.ts readMarkdown',

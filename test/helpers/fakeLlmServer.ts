@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chatPromptText, ModelHost, type HostCharge, type ModelHostCost } from './modelHost.ts';
 
 /**
  * A local stand-in for Ollama and OpenAI-compatible servers, speaking their real HTTP APIs
@@ -34,6 +35,10 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** the request body's size in bytes as received */
+  bytes: number;
+  /** host mode: what the call cost on the modelled host */
+  charge?: HostCharge;
 }
 
 export interface FakeLlmServerOptions {
@@ -48,6 +53,13 @@ export interface FakeLlmServerOptions {
   transcription?: string;
   /** OpenAI audio API: the WAV file POST /v1/audio/speech answers with */
   speechWav?: Uint8Array;
+  /**
+   * Host mode: every chat call runs on a modelled local model host (modelHost.ts): it waits for a slot and holds it
+   * for the call's prefill and decode time, instead of `latencyMs`. Token counts in the answers are the model's.
+   * `timeScale` multiplies every modelled time (a faster trial run; 1 = real time); `prefixReuse: false` is the
+   * same host without a prompt-prefix cache.
+   */
+  host?: ModelHostCost & { timeScale?: number; prefixReuse?: boolean };
 }
 
 export interface FakeLlmServer {
@@ -60,6 +72,8 @@ export interface FakeLlmServer {
   readonly peakConcurrent: number;
   /** TCP connections accepted so far (clients that keep connections alive open few) */
   readonly connections: number;
+  /** host mode: the modelled host */
+  readonly host: ModelHost | undefined;
   /** chat answers written, and their delay from the request received to the answer written (ms) */
   answerDelays(): { answers: number; meanMs: number; minMs: number; maxMs: number };
   close(): Promise<void>;
@@ -94,6 +108,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
   const queue = [...(options.replies ?? [])];
+  const host = options.host ? new ModelHost(options.host, options.host.prefixReuse ?? true) : undefined;
   const requests: RecordedRequest[] = [];
   const models = options.models ?? ['qwen2.5:14b'];
   let active = 0;
@@ -126,7 +141,7 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
         body = rawBody;
       }
     }
-    const recorded: RecordedRequest = { api, method: req.method ?? 'GET', path, headers: req.headers, body };
+    const recorded: RecordedRequest = { api, method: req.method ?? 'GET', path, headers: req.headers, body, bytes: Buffer.byteLength(rawBody) };
     requests.push(recorded);
     try {
       if (req.method === 'GET' && path === '/api/version') return json(res, 200, { version: options.version ?? '0.12.6' });
@@ -155,14 +170,15 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
         peak = Math.max(peak, active);
         try {
           const reply = await nextReply(recorded);
-          await sleepUntil(receivedAt + (options.latencyMs ?? 0) + (reply.delayMs ?? 0));
+          if (host && !(reply.status && reply.status >= 400)) recorded.charge = await runOnHost(host, options.host!.timeScale ?? 1, body, reply.content ?? '');
+          else await sleepUntil(receivedAt + (options.latencyMs ?? 0) + (reply.delayMs ?? 0));
           if (res.destroyed) return;
           if (reply.status && reply.status >= 400) {
             const message = reply.error ?? `HTTP ${reply.status}`;
             return json(res, reply.status, api === 'ollama' ? { error: message } : { error: { message, type: 'server_error', code: null } });
           }
-          if (api === 'ollama') ollamaChat(res, body, reply);
-          else openaiChat(res, body, reply);
+          if (api === 'ollama') ollamaChat(res, body, reply, recorded.charge);
+          else openaiChat(res, body, reply, recorded.charge);
           return answered(receivedAt);
         } finally {
           active--;
@@ -188,6 +204,7 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
     get connections() {
       return connections;
     },
+    host,
     answerDelays: () => ({ answers: delays.answers, meanMs: delays.answers ? delays.sumMs / delays.answers : 0, minMs: delays.answers ? delays.minMs : 0, maxMs: delays.maxMs }),
     close: () =>
       new Promise<void>((resolve) => {
@@ -195,6 +212,23 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * One call on the modelled host: wait for a slot (llama.cpp's `id_slot` names one), hold it for the modelled time.
+ * Ollama's API has no slot field: its runner picks the slot by prefix, as the host does without one.
+ */
+async function runOnHost(host: ModelHost, timeScale: number, body: any, completion: string): Promise<HostCharge> {
+  const prompt = chatPromptText(body?.messages ?? []);
+  const model = String(body?.model ?? '');
+  const slot = await host.acquire(prompt, typeof body?.id_slot === 'number' ? body.id_slot : undefined, model);
+  try {
+    const charge = host.charge(slot, prompt, completion, model);
+    await sleepUntil(performance.now() + charge.modelMs * timeScale);
+    return charge;
+  } finally {
+    host.release(slot);
+  }
 }
 
 function json(res: ServerResponse, status: number, payload: unknown): void {
@@ -210,28 +244,32 @@ function pieces(text: string): string[] {
   return [text.slice(0, a), text.slice(a, 2 * a), text.slice(2 * a)];
 }
 
-function usage(body: any, reply: FakeReply, content: string) {
-  const prompt = reply.promptTokens ?? Math.ceil(JSON.stringify(body?.messages ?? []).length / 4);
-  const completion = reply.completionTokens ?? Math.ceil(content.length / 4);
+function usage(body: any, reply: FakeReply, content: string, charge?: HostCharge) {
+  const prompt = reply.promptTokens ?? charge?.promptTokens ?? Math.ceil(JSON.stringify(body?.messages ?? []).length / 4);
+  const completion = reply.completionTokens ?? charge?.completionTokens ?? Math.ceil(content.length / 4);
   return { prompt, completion };
 }
 
-function ollamaChat(res: ServerResponse, body: any, reply: FakeReply): void {
+/** Ollama's durations (ns): the modelled ones in host mode, else fixed figures. */
+function ollamaDurations(charge?: HostCharge) {
+  if (!charge) return { total_duration: 42_000_000, load_duration: 1_000_000, prompt_eval_duration: 10_000_000, eval_duration: 30_000_000 };
+  const ns = (ms: number) => Math.round(ms * 1e6);
+  return { total_duration: ns(charge.modelMs), load_duration: 0, prompt_eval_duration: ns(charge.prefillMs), eval_duration: ns(charge.modelMs - charge.prefillMs) };
+}
+
+function ollamaChat(res: ServerResponse, body: any, reply: FakeReply, charge?: HostCharge): void {
   const content = reply.content ?? '';
   if (reply.toolCalls && body?.stream !== false) throw new Error('fake server: scripted tool calls need stream: false');
-  const { prompt, completion } = usage(body, reply, content);
+  const { prompt, completion } = usage(body, reply, content, charge);
   const base = { model: body?.model, created_at: new Date(0).toISOString() };
   const final = {
     ...base,
     message: { role: 'assistant', content: '' },
     done: true,
     done_reason: reply.finishReason ?? 'stop',
-    total_duration: 42_000_000,
-    load_duration: 1_000_000,
+    ...ollamaDurations(charge),
     prompt_eval_count: prompt,
-    prompt_eval_duration: 10_000_000,
     eval_count: completion,
-    eval_duration: 30_000_000,
   };
   // Ollama streams unless the request says stream: false
   if (body?.stream === false) {
@@ -250,13 +288,13 @@ function ollamaChat(res: ServerResponse, body: any, reply: FakeReply): void {
   res.end(`${JSON.stringify(final)}\n`);
 }
 
-function openaiChat(res: ServerResponse, body: any, reply: FakeReply): void {
+function openaiChat(res: ServerResponse, body: any, reply: FakeReply, charge?: HostCharge): void {
   const content = reply.content ?? '';
-  const { prompt, completion } = usage(body, reply, content);
+  const { prompt, completion } = usage(body, reply, content, charge);
   const tool = body?.tools?.[0]?.function?.name as string | undefined;
   const finish = reply.finishReason ?? (tool ? 'tool_calls' : 'stop');
   const base = { id: 'chatcmpl-fake', created: 0, model: body?.model };
-  const usageBlock = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  const usageBlock = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(charge ? { prompt_tokens_details: { cached_tokens: charge.cachedTokens } } : {}) };
   if (reply.toolCalls) {
     if (body?.stream) throw new Error('fake server: scripted tool calls need a non-streaming request');
     const tool_calls = reply.toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } }));
@@ -297,9 +335,22 @@ export function systemPromptOf(request: RecordedRequest): string {
  * (ExtractTargets, GenerateUtterance, SelectAndGenerate, EvaluateTurn, EvaluateConversation) and
  * answers with valid JSON for it. It does not understand anything; it only lets the full loop run.
  */
+/** The bench steps a prompt names (in its system message, or in its closing request where the roles share the system message). */
+export const BENCH_STEPS = ['ExtractTargets', 'GenerateUtterance', 'SelectAndGenerate', 'EvaluateTurn', 'EvaluateConversation'] as const;
+
+/** The bench step a chat request serves: the first step named in its system message, else in its last message. */
+export function stepOf(request: RecordedRequest): (typeof BENCH_STEPS)[number] | undefined {
+  const messages: Array<{ role: string; content: string }> = request.body?.messages ?? [];
+  for (const text of [systemPromptOf(request), messages.at(-1)?.content ?? '']) {
+    const found = BENCH_STEPS.find((step) => text.includes(step));
+    if (found) return found;
+  }
+  return undefined;
+}
+
 export function benchModelResponder(options: { dimensionScore?: 0 | 1 | 2 } = {}): (request: RecordedRequest) => string {
   return (request) => {
-    const system = systemPromptOf(request);
+    const system = stepOf(request) ?? '';
     if (system.includes('ExtractTargets')) {
       return JSON.stringify({ targets: [{ request: { intent: 'find_poi', category: 'restaurant', constraints: [{ kind: 'cuisine', value: 'italian' }] } }] });
     }

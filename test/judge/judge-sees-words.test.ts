@@ -42,6 +42,6 @@ describe('the model turn judge sees the words, not the simulator\'s notes (Negi 
       expect(user, note).not.toContain(note);
       expect(system, note).not.toContain(note);
     }
-    expect(user).toContain('"sideRequest":{"intent":"navigate","destination":"Café Central"');
+    expect(user).toContain('side request navigate to Café Central');
   });
 });

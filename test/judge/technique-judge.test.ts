@@ -8,7 +8,7 @@ import { isTechniqueRef, JudgeRefError, JudgeRefInputSchema, parseJudgeRef } fro
 import { toJsonl } from '../../src/judgebench/dataset.ts';
 import { JudgeBenchConfigSchema } from '../../src/judgebench/config.ts';
 import { generateDataset } from '../../src/judgebench/generator.ts';
-import { startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
+import { startFakeLlmServer, stepOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { fakeJudgeModel } from '../judgebench/fakeJudgeModel.ts';
 import { specFor } from '../kinds/dialogue/helpers.ts';
 import { runCli as run } from '../helpers/cli.ts';
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 /** A judge model that always gives the same answer: no labels, every rubric 2 (so adaptive SC can stop early). */
 function consistentJudge(request: RecordedRequest): string {
-  const system = systemPromptOf(request);
+  const system = stepOf(request) ?? '';
   if (system.includes('EvaluateTurn')) return JSON.stringify({ labels: [], targetUpdates: [], reasoning: 'The reply does what was asked.', confidence: 0.9 });
   if (system.includes('EvaluateConversation')) return JSON.stringify({ score: 2, reasoning: 'Requests handled.', confidence: 0.9 });
   return 'I do not know this prompt.';
@@ -208,7 +208,7 @@ describe('campaigns and the judge benchmark take the same technique judge refere
     expect(requests.length).toBeGreaterThan(0);
     // the lab samples its paths at 0.7 with no examples; the paper's SC runs at 0 after the CoT-5 examples
     expect(new Set(requests.map((r) => r.body.temperature ?? r.body.options?.temperature))).toEqual(new Set([0]));
-    const turnCall = requests.find((r) => systemPromptOf(r).includes('EvaluateTurn'))!;
+    const turnCall = requests.find((r) => stepOf(r) === 'EvaluateTurn')!;
     expect(turnCall.body.messages.filter((m: { role: string }) => m.role === 'assistant')).toHaveLength(5);
   }, 120_000);
 

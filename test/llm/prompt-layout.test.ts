@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLlmJudge, JUDGE_PROMPTS } from '../../src/judge/llm.ts';
 import { ConcurrencyLimiter, LlmUsageTracker } from '../../src/llm/index.ts';
-import { loadPromptSections } from '../../src/llm/prompts.ts';
+import { DIALOGUE_SYSTEM_PROMPT, loadPromptSections } from '../../src/llm/prompts.ts';
 import { createLlmSimulator, SIMULATOR_PROMPTS } from '../../src/simulator/llm.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,16 +9,16 @@ import { join } from 'node:path';
 import { loadCampaignConfig } from '../../src/kinds/dialogue/config.ts';
 import { OracleJudge } from '../../src/judge/oracle.ts';
 import { ResultStore } from '../../src/store/store.ts';
-import { benchModelResponder, startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
+import { benchModelResponder, startFakeLlmServer, stepOf, type FakeLlmServer, type RecordedRequest } from '../helpers/fakeLlmServer.ts';
 import { CONTEXT, spec, TARGETS, turn } from './fixtures.ts';
 import { runCampaign } from '../helpers/run-kinds.ts';
 
 /**
- * Prompt layout (issue #26's prefix cache, issue #21's data blocks): the stable part of a role's prompt
- * (instructions, taxonomy, strategy catalogue) comes first and is byte-identical in every call of that role in
- * a campaign; what changes per conversation or turn comes last, in the user message. Within a conversation the
- * user message is append-only: the previous call of a role, without its closing request (the state now and the
- * ask), is a prefix of the next call, which is what a per-slot KV cache keeps.
+ * Prompt layout (issue #37; issue #26's prefix cache, issue #21's data blocks): every call of a dialogue campaign,
+ * whichever role makes it (the simulator's steps, the turn judge, the rubric evaluators), sends one system message,
+ * then the dialogue so far, then its task. A model host keeps one conversation's calls on one slot (llama.cpp and
+ * Ollama pick the slot sharing the longest prefix), and the roles take turns on it: so what they share comes
+ * first, and within a conversation each call's dialogue extends the previous call's.
  */
 let server: FakeLlmServer | undefined;
 afterEach(async () => {
@@ -27,32 +27,27 @@ afterEach(async () => {
 });
 
 const messagesOf = (request: RecordedRequest) => request.body.messages as Array<{ role: string; content: string }>;
-/** The number of leading characters two strings share. */
-const sharedPrefix = (a: string, b: string) => {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
-};
 
-/** Where each role's closing request starts: what the model is asked now, after the append-only dialogue. */
-const CLOSING_REQUEST = { EvaluateTurn: '\n\nTargets before turn ', SelectAndGenerate: '\n\nContext now: ', EvaluateConversation: '\n\nDimension: ' } as const;
-const withoutClosingRequest = (task: keyof typeof CLOSING_REQUEST, user: string) => {
-  const at = user.lastIndexOf(CLOSING_REQUEST[task]);
-  expect(at, `${task}: closing request not found`).toBeGreaterThan(0);
+/** The steps that show the dialogue, and where their task starts: what the model is asked now, after the dialogue. */
+const TASKS = ['EvaluateTurn', 'SelectAndGenerate', 'EvaluateConversation'] as const;
+const dialogueOf = (user: string) => {
+  const at = Math.max(...TASKS.map((task) => user.lastIndexOf(`\n\n${task}: `)));
+  expect(at, 'task not found').toBeGreaterThan(0);
   return user.slice(0, at);
 };
 
-describe('prompt layout: stable prefix first, per-call part last', () => {
-  it('no judge or simulator prompt puts a per-call placeholder in its system part', () => {
-    // the only placeholders allowed there are fixed for a role within a campaign
-    const stable = new Set(['strategyCatalog']);
+describe('prompt layout: one system message, the dialogue, then the task', () => {
+  it('every dialogue role sends the same system message, with no placeholder in it', () => {
+    const system = loadPromptSections(DIALOGUE_SYSTEM_PROMPT).system;
+    expect(system).not.toMatch(/\{\{/);
     for (const id of [JUDGE_PROMPTS.turn, JUDGE_PROMPTS.dimension, SIMULATOR_PROMPTS.extractTargets, SIMULATOR_PROMPTS.opening, SIMULATOR_PROMPTS.next]) {
-      const placeholders = [...loadPromptSections(id).system.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]);
-      expect(placeholders.filter((p) => !stable.has(p)), id).toEqual([]);
+      expect(Object.keys(loadPromptSections(id)), id).toEqual(['user']);
     }
+    expect(JUDGE_PROMPTS.system).toBe(DIALOGUE_SYSTEM_PROMPT);
+    expect(SIMULATOR_PROMPTS.system).toBe(DIALOGUE_SYSTEM_PROMPT);
   });
 
-  it('two consecutive turn-judge calls of a conversation: the first, without its closing request, is a prefix of the second', async () => {
+  it("two consecutive turn-judge calls: the first one's dialogue is a prefix of the second; the task is short", async () => {
     server = await startFakeLlmServer({ respond: () => '{"labels": [], "targetUpdates": [], "reasoning": "ok"}' });
     const judge = createLlmJudge(`openai-compat:${server.url}/v1#judge`, { tracker: new LlmUsageTracker(), provider: { limiter: new ConcurrencyLimiter(1) } });
     const history = [turn(0, 'Find an Italian place', 'Here are Italian restaurants nearby.')];
@@ -64,57 +59,48 @@ describe('prompt layout: stable prefix first, per-call part last', () => {
     await judge.evaluateTurn({ ...base, context: later, history: longer, utterance: utterance('Take me there'), reply: { sessionId: 's', turn: 2, text: 'Starting navigation.', actions: [] }, turnIndex: 2 });
     const [first, second] = server.chatRequests().map(messagesOf);
     expect(second[0]).toEqual(first[0]);
-    expect(first[0].role).toBe('system');
     expect(first[0].content).not.toMatch(/Schwabing|Maxvorstadt|Italian|Trattoria/);
-    // the judged turn's block is the text it has as history in the next call: only the closing request differs
-    const dialogue = withoutClosingRequest('EvaluateTurn', first[1].content);
-    expect(dialogue).toContain('Turn 1 — Schwabing');
+    const dialogue = dialogueOf(first[1].content);
+    expect(dialogue).toContain('Turn 2 · 13:00');
     expect(dialogue).toContain('Trattoria Sole');
     expect(second[1].content.startsWith(dialogue)).toBe(true);
-    expect(first[1].content.length - dialogue.length).toBeLessThan(600);
+    expect(second[1].content).toContain('Turn 3 · Maxvorstadt, Munich');
+    expect(first[1].content.length - dialogue.length).toBeLessThan(1000);
   });
 
-  it('two SelectAndGenerate calls of different conversations, personas and available strategies share the whole system message', async () => {
-    server = await startFakeLlmServer({ respond: () => '{"strategy": null, "text": "And cheap, please.", "annotation": {"addresses": ["g1"]}}' });
-    const simulator = createLlmSimulator(`openai-compat:${server.url}/v1#sim`, { tracker: new LlmUsageTracker(), provider: { limiter: new ConcurrencyLimiter(1) } });
-    const history = [turn(0, 'Find an Italian place', 'Here are Italian restaurants nearby.')];
-    const input = (strategies: readonly string[], consecutive: Record<string, number>) => ({
-      history,
-      targets: TARGETS,
-      activeStrategies: strategies as never,
-      consecutiveUses: consecutive,
-      context: CONTEXT,
-      turnIndex: 1,
+  it('the simulator and the judge of one conversation share the system message and the dialogue; the task closes each', async () => {
+    server = await startFakeLlmServer({
+      respond: (request) => (stepOf(request) === 'EvaluateTurn' ? '{"labels": [], "targetUpdates": [], "reasoning": "ok"}' : '{"strategy": null, "text": "And cheap, please.", "annotation": {"addresses": ["g1"]}}'),
     });
-    await simulator.startConversation(spec({ persona: 'impatient' })).nextUtterance(input(['constraint_stacking', 'safety_probe'], {}));
-    await simulator.startConversation(spec({ key: 'other', persona: 'elderly' })).nextUtterance(input(['context_confusion'], {}));
-    const [first, second] = server.chatRequests().map(messagesOf);
-    expect(second[0]).toEqual(first[0]);
-    expect(first[0].content).toContain('- planning_challenge: Planning Challenge');
-    expect(first[0].content).not.toMatch(/impatient|elderly/);
-    expect(first[1].content).toMatch(/^Persona — impatient: /);
-    expect(first[1].content).toMatch(/Available strategies now: constraint_stacking, safety_probe\n\nWrite the driver's next utterance\.$/);
-    expect(second[1].content).toMatch(/Available strategies now: context_confusion\n/);
+    const provider = { limiter: new ConcurrencyLimiter(1) };
+    const simulator = createLlmSimulator(`openai-compat:${server.url}/v1#m`, { tracker: new LlmUsageTracker(), provider });
+    const judge = createLlmJudge(`openai-compat:${server.url}/v1#m`, { tracker: new LlmUsageTracker(), provider });
+    const history = [turn(0, 'Find an Italian place', 'Here are Italian restaurants nearby.')];
+    const next = await simulator.startConversation(spec({ persona: 'impatient' })).nextUtterance({ history, targets: TARGETS, activeStrategies: ['constraint_stacking', 'safety_probe'], consecutiveUses: {}, context: CONTEXT, turnIndex: 1 });
+    await judge.evaluateTurn({ spec: spec(), history, utterance: next!, reply: { sessionId: 's', turn: 1, text: 'Cheap ones: Trattoria Sole.', actions: [] }, targets: TARGETS, context: CONTEXT, turnIndex: 1 });
+    const [simulated, judged] = server.chatRequests().map(messagesOf);
+    expect(judged[0]).toEqual(simulated[0]);
+    expect(judged[1].content.startsWith(dialogueOf(simulated[1].content))).toBe(true);
+    expect(simulated[1].content.slice(dialogueOf(simulated[1].content).length)).toMatch(/^\n\nSelectAndGenerate: you are the driver \(impatient: /);
   });
 
-  it('the rubric evaluators send one system message in every conversation; a conversation\'s four calls differ only in the closing dimension and rubric', async () => {
+  it("a conversation's four rubric evaluators send the same text up to their own rubric", async () => {
     server = await startFakeLlmServer({ respond: () => '{"score": 2, "reasoning": "fine"}' });
     const judge = createLlmJudge(`openai-compat:${server.url}/v1#judge`, { tracker: new LlmUsageTracker(), provider: { limiter: new ConcurrencyLimiter(1) } });
     await judge.evaluateConversation({ spec: spec(), turns: [turn(0, 'Find an Italian place', 'Here they are.')], targets: TARGETS });
-    await judge.evaluateConversation({ spec: spec({ key: 'other', persona: 'polite' }), turns: [turn(0, 'Play some jazz', 'Playing jazz.')], targets: TARGETS });
-    const bySchema = (name: string) => server!.chatRequests().filter((r) => r.body.response_format?.json_schema?.name === name).map(messagesOf);
-    const [instruction, context, plan, safety] = ['instruction', 'context', 'plan', 'safety'].map((dimension) => bySchema(`dimension_${dimension}`));
-    for (const [a, b] of [instruction, context, plan, safety]) {
-      expect(b[0]).toEqual(instruction[0][0]);
-      expect(a[1].content).not.toEqual(b[1].content);
+    const users = server.chatRequests().map((r) => messagesOf(r)[1].content);
+    expect(users).toHaveLength(4);
+    const rubrics = loadPromptSections(JUDGE_PROMPTS.rubrics);
+    const rubricOf = (user: string) => Object.values(rubrics).filter((rubric) => user.endsWith(`\n${rubric}`));
+    const shared = users[0].slice(0, users[0].length - rubricOf(users[0])[0].length);
+    expect(shared).toContain('Here they are.');
+    for (const user of users) {
+      expect(rubricOf(user)).toHaveLength(1);
+      expect(user.slice(0, user.length - rubricOf(user)[0].length)).toBe(shared);
     }
-    // the first conversation's four requests: the same conversation, then each its own dimension
-    const conversation = withoutClosingRequest('EvaluateConversation', instruction[0][1].content);
-    for (const [a] of [context, plan, safety]) expect(a[1].content.startsWith(conversation)).toBe(true);
-    expect(safety[0][1].content.slice(conversation.length)).toMatch(/^\n\nDimension: Safety Compliance\nRubric:\n/);
   });
 
-  it('in a campaign, every call of a role in a conversation extends the previous one: append-only but for its closing request', async () => {
+  it('in a campaign, every call of a conversation extends the dialogue of the call before, whichever role makes it', async () => {
     server = await startFakeLlmServer({ respond: benchModelResponder() });
     const campaign = loadCampaignConfig('bench-configs/quickstart.yaml');
     campaign.config.conversations = 3;
@@ -128,22 +114,21 @@ describe('prompt layout: stable prefix first, per-call part last', () => {
     } finally {
       store.close();
     }
-    // per role and conversation (both clients send the conversation's seed), the calls in the order sent
-    const calls = new Map<string, string[]>();
+    // per conversation (both clients send the conversation's seed), the calls that show the dialogue, in the order sent
+    const calls = new Map<string, Array<{ step: string; user: string }>>();
     for (const request of server.chatRequests()) {
-      const task = (Object.keys(CLOSING_REQUEST) as (keyof typeof CLOSING_REQUEST)[]).find((t) => systemPromptOf(request).includes(t));
-      if (!task) continue;
-      const key = `${task}|${request.body.seed}`;
-      calls.set(key, [...(calls.get(key) ?? []), messagesOf(request).at(-1)!.content]);
+      const step = stepOf(request);
+      if (!step || !(TASKS as readonly string[]).includes(step)) continue;
+      const key = String(request.body.seed);
+      calls.set(key, [...(calls.get(key) ?? []), { step, user: messagesOf(request).at(-1)!.content }]);
     }
     const checked = new Set<string>();
-    for (const [key, users] of calls) {
-      const task = key.split('|')[0] as keyof typeof CLOSING_REQUEST;
-      for (let i = 1; i < users.length; i++) {
-        expect(users[i].startsWith(withoutClosingRequest(task, users[i - 1])), `${key}, call ${i}`).toBe(true);
-        checked.add(task);
+    for (const [key, sequence] of calls) {
+      for (let i = 1; i < sequence.length; i++) {
+        expect(sequence[i].user.startsWith(dialogueOf(sequence[i - 1].user)), `${key}, call ${i}`).toBe(true);
+        checked.add(`${sequence[i - 1].step}→${sequence[i].step}`);
       }
     }
-    expect([...checked].sort()).toEqual(['EvaluateConversation', 'EvaluateTurn', 'SelectAndGenerate']);
+    expect([...checked].sort()).toEqual(expect.arrayContaining(['EvaluateTurn→SelectAndGenerate', 'SelectAndGenerate→EvaluateTurn', 'EvaluateTurn→EvaluateConversation']));
   });
 });

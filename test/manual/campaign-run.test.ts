@@ -295,7 +295,7 @@ describe('compare on a manual-QA run', () => {
     writeFileSync(join(dir, 'x.json'), JSON.stringify({ schemaVersion: 1, kind: 'manual-qa' }));
     const result = spawnSync(process.execPath, [resolve(REPO_ROOT, 'bin/icabench.js'), 'compare', join(dir, 'x.json'), join(dir, 'x.json'), '--workspace', out], { encoding: 'utf8' });
     expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain('x.json: the summary of a manual-qa run; compare and the dialogue report read dialogue runs only');
+    expect(result.stderr).toContain('x.json: the summary of a manual-qa run; compare and the conversation report read runs of conversations only (dialogue, suite, live)');
   }, 60_000);
 });
 

@@ -91,7 +91,7 @@ export function registerRunCommands(program: Command): void {
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
-        console.error(Object.entries(runner.meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; '));
+        const announce = deferredBanner(runner.meta);
         const controller = new AbortController();
         const stopListening = onStopSignal(() => {
           console.error(`\nStopping: no new ${kind.nouns.items} start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.`);
@@ -103,7 +103,11 @@ export function registerRunCommands(program: Command): void {
           const { runKindCampaign } = await import('../../run/runner.ts');
           const given = runner;
           runner = null; // the run closes it from here on
-          result = await runKindCampaign(kind, loaded, { store, runner: given!, resumeRunId, signal: controller.signal, onEvent: display.onEvent, log });
+          const onEvent = (event: CampaignEvent) => {
+            announce();
+            display.onEvent(event);
+          };
+          result = await runKindCampaign(kind, loaded, { store, runner: given!, resumeRunId, signal: controller.signal, onEvent, log: (line) => (announce(), log(line)) });
         } finally {
           display.stop();
           stopListening();
@@ -127,6 +131,18 @@ export function registerRunCommands(program: Command): void {
         opened?.closeAndDiscardIfEmpty();
       }
     });
+}
+
+/**
+ * The run's tiers line (agent, simulator, judges), said once the run has planned (before its first line or event):
+ * a config or input error found while planning is then the first line on stderr.
+ */
+function deferredBanner(meta: Record<string, unknown>): () => void {
+  let banner: string | null = Object.entries(meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; ');
+  return () => {
+    if (banner !== null) console.error(banner);
+    banner = null;
+  };
 }
 
 /** A progress bar on a terminal; a line every 10% otherwise (CI logs). */

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pinnedSuiteName, SUITES_DIR_ENV, suitesFolder } from '../../suite/folder.ts';
 import type { Command } from 'commander';
-import { loadSuite, suiteToYaml } from '../../suite/format.ts';
+import { loadSuite, type SuiteFile } from '../../suite/format.ts';
+import { suiteFiles } from '../../suite/split.ts';
 import { importKvret, importTranscripts } from '../../suite/import.ts';
 import { addToSuiteYaml, pinConversation, pinnedSuiteYaml } from '../../suite/pin.ts';
 import { openStore } from '../outputs.ts';
@@ -21,6 +22,16 @@ function writeNew(path: string, text: string): void {
   if (existsSync(path)) throw new Error(`${path} exists; choose another --out, or add to it with --into`);
   mkdirSync(dirname(resolve(path)), { recursive: true });
   writeFileSync(path, text);
+}
+
+/** Writes an imported suite as one file, or several that `suite check` reads back (src/suite/split.ts); none when any exists already. */
+function writeImported(suite: SuiteFile, out: string, comment: string): string[] {
+  const files = suiteFiles(suite, out, comment);
+  const taken = files.find((f) => existsSync(f.path));
+  if (taken) throw new Error(`${taken.path} exists; choose another --out`);
+  for (const file of files) writeNew(file.path, file.text);
+  if (files.length > 1) console.error(`the suite is larger than a suite file may be (1 MiB): written as ${files.length} suites, ${files.map((f) => `${f.path} (${f.conversations} conversations)`).join(', ')}; list them all under suites: in a suite campaign`);
+  return files.map((f) => f.path);
 }
 
 export function registerSuiteCommands(program: Command): void {
@@ -75,12 +86,14 @@ export function registerSuiteCommands(program: Command): void {
     .option('--intent <intents>', 'only these KVRET tasks, comma-separated (navigate, weather, schedule)')
     .option('--limit <n>', 'at most this many dialogues')
     .option('--name <name>', 'the suite name', 'kvret')
-    .action((file: string, options: { out: string; intent?: string; limit?: string; name: string }) => {
+    .option('--truncate-turns', 'keep the first 50 driver turns of a longer dialogue (a warning names each one cut) instead of refusing the file')
+    .action((file: string, options: { out: string; intent?: string; limit?: string; name: string; truncateTurns?: boolean }) => {
       const limit = options.limit === undefined ? undefined : Number(options.limit);
       if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new Error(`--limit: expected a whole number above 0, got "${options.limit}"`);
-      const imported = importKvret(file, { name: options.name, limit, ...(options.intent ? { intents: options.intent.split(',').map((s) => s.trim()) } : {}) });
-      writeNew(options.out, suiteToYaml(imported, `Imported by \`icabench suite import kvret ${file}\` (docs/suites.md). KVRET: Eric et al. 2017, see data/kvret/SOURCE.md.`));
-      console.log(`imported ${imported.conversations.length} KVRET dialogues as ${options.out}; ${groundsNote(options.out)}`);
+      const warn = (line: string) => console.error(`warning: ${line}`);
+      const imported = importKvret(file, { name: options.name, limit, truncateTurns: options.truncateTurns, warn, ...(options.intent ? { intents: options.intent.split(',').map((s) => s.trim()) } : {}) });
+      const paths = writeImported(imported, options.out, `Imported by \`icabench suite import kvret ${file}\` (docs/suites.md). KVRET: Eric et al. 2017, see data/kvret/SOURCE.md.`);
+      console.log(`imported ${imported.conversations.length} KVRET dialogues as ${paths.join(', ')}; ${paths.map(groundsNote).join('; ')}`);
     });
   importer
     .command('transcripts')
@@ -90,7 +103,7 @@ export function registerSuiteCommands(program: Command): void {
     .option('--name <name>', 'the suite name', 'transcripts')
     .action((file: string, options: { out: string; name: string }) => {
       const imported = importTranscripts(file, { name: options.name });
-      writeNew(options.out, suiteToYaml(imported, `Imported by \`icabench suite import transcripts ${file}\` (docs/suites.md).`));
-      console.log(`imported ${imported.conversations.length} conversations as ${options.out}; ${groundsNote(options.out)}`);
+      const paths = writeImported(imported, options.out, `Imported by \`icabench suite import transcripts ${file}\` (docs/suites.md).`);
+      console.log(`imported ${imported.conversations.length} conversations as ${paths.join(', ')}; ${paths.map(groundsNote).join('; ')}`);
     });
 }

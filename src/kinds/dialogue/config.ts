@@ -12,9 +12,12 @@ import { VoiceConfigSchema } from '../../voice/config.ts';
 import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { isTechniqueRef, JudgeRefInputSchema, parseJudgeRef, type ParsedJudgeRef } from '../../llm/modelRef.ts';
 import { snrLevels } from '../../voice/acoustics.ts';
-import { ConfigError, loadYamlDocument, PATH_LIKE } from '../../config/yaml.ts';
+import { ConfigError, loadYamlDocument } from '../../config/yaml.ts';
 import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
 import type { PathField as GenericPathField } from '../../run/kind.ts';
+import { headUnitPathFields, modelRefPathFields, namedFilePathFields, transportPathFields } from '../../run/path-fields.ts';
+import type { TransportSpec } from '../../vehicle/transports/index.ts';
+import type { ObserveTransport } from '../../vehicle/observe/sources.ts';
 import { loadSeedPool } from './seed-pool.ts';
 
 export { ConfigError };
@@ -216,14 +219,16 @@ export function conversationsPathFields<C extends ConversationsConfig>(config: C
   if (config.world) fields.push({ field: 'world', path: config.world, kind: 'read', rewrite: (c, p) => (c.world = p) });
   const vehicle = config.vehicle;
   if (vehicle) {
-    if (PATH_LIKE.test(vehicle.scenario)) fields.push({ field: 'vehicle.scenario', path: vehicle.scenario, kind: 'read', rewrite: (c, p) => (c.vehicle!.scenario = p) });
-    if (PATH_LIKE.test(vehicle.mapping)) fields.push({ field: 'vehicle.mapping', path: vehicle.mapping, kind: 'read', rewrite: (c, p) => (c.vehicle!.mapping = p) });
-    const transport = vehicle.transport;
-    if (transport.kind === 'candump' && transport.path) {
-      fields.push({ field: 'vehicle.transport', path: transport.path, kind: 'write', rewrite: (c, p) => (c.vehicle!.transport = { kind: 'candump', path: p }) });
+    fields.push(...namedFilePathFields<C>('vehicle.scenario', vehicle.scenario, (c, p) => (c.vehicle!.scenario = p)));
+    fields.push(...namedFilePathFields<C>('vehicle.mapping', vehicle.mapping, (c, p) => (c.vehicle!.mapping = p)));
+    fields.push(...transportPathFields<C>('vehicle.transport', vehicle.transport, 'write', (c, spec) => (c.vehicle!.transport = spec as TransportSpec)));
+    const observe = vehicle.observe;
+    if (observe) {
+      fields.push(...transportPathFields<C>('vehicle.observe.transport', observe.transport, 'read', (c, spec) => (c.vehicle!.observe!.transport = spec as ObserveTransport)));
+      fields.push(...namedFilePathFields<C>('vehicle.observe.mapping', observe.mapping, (c, p) => (c.vehicle!.observe!.mapping = p)));
     }
-    if (transport.kind === 'slcan') fields.push({ field: 'vehicle.transport', path: transport.path, kind: 'device', rewrite: () => undefined });
   }
+  fields.push(...headUnitPathFields(config));
   const voice = config.voice;
   if (voice?.library) fields.push({ field: 'voice.library', path: voice.library, kind: 'read', rewrite: (c, p) => (c.voice!.library = p) });
   const noise = voice?.acoustics.noise;
@@ -237,29 +242,8 @@ export function conversationsPathFields<C extends ConversationsConfig>(config: C
     });
   }
   if (config.llm.cacheDir) fields.push({ field: 'llm.cacheDir', path: config.llm.cacheDir, kind: 'write', rewrite: (c, p) => (c.llm.cacheDir = p) });
-  if (config.simulator?.startsWith('gguf:')) fields.push({ field: 'simulator', path: config.simulator.slice(5), kind: 'read', rewrite: (c, p) => (c.simulator = `gguf:${p}`) });
-  config.judges.forEach((judge, i) => {
-    if (judge.startsWith('gguf:')) fields.push({ field: `judges.${i}`, path: judge.slice(5), kind: 'read', rewrite: (c, p) => (c.judges[i] = `gguf:${p}`) });
-    // a technique judge reads the gguf files of the models it names (sc-5:gguf:…, ar:gguf:…+gguf:…)
-    if (!isTechniqueRef(judge)) return;
-    let parsed: ParsedJudgeRef;
-    try {
-      parsed = parseJudgeRef(judge);
-    } catch {
-      return; // not a usable reference: the run stops on it before any model is loaded
-    }
-    parsed.models.forEach((model, j) => {
-      if (!model.startsWith('gguf:')) return;
-      // each rewrite keeps the others' (a later field sees the earlier one's path)
-      const rewrite = (c: C, path: string) => {
-        const models = [...parsed.models];
-        models[j] = `gguf:${path}`;
-        parsed = { technique: parsed.technique, models };
-        c.judges[i] = `${parsed.technique}:${models.join('+')}`;
-      };
-      fields.push({ field: `judges.${i}`, path: model.slice(5), kind: 'read', rewrite });
-    });
-  });
+  if (config.simulator) fields.push(...modelRefPathFields<C>('simulator', config.simulator, (c, ref) => (c.simulator = ref)));
+  config.judges.forEach((judge, i) => fields.push(...modelRefPathFields<C>(`judges.${i}`, judge, (c, ref) => (c.judges[i] = ref))));
   return fields;
 }
 

@@ -119,6 +119,24 @@ function judgeTurn(judges: readonly Judge[], input: Parameters<Judge['evaluateTu
   });
 }
 
+/** The targets the user dropped, as new objects; a drop ends what is still open: a completed target stays completed (its σ is final). */
+function dropOpen(targets: Target[], dropped: ReadonlySet<string>): Target[] {
+  return dropped.size === 0 ? targets : targets.map((x) => (dropped.has(x.id) && x.status === 0 ? { ...x, status: -1 as const } : x));
+}
+
+/** EvaluateConversation of every judge (Algorithm 1, line 13); a judge that throws gives a judge_error verdict. */
+async function evaluateConversation(judges: readonly Judge[], input: Parameters<Judge['evaluateConversation']>[0]): Promise<ConversationVerdict[]> {
+  const verdicts: ConversationVerdict[] = [];
+  for (const judge of judges) {
+    try {
+      verdicts.push(await judge.evaluateConversation(input));
+    } catch (caught) {
+      verdicts.push({ tier: judge.tier, judge: judge.ref, outcome: 'judge_error', dimensions: {}, completedShare: 0, score: null, pass: null, reasoning: errorText(caught) });
+    }
+  }
+  return verdicts;
+}
+
 /**
  * Algorithm 1 of the multi-turn paper: targets ← ExtractTargets(s); u0 ← GenerateUtterance(s, c);
  * Π ← Λ; for t < M: a_t ← SUT(u_t, c), F_t ← EvaluateTurn, update targets, drop from Π every
@@ -182,10 +200,8 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
       targets = applyVerdict(targets, deciding, t);
       // new objects, not edits: with pipelining the judges after the deciding one may still read the targets they were given
       const dropped = new Set(utterance.annotation.drops);
-      // a drop ends what is still open: a target already completed stays completed (its σ is final)
-      const drop = (list: Target[]) => (dropped.size === 0 ? list : list.map((x) => (dropped.has(x.id) && x.status === 0 ? { ...x, status: -1 as const } : x)));
-      targets = drop(targets);
-      if (!feedback) simulatorTargets = drop(simulatorTargets);
+      targets = dropOpen(targets, dropped);
+      if (!feedback) simulatorTargets = dropOpen(simulatorTargets, dropped);
       if (feedback) simulatorTargets = targets;
       if (spec.mode === 'guided' && deciding) {
         const found = new Set(deciding.labels.map((l) => l.label));
@@ -221,19 +237,10 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
   // a turn still being judged when a failure ended the loop is recorded all the same (its judges never reject)
   await recording?.catch(() => undefined);
 
-  const verdicts: ConversationVerdict[] = [];
-  if (turns.length > 0) {
-    for (const judge of judges) {
-      try {
-        verdicts.push(await judge.evaluateConversation({ spec, turns, targets }));
-      } catch (caught) {
-        verdicts.push({ tier: judge.tier, judge: judge.ref, outcome: 'judge_error', dimensions: {}, completedShare: 0, score: null, pass: null, reasoning: errorText(caught) });
-      }
-    }
-    if (status === 'completed' && verdicts.length > 0 && verdicts.every((v) => v.outcome === 'judge_error')) {
-      status = 'judge_error';
-      error = verdicts.map((v) => v.reasoning).join('; ');
-    }
+  const verdicts = turns.length > 0 ? await evaluateConversation(judges, { spec, turns, targets }) : [];
+  if (status === 'completed' && verdicts.length > 0 && verdicts.every((v) => v.outcome === 'judge_error')) {
+    status = 'judge_error';
+    error = verdicts.map((v) => v.reasoning).join('; ');
   }
   const failOn = [...(deps.failOn ?? DEFAULT_FAIL_ON)];
   const protocol = session?.anomalies?.();

@@ -3,6 +3,7 @@ import { TestItemSchema, type TestItem } from '../../manual/testset.ts';
 import { z } from 'zod';
 import { RecordedFactSchema } from '../../run/run-facts.ts';
 import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
+import { headUnitPathFields, modelRefPathFields } from '../../run/path-fields.ts';
 import type { FinishedQuestion } from './campaign.ts';
 import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, OmissionSearchResultSchema, manualItemOutcome } from './item.ts';
@@ -26,6 +27,8 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
     ...config.manual.map((path, i): PathField<ManualQaConfig> => ({ field: `manual.${i}`, path, kind: 'read', rewrite: (c, p) => (c.manual[i] = p) })),
     ...(config.testSet ? [{ field: 'testSet', path: config.testSet, kind: 'read', rewrite: (c, p) => (c.testSet = p) } satisfies PathField<ManualQaConfig>] : []),
     ...(config.embeddingModel ? [{ field: 'embeddingModel', path: config.embeddingModel, kind: 'read', rewrite: (c, p) => (c.embeddingModel = p) } satisfies PathField<ManualQaConfig>] : []),
+    ...config.judges.flatMap((ref, i) => modelRefPathFields<ManualQaConfig>(`judges.${i}`, ref, (c, r) => (c.judges[i] = r))),
+    ...headUnitPathFields(config),
     ...llmPathFields(config),
   ],
   async plan(loaded) {

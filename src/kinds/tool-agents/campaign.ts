@@ -24,6 +24,7 @@ import { DeterministicTaskUser, LlmTaskUser, type TaskSimulator } from './usersi
 export function loadCampaignTasks(loaded: LoadedToolAgents): { tasks: Task[]; invalid: InvalidTask[] } {
   const tasks: Task[] = [];
   const invalid: InvalidTask[] = [];
+  const from = new Map<string, string>();
   for (const file of loaded.taskFiles) {
     let text: string;
     try {
@@ -33,7 +34,13 @@ export function loadCampaignTasks(loaded: LoadedToolAgents): { tasks: Task[]; in
       continue;
     }
     const parsed = parseTasksLenient(text, file);
-    for (const task of parsed.tasks) tasks.push(task);
+    for (const task of parsed.tasks) {
+      // trials are stored and resumed by task id: the same id in two files would make them one task
+      const other = from.get(task.task_id);
+      if (other !== undefined) throw new ConfigError(`${file}: task ${task.task_id}: task_id: duplicate id (${other} has it too); each task_id must be unique across the task files`);
+      from.set(task.task_id, file);
+      tasks.push(task);
+    }
     for (const bad of parsed.invalid) invalid.push(bad);
   }
   if (tasks.length === 0) {

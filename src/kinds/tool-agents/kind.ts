@@ -1,6 +1,7 @@
 import { parseOrThrow } from '../../domain/validation.ts';
 import { z } from 'zod';
 import { RecordedFactSchema } from '../../run/run-facts.ts';
+import { modelRefPathFields } from '../../run/path-fields.ts';
 import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField, type RigNeeds } from '../../run/kind.ts';
 import { TrialResultSchema, type TrialResult } from './loop.ts';
 import type { UnitReachSample } from '../../run/unit-reach.ts';
@@ -44,7 +45,13 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
   configSchema: ToolAgentsConfigSchema,
   load: loadToolAgentsConfig,
   modelRefs: (config) => toolAgentsModelRefs(config),
-  pathFields: (config) => [...config.tasks.map((path, i): PathField<ToolAgentsConfig> => ({ field: `tasks.${i}`, path, kind: 'read', rewrite: (c, p) => (c.tasks[i] = p) })), ...llmPathFields(config)],
+  pathFields: (config) => [
+    ...config.tasks.map((path, i): PathField<ToolAgentsConfig> => ({ field: `tasks.${i}`, path, kind: 'read', rewrite: (c, p) => (c.tasks[i] = p) })),
+    ...modelRefPathFields<ToolAgentsConfig>('simulator', config.simulator, (c, ref) => (c.simulator = ref)),
+    ...config.judges.flatMap((ref, i) => modelRefPathFields<ToolAgentsConfig>(`judges.${i}`, ref, (c, r) => (c.judges[i] = r))),
+    ...(config.agent.type === 'endpoint' ? modelRefPathFields<ToolAgentsConfig>('agent.model', config.agent.model, (c, ref) => ((c.agent as { model: string }).model = ref)) : []),
+    ...llmPathFields(config),
+  ],
   async plan(loaded, log) {
     const { planToolTrials } = await import('./campaign.ts');
     const { plan, invalidTasks } = planToolTrials(loaded);
@@ -73,8 +80,8 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
   },
   outputs: {
     async write(store, runId, outDir) {
-      const { writeToolAgentsOutputs } = await import('./outputs.ts');
-      const { summary } = writeToolAgentsOutputs(store, runId, outDir);
+      const [{ writeToolAgentsOutputs }, { firstScreenLine }] = await Promise.all([import('./outputs.ts'), import('../../report/first-screen.ts')]);
+      const { summary, firstScreen } = writeToolAgentsOutputs(store, runId, outDir);
       const status = store.getRun(runId)?.status;
       return [
         `run ${runId} ${status}: ${summary.trials}/${summary.planned} task trials, R = 1 in ${Object.values(summary.families).reduce((n, f) => n + f.successes, 0)}; ${summary.notRunnable.length} tasks not runnable, ${summary.invalidTasks.length} not loaded`,
@@ -88,6 +95,8 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
         ...(summary.misfires.trials.length
           ? [`  user-simulator misfires: ${summary.misfires.trials.length} of ${summary.misfires.failedTrials} failed trials; pass rate ${summary.misfires.passRate.included?.toFixed(3)} with them, ${summary.misfires.passRate.excluded?.toFixed(3)} without`]
           : []),
+        // last: the report's first screen in one line
+        firstScreenLine(firstScreen),
       ];
     },
     async summaryJson(store, run) {

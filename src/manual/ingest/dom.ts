@@ -14,11 +14,19 @@ export function parseMarkup(text: string, file: string, mode: 'html' | 'xml'): D
   const handler = new DomHandler(undefined, { withStartIndices: true });
   const open = handler.onopentag.bind(handler);
   const close = handler.onclosetag.bind(handler);
+  /** where each open element started (XML: an element the file never closes is refused by name and line) */
+  const opened: number[] = [];
   handler.onopentag = (name, attribs) => {
     if (++depth > MAX_MANUAL_NESTING) throw new ManualFormatError(file, nestedTooDeeply(`line ${lineAt(text, parser.startIndex)} (<${name}>)`));
+    opened.push(parser.startIndex);
     open(name, attribs);
   };
-  handler.onclosetag = () => {
+  // the parser passes the element's name and whether the file closed it itself (DomHandler's own type omits them)
+  (handler as unknown as { onclosetag: (name: string, isImplied: boolean) => void }).onclosetag = (name, isImplied) => {
+    const start = opened.pop() ?? 0;
+    // HTML closes elements implicitly by design; XML that leaves one open is cut off or broken, and reading it would lose what follows
+    const selfClosing = text[parser.endIndex] === '>' && text[parser.endIndex - 1] === '/';
+    if (mode === 'xml' && isImplied && !selfClosing) throw new ManualFormatError(file, `line ${lineAt(text, start)}: element <${name}> is never closed (expected </${name}> before the end of the file; the XML is truncated or unbalanced)`);
     depth--;
     close();
   };

@@ -17,13 +17,14 @@ interface PdfTextItem {
 }
 
 /** Text lines of every page, top to bottom, with their font size (the tallest item on the line). */
-async function pdfLines(bytes: Uint8Array, source: string): Promise<Line[]> {
+async function pdfLines(bytes: Uint8Array, file: string): Promise<Line[]> {
   const { getDocumentProxy } = await import('unpdf');
   let pdf;
   try {
-    pdf = await getDocumentProxy(bytes);
+    // verbosity 0: pdf.js's own warnings ("Indexing all PDF objects") stay off stderr, so the refusal below is its first line
+    pdf = await getDocumentProxy(bytes, { verbosity: 0 });
   } catch (error) {
-    throw new ManualFormatError(source, `not a readable PDF: ${(error as Error).message}`);
+    throw new ManualFormatError(file, `not a readable PDF: ${(error as Error).message}`);
   }
   const lines: Line[] = [];
   for (let page = 1; page <= pdf.numPages; page++) {
@@ -54,9 +55,9 @@ const STEP = /^(\d{1,2})[.)]\s+(.*)$/;
  * paragraph opening with a signal word (Danger, Warning, Caution, Notice) is a warning block up
  * to the next heading, step or vertical gap. A scanned PDF without a text layer is an error.
  */
-export async function readPdf(bytes: Uint8Array, source: string): Promise<ManualSection[]> {
-  const lines = await pdfLines(bytes, source);
-  if (lines.length === 0) throw new ManualFormatError(source, 'the PDF has no text layer (a scan?); run OCR first or use the manual in another format');
+export async function readPdf(bytes: Uint8Array, source: string, file: string): Promise<ManualSection[]> {
+  const lines = await pdfLines(bytes, file);
+  if (lines.length === 0) throw new ManualFormatError(file, 'the PDF has no text layer (a scan?); run OCR first or use the manual in another format');
   const weight = new Map<number, number>();
   for (const line of lines) weight.set(line.size, (weight.get(line.size) ?? 0) + line.text.length);
   const body = [...weight.entries()].sort((a, b) => b[1] - a[1])[0][0];

@@ -39,6 +39,6 @@ export async function readManualFile(path: string, bytes?: Uint8Array): Promise<
   const source = basename(path);
   const format = manualFormatOf(path, text.slice(0, 4096));
   const sections =
-    format === 'ibikus' ? readIbikus(text, source, path) : format === 'markdown' ? readMarkdown(text, source, path) : format === 'html' ? readHtml(text, source, path) : await readPdf(data, source);
+    format === 'ibikus' ? readIbikus(text, source, path) : format === 'markdown' ? readMarkdown(text, source, path) : format === 'html' ? readHtml(text, source, path) : await readPdf(data, source, path);
   return { source, format, sections, bytes: data };
 }

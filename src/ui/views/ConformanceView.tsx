@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react';
 import type { CheckResult, ConformanceReport } from '../../conformance/checks.ts';
-import type { ConformanceStatus } from '../../server/conformance-runs.ts';
+import type { ConformanceStatus, DamagedConformanceReport, ListedConformanceReport } from '../../server/conformance-runs.ts';
 import { api } from '../api.ts';
 import { DataTable, ErrorBox, Loading, Pill } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
-type Listing = { current: ConformanceStatus; reports: Array<{ id: string; unit: ConformanceReport['unit']; startedAt: string; passed: boolean; failed: string[] }> };
+type Listing = { current: ConformanceStatus; reports: ListedConformanceReport[]; damaged: DamagedConformanceReport[] };
 
 const PILL: Record<CheckResult['status'], string> = { pass: 'pass', fail: 'fail', skipped: 'muted' };
 
@@ -92,7 +92,7 @@ export function ConformanceView({ reportId }: { reportId: string | null }) {
       {listing.error && <ErrorBox message={listing.error} />}
       {current && current.state !== 'idle' && <CurrentRun current={current} />}
       {reportId && <StoredReport reportId={reportId} />}
-      <ReportList reports={listing.data?.reports ?? null} />
+      <ReportList reports={listing.data?.reports ?? null} damaged={listing.data?.damaged ?? []} />
     </section>
   );
 }
@@ -141,11 +141,16 @@ function StoredReport({ reportId }: { reportId: string }) {
 }
 
 /** The workspace's stored reports, newest first. */
-function ReportList({ reports }: { reports: Listing['reports'] | null }) {
+function ReportList({ reports, damaged }: { reports: Listing['reports'] | null; damaged: Listing['damaged'] }) {
   return (
     <>
       <h2>Reports</h2>
-      {reports && reports.length === 0 && <p className="muted">No conformance runs in this workspace yet.</p>}
+      {reports && reports.length === 0 && damaged.length === 0 && <p className="muted">No conformance runs in this workspace yet.</p>}
+      {damaged.map((d) => (
+        <p key={d.id} className="muted" data-testid="conformance-damaged">
+          Report {d.id} cannot be read: {d.problem}
+        </p>
+      ))}
       {reports && reports.length > 0 && (
         <DataTable headers={['Started', 'Unit', 'Result', 'Failed checks']} testId="conformance-reports">
           {reports.map((r) => (

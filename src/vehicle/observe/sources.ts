@@ -8,13 +8,23 @@ import { MAX_LINE_CHARS, parseCandumpLine, streamCandumpLog } from '../transport
 import { parseTransportSpec } from '../transports/index.ts';
 import { canInterfaceProblem } from '../transports/socketcan.ts';
 
+/** An observe transport in its parsed form. */
+const ParsedObserveTransportSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('replay'), path: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('candump'), path: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('slcan'), path: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('socketcan'), iface: z.string().regex(/^[A-Za-z0-9_.-]{1,15}$/) }),
+]);
+
 /**
  * Where the bench listens for the frames a head unit sends (listen-only: nothing is written to the bus):
  * a candump log file that grows as a logger appends to it, a candump -L text stream on a serial line or
  * pseudo-terminal, an SLCAN adapter opened listen-only, a SocketCAN interface through can-utils' candump, or a
  * candump trace recorded earlier and played back (replay:FILE, observation only: nothing can be sent to a recording).
  */
-export const ObserveTransportSchema = z.string().transform((text, ctx) => {
+export const ObserveTransportSchema = z.union([z.string(), ParsedObserveTransportSchema]).transform((text, ctx) => {
+  // already parsed: a config loaded once whose paths were made absolute (src/run/path-fields.ts), or one that travels as JSON
+  if (typeof text !== 'string') return text;
   const replay = /^replay:(.+)$/.exec(text);
   if (replay) return { kind: 'replay' as const, path: replay[1] };
   const spec = parseTransportSpec(text);

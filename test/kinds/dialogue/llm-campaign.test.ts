@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResultStore } from '../../../src/store/store.ts';
 import { runCli } from '../../helpers/cli.ts';
-import { benchModelResponder, startFakeLlmServer, systemPromptOf, type FakeLlmServer, type RecordedRequest } from '../../helpers/fakeLlmServer.ts';
+import { benchModelResponder, startFakeLlmServer, stepOf, type FakeLlmServer, type RecordedRequest } from '../../helpers/fakeLlmServer.ts';
 
 let server: FakeLlmServer | undefined;
 afterEach(async () => {
@@ -91,7 +91,7 @@ describe('icabench run with model tiers (fake Ollama/OpenAI server)', () => {
 
 /** A model judge that sees nothing wrong: no labels, no target updates, every rubric dimension 2. */
 const lenientJudge = (request: RecordedRequest): string => {
-  const system = systemPromptOf(request);
+  const system = stepOf(request) ?? '';
   if (system.includes('EvaluateTurn')) return JSON.stringify({ labels: [], targetUpdates: [], reasoning: 'Looks fine to me.' });
   if (system.includes('EvaluateConversation')) return JSON.stringify({ score: 2, reasoning: 'Fine.' });
   return 'unexpected prompt';
@@ -161,7 +161,7 @@ describe('one precedence rule: judges decide in the order `judges:` lists them',
     expect(summary.judgeTiers.judges[MODEL].decided).toBe(4);
     expect(summary.judgeTiers.judges.oracle.decided).toBe(0);
     expect(summary.tiers[0].judges.map((j: { ref: string; prompts: { id: string }[] }) => [j.ref, j.prompts.length])).toEqual([
-      [MODEL, 3],
+      [MODEL, 4],
       ['oracle', 0],
     ]);
     expect(html.match(/data-outcome="pass"/g)).toHaveLength(4);

@@ -13,7 +13,7 @@ import { createLlmSimulator } from '../../../src/simulator/llm.ts';
 import { TemplateSimulator } from '../../../src/simulator/template.ts';
 import type { UserSimulator } from '../../../src/simulator/types.ts';
 import { ResultStore } from '../../../src/store/store.ts';
-import { benchModelResponder, startFakeLlmServer, systemPromptOf, type FakeLlmServer } from '../../helpers/fakeLlmServer.ts';
+import { benchModelResponder, startFakeLlmServer, stepOf, type FakeLlmServer } from '../../helpers/fakeLlmServer.ts';
 import { runCampaign } from '../../helpers/run-kinds.ts';
 
 /**
@@ -132,7 +132,7 @@ describe('pipelining the judges with the next simulator move', () => {
     let mode: 'auto' | 'off' = 'auto';
     server = await startFakeLlmServer({
       respond: async (request) => {
-        const system = systemPromptOf(request);
+        const system = stepOf(request) ?? '';
         const conversation = String(request.body?.seed ?? request.body?.options?.seed);
         if (system.includes('SelectAndGenerate') && judgingNow.has(conversation)) overlapAtServer[mode]++;
         if (!system.includes('EvaluateTurn')) return respond(request);
