@@ -138,6 +138,11 @@ export interface KindStorage<L, Item, Finished> {
   /** the planned items not stored yet, in plan order */
   remaining(store: ResultStore, run: RunRecord): PlannedItem<Item>[];
   save(store: ResultStore, runId: string, key: string, finished: Finished): void;
+  /**
+   * On --resume: removes the stored items that never reached the head unit (an outage is no result about the unit),
+   * so they run again; returns their keys. Absent: every stored item is kept.
+   */
+  forgetUnreached?(store: ResultStore, runId: string): string[];
 }
 
 /** What the CLI prints and writes for a stored run. */

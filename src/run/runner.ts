@@ -82,6 +82,8 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
     if (resumed) {
       runId = resumed.id;
       store.setRunStatus(runId, 'running');
+      const again = kind.storage.forgetUnreached?.(store, runId) ?? [];
+      if (again.length) log(`--resume: ${again.length} ${again.length === 1 ? kind.nouns.item : kind.nouns.items} that never reached the head unit run again (${again.slice(0, 5).join(', ')}${again.length > 5 ? `, … ${again.length - 5} more` : ''})`);
     } else {
       runId = kind.storage.create(store, loaded, plan!, { ...runner.meta });
     }

@@ -346,6 +346,28 @@ export class ResultStore {
   }
 
   /**
+   * Deletes the run's conversations that never reached the head unit (sut_error with no reply in any turn, as
+   * src/run/unit-reach.ts counts them), with their turns, labels, scores and artifacts, in one transaction; returns
+   * their keys in plan order. A resumed run then runs them again instead of keeping an outage as the unit's result.
+   */
+  forgetUnreachedConversations(runId: string): string[] {
+    this.requireRun(runId);
+    return this.db.transaction(() => {
+      const rows = this.db
+        .prepare(
+          `SELECT c.id, c.key FROM conversations c JOIN planned p ON p.run_id = c.run_id AND p.key = c.key
+           WHERE c.run_id = ? AND c.status = 'sut_error'
+             AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.conversation_id = c.id AND json_extract(t.json, '$.reply') IS NOT NULL)
+           ORDER BY p.ordinal`,
+        )
+        .all(runId) as { id: number; key: string }[];
+      const remove = this.prepared('DELETE FROM conversations WHERE id = ?');
+      for (const row of rows) remove.run(row.id);
+      return rows.map((row) => row.key);
+    })();
+  }
+
+  /**
    * Stores a finished conversation with its turns, labels, scores and (optionally) artifacts in one
    * transaction, with the run facts it produced when they come with it (a fleet worker's `llm.calls`,
    * `vehicle.frames`). Rejects, without writing anything: an invalid result, an unknown run, a key

@@ -53,8 +53,6 @@ export function registerRunCommands(program: Command): void {
       const kind = await campaignKind(kindName);
       // the rig, fleet and report modules load only once the config is known to be good: a bad config fails fast
       const loaded = kind.load(configPath);
-      // which method runs, before anything starts (docs/reproduction.md)
-      console.error(presetOf(kind.view.paper, methodOfStoredConfig(loaded.config)).statement);
       if (options.resume && !existsSync(workspaceStorePath(options.workspace))) {
         throw new Error(`--resume: no results store at ${workspaceStorePath(options.workspace)}, so no run to continue (pass the --workspace of the interrupted run)`);
       }
@@ -91,7 +89,8 @@ export function registerRunCommands(program: Command): void {
         }
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
-        const announce = deferredBanner(runner.meta);
+        // which method runs (docs/reproduction.md), said with the tiers line before the first item
+        const announce = deferredBanner(runner.meta, presetOf(kind.view.paper, methodOfStoredConfig(loaded.config)).statement);
         const controller = new AbortController();
         const stopListening = onStopSignal(() => {
           console.error(`\nStopping: no new ${kind.nouns.items} start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.`);
@@ -137,8 +136,8 @@ export function registerRunCommands(program: Command): void {
  * The run's tiers line (agent, simulator, judges), said once the run has planned (before its first line or event):
  * a config or input error found while planning is then the first line on stderr.
  */
-function deferredBanner(meta: Record<string, unknown>): () => void {
-  let banner: string | null = Object.entries(meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; ');
+function deferredBanner(meta: Record<string, unknown>, preset: string): () => void {
+  let banner: string | null = `${preset}\n${Object.entries(meta).map(([what, refs]) => `${what}: ${Array.isArray(refs) ? refs.join(', ') : String(refs)}`).join('; ')}`;
   return () => {
     if (banner !== null) console.error(banner);
     banner = null;

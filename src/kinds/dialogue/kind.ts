@@ -24,6 +24,7 @@ export function conversationStorage<L extends LoadedConversations>(kind: string,
     remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
     // the run loop built the result from validated parts (a fleet worker's message is validated by the coordinator)
     save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts, { validated: true }),
+    forgetUnreached: (store, runId) => store.forgetUnreachedConversations(runId),
   };
 }
 

@@ -82,8 +82,8 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
   view: toolAgentsView,
   outputs: {
     async write(store, runId, outDir) {
-      const { writeToolAgentsOutputs } = await import('./outputs.ts');
-      const { summary } = writeToolAgentsOutputs(store, runId, outDir);
+      const [{ writeToolAgentsOutputs }, { firstScreenLine }] = await Promise.all([import('./outputs.ts'), import('../../report/first-screen.ts')]);
+      const { summary, firstScreen } = writeToolAgentsOutputs(store, runId, outDir);
       const status = store.getRun(runId)?.status;
       return [
         `run ${runId} ${status}: ${summary.trials}/${summary.planned} task trials, R = 1 in ${Object.values(summary.families).reduce((n, f) => n + f.successes, 0)}; ${summary.notRunnable.length} tasks not runnable, ${summary.invalidTasks.length} not loaded`,
@@ -97,6 +97,8 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
         ...(summary.misfires.trials.length
           ? [`  user-simulator misfires: ${summary.misfires.trials.length} of ${summary.misfires.failedTrials} failed trials; pass rate ${summary.misfires.passRate.included?.toFixed(3)} with them, ${summary.misfires.passRate.excluded?.toFixed(3)} without`]
           : []),
+        // last: the report's first screen in one line
+        firstScreenLine(firstScreen),
       ];
     },
     async summaryJson(store, run) {

@@ -8,6 +8,8 @@ import { escapeHtml as h } from '../../report/escape.ts';
 import { DRILL_DOWN_LIMIT, page } from '../../report/html.ts';
 import { reliabilityTableHtml } from '../../report/reliability-section.ts';
 import { writeAtomically } from '../../report/write.ts';
+import { firstScreenHtml, type FirstScreen } from '../../report/first-screen.ts';
+import { taskAnchor, toolAgentsFirstScreen } from './first-screen.ts';
 
 /**
  * The outputs of a tool-agents run (docs/tool-agents.md, "Campaign"), all read back from the store:
@@ -80,12 +82,12 @@ function taskHtml(trials: readonly TrialResult[], detailed: boolean): string {
   const overall = words.every((w) => w === 'pass') ? 'pass' : words.includes('fail') ? 'fail' : words.find((w) => w !== 'pass')!;
   const perTrial = trials.map((t) => `R${t.trial}=${t.reward ?? '–'}`).join(' ');
   const cells = `<span><b>${h(first.taskId)}</b></span><span class="muted">${h(first.taskType)}</span><span>${badge(overall)}</span><span>${h(perTrial)}${first.outcome === 'not_runnable' ? ` · ${h(first.reason)}` : ''}</span>`;
-  const attrs = `class="conv t" data-outcome="${h(overall)}" data-search="${h(`${first.taskId} ${first.taskType}`.toLowerCase())}"`;
+  const attrs = `class="conv t" id="${h(taskAnchor(first.taskId))}" data-outcome="${h(overall)}" data-search="${h(`${first.taskId} ${first.taskType}`.toLowerCase())}"`;
   if (!detailed) return `<div ${attrs}><div class="row">${cells}</div></div>`;
   return `<details ${attrs}><summary>${cells}</summary><div class="body">${trials.map(trialHtml).join('<hr>')}</div></details>`;
 }
 
-export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: readonly TrialResult[], drillDownLimit = DRILL_DOWN_LIMIT): string {
+export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: readonly TrialResult[], drillDownLimit = DRILL_DOWN_LIMIT, firstScreen?: FirstScreen): string {
   const { run } = summary;
   const card = (value: string, key: string) => `<div class="card"><div class="v">${value}</div><div class="k">${h(key)}</div></div>`;
   const families = Object.entries(summary.families);
@@ -120,7 +122,7 @@ export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: rea
   const notRunnable = summary.notRunnable.length ? `<h2>Tasks not runnable here</h2><div class="panel"><table><thead><tr><th>task</th><th>reason</th></tr></thead><tbody>${summary.notRunnable.map((t) => `<tr><td>${h(t.taskId)}</td><td>${h(t.reason)}</td></tr>`).join('')}</tbody></table></div>` : '';
   const tasks = byTask(results);
   const capped = tasks.length > drillDownLimit ? `<p class="muted">Trial detail is included for the first ${drillDownLimit} of ${tasks.length} tasks; the store holds all of them (icabench export).</p>` : '';
-  const body = `${TASK_CSS}
+  const body = `${TASK_CSS}${firstScreen ? firstScreenHtml(firstScreen) : ''}
 <div class="cards">${cards}</div><p class="muted">agent: ${h(summary.agent ?? 'none ran')} · method: ${h(summary.preset.statement)}</p>
 <h2>Task families</h2><div class="panel"><table><thead><tr><th>family</th><th class="n">tasks</th><th class="n">runnable</th><th class="n">trials</th><th class="n">R = 1</th><th class="n">RDI</th></tr></thead><tbody>${familyRows}</tbody></table>
 <p class="note">pass^k / pass@k are over the runnable tasks of a family. RDI: mean of pass@k − pass^k (first k) over k.</p></div>
@@ -130,7 +132,7 @@ export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: rea
 ${scopeHtml}
 <h2>Policies and components</h2><div class="grid">${countTable('policy violations (trials)', summary.policyViolations)}${countTable('LLM-judged policies not judged (trials; never counted as followed)', summary.policyNotJudged)}${countTable('failed components (trials)', summary.failedComponents)}${countTable('trial outcomes', summary.outcomes)}</div>
 ${notLoaded}${notRunnable}
-<h2>Tasks</h2>
+<h2 id="tasks">Tasks</h2>
 <p class="muted">Click a task to open its trials: components, state diff against the ground-truth replay, policies, and the trajectory with every tool call and result.</p>
 ${capped}
 <div class="toolbar"><input id="conv-filter" placeholder="filter by task id or type…" size="40">
@@ -153,12 +155,13 @@ export interface ToolAgentsFiles {
 }
 
 /** Writes summary.json, report.html and junit.xml of a stored tool-agents run into `outDir`. */
-export function writeToolAgentsOutputs(store: ResultStore, runId: string, outDir: string): { summary: ToolAgentsRunSummary; files: ToolAgentsFiles } {
+export function writeToolAgentsOutputs(store: ResultStore, runId: string, outDir: string): { summary: ToolAgentsRunSummary; files: ToolAgentsFiles; firstScreen: FirstScreen } {
   const { summary, results } = computeToolAgentsSummary(store, runId);
+  const firstScreen = toolAgentsFirstScreen(store, store.getRun(runId)!, summary, results);
   mkdirSync(outDir, { recursive: true });
   const files = { summary: join(outDir, 'summary.json'), html: join(outDir, 'report.html'), junit: join(outDir, 'junit.xml') };
   writeAtomically(files.summary, toolAgentsSummaryJson(summary));
   writeAtomically(files.junit, toolTrialsJunit(results, `icabench tool-agents ${summary.run.name}`));
-  writeAtomically(files.html, toolAgentsReportHtml(summary, results));
-  return { summary, files };
+  writeAtomically(files.html, toolAgentsReportHtml(summary, results, DRILL_DOWN_LIMIT, firstScreen));
+  return { summary, files, firstScreen };
 }

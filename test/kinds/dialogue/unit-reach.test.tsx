@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,45 @@ describe('a run whose head unit is never reached', () => {
       expect(Number(lines[0].match(/none of the (\d+)/)![1])).toBe(stored.stored);
     } finally {
       store.close();
+    }
+  });
+
+  it('--resume with the unit fixed runs the conversations that never reached it again, instead of keeping them as sut_error', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-unreached-resume-'));
+    const port = await deadPort();
+    const config = join(dir, 'dead.yaml');
+    writeFileSync(config, `name: dead-then-fixed\nseeds: ${SEEDS}\nconversations: 24\nconcurrency: 2\nmaxTurns: [2]\n${deadHttpUnit(port)}`);
+    const workspace = join(dir, 'ws');
+    const first = await runCli(['run', config, '--workspace', workspace, '--no-progress']);
+    expect(first.code, first.stderr).toBe(4);
+    const runId = first.stderr.match(/^run (\S+) unit_unreachable/m)![1];
+    // the unit is fixed: an OpenAI-compatible endpoint now answers on the same address
+    const unit = createHttpServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Sure, I can help with that.' } }] }));
+      });
+    });
+    await new Promise<void>((done) => unit.listen(port, '127.0.0.1', done));
+    try {
+      const resumed = await runCli(['run', config, '--resume', runId, '--workspace', workspace, '--no-progress']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toMatch(/--resume: \d+ conversations that never reached the head unit run again/);
+      const store = ResultStore.open(join(workspace, 'icabench.db'));
+      try {
+        const run = store.listRuns().find((r) => r.id === runId)!;
+        expect(run.status).toBe('completed');
+        expect(run.stored).toBe(24);
+        const keys = store.remainingSpecs(runId);
+        expect(keys).toEqual([]);
+        // nothing the outage left is counted against the unit any more
+        expect(store.forgetUnreachedConversations(runId)).toEqual([]);
+      } finally {
+        store.close();
+      }
+    } finally {
+      await new Promise<void>((done) => unit.close(() => done()));
     }
   });
 

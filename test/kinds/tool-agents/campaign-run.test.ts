@@ -72,6 +72,11 @@ describe('kind: tool-agents campaigns through icabench run', () => {
     const run = await runCli(['run', config, '--workspace', workspace, '--out', out]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/completed: 12\/12 task trials, R = 1 in 10; 1 tasks not runnable, 2 not loaded/);
+    // #35: the report's first screen and the CLI's last line say what was tested and the verdict in plain words
+    expect(run.stdout.trim().split('\n').at(-1)).toBe("Verdict: 0 of 10 task trials failed (R = 0), 10 passed on the replay agent (it replays each task's reference actions: the figures test the bench, not an agent). Every scored trial passed every component. The report's first screen says more.");
+    const firstScreen = /<section class="first"[\s\S]*?<\/section>/.exec(readFileSync(join(out, 'report.html'), 'utf8'))![0];
+    expect(firstScreen).toContain('<th>kind</th><td>tool-agents: 12 task trials, 1 tasks not runnable here</td>');
+    expect(firstScreen).toContain('<th>faults</th><td>none injected</td>');
     expect(run.stderr).toMatch(/task not loaded: .*missing\.json \(file\): .*missing\.json: cannot read the task file \(no such file\)/);
     const summary = readSummary(out);
     expect(summary).toMatchObject({ kind: 'tool-agents', planned: 12, trials: 12, agent: expect.stringContaining('replay'), prematureActionRate: 0 });
