@@ -1,28 +1,31 @@
 import type { ConversationSpec } from './conversation.ts';
 
 /**
- * Which stored runs the bench app compares (as `icabench compare` does): two runs of conversations (dialogue, suite or
- * live: a suite pinned from a dialogue run replays its conversations) by their summaries, two tool-agents runs task by
- * task. Manual-QA runs are not compared: their summary.json and report hold the figures. The compare page greys out a
- * run this refuses, with the reason, before any click; the server answers the same reason with 400.
+ * Which stored runs the bench app and `icabench compare` compare: two runs whose kinds are in one of the `groups` (their
+ * kinds show them with one view that compares, src/kinds/registry.ts comparedKindGroups): runs of conversations (dialogue,
+ * suite or live: a suite pinned from a dialogue run replays its conversations) by their summaries, tool-agents runs task by
+ * task. Other kinds' summary.json and report hold the figures. The compare page greys out a run this refuses, with the
+ * reason, before any click; the server answers the same reason with 400.
  */
-const COMPARED_TOGETHER: readonly (readonly string[])[] = [['dialogue', 'suite', 'live'], ['tool-agents']];
-
-/** Why runs of these stored kinds cannot be compared (b: the run already chosen on the other side); null when they can. */
-export function compareRefusal(kind: string, other?: string | null): string | null {
-  const family = COMPARED_TOGETHER.find((kinds) => kinds.includes(kind));
-  if (!family) return `a ${kind} run is not compared (its summary and report hold the figures); the app compares two dialogue, suite or live runs, or two tool-agents runs`;
+export function compareRefusal(kind: string, groups: readonly (readonly string[])[], other?: string | null): string | null {
+  const family = groups.find((kinds) => kinds.includes(kind));
+  if (!family) return `a ${kind} run is not compared (its summary and report hold the figures); the app compares ${groups.map((g) => `two ${orList(g)} runs`).join(', or ')}`;
   if (other && !family.includes(other)) return `a ${kind} run compares with ${family.length === 1 ? `another ${kind} run` : `a ${family.join(', ')} run`}, not with a ${other} run`;
   return null;
 }
 
+/** "a", "a or b", "a, b or c" */
+function orList(names: readonly string[]): string {
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names[0];
+}
+
 /** Why runs of stored kinds `a` and `b` cannot be compared, null when they can; null for a side not known (yet). */
-export function comparePairRefusal(a: string | null, b: string | null): string | null {
+export function comparePairRefusal(a: string | null, b: string | null, groups: readonly (readonly string[])[]): string | null {
   if (a === null || b === null) {
     const known = a ?? b;
-    return known === null ? null : compareRefusal(known);
+    return known === null ? null : compareRefusal(known, groups);
   }
-  return compareRefusal(a) ?? compareRefusal(b, a);
+  return compareRefusal(a, groups) ?? compareRefusal(b, groups, a);
 }
 
 /** The fields of a conversation spec in the order a plan difference names them (the one most likely to differ first). */

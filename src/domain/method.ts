@@ -10,19 +10,13 @@ export const METHODS = ['lab', 'paper'] as const;
 export const MethodSchema = z.enum(METHODS);
 export type Method = z.infer<typeof MethodSchema>;
 
-/** The four methods icabench implements, by the bench part that runs each. */
-export const PAPER_OF = {
-  dialogue: 'Negi et al., automated evaluation of multi-turn dialogues in in-car conversational assistants',
-  'judge-bench': 'Habicht et al., benchmarking contextual understanding for in-car conversational systems',
-  'manual-qa': 'Beyranvand et al., GEAR: fact-level evaluation of RAG car assistants',
-  'tool-agents': 'Kirmayr et al., CAR-bench: tool-using in-car agents under uncertainty',
+/** The four published methods icabench implements; each campaign kind names its own in its view (src/run/kind-view.ts). */
+export const PAPERS = {
+  negi: 'Negi et al., automated evaluation of multi-turn dialogues in in-car conversational assistants',
+  habicht: 'Habicht et al., benchmarking contextual understanding for in-car conversational systems',
+  gear: 'Beyranvand et al., GEAR: fact-level evaluation of RAG car assistants',
+  carbench: 'Kirmayr et al., CAR-bench: tool-using in-car agents under uncertainty',
 } as const;
-export type MethodFamily = keyof typeof PAPER_OF;
-
-/** The paper a kind of run follows; kinds without a paper of their own (suites) are dialogue runs. */
-export function familyOfKind(kind: string): MethodFamily {
-  return kind in PAPER_OF ? (kind as MethodFamily) : 'dialogue';
-}
 
 export const PresetSchema = z.object({
   method: MethodSchema,
@@ -31,13 +25,13 @@ export const PresetSchema = z.object({
 });
 export type Preset = z.infer<typeof PresetSchema>;
 
-/** The preset line of a run's summary. */
-export function presetOf(family: MethodFamily, method: Method): Preset {
+/** The preset line of a run's summary: the method `paper` (authors, title) as published, or the lab's reading of it. */
+export function presetOf(paper: string, method: Method): Preset {
   return {
     method,
     statement:
       method === 'paper'
-        ? `paper preset: ${PAPER_OF[family]}, run as published (docs/reproduction.md)`
+        ? `paper preset: ${paper}, run as published (docs/reproduction.md)`
         : `lab defaults (method: lab); the published method is \`method: paper\` (docs/reproduction.md)`,
   };
 }

@@ -9,7 +9,7 @@ import { INJECTED_ID_SUFFIX, injectedPairs, injectionScores } from './injection.
 import type { JudgeBenchOutput } from './report.ts';
 import { configurationLabel } from './report.ts';
 import { llmConfiguration, oracleConfiguration, runConfiguration, summarize, type JudgeConfiguration, type RunOptions } from './runner.ts';
-import { presetOf, type Method } from '../domain/method.ts';
+import { PAPERS, presetOf, type Method } from '../domain/method.ts';
 
 export interface LoadedDataset {
   source: string;
@@ -82,7 +82,7 @@ export async function runJudgeBench(
   const method = options.method ?? 'lab';
   const output: JudgeBenchOutput = {
     name,
-    preset: presetOf('judge-bench', method),
+    preset: presetOf(PAPERS.habicht, method),
     dataset: { source: dataset.source, pairs: dataset.pairs.length, withPreferences: dataset.pairs.filter((p) => p.user.preferences).length },
     configurations: [],
     pairs: {},

@@ -8,7 +8,7 @@ import { describeZodError, ValidationError } from '../domain/validation.ts';
  * Human-agreement study over files: ratings (rater, conversation, dimension, score, pass) from
  * CSV or JSON, judge scores in the same shape, and the multi-turn paper's Table III per dimension
  * (judge vs the human majority, and the human–human baseline). The store-backed view of the same
- * figures lives in the bench server (src/server/agreement.ts).
+ * figures lives in the bench server (src/kinds/dialogue/agreement.ts).
  */
 
 const PassSchema = z.union([z.boolean(), z.enum(['pass', 'fail', 'true', 'false', '1', '0', ''])]).transform((v) => (v === '' ? undefined : v === true || v === 'pass' || v === 'true' || v === '1'));

@@ -5,7 +5,7 @@ import { ERROR_CATEGORIES, RULE_CATEGORIES, type ErrorCategory, type Pair } from
 import { oracleVerdict } from './oracle.ts';
 import { judgePair, type PairJudgment, type Technique, type TechniqueOptions } from './techniques.ts';
 import { runPool } from '../domain/pool.ts';
-import { presetOf, type Method, type Preset } from '../domain/method.ts';
+import { PAPERS, presetOf, type Method, type Preset } from '../domain/method.ts';
 
 /**
  * Runs judge configurations (a judge with one technique) over a dataset and scores them.
@@ -185,7 +185,7 @@ export function summarize(configuration: JudgeConfiguration, results: readonly P
   const n = results.length;
   const calls = results.reduce((s, r) => s + r.calls, 0);
   return {
-    preset: presetOf('judge-bench', method),
+    preset: presetOf(PAPERS.habicht, method),
     judge: configuration.judge,
     positiveClass: positive,
     technique: configuration.technique,

@@ -6,6 +6,7 @@ import { safetyPolicyOfStoredConfig } from '../domain/safety-policy.ts';
 import type { ResultStore } from '../store/store.ts';
 import { voiceReport } from './voice-section.ts';
 import { summaryHeader } from './summary-header.ts';
+import { PAPERS } from '../domain/method.ts';
 import { diversityCollector, diversityConfigOfStoredConfig } from '../analysis/diversity.ts';
 import { resolveEmbedder } from '../embedding/index.ts';
 import { methodEmbeddingModel } from '../llm/manifest.ts';
@@ -43,7 +44,8 @@ export async function summarizeRun(store: ResultStore, runId: string, options: S
       yield result;
     }
   }
-  const header = summaryHeader(store, record);
+  // a run of conversations follows Negi et al. (dialogue, suites and live sessions alike)
+  const header = summaryHeader(store, record, PAPERS.negi);
   const base = computeRunSummary(observed(), header.run, { safety: safetyPolicyOfStoredConfig(record.config) });
   const voiceSummary = voice.finish()?.summary;
   const protocolSection = protocol.finish();

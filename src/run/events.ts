@@ -7,8 +7,8 @@ import type { HeadUnitNotice } from './run-monitor.ts';
  * socket.io feed and tests all consume the same stream.
  */
 export type CampaignEvent =
-  /** nouns: what the kind calls its items (conversation, question, task trial), for the live views */
-  | { type: 'run_started'; runId: string; name: string; kind?: string; nouns?: { item: string; items: string }; planned: number; remaining: number; budgetMs: number | null }
+  /** nouns: what the kind calls its items (conversation, question, task trial), for the live views; page: the app page its runs open on (src/run/kind-view.ts) */
+  | { type: 'run_started'; runId: string; name: string; kind?: string; page?: string; nouns?: { item: string; items: string }; planned: number; remaining: number; budgetMs: number | null }
   | { type: 'conversation_started'; runId: string; key: string; spec: ConversationSpec }
   /** a fleet worker's rig took the conversation (again on another rig when its first one stalled) */
   | { type: 'conversation_rig'; runId: string; key: string; rig: string }

@@ -9,6 +9,7 @@ import type { RunRecord } from '../store/types.ts';
 import type { CampaignEvent } from './events.ts';
 import type { ConnectedUnit } from '../bridge/server.ts';
 import type { UnitReachSample } from './unit-reach.ts';
+import type { KindView } from './kind-view.ts';
 
 /**
  * The campaign-kind contract (docs/architecture.md, "Adding a campaign kind"). In the spirit of inspect_ai's
@@ -26,6 +27,7 @@ import type { UnitReachSample } from './unit-reach.ts';
  *            resolved tiers, the unit's build, the bridge link, each item's model calls in its transaction
  *   record   `storage`: how a run and its items are stored (dialogue: conversations; others: item_results)
  *   outputs  `outputs`: summary.json, report.html, junit.xml (and CSV) of a stored run, read from the store
+ *   view     `view`: its method line, the app page its runs open on, its API routes and its comparison (src/run/kind-view.ts)
  */
 
 /** What the run skeleton reads from every kind's config. */
@@ -241,6 +243,8 @@ export interface CampaignKindDefinition<L extends LoadedKindConfig = LoadedKindC
   unitReach?(finished: Finished): UnitReachSample | null;
   finishedEvent(runId: string, key: string, finished: Finished): CampaignEvent;
   outputs: KindOutputs;
+  /** how the bench app shows its runs; kinds that share a view (dialogue, suite, live: runs of conversations) are shown, and compared, alike */
+  view: KindView;
   wire: KindWire<L, Item, Finished>;
   /** once per run after the last item is stored, on the rig (its runner's `afterItems` runs it); absent: none */
   afterItems?: AfterItemsStep<L, AfterIn, AfterOut>;

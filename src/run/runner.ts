@@ -96,7 +96,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   const planned = run.planned;
   const remaining = kind.storage.remaining(store, run);
   const budgetMs = config.budgetMinutes ? config.budgetMinutes * 60_000 : null;
-  emit({ type: 'run_started', runId, name: config.name, kind: kind.name, nouns: kind.nouns, planned, remaining: remaining.length, budgetMs });
+  emit({ type: 'run_started', runId, name: config.name, kind: kind.name, page: kind.view.page, nouns: kind.nouns, planned, remaining: remaining.length, budgetMs });
 
   const started = Date.now();
   let done = planned - remaining.length;

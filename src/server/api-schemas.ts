@@ -1,7 +1,4 @@
 import { z } from 'zod';
-import { ConversationStatusSchema } from '../domain/conversation.ts';
-import { FailureLabelSchema } from '../domain/taxonomy.ts';
-import { CombinedOutcomeSchema } from '../store/types.ts';
 
 /** Request schemas of the bench API; the UI builds its requests to the same shapes. */
 
@@ -22,17 +19,6 @@ export const StopCampaignBodySchema = z.object({}).strict();
 export const ResumeCampaignBodySchema = z.object({ runId: z.string().min(1).max(100) }).strict();
 
 export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'expected a run id');
-
-export const PageQuerySchema = z
-  .object({
-    offset: z.coerce.number().int().min(0).default(0),
-    limit: z.coerce.number().int().min(1).max(500).default(50),
-    status: ConversationStatusSchema.optional(),
-    outcome: CombinedOutcomeSchema.optional(),
-    label: FailureLabelSchema.optional(),
-    key: z.string().max(200).optional(),
-  })
-  .strict();
 
 export const CompareQuerySchema = z.object({ a: RunIdSchema, b: RunIdSchema }).strict();
 

@@ -43,7 +43,7 @@ export class CampaignControl {
     if (this.running) throw new ApiError(409, 'campaign_running', `campaign "${this.snapshot.name ?? this.snapshot.configName}" is already running; stop it first`);
     const abort = new AbortController();
     this.abort = abort;
-    this.snapshot = { ...emptySnapshot(), state: 'running', kind: request.kind.name, nouns: request.kind.nouns, configName: request.configName, runId: request.resumeRunId ?? null };
+    this.snapshot = { ...emptySnapshot(), state: 'running', kind: request.kind.name, page: request.kind.view.page, nouns: request.kind.nouns, configName: request.configName, runId: request.resumeRunId ?? null };
     this.notifyControl();
     let announceRun: (runId: string) => void = () => {};
     const runIdKnown = new Promise<string>((resolve) => (announceRun = resolve));

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { ConfigError, lineOfPath, MAX_CONFIG_BYTES, parseYamlSource, readBoundedText, validateYaml, type ConfigProblem, type YamlSource } from '../config/yaml.ts';
 import { ApiError, type FieldError } from './http-util.ts';
 import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
-import { campaignKindOfValue, type CampaignKind } from '../kinds/registry.ts';
+import { campaignKindOfValue } from '../kinds/registry.ts';
 
 /** The model references behind a simulator or judge reference; a technique reference that does not parse stays as it is, so the rig status reports it invalid. */
 function servedBy(ref: string): string[] {
@@ -28,13 +28,13 @@ export interface ConfigCheck {
   /** the validated config when valid */
   config: unknown;
   /** the campaign kind the text declares (dialogue without `kind`); null when it cannot be read or names no known kind */
-  kind: CampaignKind | null;
+  kind: string | null;
 }
 
 export interface ConfigListing {
   name: string;
   /** the campaign kind the config declares (dialogue when it has no `kind`); null when its YAML cannot be read or the kind is unknown */
-  kind: CampaignKind | null;
+  kind: string | null;
   valid: boolean;
   errors: ConfigFieldError[];
 }
@@ -42,7 +42,7 @@ export interface ConfigListing {
 const CONFIG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,100}\.ya?ml$/;
 
 /** What the app refuses in a config its schema accepts (e.g. a path outside the allowed folders), each at its field. */
-export type AppPolicy = (kind: CampaignKind, config: unknown) => Promise<FieldError[]>;
+export type AppPolicy = (kind: string, config: unknown) => Promise<FieldError[]>;
 
 /**
  * The campaign configs in bench-configs/, checked with the campaign's own schema so the UI shows
@@ -119,7 +119,7 @@ export class ConfigCatalog {
   }
 
   private parseAndValidate(text: string): { check: ConfigCheck; source?: YamlSource } {
-    const invalid = (errors: readonly ConfigProblem[], kind: CampaignKind | null = null): ConfigCheck => ({ valid: false, config: null, kind, errors: errors.map((e) => ({ path: e.path, message: e.message, line: e.line })) });
+    const invalid = (errors: readonly ConfigProblem[], kind: string | null = null): ConfigCheck => ({ valid: false, config: null, kind, errors: errors.map((e) => ({ path: e.path, message: e.message, line: e.line })) });
     if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) return { check: invalid([{ path: '(yaml)', line: null, message: `the config is larger than the limit of ${MAX_CONFIG_BYTES} bytes` }]) };
     let source: YamlSource;
     try {

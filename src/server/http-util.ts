@@ -1,42 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
+import { ApiError } from '../domain/api-error.ts';
 import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
 
-/** One field-level problem in a request, shown next to the field in the UI. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
-
-/** An error the API answers with a 4xx/5xx status and a JSON body naming what was wrong. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly fields: FieldError[] = [],
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
-export function fieldErrorsOf(error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.length ? issue.path.join('.') : '(root)',
-    message: issue.message,
-  }));
-}
-
-/** Parses `value` with `schema` or throws a 400 naming each bad field of `where`. */
-export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const fields = fieldErrorsOf(result.error);
-    throw new ApiError(400, 'invalid_request', `${where}: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`, fields);
-  }
-  return result.data;
-}
+// the API's error and request parsing are shared with the kinds' own routes (src/run/kind-view.ts)
+export { ApiError, fieldErrorsOf, parseRequest, type FieldError } from '../domain/api-error.ts';
 
 /** Bytes of an oversized body read and thrown away after the 413, so the client (still sending) reads the answer instead of a reset. */
 const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;

@@ -44,6 +44,8 @@ export interface LiveSnapshot {
   runId: string | null;
   /** the campaign kind running (dialogue, manual-qa, tool-agents, suite); null before a run starts */
   kind: string | null;
+  /** the app page its runs open on (its view's, src/run/kind-view.ts); null before a run starts */
+  page: string | null;
   /** what the kind calls its items (conversation(s), question(s), task trial(s)) */
   nouns: { item: string; items: string };
   name: string | null;
@@ -89,6 +91,7 @@ export function applyCampaignEvent(s: LiveSnapshot, event: CampaignEvent): void 
     case 'run_started':
       s.name = event.name;
       s.kind = event.kind ?? s.kind;
+      s.page = event.page ?? s.page;
       s.nouns = event.nouns ?? s.nouns;
       s.planned = event.planned;
       s.done = event.planned - event.remaining;
@@ -201,6 +204,7 @@ export function emptySnapshot(): LiveSnapshot {
     state: 'idle',
     runId: null,
     kind: null,
+    page: null,
     nouns: { item: 'conversation', items: 'conversations' },
     name: null,
     configName: null,

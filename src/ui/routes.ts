@@ -1,20 +1,25 @@
 /**
- * Where a run and one of its items open in the app, by the run's kind (the stored kind, or the kind a live run
- * names: a suite run is a dialogue run). Dialogue runs open in the run report and their conversations; the other
- * kinds in their own views (questions, task trials). Every link to a run or an item goes through here.
+ * Where a run and one of its items open in the app, by the page its kind's view names (src/run/kind-view.ts: the listed
+ * run's `view.page`, or the live snapshot's `page`). Every link to a run or an item goes through here; a page the app
+ * does not have (a kind newer than this app) opens the generic run page, and its items open no page of their own.
  */
-const ITEM_VIEWS: Record<string, string> = { 'manual-qa': 'manual', 'tool-agents': 'tool-agents' };
+const PAGES: Record<string, { run: string | null; items: string }> = {
+  report: { run: null, items: 'conversations' },
+  manual: { run: 'manual', items: 'manual' },
+  'tool-agents': { run: 'tool-agents', items: 'tool-agents' },
+};
 
-/** The view segment of a kind with a view of its own (`manual`, `tool-agents`); null for dialogue and suite runs. */
-export function kindView(kind: string | null): string | null {
-  return (kind && ITEM_VIEWS[kind]) ?? null;
+/** Whether the app has the page a kind's view names. */
+export function knownPage(page: string | null | undefined): page is string {
+  return typeof page === 'string' && page in PAGES;
 }
 
-export function runHref(runId: string, kind: string | null): string {
-  const view = kindView(kind);
-  return `#/runs/${encodeURIComponent(runId)}${view ? `/${view}` : ''}`;
+export function runHref(runId: string, page: string | null | undefined): string {
+  const segment = knownPage(page) ? PAGES[page].run : null;
+  return `#/runs/${encodeURIComponent(runId)}${segment ? `/${segment}` : ''}`;
 }
 
-export function itemHref(runId: string, kind: string | null, key: string): string {
-  return `#/runs/${encodeURIComponent(runId)}/${kindView(kind) ?? 'conversations'}/${encodeURIComponent(key)}`;
+export function itemHref(runId: string, page: string | null | undefined, key: string): string {
+  if (!knownPage(page)) return runHref(runId, page);
+  return `#/runs/${encodeURIComponent(runId)}/${PAGES[page].items}/${encodeURIComponent(key)}`;
 }

@@ -22,7 +22,6 @@ const NOT_YET_SPLIT = new Set([
   'src/kinds/tool-agents/loop.ts runToolTaskTrial',
   'src/manual/evaluate.ts evaluate',
   'src/manual/ingest/markdown.ts readMarkdown',
-  'src/server/server.ts startBenchServer',
 ]);
 
 interface Measured {

@@ -103,7 +103,24 @@ export const RULES: Record<string, RoleRule> = {
   },
   'kinds/dialogue': {
     is: 'the dialogue kind: its config, plan (sampling, seed pool), the conversation loop, the world file',
-    may: ['domain', 'protocol', 'config', 'world', 'llm', 'analysis', 'judge', 'simulator', 'headunit', 'vehicle', 'voice', 'bridge', 'store', 'report', 'run'],
+    may: [
+      'domain',
+      'protocol',
+      'config',
+      'world',
+      'llm',
+      'analysis',
+      'judge',
+      'simulator',
+      'headunit',
+      'vehicle',
+      'voice',
+      'bridge',
+      'store',
+      'report',
+      'run',
+      { role: 'embedding', files: ['tfidf.ts'], why: "its view compares two runs' failure diversity with the lexical embedder, as icabench compare does" },
+    ],
   },
   'kinds/manual-qa': {
     is: 'the manual-QA kind: its config, the question runner, the run and its stored results',
@@ -166,7 +183,7 @@ export const RULES: Record<string, RoleRule> = {
   doctor: { is: 'prerequisite checks (icabench doctor, the rig status screen)', may: ['system', 'llm'] },
   server: {
     is: 'the bench app backend',
-    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'kinds/manual-qa', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'kinds/tool-agents', files: ['results.ts', 'compare.ts'], why: 'the tool-agents run view and comparison' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts', 'folder.ts'], why: 'the conversation view pins a conversation as a suite into the one suites folder' }, 'kinds/suite', 'kinds/live'],
+    may: ['domain', 'protocol', 'config', 'analysis', 'report', 'judge', 'store', 'run', 'kinds', 'kinds/dialogue', 'manual', 'headunit', 'doctor', 'embedding', 'conformance', { role: 'bridge', files: ['server.ts'], why: 'the conformance screen opens a bridge' }, { role: 'llm', files: ['modelRef.ts'], why: 'the config editor checks judge references' }, { role: 'fleet', files: ['coordinator.ts', 'protocol.ts'], why: 'the rig status lists the fleet workers' }, { role: 'suite', files: ['pin.ts', 'folder.ts'], why: 'the conversation view pins a conversation as a suite into the one suites folder' }, 'kinds/suite', 'kinds/live'],
   },
   ui: {
     is: 'the bench app frontend (browser)',
@@ -183,6 +200,7 @@ export const RULES: Record<string, RoleRule> = {
       { role: 'kinds', typesOnly: true },
       { role: 'manual', files: ['model.ts'], why: 'metric names and titles' },
       { role: 'manual', typesOnly: true },
+      { role: 'kinds/dialogue', typesOnly: true },
       { role: 'kinds/manual-qa', typesOnly: true },
       { role: 'kinds/tool-agents', typesOnly: true },
       { role: 'conformance', typesOnly: true },

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configModelRefs, campaignConfigSchemaFor, readCampaignKind } from '../../src/kinds/registry.ts';
+import { comparedKindGroups, configModelRefs, campaignConfigSchemaFor, readCampaignKind } from '../../src/kinds/registry.ts';
 import { ConfigCatalog } from '../../src/server/configs.ts';
 import { loadManualQaConfig, manualSkillFor } from '../../src/kinds/manual-qa/config.ts';
 import { ManualCorpus } from '../../src/manual/corpus.ts';
@@ -279,7 +279,7 @@ describe('the GEAR paper preset (bench-configs/manual-qa-paper.yaml)', () => {
 });
 
 describe('compare on a manual-QA run', () => {
-  it('refuses it by run id with the rule the bench app shows (src/domain/comparable.ts), before reading anything', () => {
+  it('refuses it by run id with the rule the bench app shows (src/domain/comparable.ts), before reading anything', async () => {
     const config = write('compared.yaml', `kind: manual-qa\nname: compared\nmanual: ${JSON.stringify(chapters.slice(0, 1))}\nlimit: 2\n`);
     const workspace = join(dir, 'compared-ws');
     const ran = spawnSync(process.execPath, [resolve(REPO_ROOT, 'bin/icabench.js'), 'run', config, '--workspace', workspace, '--out', join(dir, 'compared-out')], { encoding: 'utf8' });
@@ -287,7 +287,7 @@ describe('compare on a manual-QA run', () => {
     const runId = JSON.parse(readFileSync(join(dir, 'compared-out', 'summary.json'), 'utf8')).run.id;
     const result = spawnSync(process.execPath, [resolve(REPO_ROOT, 'bin/icabench.js'), 'compare', runId, runId, '--workspace', workspace], { encoding: 'utf8' });
     expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain(`compare: ${compareRefusal('manual-qa')}`);
+    expect(result.stderr).toContain(`compare: ${compareRefusal('manual-qa', await comparedKindGroups())}`);
   }, 120_000);
 
   it('refuses it with the reason, by run directory', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { CampaignConfigSchema } from '../../src/kinds/dialogue/config.ts';
 import { FactAnnotationFormSchema } from '../../src/kinds/manual-qa/results.ts';
 import { ManualQaConfigSchema } from '../../src/kinds/manual-qa/config.ts';
@@ -10,7 +10,7 @@ import { SuiteCampaignConfigSchema } from '../../src/kinds/suite/suite-kind.ts';
 import { LiveSessionConfigSchema } from '../../src/kinds/live/config.ts';
 import { CAMPAIGN_KINDS } from '../../src/kinds/registry.ts';
 import { ToolAgentsConfigSchema } from '../../src/kinds/tool-agents/config.ts';
-import { RatingFormSchema } from '../../src/server/annotations.ts';
+import { RatingFormSchema } from '../../src/kinds/dialogue/ratings.ts';
 import {
   EndSessionBodySchema,
   PinBodySchema,
@@ -205,24 +205,15 @@ const ROUTES: Record<string, { body?: z.ZodType; files: 'none' | 'campaign confi
   'POST /api/campaign/stop': { body: StopCampaignBodySchema, files: 'none' },
   'GET /api/runs': { files: 'none' },
   'GET /api/runs/:id': { files: 'none' },
-  'GET /api/runs/:id/summary': { files: 'none' },
-  'GET /api/runs/:id/tool-agents': { files: 'none' },
-  'GET /api/runs/:id/tool-agents/trials/:key': { files: 'none' },
-  'GET /api/runs/:id/manual': { files: 'none' },
-  'GET /api/runs/:id/manual/questions/:key': { files: 'none' },
-  'POST /api/runs/:id/manual/questions/:key/annotations': { body: FactAnnotationFormSchema, files: 'none' },
   'GET /api/runs/:id/summary\\.json': { files: 'none' },
-  'GET /api/runs/:id/conversations': { files: 'none' },
-  'GET /api/runs/:id/conversations/:key': { files: 'none' },
   // the artifact's file is the one the run stored; the request only names it among the conversation's artifacts
-  'GET /api/runs/:id/conversations/:key/artifacts/:name': { files: 'none' },
   // the suite goes to <workspace>/suites/: nothing in the request names a file
   'POST /api/runs/:id/conversations/:key/pin': { body: PinBodySchema, files: 'none' },
-  'POST /api/runs/:id/conversations/:key/ratings': { body: RatingFormSchema, files: 'none' },
-  'GET /api/runs/:id/agreement': { files: 'none' },
-  'GET /api/runs/:id/judge-agreement': { files: 'none' },
   'GET /api/compare': { files: 'none' },
   'GET /api/runs/:id/outputs': { files: 'none' },
+  // a kind's own routes (its view, src/run/kind-view.ts: the conversations, manual and tool-agents routes above) name no file
+  'GET /api/runs/:id/(?<rest>.+)': { files: 'none' },
+  'POST /api/runs/:id/(?<rest>.+)': { body: z.union([RatingFormSchema, FactAnnotationFormSchema]), files: 'none' },
   // the file is one of the run's outputs, looked up by name among them
   'GET /api/runs/:id/outputs/:name': { files: 'none' },
   // `suite` is a file name in the pinned suites' folder; the suite campaign built on it starts through the same policy

@@ -52,7 +52,8 @@ describe('the bench server with tool-agents runs', () => {
     expect(summary.status).toBe(200);
     expect(summary.json.kind).toBe('tool-agents');
     const manual = await h.api(`/api/runs/${runId}/manual`);
-    expect(manual.status).toBe(400);
-    expect(manual.json.error.code).toBe('not_manual_run');
+    // a route another kind's view declares is not one of this run's
+    expect(manual.status).toBe(404);
+    expect(manual.json.error).toMatchObject({ code: 'not_found', message: `run ${runId} is a tool-agents run: it has no /manual` });
   });
 });

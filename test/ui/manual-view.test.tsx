@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reliability } from '../../src/analysis/reliability.ts';
 import { loadManualQaConfig } from '../../src/kinds/manual-qa/config.ts';
 import type { ManualQaRunSummary } from '../../src/kinds/manual-qa/results.ts';
-import { ManualRunApi } from '../../src/server/manual-runs.ts';
+import { ManualRunApi } from '../../src/kinds/manual-qa/view.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { ReliabilityTable } from '../../src/ui/components/ReliabilityTable.tsx';
 import { ManualQuestionPanel, ManualRunPanel, type QuestionData, type QuestionRow } from '../../src/ui/views/ManualRunView.tsx';

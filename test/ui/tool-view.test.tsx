@@ -8,7 +8,7 @@ import type { TrialResult } from '../../src/kinds/tool-agents/loop.ts';
 import type { ToolAgentsRunSummary } from '../../src/kinds/tool-agents/results.ts';
 import { toolAgentsKind } from '../../src/kinds/tool-agents/kind.ts';
 import { writeToolAgentsOutputs } from '../../src/kinds/tool-agents/outputs.ts';
-import { ToolRunApi } from '../../src/server/tool-runs.ts';
+import { ToolRunApi } from '../../src/kinds/tool-agents/view.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { ToolRunPanel, ToolTrialPanel, type ToolTaskRow } from '../../src/ui/views/ToolRunView.tsx';
 import { dataPath } from '../helpers/repoData.ts';

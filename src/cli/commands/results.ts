@@ -16,7 +16,7 @@ import { writeAtomically } from '../../report/write.ts';
 import { exportJsonl } from '../../store/export.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { writeComparisonReport } from '../../report/write.ts';
-import { campaignKind } from '../../kinds/registry.ts';
+import { campaignKind, comparedKindGroups } from '../../kinds/registry.ts';
 import { loadSummary, openStore } from '../outputs.ts';
 import { findingsText, gateText } from '../../kinds/dialogue/summary-text.ts';
 import { holdsConversations } from '../../domain/run-items.ts';
@@ -66,7 +66,7 @@ function registerCompareCommand(program: Command): void {
       const store = openStore(options.workspace, false);
       // the one rule of what compares with what (the bench app greys out the same runs with the same reason)
       const [storedA, storedB] = [a, b].map((ref) => store?.getRun(ref) ?? null);
-      const refusal = comparePairRefusal(storedA?.kind ?? null, storedB?.kind ?? null);
+      const refusal = comparePairRefusal(storedA?.kind ?? null, storedB?.kind ?? null, await comparedKindGroups());
       if (refusal) {
         store?.close();
         throw new Error(`compare: ${refusal}`);

@@ -1,4 +1,4 @@
-import { familyOfKind, methodOfStoredConfig, presetOf } from '../../domain/method.ts';
+import { methodOfStoredConfig, presetOf } from '../../domain/method.ts';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
@@ -90,7 +90,7 @@ export function registerRunCommands(program: Command): void {
         opened ??= openWorkspaceStore(options.workspace);
         const store = opened.store;
         // which method runs (docs/reproduction.md), said with the tiers line before the first item
-        const announce = deferredBanner(runner.meta, presetOf(familyOfKind(kind.name), methodOfStoredConfig(loaded.config)).statement);
+        const announce = deferredBanner(runner.meta, presetOf(kind.view.paper, methodOfStoredConfig(loaded.config)).statement);
         const controller = new AbortController();
         const stopListening = onStopSignal(() => {
           console.error(`\nStopping: no new ${kind.nouns.items} start; finished ones are stored. Press Ctrl+C again to quit at once. Continue later with --resume.`);

@@ -9,6 +9,7 @@ import { runFiguresLine } from './summary-text.ts';
 import { unitUnderTest } from './unit-under-test.ts';
 import { dialogueWire } from './wire.ts';
 import { conversationReach } from '../../run/unit-reach.ts';
+import { dialogueView } from './view.ts';
 
 /** Who plays the driver in a run of conversations: the config's mode (a simulator), "scripted" (suites), "live" (a technician). */
 export type ConversationRunMode = CampaignConfig['mode'] | 'scripted' | 'live';
@@ -58,6 +59,7 @@ export const dialogueKind: CampaignKindDefinition<LoadedCampaign, ConversationSp
   unitReach: (finished) => conversationReach(finished.result),
   finishedEvent: (runId, key, finished) => ({ type: 'conversation_finished', runId, key, result: finished.result }),
   wire: dialogueWire,
+  view: dialogueView,
   outputs: {
     async write(store, runId, outDir) {
       const [{ writeRunOutputs }, { firstScreenLine }] = await Promise.all([import('../../report/write.ts'), import('../../report/first-screen.ts')]);

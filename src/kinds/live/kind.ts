@@ -73,6 +73,7 @@ export function liveKind(technician?: Technician): CampaignKindDefinition<Loaded
     unitReach: dialogueKind.unitReach,
     finishedEvent: dialogueKind.finishedEvent,
     outputs: dialogueKind.outputs,
+    view: dialogueKind.view,
     wire: { loaded: { encode: benchOnly, decode: benchOnly }, item: dialogueKind.wire.item, finished: dialogueKind.wire.finished, needs: benchOnly },
   };
 }

@@ -8,6 +8,7 @@ import type { FinishedQuestion } from './campaign.ts';
 import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa, type ManualQaConfig } from './config.ts';
 import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, OmissionSearchResultSchema, manualItemOutcome } from './item.ts';
 import type { OmissionSearchResult } from '../../manual/omission.ts';
+import { manualQaView } from './view.ts';
 
 /** A loaded manual-QA config as a fleet worker receives it: paths as the coordinator resolved them (the worker reads the same manual files). */
 const WireManualQaSchema = z.strictObject({ config: ManualQaConfigSchema, path: z.string().min(1), files: z.array(z.string().min(1)) });
@@ -60,6 +61,7 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
     save: (store, runId, result) => store.addRunFact(runId, MANUAL_QA_FACTS.omission, result),
     wire: { input: jsonCodec(z.array(TestItemSchema)), output: jsonCodec(OmissionSearchResultSchema) },
   },
+  view: manualQaView,
   outputs: {
     async write(store, runId, outDir) {
       const { writeManualQaOutputs } = await import('./outputs.ts');

@@ -3,6 +3,7 @@ import { llmUsage } from '../../run/run-facts.ts';
 import type { LlmUsageSummary } from '../../llm/usage.ts';
 import type { SummaryHeader } from '../../domain/summary-header.ts';
 import { summaryHeader } from '../../report/summary-header.ts';
+import { PAPERS } from '../../domain/method.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
@@ -48,7 +49,7 @@ export function loadManualQaRun(store: ResultStore, runId: string): ManualQaRun 
     run,
     rows,
     setup: setups.length ? parseOrThrow(ManualQaSetupSchema, setups.at(-1)!.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`) : null,
-    header: summaryHeader(store, run),
+    header: summaryHeader(store, run, PAPERS.gear),
     llm: llmUsage(store, runId, rows.filter((r) => r.result !== null).length),
     omission: omission ? parseOrThrow(OmissionSearchResultSchema, omission.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.omission}`) : null,
     annotations,

@@ -33,6 +33,7 @@ export const suiteKind: CampaignKindDefinition<LoadedSuiteCampaign, Conversation
   unitReach: dialogueKind.unitReach,
   finishedEvent: dialogueKind.finishedEvent,
   outputs: dialogueKind.outputs,
+  view: dialogueKind.view,
   wire: {
     ...dialogueKind.wire,
     loaded: {

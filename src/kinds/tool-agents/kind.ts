@@ -10,6 +10,7 @@ import { toolAgentsModelRefs } from './config.ts';
 import { loadToolAgentsConfig, ToolAgentsConfigSchema, type LoadedToolAgents, type ToolAgentsConfig } from './config.ts';
 import type { InvalidTask } from '../../toolenv/tasks.ts';
 import { TOOL_AGENTS_FACTS, TOOL_AGENTS_KIND, ToolTrialItemSchema, trialKey, trialOutcomeWord, type ToolTrialItem } from './results.ts';
+import { toolAgentsView } from './view.ts';
 
 /** The tasks a plan could not load, kept from planning to the run's creation (recorded with it). */
 const notLoaded = new WeakMap<LoadedToolAgents, InvalidTask[]>();
@@ -78,6 +79,7 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
     finished: jsonCodec(z.strictObject({ result: TrialResultSchema, facts: z.array(RecordedFactSchema) })),
     needs: ({ config }) => ({ transport: AGENT_TRANSPORT[config.agent.type], capabilities: ['text', 'tools'] }),
   },
+  view: toolAgentsView,
   outputs: {
     async write(store, runId, outDir) {
       const [{ writeToolAgentsOutputs }, { firstScreenLine }] = await Promise.all([import('./outputs.ts'), import('../../report/first-screen.ts')]);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseOrThrow } from '../../domain/validation.ts';
 import { SummaryHeaderSchema } from '../../domain/summary-header.ts';
 import { summaryHeader } from '../../report/summary-header.ts';
+import { PAPERS } from '../../domain/method.ts';
 import { LlmUsageSummarySchema } from '../../llm/usage.ts';
 import { llmUsage } from '../../run/run-facts.ts';
 import type { ResultStore } from '../../store/store.ts';
@@ -82,7 +83,7 @@ export function computeToolAgentsSummary(store: ResultStore, runId: string): { s
   const { planned, results, invalidTasks } = loadToolAgentsRun(store, runId);
   const usage = llmUsage(store, runId, results.reduce((sum, r) => sum + r.agentMessages, 0));
   const summary = ToolAgentsRunSummarySchema.parse({
-    ...summaryHeader(store, run),
+    ...summaryHeader(store, run, PAPERS.carbench),
     agent: results[0]?.agent ?? null,
     planned,
     trials: results.length,

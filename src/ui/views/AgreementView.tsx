@@ -1,7 +1,7 @@
-import type { AgreementView as Agreement } from '../../server/agreement.ts';
+import type { AgreementView as Agreement } from '../../kinds/dialogue/agreement.ts';
 import type { JudgeAgreementView } from '../../judge/agreement.ts';
 import { FAILURE_LABELS } from '../../domain/taxonomy.ts';
-import type { Rating } from '../../server/annotations.ts';
+import type { Rating } from '../../kinds/dialogue/ratings.ts';
 import { DIMENSION_TITLES } from '../../domain/taxonomy.ts';
 import { DataTable, ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';

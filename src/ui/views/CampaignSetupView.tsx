@@ -84,7 +84,7 @@ export function CampaignSetupView() {
           <CampaignPanel
             live={live.data}
             resumable={(runs.data?.runs ?? []).filter((r) => isResumable(r.status))}
-            startLabel={`Start ${name ?? ''}${listing?.kind && listing.kind !== 'dialogue' ? ` (${listing.kind})` : ''}${config.edited ? ' (edited)' : ''}`}
+            startLabel={`Start ${name ?? ''}${listing?.kind ? ` (${listing.kind})` : ''}${config.edited ? ' (edited)' : ''}`}
             canStart={!busy && Boolean(name)}
             problems={config.errors.length}
             onStart={start}
@@ -126,7 +126,7 @@ function ConfigList({ configs, selected, onSelect }: { configs: readonly ConfigL
             <button className={c.name === selected ? 'link active' : 'link'} onClick={() => onSelect(c.name)} data-testid={`config-${c.name}`}>
               {c.name}
             </button>{' '}
-            {c.kind && c.kind !== 'dialogue' && <Pill kind="tier">{c.kind}</Pill>}
+            {c.kind && <Pill kind="tier">{c.kind}</Pill>}
             {c.valid ? <Pill kind="ok">valid</Pill> : <Pill kind="fail">{c.errors.length} errors</Pill>}
           </li>
         ))}

@@ -2,28 +2,26 @@ import { useMemo } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import type { ConversationChange, ReplyDiffPart, RunChanges } from '../../analysis/changes.ts';
 import type { RunComparison } from '../../analysis/compare.ts';
-import type { ToolRunComparison } from '../../kinds/tool-agents/compare.ts';
+import type { ToolRunsCompared } from '../../kinds/tool-agents/view.ts';
 import { comparePairRefusal, compareRefusal } from '../../domain/comparable.ts';
 import { describeFailOn, FAILURE_LABELS } from '../../domain/taxonomy.ts';
-import type { RunRecord } from '../../store/types.ts';
+import type { ListedRun } from '../../server/server.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
 import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { DataTable, ErrorBox, Loading, fmt, pct } from '../components/common.tsx';
 import { navigate, useApi } from '../hooks.ts';
 import { turnNumber } from '../../domain/conversation.ts';
 
-type Served = { kind: 'dialogue'; comparison: RunComparison; warnings: string[] } | { kind: 'tool-agents'; a: RunRef; b: RunRef; toolComparison: ToolRunComparison };
-interface RunRef {
-  id: string;
-  name: string;
-}
+/** GET /api/compare: the stored kind, the page of its view (src/run/kind-view.ts), and what that view's comparison holds. */
+type Served = { kind: string; page: string } & ({ page: 'report'; comparison: RunComparison; warnings: string[] } | ({ page: 'tool-agents' } & ToolRunsCompared) | Record<string, unknown>);
 
 export function CompareView({ a, b }: { a: string | null; b: string | null }) {
-  const runs = useApi<{ runs: Omit<RunRecord, 'config'>[] }>('/api/runs');
+  const runs = useApi<{ runs: ListedRun[]; comparedKindGroups: string[][] }>('/api/runs');
+  const compared = runs.data?.comparedKindGroups ?? [];
   const kindOf = (id: string | null) => runs.data?.runs.find((r) => r.id === id)?.kind ?? null;
   // a pair the server would refuse is never asked for: its runs are greyed out below, with the reason
   const [kindA, kindB] = [kindOf(a), kindOf(b)];
-  const refused = kindA && kindB ? comparePairRefusal(kindA, kindB) : null;
+  const refused = kindA && kindB ? comparePairRefusal(kindA, kindB, compared) : null;
   const comparison = useApi<Served>(a && b && runs.data && !refused ? `/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}` : null);
   const choose = (which: 'a' | 'b', id: string) => navigate('compare', ...(which === 'a' ? [id, b ?? ''] : [a ?? '', id]).filter(Boolean));
   return (
@@ -36,7 +34,7 @@ export function CompareView({ a, b }: { a: string | null; b: string | null }) {
             <select key={which} value={(which === 'a' ? a : b) ?? ''} onChange={(e) => choose(which, e.target.value)} aria-label={`run ${which}`} data-testid={`compare-${which}`}>
               <option value="">run {which.toUpperCase()}…</option>
               {(runs.data?.runs ?? []).map((r) => {
-                const why = compareRefusal(r.kind, other);
+                const why = compareRefusal(r.kind, compared, other);
                 return (
                   <option key={r.id} value={r.id} disabled={why !== null} title={why ?? undefined}>
                     {r.name} · {r.id}
@@ -52,19 +50,35 @@ export function CompareView({ a, b }: { a: string | null; b: string | null }) {
       {refused && <ErrorBox message={refused} />}
       {comparison.error && <ErrorBox message={comparison.error} />}
       {a && b && !refused && !comparison.data && !comparison.error && <Loading what="comparison" />}
-      {comparison.data?.kind === 'dialogue' && comparison.data.warnings.length > 0 && (
-        <div className="warn-box" data-testid="compare-warnings">
-          Read these side by side with care: {comparison.data.warnings.join('; ')}.
-        </div>
-      )}
-      {comparison.data?.kind === 'dialogue' && <Comparison c={comparison.data.comparison} />}
-      {comparison.data?.kind === 'tool-agents' && <ToolComparison a={comparison.data.a} b={comparison.data.b} c={comparison.data.toolComparison} />}
+      {comparison.data && <ServedComparison served={comparison.data} />}
     </section>
   );
 }
 
+/** A comparison on the page its kind's view names; a page the app does not have shows the comparison as it was served. */
+function ServedComparison({ served }: { served: Served }) {
+  if (served.page === 'report' && 'comparison' in served) {
+    const warnings = (served.warnings ?? []) as string[];
+    return (
+      <>
+        {warnings.length > 0 && (
+          <div className="warn-box" data-testid="compare-warnings">
+            Read these side by side with care: {warnings.join('; ')}.
+          </div>
+        )}
+        <Comparison c={served.comparison as RunComparison} />
+      </>
+    );
+  }
+  if (served.page === 'tool-agents' && 'toolComparison' in served) {
+    const tool = served as ToolRunsCompared;
+    return <ToolComparison a={tool.a} b={tool.b} c={tool.toolComparison} />;
+  }
+  return <pre data-testid="served-comparison">{JSON.stringify(served, null, 2)}</pre>;
+}
+
 /** Two tool-agents runs: pass^k per task family and the tasks whose success rate moved (as `icabench compare` prints them). */
-function ToolComparison({ a, b, c }: { a: RunRef; b: RunRef; c: ToolRunComparison }) {
+function ToolComparison({ a, b, c }: { a: ToolRunsCompared['a']; b: ToolRunsCompared['b']; c: ToolRunsCompared['toolComparison'] }) {
   return (
     <>
       <DataTable headers={['Task family', 'k', `A: ${a.name}`, `B: ${b.name}`, 'B − A']} testId="tool-comparison-table">

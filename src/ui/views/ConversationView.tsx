@@ -5,7 +5,7 @@ import { decidingTurnVerdict } from '../../judge/precedence.ts';
 import { turnNumber, type ConversationResult, type TurnRecord } from '../../domain/conversation.ts';
 import type { TargetStatus } from '../../domain/targets.ts';
 import { DIMENSIONS, DIMENSION_TITLES, FAILURE_LABELS, type Dimension, type FailureLabel } from '../../domain/taxonomy.ts';
-import type { Rating } from '../../server/annotations.ts';
+import type { Rating } from '../../kinds/dialogue/ratings.ts';
 import { api, ApiFailure, blobUrl } from '../api.ts';
 import { ErrorBox, Loading, Pill, TargetTable, fmt } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';

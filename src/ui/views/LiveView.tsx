@@ -85,8 +85,8 @@ export function ActiveItem({ item }: { item: LiveConversation }) {
 }
 
 /** The items that finished last, newest first, each linking to its page (a conversation, a question, a task trial). */
-export function RecentTable({ snapshot }: { snapshot: Pick<LiveSnapshot, 'recent' | 'runId' | 'kind' | 'rigs'> }) {
-  const link = (r: LiveFinished) => (snapshot.runId ? <a href={itemHref(snapshot.runId, snapshot.kind, r.key)}>{r.key}</a> : r.key);
+export function RecentTable({ snapshot }: { snapshot: Pick<LiveSnapshot, 'recent' | 'runId' | 'page' | 'rigs'> }) {
+  const link = (r: LiveFinished) => (snapshot.runId ? <a href={itemHref(snapshot.runId, snapshot.page, r.key)}>{r.key}</a> : r.key);
   return (
     <table className="table" data-testid="recent-table">
       <tbody>
@@ -163,7 +163,7 @@ export function LiveView() {
       </div>
       <div className="stats">
         <Stat label="State" value={<span data-testid="live-state">{snapshot.state === 'finished' && snapshot.finalStatus ? snapshot.finalStatus.replace(/_/g, ' ') : snapshot.state}</span>} />
-        <Stat label="Run" value={snapshot.runId ? <a href={runHref(snapshot.runId, snapshot.kind)} data-testid="live-run-link">{snapshot.name ?? snapshot.runId}</a> : '—'} />
+        <Stat label="Run" value={snapshot.runId ? <a href={runHref(snapshot.runId, snapshot.page)} data-testid="live-run-link">{snapshot.name ?? snapshot.runId}</a> : '—'} />
         {snapshot.kind && <Stat label="Kind" value={<span data-testid="live-kind">{snapshot.kind}</span>} />}
         <Stat label="Done" value={<span data-testid="live-done">{`${snapshot.done} / ${snapshot.planned}`}</span>} />
         <Stat label="Elapsed" value={duration(snapshot.elapsedMs)} />

@@ -1,3 +1,4 @@
+import type { ListedRun } from '../../server/server.ts';
 import type { RunRecord, RunStatus } from '../../store/types.ts';
 import { useState } from 'react';
 import { DataTable, ErrorBox, Loading, Pager, Pill } from '../components/common.tsx';
@@ -5,8 +6,8 @@ import { useApi } from '../hooks.ts';
 import { runHref } from '../routes.ts';
 
 
-/** A run as the list shows it: the API's ListedRun, its outcome counts where the server sent them. */
-type ListedRows = (Omit<RunRecord, 'config'> & { outcomes?: Record<string, number> })[];
+/** A run as the list shows it: the API's ListedRun, its outcome counts and its kind's view where the server sent them. */
+type ListedRows = (Omit<RunRecord, 'config'> & Partial<Pick<ListedRun, 'outcomes' | 'view'>>)[];
 
 /** The modes that say how a dialogue plan was drawn; other kinds' modes (scripted, items, live) only repeat their kind. */
 const PLAN_MODES: readonly string[] = ['guided', 'baseline', 'mixed'];
@@ -58,7 +59,7 @@ export function RunsTable({ runs }: { runs: ListedRows }) {
       {runs.map((r) => (
         <tr key={r.id}>
           <td>
-            <a href={runHref(r.id, r.kind)}>{r.id}</a>
+            <a href={runHref(r.id, r.view?.page)}>{r.id}</a>
           </td>
           <td>{r.name}</td>
           <td data-testid="run-kind">{kindLabel(r)}</td>
@@ -74,13 +75,11 @@ export function RunsTable({ runs }: { runs: ListedRows }) {
           </td>
           <td>{new Date(r.createdAt).toLocaleString()}</td>
           <td>
-            {r.kind === 'tool-agents' ? (
-              <a href={runHref(r.id, r.kind)}>tasks & trials</a>
-            ) : r.kind === 'manual-qa' ? (
-              <a href={runHref(r.id, r.kind)}>facts & annotation</a>
-            ) : (
-              <a href={`#/runs/${encodeURIComponent(r.id)}/agreement`}>agreement</a>
-            )}
+            {(r.view?.links ?? []).map((link) => (
+              <a key={link.path} href={`#/runs/${encodeURIComponent(r.id)}/${link.path}`}>
+                {link.label}
+              </a>
+            ))}
           </td>
         </tr>
       ))}

@@ -9,7 +9,7 @@ import { conversationReach, REACH_WINDOW, reachedUnit, trackUnitReach } from '..
 import { runEndStatus } from '../../../src/run/resume.ts';
 import { loadCampaignConfig } from '../../../src/kinds/dialogue/config.ts';
 import { ResultStore } from '../../../src/store/store.ts';
-import type { RunRecord } from '../../../src/store/types.ts';
+import type { ListedRun } from '../../../src/server/server.ts';
 import { RunsTable } from '../../../src/ui/views/RunsView.tsx';
 import { runCli } from '../../helpers/cli.ts';
 import { startHarness } from '../../server/helpers.ts';
@@ -117,7 +117,7 @@ describe('a run whose head unit is never reached', () => {
     const started = await h.api('/api/campaign/start', { body: { configName: 'quickstart.yaml', text } });
     expect(started.status, JSON.stringify(started.json)).toBe(202);
     await h.server.control.settled();
-    const runs = (await h.api('/api/runs')).json as { runs: Omit<RunRecord, 'config'>[] };
+    const runs = (await h.api('/api/runs')).json as { runs: ListedRun[] };
     const run = runs.runs.find((r) => r.id === (started.json as { runId: string }).runId)!;
     expect(run.status).toBe('unit_unreachable');
     const html = renderToStaticMarkup(<RunsTable runs={[run]} />);

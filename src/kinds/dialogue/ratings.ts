@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { DIMENSIONS, FailureLabelSchema, type Dimension, type FailureLabel } from '../domain/taxonomy.ts';
-import type { Annotation, AnnotationInput } from '../store/types.ts';
-import { TargetStatusSchema, type TargetStatus } from '../domain/targets.ts';
-import { computeConversationScore } from '../judge/score.ts';
-import { completedTargetShare } from '../judge/targets.ts';
+import { DIMENSIONS, FailureLabelSchema, type Dimension, type FailureLabel } from '../../domain/taxonomy.ts';
+import type { Annotation, AnnotationInput } from '../../store/types.ts';
+import { TargetStatusSchema, type TargetStatus } from '../../domain/targets.ts';
+import { computeConversationScore } from '../../judge/score.ts';
+import { completedTargetShare } from '../../judge/targets.ts';
 
 const Score012 = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ConversationResult } from '../../src/domain/conversation.ts';
-import { computeAgreement } from '../../src/server/agreement.ts';
-import { RatingFormSchema, decodeRatings, encodeRating, type Rating } from '../../src/server/annotations.ts';
-import type { Annotation } from '../../src/store/types.ts';
+import type { ConversationResult } from '../../../src/domain/conversation.ts';
+import { computeAgreement } from '../../../src/kinds/dialogue/agreement.ts';
+import { RatingFormSchema, decodeRatings, encodeRating, type Rating } from '../../../src/kinds/dialogue/ratings.ts';
+import type { Annotation } from '../../../src/store/types.ts';
 
 /** Ratings as they come back from the store: the encoded rows, stamped. */
 function stored(rows: ReturnType<typeof encodeRating>): Annotation[] {

@@ -1,25 +1,41 @@
-import { MANUAL_QA_KIND } from '../kinds/manual-qa/item.ts';
-import { MANUAL_METRICS, type ManualMetric } from '../manual/model.ts';
-import { computeManualQaSummary, FactAnnotationFormSchema, latestAnnotations, loadManualQaRun, type FactAnnotationForm } from '../kinds/manual-qa/results.ts';
-import type { ResultStore } from '../store/store.ts';
-import type { RunRecord } from '../store/types.ts';
-import { ApiError, parseRequest } from './http-util.ts';
+import { ApiError, parseRequest } from '../../domain/api-error.ts';
+import { PAPERS } from '../../domain/method.ts';
+import type { KindRunView, KindView } from '../../run/kind-view.ts';
+import type { ResultStore } from '../../store/store.ts';
+import type { RunRecord } from '../../store/types.ts';
+import { MANUAL_METRICS, type ManualMetric } from '../../manual/model.ts';
+import { computeManualQaSummary, FactAnnotationFormSchema, latestAnnotations, loadManualQaRun, type FactAnnotationForm } from './results.ts';
 
 /**
- * The bench app's view of manual-QA runs (read: summary, question list, one question's fact-level
- * evidence; write: a rater's fact annotations). Small on purpose: the numbers come from the same
- * code as summary.json (src/kinds/manual-qa/results.ts).
+ * The bench app's view of manual-QA runs (read: summary, question list, one question's fact-level evidence; write: a
+ * rater's fact annotations), under /api/runs/<id>/manual. Small on purpose: the numbers come from the same code as
+ * summary.json (./results.ts). Manual-QA runs are not compared: their summary and report hold the figures.
  */
+export const manualQaView: KindView = {
+  paper: PAPERS.gear,
+  page: 'manual',
+  links: [{ label: 'facts & annotation', path: 'manual' }],
+  compared: false,
+  open: async ({ store }) => manualRunView(store),
+};
+
+export function manualRunView(store: ResultStore): KindRunView {
+  const api = new ManualRunApi(store);
+  return {
+    routes: [
+      { method: 'GET', path: /^manual$/, handle: async ({ run }) => ({ json: api.overview(run) }) },
+      { method: 'GET', path: /^manual\/questions\/(?<key>[^/]+)$/, handle: async ({ run, params }) => ({ json: api.question(run, params.key) }) },
+      { method: 'POST', path: /^manual\/questions\/(?<key>[^/]+)\/annotations$/, handle: async ({ run, params, body }) => ({ json: { annotation: api.annotate(run, params.key, await body()) }, status: 201 }) },
+    ],
+  };
+}
+
+/** The manual-QA routes' answers, from the store. */
 export class ManualRunApi {
   constructor(private readonly store: ResultStore) {}
 
-  private requireManual(run: RunRecord): void {
-    if (run.kind !== MANUAL_QA_KIND) throw new ApiError(400, 'not_manual_run', `run ${run.id} is a ${run.kind} run, not a ${MANUAL_QA_KIND} run`);
-  }
-
   /** The summary (metrics per kind/difficulty/chapter, warning omissions, alignment) and one row per question. */
   overview(run: RunRecord): unknown {
-    this.requireManual(run);
     const data = loadManualQaRun(this.store, run.id);
     const summary = computeManualQaSummary(data);
     const questions = data.rows.map(({ item, result, outcome }) => {
@@ -32,7 +48,6 @@ export class ManualRunApi {
 
   /** One question: the item with its reference facts, the answer and every tier's evaluation, and the raters' latest annotations. */
   question(run: RunRecord, key: string): unknown {
-    this.requireManual(run);
     const data = loadManualQaRun(this.store, run.id);
     const row = data.rows.find((r) => r.item.id === key);
     if (!row) throw new ApiError(404, 'item_not_found', `run ${run.id} has no question "${key}"`);
@@ -44,7 +59,6 @@ export class ManualRunApi {
    * (reference facts and answer facts) marked exactly once, and no other.
    */
   annotate(run: RunRecord, key: string, body: unknown): FactAnnotationForm {
-    this.requireManual(run);
     const form = parseRequest(FactAnnotationFormSchema, body, 'annotation');
     const row = loadManualQaRun(this.store, run.id).rows.find((r) => r.item.id === key);
     if (!row) throw new ApiError(404, 'item_not_found', `run ${run.id} has no question "${key}"`);

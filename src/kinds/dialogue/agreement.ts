@@ -1,8 +1,8 @@
-import { decidingConversationVerdict } from '../judge/precedence.ts';
-import { agreementReport, agreementShares, type AgreementOptions, type AgreementReport } from '../domain/stats.ts';
-import type { ConversationResult } from '../domain/conversation.ts';
-import { DIMENSIONS, type Dimension } from '../domain/taxonomy.ts';
-import type { Rating } from './annotations.ts';
+import { decidingConversationVerdict } from '../../judge/precedence.ts';
+import { agreementReport, agreementShares, type AgreementOptions, type AgreementReport } from '../../domain/stats.ts';
+import type { ConversationResult } from '../../domain/conversation.ts';
+import { DIMENSIONS, type Dimension } from '../../domain/taxonomy.ts';
+import type { Rating } from './ratings.ts';
 
 const SCALE = [0, 1, 2];
 
