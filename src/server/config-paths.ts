@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { CampaignConfig } from '../kinds/dialogue/config.ts';
 import type { AnyCampaignKind } from '../kinds/registry.ts';
@@ -14,8 +15,13 @@ export interface AppPathRoots {
   writable: readonly string[];
 }
 
-/** Serial devices an SLCAN adapter shows up as. */
-const SERIAL_DEVICE = /^\/dev\/(tty[A-Za-z0-9]+|serial\/by-(id|path)\/[A-Za-z0-9._:-]+)$/;
+/** Serial devices an SLCAN adapter shows up as, and pseudo-terminals (a socat pair on a rig without hardware). */
+const SERIAL_DEVICE = /^\/dev\/(tty[A-Za-z0-9]+|pts\/\d+|serial\/by-(id|path)\/[A-Za-z0-9._:-]+)$/;
+
+/** A serial device, or a link in the system's temporary folder, where `socat pty,link=…` pairs are made (bench-configs/bus-observe.yaml). */
+function serialDevice(path: string): boolean {
+  return SERIAL_DEVICE.test(path) || (isAbsolute(path) && inside(tmpdir(), path) && resolve(path) !== resolve(tmpdir()));
+}
 
 function inside(root: string, path: string): boolean {
   const rel = relative(resolve(root), path);
@@ -31,7 +37,7 @@ export function disallowedPaths(fields: readonly PathField[], roots: AppPathRoot
   const errors: FieldError[] = [];
   for (const { field, path, kind } of fields) {
     if (kind === 'device') {
-      if (!SERIAL_DEVICE.test(path)) errors.push({ path: field, message: 'a serial device such as /dev/ttyACM0 or /dev/serial/by-id/…' });
+      if (!serialDevice(path)) errors.push({ path: field, message: `a serial device such as /dev/ttyACM0, /dev/serial/by-id/… or a pseudo-terminal link under ${tmpdir()}` });
       continue;
     }
     const absolute = resolve(roots.configsDir, path);
