@@ -20,7 +20,6 @@ const NOT_YET_SPLIT = new Set([
   'src/headunit/reference/reference-headunit.ts handle',
   'src/kinds/tool-agents/loop.ts runToolTaskTrial',
   'src/manual/evaluate.ts evaluate',
-  'src/manual/ingest/markdown.ts readMarkdown',
 ]);
 
 interface Measured {
