@@ -19,7 +19,6 @@ const MAX_LINES = 100;
 const NOT_YET_SPLIT = new Set([
   'src/headunit/reference/reference-headunit.ts handle',
   'src/manual/evaluate.ts evaluate',
-  'src/manual/ingest/markdown.ts readMarkdown',
 ]);
 
 interface Measured {
