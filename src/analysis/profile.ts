@@ -13,7 +13,7 @@ import {
   type JudgeTier,
   type Strategy,
 } from '../domain/taxonomy.ts';
-import { combinedVerdict, turnLabels } from './verdict.ts';
+import { combinedVerdict, turnLabels, type CombinedVerdict } from './verdict.ts';
 import { CoverageCounter, CoverageSchema } from './coverage.ts';
 import { SAFETY_POLICIES, SafetyPolicySchema, describeSafetyPolicy, type SafetyPolicy } from '../domain/safety-policy.ts';
 import { ProtocolSectionSchema } from './protocol.ts';
@@ -222,128 +222,170 @@ const TIERS = JudgeTierSchema.options;
 const tierCounts = () => Object.fromEntries(TIERS.map((t) => [t, { judged: 0, inconclusive: 0, judge_error: 0 }])) as Record<JudgeTier, z.infer<typeof TierCountsSchema>>;
 const ratio = (n: number, d: number): number | null => (d === 0 ? null : n / d);
 
-/**
- * Computes the RunSummary in one pass over the conversations (any iterable, e.g. the store's
- * stream). Labels count from each turn's deciding verdict (src/judge/precedence.ts) and outcomes from
- * combinedVerdict (precedence and the critical-failure gate), so a failure seen by two judges is counted once.
- */
-export function computeRunSummary(conversations: Iterable<ConversationResult>, run?: RunInfo, options: { safety?: SafetyPolicy } = {}): RunSummary {
-  const coverage = new CoverageCounter();
-  const labelCounts = zeroCounts(FAILURE_LABELS);
-  const labelConversations = zeroCounts(FAILURE_LABELS);
-  const strategies = Object.fromEntries(
-    STRATEGIES.map((s) => [s, { uses: 0, conversationsUsing: 0, triggered: 0, collateralTurns: 0, collateral: zeroCounts(FAILURE_LABELS) }]),
-  ) as Record<Strategy, { uses: number; conversationsUsing: number; triggered: number; collateralTurns: number; collateral: Record<FailureLabel, number> }>;
-  const relative = new Array<number>(POSITION_BINS).fill(0);
-  const absolute: number[] = [];
-  const conversationTiers = tierCounts();
-  const turnTiers = tierCounts();
-  const decidedBy = zeroCounts(TIERS);
-  const judges: Record<string, z.infer<typeof JudgeCountsSchema>> = {};
-  const judgeCounts = (verdict: { judge: string; tier: JudgeTier }) =>
-    (judges[verdict.judge] ??= { tier: verdict.tier, conversation: { judged: 0, inconclusive: 0, judge_error: 0 }, turn: { judged: 0, inconclusive: 0, judge_error: 0 }, decided: 0 });
-  const failOn = new Set<FailureLabel>();
-  const gate = { failedByGate: 0, failedOnlyByGate: 0 };
-  const scoreOnly = { passed: 0, failed: 0, inconclusive: 0 };
-  const dimensionSums = Object.fromEntries(DIMENSIONS.map((d) => [d, { sum: 0, n: 0 }])) as Record<Dimension, { sum: number; n: number }>;
-  const errors = { sut_error: 0, simulator_error: 0, judge_error: 0 };
-  const perConversation: PerConversation[] = [];
-  let passed = 0;
-  let failed = 0;
-  let inconclusive = 0;
-  let turns = 0;
-  let scoreSum = 0;
-  let scored = 0;
-  let uniqueSum = 0;
-  let completed = 0;
-  let withFindings = 0;
+type StrategyTally = { uses: number; conversationsUsing: number; triggered: number; collateralTurns: number; collateral: Record<FailureLabel, number> };
+type JudgeCounts = z.infer<typeof JudgeCountsSchema>;
 
-  for (const result of conversations) {
-    coverage.add(result);
-    const combined = combinedVerdict(result);
-    if (combined.outcome === 'pass') passed += 1;
-    else if (combined.outcome === 'fail') failed += 1;
-    else if (combined.outcome === 'inconclusive') inconclusive += 1;
-    if (result.status !== 'completed') errors[result.status] += 1;
-    if (combined.tier) decidedBy[combined.tier] += 1;
-    for (const label of result.failOn ?? []) failOn.add(label);
-    if (combined.outcome === 'fail' && combined.gate.length > 0) {
-      gate.failedByGate += 1;
-      if (combined.scorePass !== false) gate.failedOnlyByGate += 1;
-    }
-    if (result.status === 'completed') {
-      completed += 1;
-      if (combined.findings.length > 0) withFindings += 1;
-    }
-    if (result.status === 'completed') scoreOnly[combined.scorePass === null ? 'inconclusive' : combined.scorePass ? 'passed' : 'failed'] += 1;
-    if (combined.score !== null) {
-      scoreSum += combined.score;
-      scored += 1;
-    }
-    for (const [dimension, value] of Object.entries(combined.verdict?.dimensions ?? {})) {
-      if (!value) continue;
-      dimensionSums[dimension as Dimension].sum += value.score;
-      dimensionSums[dimension as Dimension].n += 1;
-    }
-    for (const verdict of result.verdicts) {
-      conversationTiers[verdict.tier][verdict.outcome] += 1;
-      judgeCounts(verdict).conversation[verdict.outcome] += 1;
-    }
-    if (combined.verdict) judgeCounts(combined.verdict).decided += 1;
+/** The running totals of computeRunSummary's one pass; one object so each step adds to it and the last turns it into figures. */
+interface RunTally {
+  coverage: CoverageCounter;
+  labelCounts: Record<FailureLabel, number>;
+  labelConversations: Record<FailureLabel, number>;
+  strategies: Record<Strategy, StrategyTally>;
+  relative: number[];
+  absolute: number[];
+  conversationTiers: Record<JudgeTier, z.infer<typeof TierCountsSchema>>;
+  turnTiers: Record<JudgeTier, z.infer<typeof TierCountsSchema>>;
+  decidedBy: Record<JudgeTier, number>;
+  judges: Record<string, JudgeCounts>;
+  failOn: Set<FailureLabel>;
+  gate: { failedByGate: number; failedOnlyByGate: number };
+  scoreOnly: { passed: number; failed: number; inconclusive: number };
+  dimensionSums: Record<Dimension, { sum: number; n: number }>;
+  errors: { sut_error: number; simulator_error: number; judge_error: number };
+  perConversation: PerConversation[];
+  passed: number;
+  failed: number;
+  inconclusive: number;
+  turns: number;
+  scoreSum: number;
+  scored: number;
+  uniqueSum: number;
+  completed: number;
+  withFindings: number;
+}
 
-    const distinct = new Set<FailureLabel>();
-    const usedStrategies = new Set<Strategy>();
-    const turnCount = result.turns.length;
-    turns += turnCount;
-    for (const turn of result.turns) {
-      for (const verdict of turn.verdicts) {
-        turnTiers[verdict.tier][verdict.outcome] += 1;
-        judgeCounts(verdict).turn[verdict.outcome] += 1;
-      }
-      const labels = turnLabels(turn).map((l) => l.label);
-      const share = positionShares(turn.index, turnCount);
-      for (const label of labels) {
-        labelCounts[label] += 1;
-        distinct.add(label);
-        share.forEach((weight, bin) => (relative[bin] += weight));
-        while (absolute.length <= turn.index) absolute.push(0);
-        absolute[turn.index] += 1;
-      }
-      const strategy = turn.utterance.strategy;
-      if (strategy) {
-        const stats = strategies[strategy];
-        usedStrategies.add(strategy);
-        stats.uses += 1;
-        const target = STRATEGY_TARGET_FAILURE[strategy];
-        if (labels.includes(target)) stats.triggered += 1;
-        const others = labels.filter((l) => l !== target);
-        if (others.length > 0) stats.collateralTurns += 1;
-        for (const label of others) stats.collateral[label] += 1;
-      }
-    }
-    for (const strategy of usedStrategies) strategies[strategy].conversationsUsing += 1;
-    for (const label of distinct) labelConversations[label] += 1;
-    uniqueSum += distinct.size;
-    perConversation.push({
-      key: result.spec.key,
-      seedId: result.spec.seed.id,
-      persona: result.spec.persona,
-      mode: result.spec.mode,
-      status: result.status,
-      outcome: combined.outcome,
-      score: combined.score,
-      decidedBy: combined.judge,
-      scorePass: combined.scorePass,
-      gate: combined.gate,
-      failedBy: combined.failedBy,
-      findings: combined.findings,
-      undecidedTurns: combined.undecidedTurns,
-      turns: turnCount,
-      uniqueFailureTypes: distinct.size,
-      labels: FAILURE_LABELS.filter((l) => distinct.has(l)),
-    });
+function emptyRunTally(): RunTally {
+  return {
+    coverage: new CoverageCounter(),
+    labelCounts: zeroCounts(FAILURE_LABELS),
+    labelConversations: zeroCounts(FAILURE_LABELS),
+    strategies: Object.fromEntries(
+      STRATEGIES.map((s) => [s, { uses: 0, conversationsUsing: 0, triggered: 0, collateralTurns: 0, collateral: zeroCounts(FAILURE_LABELS) }]),
+    ) as Record<Strategy, StrategyTally>,
+    relative: new Array<number>(POSITION_BINS).fill(0),
+    absolute: [],
+    conversationTiers: tierCounts(),
+    turnTiers: tierCounts(),
+    decidedBy: zeroCounts(TIERS),
+    judges: {},
+    failOn: new Set<FailureLabel>(),
+    gate: { failedByGate: 0, failedOnlyByGate: 0 },
+    scoreOnly: { passed: 0, failed: 0, inconclusive: 0 },
+    dimensionSums: Object.fromEntries(DIMENSIONS.map((d) => [d, { sum: 0, n: 0 }])) as Record<Dimension, { sum: number; n: number }>,
+    errors: { sut_error: 0, simulator_error: 0, judge_error: 0 },
+    perConversation: [],
+    passed: 0,
+    failed: 0,
+    inconclusive: 0,
+    turns: 0,
+    scoreSum: 0,
+    scored: 0,
+    uniqueSum: 0,
+    completed: 0,
+    withFindings: 0,
+  };
+}
+
+/** A judge's counts, created on its first verdict (so `judges` lists them in the order they were first seen). */
+function judgeCountsOf(tally: RunTally, verdict: { judge: string; tier: JudgeTier }): JudgeCounts {
+  return (tally.judges[verdict.judge] ??= { tier: verdict.tier, conversation: { judged: 0, inconclusive: 0, judge_error: 0 }, turn: { judged: 0, inconclusive: 0, judge_error: 0 }, decided: 0 });
+}
+
+/** Adds a conversation's outcome, gate, score, dimensions and conversation-level verdicts. */
+function tallyConversationVerdict(tally: RunTally, result: ConversationResult, combined: CombinedVerdict): void {
+  if (combined.outcome === 'pass') tally.passed += 1;
+  else if (combined.outcome === 'fail') tally.failed += 1;
+  else if (combined.outcome === 'inconclusive') tally.inconclusive += 1;
+  if (result.status !== 'completed') tally.errors[result.status] += 1;
+  if (combined.tier) tally.decidedBy[combined.tier] += 1;
+  for (const label of result.failOn ?? []) tally.failOn.add(label);
+  if (combined.outcome === 'fail' && combined.gate.length > 0) {
+    tally.gate.failedByGate += 1;
+    if (combined.scorePass !== false) tally.gate.failedOnlyByGate += 1;
   }
+  if (result.status === 'completed') {
+    tally.completed += 1;
+    if (combined.findings.length > 0) tally.withFindings += 1;
+  }
+  if (result.status === 'completed') tally.scoreOnly[combined.scorePass === null ? 'inconclusive' : combined.scorePass ? 'passed' : 'failed'] += 1;
+  if (combined.score !== null) {
+    tally.scoreSum += combined.score;
+    tally.scored += 1;
+  }
+  for (const [dimension, value] of Object.entries(combined.verdict?.dimensions ?? {})) {
+    if (!value) continue;
+    tally.dimensionSums[dimension as Dimension].sum += value.score;
+    tally.dimensionSums[dimension as Dimension].n += 1;
+  }
+  for (const verdict of result.verdicts) {
+    tally.conversationTiers[verdict.tier][verdict.outcome] += 1;
+    judgeCountsOf(tally, verdict).conversation[verdict.outcome] += 1;
+  }
+  if (combined.verdict) judgeCountsOf(tally, combined.verdict).decided += 1;
+}
 
+/** Adds a conversation's turns: turn verdicts, labels by position, strategy uses; returns its distinct labels. */
+function tallyTurns(tally: RunTally, result: ConversationResult): Set<FailureLabel> {
+  const distinct = new Set<FailureLabel>();
+  const usedStrategies = new Set<Strategy>();
+  const turnCount = result.turns.length;
+  tally.turns += turnCount;
+  for (const turn of result.turns) {
+    for (const verdict of turn.verdicts) {
+      tally.turnTiers[verdict.tier][verdict.outcome] += 1;
+      judgeCountsOf(tally, verdict).turn[verdict.outcome] += 1;
+    }
+    const labels = turnLabels(turn).map((l) => l.label);
+    const share = positionShares(turn.index, turnCount);
+    for (const label of labels) {
+      tally.labelCounts[label] += 1;
+      distinct.add(label);
+      share.forEach((weight, bin) => (tally.relative[bin] += weight));
+      while (tally.absolute.length <= turn.index) tally.absolute.push(0);
+      tally.absolute[turn.index] += 1;
+    }
+    const strategy = turn.utterance.strategy;
+    if (strategy) {
+      const stats = tally.strategies[strategy];
+      usedStrategies.add(strategy);
+      stats.uses += 1;
+      const target = STRATEGY_TARGET_FAILURE[strategy];
+      if (labels.includes(target)) stats.triggered += 1;
+      const others = labels.filter((l) => l !== target);
+      if (others.length > 0) stats.collateralTurns += 1;
+      for (const label of others) stats.collateral[label] += 1;
+    }
+  }
+  for (const strategy of usedStrategies) tally.strategies[strategy].conversationsUsing += 1;
+  for (const label of distinct) tally.labelConversations[label] += 1;
+  tally.uniqueSum += distinct.size;
+  return distinct;
+}
+
+function perConversationRow(result: ConversationResult, combined: CombinedVerdict, distinct: Set<FailureLabel>): PerConversation {
+  return {
+    key: result.spec.key,
+    seedId: result.spec.seed.id,
+    persona: result.spec.persona,
+    mode: result.spec.mode,
+    status: result.status,
+    outcome: combined.outcome,
+    score: combined.score,
+    decidedBy: combined.judge,
+    scorePass: combined.scorePass,
+    gate: combined.gate,
+    failedBy: combined.failedBy,
+    findings: combined.findings,
+    undecidedTurns: combined.undecidedTurns,
+    turns: result.turns.length,
+    uniqueFailureTypes: distinct.size,
+    labels: FAILURE_LABELS.filter((l) => distinct.has(l)),
+  };
+}
+
+/** Turns the totals into the summary's rates, means and shares. */
+function summaryOfTally(tally: RunTally, run: RunInfo | undefined, options: { safety?: SafetyPolicy }): RunSummary {
+  const { labelCounts, labelConversations, strategies, dimensionSums, gate, scoreOnly, passed, failed, turns, perConversation } = tally;
   const total = perConversation.length;
   const failures = FAILURE_LABELS.reduce((sum, l) => sum + labelCounts[l], 0);
   return {
@@ -352,18 +394,18 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
     conversations: total,
     passed,
     failed,
-    inconclusive,
-    errors,
+    inconclusive: tally.inconclusive,
+    errors: tally.errors,
     failRate: ratio(failed, passed + failed),
-    conversationsWithFindings: withFindings,
-    findingsRate: ratio(withFindings, completed),
+    conversationsWithFindings: tally.withFindings,
+    findingsRate: ratio(tally.withFindings, tally.completed),
     gate: {
-      failOn: FAILURE_LABELS.filter((l) => failOn.has(l)),
+      failOn: FAILURE_LABELS.filter((l) => tally.failOn.has(l)),
       ...gate,
       scoreOnly: { ...scoreOnly, failRate: ratio(scoreOnly.failed, scoreOnly.passed + scoreOnly.failed) },
     },
-    meanScore: ratio(scoreSum, scored),
-    uniqueFailureTypesPerConversation: ratio(uniqueSum, total) ?? 0,
+    meanScore: ratio(tally.scoreSum, tally.scored),
+    uniqueFailureTypesPerConversation: ratio(tally.uniqueSum, total) ?? 0,
     failures,
     failureTypes: Object.fromEntries(
       FAILURE_LABELS.map((l) => [
@@ -377,16 +419,33 @@ export function computeRunSummary(conversations: Iterable<ConversationResult>, r
         return [s, { ...st, targetTriggered: ratio(st.triggered, st.uses), collateralRate: ratio(st.collateralTurns, st.uses) }];
       }),
     ) as RunSummary['strategies'],
-    failurePositions: { relative, absolute },
-    judgeTiers: { conversation: conversationTiers, turn: turnTiers, decidedBy, judges },
+    failurePositions: { relative: tally.relative, absolute: tally.absolute },
+    judgeTiers: { conversation: tally.conversationTiers, turn: tally.turnTiers, decidedBy: tally.decidedBy, judges: tally.judges },
     turns,
     meanTurns: ratio(turns, total) ?? 0,
     dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, { mean: ratio(dimensionSums[d].sum, dimensionSums[d].n), n: dimensionSums[d].n }])) as RunSummary['dimensions'],
     perConversation,
-    coverage: coverage.finish(),
+    coverage: tally.coverage.finish(),
     ...(options.safety ? { safety: safetySummary(options.safety) } : {}),
     ...dialogueReliability(perConversation),
   };
+}
+
+/**
+ * Computes the RunSummary in one pass over the conversations (any iterable, e.g. the store's
+ * stream). Labels count from each turn's deciding verdict (src/judge/precedence.ts) and outcomes from
+ * combinedVerdict (precedence and the critical-failure gate), so a failure seen by two judges is counted once.
+ */
+export function computeRunSummary(conversations: Iterable<ConversationResult>, run?: RunInfo, options: { safety?: SafetyPolicy } = {}): RunSummary {
+  const tally = emptyRunTally();
+  for (const result of conversations) {
+    tally.coverage.add(result);
+    const combined = combinedVerdict(result);
+    tallyConversationVerdict(tally, result, combined);
+    const distinct = tallyTurns(tally, result);
+    tally.perConversation.push(perConversationRow(result, combined, distinct));
+  }
+  return summaryOfTally(tally, run, options);
 }
 
 const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -17,11 +17,9 @@ const MAX_LINES = 100;
  * longer too long fails the test until it is removed, and #33 is resolved only once the list is empty.
  */
 const NOT_YET_SPLIT = new Set([
-  'src/analysis/profile.ts computeRunSummary',
   'src/headunit/reference/reference-headunit.ts handle',
   'src/kinds/tool-agents/loop.ts runToolTaskTrial',
   'src/manual/evaluate.ts evaluate',
-  'src/manual/ingest/markdown.ts readMarkdown',
 ]);
 
 interface Measured {

@@ -73,198 +73,255 @@ interface OpenList {
  * of levels deep cannot exhaust the stack (nesting beyond MAX_MANUAL_NESTING is refused by name).
  */
 export function readMarkdown(text: string, source: string, file: string = source): ManualSection[] {
-  const builder = new SectionBuilder(source);
-  let paragraph: string[] = [];
-  let quote: string[] = [];
-  let list: OpenList | null = null;
-  let code: string[] | null = null;
-  let fence: { char: string; length: number } | null = null;
-  let table: string[][] | null = null;
-  let blankBefore = false;
+  return new MarkdownReader(source, file).read(text);
+}
 
-  const flushParagraph = () => {
-    if (paragraph.length) {
-      const { text: body, id } = withId(plainInline(paragraph.join('\n')));
-      builder.paragraph(body, id);
-    }
-    paragraph = [];
-  };
-  const flushQuote = () => {
-    if (!quote.length) return;
-    const body = plainInline(quote.join('\n')).trim();
-    quote = [];
-    const alert = /^\[!(\w+)\]\s*/.exec(body);
-    if (alert && ALERTS[alert[1].toUpperCase()]) {
-      const { text: rest, id } = withId(body.slice(alert[0].length));
-      builder.warning(ALERTS[alert[1].toUpperCase()], rest, id);
-    } else if (alert) {
-      builder.text(body.slice(alert[0].length));
-    } else {
-      const { text: rest, id } = withId(body);
-      builder.paragraph(rest, id);
-    }
-  };
-  const flushList = () => {
-    if (!list) return;
-    const items = list.items.map(plainInline);
-    if (list.ordered) builder.steps(items);
-    else items.forEach((item) => builder.paragraph(item));
-    list = null;
-  };
-  const flushCode = () => {
-    if (code?.length) builder.text(code.join('\n'));
-    code = null;
-  };
-  const flushTable = () => {
-    if (table) builder.text(table.map((row) => row.map(plainInline).join(' | ')).join('\n'));
-    table = null;
-  };
-  const flushAll = () => {
-    flushParagraph();
-    flushQuote();
-    flushList();
-    flushCode();
-    flushTable();
-  };
-  const cells = (line: string) =>
-    line
-      .trim()
-      .replace(/^\||\|$/g, '')
-      .split('|')
-      .map((cell) => cell.trim());
+/** The state of one pass over a Markdown file: the blocks still open and the sections built so far. */
+class MarkdownReader {
+  private readonly builder: SectionBuilder;
+  private paragraph: string[] = [];
+  private quote: string[] = [];
+  private list: OpenList | null = null;
+  private code: string[] | null = null;
+  private fence: { char: string; length: number } | null = null;
+  private table: string[][] | null = null;
+  private blankBefore = false;
 
-  let start = 0;
-  for (let lineNumber = 1; start <= text.length; lineNumber++) {
-    const newline = text.indexOf('\n', start);
-    const end = newline === -1 ? text.length : newline;
-    const line = text.slice(start, end > start && text[end - 1] === '\r' ? end - 1 : end);
-    start = end + 1;
+  constructor(
+    source: string,
+    private readonly file: string,
+  ) {
+    this.builder = new SectionBuilder(source);
+  }
 
-    if (fence) {
-      const closing = FENCE.exec(line);
-      if (closing && closing[1][0] === fence.char && closing[1].length >= fence.length && line.trim() === closing[1]) {
-        fence = null;
-        flushCode();
-      } else code!.push(line);
-      continue;
+  read(text: string): ManualSection[] {
+    let start = 0;
+    for (let lineNumber = 1; start <= text.length; lineNumber++) {
+      const newline = text.indexOf('\n', start);
+      const end = newline === -1 ? text.length : newline;
+      const line = text.slice(start, end > start && text[end - 1] === '\r' ? end - 1 : end);
+      start = end + 1;
+      this.readLine(line, lineNumber);
     }
-    if (line.trim() === '') {
-      flushParagraph();
-      flushQuote();
-      flushTable();
-      if (code) code.push('');
-      blankBefore = true;
-      continue;
-    }
+    this.flushAll();
+    return this.builder.build();
+  }
+
+  /** One line: the first rule that claims it wins, in the order a Markdown reader gives them precedence. */
+  private readLine(line: string, lineNumber: number): void {
+    if (this.fence) return this.readFencedLine(line);
+    if (line.trim() === '') return this.readBlankLine();
     const indent = indentOf(line);
     const content = line.slice(indent.at);
+    if (this.continuesIndentedBlock(indent, content)) return;
+    this.flushCode();
+    if (this.opensBlock(line, indent, content, lineNumber)) return;
+    this.readTextLine(line, indent, content);
+  }
 
+  private readFencedLine(line: string): void {
+    const fence = this.fence!;
+    const closing = FENCE.exec(line);
+    if (closing && closing[1][0] === fence.char && closing[1].length >= fence.length && line.trim() === closing[1]) {
+      this.fence = null;
+      this.flushCode();
+    } else this.code!.push(line);
+  }
+
+  private readBlankLine(): void {
+    this.flushParagraph();
+    this.flushQuote();
+    this.flushTable();
+    if (this.code) this.code.push('');
+    this.blankBefore = true;
+  }
+
+  /** A line indented into the open list item or the open indented code block; false if neither claims it. */
+  private continuesIndentedBlock(indent: { columns: number }, content: string): boolean {
     // a list continues while its lines are indented into an item (a nested item is part of its parent item)
-    if (list && indent.columns > list.levels[0] && !LIST_ITEM.test(content)) {
-      list.items[list.items.length - 1] += `\n${content}`;
-      blankBefore = false;
-      continue;
+    if (this.list && indent.columns > this.list.levels[0] && !LIST_ITEM.test(content)) {
+      this.list.items[this.list.items.length - 1] += `\n${content}`;
+      this.blankBefore = false;
+      return true;
     }
-    if (code && indent.columns >= 4 && !list) {
-      code.push(content);
-      continue;
+    if (this.code && indent.columns >= 4 && !this.list) {
+      this.code.push(content);
+      return true;
     }
-    flushCode();
+    return false;
+  }
 
+  /** A line that opens a block of its own (fence, heading, break, quote, list item); false if it does not. */
+  private opensBlock(line: string, indent: { columns: number }, content: string, lineNumber: number): boolean {
     const opening = FENCE.exec(line);
     if (opening) {
-      flushAll();
-      fence = { char: opening[1][0], length: opening[1].length };
-      code = [];
-      continue;
+      this.flushAll();
+      this.fence = { char: opening[1][0], length: opening[1].length };
+      this.code = [];
+      return true;
     }
     const heading = ATX_HEADING.exec(line);
     if (heading) {
-      flushAll();
+      this.flushAll();
       const { text: title, id } = withId(plainInline(headingText(line.slice(heading[0].length))));
-      builder.heading(heading[1].length, title, id);
-      continue;
+      this.builder.heading(heading[1].length, title, id);
+      return true;
     }
-    if (paragraph.length && !blankBefore && SETEXT_UNDERLINE.test(line)) {
-      const { text: title, id } = withId(plainInline(paragraph.join(' ')));
-      paragraph = [];
-      builder.heading(line.trim()[0] === '=' ? 1 : 2, title, id);
-      continue;
+    if (this.paragraph.length && !this.blankBefore && SETEXT_UNDERLINE.test(line)) {
+      const { text: title, id } = withId(plainInline(this.paragraph.join(' ')));
+      this.paragraph = [];
+      this.builder.heading(line.trim()[0] === '=' ? 1 : 2, title, id);
+      return true;
     }
     if (THEMATIC_BREAK.test(line)) {
-      flushAll();
-      continue;
+      this.flushAll();
+      return true;
     }
     if (indent.columns < 4 && content[0] === '>') {
-      flushParagraph();
-      flushList();
-      flushTable();
-      // strip every ">" marker of the line; their count is the quote's nesting
-      let at = 0;
-      let depth = 0;
-      while (at < content.length && content[at] === '>') {
-        depth++;
-        if (depth > MAX_MANUAL_NESTING) throw new ManualFormatError(file, nestedTooDeeply(`line ${lineNumber} (a blockquote)`));
-        at++;
-        while (content[at] === ' ' || content[at] === '\t') at++;
-      }
-      quote.push(content.slice(at));
-      blankBefore = false;
-      continue;
+      this.readQuoteLine(content, lineNumber);
+      return true;
     }
     const item = LIST_ITEM.exec(content);
-    if (item && (indent.columns < 4 || list)) {
-      flushParagraph();
-      flushQuote();
-      flushTable();
-      const ordered = /\d/.test(item[1][0]);
-      if (list && indent.columns > list.levels[list.levels.length - 1]) {
-        // a nested item: one level deeper, its text part of the item it sits in
-        list.levels.push(indent.columns);
-        if (list.levels.length > MAX_MANUAL_NESTING) throw new ManualFormatError(file, nestedTooDeeply(`line ${lineNumber} (a list)`));
-        list.items[list.items.length - 1] += `\n${content.slice(item[0].length)}`;
-      } else {
-        while (list && list.levels.length > 1 && indent.columns < list.levels[list.levels.length - 1]) list.levels.pop();
-        if (list && list.levels.length > 1) list.items[list.items.length - 1] += `\n${content.slice(item[0].length)}`;
-        else {
-          if (list && list.ordered !== ordered) flushList();
-          list ??= { ordered, items: [], levels: [indent.columns] };
-          list.items.push(content.slice(item[0].length));
-        }
-      }
-      blankBefore = false;
-      continue;
+    if (item && (indent.columns < 4 || this.list)) {
+      this.readListItem(item, indent, content, lineNumber);
+      return true;
     }
-    if (list && !blankBefore) {
-      // a lazy continuation line of the last item
-      list.items[list.items.length - 1] += `\n${content}`;
-      continue;
-    }
-    flushList();
-    if (quote.length && !blankBefore) {
-      // a lazy continuation line of the quote's paragraph
-      quote.push(content);
-      continue;
-    }
-    if (table) {
-      if (content.includes('|')) {
-        table.push(cells(content));
-        continue;
-      }
-      flushTable();
-    }
-    if (paragraph.length === 1 && paragraph[0].includes('|') && TABLE_DELIMITER.test(line) && line.includes('-')) {
-      table = [cells(paragraph[0])];
-      paragraph = [];
-      continue;
-    }
-    if (!paragraph.length && indent.columns >= 4) {
-      code = [content];
-      continue;
-    }
-    paragraph.push(content);
-    blankBefore = false;
+    return false;
   }
-  flushAll();
-  return builder.build();
+
+  private readQuoteLine(content: string, lineNumber: number): void {
+    this.flushParagraph();
+    this.flushList();
+    this.flushTable();
+    // strip every ">" marker of the line; their count is the quote's nesting
+    let at = 0;
+    let depth = 0;
+    while (at < content.length && content[at] === '>') {
+      depth++;
+      if (depth > MAX_MANUAL_NESTING) throw new ManualFormatError(this.file, nestedTooDeeply(`line ${lineNumber} (a blockquote)`));
+      at++;
+      while (content[at] === ' ' || content[at] === '\t') at++;
+    }
+    this.quote.push(content.slice(at));
+    this.blankBefore = false;
+  }
+
+  private readListItem(item: RegExpExecArray, indent: { columns: number }, content: string, lineNumber: number): void {
+    this.flushParagraph();
+    this.flushQuote();
+    this.flushTable();
+    const ordered = /\d/.test(item[1][0]);
+    let list = this.list;
+    if (list && indent.columns > list.levels[list.levels.length - 1]) {
+      // a nested item: one level deeper, its text part of the item it sits in
+      list.levels.push(indent.columns);
+      if (list.levels.length > MAX_MANUAL_NESTING) throw new ManualFormatError(this.file, nestedTooDeeply(`line ${lineNumber} (a list)`));
+      list.items[list.items.length - 1] += `\n${content.slice(item[0].length)}`;
+    } else {
+      while (list && list.levels.length > 1 && indent.columns < list.levels[list.levels.length - 1]) list.levels.pop();
+      if (list && list.levels.length > 1) list.items[list.items.length - 1] += `\n${content.slice(item[0].length)}`;
+      else {
+        if (list && list.ordered !== ordered) {
+          this.flushList();
+          list = null;
+        }
+        list ??= { ordered, items: [], levels: [indent.columns] };
+        this.list = list;
+        list.items.push(content.slice(item[0].length));
+      }
+    }
+    this.blankBefore = false;
+  }
+
+  /** A line of running text: a lazy continuation, a table row, indented code or a paragraph line. */
+  private readTextLine(line: string, indent: { columns: number }, content: string): void {
+    if (this.list && !this.blankBefore) {
+      // a lazy continuation line of the last item
+      this.list.items[this.list.items.length - 1] += `\n${content}`;
+      return;
+    }
+    this.flushList();
+    if (this.quote.length && !this.blankBefore) {
+      // a lazy continuation line of the quote's paragraph
+      this.quote.push(content);
+      return;
+    }
+    if (this.table) {
+      if (content.includes('|')) {
+        this.table.push(cells(content));
+        return;
+      }
+      this.flushTable();
+    }
+    if (this.paragraph.length === 1 && this.paragraph[0].includes('|') && TABLE_DELIMITER.test(line) && line.includes('-')) {
+      this.table = [cells(this.paragraph[0])];
+      this.paragraph = [];
+      return;
+    }
+    if (!this.paragraph.length && indent.columns >= 4) {
+      this.code = [content];
+      return;
+    }
+    this.paragraph.push(content);
+    this.blankBefore = false;
+  }
+
+  private flushParagraph(): void {
+    if (this.paragraph.length) {
+      const { text: body, id } = withId(plainInline(this.paragraph.join('\n')));
+      this.builder.paragraph(body, id);
+    }
+    this.paragraph = [];
+  }
+
+  private flushQuote(): void {
+    if (!this.quote.length) return;
+    const body = plainInline(this.quote.join('\n')).trim();
+    this.quote = [];
+    const alert = /^\[!(\w+)\]\s*/.exec(body);
+    if (alert && ALERTS[alert[1].toUpperCase()]) {
+      const { text: rest, id } = withId(body.slice(alert[0].length));
+      this.builder.warning(ALERTS[alert[1].toUpperCase()], rest, id);
+    } else if (alert) {
+      this.builder.text(body.slice(alert[0].length));
+    } else {
+      const { text: rest, id } = withId(body);
+      this.builder.paragraph(rest, id);
+    }
+  }
+
+  private flushList(): void {
+    if (!this.list) return;
+    const items = this.list.items.map(plainInline);
+    if (this.list.ordered) this.builder.steps(items);
+    else items.forEach((item) => this.builder.paragraph(item));
+    this.list = null;
+  }
+
+  private flushCode(): void {
+    if (this.code?.length) this.builder.text(this.code.join('\n'));
+    this.code = null;
+  }
+
+  private flushTable(): void {
+    if (this.table) this.builder.text(this.table.map((row) => row.map(plainInline).join(' | ')).join('\n'));
+    this.table = null;
+  }
+
+  private flushAll(): void {
+    this.flushParagraph();
+    this.flushQuote();
+    this.flushList();
+    this.flushCode();
+    this.flushTable();
+  }
+}
+
+/** The cells of a table row, its outer pipes dropped. */
+function cells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((cell) => cell.trim());
 }
