@@ -175,9 +175,10 @@ export function readRunSummary(path: string): RunSummary {
   } catch (error) {
     throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
   }
-  // a run of conversations (dialogue, suite, live) says so by its mode; a summary without the run's mode is an old dialogue one
+  // a run of conversations (dialogue, suite, live) says so by its mode; a summary with neither the run's mode nor a kind is
+  // an old dialogue one (summaries named their kind only once every kind wrote the run header, mode included)
   const header = (typeof json === 'object' && json !== null ? json : {}) as { kind?: unknown; run?: { mode?: unknown } };
-  const conversations = typeof header.run?.mode === 'string' ? holdsConversations({ mode: header.run.mode }) : header.kind === undefined || header.kind === 'dialogue';
+  const conversations = typeof header.run?.mode === 'string' ? holdsConversations({ mode: header.run.mode }) : header.kind === undefined;
   if (!conversations) {
     throw new Error(`${file}: the summary of a ${String(header.kind)} run; compare and the conversation report read runs of conversations only (dialogue, suite, live)`);
   }

@@ -9,6 +9,7 @@ import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { writePinnedSuite } from '../suite/folder.ts';
 import { pinConversation } from '../suite/pin.ts';
+import { SUITE_KIND } from '../kinds/suite/suite-kind.ts';
 import { PinBodySchema, RunIdSchema } from './api-schemas.ts';
 import { ApiError, sendJson } from './http-util.ts';
 
@@ -52,7 +53,7 @@ export class PinnedSuites {
     const original = run.config as Record<string, unknown>;
     const kept = Object.fromEntries(KEPT_FIELDS.filter((field) => original[field] !== undefined).map((field) => [field, original[field]]));
     return {
-      kind: 'suite',
+      kind: SUITE_KIND,
       name: file.replace(/\.ya?ml$/, ''),
       description: `${file} replayed against the head unit of run ${run.id} ("${run.name}"), judged as that run was`,
       suites: [path],

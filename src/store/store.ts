@@ -71,7 +71,7 @@ const PLAN_TABLES = {
 
 export interface CreateItemRunInput {
   name: string;
-  /** the campaign kind (not dialogue) */
+  /** the campaign kind (one whose runs hold item results) */
   kind: string;
   config: unknown;
   /** every item the run will hold, in order, each with a unique key; resume works from this list */
@@ -220,7 +220,8 @@ export class ResultStore {
    * item_results, its result stored later by saveItemResult.
    */
   createItemRun(input: CreateItemRunInput): string {
-    if (!input.kind || input.kind === 'dialogue') throw new StoreError('createItemRun: an item-based run needs its campaign kind (dialogue runs use createRun)');
+    // what a run holds is chosen by the call (createRun: conversations; this: item results), not by its kind's name
+    if (!input.kind) throw new StoreError('createItemRun: an item-based run needs its campaign kind (runs of conversations use createRun)');
     input.plan.forEach((entry, i) => {
       if (typeof entry?.key !== 'string' || entry.key === '') throw new StoreError(`createItemRun: plan[${i}] needs a non-empty string key`);
     });

@@ -46,9 +46,9 @@ describe('item-based runs in the store (migration 4)', () => {
     expect(reopened.itemResults(runId, { done: true }).map((r) => r.key)).toEqual(['q1', 'q2']);
   });
 
-  it('rejects a dialogue kind, duplicate keys and annotations of items not stored; keeps annotations in order', () => {
+  it('rejects a run without its kind, duplicate keys and annotations of items not stored; keeps annotations in order', () => {
     const store = open();
-    expect(() => store.createItemRun({ name: 'x', kind: 'dialogue', config: {}, plan })).toThrow(/dialogue runs use createRun/);
+    expect(() => store.createItemRun({ name: 'x', kind: '', config: {}, plan })).toThrow(/needs its campaign kind \(runs of conversations use createRun\)/);
     expect(() => store.createItemRun({ name: 'x', kind: 'manual-qa', config: {}, plan: [plan[0], plan[0]] })).toThrow(/"q1" twice/);
     const runId = store.createItemRun({ name: 'x', kind: 'manual-qa', config: {}, plan });
     expect(() => store.saveItemAnnotation(runId, 'q1', 'ann', {})).toThrow(/no stored item "q1"/);

@@ -18,6 +18,7 @@ import type { ResultStore } from '../../store/store.ts';
 import { writeComparisonReport } from '../../report/write.ts';
 import { campaignKind, comparedKindGroups } from '../../kinds/registry.ts';
 import { loadSummary, openStore } from '../outputs.ts';
+import { runKindLabel } from '../../domain/run-items.ts';
 import { findingsText, gateText } from '../../kinds/dialogue/summary-text.ts';
 import { holdsConversations } from '../../domain/run-items.ts';
 import { turnNumber } from '../../domain/conversation.ts';
@@ -42,7 +43,7 @@ function registerRunsCommand(program: Command): void {
         if (options.json) console.log(JSON.stringify(runs, null, 2));
         else if (runs.length === 0) console.log(`no runs in ${options.workspace} yet (icabench run CONFIG stores one)`);
         else {
-          const rows = runs.map((r) => [r.id, r.status, r.kind === 'dialogue' ? r.mode : r.kind, `${r.stored}/${r.planned}`, r.name]);
+          const rows = runs.map((r) => [r.id, r.status, runKindLabel(r), `${r.stored}/${r.planned}`, r.name]);
           console.log(alignedTable(['RUN', 'STATUS', 'KIND', 'STORED', 'NAME'], rows, [3]));
         }
       } finally {

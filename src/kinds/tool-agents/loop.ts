@@ -117,6 +117,170 @@ function parseArguments(raw: unknown): { value: unknown; malformed?: string } {
   }
 }
 
+/** Bench CPU time of a trial: process CPU measured around the environment, reference replay and scoring sections. */
+class BenchClock {
+  ms = 0;
+  /** adds the CPU used since `since` (for sections that await) */
+  addSince(since: NodeJS.CpuUsage): void {
+    const used = process.cpuUsage(since);
+    this.ms += (used.user + used.system) / 1000;
+  }
+  timed<T>(fn: () => T): T {
+    const t0 = process.cpuUsage();
+    try {
+      return fn();
+    } finally {
+      this.addSince(t0);
+    }
+  }
+}
+
+/** What a trial has recorded so far; the episode's steps add to it and finishTrial turns it into the result. */
+interface TrialState {
+  messages: TrajectoryMessage[];
+  boundaryStates: DynamicState[];
+  endFailures: EndFailure[];
+  anomalies: string[];
+  acknowledged: boolean;
+  userKeyword: string | null;
+  endedBy: TrialResult['endedBy'] | undefined;
+  agentMessages: number;
+  toolCalls: number;
+}
+
+/** Everything a running trial's steps share. */
+interface TrialRun {
+  task: Task;
+  agent: ToolAgent;
+  user: TaskSimulator;
+  judge: PolicyJudge | undefined;
+  base: Pick<TrialResult, 'taskId' | 'taskType' | 'family' | 'trial' | 'agent' | 'userSimulator'>;
+  clock: BenchClock;
+  env: ToolEnvironment;
+  reference: ReferenceReplay;
+  state: TrialState;
+}
+
+/** How the episode ended: a scored end, or a failure mode with its reason. */
+interface EpisodeEnd {
+  outcome: TrialResult['outcome'];
+  reason: string;
+}
+
+/** The tools offered to the agent: the environment's, without think/planning_tool when they are withheld. */
+function offeredTools(env: ToolEnvironment, options: TrialOptions): OpenAiTool[] {
+  const offered = env.tools();
+  return options.planningAndThinking === false ? offered.filter((t) => !(PLANNING_AND_THINKING_TOOLS as readonly string[]).includes(t.function.name)) : offered;
+}
+
+/** Tells the agent the trial is over, then scores a scored end (or records the failure mode as reward 0). */
+async function finishTrial(run: TrialRun, { outcome, reason }: EpisodeEnd): Promise<TrialResult> {
+  const { task, agent, base, clock, env, reference, state } = run;
+  const { endedBy, userKeyword, anomalies, messages, agentMessages, toolCalls } = state;
+  await agent.end?.(outcome === 'scored' ? `ended by ${endedBy}` : reason).catch(() => undefined);
+  if (outcome !== 'scored')
+    return { ...base, outcome, reward: 0, reason, endedBy: endedBy ?? 'error', userKeyword, score: null, failures: [reason], anomalies, messages, agentMessages, toolCalls, benchMs: clock.ms };
+  const t0 = process.cpuUsage();
+  const score = await scoreTrajectory({ task, messages, env, boundaryStates: state.boundaryStates, endFailures: state.endFailures, acknowledged: state.acknowledged, judge: run.judge, reference });
+  clock.addSince(t0);
+  const failures = describeFailures(score);
+  return { ...base, outcome, reward: score.reward, reason: failures.length ? failures[0] : 'all applicable components passed', endedBy: endedBy!, userKeyword, score, failures, anomalies, messages, agentMessages, toolCalls, benchMs: clock.ms };
+}
+
+/** Runs one well-formed tool call in the environment, noting removed tools/parameters; true when it terminates the episode. */
+function executeToolCall(run: TrialRun, call: ToolCall, step: number): boolean {
+  const { env, state } = run;
+  if (env.removals.tools.has(call.name)) {
+    state.endFailures.push({ keyword: 'HALLUCINATION_ERROR_REMOVED_TOOL', reason: `the agent called the removed tool ${call.name}` });
+    state.anomalies.push(`step ${step}: called removed tool ${call.name}`);
+  }
+  for (const path of env.removals.parameters.get(call.name) ?? []) {
+    if (usesRemovedParameter(call.arguments, path)) {
+      state.endFailures.push({ keyword: 'HALLUCINATION_ERROR_REMOVED_PARAMETER', reason: `the agent passed the removed parameter ${call.name}.${path.join('.')}` });
+      state.anomalies.push(`step ${step}: passed removed parameter ${call.name}.${path.join('.')}`);
+    }
+  }
+  const outcome = env.execute(call.name, call.arguments);
+  if (outcome.status === 'unknown_tool') state.anomalies.push(`step ${step}: unknown tool ${call.name}`);
+  state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.output, status: outcome.status });
+  // the terminate tool ends the episode once it ran, whatever it answered (env.py terminate_tools)
+  return Boolean(toolByName(call.name)?.terminates_conversation && (outcome.status === 'success' || outcome.status === 'rejected'));
+}
+
+/** Records an agent message with tool calls and runs each call as a separate action; true when a terminate tool ran. */
+function runToolCalls(run: TrialRun, reply: AgentReply, step: number): boolean {
+  const { state } = run;
+  const calls: ToolCall[] = reply.toolCalls.map((c, i) => {
+    const parsed = parseArguments(c.arguments);
+    return { id: c.id ?? `call_${step}_${i}`, name: String(c.name), arguments: parsed.value, ...(parsed.malformed ? { malformed: parsed.malformed } : {}) };
+  });
+  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: calls, step });
+  let terminated = false;
+  for (const call of calls) {
+    state.toolCalls++;
+    if (call.malformed) {
+      state.anomalies.push(`step ${step}: malformed tool call ${call.name}: ${call.malformed}`);
+      state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: `Error: malformed tool call: ${call.malformed}`, status: 'malformed' });
+      continue;
+    }
+    if (run.clock.timed(() => executeToolCall(run, call, step))) terminated = true;
+  }
+  return terminated;
+}
+
+/** Passes an agent's text reply to the user simulator; the episode's end when the simulator stops, undefined to go on. */
+async function answerUser(run: TrialRun, reply: AgentReply, step: number): Promise<EpisodeEnd | undefined> {
+  const { task, env, reference, state } = run;
+  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: [], step });
+  state.boundaryStates.push(env.snapshot());
+  // after an end-of-conversation failure the next simulator turn stops without asking the simulator (user.py:68-73)
+  let answer: UserReply;
+  try {
+    answer = state.endFailures.length ? { text: '###STOP###', keyword: 'STOP' } : await run.user.reply({ task, messages: state.messages, agentText: reply.content, env, reference });
+  } catch (error) {
+    state.endedBy = 'error';
+    return { outcome: 'simulator_error', reason: `the user simulator failed: ${(error as Error).message}` };
+  }
+  state.userKeyword = answer.keyword;
+  if (answer.keyword === 'CONTINUE') {
+    state.messages.push({ role: 'user', content: answer.text });
+    return undefined;
+  }
+  if (answer.keyword === 'ASSISTANT_ACKNOWLEDGED_REMOVED_PART') state.acknowledged = true;
+  if (answer.keyword === 'OUT_OF_SCOPE' || answer.keyword === 'HALLUCINATION_ERROR' || answer.keyword === 'DISAMBIGUATION_ERROR')
+    state.endFailures.push({ keyword: answer.keyword, reason: answer.reason ?? `the user simulator ended with ${answer.keyword}` });
+  state.messages.push({ role: 'user', content: '###STOP###' });
+  state.endedBy = 'user';
+  return { outcome: 'scored', reason: '' };
+}
+
+/** The agent/user/tool loop, at most `maxMessages` agent messages; says how the episode ended. */
+async function runEpisode(run: TrialRun, systemPrompt: string, tools: OpenAiTool[], maxMessages: number): Promise<EpisodeEnd> {
+  const { state } = run;
+  while (state.agentMessages < maxMessages) {
+    let reply: AgentReply;
+    try {
+      reply = await run.agent.next({ systemPrompt, tools, messages: state.messages });
+    } catch (error) {
+      state.endedBy = 'error';
+      return { outcome: 'agent_error', reason: `the agent failed: ${(error as Error).message}` };
+    }
+    state.agentMessages++;
+    const step = state.agentMessages - 1;
+    if (reply.toolCalls.length) {
+      if (runToolCalls(run, reply, step)) {
+        state.endedBy = 'terminate_tool';
+        return { outcome: 'scored', reason: '' };
+      }
+      continue;
+    }
+    const end = await answerUser(run, reply, step);
+    if (end) return end;
+  }
+  state.endedBy = 'max_messages';
+  return { outcome: 'max_messages', reason: `no end after ${maxMessages} agent messages (CAR-bench gives reward 0 and no reward info)` };
+}
+
 /**
  * Runs one trial of a task with an agent, the CAR-bench way (orchestrator.py): at most 40 agent messages; a message
  * with tool calls becomes one action per call; a message without becomes a reply to the user simulator; the episode
@@ -127,131 +291,38 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
   const user = options.user ?? new DeterministicTaskUser();
   const maxMessages = options.maxAgentMessages ?? MAX_AGENT_MESSAGES;
   const base = { taskId: task.task_id, taskType: task.task_type, family: taskFamily(task.task_type), trial, agent: agent.name, userSimulator: user.name };
-  let benchMs = 0;
-  const cpuMs = (since: NodeJS.CpuUsage) => {
-    const used = process.cpuUsage(since);
-    return (used.user + used.system) / 1000;
-  };
-  const timed = <T>(fn: () => T): T => {
-    const t0 = process.cpuUsage();
-    try {
-      return fn();
-    } finally {
-      benchMs += cpuMs(t0);
-    }
-  };
+  const clock = new BenchClock();
 
-  const runnable = timed(() => checkRunnable(task));
+  const runnable = clock.timed(() => checkRunnable(task));
   if (!runnable.runnable)
-    return { ...base, outcome: 'not_runnable', reward: null, reason: runnable.reason, endedBy: 'not_run', userKeyword: null, score: null, failures: [], anomalies: [], messages: [], agentMessages: 0, toolCalls: 0, benchMs };
+    return { ...base, outcome: 'not_runnable', reward: null, reason: runnable.reason, endedBy: 'not_run', userKeyword: null, score: null, failures: [], anomalies: [], messages: [], agentMessages: 0, toolCalls: 0, benchMs: clock.ms };
 
   const reference = runnable.reference;
-  const env = timed(() => ToolEnvironment.forTask(task, { nav: runnable.nav }));
+  const env = clock.timed(() => ToolEnvironment.forTask(task, { nav: runnable.nav }));
   const systemPrompt = systemPromptFor(task);
-  const offered = env.tools();
-  const tools = options.planningAndThinking === false ? offered.filter((t) => !(PLANNING_AND_THINKING_TOOLS as readonly string[]).includes(t.function.name)) : offered;
+  const tools = offeredTools(env, options);
   let openingText: string;
   try {
     openingText = await user.opening(task);
   } catch (error) {
-    return { ...base, outcome: 'simulator_error', reward: 0, reason: `the user simulator failed: ${(error as Error).message}`, endedBy: 'error', userKeyword: null, score: null, failures: [], anomalies: [], messages: [], agentMessages: 0, toolCalls: 0, benchMs };
+    return { ...base, outcome: 'simulator_error', reward: 0, reason: `the user simulator failed: ${(error as Error).message}`, endedBy: 'error', userKeyword: null, score: null, failures: [], anomalies: [], messages: [], agentMessages: 0, toolCalls: 0, benchMs: clock.ms };
   }
-  const messages: TrajectoryMessage[] = [{ role: 'user', content: openingText }];
-  const boundaryStates: DynamicState[] = [env.snapshot()];
-  const endFailures: EndFailure[] = [];
-  const anomalies: string[] = [];
-  let acknowledged = false;
-  let userKeyword: string | null = null;
-  let endedBy: TrialResult['endedBy'] | undefined;
-  let agentMessages = 0;
-  let toolCalls = 0;
+  const state: TrialState = {
+    messages: [{ role: 'user', content: openingText }],
+    boundaryStates: [env.snapshot()],
+    endFailures: [],
+    anomalies: [],
+    acknowledged: false,
+    userKeyword: null,
+    endedBy: undefined,
+    agentMessages: 0,
+    toolCalls: 0,
+  };
   try {
     agent.begin?.(task);
   } catch (error) {
-    return { ...base, outcome: 'agent_error', reward: 0, reason: `the agent could not start: ${(error as Error).message}`, endedBy: 'error', userKeyword: null, score: null, failures: [], anomalies: [], messages, agentMessages: 0, toolCalls: 0, benchMs };
+    return { ...base, outcome: 'agent_error', reward: 0, reason: `the agent could not start: ${(error as Error).message}`, endedBy: 'error', userKeyword: null, score: null, failures: [], anomalies: [], messages: state.messages, agentMessages: 0, toolCalls: 0, benchMs: clock.ms };
   }
-
-  const finish = async (outcome: TrialResult['outcome'], reason: string): Promise<TrialResult> => {
-    await agent.end?.(outcome === 'scored' ? `ended by ${endedBy}` : reason).catch(() => undefined);
-    if (outcome !== 'scored')
-      return { ...base, outcome, reward: 0, reason, endedBy: endedBy ?? 'error', userKeyword, score: null, failures: [reason], anomalies, messages, agentMessages, toolCalls, benchMs };
-    const t0 = process.cpuUsage();
-    const score = await scoreTrajectory({ task, messages, env, boundaryStates, endFailures, acknowledged, judge: options.judge, reference });
-    benchMs += cpuMs(t0);
-    const failures = describeFailures(score);
-    return { ...base, outcome, reward: score.reward, reason: failures.length ? failures[0] : 'all applicable components passed', endedBy: endedBy!, userKeyword, score, failures, anomalies, messages, agentMessages, toolCalls, benchMs };
-  };
-
-  while (agentMessages < maxMessages) {
-    let reply: AgentReply;
-    try {
-      reply = await agent.next({ systemPrompt, tools, messages });
-    } catch (error) {
-      endedBy = 'error';
-      return finish('agent_error', `the agent failed: ${(error as Error).message}`);
-    }
-    agentMessages++;
-    const step = agentMessages - 1;
-    if (reply.toolCalls.length) {
-      const calls: ToolCall[] = reply.toolCalls.map((c, i) => {
-        const parsed = parseArguments(c.arguments);
-        return { id: c.id ?? `call_${step}_${i}`, name: String(c.name), arguments: parsed.value, ...(parsed.malformed ? { malformed: parsed.malformed } : {}) };
-      });
-      messages.push({ role: 'assistant', content: reply.content, toolCalls: calls, step });
-      let terminated = false;
-      for (const call of calls) {
-        toolCalls++;
-        if (call.malformed) {
-          anomalies.push(`step ${step}: malformed tool call ${call.name}: ${call.malformed}`);
-          messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: `Error: malformed tool call: ${call.malformed}`, status: 'malformed' });
-          continue;
-        }
-        timed(() => {
-          if (env.removals.tools.has(call.name)) {
-            endFailures.push({ keyword: 'HALLUCINATION_ERROR_REMOVED_TOOL', reason: `the agent called the removed tool ${call.name}` });
-            anomalies.push(`step ${step}: called removed tool ${call.name}`);
-          }
-          for (const path of env.removals.parameters.get(call.name) ?? []) {
-            if (usesRemovedParameter(call.arguments, path)) {
-              endFailures.push({ keyword: 'HALLUCINATION_ERROR_REMOVED_PARAMETER', reason: `the agent passed the removed parameter ${call.name}.${path.join('.')}` });
-              anomalies.push(`step ${step}: passed removed parameter ${call.name}.${path.join('.')}`);
-            }
-          }
-          const outcome = env.execute(call.name, call.arguments);
-          if (outcome.status === 'unknown_tool') anomalies.push(`step ${step}: unknown tool ${call.name}`);
-          messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.output, status: outcome.status });
-          // the terminate tool ends the episode once it ran, whatever it answered (env.py terminate_tools)
-          if (toolByName(call.name)?.terminates_conversation && (outcome.status === 'success' || outcome.status === 'rejected')) terminated = true;
-        });
-      }
-      if (terminated) {
-        endedBy = 'terminate_tool';
-        return finish('scored', '');
-      }
-      continue;
-    }
-    messages.push({ role: 'assistant', content: reply.content, toolCalls: [], step });
-    boundaryStates.push(env.snapshot());
-    // after an end-of-conversation failure the next simulator turn stops without asking the simulator (user.py:68-73)
-    let answer: UserReply;
-    try {
-      answer = endFailures.length ? { text: '###STOP###', keyword: 'STOP' } : await user.reply({ task, messages, agentText: reply.content, env, reference });
-    } catch (error) {
-      endedBy = 'error';
-      return finish('simulator_error', `the user simulator failed: ${(error as Error).message}`);
-    }
-    userKeyword = answer.keyword;
-    if (answer.keyword === 'CONTINUE') {
-      messages.push({ role: 'user', content: answer.text });
-      continue;
-    }
-    if (answer.keyword === 'ASSISTANT_ACKNOWLEDGED_REMOVED_PART') acknowledged = true;
-    if (answer.keyword === 'OUT_OF_SCOPE' || answer.keyword === 'HALLUCINATION_ERROR' || answer.keyword === 'DISAMBIGUATION_ERROR')
-      endFailures.push({ keyword: answer.keyword, reason: answer.reason ?? `the user simulator ended with ${answer.keyword}` });
-    messages.push({ role: 'user', content: '###STOP###' });
-    endedBy = 'user';
-    return finish('scored', '');
-  }
-  endedBy = 'max_messages';
-  return finish('max_messages', `no end after ${maxMessages} agent messages (CAR-bench gives reward 0 and no reward info)`);
+  const run: TrialRun = { task, agent, user, judge: options.judge, base, clock, env, reference, state };
+  return finishTrial(run, await runEpisode(run, systemPrompt, tools, maxMessages));
 }

@@ -4,18 +4,11 @@ import { useState } from 'react';
 import { DataTable, ErrorBox, Loading, Pager, Pill } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
 import { runHref } from '../routes.ts';
+import { runKindLabel } from '../../domain/run-items.ts';
 
 
 /** A run as the list shows it: the API's ListedRun, its outcome counts and its kind's view where the server sent them. */
 type ListedRows = (Omit<RunRecord, 'config'> & Partial<Pick<ListedRun, 'outcomes' | 'view'>>)[];
-
-/** The modes that say how a dialogue plan was drawn; other kinds' modes (scripted, items, live) only repeat their kind. */
-const PLAN_MODES: readonly string[] = ['guided', 'baseline', 'mixed'];
-
-/** One label per run kind: the kind, and how its plan was drawn where that says more. */
-export function kindLabel(run: Pick<RunRecord, 'kind' | 'mode'>): string {
-  return PLAN_MODES.includes(run.mode) ? `${run.kind} · ${run.mode}` : run.kind;
-}
 
 /** How each run status reads in the list: a run whose head unit never answered is a failure, not a result. */
 const STATUS_PILL: Record<RunStatus, { kind: string; text: string; title?: string }> = {
@@ -62,7 +55,7 @@ export function RunsTable({ runs }: { runs: ListedRows }) {
             <a href={runHref(r.id, r.view?.page)}>{r.id}</a>
           </td>
           <td>{r.name}</td>
-          <td data-testid="run-kind">{kindLabel(r)}</td>
+          <td data-testid="run-kind">{runKindLabel(r)}</td>
           <td>
             <span title={STATUS_PILL[r.status].title} data-status={r.status}>
               <Pill kind={STATUS_PILL[r.status].kind}>{STATUS_PILL[r.status].text}</Pill>
