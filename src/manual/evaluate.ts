@@ -163,36 +163,25 @@ export class DeterministicManualEvaluator {
 
   evaluate(item: TestItem, answer: string): ManualEvaluation {
     const units = answerUnits(answer);
-    const coverage = new Map<string, FactCoverage>();
-    const unitCovers = new Map<string, string[]>();
-    const cover = (fact: ReferenceFact, by: Unit[], score: number) => {
-      coverage.set(fact.id, { factId: fact.id, covered: by.length > 0, by: by.map((u) => u.id), score });
-      for (const u of by) unitCovers.set(u.id, [...(unitCovers.get(u.id) ?? []), fact.id]);
+    const covering: Covering = { coverage: new Map(), unitCovers: new Map() };
+    coverWarnings(covering, item, units);
+    this.coverStepsAndStatements(covering, item, units);
+    const answerFacts = this.judgeAnswerFacts(item, units, covering.unitCovers);
+    const facts = item.facts;
+    return {
+      tier: 'oracle',
+      outcome: 'judged',
+      metrics: manualMetrics(item, units, covering.coverage, answerFacts),
+      referenceFacts: facts.map((f) => ({ id: f.id, text: f.text, essential: f.essential, safetyCritical: f.safetyCritical })),
+      coverage: facts.map((f) => covering.coverage.get(f.id)!),
+      answerFacts,
+      reasoning: `${units.length} answer sentences; ${normalise(answer).length === 0 ? 'empty answer' : 'lexical matching'}`,
     };
+  }
 
-    // warnings: the best run of consecutive sentences, and the hazard named
-    for (const fact of item.facts.filter((f) => f.role === 'warning')) {
-      const terms = termSet(fact.text);
-      const hazards = hazardTerms(fact.text);
-      const width = splitSentences(fact.text).length + 1;
-      let best = { score: 0, run: [] as Unit[] };
-      for (let start = 0; start < units.length; start++) {
-        const run: Unit[] = [];
-        const seen = new Set<string>();
-        for (let end = start; end < Math.min(units.length, start + width); end++) {
-          run.push(units[end]);
-          for (const t of units[end].terms) seen.add(t);
-          const score = termRecall(terms, seen);
-          const named = hazards.length === 0 || hazardTerms(run.map((u) => u.text).join(' ')).some((h) => hazards.includes(h));
-          if (named && score > best.score) best = { score, run: [...run] };
-        }
-      }
-      // the run's sentences that are the warning's (a sentence before or after it only rode along)
-      const own = best.run.filter((u) => termRecall(u.terms, terms) >= 0.5);
-      cover(fact, best.score >= MATCHING.warningRecall ? own : [], best.score);
-    }
-
-    // steps and statements: one answer sentence each, one-to-one, best pairs first
+  /** Steps and statements: one answer sentence each, one-to-one, best pairs first. */
+  private coverStepsAndStatements(covering: Covering, item: TestItem, units: Unit[]): void {
+    const { coverage } = covering;
     const single = item.facts.filter((f) => f.role !== 'warning');
     const pairs: Array<{ fact: ReferenceFact; unit: Unit; recall: number; similarity: number }> = [];
     for (const fact of single) {
@@ -210,11 +199,13 @@ export class DeterministicManualEvaluator {
     for (const pair of pairs) {
       if (coverage.has(pair.fact.id) || usedUnits.has(pair.unit.id)) continue;
       usedUnits.add(pair.unit.id);
-      cover(pair.fact, [pair.unit], pair.recall);
+      cover(covering, pair.fact, [pair.unit], pair.recall);
     }
     for (const fact of single) if (!coverage.has(fact.id)) coverage.set(fact.id, { factId: fact.id, covered: false, by: [], score: 0 });
+  }
 
-    // grounding, order and instructions of the answer's sentences
+  /** Grounding, instructions, relevance and order of the answer's sentences. */
+  private judgeAnswerFacts(item: TestItem, units: Unit[], unitCovers: ReadonlyMap<string, string[]>): AnswerFact[] {
     const factById = new Map(item.facts.map((f) => [f.id, f]));
     const factSentences = item.facts.flatMap((f) => splitSentences(f.text)).map((text) => ({ text, terms: termSet(text) }));
     const stepOrder: Array<{ unit: number; order: number }> = [];
@@ -249,39 +240,70 @@ export class DeterministicManualEvaluator {
         answerFacts[s.unit].note = 'step out of the manual’s order';
       }
     });
-
-    const facts = item.facts;
-    const covered = (f: ReferenceFact) => coverage.get(f.id)?.covered === true;
-    const essential = facts.filter((f) => f.essential);
-    const safety = facts.filter((f) => f.safetyCritical);
-    const decided = answerFacts.filter((f) => f.correct !== null);
-    const hedged = answerFacts.filter((f) => f.note.startsWith('hedge'));
-    const steps = facts.filter((f) => f.role === 'step');
-    const metrics: Record<ManualMetric, MetricValue> = {
-      completeness_hard: facts.length ? judged(share(facts.filter(covered).length, facts.length), `${facts.filter(covered).length} of ${facts.length} reference facts covered`) : { status: 'not_applicable', reason: 'the reference answer has no facts' },
-      completeness_soft: essential.length ? judged(share(essential.filter(covered).length, essential.length), `${essential.filter(covered).length} of ${essential.length} essential facts covered`) : { status: 'not_applicable', reason: 'no essential reference fact' },
-      risk_awareness: safety.length ? judged(share(safety.filter(covered).length, safety.length), `${safety.filter(covered).length} of ${safety.length} warnings covered`) : { status: 'not_applicable', reason: 'the manual gives no warning for this question' },
-      relevance: (() => {
-        const decidedRelevance = answerFacts.filter((f) => f.relevant !== null);
-        const on = decidedRelevance.filter((f) => f.relevant).length;
-        return decidedRelevance.length ? judged(share(on, decidedRelevance.length), `${on} of ${decidedRelevance.length} answer sentences on the question's topic`) : ({ status: 'not_judged', reason: 'no answer sentence clearly on or off the topic' } as MetricValue);
-      })(),
-      correctness: decided.length
-        ? judged(share(decided.filter((f) => f.correct).length, decided.length), `${decided.filter((f) => f.correct).length} of ${decided.length} checkable answer facts are the manual's, in its order`)
-        : { status: 'not_judged', reason: 'no answer fact the manual confirms or contradicts' },
-      confidence: units.length ? judged(hedged.length ? 0 : 1, hedged.length ? `vague: ${hedged.map((f) => f.note.slice(7)).join('; ')}` : 'no hedging outside the manual’s words') : { status: 'not_judged', reason: 'empty answer' },
-      actionability: steps.length
-        ? judged(answerFacts.some((f) => f.instruction && f.covers.some((id) => factById.get(id)?.role === 'step')) ? 1 : 0, 'usable steps from the manual present or not')
-        : { status: 'not_applicable', reason: 'the question asks for no steps' },
-    };
-    return {
-      tier: 'oracle',
-      outcome: 'judged',
-      metrics,
-      referenceFacts: facts.map((f) => ({ id: f.id, text: f.text, essential: f.essential, safetyCritical: f.safetyCritical })),
-      coverage: facts.map((f) => coverage.get(f.id)!),
-      answerFacts,
-      reasoning: `${units.length} answer sentences; ${normalise(answer).length === 0 ? 'empty answer' : 'lexical matching'}`,
-    };
+    return answerFacts;
   }
+}
+
+/** Which reference facts are covered, and which facts each answer sentence covers. */
+interface Covering {
+  coverage: Map<string, FactCoverage>;
+  unitCovers: Map<string, string[]>;
+}
+
+function cover(covering: Covering, fact: ReferenceFact, by: Unit[], score: number): void {
+  covering.coverage.set(fact.id, { factId: fact.id, covered: by.length > 0, by: by.map((u) => u.id), score });
+  for (const u of by) covering.unitCovers.set(u.id, [...(covering.unitCovers.get(u.id) ?? []), fact.id]);
+}
+
+/** Warnings: the best run of consecutive sentences, and the hazard named. */
+function coverWarnings(covering: Covering, item: TestItem, units: Unit[]): void {
+  for (const fact of item.facts.filter((f) => f.role === 'warning')) {
+    const terms = termSet(fact.text);
+    const hazards = hazardTerms(fact.text);
+    const width = splitSentences(fact.text).length + 1;
+    let best = { score: 0, run: [] as Unit[] };
+    for (let start = 0; start < units.length; start++) {
+      const run: Unit[] = [];
+      const seen = new Set<string>();
+      for (let end = start; end < Math.min(units.length, start + width); end++) {
+        run.push(units[end]);
+        for (const t of units[end].terms) seen.add(t);
+        const score = termRecall(terms, seen);
+        const named = hazards.length === 0 || hazardTerms(run.map((u) => u.text).join(' ')).some((h) => hazards.includes(h));
+        if (named && score > best.score) best = { score, run: [...run] };
+      }
+    }
+    // the run's sentences that are the warning's (a sentence before or after it only rode along)
+    const own = best.run.filter((u) => termRecall(u.terms, terms) >= 0.5);
+    cover(covering, fact, best.score >= MATCHING.warningRecall ? own : [], best.score);
+  }
+}
+
+/** The metrics of one answer from its coverage and its judged sentences. */
+function manualMetrics(item: TestItem, units: Unit[], coverage: ReadonlyMap<string, FactCoverage>, answerFacts: AnswerFact[]): Record<ManualMetric, MetricValue> {
+  const facts = item.facts;
+  const factById = new Map(facts.map((f) => [f.id, f]));
+  const covered = (f: ReferenceFact) => coverage.get(f.id)?.covered === true;
+  const essential = facts.filter((f) => f.essential);
+  const safety = facts.filter((f) => f.safetyCritical);
+  const decided = answerFacts.filter((f) => f.correct !== null);
+  const hedged = answerFacts.filter((f) => f.note.startsWith('hedge'));
+  const steps = facts.filter((f) => f.role === 'step');
+  return {
+    completeness_hard: facts.length ? judged(share(facts.filter(covered).length, facts.length), `${facts.filter(covered).length} of ${facts.length} reference facts covered`) : { status: 'not_applicable', reason: 'the reference answer has no facts' },
+    completeness_soft: essential.length ? judged(share(essential.filter(covered).length, essential.length), `${essential.filter(covered).length} of ${essential.length} essential facts covered`) : { status: 'not_applicable', reason: 'no essential reference fact' },
+    risk_awareness: safety.length ? judged(share(safety.filter(covered).length, safety.length), `${safety.filter(covered).length} of ${safety.length} warnings covered`) : { status: 'not_applicable', reason: 'the manual gives no warning for this question' },
+    relevance: (() => {
+      const decidedRelevance = answerFacts.filter((f) => f.relevant !== null);
+      const on = decidedRelevance.filter((f) => f.relevant).length;
+      return decidedRelevance.length ? judged(share(on, decidedRelevance.length), `${on} of ${decidedRelevance.length} answer sentences on the question's topic`) : ({ status: 'not_judged', reason: 'no answer sentence clearly on or off the topic' } as MetricValue);
+    })(),
+    correctness: decided.length
+      ? judged(share(decided.filter((f) => f.correct).length, decided.length), `${decided.filter((f) => f.correct).length} of ${decided.length} checkable answer facts are the manual's, in its order`)
+      : { status: 'not_judged', reason: 'no answer fact the manual confirms or contradicts' },
+    confidence: units.length ? judged(hedged.length ? 0 : 1, hedged.length ? `vague: ${hedged.map((f) => f.note.slice(7)).join('; ')}` : 'no hedging outside the manual’s words') : { status: 'not_judged', reason: 'empty answer' },
+    actionability: steps.length
+      ? judged(answerFacts.some((f) => f.instruction && f.covers.some((id) => factById.get(id)?.role === 'step')) ? 1 : 0, 'usable steps from the manual present or not')
+      : { status: 'not_applicable', reason: 'the question asks for no steps' },
+  };
 }
