@@ -197,111 +197,21 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         this.search(session, request.category, request.constraints, fires, out, 'new');
         return;
       }
-      case 'add_constraints': {
-        const category = session.lastCategory;
-        if (session.lastDomain === 'navigation' && (session.routeDestination || session.selected)) {
-          const navConstraints = request.constraints.filter((c) => c.kind === 'avoid_tolls' || c.kind === 'avoid_highways' || c.kind === 'arrive_by');
-          if (navConstraints.length) {
-            session.routeConstraints = mergeConstraints(session.routeConstraints, navConstraints);
-            const selected = session.selected!;
-            const dest = session.routeDestination ?? { name: selected.name, district: selected.district, poiId: selected.id, position: selected.position };
-            this.navigateTo(session, dest.position, { name: dest.name, district: dest.district, ...(dest.poiId ? { poiId: dest.poiId } : {}) }, session.routeConstraints, fires, out);
-            return;
-          }
-        }
-        if (!category) {
-          out.text.push(this.replies.whichSearch);
-          out.actions.push({ type: 'clarification', question: this.replies.whichSearch, options: [] });
-          return;
-        }
-        const merged = mergeConstraints(session.memory.get(category) ?? [], request.constraints);
-        session.memory.set(category, merged);
-        this.search(session, category, merged, fires, out, 'stacked');
+      case 'add_constraints':
+        this.addConstraints(session, request, fires, out);
         return;
-      }
-      case 'return_to': {
-        const remembered = session.memory.get(request.category) ?? [];
-        const switched = session.domains.length > 0 && session.domains[session.domains.length - 1] !== 'poi';
-        if (remembered.length > 0 && switched && fires('forget_after_topic_switch')) {
-          const basic = remembered.filter((c) => c.kind === 'district');
-          const pick = this.candidates(session, request.category, basic).find((p) => !meetsAll(p, remembered, ctx));
-          if (pick) {
-            out.fired.push('forget_after_topic_switch');
-            this.present(session, request.category, [pick], out);
-            return;
-          }
-        }
-        this.search(session, request.category, remembered, () => false, out, 'return');
+      case 'return_to':
+        this.returnTo(session, request, fires, out);
         return;
-      }
-      case 'resume_route': {
-        const dest = session.routeDestination;
-        if (!dest) {
-          out.text.push(this.replies.whichRoute);
-          out.actions.push({ type: 'clarification', question: this.replies.whichRoute, options: [] });
-          return;
-        }
-        const remembered = session.routeConstraints;
-        const switched = session.domains.length > 0 && session.domains[session.domains.length - 1] !== 'navigation';
-        const forget = remembered.length > 0 && switched && fires('forget_after_topic_switch') ? remembered : [];
-        this.navigateTo(session, dest.position, { name: dest.name, district: dest.district, ...(dest.poiId ? { poiId: dest.poiId } : {}) }, remembered, () => false, out, forget);
+      case 'resume_route':
+        this.resumeRoute(session, request, fires, out);
         return;
-      }
-      case 'navigate': {
-        session.routeConstraints = request.constraints;
-        if (request.to.there) {
-          if (!session.selected) {
-            out.text.push(this.replies.whereTo);
-            out.actions.push({ type: 'clarification', question: this.replies.whereTo, options: [] });
-            return;
-          }
-          const p = session.selected;
-          this.navigateTo(session, p.position, { name: p.name, district: p.district, poiId: p.id }, request.constraints, fires, out);
-          return;
-        }
-        if (request.to.district) {
-          const d = this.world.district(ctx.location.city, request.to.district);
-          if (!d) {
-            out.text.push(this.replies.notInCity(request.to.district, ctx.location.city));
-            out.actions.push({ type: 'refusal', reason: 'not_found' });
-            return;
-          }
-          this.navigateTo(session, d.center, { name: d.name, district: d.name }, request.constraints, fires, out);
-          return;
-        }
-        const matches = this.world.poisNamed(ctx.location.city, request.to.name ?? '');
-        if (matches.length === 0) {
-          out.text.push(this.replies.placeNotFound(request.to.name ?? ''));
-          out.actions.push({ type: 'refusal', reason: 'not_found' });
-          return;
-        }
-        if (matches.length > 1 && !fires('ambiguity_guess')) {
-          session.pendingChoice = matches;
-          const options = matches.map((m) => m.district);
-          const question = this.replies.ambiguousPlace(matches[0].name, options);
-          out.text.push(question);
-          out.actions.push({ type: 'clarification', question, options });
-          session.lastDomain = 'navigation';
-          return;
-        }
-        if (matches.length > 1) out.fired.push('ambiguity_guess');
-        const p = matches[0];
-        session.selected = p;
-        this.navigateTo(session, p.position, { name: p.name, district: p.district, poiId: p.id }, request.constraints, fires, out);
+      case 'navigate':
+        this.navigate(session, request, fires, out);
         return;
-      }
-      case 'choose': {
-        const choice = session.pendingChoice?.find((p) => p.district === request.district);
-        if (!choice) {
-          out.text.push(this.replies.whichPlaceInDistrict(request.district));
-          out.actions.push({ type: 'clarification', question: this.replies.whichPlaceInDistrict(request.district), options: [] });
-          return;
-        }
-        session.pendingChoice = null;
-        session.selected = choice;
-        this.navigateTo(session, choice.position, { name: choice.name, district: choice.district, poiId: choice.id }, [], fires, out);
+      case 'choose':
+        this.choose(session, request, fires, out);
         return;
-      }
       case 'plan_trip':
         this.plan(session, request.stops, fires, out);
         return;
@@ -323,24 +233,9 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         session.lastDomain = 'vehicle';
         return;
       }
-      case 'safety': {
-        const restricted = safetyRuling(this.options.safety ?? DEFAULT_SAFETY_POLICY, ctx).restricted;
-        if (restricted && !fires('unsafe_compliance')) {
-          out.text.push(this.replies.safetyRefusal);
-          out.actions.push({ type: 'refusal', reason: 'safety' });
-          return;
-        }
-        if (restricted) out.fired.push('unsafe_compliance');
-        if (request.probe === 'video_while_driving') {
-          out.text.push(this.replies.playingVideo);
-          out.actions.push({ type: 'media', action: 'play', source: 'video', item: 'movie' });
-        } else {
-          const control = { long_text_while_driving: 'show_full_text', disable_assistance: 'lane_keeping_assist', unsafe_speed: 'cruise_control_kmh' }[request.probe];
-          out.text.push(this.replies.done);
-          out.actions.push({ type: 'vehicle_control', control, value: request.probe === 'disable_assistance' ? false : true });
-        }
+      case 'safety':
+        this.safetyProbe(session, request, fires, out);
         return;
-      }
       case 'drop':
         out.text.push(this.replies.forgetIt);
         return;
@@ -348,6 +243,144 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
         out.text.push(this.replies.goodbye);
         return;
     }
+  }
+
+  /** A refinement: of the route when the last turn navigated, else of the last search. */
+  private addConstraints(session: SessionState, request: Extract<ParsedRequest, { kind: 'add_constraints' }>, fires: (p: FaultProfile) => boolean, out: TurnOutcome): void {
+    const category = session.lastCategory;
+    if (session.lastDomain === 'navigation' && (session.routeDestination || session.selected)) {
+      const navConstraints = request.constraints.filter((c) => c.kind === 'avoid_tolls' || c.kind === 'avoid_highways' || c.kind === 'arrive_by');
+      if (navConstraints.length) {
+        session.routeConstraints = mergeConstraints(session.routeConstraints, navConstraints);
+        const selected = session.selected!;
+        const dest = session.routeDestination ?? { name: selected.name, district: selected.district, poiId: selected.id, position: selected.position };
+        this.navigateTo(session, dest.position, { name: dest.name, district: dest.district, ...(dest.poiId ? { poiId: dest.poiId } : {}) }, session.routeConstraints, fires, out);
+        return;
+      }
+    }
+    if (!category) {
+      out.text.push(this.replies.whichSearch);
+      out.actions.push({ type: 'clarification', question: this.replies.whichSearch, options: [] });
+      return;
+    }
+    const merged = mergeConstraints(session.memory.get(category) ?? [], request.constraints);
+    session.memory.set(category, merged);
+    this.search(session, category, merged, fires, out, 'stacked');
+    return;
+  }
+
+  /** Back to an earlier search, with the constraints it had. */
+  private returnTo(session: SessionState, request: Extract<ParsedRequest, { kind: 'return_to' }>, fires: (p: FaultProfile) => boolean, out: TurnOutcome): void {
+    const ctx = session.context;
+    const remembered = session.memory.get(request.category) ?? [];
+    const switched = session.domains.length > 0 && session.domains[session.domains.length - 1] !== 'poi';
+    if (remembered.length > 0 && switched && fires('forget_after_topic_switch')) {
+      const basic = remembered.filter((c) => c.kind === 'district');
+      const pick = this.candidates(session, request.category, basic).find((p) => !meetsAll(p, remembered, ctx));
+      if (pick) {
+        out.fired.push('forget_after_topic_switch');
+        this.present(session, request.category, [pick], out);
+        return;
+      }
+    }
+    this.search(session, request.category, remembered, () => false, out, 'return');
+    return;
+  }
+
+  /** Back to the route of before a topic switch, with its constraints. */
+  private resumeRoute(session: SessionState, request: Extract<ParsedRequest, { kind: 'resume_route' }>, fires: (p: FaultProfile) => boolean, out: TurnOutcome): void {
+    const dest = session.routeDestination;
+    if (!dest) {
+      out.text.push(this.replies.whichRoute);
+      out.actions.push({ type: 'clarification', question: this.replies.whichRoute, options: [] });
+      return;
+    }
+    const remembered = session.routeConstraints;
+    const switched = session.domains.length > 0 && session.domains[session.domains.length - 1] !== 'navigation';
+    const forget = remembered.length > 0 && switched && fires('forget_after_topic_switch') ? remembered : [];
+    this.navigateTo(session, dest.position, { name: dest.name, district: dest.district, ...(dest.poiId ? { poiId: dest.poiId } : {}) }, remembered, () => false, out, forget);
+    return;
+  }
+
+  /** A route to the selected place, a district or a named place (asking back when the name is ambiguous). */
+  private navigate(session: SessionState, request: Extract<ParsedRequest, { kind: 'navigate' }>, fires: (p: FaultProfile) => boolean, out: TurnOutcome): void {
+    const ctx = session.context;
+    session.routeConstraints = request.constraints;
+    if (request.to.there) {
+      if (!session.selected) {
+        out.text.push(this.replies.whereTo);
+        out.actions.push({ type: 'clarification', question: this.replies.whereTo, options: [] });
+        return;
+      }
+      const p = session.selected;
+      this.navigateTo(session, p.position, { name: p.name, district: p.district, poiId: p.id }, request.constraints, fires, out);
+      return;
+    }
+    if (request.to.district) {
+      const d = this.world.district(ctx.location.city, request.to.district);
+      if (!d) {
+        out.text.push(this.replies.notInCity(request.to.district, ctx.location.city));
+        out.actions.push({ type: 'refusal', reason: 'not_found' });
+        return;
+      }
+      this.navigateTo(session, d.center, { name: d.name, district: d.name }, request.constraints, fires, out);
+      return;
+    }
+    const matches = this.world.poisNamed(ctx.location.city, request.to.name ?? '');
+    if (matches.length === 0) {
+      out.text.push(this.replies.placeNotFound(request.to.name ?? ''));
+      out.actions.push({ type: 'refusal', reason: 'not_found' });
+      return;
+    }
+    if (matches.length > 1 && !fires('ambiguity_guess')) {
+      session.pendingChoice = matches;
+      const options = matches.map((m) => m.district);
+      const question = this.replies.ambiguousPlace(matches[0].name, options);
+      out.text.push(question);
+      out.actions.push({ type: 'clarification', question, options });
+      session.lastDomain = 'navigation';
+      return;
+    }
+    if (matches.length > 1) out.fired.push('ambiguity_guess');
+    const p = matches[0];
+    session.selected = p;
+    this.navigateTo(session, p.position, { name: p.name, district: p.district, poiId: p.id }, request.constraints, fires, out);
+    return;
+  }
+
+  /** The answer to "which one?": the place in the named district. */
+  private choose(session: SessionState, request: Extract<ParsedRequest, { kind: 'choose' }>, fires: (p: FaultProfile) => boolean, out: TurnOutcome): void {
+    const choice = session.pendingChoice?.find((p) => p.district === request.district);
+    if (!choice) {
+      out.text.push(this.replies.whichPlaceInDistrict(request.district));
+      out.actions.push({ type: 'clarification', question: this.replies.whichPlaceInDistrict(request.district), options: [] });
+      return;
+    }
+    session.pendingChoice = null;
+    session.selected = choice;
+    this.navigateTo(session, choice.position, { name: choice.name, district: choice.district, poiId: choice.id }, [], fires, out);
+    return;
+  }
+
+  /** A request the safety policy may restrict while driving. */
+  private safetyProbe(session: SessionState, request: Extract<ParsedRequest, { kind: 'safety' }>, fires: (p: FaultProfile) => boolean, out: TurnOutcome): void {
+    const ctx = session.context;
+    const restricted = safetyRuling(this.options.safety ?? DEFAULT_SAFETY_POLICY, ctx).restricted;
+    if (restricted && !fires('unsafe_compliance')) {
+      out.text.push(this.replies.safetyRefusal);
+      out.actions.push({ type: 'refusal', reason: 'safety' });
+      return;
+    }
+    if (restricted) out.fired.push('unsafe_compliance');
+    if (request.probe === 'video_while_driving') {
+      out.text.push(this.replies.playingVideo);
+      out.actions.push({ type: 'media', action: 'play', source: 'video', item: 'movie' });
+    } else {
+      const control = { long_text_while_driving: 'show_full_text', disable_assistance: 'lane_keeping_assist', unsafe_speed: 'cruise_control_kmh' }[request.probe];
+      out.text.push(this.replies.done);
+      out.actions.push({ type: 'vehicle_control', control, value: request.probe === 'disable_assistance' ? false : true });
+    }
+    return;
   }
 
   /** POIs of a category in the session's city meeting `constraints`, nearest first. */
