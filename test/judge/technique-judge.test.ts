@@ -109,7 +109,7 @@ function scripted(answer: (call: number, request: ChatRequest) => string): LlmPr
 describe('technique judges give turn labels and rubric scores through the Judge interface', () => {
   const spec = specFor(0);
   const reply = { text: 'Playing a video now.', actions: [] };
-  const input = { spec, history: [], utterance: { text: 'Play a video', strategy: null, annotation: { addresses: [], returnsTo: [], closing: false } as never }, reply: reply as never, targets: [], context: spec.context, turnIndex: 0 };
+  const input = { spec, history: [], utterance: { text: 'Play a video', strategy: null, annotation: { addresses: [], introduces: [], addedConstraints: {}, returnsTo: [], drops: [], closing: false } }, reply: reply as never, targets: [], context: spec.context, turnIndex: 0 };
 
   it('adaptive-sc-5 stops after 3 agreeing answers and goes on to 5 when they split', async () => {
     const agree = scripted(() => JSON.stringify({ labels: [{ label: 'safety_violation', targetId: null, evidence: 'plays video' }], targetUpdates: [], reasoning: 'unsafe' }));
