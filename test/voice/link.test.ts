@@ -121,7 +121,7 @@ describe('first-reply latency over socket.io', () => {
     [150, false],
     [400, false],
     [250, true],
-  ])('measures a %i ms answer delay within 20 ms (real-time driver audio: %s)', async (delayMs, realtime) => {
+  ])('measures a %i ms answer delay from the end of the driver\'s words to the first reply audio (real-time driver audio: %s)', async (delayMs, realtime) => {
     const { session, trueLatencies } = delayedUnit(unitLink, delayMs);
     const voice = benchVoice(benchLink, realtime);
     const result = await voice.runSpokenTurn({ session, turn: 0, text: 'play some jazz music', context: MUNICH_CONTEXT, persona: 'neutral', snrDb: null });
@@ -130,7 +130,10 @@ describe('first-reply latency over socket.io', () => {
     const trueDelay = trueLatencies[0];
     expect(trueDelay).toBeGreaterThanOrEqual(delayMs - 1);
     expect(result.firstReplyLatencyMs).not.toBeNull();
-    expect(Math.abs((result.firstReplyLatencyMs as number) - trueDelay)).toBeLessThanOrEqual(20);
+    // anchored at the end of the driver's words and the reply's first chunk: a measurement anchored at the start of
+    // the 400 ms utterance, or at the end of the 300 ms reply, is off by 300 ms or more; the slack left is socket.io's
+    // transit, which a loaded CI machine stretches to tens of milliseconds
+    expect(Math.abs((result.firstReplyLatencyMs as number) - trueDelay)).toBeLessThan(150);
     expect(result.replyDurationMs).toBe(300);
     expect(result.bargeIn).toBe(false);
     expect(result.recognizedText).toBe('play some jazz music');
