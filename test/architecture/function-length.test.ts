@@ -8,19 +8,12 @@ import { REPO_ROOT } from '../helpers/repoData.ts';
 /**
  * No function in src/ is longer than MAX_LINES (the team's guide: a long function is split into named steps). Every
  * function, method, accessor, constructor and arrow function is measured on the TypeScript compiler's own syntax tree
- * (the project of tsconfig.json), from the first to the last line of its body.
+ * (the project of tsconfig.json), from the first to the last line of its body. There is no exception list.
  */
 const MAX_LINES = 100;
 
-/**
- * Functions that are still being split (issue #33), as "file name". The list only shrinks: an entry that is no
- * longer too long fails the test until it is removed, and #33 is resolved only once the list is empty.
- */
-const NOT_YET_SPLIT = new Set<string>([
-]);
 
 interface Measured {
-  file: string;
   where: string;
   name: string;
   lines: number;
@@ -35,7 +28,7 @@ function functionLengths(file: SourceFile, where: string): Measured[] {
       const first = line(node.body.getStart(file));
       const named = 'name' in node ? (node.name as { text?: unknown } | undefined) : undefined;
       const name = typeof named?.text === 'string' ? named.text : SyntaxKind[node.kind];
-      found.push({ file: where, where: `${where}:${first + 1}`, name, lines: line(node.body.end) - first + 1 });
+      found.push({ where: `${where}:${first + 1}`, name, lines: line(node.body.end) - first + 1 });
     }
     node.forEachChild(visit);
     return undefined;
@@ -64,11 +57,8 @@ describe('function length in src/', () => {
       const measured = src.flatMap((path) => functionLengths(project.program.getSourceFile(path)!, relative(REPO_ROOT, path)));
       // the walk sees what it should: thousands of functions, arrow functions and methods among them
       expect(measured.length).toBeGreaterThan(2000);
-      const tooLong = measured.filter((m) => m.lines > MAX_LINES);
-      const long = tooLong.filter((m) => !NOT_YET_SPLIT.has(`${m.file} ${m.name}`)).map((m) => `${m.where} ${m.name}: ${m.lines} lines`);
+      const long = measured.filter((m) => m.lines > MAX_LINES).map((m) => `${m.where} ${m.name}: ${m.lines} lines`);
       expect(long, 'split these into named steps').toEqual([]);
-      const stillLong = new Set(tooLong.map((m) => `${m.file} ${m.name}`));
-      expect([...NOT_YET_SPLIT].filter((entry) => !stillLong.has(entry)), 'split already: remove from NOT_YET_SPLIT').toEqual([]);
     } finally {
       api.close();
     }
