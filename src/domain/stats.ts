@@ -772,45 +772,43 @@ export function judgeRaterPairMean(
   judge: readonly number[],
   humanRatings: readonly (readonly number[])[],
   kappaOptions: { weights: KappaWeights; categories: readonly number[] },
-): { kappa: number; spearman: number; exact: number; pairs: number } {
+): PairMeans {
   const raters = humanRatings[0]?.length ?? 0;
-  const kappas: number[] = [];
-  const rhos: number[] = [];
-  const exacts: number[] = [];
-  for (let r = 0; r < raters; r++) {
-    const rater = humanRatings.map((item) => item[r]);
-    const k = cohensKappa(judge, rater, kappaOptions);
-    const rho = spearman(judge, rater);
-    if (Number.isFinite(k)) kappas.push(k);
-    if (Number.isFinite(rho)) rhos.push(rho);
-    exacts.push(exactAgreement(judge, rater));
-  }
-  const meanOrNaN = (xs: number[]) => (xs.length ? mean(xs) : Number.NaN);
-  return { kappa: meanOrNaN(kappas), spearman: meanOrNaN(rhos), exact: meanOrNaN(exacts), pairs: raters };
+  const pairs = Array.from({ length: raters }, (_, r) => [judge, humanRatings.map((item) => item[r])] as const);
+  return meanOverPairs(pairs, kappaOptions);
 }
 
 /** Mean over the rater pairs (r < s) of κ, ρ and exact agreement; `humanRatings[i][r]` is rater r on item i. NaN where no pair defines it. */
 export function raterPairMean(
   humanRatings: readonly (readonly number[])[],
   kappaOptions: { weights: KappaWeights; categories: readonly number[] },
-): { kappa: number; spearman: number; exact: number; pairs: number } {
+): PairMeans {
   const raters = humanRatings[0]?.length ?? 0;
+  const column = (r: number) => humanRatings.map((item) => item[r]);
+  const pairs: Array<readonly [readonly number[], readonly number[]]> = [];
+  for (let r = 0; r < raters; r++) for (let q = r + 1; q < raters; q++) pairs.push([column(r), column(q)]);
+  return meanOverPairs(pairs, kappaOptions);
+}
+
+type PairMeans = { kappa: number; spearman: number; exact: number; pairs: number };
+
+/** κ, ρ and exact agreement averaged over the given pairs of series; an undefined κ or ρ drops out of its mean only. */
+function meanOverPairs(
+  pairs: ReadonlyArray<readonly [readonly number[], readonly number[]]>,
+  kappaOptions: { weights: KappaWeights; categories: readonly number[] },
+): PairMeans {
   const kappas: number[] = [];
   const rhos: number[] = [];
   const exacts: number[] = [];
-  for (let r = 0; r < raters; r++) {
-    for (let q = r + 1; q < raters; q++) {
-      const a = humanRatings.map((item) => item[r]);
-      const b = humanRatings.map((item) => item[q]);
-      const k = cohensKappa(a, b, kappaOptions);
-      const rho = spearman(a, b);
-      if (Number.isFinite(k)) kappas.push(k);
-      if (Number.isFinite(rho)) rhos.push(rho);
-      exacts.push(exactAgreement(a, b));
-    }
+  for (const [a, b] of pairs) {
+    const k = cohensKappa(a, b, kappaOptions);
+    const rho = spearman(a, b);
+    if (Number.isFinite(k)) kappas.push(k);
+    if (Number.isFinite(rho)) rhos.push(rho);
+    exacts.push(exactAgreement(a, b));
   }
   const meanOrNaN = (xs: number[]) => (xs.length ? mean(xs) : Number.NaN);
-  return { kappa: meanOrNaN(kappas), spearman: meanOrNaN(rhos), exact: meanOrNaN(exacts), pairs: (raters * (raters - 1)) / 2 };
+  return { kappa: meanOrNaN(kappas), spearman: meanOrNaN(rhos), exact: meanOrNaN(exacts), pairs: pairs.length };
 }
 
 /** Negi et al.'s single RQ0 figures: each statistic averaged over the dimensions that define it (null when none does). */

@@ -123,6 +123,16 @@ export const CampaignConfigSchema = z
   });
 export type CampaignConfig = z.infer<typeof CampaignConfigSchema>;
 
+/** The fields that say which unit is tested and how it is judged, shared by every kind that plays conversations (suite, live). */
+export const UNIT_AND_JUDGING_FIELDS = {
+  headUnit: CampaignConfigSchema.shape.headUnit,
+  judges: CampaignConfigSchema.shape.judges,
+  fallback: CampaignConfigSchema.shape.fallback,
+  llm: CampaignConfigSchema.shape.llm,
+  safety: CampaignConfigSchema.shape.safety,
+  scoring: CampaignConfigSchema.shape.scoring,
+};
+
 /** Whether a run pipelines its turns: `pipeline: auto` outside the paper preset, which keeps Algorithm 1's strict order. */
 export function pipelinesTurns(config: Partial<Pick<CampaignConfig, 'pipeline' | 'method'>>): boolean {
   return (config.pipeline ?? 'auto') === 'auto' && config.method !== 'paper';

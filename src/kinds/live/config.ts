@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ContextVector } from '../../domain/context.ts';
 import { loadYaml } from '../../config/yaml.ts';
 import { applySuiteContext, DEFAULT_SUITE_START, SuiteContextProblem, SuiteContextSchema, type SuiteContext } from '../../suite/format.ts';
-import { CampaignConfigSchema, conversationsPathFields, type LoadedConversations } from '../dialogue/config.ts';
+import { CampaignConfigSchema, UNIT_AND_JUDGING_FIELDS, conversationsPathFields, type LoadedConversations } from '../dialogue/config.ts';
 
 /** The kind a live session's run is stored as (src/kinds/registry.ts). */
 export const LIVE_KIND = 'live';
@@ -22,12 +22,7 @@ export const LiveSessionConfigSchema = z.strictObject({
   name: z.string().min(1).max(200).default('live session'),
   /** a session is one conversation, played as the technician types it */
   concurrency: z.literal(1).default(1),
-  headUnit: DIALOGUE.headUnit,
-  judges: DIALOGUE.judges,
-  fallback: DIALOGUE.fallback,
-  llm: DIALOGUE.llm,
-  safety: DIALOGUE.safety,
-  scoring: DIALOGUE.scoring,
+  ...UNIT_AND_JUDGING_FIELDS,
   /** where and when the session starts (default: Maxvorstadt, Munich, 2026-05-12 12:00, parked in P) */
   context: SuiteContextSchema.optional(),
   /** a drive scenario underneath: it sets the car's state at each turn instead of the technician */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { loadYamlDocument } from '../../config/yaml.ts';
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import { loadSuite, suiteSpecs } from '../../suite/format.ts';
-import { CampaignConfigSchema, ConfigError, conversationsPathFields, type LoadedConversations } from '../dialogue/config.ts';
+import { CampaignConfigSchema, UNIT_AND_JUDGING_FIELDS, ConfigError, conversationsPathFields, type LoadedConversations } from '../dialogue/config.ts';
 import type { PathField } from '../../run/kind.ts';
 
 /**
@@ -28,12 +28,7 @@ export const SuiteCampaignConfigSchema = z.strictObject({
   repeats: DIALOGUE.repeats,
   concurrency: DIALOGUE.concurrency,
   budgetMinutes: DIALOGUE.budgetMinutes,
-  headUnit: DIALOGUE.headUnit,
-  judges: DIALOGUE.judges,
-  fallback: DIALOGUE.fallback,
-  llm: DIALOGUE.llm,
-  safety: DIALOGUE.safety,
-  scoring: DIALOGUE.scoring,
+  ...UNIT_AND_JUDGING_FIELDS,
 });
 export type SuiteCampaignConfig = z.infer<typeof SuiteCampaignConfigSchema>;
 
