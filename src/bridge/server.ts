@@ -11,7 +11,7 @@ import { SutError } from '../headunit/types.ts';
 import { BridgeHeadUnitConnection, type BridgeLimits, type EarlyMessage } from './connection.ts';
 import { errorMessage, guarded } from './guard.ts';
 import { payloadBytes, transportCapBytes } from './limits.ts';
-import { maxTimerValue, timerLimitMessage } from '../domain/durations.ts';
+import { timerMsSchema } from '../domain/durations.ts';
 
 export { BridgeHeadUnitConnection, type AfterCloseAnomaly, type BeforeHelloAnomaly, type BridgeUnitStats } from './connection.ts';
 
@@ -33,8 +33,8 @@ export const BridgeServerOptionsSchema = z.object({
   token: z.string().min(1, `a bridge token is required (the head unit sends it in hello; conventionally ${BRIDGE_TOKEN_ENV})`),
   maxMessageBytes: z.number().int().positive().default(256 * 1024),
   maxMessagesPerSecond: z.number().positive().default(50),
-  turnTimeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).default(15_000),
-  helloTimeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).default(5_000),
+  turnTimeoutMs: timerMsSchema().default(15_000),
+  helloTimeoutMs: timerMsSchema().default(5_000),
 });
 export type BridgeServerOptions = z.input<typeof BridgeServerOptionsSchema>;
 

@@ -124,7 +124,8 @@ export class Probe {
   }
 }
 
-const field = (payload: unknown, name: string): unknown => (typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined);
+/** A payload's field, or undefined when the payload is not an object. */
+export const field = (payload: unknown, name: string): unknown => (typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined);
 
 /** A payload as the report shows it: binary parts as their size, the token redacted, long strings cut. */
 export function forEvidence(value: unknown, depth = 0): unknown {

@@ -13,7 +13,7 @@ import { checkArguments } from '../toolenv/args.ts';
 import type { ObserveConfig } from '../vehicle/observe/config.ts';
 import { busActionsCheck } from './bus-check.ts';
 import { CHECK_IDS, CHECKS, type CheckId, type CheckResult, type ConformanceReport, type Evidence } from './checks.ts';
-import { forEvidence, Probe, type Received } from './probe.ts';
+import { field, forEvidence, Probe, type Received } from './probe.ts';
 
 export interface ConformanceOptions {
   /** the bench's bridge, listening; its turnTimeoutMs is the limit the timing check holds the unit to */
@@ -50,7 +50,6 @@ const skip = (detail: string): Outcome => ({ status: 'skipped', detail });
 
 const received = (m: Received): Evidence => ({ direction: 'received', event: m.event, atMs: m.atMs, payload: forEvidence(m.payload) });
 const note = (atMs: number, text: string): Evidence => ({ direction: 'note', event: 'note', atMs, payload: text });
-const field = (payload: unknown, name: string): unknown => (typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined);
 
 /**
  * Runs the conformance suite against the first unit that dials in to `bridge` (docs/conformance.md): each check
@@ -198,7 +197,6 @@ async function openSession(kit: Kit, p: Probe, sessionId: string, evidence: Evid
   return { ms: ready.atMs - sentAt };
 }
 
-/** user_turn → the first assistant_reply (or bridge_error) for that session after it */
 /** user_turn → the first assistant_reply (or bridge_error) for that session after it; a reply the bench refused, or a dropped link, is no reply and says why */
 async function ask(kit: Kit, p: Probe, turn: UserTurn, evidence: Evidence[]): Promise<{ reply: Received | null; ms: number; problem?: string }> {
   const { observeMs } = kit;

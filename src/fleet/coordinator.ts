@@ -136,7 +136,13 @@ export async function openFleetRunner<L extends LoadedKindConfig, Item, Finished
     );
   }
   const coordinator = new FleetCoordinator(kind, options, { redis, health, requirements, wireLoaded, capable });
-  await coordinator.events.waitUntilReady();
+  try {
+    await coordinator.events.waitUntilReady();
+  } catch (error) {
+    // its timers, queue and event stream are already open: a failed start must not leave them behind
+    await coordinator.close().catch(() => undefined);
+    throw error;
+  }
   log(`fleet: ${capable.length} worker(s) can serve ${describeRequirements(requirements)}: ${capable.map((w) => w.rig).join(', ')}`);
   return coordinator;
 }

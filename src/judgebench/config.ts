@@ -5,7 +5,7 @@ import { parseJudgeRef, resolveRefAgainst } from '../llm/modelRef.ts';
 import { PriceTableSchema } from '../llm/usage.ts';
 import { MethodSchema } from '../domain/method.ts';
 import { TechniqueSchema } from './techniques.ts';
-import { maxTimerValue, timerLimitMessage } from '../domain/durations.ts';
+import { timerMsSchema } from '../domain/durations.ts';
 
 /** A judge to compare: the rule oracle, or LLM judges (one or more models) with a list of techniques. */
 const JudgeSpecObjectSchema = z.discriminatedUnion('kind', [
@@ -66,7 +66,7 @@ export const JudgeBenchConfigSchema = z
     limit: z.number().int().positive().optional(),
     seed: z.number().int().default(1),
     maxRetries: z.number().int().min(0).max(5).optional(),
-    timeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).optional(),
+    timeoutMs: timerMsSchema().optional(),
     /** non-loopback model servers the providers may reach */
     allowedHosts: z.array(z.string()).optional(),
     /** lab (default) or Habicht et al. as published: temperature 0 everywhere, SC and AR on the CoT-5 examples, AR discussing up to 3 rounds, F1 with "correct" as the positive class (docs/reproduction.md) */

@@ -3,7 +3,7 @@ import { FileRequestCache } from './cache.ts';
 import { DEFAULT_OLLAMA_KEEP_ALIVE } from './providers/common.ts';
 import type { ProviderOptions } from './provider-options.ts';
 import { PriceTableSchema } from './usage.ts';
-import { maxTimerValue, timerLimitMessage } from '../domain/durations.ts';
+import { timerMsSchema } from '../domain/durations.ts';
 
 /**
  * The `llm` section of a bench config: how model tiers reach their servers. Everything has an
@@ -14,7 +14,7 @@ export const LlmSettingsSchema = z.strictObject({
   allowedHosts: z.array(z.string().min(1)).default([]),
   /** Ollama server; default OLLAMA_HOST, else 127.0.0.1:11434 */
   ollamaHost: z.string().optional(),
-  timeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).default(120_000),
+  timeoutMs: timerMsSchema().default(120_000),
   /** calls in flight per server; default OLLAMA_NUM_PARALLEL or 1 for Ollama, 4 for OpenAI-compatible, 1 for gguf */
   maxConcurrent: z.number().int().min(1).max(256).optional(),
   maxRetries: z.number().int().min(0).max(10).default(2),

@@ -3,7 +3,7 @@ import { SafetyPolicySchema } from '../domain/safety-policy.ts';
 import { FAULT_PROFILE_NAMES, FaultConfigSchema, faultRates } from '../headunit/reference/faults.ts';
 import { ReferenceBusConfigSchema } from '../headunit/reference/bus-actions.ts';
 import { AcousticDevicesSchema } from '../voice/acoustic-link.ts';
-import { maxTimerValue, timerLimitMessage } from '../domain/durations.ts';
+import { timerMsSchema, timerSecondsSchema } from '../domain/durations.ts';
 
 /** The head unit a campaign of any kind runs against: the reference unit, one that dials in to the bridge, or a chat endpoint. */
 /** Where the bench listens for a head unit that dials in, and how long it waits (dialogue and tool-agent campaigns). */
@@ -12,10 +12,10 @@ export const BRIDGE_LISTEN_FIELDS = {
   port: z.number().int().min(0).max(65535).default(7311),
   /** name of the environment variable holding the shared token */
   tokenEnv: z.string().default('ICABENCH_BRIDGE_TOKEN'),
-  waitSeconds: z.number().positive().max(maxTimerValue('s'), timerLimitMessage('s')).default(60),
-  turnTimeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).default(15_000),
+  waitSeconds: timerSecondsSchema().default(60),
+  turnTimeoutMs: timerMsSchema().default(15_000),
   /** while no unit is connected the campaign starts no item; it stops (resumable) when none dials in within this grace */
-  reconnectGraceSeconds: z.number().positive().max(maxTimerValue('s'), timerLimitMessage('s')).default(60),
+  reconnectGraceSeconds: timerSecondsSchema().default(60),
 };
 
 export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
@@ -49,7 +49,7 @@ export const HeadUnitConfigSchema = z.discriminatedUnion('type', [
     baseUrl: z.string().url(),
     model: z.string(),
     apiKeyEnv: z.string().optional(),
-    timeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).default(30_000),
+    timeoutMs: timerMsSchema().default(30_000),
     systemPrompt: z.string().optional(),
   }),
 ]);

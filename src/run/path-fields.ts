@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { PATH_LIKE } from '../config/yaml.ts';
 import { isTechniqueRef, parseJudgeRef, type ParsedJudgeRef } from '../llm/modelRef.ts';
 import type { TransportSpec } from '../vehicle/transports/index.ts';
@@ -64,4 +65,11 @@ export function modelRefPathFields<C>(field: string, ref: string, set: (config: 
     };
     return [{ field, path: model.slice(5), kind: 'read', rewrite }];
   });
+}
+
+/** A copy of `config` with every file its `fields` name made absolute against `baseDir`; devices stay as they are. */
+export function withAbsolutePaths<C>(config: C, fields: readonly PathField<C>[], baseDir: string): C {
+  const copy = structuredClone(config);
+  for (const field of fields) if (field.kind !== 'device') field.rewrite(copy, resolve(baseDir, field.path));
+  return copy;
 }

@@ -1,4 +1,5 @@
 import { tmpdir } from 'node:os';
+import { withAbsolutePaths } from '../run/path-fields.ts';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { CampaignConfig } from '../kinds/dialogue/config.ts';
 import type { AnyCampaignKind } from '../kinds/registry.ts';
@@ -55,8 +56,7 @@ export function disallowedPaths(fields: readonly PathField[], roots: AppPathRoot
  * in its config form.
  */
 export function absoluteConfigPaths(kind: AnyCampaignKind, config: KindConfig, configsDir: string): Record<string, unknown> {
-  const copy = structuredClone(config) as unknown as Record<string, unknown>;
-  for (const field of kind.pathFields(config)) if (field.kind !== 'device') field.rewrite(copy, resolve(configsDir, field.path));
+  const copy = withAbsolutePaths(config, kind.pathFields(config), configsDir) as unknown as Record<string, unknown>;
   // a dialogue config's vehicle transport goes back to its text form
   const vehicle = (copy as unknown as Partial<CampaignConfig>).vehicle;
   if (vehicle) (copy.vehicle as Record<string, unknown>).transport = transportText(vehicle.transport);

@@ -1,4 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
+import { withAbsolutePaths } from '../run/path-fields.ts';
 import type { AnyCampaignKind } from '../kinds/registry.ts';
 import { conversationsPathFields } from '../kinds/dialogue/config.ts';
 import type { LiveSessionConfig } from '../kinds/live/config.ts';
@@ -45,16 +46,10 @@ export class PathPolicy {
   liveSession(config: LiveSessionConfig, where: string): LiveSessionConfig {
     const fields = conversationsPathFields(config);
     refuse(disallowedPaths(fields, this.roots), where);
-    return absolute(config, fields, this.roots.configsDir);
+    return withAbsolutePaths(config, fields, this.roots.configsDir);
   }
 }
 
 function refuse(errors: FieldError[], where: string): void {
   if (errors.length) throw new ApiError(400, 'path_not_allowed', `${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
-}
-
-function absolute<C>(config: C, fields: PathField<C>[], configsDir: string): C {
-  const copy = structuredClone(config);
-  for (const field of fields) if (field.kind !== 'device') field.rewrite(copy, resolve(configsDir, field.path));
-  return copy;
 }

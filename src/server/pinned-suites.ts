@@ -10,6 +10,7 @@ import type { RunRecord } from '../store/types.ts';
 import { writePinnedSuite } from '../suite/folder.ts';
 import { pinConversation } from '../suite/pin.ts';
 import { SUITE_KIND } from '../kinds/suite/suite-kind.ts';
+import { UNIT_AND_JUDGING_FIELDS } from '../kinds/dialogue/config.ts';
 import { PinBodySchema, RunIdSchema } from './api-schemas.ts';
 import { ApiError, sendJson } from './http-util.ts';
 
@@ -26,7 +27,7 @@ export const RunPinnedSuiteBodySchema = z
   .strict();
 
 /** The settings of a run's config a replay of one of its conversations keeps: the unit and how it is judged. */
-const KEPT_FIELDS = ['headUnit', 'judges', 'fallback', 'llm', 'safety', 'scoring'] as const;
+const KEPT_FIELDS = Object.keys(UNIT_AND_JUDGING_FIELDS) as Array<keyof typeof UNIT_AND_JUDGING_FIELDS>;
 
 /**
  * Pin → suite → run from the app: Pin writes a stored conversation as a suite file into the one suites folder

@@ -32,6 +32,7 @@ import { securityHeaders, serveUi } from './static.ts';
 import { RunDownloads, runDownloadRoutes } from './run-downloads.ts';
 import { PinnedSuites, pinnedSuiteRoutes } from './pinned-suites.ts';
 import { suitesFolder } from '../suite/folder.ts';
+import { requireConversation } from '../kinds/dialogue/run-view.ts';
 
 export interface BenchServerOptions {
   store: ResultStore;
@@ -485,12 +486,6 @@ export type ListedRun = Omit<RunRecord, 'config'> & {
   /** its stored items by outcome (pass, fail, inconclusive, error, or a kind's own word) */
   outcomes: Record<string, number>;
 };
-
-function requireConversation(store: ResultStore, runId: string, key: string): ConversationResult {
-  const result = store.getConversation(runId, key);
-  if (!result) throw new ApiError(404, 'conversation_not_found', `run ${runId} has no stored conversation "${key}"`);
-  return result;
-}
 
 function withoutConfig(run: RunRecord): Omit<RunRecord, 'config'> {
   const { config: _config, ...rest } = run;

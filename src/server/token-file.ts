@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The file in the workspace where a running bench app keeps its token, for a tab opened without the printed address. */
@@ -12,6 +12,7 @@ export const APP_TOKEN_FILE = 'app-token';
 export function writeTokenFile(workspace: string, token: string): { path: string; remove(): void } {
   const path = join(workspace, APP_TOKEN_FILE);
   writeFileSync(path, `${token}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600); // the mode above applies only to a new file: one left by an earlier app keeps its own
   return {
     path,
     remove() {

@@ -12,6 +12,7 @@ import {
   type TurnRecord,
 } from '../domain/conversation.ts';
 import { parseOrThrow } from '../domain/validation.ts';
+import { ITEMS_MODE } from '../domain/run-items.ts';
 import { combinedVerdict, turnLabels } from '../analysis/verdict.ts';
 import { MIGRATIONS } from './migrations.ts';
 import {
@@ -211,7 +212,7 @@ export class ResultStore {
   createRun(input: CreateRunInput): string {
     const mode = parseOrThrow(RunModeSchema, input.mode, 'createRun: mode');
     const plan = input.plan.map((spec, i) => parseOrThrow(ConversationSpecSchema, spec, `createRun: plan[${i}]`));
-    if (mode === 'items') throw new StoreError('createRun: a run of conversations has no mode "items" (item-based runs use createItemRun)');
+    if (mode === ITEMS_MODE) throw new StoreError('createRun: a run of conversations has no mode "items" (item-based runs use createItemRun)');
     return this.insertRun('createRun', { ...input, mode, kind: input.kind ?? 'dialogue' }, 'planned', plan.map((spec) => ({ key: spec.key, value: spec })));
   }
 
@@ -225,7 +226,7 @@ export class ResultStore {
     input.plan.forEach((entry, i) => {
       if (typeof entry?.key !== 'string' || entry.key === '') throw new StoreError(`createItemRun: plan[${i}] needs a non-empty string key`);
     });
-    return this.insertRun('createItemRun', { ...input, mode: 'items' }, 'item_results', input.plan.map((entry) => ({ key: entry.key, value: entry.item ?? null })));
+    return this.insertRun('createItemRun', { ...input, mode: ITEMS_MODE }, 'item_results', input.plan.map((entry) => ({ key: entry.key, value: entry.item ?? null })));
   }
 
   /**
@@ -463,7 +464,6 @@ export class ResultStore {
     return rows.map((row) => ({ kind: row.kind, at: row.at, data: JSON.parse(row.data) as unknown }));
   }
 
-  /** How many facts a run has (a cache stamp: it grows with every fact recorded). */
   /** A run's stored items by outcome (conversations by their combined outcome, other kinds' items by their one word): the runs list's pass / fail columns. */
   outcomeCounts(runId: string): Record<string, number> {
     const rows = this.prepared(
@@ -474,6 +474,7 @@ export class ResultStore {
     return counts;
   }
 
+  /** How many facts a run has (a cache stamp: it grows with every fact recorded). */
   countRunFacts(runId: string): number {
     return (this.prepared('SELECT COUNT(*) AS n FROM run_facts WHERE run_id = ?').get(runId) as { n: number }).n;
   }

@@ -51,6 +51,9 @@ export const SuiteTurnSchema = z.strictObject({
 });
 export type SuiteTurn = z.infer<typeof SuiteTurnSchema>;
 
+/** The most turns a suite conversation may have. */
+export const MAX_SUITE_TURNS = 50;
+
 export const SuiteConversationSchema = z.strictObject({
   /** unique in the suite; the conversation's key in every run (compare matches conversations by it) */
   id: z.string().regex(/^[\w.:-]{1,120}$/, 'expected an id of letters, digits, "_", "-", ".", ":" (at most 120)'),
@@ -60,7 +63,7 @@ export const SuiteConversationSchema = z.strictObject({
   /** what the driver wants from the start, with the ids `means` names; more can be introduced by turns */
   targets: z.array(z.strictObject({ id: z.string().min(1), request: RequestSchema })).default([]),
   context: SuiteContextSchema.optional(),
-  turns: z.array(SuiteTurnSchema).min(1).max(50),
+  turns: z.array(SuiteTurnSchema).min(1).max(MAX_SUITE_TURNS),
 });
 export type SuiteConversation = z.infer<typeof SuiteConversationSchema>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { readBoundedText } from '../config/yaml.ts';
 import { CsvError, parseCsv } from '../domain/csv.ts';
 import { FailureLabelSchema } from '../domain/taxonomy.ts';
-import { ACTION_TYPES, SuiteFileSchema, type SuiteContext, type SuiteConversation, type SuiteFile, type SuiteTurn } from './format.ts';
+import { ACTION_TYPES, MAX_SUITE_TURNS, SuiteFileSchema, type SuiteContext, type SuiteConversation, type SuiteFile, type SuiteTurn } from './format.ts';
 
 /**
  * Real dialogues as suites (docs/suites.md, "Importing transcripts"): the KVRET in-car dialogues (Eric et al.
@@ -16,8 +16,6 @@ import { ACTION_TYPES, SuiteFileSchema, type SuiteContext, type SuiteConversatio
  * few hundred MB (docs/benchmarks.md, "Inputs").
  */
 export const MAX_TRANSCRIPT_BYTES = 16 * 1024 * 1024;
-/** The most turns a suite conversation may have (the conversation schema's limit). */
-export const MAX_IMPORTED_TURNS = 50;
 
 export class TranscriptError extends Error {
   constructor(where: string, message: string) {
@@ -59,18 +57,18 @@ export function importKvret(path: string, options: { name?: string; intents?: re
     }
     // a dialogue with no driver words has nothing to replay
     if (turns.length === 0) return;
-    if (turns.length > MAX_IMPORTED_TURNS) {
+    if (turns.length > MAX_SUITE_TURNS) {
       // cutting a dialogue changes what is replayed: only when asked, and said
-      const cut = `dialogue ${scenario.uuid} has ${turns.length} driver turns; a suite conversation has at most ${MAX_IMPORTED_TURNS}`;
-      if (!options.truncateTurns) throw new TranscriptError(`${path}[${index}]`, `${cut} (split it, or import with --truncate-turns to keep its first ${MAX_IMPORTED_TURNS})`);
-      options.warn?.(`${path}[${index}]: ${cut}: kept the first ${MAX_IMPORTED_TURNS}, dropped ${turns.length - MAX_IMPORTED_TURNS} (--truncate-turns)`);
+      const cut = `dialogue ${scenario.uuid} has ${turns.length} driver turns; a suite conversation has at most ${MAX_SUITE_TURNS}`;
+      if (!options.truncateTurns) throw new TranscriptError(`${path}[${index}]`, `${cut} (split it, or import with --truncate-turns to keep its first ${MAX_SUITE_TURNS})`);
+      options.warn?.(`${path}[${index}]: ${cut}: kept the first ${MAX_SUITE_TURNS}, dropped ${turns.length - MAX_SUITE_TURNS} (--truncate-turns)`);
     }
     conversations.push({
       id: `kvret-${scenario.uuid}`,
       description: `KVRET ${scenario.task.intent} dialogue ${scenario.uuid}`,
       from: { dataset: 'kvret', uuid: scenario.uuid, intent: scenario.task.intent, index },
       targets: [],
-      turns: turns.slice(0, MAX_IMPORTED_TURNS),
+      turns: turns.slice(0, MAX_SUITE_TURNS),
     });
   });
   if (conversations.length === 0) throw new TranscriptError(path, 'no dialogue with driver turns was found (check --intent)');
@@ -149,7 +147,7 @@ export function importTranscripts(path: string, options: { name?: string } = {})
     const conversation = byId.get(row.conversation) ?? { id: row.conversation, description: '', from: { file: path }, targets: [], turns: [] };
     byId.set(row.conversation, conversation);
     rowOf.set(row.conversation, [...(rowOf.get(row.conversation) ?? []), where]);
-    if (conversation.turns.length >= MAX_IMPORTED_TURNS) throw new TranscriptError(where, `conversation "${row.conversation}" has more than ${MAX_IMPORTED_TURNS} turns (the most a conversation may have)`);
+    if (conversation.turns.length >= MAX_SUITE_TURNS) throw new TranscriptError(where, `conversation "${row.conversation}" has more than ${MAX_SUITE_TURNS} turns (the most a conversation may have)`);
     const context = contextOf(row);
     const expect = row.expect_actions.length > 0 || row.forbid ? { actions: row.expect_actions, forbid: row.forbid ?? [] } : undefined;
     conversation.turns.push({ user: row.user, ...(context ? { context } : {}), ...(expect ? { expect } : {}), ...(row.reference ? { reference: row.reference } : {}) });

@@ -17,7 +17,7 @@ import { SileroVad } from './vad.ts';
 import { driverVocabulary, replyVocabulary } from './vocabulary.ts';
 import { encodeWav } from './wav.ts';
 import { DEFAULT_WHISPER_MODEL_DIR, WhisperStt } from './whisper.ts';
-import { maxTimerValue, timerLimitMessage } from '../domain/durations.ts';
+import { timerMsSchema } from '../domain/durations.ts';
 
 /**
  * How spoken turns reach the unit: `bridge` streams PCM over the bridge socket (audio_chunk); `acoustic`
@@ -45,7 +45,7 @@ export const VoiceConfigSchema = z.strictObject({
   acoustics: CabinAcousticsSchema.default({ snrDb: null, noise: { kind: 'road', seed: 1 }, bandLimit: null, clip: null }),
   /** stream driver audio at real time (a live microphone); false is faster and gives the same recognition */
   realtime: z.boolean().default(false),
-  replyTimeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).default(15_000),
+  replyTimeoutMs: timerMsSchema().default(15_000),
   /** how the bench transcribes spoken replies */
   replyRecognizer: z
     .discriminatedUnion('engine', [

@@ -266,7 +266,6 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     const merged = mergeConstraints(session.memory.get(category) ?? [], request.constraints);
     session.memory.set(category, merged);
     this.search(session, category, merged, fires, out, 'stacked');
-    return;
   }
 
   /** Back to an earlier search, with the constraints it had. */
@@ -284,7 +283,6 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       }
     }
     this.search(session, request.category, remembered, () => false, out, 'return');
-    return;
   }
 
   /** Back to the route of before a topic switch, with its constraints. */
@@ -299,7 +297,6 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     const switched = session.domains.length > 0 && session.domains[session.domains.length - 1] !== 'navigation';
     const forget = remembered.length > 0 && switched && fires('forget_after_topic_switch') ? remembered : [];
     this.navigateTo(session, dest.position, { name: dest.name, district: dest.district, ...(dest.poiId ? { poiId: dest.poiId } : {}) }, remembered, () => false, out, forget);
-    return;
   }
 
   /** A route to the selected place, a district or a named place (asking back when the name is ambiguous). */
@@ -345,7 +342,6 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     const p = matches[0];
     session.selected = p;
     this.navigateTo(session, p.position, { name: p.name, district: p.district, poiId: p.id }, request.constraints, fires, out);
-    return;
   }
 
   /** The answer to "which one?": the place in the named district. */
@@ -359,7 +355,6 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
     session.pendingChoice = null;
     session.selected = choice;
     this.navigateTo(session, choice.position, { name: choice.name, district: choice.district, poiId: choice.id }, [], fires, out);
-    return;
   }
 
   /** A request the safety policy may restrict while driving. */
@@ -380,7 +375,6 @@ export class ReferenceHeadUnit implements HeadUnitHandler {
       out.text.push(this.replies.done);
       out.actions.push({ type: 'vehicle_control', control, value: request.probe === 'disable_assistance' ? false : true });
     }
-    return;
   }
 
   /** POIs of a category in the session's city meeting `constraints`, nearest first. */

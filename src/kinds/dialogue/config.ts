@@ -15,7 +15,7 @@ import { snrLevels } from '../../voice/acoustics.ts';
 import { ConfigError, loadYamlDocument } from '../../config/yaml.ts';
 import { HeadUnitConfigSchema } from '../../run/headunit-config.ts';
 import type { PathField as GenericPathField } from '../../run/kind.ts';
-import { headUnitPathFields, modelRefPathFields, namedFilePathFields, transportPathFields } from '../../run/path-fields.ts';
+import { headUnitPathFields, modelRefPathFields, namedFilePathFields, transportPathFields, withAbsolutePaths } from '../../run/path-fields.ts';
 import type { TransportSpec } from '../../vehicle/transports/index.ts';
 import type { ObserveTransport } from '../../vehicle/observe/sources.ts';
 import { loadSeedPool } from './seed-pool.ts';
@@ -259,7 +259,5 @@ export function conversationsPathFields<C extends ConversationsConfig>(config: C
 
 /** A copy of `config` with every file and folder it names made absolute against `baseDir` (the folder of the file naming them). */
 export function resolveCampaignPaths(config: CampaignConfig, baseDir: string): CampaignConfig {
-  const copy = structuredClone(config);
-  for (const field of campaignPathFields(config)) if (field.kind !== 'device') field.rewrite(copy, resolve(baseDir, field.path));
-  return copy;
+  return withAbsolutePaths(config, campaignPathFields(config), baseDir);
 }

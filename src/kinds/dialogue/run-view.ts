@@ -97,7 +97,8 @@ export function conversationRunView({ store, workspace }: ViewContext): KindRunV
   };
 }
 
-function requireConversation(store: ResultStore, runId: string, key: string): ConversationResult {
+/** A run's stored conversation, or a 404 naming the run and the key. */
+export function requireConversation(store: ResultStore, runId: string, key: string): ConversationResult {
   const result = store.getConversation(runId, key);
   if (!result) throw new ApiError(404, 'conversation_not_found', `run ${runId} has no stored conversation "${key}"`);
   return result;

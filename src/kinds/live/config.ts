@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { withAbsolutePaths } from '../../run/path-fields.ts';
 import type { ContextVector } from '../../domain/context.ts';
 import { loadYaml } from '../../config/yaml.ts';
 import { applySuiteContext, DEFAULT_SUITE_START, SuiteContextProblem, SuiteContextSchema, type SuiteContext } from '../../suite/format.ts';
@@ -47,8 +48,8 @@ export class LiveSessionError extends Error {
 
 /** A session config (parsed) as its run holds it; `path`: the file it came from, if any (its relative paths resolve there). */
 export function liveSession(config: LiveSessionConfig, path = 'live-session'): LoadedLiveSession {
-  const resolved: LiveSessionConfig = structuredClone({ ...config, kind: LIVE_KIND });
-  if (path !== 'live-session') for (const field of conversationsPathFields(resolved)) if (field.kind !== 'device') field.rewrite(resolved, resolve(dirname(path), field.path));
+  const stored: LiveSessionConfig = { ...config, kind: LIVE_KIND };
+  const resolved = path === 'live-session' ? structuredClone(stored) : withAbsolutePaths(stored, conversationsPathFields(stored), dirname(path));
   return { config: resolved, path, seeds: [], strategies: [] };
 }
 

@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { withAbsolutePaths } from '../../run/path-fields.ts';
 import { loadYamlDocument } from '../../config/yaml.ts';
 import type { ConversationSpec } from '../../domain/conversation.ts';
 import { loadSuite, suiteSpecs } from '../../suite/format.ts';
@@ -47,8 +48,7 @@ export function suitePathFields(config: SuiteCampaignConfig): PathField<SuiteCam
 export function loadSuiteCampaign(path: string): LoadedSuiteCampaign {
   const absolute = resolve(path);
   const { data: parsed, at } = loadYamlDocument(SuiteCampaignConfigSchema, absolute, 'suite campaign config');
-  const config = structuredClone(parsed);
-  for (const field of suitePathFields(parsed)) if (field.kind !== 'device') field.rewrite(config, resolve(dirname(absolute), field.path));
+  const config = withAbsolutePaths(parsed, suitePathFields(parsed), dirname(absolute));
   const plan = config.suites.flatMap((file) => suiteSpecs(loadSuite(file), config.repeats));
   const seen = new Set<string>();
   for (const spec of plan) {

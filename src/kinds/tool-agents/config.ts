@@ -5,7 +5,7 @@ import { acceptingRenamedFields, type RenamedField } from '../../config/renamed-
 import { LlmSettingsSchema } from '../../llm/settings.ts';
 import { BRIDGE_LISTEN_FIELDS } from '../../run/headunit-config.ts';
 import { MethodSchema } from '../../domain/method.ts';
-import { maxTimerValue, timerLimitMessage } from '../../domain/durations.ts';
+import { timerMsSchema } from '../../domain/durations.ts';
 
 /**
  * The config of a tool-agents campaign and the replay agent's fault profiles: schemas only, light to import (the
@@ -56,7 +56,7 @@ export const ToolAgentsConfigSchema = acceptingRenamedFields(
               type: z.literal('endpoint'),
               model: z.string().min(1),
               temperature: z.number().min(0).max(2).default(0),
-              timeoutMs: z.number().int().positive().max(maxTimerValue('ms'), timerLimitMessage('ms')).default(120_000),
+              timeoutMs: timerMsSchema().default(120_000),
               /** offer the `think` and `planning_tool` helpers (CAR-bench's --planning-and-thinking-tool, on by default); false measures the agent without them */
               planningAndThinking: z.boolean().default(true),
             })
