@@ -239,4 +239,6 @@ function compareToolAgentRuns(store: ResultStore | null, a: string, b: string, o
   console.log(`  tasks whose success rate changed: ${comparison.changed.length}`);
   for (const c of comparison.changed.slice(0, 20)) console.log(`    ${c.taskId}: ${pct(c.a)} → ${pct(c.b)}`);
   if (comparison.onlyIn.a.length || comparison.onlyIn.b.length) console.log(`  only in A: ${comparison.onlyIn.a.length} tasks, only in B: ${comparison.onlyIn.b.length} tasks`);
+  const split = comparison.hallucinationFailures;
+  console.log(`  failed hallucination trials, fabrication / concealment: A ${split.a.fabrication} / ${split.a.concealment}, B ${split.b.fabrication} / ${split.b.concealment}`);
 }

@@ -42,6 +42,8 @@ export const TrialResultSchema = z.object({
   trial: z.number().int().nonnegative(),
   agent: z.string(),
   userSimulator: z.string(),
+  /** a hallucination task's removed_part, kept with the trial so that its failure can be read from the stored trajectory (absent in runs stored before) */
+  removedPart: z.array(z.string()).optional(),
   outcome: TrialOutcomeSchema,
   /** R ∈ {0, 1}; 0 for every outcome except a scored success; null only when the task is not runnable */
   reward: z.union([z.literal(0), z.literal(1)]).nullable(),
@@ -154,7 +156,7 @@ interface TrialRun {
   agent: ToolAgent;
   user: TaskSimulator;
   judge: PolicyJudge | undefined;
-  base: Pick<TrialResult, 'taskId' | 'taskType' | 'family' | 'trial' | 'agent' | 'userSimulator'>;
+  base: Pick<TrialResult, 'taskId' | 'taskType' | 'family' | 'trial' | 'agent' | 'userSimulator' | 'removedPart'>;
   clock: BenchClock;
   env: ToolEnvironment;
   reference: ReferenceReplay;
@@ -290,7 +292,7 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
   const trial = options.trial ?? 0;
   const user = options.user ?? new DeterministicTaskUser();
   const maxMessages = options.maxAgentMessages ?? MAX_AGENT_MESSAGES;
-  const base = { taskId: task.task_id, taskType: task.task_type, family: taskFamily(task.task_type), trial, agent: agent.name, userSimulator: user.name };
+  const base = { taskId: task.task_id, taskType: task.task_type, family: taskFamily(task.task_type), trial, agent: agent.name, userSimulator: user.name, ...(task.removed_part?.length ? { removedPart: task.removed_part } : {}) };
   const clock = new BenchClock();
 
   const runnable = clock.timed(() => checkRunnable(task));
