@@ -23,6 +23,8 @@ export interface AgentTurnInput {
 /** An agent's reply: text, or tool calls (each run as a separate action). `arguments` may be raw text. */
 export interface AgentReply {
   content: string;
+  /** the model's reasoning, when its server returns it (an endpoint agent in a reasoning mode) */
+  reasoning?: string;
   toolCalls: Array<{ id?: string; name: string; arguments: unknown }>;
 }
 export interface ToolAgent {
@@ -209,6 +211,8 @@ function executeToolCall(run: TrialRun, call: ToolCall, step: number): boolean {
   return Boolean(toolByName(call.name)?.terminates_conversation && (outcome.status === 'success' || outcome.status === 'rejected'));
 }
 
+const reasoningOf = (reply: AgentReply): { reasoning?: string } => (reply.reasoning ? { reasoning: reply.reasoning } : {});
+
 /** Records an agent message with tool calls and runs each call as a separate action; true when a terminate tool ran. */
 function runToolCalls(run: TrialRun, reply: AgentReply, step: number): boolean {
   const { state } = run;
@@ -216,7 +220,7 @@ function runToolCalls(run: TrialRun, reply: AgentReply, step: number): boolean {
     const parsed = parseArguments(c.arguments);
     return { id: c.id ?? `call_${step}_${i}`, name: String(c.name), arguments: parsed.value, ...(parsed.malformed ? { malformed: parsed.malformed } : {}) };
   });
-  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: calls, step });
+  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: calls, step, ...reasoningOf(reply) });
   let terminated = false;
   for (const call of calls) {
     state.toolCalls++;
@@ -233,7 +237,7 @@ function runToolCalls(run: TrialRun, reply: AgentReply, step: number): boolean {
 /** Passes an agent's text reply to the user simulator; the episode's end when the simulator stops, undefined to go on. */
 async function answerUser(run: TrialRun, reply: AgentReply, step: number): Promise<EpisodeEnd | undefined> {
   const { task, env, reference, state } = run;
-  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: [], step });
+  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: [], step, ...reasoningOf(reply) });
   state.boundaryStates.push(env.snapshot());
   // after an end-of-conversation failure the next simulator turn stops without asking the simulator (user.py:68-73)
   let answer: UserReply;
