@@ -96,6 +96,7 @@ function topFindings(examples: FindingExamples): TopFinding[] {
         quote: example ? `turn ${example.turn}: ${example.evidence}` : '',
         anchor: example ? conversationAnchor(example.key) : 'conversations',
         anchorLabel: example ? `conversation ${example.key}, turn ${example.turn}` : 'the conversation list',
+        item: example?.key ?? null,
       };
     });
 }

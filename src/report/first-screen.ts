@@ -60,6 +60,8 @@ export const FirstScreenSchema = z.object({
         /** the anchor (without #) of the evidence in the report below, and what it is */
         anchor: z.string().min(1),
         anchorLabel: z.string().min(1),
+        /** the key of the item (conversation, question, trial) that holds the evidence, for the app's item page; null: none linked */
+        item: z.string().nullable(),
       }),
     )
     .max(3),

@@ -2,7 +2,7 @@ import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { anchorOf, testedFromFacts, type FirstScreen, type TopFinding } from '../../report/first-screen.ts';
 import type { TrialResult } from './loop.ts';
-import type { ToolAgentsRunSummary } from './results.ts';
+import { trialKey, type ToolAgentsRunSummary } from './results.ts';
 
 /** The anchor of a task's trials in report.html. */
 export const taskAnchor = (taskId: string) => anchorOf('task', taskId);
@@ -41,6 +41,7 @@ function topComponents(results: readonly TrialResult[], summary: ToolAgentsRunSu
         quote: example ? `${example.taskId} trial ${example.trial}: ${example.reason}` : '',
         anchor: example ? taskAnchor(example.taskId) : 'tasks',
         anchorLabel: example ? `task ${example.taskId}, trial ${example.trial}` : 'the task list',
+        item: example ? trialKey(example.taskId, example.trial) : null,
       };
     });
 }
