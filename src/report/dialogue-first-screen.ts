@@ -115,6 +115,7 @@ export function dialogueFirstScreen(store: ResultStore, record: RunRecord, summa
     },
     verdict: dialogueVerdict(summary),
     findings: topFindings(examples),
+    caveat: null,
     noFindings: summary.conversations === 0 ? 'No conversation was stored.' : examples.completed === 0 ? 'No conversation completed, so none could show a failure.' : 'No judge found a failure in any conversation.',
   };
 }

@@ -148,6 +148,7 @@ export function manualQaFirstScreen(store: ResultStore, record: RunRecord, summa
     },
     verdict: manualVerdict(summary),
     findings: topFindings(rows, summary.questions, drillDownLimit),
+    caveat: null,
     noFindings: summary.questions === 0 ? 'No question was asked.' : 'No metric of the first judge tier fell below 1 on any answer.',
   };
 }

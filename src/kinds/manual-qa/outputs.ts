@@ -7,9 +7,9 @@ import { MANUAL_METRICS, METRIC_TITLES, metricFails, type ManualMetric, type Met
 import { computeManualQaSummary, loadManualQaRun, type ManualQaRow, type ManualQaRunSummary } from './results.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { csvRow, escapeHtml as h, escapeXml, escapeXmlAttribute as attr } from '../../report/escape.ts';
-import { DRILL_DOWN_LIMIT, page } from '../../report/html.ts';
+import { page } from '../../report/html.ts';
 import { writeAtomically } from '../../report/write.ts';
-import { firstScreenHtml, type FirstScreen } from '../../report/first-screen.ts';
+import { DRILL_DOWN_LIMIT, firstScreenHtml, type FirstScreen } from '../../report/first-screen.ts';
 import { manualQaFirstScreen, questionAnchor } from './first-screen.ts';
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INJECTED_FAULTS_MEANING } from '../../../src/report/first-screen.ts';
+import { INJECTED_FAULTS_MEANING } from '../../../src/domain/injected-faults.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { dataPath } from '../../helpers/repoData.ts';
 
