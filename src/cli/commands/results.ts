@@ -1,9 +1,10 @@
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { z } from 'zod';
 import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { comparePairRefusal, comparesWith, comparisonWarningsText } from '../../domain/comparable.ts';
+import { FILE_LIMITS, readBoundedText } from '../../domain/input-files.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
 import { DiversityConfigSchema } from '../../analysis/diversity.ts';
 import { resolveEmbedder } from '../../embedding/index.ts';
@@ -99,7 +100,7 @@ function storedRunOf(store: ResultStore | null, ref: string): RunRecord | null {
   const file = summaryPathOf(ref);
   if (!existsSync(file)) return null;
   try {
-    const named = z.object({ run: z.object({ id: z.string() }) }).safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    const named = z.object({ run: z.object({ id: z.string() }) }).safeParse(JSON.parse(readBoundedText(file, 'run summary', FILE_LIMITS.runSummary)));
     return named.success ? store.getRun(named.data.run.id) : null;
   } catch {
     return null; // not a summary: compareSummaries reports it with the reason
