@@ -96,7 +96,7 @@ describe('dataset format', () => {
   it('reads the documented-format fixture files', () => {
     expect(readDataset(fixture('edge-cases.jsonl')).length).toBeGreaterThan(10);
     expect(readDataset(fixture('utterance-paraphrases.jsonl')).every((p) => p.user.preferences === undefined)).toBe(true);
-    expect(() => readDataset(fixture('missing.jsonl'))).toThrow(/cannot read the dataset/);
+    expect(() => readDataset(fixture('missing.jsonl'))).toThrow(/cannot read the judge-bench dataset \(no such file\)/);
   });
 
   it('strips preferences for utterance-only copies without touching the originals', () => {
