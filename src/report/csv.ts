@@ -28,8 +28,7 @@ export const CONVERSATION_CSV_COLUMNS = [
 export class ConversationCsvWriter {
   private readonly rows: string[] = [csvRow(CONVERSATION_CSV_COLUMNS)];
 
-  add(result: ConversationResult): void {
-    const combined = combinedVerdict(result);
+  add(result: ConversationResult, combined = combinedVerdict(result)): void {
     const labels = [...new Set(result.turns.flatMap((t) => turnLabels(t).map((l) => l.label)))];
     const strategies = [...new Set(result.turns.flatMap((t) => (t.utterance.strategy ? [t.utterance.strategy] : [])))];
     this.rows.push(

@@ -25,14 +25,15 @@ export interface ReportSection {
  * pass over the store (src/cli/outputs.ts).
  */
 export interface ConversationCollector<T> {
-  add(result: ConversationResult): void;
+  /** `combined`: the conversation's combinedVerdict, computed once by the pass for every collector (computed here when not given) */
+  add(result: ConversationResult, combined?: CombinedVerdict): void;
   /** the result; null when the run has nothing for it */
   finish(): T | null;
 }
 
 /** Feeds every conversation to a collector and returns what it built. */
 export function collect<T>(collector: ConversationCollector<T>, conversations: Iterable<ConversationResult>): T | null {
-  for (const result of conversations) collector.add(result);
+  for (const result of conversations) collector.add(result, combinedVerdict(result));
   return collector.finish();
 }
 
@@ -309,8 +310,7 @@ export class RunHtmlWriter {
     private readonly protocolOf?: (result: ConversationResult) => ConversationProtocol | null,
   ) {}
 
-  add(result: ConversationResult): void {
-    const combined = combinedVerdict(result);
+  add(result: ConversationResult, combined = combinedVerdict(result)): void {
     const found = new Set(result.turns.flatMap((t) => turnLabels(t).map((l) => l.label)));
     const labels = FAILURE_LABELS.filter((l: FailureLabel) => found.has(l));
     const search = `${result.spec.key} ${result.spec.seed.id} ${result.spec.persona} ${labels.join(' ')}`.toLowerCase();

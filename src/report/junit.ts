@@ -32,8 +32,7 @@ export class JunitWriter {
   private skipped = 0;
   private totalMs = 0;
 
-  add(result: ConversationResult): void {
-    const combined = combinedVerdict(result);
+  add(result: ConversationResult, combined = combinedVerdict(result)): void {
     const lines = combined.findings.map(findingLine);
     const attrs = `name="${attr(result.spec.key)}" classname="${attr(result.spec.seed.id)}" time="${seconds(result.durationMs)}"`;
     this.totalMs += result.durationMs;

@@ -22,6 +22,7 @@ import { runInfo } from './summary-header.ts';
 import { vehicleTimelineSection } from './vehicle-section.ts';
 import { voiceReport } from './voice-section.ts';
 import { holdsConversations } from '../domain/run-items.ts';
+import { combinedVerdict } from '../analysis/verdict.ts';
 
 export interface RunReportInput {
   run: RunInfo;
@@ -70,10 +71,10 @@ export function runReportWriter(options: Pick<RunReportInput, 'drillDownLimit' |
   const junit = new JunitWriter();
   const csv = new ConversationCsvWriter();
   return {
-    add(result: ConversationResult): void {
-      html.add(result);
-      junit.add(result);
-      csv.add(result);
+    add(result: ConversationResult, combined = combinedVerdict(result)): void {
+      html.add(result, combined);
+      junit.add(result, combined);
+      csv.add(result, combined);
     },
     write(dir: string, input: Pick<RunReportInput, 'run' | 'summary' | 'extraSections' | 'firstScreen'>): RunReportFiles {
       const summary = parseOrThrow(RunSummarySchema, input.summary, 'writeRunReport: summary');
@@ -115,14 +116,14 @@ export async function writeRunOutputs(store: ResultStore, runId: string, outDir:
   const examples = findingExamples(DRILL_DOWN_LIMIT);
   const writer = runReportWriter({ protocolOf: protocolCollector.rowFor });
   const summary = await summarizeRun(store, runId, {
-    observe: (result) => {
-      for (const collector of Object.values(collectors)) collector.add(result);
-      examples.add(result);
-      writer.add(result);
+    observe: (result, combined) => {
+      for (const collector of Object.values(collectors)) collector.add(result, combined);
+      examples.add(result, combined);
+      writer.add(result, combined);
     },
   });
   const vehicle = collectors.vehicle.finish();
-  const overTime = collectors.overTime.finish();
+  const overTime = collectors.overTime.finish(summary);
   const disagreements = collectors.disagreements.finish();
   const voice = collectors.voice.finish();
   const protocol = collectors.protocol.finish();

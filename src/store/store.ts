@@ -118,6 +118,11 @@ interface RunRow {
   stored: number;
 }
 
+interface StoredTurn {
+  idx: number;
+  json: string;
+}
+
 interface ConversationDbRow {
   id: number;
   key: string;
@@ -484,20 +489,40 @@ export class ResultStore {
     return (this.db.prepare(`SELECT COUNT(*) AS n FROM conversations c WHERE ${where}`).get(...params) as { n: number }).n;
   }
 
-  /** Streams a run's conversations in plan order, a batch at a time, so a large run never sits in memory. */
+  /**
+   * Streams a run's conversations in plan order, STREAM_BATCH at a time (two queries per batch: its conversations,
+   * then all their turns), so a large run never sits in memory. Each batch is read whole before the first of it is
+   * handed out: no statement stays open while the caller works, so it may write to the store (or await) meanwhile.
+   */
   *conversations(runId: string): Generator<ConversationResult> {
     this.requireRun(runId);
-    const page = this.db.prepare(
+    const page = this.prepared(
       `SELECT c.*, p.ordinal FROM conversations c JOIN planned p ON p.run_id = c.run_id AND p.key = c.key
        WHERE c.run_id = ? AND p.ordinal > ? ORDER BY p.ordinal LIMIT ?`,
     );
     let after = -1;
     for (;;) {
       const rows = page.all(runId, after, STREAM_BATCH) as ConversationDbRow[];
-      for (const row of rows) yield this.toResult(runId, row);
+      const turns = this.turnsOf(rows);
+      for (const row of rows) yield this.toResult(runId, row, turns.get(row.id) ?? []);
       if (rows.length < STREAM_BATCH) return;
       after = rows[rows.length - 1].ordinal;
     }
+  }
+
+  /** The stored turns of these conversations, in one query: per conversation id, its turns' JSON in turn order. */
+  private turnsOf(rows: readonly ConversationDbRow[]): Map<number, StoredTurn[]> {
+    const byConversation = new Map<number, StoredTurn[]>();
+    if (rows.length === 0) return byConversation;
+    const turns = this.prepared('SELECT conversation_id, idx, json FROM turns WHERE conversation_id IN (SELECT value FROM json_each(?)) ORDER BY conversation_id, idx').all(
+      JSON.stringify(rows.map((row) => row.id)),
+    ) as (StoredTurn & { conversation_id: number })[];
+    for (const turn of turns) {
+      let list = byConversation.get(turn.conversation_id);
+      if (!list) byConversation.set(turn.conversation_id, (list = []));
+      list.push(turn);
+    }
+    return byConversation;
   }
 
   getConversation(runId: string, key: string): ConversationResult | null {
@@ -507,7 +532,7 @@ export class ResultStore {
          WHERE c.run_id = ? AND c.key = ?`,
       )
       .get(runId, key) as ConversationDbRow | undefined;
-    return row ? this.toResult(runId, row) : null;
+    return row ? this.toResult(runId, row, this.turnsOf([row]).get(row.id) ?? []) : null;
   }
 
   /** Summary rows (no turns) in plan order, for conversation lists in UIs and reports. */
@@ -604,11 +629,9 @@ export class ResultStore {
       );
   }
 
-  private toResult(runId: string, row: ConversationDbRow): ConversationResult {
+  private toResult(runId: string, row: ConversationDbRow, stored: readonly StoredTurn[]): ConversationResult {
     const where = `${this.path}: run ${runId} conversation "${row.key}"`;
-    const turns = (this.prepared('SELECT idx, json FROM turns WHERE conversation_id = ? ORDER BY idx').all(row.id) as { idx: number; json: string }[]).map(
-      (turn) => parseOrThrow(TurnRecordSchema, JSON.parse(turn.json), `${where} turn ${turn.idx}`),
-    );
+    const turns = stored.map((turn) => parseOrThrow(TurnRecordSchema, JSON.parse(turn.json), `${where} turn ${turn.idx}`));
     return parseOrThrow(StoredConversationSchema, { ...JSON.parse(row.result), turns }, where);
   }
 
