@@ -471,17 +471,33 @@ export class ResultStore {
 
   /** A run's stored items by outcome (conversations by their combined outcome, other kinds' items by their one word): the runs list's pass / fail columns. */
   outcomeCounts(runId: string): Record<string, number> {
-    const rows = this.prepared(
-      "SELECT outcome, COUNT(*) AS n FROM conversations WHERE run_id = ? GROUP BY outcome UNION ALL SELECT outcome, COUNT(*) AS n FROM item_results WHERE run_id = ? AND result IS NOT NULL GROUP BY outcome",
-    ).all(runId, runId) as { outcome: string | null; n: number }[];
-    const counts: Record<string, number> = {};
-    for (const row of rows) if (row.outcome !== null) counts[row.outcome] = (counts[row.outcome] ?? 0) + row.n;
-    return counts;
+    return this.outcomeCountsByRun(runId).get(runId) ?? {};
   }
 
-  /** How many facts a run has (a cache stamp: it grows with every fact recorded). */
-  countRunFacts(runId: string): number {
-    return (this.prepared('SELECT COUNT(*) AS n FROM run_facts WHERE run_id = ?').get(runId) as { n: number }).n;
+  /** outcomeCounts of every run in the workspace (the runs list), or of one run, in one query; a run with nothing stored has no entry. */
+  outcomeCountsByRun(runId?: string): Map<string, Record<string, number>> {
+    const of = runId === undefined ? '' : ' AND run_id = ?';
+    const rows = this.prepared(
+      `SELECT run_id, outcome, COUNT(*) AS n FROM conversations WHERE 1${of} GROUP BY run_id, outcome
+       UNION ALL SELECT run_id, outcome, COUNT(*) AS n FROM item_results WHERE result IS NOT NULL${of} GROUP BY run_id, outcome`,
+    ).all(...(runId === undefined ? [] : [runId, runId])) as { run_id: string; outcome: string | null; n: number }[];
+    const byRun = new Map<string, Record<string, number>>();
+    for (const row of rows) {
+      if (row.outcome === null) continue;
+      let counts = byRun.get(row.run_id);
+      if (!counts) byRun.set(row.run_id, (counts = {}));
+      counts[row.outcome] = (counts[row.outcome] ?? 0) + row.n;
+    }
+    return byRun;
+  }
+
+  /**
+   * A stamp that changes whenever the stored run does (a conversation or item stored, its status, a fact recorded):
+   * what the bench app computes from a run (its summary, its output files) is cached under it.
+   */
+  runStamp(run: Pick<RunRecord, 'id' | 'stored' | 'status'>): string {
+    const facts = (this.prepared('SELECT COUNT(*) AS n FROM run_facts WHERE run_id = ?').get(run.id) as { n: number }).n;
+    return `${run.stored}:${run.status}:${facts}`;
   }
 
   countConversations(runId: string, filter: ConversationFilter = {}): number {
