@@ -9,7 +9,7 @@ import { protocolReport, type ConversationProtocol } from '../analysis/protocol.
 import type { ResultStore } from '../store/store.ts';
 import { ConversationCsvWriter } from './csv.ts';
 import { PieceFile } from './spool.ts';
-import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
+import { comparisonHtml, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
 import { diversityComparisonSection, diversitySection } from './diversity-section.ts';
 import { failuresOverTimeSection } from './failures-over-time-section.ts';
@@ -19,7 +19,7 @@ import { judgeDisagreementSection } from './judge-section.ts';
 import { protocolSection } from './protocol-section.ts';
 import { summarizeRun } from './summary.ts';
 import { dialogueFirstScreen, findingExamples, type UnitUnderTest } from './dialogue-first-screen.ts';
-import type { FirstScreen } from './first-screen.ts';
+import { DRILL_DOWN_LIMIT, type FirstScreen } from './first-screen.ts';
 import { runInfo } from './summary-header.ts';
 import { vehicleTimelineSection } from './vehicle-section.ts';
 import { voiceReport } from './voice-section.ts';

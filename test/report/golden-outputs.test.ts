@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ConversationResult } from '../../src/domain/conversation.ts';
 import { createRng } from '../../src/domain/rng.ts';
 import { FAILURE_LABELS, STRATEGIES, type FailureLabel } from '../../src/domain/taxonomy.ts';
-import { chartJs, DRILL_DOWN_LIMIT } from '../../src/report/html.ts';
+import { DRILL_DOWN_LIMIT } from '../../src/report/first-screen.ts';
+import { chartJs } from '../../src/report/html.ts';
 import { writeRunOutputs } from '../../src/report/write.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { conversationVerdict, result, spec, turnVerdict, type TurnPlan } from '../store/fixtures.ts';
@@ -13,10 +14,12 @@ import { conversationVerdict, result, spec, turnVerdict, type TurnPlan } from '.
 /**
  * The report files of a fixed run, byte for byte as the report path wrote them before it streamed (test/report/golden/,
  * written by the in-memory writers and kept): a faster or leaner report path must write the same files. Only what
- * the fixture cannot fix is replaced before comparing: the run's random id, its creation and finish times, and the
- * inlined Chart.js (a dependency's bytes). ICABENCH_UPDATE_GOLDEN=1 rewrites the files (review the diff).
+ * the fixture cannot fix is replaced before comparing: the run's random id, its creation and finish times, the
+ * checkout's folder and the inlined Chart.js (a dependency's bytes). ICABENCH_UPDATE_GOLDEN=1 rewrites the files (review the diff).
  */
 const GOLDEN = join(import.meta.dirname, 'golden');
+/** the checkout, which the report names where it says which embedding model is missing */
+const REPOSITORY = resolve(import.meta.dirname, '..', '..');
 // past the drill-down limit, so both the detailed and the capped conversation rows are covered
 const CONVERSATIONS = DRILL_DOWN_LIMIT + 12;
 
@@ -50,7 +53,7 @@ function fixtureRun(): ConversationResult[] {
 }
 
 function normalized(text: string, runId: string, createdAt: string, finishedAt: string | null): string {
-  let out = text.split(chartJs()).join('/* chart.js */').split(runId).join('RUN-ID').split(createdAt).join('CREATED-AT');
+  let out = text.split(chartJs()).join('/* chart.js */').split(runId).join('RUN-ID').split(createdAt).join('CREATED-AT').split(REPOSITORY).join('REPOSITORY');
   if (finishedAt) out = out.split(finishedAt).join('FINISHED-AT');
   return out;
 }
