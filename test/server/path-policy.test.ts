@@ -98,6 +98,7 @@ const KINDS: Array<{ kind: string; schema: z.ZodType; config: string; files: Fil
       'manual[]': { change: { manual: [`${OUT}.md`] }, refused: 'manual.0' },
       testSet: { change: { testSet: `${OUT}.jsonl` }, refused: 'testSet' },
       embeddingModel: { change: { embeddingModel: OUT }, refused: 'embeddingModel' },
+      'generate.model': { change: { generate: { model: `gguf:${OUT}.gguf` } }, refused: 'generate.model' },
       'judges[]': JUDGE_FILES['judges[]'],
       ...BUS_FILES,
       ...CACHE,

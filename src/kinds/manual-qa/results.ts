@@ -48,12 +48,20 @@ export function loadManualQaRun(store: ResultStore, runId: string): ManualQaRun 
   return {
     run,
     rows,
-    setup: setups.length ? parseOrThrow(ManualQaSetupSchema, setups.at(-1)!.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`) : null,
+    setup: latestSetup(setups.map((fact) => parseOrThrow(ManualQaSetupSchema, fact.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`))),
     header: summaryHeader(store, run, PAPERS.gear),
     llm: llmUsage(store, runId, rows.filter((r) => r.result !== null).length),
     omission: omission ? parseOrThrow(OmissionSearchResultSchema, omission.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.omission}`) : null,
     annotations,
   };
+}
+
+/** The latest invocation's setup, with the test-set generation of the run's first (a resumed run does not generate again). */
+function latestSetup(setups: readonly ManualQaSetup[]): ManualQaSetup | null {
+  const latest = setups.at(-1);
+  if (!latest) return null;
+  const generation = setups.find((s) => s.generation)?.generation;
+  return generation ? { ...latest, generation } : latest;
 }
 
 /** The latest annotation of each rater per item (a rater may revise), in the order first made. */
