@@ -89,6 +89,54 @@ export function evaluatorBias(tiers: ReadonlyArray<{ tier: string; evaluations: 
   return out;
 }
 
+/** One metric of a family pair: Kruskal–Wallis of the two evaluators' values on the same answers. */
+export interface PairTest {
+  p: number | null;
+  h: number | null;
+  /** judged answers: by the same-family evaluator, by the other one */
+  n: { same: number; other: number };
+}
+
+/** GEAR's evaluator-bias test (§4.5, Tables 7, 9, 10): the assistant's own family as evaluator against each other family. */
+export interface FamilyBias {
+  assistantFamily: string | null;
+  /** each judge tier's model family (null: not a model, e.g. the deterministic tier) */
+  families: Record<string, string | null>;
+  /** the judge tier of the assistant's family */
+  sameFamily: string | null;
+  pairs: Array<{ other: string; otherFamily: string; metrics: Record<(typeof RATED_METRICS)[number], PairTest> }>;
+  /** why no pair could be tested (no assistant family, no evaluator of it, no evaluator of another family) */
+  undecided: string | null;
+}
+
+/**
+ * Evaluator bias as GEAR tests it: the answers of an assistant of family F scored by the evaluator of family F against
+ * the same answers scored by each evaluator of another family, one Kruskal–Wallis test per pair and metric (p < 0.05:
+ * the two evaluators score the answers differently). Without the assistant's family, an evaluator of it, or one of
+ * another family, no pair is tested and `undecided` says why — never "no bias".
+ */
+export function familyBias(assistantFamily: string | null, tiers: ReadonlyArray<{ tier: string; family: string | null; evaluations: readonly ManualEvaluation[] }>): FamilyBias {
+  const families = Object.fromEntries(tiers.map((t) => [t.tier, t.family]));
+  const same = assistantFamily === null ? undefined : tiers.find((t) => t.family === assistantFamily);
+  const others = tiers.filter((t) => t.family !== null && t.family !== assistantFamily);
+  const base = { assistantFamily, families, sameFamily: same?.tier ?? null, pairs: [] };
+  if (assistantFamily === null) return { ...base, undecided: "the assistant's model family is not set (assistantFamily in the config)" };
+  if (!same) return { ...base, undecided: `no judge tier of the assistant's family (${assistantFamily})` };
+  if (others.length === 0) return { ...base, undecided: `no judge tier of another model family than ${assistantFamily}` };
+  const judged = (t: { evaluations: readonly ManualEvaluation[] }, metric: ManualMetric) => t.evaluations.flatMap((e) => (e.metrics[metric]?.status === 'judged' ? [(e.metrics[metric] as { value: number }).value] : []));
+  const pairs = others.map((other) => {
+    const metrics = {} as FamilyBias['pairs'][number]['metrics'];
+    for (const metric of RATED_METRICS) {
+      const a = judged(same, metric);
+      const b = judged(other, metric);
+      const test = a.length && b.length && new Set([...a, ...b]).size > 1 ? kruskalWallis([a, b]) : null;
+      metrics[metric] = { p: test ? finiteOrNull(test.p) : null, h: test ? finiteOrNull(test.h) : null, n: { same: a.length, other: b.length } };
+    }
+    return { other: other.tier, otherFamily: other.family!, metrics };
+  });
+  return { ...base, pairs, undecided: null };
+}
+
 /** Compares one evaluator tier's evaluations (by item id) with the raters' annotations. */
 export function alignmentReport(evaluations: ReadonlyMap<string, ManualEvaluation>, annotations: readonly FactAnnotation[]): AlignmentReport {
   const byItem = new Map<string, FactAnnotation[]>();

@@ -32,7 +32,7 @@ export const MANUAL_QA_CONTEXT: ContextVector = {
  * `tiers.resolved` fact: the judges, and the test set's questions as the (scripted) user.
  */
 export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCorpus, log: (line: string) => void = () => undefined): Promise<{ tiers: ManualQaJudge[]; tracker: LlmUsageTracker | null; record: TiersRecord; modelHosts: InvocationFact['modelHosts'] }> {
-  const oracle = new DeterministicManualEvaluator(corpus);
+  const oracle = new DeterministicManualEvaluator(corpus, config.method);
   const built = await buildModelTiers(
     {
       judges: {
@@ -109,7 +109,7 @@ export async function openManualQaRig(loaded: LoadedManualQa, options: OpenOptio
     record(runStore, runId) {
       const generation = generations.get(loaded);
       const testSet = config.testSet ?? (config.generate ? `llm:${config.generate.model}` : 'deterministic');
-      runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, judges: tiers.map((t) => t.tier), manual: loaded.files, testSet, ...(generation ? { generation } : {}) } satisfies ManualQaSetup);
+      runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, judges: tiers.map((t) => t.tier), manual: loaded.files, testSet, ...(generation ? { generation } : {}), assistantFamily: config.assistantFamily ?? null } satisfies ManualQaSetup);
     },
     async run(runId, { key, item }, signal) {
       if (signal.aborted) throw new ItemAborted(key);

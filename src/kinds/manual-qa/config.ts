@@ -56,6 +56,8 @@ export const ManualQaConfigSchema = acceptingRenamedFields(
       concurrency: z.number().int().min(1).max(64).default(4),
       budgetMinutes: z.number().positive().optional(),
       llm: LlmSettingsSchema.prefault({}),
+      /** the model family of the assistant under test (e.g. qwen), for GEAR's evaluator-bias test: its family's judge tier against the others */
+      assistantFamily: z.string().regex(/^[a-z]+$/, 'a model family in lower-case letters, e.g. qwen, llama, gpt').optional(),
       /** lab (default) or GEAR as published: model tiers judge correctness against the reference key facts ("not mentioned" left out) and actionability on every answer (docs/reproduction.md) */
       method: MethodSchema.default('lab'),
     })

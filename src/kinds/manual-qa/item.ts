@@ -15,7 +15,7 @@ export const MANUAL_QA_RENAMED_FIELDS: readonly RenamedField[] = [{ old: 'evalua
 /** The setup fact; runs stored before the vocabulary change name the judge tiers `evaluators`, and still report. */
 export const ManualQaSetupSchema = z.preprocess(
   (stored) => renameFields(stored, MANUAL_QA_RENAMED_FIELDS),
-  z.object({ retrieval: z.string(), judges: z.array(z.string()), manual: z.array(z.string()), testSet: z.string(), generation: GenerationRecordSchema.optional() }),
+  z.object({ retrieval: z.string(), judges: z.array(z.string()), manual: z.array(z.string()), testSet: z.string(), generation: GenerationRecordSchema.optional(), assistantFamily: z.string().nullable().default(null) }),
 );
 export type ManualQaSetup = z.infer<typeof ManualQaSetupSchema>;
 

@@ -88,6 +88,17 @@ function biasHtml(summary: ManualQaRunSummary): string {
   return `<h2>Evaluator bias (Kruskal–Wallis across the evaluator tiers)</h2><div class="panel"><table><thead><tr><th>metric</th><th class="n">p</th><th class="n">H</th><th>judged answers per tier</th></tr></thead><tbody>${rows}</tbody></table><p class="note">p &lt; 0.05: the tiers score the same answers differently (GEAR §4.5). – : fewer than two tiers judged the metric, or every value is tied.</p></div>`;
 }
 
+function familyBiasHtml(summary: ManualQaRunSummary): string {
+  const bias = summary.familyBias;
+  if (!bias) return '';
+  const title = `<h2>Evaluator bias (GEAR: the assistant's family${bias.assistantFamily ? ` ${h(bias.assistantFamily)}` : ''} as evaluator vs each other family)</h2>`;
+  if (bias.undecided) return `${title}<div class="panel"><p>Not tested: ${h(bias.undecided)}.</p></div>`;
+  const metrics = Object.keys(bias.pairs[0].metrics) as (keyof (typeof bias.pairs)[number]['metrics'])[];
+  const head = bias.pairs.map((p) => `<th class="n">${h(bias.sameFamily!)} vs ${h(p.other)} (${h(p.otherFamily)}): p</th>`).join('');
+  const rows = metrics.map((m) => `<tr><td>${h(METRIC_TITLES[m])}</td>${bias.pairs.map((p) => `<td class="n">${p.metrics[m].p === null ? '–' : p.metrics[m].p!.toFixed(3)} <span class="muted">(n ${p.metrics[m].n.same}/${p.metrics[m].n.other})</span></td>`).join('')}</tr>`).join('');
+  return `${title}<div class="panel"><table><thead><tr><th>metric</th>${head}</tr></thead><tbody>${rows}</tbody></table><p class="note">Kruskal–Wallis of the two evaluators' scores of the same answers (GEAR §4.5, Table 7); p &lt; 0.05: they score them differently. – : a side judged nothing, or every value is tied.</p></div>`;
+}
+
 /** The fact-level evidence of one evaluation: reference facts with their tags and coverage, answer facts with their judgements. */
 export function evaluationDetailHtml(evaluation: ManualEvaluation): string {
   const yes = (v: boolean | null) => (v === null ? '<span class="muted">?</span>' : v ? '✓' : '<span class="err">✗</span>');
@@ -153,7 +164,7 @@ export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly M
 <div class="cards">${cards}</div>${setup}<p class="muted">method: ${h(summary.preset.statement)}</p>
 ${tiers}
 ${omissionHtml(summary)}
-${biasHtml(summary)}
+${biasHtml(summary)}${familyBiasHtml(summary)}
 ${alignmentHtml(summary)}
 <h2>Questions</h2>
 <p class="muted">Click a question to open the answer beside the reference answer, each tier's metrics, the reference facts with their tags and coverage, and the answer's facts.</p>

@@ -65,6 +65,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
       </div>
       {tier && <TierMetrics tier={tier} />}
       {summary.evaluatorBias && <EvaluatorBias bias={summary.evaluatorBias} />}
+      {summary.familyBias && <FamilyBiasTable bias={summary.familyBias} />}
       <HumanAlignment alignment={summary.alignment} />
       <QuestionList runId={runId} questions={questions} />
     </section>
@@ -133,6 +134,30 @@ function EvaluatorBias({ bias }: { bias: NonNullable<ManualQaRunSummary['evaluat
           ))}
         </DataTable>
       </>
+  );
+}
+
+/** GEAR's bias test: the assistant's own family as evaluator against each other family, one p per pair and metric. */
+function FamilyBiasTable({ bias }: { bias: NonNullable<ManualQaRunSummary['familyBias']> }) {
+  return (
+    <>
+      <h2>Evaluator bias (the assistant's family {bias.assistantFamily ?? ''} as evaluator vs each other family)</h2>
+      {bias.undecided ? (
+        <p data-testid="manual-family-bias">Not tested: {bias.undecided}.</p>
+      ) : (
+        <DataTable headers={['Metric', ...bias.pairs.map((p) => `${bias.sameFamily} vs ${p.other} (${p.otherFamily}): p`)]} testId="manual-family-bias">
+          {Object.keys(bias.pairs[0].metrics).map((m) => (
+            <tr key={m}>
+              <td>{METRIC_TITLES[m as ManualMetric]}</td>
+              {bias.pairs.map((p) => {
+                const test = p.metrics[m as keyof typeof p.metrics];
+                return <td key={p.other}>{test.p === null ? 'n/a' : fmt(test.p, 3)}</td>;
+              })}
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </>
   );
 }
 
