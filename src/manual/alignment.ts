@@ -27,6 +27,11 @@ export const FactAnnotationSchema = z
         .strict(),
     ),
     answerFacts: z.array(z.object({ factId: z.string(), relevant: z.boolean(), correct: z.boolean() }).strict()),
+    /**
+     * the rater's own key facts for the question (GEAR's Table 3: annotators answered each question themselves), each
+     * tagged essential or not and marked when the reference answer states it; absent when the rater wrote none
+     */
+    ownFacts: z.array(z.object({ text: z.string().trim().min(1).max(2000), essential: z.boolean(), inReference: z.boolean() }).strict()).max(100).optional(),
     /** the rater's binary labels of the whole answer (GEAR's Table 6); absent in annotations made before they existed */
     confidence: z.boolean().optional(),
     actionability: z.boolean().optional(),
@@ -60,10 +65,11 @@ export interface AlignmentReport {
   /** the tier's binary confidence / actionability against the raters' majority label (positive class: 1), over items both exist for */
   binary: { confidence: ClassificationScores | null; actionability: ClassificationScores | null };
   /**
-   * the test-set generator against the raters (GEAR's Table 3): the share of reference facts the raters found on the
-   * question (relevance) and stated by the manual (correctness), averaged over raters; n = facts marked
+   * the test-set generator against the raters (GEAR's Table 3): the share of the raters' own essential key facts the
+   * reference states (completeness), of reference facts the raters found on the question (relevance) and stated by
+   * the manual (correctness), each averaged over raters; n = facts marked
    */
-  testSet: { relevance: { value: number | null; n: number }; correctness: { value: number | null; n: number } };
+  testSet: { completeness: { value: number | null; n: number }; relevance: { value: number | null; n: number }; correctness: { value: number | null; n: number } };
 }
 
 function finiteOrNull(x: number): number | null {
@@ -192,17 +198,21 @@ export function alignmentReport(evaluations: ReadonlyMap<string, ManualEvaluatio
     }
     binary[metric] = tier.length ? precisionRecallF1(tier, human) : null;
   }
-  const testSetShare = (field: 'relevantToQuestion' | 'correctInManual') => {
-    const perRater = raters
-      .map((r) => annotations.filter((a) => a.rater === r).flatMap((a) => a.referenceFacts.map((f) => f[field])).filter((v): v is boolean => v !== undefined))
-      .filter((marks) => marks.length > 0);
+  // each rater's share over all the marks they made, then the mean over the raters who made any
+  const meanOverRaters = (marksOf: (a: FactAnnotation) => Array<boolean | undefined>) => {
+    const perRater = raters.map((r) => annotations.filter((a) => a.rater === r).flatMap(marksOf).filter((v): v is boolean => v !== undefined)).filter((marks) => marks.length > 0);
     return { value: perRater.length ? mean(perRater.map((marks) => marks.filter(Boolean).length / marks.length)) : null, n: perRater.reduce((n, marks) => n + marks.length, 0) };
   };
+  const testSetShare = (field: 'relevantToQuestion' | 'correctInManual') => meanOverRaters((a) => a.referenceFacts.map((f) => f[field]));
   return {
     pearson: pearsonOut,
     icc: iccOut,
     binary,
-    testSet: { relevance: testSetShare('relevantToQuestion'), correctness: testSetShare('correctInManual') },
+    testSet: {
+      completeness: meanOverRaters((a) => (a.ownFacts ?? []).filter((f) => f.essential).map((f) => f.inReference)),
+      relevance: testSetShare('relevantToQuestion'),
+      correctness: testSetShare('correctInManual'),
+    },
     tags: {
       essential: predicted.essential.length ? precisionRecallF1(predicted.essential, actual.essential) : null,
       safetyCritical: predicted.safetyCritical.length ? precisionRecallF1(predicted.safetyCritical, actual.safetyCritical) : null,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { alignmentReport, evaluatorBias, familyBias, humanMetrics, type FactAnnotation } from '../../src/manual/alignment.ts';
 import { modelFamily } from '../../src/llm/modelRef.ts';
 import { kruskalWallis } from '../../src/domain/stats.ts';
-import { marksFrom } from '../../src/ui/views/ManualRunView.tsx';
+import { blankMarks } from '../../src/ui/views/ManualRunView.tsx';
 import type { ManualEvaluation } from '../../src/manual/evaluate.ts';
 import { MANUAL_METRICS } from '../../src/manual/model.ts';
 
@@ -140,15 +140,39 @@ describe('human alignment: Pearson per metric, ICC among raters, P/R/F1 of the t
     expect(modelFamily('ollama:deepseek-r1:7b')).toBe('deepseek');
   });
 
-  it('the rater form does not pre-check relevant or correct for an answer fact the evaluator left undecided', () => {
-    const e = evaluation(1, [true]);
-    e.answerFacts = [
-      { id: 'a0', text: 'Press the button.', instruction: true, grounded: true, relevant: true, correct: true, covers: ['f0'], note: '' },
-      { id: 'a1', text: "Sorry, I couldn't find that in the owner's manual.", instruction: false, grounded: false, relevant: null, correct: null, covers: [], note: '' },
-    ];
-    expect(marksFrom(e, 'r').answerFacts).toEqual([
-      { factId: 'a0', relevant: true, correct: true },
-      { factId: 'a1', relevant: false, correct: false },
-    ]);
+  it('the rater form starts blank: none of the machine\'s labels (coverage, tags, relevance, correctness, confidence, actionability)', () => {
+    const e = evaluation(1, [true, false]);
+    e.coverage = [{ factId: 'f0', covered: true, by: ['a0'], score: null }];
+    e.metrics.confidence = { status: 'judged', value: 1, reason: '' };
+    e.metrics.actionability = { status: 'judged', value: 1, reason: '' };
+    e.answerFacts = [{ id: 'a0', text: 'Press the button.', instruction: true, grounded: true, relevant: true, correct: true, covers: ['f0'], note: '' }];
+    expect(blankMarks(e, 'r')).toEqual({
+      rater: 'r',
+      referenceFacts: [
+        { factId: 'f0', covered: false, essential: false, safetyCritical: false },
+        { factId: 'f1', covered: false, essential: false, safetyCritical: false },
+      ],
+      answerFacts: [{ factId: 'a0', relevant: false, correct: false }],
+      confidence: false,
+      actionability: false,
+    });
+  });
+
+  it("GEAR's Table 3 completeness: the share of the raters' own essential key facts the reference states, averaged over raters, by hand", () => {
+    const own = (itemId: string, rater: string, facts: Array<[essential: boolean, inReference: boolean]>): FactAnnotation => ({
+      ...mark(itemId, rater, [true], [true]),
+      ownFacts: facts.map(([essential, inReference], i) => ({ text: `own ${i}`, essential, inReference })),
+    });
+    // rater A: q1 essential facts in/in/out, q2 in → 3 of 4 essential; an optional fact (not in) does not count
+    // rater B: q1 in/out, q2 out → 1 of 3; rater C wrote no own facts and is left out
+    // completeness = (3/4 + 1/3) / 2 = 13/24 ≈ 0.5417, over 7 essential facts
+    const annotations = [own('q1', 'A', [[true, true], [true, true], [true, false], [false, false]]), own('q2', 'A', [[true, true]]), own('q1', 'B', [[true, true], [true, false]]), own('q2', 'B', [[true, false]]), mark('q1', 'C', [true], [true])];
+    const report = alignmentReport(new Map(), annotations);
+    expect(report.testSet.completeness.n).toBe(7);
+    expect(report.testSet.completeness.value).toBeCloseTo(13 / 24, 12);
+    // without own facts there is nothing to measure: null, not 0 or 1
+    expect(alignmentReport(new Map(), [mark('q1', 'A', [true], [true])]).testSet.completeness).toEqual({ value: null, n: 0 });
+    // an own fact without text is refused, naming the field
+    expect(() => alignmentReport(new Map(), [{ ...own('q1', 'A', []), ownFacts: [{ text: ' ', essential: true, inReference: true }] }])).toThrow(/text/);
   });
 });
