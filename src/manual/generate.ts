@@ -4,7 +4,7 @@ import { createRng } from '../domain/rng.ts';
 import { resolveEmbedder } from '../embedding/index.ts';
 import { unavailableModelsText } from '../llm/availability.ts';
 import { methodEmbeddingModel } from '../llm/manifest.ts';
-import { providerOptionsFrom, type LlmSettings } from '../llm/settings.ts';
+import { LlmSettingsSchema, providerOptionsFrom, type LlmSettings } from '../llm/settings.ts';
 import type { LlmUsageTracker } from '../llm/usage.ts';
 import type { ManualCorpus } from './corpus.ts';
 import { generateLlmTestSet } from './llm.ts';
@@ -79,4 +79,9 @@ export async function generateTestSetWithModel(
   } finally {
     await embedder.close();
   }
+}
+
+/** The `llm:` settings of a config as the generator takes them (defaults when the config has none). */
+export function generatorLlmSettings(value: unknown): LlmSettings {
+  return LlmSettingsSchema.parse(value ?? {});
 }
