@@ -41,7 +41,7 @@ export const GenerationRecordSchema = z.strictObject({
 export type GenerationRecord = z.infer<typeof GenerationRecordSchema>;
 
 /** The manual's sections a generation covers: all, or a seeded sample of `limit` (in the manual's order). */
-export function generatorSections(corpus: ManualCorpus, limit: number | undefined, seed: number): string[] {
+function generatorSections(corpus: ManualCorpus, limit: number | undefined, seed: number): string[] {
   const all = [...new Set(corpus.chunks.filter((c) => c.kind === 'section').map((c) => c.sectionId))];
   if (limit === undefined || all.length <= limit) return all;
   const picked = new Set(createRng(seed).shuffle(all).slice(0, limit));

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config/yaml.ts';
 import { manualFiles } from '../manual/files.ts';
 import { ManualCorpus } from '../manual/corpus.ts';
-import { generateTestSetWithModel, generatorLlmSettings, generatorNeedsModel } from '../manual/generate.ts';
+import { generateTestSetWithModel, generatorLlmSettings, generatorNeedsModel, type GenerationRecord } from '../manual/generate.ts';
 import { buildManualIndex } from '../manual/manual-index.ts';
 import { writeTestSet } from '../manual/testset.ts';
 import { ConfigNameSchema } from './api-schemas.ts';
@@ -31,7 +31,7 @@ export interface GeneratedTestSet {
   /** the test set file, under the workspace */
   file: string;
   questions: number;
-  generation: Awaited<ReturnType<typeof generateTestSetWithModel>>['record'];
+  generation: GenerationRecord;
 }
 
 export async function generateTestSetFromConfig(
