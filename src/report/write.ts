@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ConversationResult } from '../domain/conversation.ts';
+import { FILE_LIMITS, readBoundedText } from '../domain/input-files.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { compareRuns, RunComparisonSchema, type RunComparison } from '../analysis/compare.ts';
 import { RunSummarySchema, withPreGateFields, type RunInfo, type RunSummary } from '../analysis/profile.ts';
@@ -163,12 +164,7 @@ function audioExporter(store: ResultStore, runId: string, outDir: string): (key:
 /** Reads a summary.json (or a run directory holding one), validated. */
 export function readRunSummary(path: string): RunSummary {
   const file = statSync(path, { throwIfNoEntry: false })?.isDirectory() ? join(path, 'summary.json') : path;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(`${file}: cannot read the run summary: ${(error as Error).message}`);
-  }
+  const text = readBoundedText(file, 'run summary', FILE_LIMITS.runSummary);
   let json: unknown;
   try {
     json = JSON.parse(text);

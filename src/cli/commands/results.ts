@@ -1,10 +1,11 @@
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { z } from 'zod';
 import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { compareToolRuns } from '../../kinds/tool-agents/compare.ts';
 import { comparePairRefusal } from '../../domain/comparable.ts';
+import { FILE_LIMITS, readBoundedText } from '../../domain/input-files.ts';
 import { loadToolAgentsRun, TOOL_AGENTS_KIND } from '../../kinds/tool-agents/results.ts';
 import type { ConversationChange, RunChanges } from '../../analysis/changes.ts';
 import { compareRunsWithDiversity } from '../../analysis/compare.ts';
@@ -209,7 +210,7 @@ function toolAgentsRunId(store: ResultStore | null, ref: string): string | null 
   if (!existsSync(file)) return null;
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(readBoundedText(file, 'run summary', FILE_LIMITS.runSummary));
   } catch {
     return null; // not ours: the dialogue path reports it with the reason
   }
