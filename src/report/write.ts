@@ -8,7 +8,7 @@ import { RunSummarySchema, withPreGateFields, type RunInfo, type RunSummary } fr
 import { protocolReport, type ConversationProtocol } from '../analysis/protocol.ts';
 import type { ResultStore } from '../store/store.ts';
 import { ConversationCsvWriter } from './csv.ts';
-import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
+import { comparisonHtml, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
 import { diversityComparisonSection, diversitySection } from './diversity-section.ts';
 import { failuresOverTimeSection } from './failures-over-time-section.ts';
@@ -18,7 +18,7 @@ import { judgeDisagreementSection } from './judge-section.ts';
 import { protocolSection } from './protocol-section.ts';
 import { summarizeRun } from './summary.ts';
 import { dialogueFirstScreen, findingExamples, type UnitUnderTest } from './dialogue-first-screen.ts';
-import type { FirstScreen } from './first-screen.ts';
+import { DRILL_DOWN_LIMIT, type FirstScreen } from './first-screen.ts';
 import { runInfo } from './summary-header.ts';
 import { vehicleTimelineSection } from './vehicle-section.ts';
 import { voiceReport } from './voice-section.ts';
