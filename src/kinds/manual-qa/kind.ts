@@ -70,8 +70,8 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   view: manualQaView,
   outputs: {
     async write(store, runId, outDir) {
-      const { writeManualQaOutputs } = await import('./outputs.ts');
-      const { summary } = writeManualQaOutputs(store, runId, outDir);
+      const [{ writeManualQaOutputs }, { firstScreenLine }] = await Promise.all([import('./outputs.ts'), import('../../report/first-screen.ts')]);
+      const { summary, firstScreen } = writeManualQaOutputs(store, runId, outDir);
       const status = store.getRun(runId)?.status;
       const first = summary.judgeMetrics[0];
       const mean = (m: keyof typeof first.metrics) => (first.metrics[m].mean === null ? 'n/a' : first.metrics[m].mean!.toFixed(3));
@@ -79,6 +79,8 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
         `run ${runId} ${status}: ${summary.questions}/${summary.planned} questions, ${summary.outcomes.fail} failed, ${summary.outcomes.error} head unit errors; ` +
           `${first.tier}: completeness ${mean('completeness_hard')}, risk awareness ${mean('risk_awareness')}, correctness ${mean('correctness')}` +
           (summary.omissionSearch ? `; omission search ${summary.omissionSearch.omissions}/${summary.omissionSearch.asked}` : ''),
+        // last: the report's first screen in one line
+        firstScreenLine(firstScreen),
       ];
     },
     async summaryJson(store, run) {
