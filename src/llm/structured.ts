@@ -84,7 +84,7 @@ export async function generateStructured<S extends z.ZodType>(
     calls++;
     let response;
     try {
-      response = await provider.chat({ ...request, messages, jsonSchema, schemaName: options.schemaName });
+      response = await provider.chat({ ...request, messages, jsonSchema, schemaName: options.schemaName, ...(options.conversationKey !== undefined ? { session: options.conversationKey } : {}) });
     } catch (error) {
       if (request.signal?.aborted && !(error instanceof LlmError)) throw error;
       lastError = error instanceof LlmError ? error : new LlmError('server_error', `${provider.ref}: ${(error as Error).message}`);
