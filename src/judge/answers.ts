@@ -7,8 +7,9 @@ import { eitherShape, hasKey, sendsAs } from '../llm/structured.ts';
  * What a model judge answers (issue #37: fewer completion tokens). A model host spends most of a judged turn decoding
  * the answer, so the answer the model is asked for (its JSON schema, sent through the provider's structured-output
  * field) holds what the bench uses and no more:
- * - a turn verdict (prompts/judge/turn-labels.v6): `fail`, the failures only (code, target, a quote of at most
- *   QUOTE_MAX characters), and `done` / `dropped`, the target ids this reply resolved; no free-text reasoning;
+ * - a turn verdict (prompts/judge/turn-labels.v6): `fail`, the failures (code, target, a quote of at most QUOTE_MAX
+ *   characters), left out when there is none, and `done` / `dropped`, the target ids this reply resolved; no
+ *   free-text reasoning;
  * - a rubric score (prompts/judge/dimension.v5): `score`, and `why` (at most WHY_MAX characters) only below 2, where
  *   points were taken off.
  * Techniques that reason first (cot, sc, mab, mad, ar) are asked for `why` on every answer, and ar for `confidence`.
@@ -50,7 +51,7 @@ export function turnReasoning(labels: readonly { label: string }[]): string {
 function compactTurnSchema({ why = false, confidence = false }: AnswerOptions) {
   return z.object({
     ...(why ? { why: z.string().min(1).max(WHY_MAX) } : {}),
-    fail: z.array(z.object({ code: FailureLabelSchema, target: z.string().nullable(), quote: z.string().max(QUOTE_MAX) })).max(12),
+    fail: z.array(z.object({ code: FailureLabelSchema, target: z.string().nullable(), quote: z.string().max(QUOTE_MAX) })).max(12).optional(),
     done: TargetIds.optional(),
     dropped: TargetIds.optional(),
     ...(confidence ? { confidence: Confidence } : {}),
@@ -90,7 +91,7 @@ function checkTurnAnswer(targetIds: readonly string[]) {
 }
 
 function buildTurnAnswerSchema(targetIds: readonly string[], options: AnswerOptions) {
-  const compact = compactTurnSchema(options).transform(({ fail, done = [], dropped = [], ...rest }): TurnAnswer => {
+  const compact = compactTurnSchema(options).transform(({ fail = [], done = [], dropped = [], ...rest }): TurnAnswer => {
     const labels = fail.map((f) => ({ label: f.code, targetId: f.target, evidence: f.quote }));
     const targetUpdates = [...done.map((targetId) => ({ targetId, status: 1 as const })), ...dropped.map((targetId) => ({ targetId, status: -1 as const }))];
     return { labels, targetUpdates, reasoning: 'why' in rest ? String(rest.why) : turnReasoning(labels), ...('confidence' in rest ? { confidence: Number(rest.confidence) } : {}) };
@@ -118,7 +119,7 @@ export function compactTurnAnswer(answer: Pick<TurnAnswer, 'labels' | 'targetUpd
   const ids = (status: TargetStatus) => answer.targetUpdates.filter((u) => u.status === status).map((u) => u.targetId);
   return {
     ...(answer.why !== undefined ? { why: answer.why.slice(0, WHY_MAX) } : {}),
-    fail: answer.labels.map((l) => ({ code: l.label, target: l.targetId, quote: l.evidence.slice(0, QUOTE_MAX) })),
+    ...(answer.labels.length ? { fail: answer.labels.map((l) => ({ code: l.label, target: l.targetId, quote: l.evidence.slice(0, QUOTE_MAX) })) } : {}),
     ...(ids(1).length ? { done: ids(1) } : {}),
     ...(ids(-1).length ? { dropped: ids(-1) } : {}),
   };

@@ -216,7 +216,8 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
 }
 
 /**
- * One call on the modelled host: wait for a slot (llama.cpp's `id_slot` names one), hold it for the modelled time.
+ * One call on the modelled host: wait for a slot (llama.cpp's `id_slot` names one), hold it for the modelled time;
+ * `cache_prompt: false` computes the whole prompt, as llama-server does.
  * Ollama's API has no slot field: its runner picks the slot by prefix, as the host does without one.
  */
 async function runOnHost(host: ModelHost, timeScale: number, body: any, completion: string): Promise<HostCharge> {
@@ -224,7 +225,7 @@ async function runOnHost(host: ModelHost, timeScale: number, body: any, completi
   const model = String(body?.model ?? '');
   const slot = await host.acquire(prompt, typeof body?.id_slot === 'number' ? body.id_slot : undefined, model);
   try {
-    const charge = host.charge(slot, prompt, completion, model);
+    const charge = host.charge(slot, prompt, completion, model, body?.cache_prompt !== false);
     await sleepUntil(performance.now() + charge.modelMs * timeScale);
     return charge;
   } finally {
