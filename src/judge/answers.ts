@@ -69,23 +69,27 @@ function legacyTurnSchema(confidence: boolean) {
 
 const PER_TARGET = new Set<FailureLabel>(PER_TARGET_LABELS);
 
+/** The field names of a turn answer's shape, for errors that name what the model wrote. */
+const COMPACT_FIELDS = { labels: 'fail', target: 'target', done: 'done', dropped: 'dropped' };
+const EARLIER_FIELDS = { labels: 'labels', target: 'targetId', done: 'targetUpdates', dropped: 'targetUpdates' };
+
 /** Target ids must be real, per-target labels exclusive per target, per-response labels without a target. */
-function checkTurnAnswer(targetIds: readonly string[]) {
-  return (value: TurnAnswer, ctx: z.RefinementCtx) => {
+function checkTurnAnswer(targetIds: readonly string[], fields: typeof COMPACT_FIELDS) {
+  return (value: Pick<TurnAnswer, 'labels' | 'targetUpdates'>, ctx: z.RefinementCtx) => {
     const seen = new Set<string>();
     value.labels.forEach((l, i) => {
       if (PER_TARGET.has(l.label)) {
         if (l.targetId === null || !targetIds.includes(l.targetId)) {
-          ctx.addIssue({ code: 'custom', path: ['fail', i, 'target'], message: `${l.label} is a per-target label: target must be one of ${targetIds.join(', ') || '(no targets)'}` });
+          ctx.addIssue({ code: 'custom', path: [fields.labels, i, fields.target], message: `${l.label} is a per-target label: ${fields.target} must be one of ${targetIds.join(', ') || '(no targets)'}` });
         } else if (seen.has(l.targetId)) {
-          ctx.addIssue({ code: 'custom', path: ['fail', i], message: `only one per-target label per target; ${l.targetId} already has one` });
+          ctx.addIssue({ code: 'custom', path: [fields.labels, i], message: `only one per-target label per target; ${l.targetId} already has one` });
         } else seen.add(l.targetId);
       } else if (l.targetId !== null) {
-        ctx.addIssue({ code: 'custom', path: ['fail', i, 'target'], message: `${l.label} describes the whole reply: target must be null` });
+        ctx.addIssue({ code: 'custom', path: [fields.labels, i, fields.target], message: `${l.label} describes the whole reply: ${fields.target} must be null` });
       }
     });
     value.targetUpdates.forEach((u) => {
-      if (!targetIds.includes(u.targetId)) ctx.addIssue({ code: 'custom', path: [u.status === 1 ? 'done' : 'dropped'], message: `unknown target id "${u.targetId}"` });
+      if (!targetIds.includes(u.targetId)) ctx.addIssue({ code: 'custom', path: [u.status === 1 ? fields.done : fields.dropped], message: `unknown target id "${u.targetId}"` });
     });
   };
 }
@@ -96,7 +100,8 @@ function buildTurnAnswerSchema(targetIds: readonly string[], options: AnswerOpti
     const targetUpdates = [...done.map((targetId) => ({ targetId, status: 1 as const })), ...dropped.map((targetId) => ({ targetId, status: -1 as const }))];
     return { labels, targetUpdates, reasoning: 'why' in rest ? String(rest.why) : turnReasoning(labels), ...('confidence' in rest ? { confidence: Number(rest.confidence) } : {}) };
   });
-  const accepted = eitherShape<TurnAnswer>(hasKey('labels'), legacyTurnSchema(options.confidence ?? false), compact).superRefine(checkTurnAnswer(targetIds));
+  const earlier = legacyTurnSchema(options.confidence ?? false).superRefine(checkTurnAnswer(targetIds, EARLIER_FIELDS));
+  const accepted = eitherShape<TurnAnswer>(hasKey('labels'), earlier, compact.superRefine(checkTurnAnswer(targetIds, COMPACT_FIELDS)));
   return sendsAs(accepted, compactTurnSchema(options));
 }
 
