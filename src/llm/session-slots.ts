@@ -41,19 +41,20 @@ export class SessionSlots {
     this.chains.set(session, chain);
     await before;
     try {
-      const slot = this.slotFor(session);
-      this.lastCall[slot] = ++this.clock;
-      return await task(slot);
+      return await task(this.slotFor(session));
     } finally {
       finished();
       if (this.chains.get(session) === chain) this.chains.delete(session);
     }
   }
 
-  /** The session's slot: its own, else a free one (least recently used first), else the one whose session called least recently. */
+  /** A call's slot: the session's own, else a free one (least recently used first), else the one whose session called least recently. */
   slotFor(session: string): number {
     const own = this.slotOf.get(session);
-    if (own !== undefined) return own;
+    if (own !== undefined) {
+      this.lastCall[own] = ++this.clock;
+      return own;
+    }
     let pick = -1;
     for (let i = 0; i < this.slots; i++) {
       const free = this.owners[i] === null;
@@ -64,6 +65,7 @@ export class SessionSlots {
     if (previous !== null) this.slotOf.delete(previous);
     this.owners[pick] = session;
     this.slotOf.set(session, pick);
+    this.lastCall[pick] = ++this.clock;
     return pick;
   }
 
