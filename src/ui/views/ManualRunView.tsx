@@ -12,7 +12,7 @@ import { ResumeButton } from '../components/CampaignButtons.tsx';
 import { RunDownloads } from '../components/RunDownloads.tsx';
 import { FirstScreenPanel } from '../components/FirstScreenPanel.tsx';
 import type { FirstScreen } from '../../report/first-screen.ts';
-import { itemHref } from '../routes.ts';
+import { pageItemHref, type KindPage } from '../kind-page.ts';
 
 export interface QuestionRow {
   key: string;
@@ -58,7 +58,7 @@ export function ManualRunPanel({ runId, summary, questions, firstScreen }: { run
         {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · judges {summary.setup?.judges.join(', ') ?? 'n/a'} · {summary.preset.statement}
       </RunHeader>
       <RunDownloads runId={runId} />
-      <FirstScreenPanel screen={firstScreen} itemHref={(key) => itemHref(runId, 'manual', key)} />
+      <FirstScreenPanel screen={firstScreen} itemHref={(key) => pageItemHref(MANUAL_PAGE, runId, key)} />
       <div className="stats">
         <Stat label="questions asked" value={`${summary.questions} / ${summary.planned}`} />
         <Stat label="passed" value={summary.outcomes.pass} />
@@ -408,3 +408,12 @@ function AnnotationForm({ evaluation, path, annotations, onSaved }: { evaluation
     </div>
   );
 }
+
+/** The manual-QA page (a kind's view names it `manual`): the run at `#/runs/<id>/manual`, a question at `…/manual/<key>`. */
+export const MANUAL_PAGE: KindPage = {
+  name: 'manual',
+  run: 'manual',
+  items: 'manual',
+  RunView: ManualRunView,
+  ItemView: ({ runId, itemKey }) => <ManualQuestionView runId={runId} questionKey={itemKey} />,
+};
