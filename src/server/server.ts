@@ -103,7 +103,8 @@ interface ServerContext {
   requireAllowedPaths(kind: AnyCampaignKind, config: KindConfig, where: string): void;
   loadCampaign(load: () => LoadedKindConfig): LoadedKindConfig;
   resumeFrom(run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }>;
-  listedRun(run: RunRecord): Promise<ListedRun>;
+  /** `outcomes`: the run's outcome counts when the caller read them for many runs at once (the runs list) */
+  listedRun(run: RunRecord, outcomes?: Record<string, number>): Promise<ListedRun>;
   /** starts a campaign from a config value the server built (a pinned suite's replay), checked as one from the editor */
   startFromValue(value: unknown, label: string): Promise<{ runId: string }>;
 }
@@ -216,8 +217,8 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
       });
     },
     /** A run as the API lists it: without its config, how its kind shows it, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
-    async listedRun(run) {
-      const listed = { ...withoutConfig(run), outcomes: store.outcomeCounts(run.id), view: await views.listed(run) };
+    async listedRun(run, outcomes = store.outcomeCounts(run.id)) {
+      const listed = { ...withoutConfig(run), outcomes, view: await views.listed(run) };
       if (run.status === 'completed') return { ...listed, resumeRefusal: null };
       const refusal = await resumeFrom(run).then(
         () => null,
@@ -384,7 +385,12 @@ function runRoutes(ctx: ServerContext): Route[] {
       method: 'GET',
       pattern: /^\/api\/runs$/,
       // with the stored kinds whose runs compare, so the compare page refuses a pair with the server's own reason
-      handle: async (_q, res) => ok(res, { runs: await Promise.all(store.listRuns().map(listedRun)), comparedKindGroups: await comparedKindGroups() }),
+      handle: async (_q, res) => {
+        // every run's outcome counts in one query, not one per run
+        const outcomes = store.outcomeCountsByRun();
+        const runs = await Promise.all(store.listRuns().map((run) => listedRun(run, outcomes.get(run.id) ?? {})));
+        return ok(res, { runs, comparedKindGroups: await comparedKindGroups() });
+      },
     },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)$/, handle: async (_q, res, p) => ok(res, { run: await listedRun(requireRun(p.id)) }) },
     {
