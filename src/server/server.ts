@@ -25,6 +25,7 @@ import { campaignConfigSchemaFor, campaignKindOfValue, comparedKindGroups, confi
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { LiveSessionApi } from './live-session-api.ts';
 import { PathPolicy } from './path-policy.ts';
+import { generateTestSetFromConfig, GenerateTestSetBodySchema } from './manual-testsets.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { KindViews } from './kind-views.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
@@ -261,7 +262,25 @@ const ok = (res: ServerResponse, value: unknown, status = 200) => {
 
 /** Every route of the API, in the order a request is matched against them. */
 function apiRoutes(ctx: ServerContext): Route[] {
-  return [...statusRoutes(ctx), ...configRoutes(ctx), ...campaignRoutes(ctx), ...sessionRoutes(ctx), ...runRoutes(ctx)];
+  return [...statusRoutes(ctx), ...configRoutes(ctx), ...campaignRoutes(ctx), ...sessionRoutes(ctx), ...runRoutes(ctx), manualTestSetRoute(ctx)];
+}
+
+/** GEAR's test-set generator with a model, on the manual a config names (src/server/manual-testsets.ts). */
+function manualTestSetRoute({ options, catalog, body }: ServerContext): Route {
+  return {
+    method: 'POST',
+    pattern: /^\/api\/manual\/testsets$/,
+    handle: async (req, res) => {
+      const request = await body(req, GenerateTestSetBodySchema, 'test-set generation request');
+      const readValidConfig = async (name: string) => {
+        // the catalog's check includes the app's path policy: a manual outside the allowed folders is refused here
+        const read = await catalog.read(name);
+        if (!read.valid) throw new ApiError(400, 'invalid_config', `${name}: ${read.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, read.errors);
+        return read.config;
+      };
+      return ok(res, await generateTestSetFromConfig(request, { configsDir: options.configsDir, workspace: options.workspace, readValidConfig }), 201);
+    },
+  };
 }
 
 /** The server's health, the rig status and the conformance screen. */
