@@ -27,6 +27,6 @@ export async function runPool<T>(items: Iterable<T>, work: (item: T, index: numb
       await work(item, next++);
     }
   };
-  const workers = Array.isArray(items) ? Math.min(options.concurrency, Math.max(1, items.length)) : options.concurrency;
-  await Promise.all(Array.from({ length: workers }, worker));
+  // an array's length bounds the workers; a paged source's workers that find nothing left stop at once
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, Array.isArray(items) ? Math.max(1, items.length) : options.concurrency) }, worker));
 }
