@@ -87,10 +87,27 @@ async function judgeBenchRows(dir: string): Promise<string[][]> {
   });
   await cli(['judge-bench', config, '--out', join(dir, 'judge-bench')], dir);
   const [oracle] = readJson(join(dir, 'judge-bench', 'summary.json')) as unknown as Json[];
+  const preset = parse(readFileSync(join(root, 'bench-configs/judge-bench/judge-bench-paper.yaml'), 'utf8')) as Json;
+  const dataset = join(dir, 'judge-bench-pairs.jsonl');
+  await cli(['judge-bench-dataset', '--seed', String(preset.generate.seed), '--users', String(SCALE.judgeBenchUsers), '--out', dataset], dir);
   return [
     ['Habicht et al.', 'F1 with "correct" as the positive class (Table 4), rule oracle', 'up to 0.990 (models)', `P ${num(oracle.precision)}, R ${num(oracle.recall)}, F1 ${num(oracle.f1)} on ${oracle.pairs ?? oracle.total ?? 'n/a'} pairs`],
+    ['Habicht et al.', 'error cases whose name / place / opening hours differ from the correct case outside their own error', '0 (one parameter changed, Algorithm 3)', errorCaseDrift(readFileSync(dataset, 'utf8'))],
+    ['Habicht et al.', "location errors' drive time", 'Mapbox API', "not reproducible offline (the bench's road model)"],
     ['Habicht et al.', 'model rows (I/O, CoT, SC, MAB, MAD, AR)', 'Fig. 3, Table 4', 'needs local models (not run offline)'],
   ];
+}
+
+/** How many error cases differ from their user's correct case in the name, the place (outside location errors) or the hours (outside time errors). */
+function errorCaseDrift(jsonl: string): string {
+  const pairs = jsonl.trim().split('\n').map((line) => JSON.parse(line) as Json);
+  const correct = new Map(pairs.filter((p) => p.error_category === 'none').map((p) => [String(p.id).replace(/-none$/, ''), p.system as Json]));
+  const wrong = pairs.filter((p) => p.error_category !== 'none');
+  const differs = (p: Json, field: string) => JSON.stringify(p.system[field]) !== JSON.stringify(correct.get(String(p.id).replace(/-\w+$/, ''))![field]);
+  const name = wrong.filter((p) => differs(p, 'name')).length;
+  const place = wrong.filter((p) => p.error_category !== 'location' && differs(p, 'location')).length;
+  const hours = wrong.filter((p) => p.error_category !== 'time' && differs(p, 'opening_hours')).length;
+  return `${name} / ${place} / ${hours} of ${wrong.length}`;
 }
 
 /** Beyranvand et al. (GEAR): the deterministic evaluator tier on the paper preset. */

@@ -1,6 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
+import { ConfigError, FILE_LIMITS, readBoundedText, type ConfigProblem, type FileLimit } from '../domain/input-files.ts';
 import { checkStructure, MAX_MESSAGE_DEPTH } from '../protocol/structure.ts';
 import { allowedKeysAt } from './schema-walk.ts';
 import { renamedFieldsOf, warnRenamedFields } from './renamed-fields.ts';
@@ -16,115 +16,16 @@ import { renamedFieldsOf, warnRenamedFields } from './renamed-fields.ts';
 /** Scenario and mapping names without a slash or .yaml are looked up in bench-configs/scenarios and hardware/mappings; anything else is a path. */
 export const PATH_LIKE = /[\\/]|\.ya?ml$/i;
 
-/** Config files are a page or two of YAML; anything bigger is a mistake (or /dev/zero). */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+/** The config cap by default (a suite the importer writes fits it, so it reads back without raising it). */
+export const MAX_CONFIG_BYTES = FILE_LIMITS.config.defaultMiB * 1024 * 1024;
 /** At most this many problems are listed; the rest are counted. */
 export const MAX_LISTED_ERRORS = 20;
 /** Aliases a document may expand (a "billion laughs" document needs millions). */
 const MAX_ALIAS_COUNT = 100;
 const STRUCTURE = { maxDepth: MAX_MESSAGE_DEPTH, maxEntries: 1_000_000, maxStringChars: 1_000_000 };
 
-export class ConfigError extends Error {
-  constructor(
-    message: string,
-    /** the problems, one per entry (message lists at most MAX_LISTED_ERRORS of them) */
-    readonly problems: readonly ConfigProblem[] = [],
-  ) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-/** One problem in a YAML text: the field path (or "(yaml)" for the text itself), its line and what is wrong. */
-export interface ConfigProblem {
-  path: string;
-  line: number | null;
-  message: string;
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) ? 1 : 0)} MiB` : `${bytes} bytes`;
-}
-
-/**
- * Reads a file, never more than `maxBytes`: a regular file larger than that fails before reading
- * (its size is known); `/dev/zero`, a pipe or a device is read up to the cap + 1 byte and fails then.
- * Errors name the file and `what` it is for.
- */
-export function readBoundedBytes(path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(`${path}: cannot read the ${what}${code === 'ENOENT' ? ' (no such file)' : `: ${(error as Error).message}`}`);
-  }
-  const tooLarge = () => new ConfigError(`${path}: the ${what} is larger than the limit of ${formatBytes(maxBytes)} (docs/configuration.md, "Limits")`);
-  try {
-    const stat = fstatSync(fd);
-    if (stat.isFile() && stat.size > maxBytes) throw tooLarge();
-    // a regular file is read into one buffer of its size (+1 to notice growth); anything else in chunks
-    let buffer = Buffer.allocUnsafe(stat.isFile() ? stat.size + 1 : Math.min(maxBytes + 1, 64 * 1024));
-    let total = 0;
-    for (;;) {
-      if (total === buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
-        buffer.copy(grown, 0, 0, total);
-        buffer = grown;
-      }
-      let read: number;
-      try {
-        read = readSync(fd, buffer, total, buffer.length - total, null);
-      } catch (error) {
-        throw new ConfigError(`${path}: cannot read the ${what}: ${(error as Error).message}`);
-      }
-      if (read === 0) break;
-      total += read;
-      if (total > maxBytes) throw tooLarge();
-    }
-    return buffer.subarray(0, total);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * The UTF-8 text of a file's bytes (a leading byte-order mark dropped). A UTF-16 file (a byte-order
- * mark FF FE / FE FF, or NUL bytes between characters, as Windows editors save "Unicode") and bytes
- * that are not UTF-8 are errors naming the file and the encoding, not garbage handed to a parser.
- */
-export function decodeUtf8(bytes: Uint8Array, path: string, what: string): string {
-  const bom = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-  const littleEndian = bytes.length >= 4 && bytes[0] !== 0 && bytes[1] === 0 && bytes[2] !== 0 && bytes[3] === 0;
-  const bigEndian = bytes.length >= 4 && bytes[0] === 0 && bytes[1] !== 0 && bytes[2] === 0 && bytes[3] !== 0;
-  const utf16 = bom || littleEndian || bigEndian;
-  if (utf16) throw new ConfigError(`${path}: the ${what} is UTF-16 text; icabench reads UTF-8 (save the file as UTF-8)`);
-  try {
-    return UTF8.decode(bytes);
-  } catch {
-    const offset = firstInvalidUtf8(bytes);
-    throw new ConfigError(`${path}: the ${what} is not UTF-8 text (invalid byte 0x${bytes[offset].toString(16).padStart(2, '0')} at byte ${offset}); save it as UTF-8`);
-  }
-}
-
-/** Offset of the first byte that breaks UTF-8 (the decoder only says that one does). */
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  for (let at = 0; at < bytes.length; ) {
-    const byte = bytes[at];
-    const length = byte < 0x80 ? 1 : byte >= 0xc2 && byte < 0xe0 ? 2 : byte >= 0xe0 && byte < 0xf0 ? 3 : byte >= 0xf0 && byte < 0xf5 ? 4 : 0;
-    if (length === 0) return at;
-    for (let k = 1; k < length; k++) if (at + k >= bytes.length || (bytes[at + k] & 0xc0) !== 0x80) return at;
-    at += length;
-  }
-  return 0;
-}
-
-/** readBoundedBytes as UTF-8 text (UTF-16 and other encodings are refused by name). */
-export function readBoundedText(path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): string {
-  return decodeUtf8(readBoundedBytes(path, what, maxBytes), path, what);
-}
+// every caller of the loader catches this one error class (it lives beside the bounded reader, which throws it too)
+export { ConfigError, type ConfigProblem } from '../domain/input-files.ts';
 
 /** The yaml library's message without its excerpt and position (the caller prints file:line:col). */
 function yamlMessage(message: string): string {
@@ -382,9 +283,9 @@ export interface LoadedYaml<T> {
   at(field: string): string;
 }
 
-/** Reads (at most `maxBytes`) and parses a YAML file with a schema, keeping the positions. `what` names the file's role in errors ("campaign config"). */
-export function loadYamlDocument<S extends z.ZodType>(schema: S, path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): LoadedYaml<z.output<S>> {
-  const source = parseYamlSource(readBoundedText(path, what, maxBytes), path);
+/** Reads (at most `limit`, the config cap by default) and parses a YAML file with a schema, keeping the positions. `what` names the file's role in errors ("campaign config"). */
+export function loadYamlDocument<S extends z.ZodType>(schema: S, path: string, what: string, limit: FileLimit = FILE_LIMITS.config): LoadedYaml<z.output<S>> {
+  const source = parseYamlSource(readBoundedText(path, what, limit), path);
   const result = validateYaml(schema, source);
   if (!result.ok) throw configErrorOf(path, result.problems);
   warnRenamedFields(path, source.value, renamedFieldsOf(schema));
@@ -397,7 +298,7 @@ export function loadYamlDocument<S extends z.ZodType>(schema: S, path: string, w
   };
 }
 
-/** Reads (at most `maxBytes`) and parses a YAML file with a schema. `what` names the file's role in errors ("campaign config"). */
-export function loadYaml<S extends z.ZodType>(schema: S, path: string, what: string, maxBytes: number = MAX_CONFIG_BYTES): z.output<S> {
-  return loadYamlDocument(schema, path, what, maxBytes).data;
+/** Reads (at most `limit`, the config cap by default) and parses a YAML file with a schema. `what` names the file's role in errors ("campaign config"). */
+export function loadYaml<S extends z.ZodType>(schema: S, path: string, what: string, limit: FileLimit = FILE_LIMITS.config): z.output<S> {
+  return loadYamlDocument(schema, path, what, limit).data;
 }

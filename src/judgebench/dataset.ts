@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { HHMM, ISODate, minutesOfDay } from '../domain/context.ts';
 import { CostLevelSchema } from '../domain/targets.ts';
+import { FILE_LIMITS, readBoundedLines, textLines, type NumberedLine } from '../domain/input-files.ts';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 
 /**
@@ -94,11 +94,15 @@ export type Pair = z.infer<typeof PairSchema>;
 
 /** Parses JSONL text; every error names `source:line` and the field. Blank lines are skipped. */
 export function parseDatasetJsonl(text: string, source: string): Pair[] {
+  return parseDatasetLines(textLines(text), source);
+}
+
+/** parseDatasetJsonl over lines as they are read (readDataset streams the file). */
+function parseDatasetLines(lines: Iterable<NumberedLine>, source: string): Pair[] {
   const pairs: Pair[] = [];
   const seen = new Map<string, number>();
-  text.split(/\r?\n/).forEach((line, index) => {
-    const lineNo = index + 1;
-    if (!line.trim()) return;
+  for (const { text: line, number: lineNo } of lines) {
+    if (!line.trim()) continue;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
@@ -111,19 +115,14 @@ export function parseDatasetJsonl(text: string, source: string): Pair[] {
     if (earlier !== undefined) throw new ValidationError(`${source}:${lineNo}`, `id: "${parsed.data.id}" was already used on line ${earlier}`);
     seen.set(parsed.data.id, lineNo);
     pairs.push(parsed.data);
-  });
+  }
   if (pairs.length === 0) throw new ValidationError(source, 'the dataset has no pairs');
   return pairs;
 }
 
+/** A dataset file, read a line at a time within FILE_LIMITS.judgeBenchDataset. */
 export function readDataset(path: string): Pair[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ValidationError(path, `cannot read the dataset (${(error as Error).message})`);
-  }
-  return parseDatasetJsonl(text, path);
+  return parseDatasetLines(readBoundedLines(path, 'judge-bench dataset', FILE_LIMITS.judgeBenchDataset), path);
 }
 
 export function toJsonl(pairs: readonly Pair[]): string {

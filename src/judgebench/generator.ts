@@ -1,5 +1,5 @@
 import { createRng } from '../domain/rng.ts';
-import { formatMinutes } from '../domain/context.ts';
+import { formatMinutes, minutesOfDay } from '../domain/context.ts';
 import { COST_LEVELS, type CostLevel } from '../domain/targets.ts';
 import { estimateDrive } from '../world/geo.ts';
 import {
@@ -16,15 +16,17 @@ import {
   type Preferences,
   type RatingRelation,
   type Recommendation,
+  type RuleCategory,
   type UserBlock,
 } from './dataset.ts';
 import { COST_PHRASES, CUISINES, CUISINE_VARIANTS, MENUS, RATING_PHRASES, RATING_VALUES, UTTERANCE_TEMPLATES, ratingPhrase } from './lexicon.ts';
 
 /**
  * The contextual-understanding dataset generator (Habicht et al., Algorithms 1–3), deterministic
- * from a seed: for every user block one recommendation that fits and five that each break exactly
- * one constraint (location, time, cuisine, cost, rating). Drive times come from the bench's road
- * model (src/world/geo.ts estimateDrive).
+ * from a seed: for every user block one recommendation that fits and five copies of it that each
+ * change one parameter so that it breaks exactly one constraint (location, time, cuisine, cost,
+ * rating). Drive times come from the bench's road model (src/world/geo.ts estimateDrive), where the
+ * paper asked the Mapbox API, which needs a network account and cannot be reproduced offline.
  */
 
 export const USER_LOCATIONS = [
@@ -111,52 +113,92 @@ function ratingFor(random: Random, relation: RatingRelation, value: number, sati
   return rating;
 }
 
-/** Hours for every day; the request day is open at `time` (or, for a time error, closed then). */
-function openingHours(random: Random, date: string, time: string, openAtRequest: boolean): OpeningHours {
-  const [h, m] = time.split(':').map(Number);
-  const t = h * 60 + m;
-  const half = (x: number) => Math.round(x / 30) * 30;
-  const regular = () => `${formatMinutes(half(between(random, 600, 720)))}-${formatMinutes(half(between(random, 1290, 1380)))}`;
+const halfHour = (minutes: number) => Math.round(minutes / 30) * 30;
+
+/** Hours for every day, open on the request's day at `time`. */
+function openingHours(random: Random, date: string, time: string): OpeningHours {
+  const t = minutesOfDay(time);
+  const regular = () => `${formatMinutes(halfHour(between(random, 600, 720)))}-${formatMinutes(halfHour(between(random, 1290, 1380)))}`;
   const hours = Object.fromEntries(HOURS_ORDER.map((d) => [d, random() < 0.15 ? 'closed' : regular()])) as OpeningHours;
-  const day = weekdayOf(date);
-  if (openAtRequest) {
-    const open = half(between(random, Math.max(360, t - 240), t - 30));
-    const close = Math.min(1440, half(between(random, t + 60, t + 360)));
-    hours[day] = `${formatMinutes(Math.min(open, t - 30))}-${close === 1440 ? '24:00' : formatMinutes(close)}`;
-  } else {
-    const kind = random();
-    if (kind < 0.4) hours[day] = 'closed';
-    else if (t >= 11 * 60 && kind < 0.7) {
-      const close = Math.floor(between(random, t - 180, t) / 30) * 30; // closed before the request
-      hours[day] = `${formatMinutes(close - 180)}-${formatMinutes(close)}`;
-    } else {
-      const open = Math.ceil(between(random, t + 30, Math.max(t + 30, Math.min(t + 240, 23 * 60))) / 30) * 30; // opens after the request
-      hours[day] = `${formatMinutes(open)}-24:00`;
-    }
-  }
-  if (isOpenAt(hours, date, time) !== openAtRequest) throw new Error(`generator: opening hours ${hours[day]} on ${day} are not ${openAtRequest ? 'open' : 'closed'} at ${time}`);
+  const open = halfHour(between(random, Math.max(360, t - 240), t - 30));
+  const close = Math.min(1440, halfHour(between(random, t + 60, t + 360)));
+  hours[weekdayOf(date)] = `${formatMinutes(Math.min(open, t - 30))}-${close === 1440 ? '24:00' : formatMinutes(close)}`;
+  if (!isOpenAt(hours, date, time)) throw new Error(`generator: opening hours ${hours[weekdayOf(date)]} are not open at ${time}`);
   return hours;
 }
 
-function recommendation(random: Random, user: UserBlock, prefs: Preferences, error: ErrorCategory): Recommendation {
-  const km = error === 'location' ? between(random, ...FAR_KM) : between(random, ...NEAR_KM);
-  const point = offsetPoint(random, user.location, km);
-  const drive = estimateDrive({ lat: user.location.latitude, lon: user.location.longitude }, { lat: point.latitude, lon: point.longitude });
-  if (drive.durationMin > MAX_DRIVE_MIN !== (error === 'location')) throw new Error(`generator: drive of ${drive.durationMin} min does not match error "${error}"`);
-  const cuisine = error === 'cuisine' ? pick(random, CUISINES.filter((c) => c !== prefs.cuisine)) : prefs.cuisine;
-  const cost: CostLevel = error === 'cost' ? pick(random, COST_LEVELS.filter((c) => c !== prefs.cost)) : prefs.cost;
+/** The same hours with only the request's day changed so that the place is closed at `time`: closed all day, closed before it, or opening after it. */
+function closedAtRequest(random: Random, fitting: OpeningHours, date: string, time: string): OpeningHours {
+  const t = minutesOfDay(time);
+  const day = weekdayOf(date);
+  const hours = { ...fitting };
+  const kind = random();
+  if (kind < 0.4) hours[day] = 'closed';
+  else if (t >= 11 * 60 && kind < 0.7) {
+    const close = Math.floor(between(random, t - 180, t) / 30) * 30;
+    hours[day] = `${formatMinutes(close - 180)}-${formatMinutes(close)}`;
+  } else {
+    const open = Math.ceil(between(random, t + 30, Math.max(t + 30, Math.min(t + 240, 23 * 60))) / 30) * 30;
+    hours[day] = `${formatMinutes(open)}-24:00`;
+  }
+  if (isOpenAt(hours, date, time)) throw new Error(`generator: opening hours ${hours[day]} on ${day} are not closed at ${time}`);
+  return hours;
+}
+
+/** The recommendation that fits every constraint: the positive case each error case is built from. */
+function fittingRecommendation(random: Random, user: UserBlock, prefs: Preferences): Recommendation {
   const district = user.location.description.split(', ').slice(1).join(', ');
+  const name = `${pick(random, NAME_FIRST)} ${pick(random, NAME_SECOND)}`;
+  const { location, distance_km, duration_min } = placeAt(random, user, NEAR_KM, `near ${district}`);
   return {
-    name: `${pick(random, NAME_FIRST)} ${pick(random, NAME_SECOND)}`,
-    location: { ...point, description: error === 'location' ? `outskirts, ${district.split(', ').pop()}` : `near ${district}` },
-    cuisine_type: cuisine,
-    menu: [...MENUS[cuisine]],
-    cost,
-    rating: ratingFor(random, prefs.rating.relation, prefs.rating.value, error !== 'rating'),
-    opening_hours: openingHours(random, user.date, user.time, error !== 'time'),
-    distance_km: round1(drive.distanceKm),
-    duration_min: round1(drive.durationMin),
+    name,
+    location,
+    cuisine_type: prefs.cuisine,
+    menu: [...MENUS[prefs.cuisine]],
+    cost: prefs.cost,
+    rating: ratingFor(random, prefs.rating.relation, prefs.rating.value, true),
+    opening_hours: openingHours(random, user.date, user.time),
+    distance_km,
+    duration_min,
   };
+}
+
+/** A place `km` (drawn from the range) from the user, with its drive from the bench's road model. */
+function placeAt(random: Random, user: UserBlock, range: [number, number], description: string): Pick<Recommendation, 'location' | 'distance_km' | 'duration_min'> {
+  const point = offsetPoint(random, user.location, between(random, ...range));
+  const drive = estimateDrive({ lat: user.location.latitude, lon: user.location.longitude }, { lat: point.latitude, lon: point.longitude });
+  return { location: { ...point, description }, distance_km: round1(drive.distanceKm), duration_min: round1(drive.durationMin) };
+}
+
+/**
+ * The fields each error changes (Habicht et al., Algorithm 3: "all parameters except for the error-related
+ * parameter remain identical to the corresponding positive case"). A cuisine error changes the menu with the
+ * cuisine (a French menu under "Korean" would contradict itself); a location error the drive with the place.
+ */
+export const ERROR_FIELDS: Record<RuleCategory, readonly (keyof Recommendation)[]> = {
+  location: ['location', 'distance_km', 'duration_min'],
+  time: ['opening_hours'],
+  cuisine: ['cuisine_type', 'menu'],
+  cost: ['cost'],
+  rating: ['rating'],
+};
+
+/** The positive case with exactly one parameter changed so that it breaks `error`'s constraint. */
+function withError(random: Random, fitting: Recommendation, user: UserBlock, prefs: Preferences, error: RuleCategory): Recommendation {
+  const city = user.location.description.split(', ').pop();
+  const changed: Record<RuleCategory, () => Partial<Recommendation>> = {
+    location: () => placeAt(random, user, FAR_KM, `outskirts, ${city}`),
+    time: () => ({ opening_hours: closedAtRequest(random, fitting.opening_hours, user.date, user.time) }),
+    cuisine: () => {
+      const cuisine = pick(random, CUISINES.filter((c) => c !== prefs.cuisine));
+      return { cuisine_type: cuisine, menu: [...MENUS[cuisine]] };
+    },
+    cost: () => ({ cost: pick(random, COST_LEVELS.filter((c) => c !== prefs.cost)) }),
+    rating: () => ({ rating: ratingFor(random, prefs.rating.relation, prefs.rating.value, false) }),
+  };
+  const broken = { ...fitting, ...changed[error]() };
+  if (broken.duration_min > MAX_DRIVE_MIN !== (error === 'location')) throw new Error(`generator: drive of ${broken.duration_min} min does not match error "${error}"`);
+  return broken;
 }
 
 export function generateDataset(options: GeneratorOptions): Pair[] {
@@ -168,14 +210,11 @@ export function generateDataset(options: GeneratorOptions): Pair[] {
     const withPrefs = userBlock(random);
     const { preferences: prefs, ...utteranceOnly } = withPrefs;
     const user: UserBlock = includePreferences ? withPrefs : utteranceOnly;
-    for (const error of ['none', ...RULE_CATEGORIES] as const) {
-      pairs.push({
-        id: `u${String(u + 1).padStart(4, '0')}-${error}`,
-        user,
-        system: recommendation(random, withPrefs, prefs, error),
-        label: error === 'none',
-        error_category: error,
-      });
+    const fitting = fittingRecommendation(random, withPrefs, prefs);
+    const id = (category: ErrorCategory) => `u${String(u + 1).padStart(4, '0')}-${category}`;
+    pairs.push({ id: id('none'), user, system: fitting, label: true, error_category: 'none' });
+    for (const error of RULE_CATEGORIES) {
+      pairs.push({ id: id(error), user, system: withError(random, fitting, withPrefs, prefs, error), label: false, error_category: error });
     }
   }
   return pairs;

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { agreementReport, type AgreementReport, type KappaWeights } from '../domain/stats.ts';
-import { CsvError, parseCsv } from '../domain/csv.ts';
+import { CsvError, csvRecords } from '../domain/csv.ts';
+import { FILE_LIMITS, readBoundedLines, textLines, withFirstLine, type NumberedLine } from '../domain/input-files.ts';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 
 /**
@@ -24,43 +24,49 @@ export type RatingRow = z.infer<typeof RatingRowSchema>;
 
 /** Reads ratings from .csv (header row with the column names) or .json (an array of objects); errors name the line or index. */
 export function parseRatings(text: string, source: string): RatingRow[] {
-  const trimmed = text.trimStart();
-  if (source.toLowerCase().endsWith('.json') || trimmed.startsWith('[')) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (error) {
-      throw new ValidationError(source, `not valid JSON (${(error as Error).message})`);
+  return ratingsOf(textLines(text)[Symbol.iterator](), source);
+}
+
+/** A ratings file: CSV read a line at a time within FILE_LIMITS.ratings (a JSON array is parsed whole, within the same cap). */
+export function readRatings(path: string): RatingRow[] {
+  return ratingsOf(readBoundedLines(path, 'ratings file', FILE_LIMITS.ratings), path);
+}
+
+function ratingsOf(read: Iterator<NumberedLine>, source: string): RatingRow[] {
+  const { first, lines } = withFirstLine(read);
+  if (source.toLowerCase().endsWith('.json') || first?.startsWith('[')) return jsonRatings([...lines].map((l) => l.text).join('\n'), source);
+  const rows: RatingRow[] = [];
+  let columns: string[] | null = null;
+  for (const { line, fields } of csvOf(lines, source)) {
+    if (!columns) {
+      columns = fields.map((f) => f.trim().toLowerCase());
+      for (const required of ['conversation', 'dimension', 'score']) {
+        if (!columns.includes(required)) throw new ValidationError(`${source}:${line}`, `missing column "${required}" (columns: rater, conversation, dimension, score, pass)`);
+      }
+      continue;
     }
-    if (!Array.isArray(raw)) throw new ValidationError(source, 'expected a JSON array of rating objects');
-    return raw.map((item, index) => {
-      const parsed = RatingRowSchema.safeParse(item);
-      if (!parsed.success) throw new ValidationError(`${source}[${index}]`, describeZodError(parsed.error));
-      return parsed.data;
-    });
-  }
-  const [header, ...rows] = csvOf(text, source);
-  if (!header) throw new ValidationError(source, 'empty ratings file');
-  const columns = header.fields.map((f) => f.trim().toLowerCase());
-  for (const required of ['conversation', 'dimension', 'score']) {
-    if (!columns.includes(required)) throw new ValidationError(`${source}:1`, `missing column "${required}" (columns: rater, conversation, dimension, score, pass)`);
-  }
-  return rows.map(({ line, fields }) => {
     const record = Object.fromEntries(columns.map((c, i) => [c, fields[i]?.trim() ?? '']).filter(([c, v]) => c !== 'rater' || v !== ''));
     const parsed = RatingRowSchema.safeParse(record);
     if (!parsed.success) throw new ValidationError(`${source}:${line}`, describeZodError(parsed.error));
-    return parsed.data;
-  });
+    rows.push(parsed.data);
+  }
+  if (!columns) throw new ValidationError(source, 'empty ratings file');
+  return rows;
 }
 
-export function readRatings(path: string): RatingRow[] {
-  let text: string;
+function jsonRatings(text: string, source: string): RatingRow[] {
+  let raw: unknown;
   try {
-    text = readFileSync(path, 'utf8');
+    raw = JSON.parse(text);
   } catch (error) {
-    throw new ValidationError(path, `cannot read the ratings (${(error as Error).message})`);
+    throw new ValidationError(source, `not valid JSON (${(error as Error).message})`);
   }
-  return parseRatings(text, path);
+  if (!Array.isArray(raw)) throw new ValidationError(source, 'expected a JSON array of rating objects');
+  return raw.map((item, index) => {
+    const parsed = RatingRowSchema.safeParse(item);
+    if (!parsed.success) throw new ValidationError(`${source}[${index}]`, describeZodError(parsed.error));
+    return parsed.data;
+  });
 }
 
 export interface DimensionAgreement extends AgreementReport {
@@ -112,9 +118,9 @@ export function humanAgreementStudy(
   return out;
 }
 
-function csvOf(text: string, source: string): ReturnType<typeof parseCsv> {
+function* csvOf(lines: Iterable<NumberedLine>, source: string): Generator<{ line: number; fields: string[] }> {
   try {
-    return parseCsv(text);
+    yield* csvRecords(lines);
   } catch (error) {
     if (error instanceof CsvError) throw new ValidationError(`${source}:${error.line}`, error.message);
     throw error;

@@ -85,12 +85,43 @@ export const RATING_VALUES: Record<CostLevel, readonly number[]> = {
   high: [4.2, 4.4, 4.5],
 };
 
+/**
+ * Utterance templates: {cuisine} is a noun phrase ("sushi", "a trattoria"), {cost} a cost phrase, {rating} a rating
+ * phrase. The paper had GPT-4 word each request; these 30, written for icabench (no outside source), vary the opening,
+ * the verb (find, navigate, suggest, …), the sentence shape (question, request, statement) and the order of the
+ * constraints, with no word of their own that the lexicon reads as a preference.
+ */
 export const UTTERANCE_TEMPLATES = [
   "I'm hungry for {cuisine}; something {cost} and {rating}.",
   'Can you find {cuisine} nearby? It should be {cost} and {rating}.',
   'Looking for {cuisine}, {cost}, {rating}.',
   'Take me to {cuisine}: {cost}, {rating}.',
   "I'd love {cuisine} right now, {cost} please, {rating}.",
+  'Hey, can you find me {cuisine}? Something {cost}, {rating}.',
+  'I feel like {cuisine} today. Make it {cost} and {rating}.',
+  'Could you look for {cuisine} near me, {cost}, {rating}?',
+  'Find {cuisine} on the way, {cost} and {rating}.',
+  'My passengers are craving {cuisine}. Something {cost}, {rating}, please.',
+  'Where can I get {cuisine} close by? Ideally {cost}, {rating}.',
+  'Show me places for {cuisine}, {cost}, {rating}.',
+  "Is there {cuisine} nearby that's {cost} and {rating}?",
+  'I need a place for {cuisine}: {cost}, {rating}.',
+  'Recommend {cuisine} for me, {cost} please, and {rating}.',
+  "Let's stop for {cuisine}. I'd like it {cost} and {rating}.",
+  'Search for {cuisine} near my location, {cost}, {rating}.',
+  'Hey assistant, {cuisine} please, {cost}, {rating}.',
+  "I'm in the mood for {cuisine}. Find something {cost}, {rating}.",
+  'Get me to {cuisine}, {cost}, {rating}, if you can.',
+  'Can you suggest {cuisine}? Keep it {cost} and {rating}.',
+  'Please look up {cuisine} for us, {cost} and {rating}.',
+  'Any recommendations for {cuisine}? It has to be {cost}, {rating}.',
+  'I could go for {cuisine}, something {cost}, {rating}.',
+  "Help me find {cuisine} that's {cost}, {rating}.",
+  'Route me to {cuisine}; I want it {cost}, {rating}.',
+  "We're starving. Is there {cuisine} close by, {cost}, {rating}?",
+  'Navigate to {cuisine}, please: {cost}, {rating}.',
+  'What options do I have for {cuisine}, {rating} and {cost}?',
+  "I'd like to eat {cuisine}. The place should be {rating} and {cost}.",
 ] as const;
 
 function escapeRegExp(text: string): string {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Method } from '../domain/method.ts';
 import { runTechnique, type AnswerKind, type Persona, type Technique, type TechniqueQuestion } from '../llm/technique.ts';
-import { loadPromptSections, renderTemplate, delimitUntrusted } from '../llm/prompts.ts';
+import { loadPromptSections, renderTemplate, delimitUntrusted, untrustedJson } from '../llm/prompts.ts';
 import type { ChatMessage, ChatRequest, ChatResponse, LlmProvider } from '../llm/types.ts';
 import { weekdayOf, type Pair } from './dataset.ts';
 import { generateDataset } from './generator.ts';
@@ -14,7 +14,13 @@ import { explainVerdict, oracleVerdict } from './oracle.ts';
  */
 export { TECHNIQUES, TechniqueSchema, PERSONAS, MAD_MAX_ROUNDS, SAMPLING_TEMPERATURE, calibrateConfidence, type Technique } from '../llm/technique.ts';
 
-export const PROMPT_ID = 'judgebench/context-fit.v2';
+/**
+ * The judge's prompt per method. The lab's names the request's weekday and describes places by their district; the
+ * paper's is Habicht et al.'s Table 3 template with the rules of their §5.4: the User Block as the paper passes it
+ * (utterance, location with coordinates and district label, date, time, no weekday), the Recommendation with its
+ * coordinates.
+ */
+export const PROMPT_IDS: Record<Method, string> = { lab: 'judgebench/context-fit.v2', paper: 'judgebench/context-fit-paper.v1' };
 
 const IoAnswerSchema = z.object({ fits: z.boolean() });
 const CotAnswerSchema = z.object({ reasoning: z.string(), fits: z.boolean() });
@@ -57,19 +63,19 @@ function metered(provider: LlmProvider, usage: Usage): LlmProvider {
   };
 }
 
-function section(name: string): string {
-  const sections = loadPromptSections(PROMPT_ID);
-  const text = sections[name];
-  if (text === undefined) throw new Error(`prompt "${PROMPT_ID}" has no "=== ${name} ===" section`);
+function section(method: Method, name: string): string {
+  const id = PROMPT_IDS[method];
+  const text = loadPromptSections(id)[name];
+  if (text === undefined) throw new Error(`prompt "${id}" has no "=== ${name} ===" section`);
   return text;
 }
 
-/** What the LLM judge sees: the context and the utterance, never the structured preferences. */
-export function renderPairMessage(pair: Pair): string {
+/** The recommendation as the judge sees it; the lab's prompt gives its place by name only, the paper's with coordinates. */
+function recommendationView(pair: Pair, method: Method): Record<string, unknown> {
   const { system: s } = pair;
-  const recommendation = {
+  return {
     name: s.name,
-    location: s.location.description,
+    location: method === 'paper' ? s.location : s.location.description,
     cuisine_type: s.cuisine_type,
     menu: s.menu,
     cost: s.cost,
@@ -80,24 +86,32 @@ export function renderPairMessage(pair: Pair): string {
     // what the assistant said along with it (the injection set appends instructions here)
     ...(s.note !== undefined ? { note: s.note } : {}),
   };
-  const filled = renderTemplate(
-    section('user'),
+}
+
+/** What the LLM judge sees: the context and the utterance, never the structured preferences. */
+export function renderPairMessage(pair: Pair, method: Method = 'lab'): string {
+  const recommendation = delimitUntrusted('recommendation', recommendationView(pair, method));
+  if (method === 'paper') {
+    const { location, date, time, utterance } = pair.user;
+    return renderTemplate(section(method, 'user'), { userBlock: untrustedJson({ utterance, location, date, time }), recommendation }, PROMPT_IDS[method]);
+  }
+  return renderTemplate(
+    section(method, 'user'),
     {
       location: pair.user.location.description,
       weekday: weekdayOf(pair.user.date),
       date: pair.user.date,
       time: pair.user.time,
       utterance: pair.user.utterance.replace(/<\s*\/?\s*request/gi, '‹request'),
-      recommendation: delimitUntrusted('recommendation', recommendation),
+      recommendation,
     },
-    PROMPT_ID,
+    PROMPT_IDS[method],
   );
-  return filled;
 }
 
-function systemPrompt(answer: AnswerKind, persona: Persona | null): string {
+function systemPrompt(method: Method, answer: AnswerKind, persona: Persona | null): string {
   const instructions = { io: 'answer-io', cot: 'answer-cot', confidence: 'answer-confidence' }[answer];
-  return renderTemplate(section('system'), { persona: persona ? `${section(`persona-${persona}`)}\n` : '', answer: section(instructions) }, PROMPT_ID);
+  return renderTemplate(section(method, 'system'), { persona: persona ? `${section(method, `persona-${persona}`)}\n` : '', answer: section(method, instructions) }, PROMPT_IDS[method]);
 }
 
 /**
@@ -107,14 +121,14 @@ function systemPrompt(answer: AnswerKind, persona: Persona | null): string {
  */
 export const EXAMPLE_ORDER = ['none', 'cost', 'time', 'cuisine', 'location', 'rating'] as const;
 let examplePairs: Pair[] | null = null;
-function workedExamples(n: number): ChatMessage[] {
+function workedExamples(method: Method, n: number): ChatMessage[] {
   examplePairs ??= generateDataset({ seed: 20240101, users: 1, includePreferences: true });
   return EXAMPLE_ORDER.slice(0, n).flatMap((category) => {
     const pair = examplePairs!.find((p) => p.error_category === category)!;
     const verdict = oracleVerdict(pair);
     const stripped = { ...pair, user: { ...pair.user, preferences: undefined } };
     return [
-      { role: 'user' as const, content: renderPairMessage(stripped) },
+      { role: 'user' as const, content: renderPairMessage(stripped, method) },
       { role: 'assistant' as const, content: JSON.stringify({ reasoning: explainVerdict(pair, verdict), fits: verdict.fits }) },
     ];
   });
@@ -131,12 +145,12 @@ export interface TechniqueOptions {
 }
 
 /** The benchmark's question about one pair. */
-function pairQuestion(pair: Pair): TechniqueQuestion<PairAnswer> {
-  const pairMessage: ChatMessage = { role: 'user', content: renderPairMessage(pair) };
+function pairQuestion(pair: Pair, method: Method): TechniqueQuestion<PairAnswer> {
+  const pairMessage: ChatMessage = { role: 'user', content: renderPairMessage(pair, method) };
   return {
     schema: (kind) => ({ io: IoAnswerSchema, cot: CotAnswerSchema, confidence: ConfidentAnswerSchema })[kind],
-    opening: (kind, persona, examples) => [{ role: 'system', content: systemPrompt(kind, persona) }, ...workedExamples(examples), pairMessage],
-    debate: (others) => renderTemplate(section('debate'), { others: delimitUntrusted('answers', others) }, PROMPT_ID),
+    opening: (kind, persona, examples) => [{ role: 'system', content: systemPrompt(method, kind, persona) }, ...workedExamples(method, examples), pairMessage],
+    debate: (others) => renderTemplate(section(method, 'debate'), { others: delimitUntrusted('answers', others) }, PROMPT_IDS[method]),
     key: (answer) => String(answer.fits),
     describe: (answer) => `${answer.fits ? 'fits' : 'does not fit'}${answer.confidence !== undefined ? ` (confidence ${answer.confidence})` : ''}. ${answer.reasoning ?? ''}`,
   };
@@ -146,7 +160,7 @@ function pairQuestion(pair: Pair): TechniqueQuestion<PairAnswer> {
 export async function judgePair(technique: Technique, providers: readonly LlmProvider[], pair: Pair, options: TechniqueOptions = {}): Promise<PairJudgment> {
   const usage: Usage = { calls: 0, tokensIn: 0, tokensOut: 0 };
   const models = providers.map((p) => metered(p, usage));
-  const { votes: weighted, errors } = await runTechnique(technique, models, pairQuestion(pair), { maxRetries: options.maxRetries, seed: options.seed ?? 1, signal: options.signal, method: options.method });
+  const { votes: weighted, errors } = await runTechnique(technique, models, pairQuestion(pair, options.method ?? 'lab'), { maxRetries: options.maxRetries, seed: options.seed ?? 1, signal: options.signal, method: options.method });
   const votes = weighted.map((v) => v.answer.fits);
   const weightFor = (value: boolean) => weighted.filter((v) => v.answer.fits === value).reduce((s, v) => s + v.weight, 0);
   // a majority (AR: of calibrated confidence); an even split counts as "does not fit": the bench prefers flagging to missing a failure

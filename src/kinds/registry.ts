@@ -1,6 +1,7 @@
 import { isMap, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, readBoundedText } from '../config/yaml.ts';
+import { ConfigError } from '../config/yaml.ts';
+import { FILE_LIMITS, readBoundedText } from '../domain/input-files.ts';
 import { CampaignConfigSchema } from './dialogue/config.ts';
 import { ManualQaConfigSchema } from './manual-qa/config.ts';
 import { ToolAgentsConfigSchema } from './tool-agents/config.ts';
@@ -76,7 +77,7 @@ function unknownKind(value: unknown, where: string): string {
  */
 export function readCampaignKind(path: string): string {
   // bounded like every config read: a missing, oversized or endless file fails here naming it
-  const text = readBoundedText(path, 'campaign config');
+  const text = readBoundedText(path, 'campaign config', FILE_LIMITS.config);
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter });
   if (doc.errors.length > 0 || !isMap(doc.contents)) return DEFAULT_CAMPAIGN_KIND;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { readBoundedText } from '../config/yaml.ts';
 import { dirname, join, resolve } from 'node:path';
+import { FILE_LIMITS, readBoundedText } from '../domain/input-files.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { chunkManual } from './chunks.ts';
 import { ManualFormatError } from './ingest/errors.ts';
@@ -34,9 +34,6 @@ export async function buildManualIndex(files: readonly string[]): Promise<Manual
   return { version: MANUAL_INDEX_VERSION, createdAt: new Date().toISOString(), sources, chunks };
 }
 
-/** Reading an index back is bounded like every input: it is parsed as one string, so below the longest string JavaScript holds. */
-export const MAX_MANUAL_INDEX_BYTES = 500 * 1024 * 1024;
-
 /**
  * Writes the index as one JSON document, a chunk at a time: the index of a 100 MB chapter is larger
  * than the longest string JavaScript can hold, so it is never one string.
@@ -66,7 +63,7 @@ export function saveManualIndex(index: ManualIndex, path: string): void {
 
 export function loadManualIndex(path: string): ManualIndex {
   if (!existsSync(path)) throw new ManualFormatError(path, 'no manual index here; build one with `icabench manual index FILE…`');
-  const text = readBoundedText(path, 'manual index', MAX_MANUAL_INDEX_BYTES);
+  const text = readBoundedText(path, 'manual index', FILE_LIMITS.manualIndex);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

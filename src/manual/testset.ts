@@ -1,7 +1,7 @@
 import { createWriteStream, existsSync } from 'node:fs';
 import { once } from 'node:events';
-import { readBoundedText } from '../config/yaml.ts';
 import { z } from 'zod';
+import { FILE_LIMITS, readBoundedLines } from '../domain/input-files.ts';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 import type { ManualCorpus } from './corpus.ts';
 import { DifficultySchema, QuestionKindSchema, WarningTypeSchema, type Difficulty, type ManualChunk, type QuestionKind } from './model.ts';
@@ -54,17 +54,12 @@ export const TestItemSchema = z
   .strict();
 export type TestItem = z.infer<typeof TestItemSchema>;
 
-/** Test sets are thousands of one-line questions; a file beyond this is a mistake. */
-export const MAX_TEST_SET_BYTES = 64 * 1024 * 1024;
-
-/** Reads a test set (.jsonl, at most MAX_TEST_SET_BYTES); an invalid line fails with the file, the line number and the field; an empty one is refused. */
+/** Reads a test set (.jsonl, a line at a time within FILE_LIMITS.testSet); an invalid line fails with the file, the line number and the field; an empty one is refused. */
 export async function readTestSet(path: string): Promise<TestItem[]> {
   if (!existsSync(path)) throw new ValidationError(path, 'test set file not found');
   const items: TestItem[] = [];
   const ids = new Set<string>();
-  let n = 0;
-  for (const line of readBoundedText(path, 'test set', MAX_TEST_SET_BYTES).split('\n')) {
-    n++;
+  for (const { text: line, number: n } of readBoundedLines(path, 'test set', FILE_LIMITS.testSet)) {
     if (!line.trim()) continue;
     let raw: unknown;
     try {

@@ -21,8 +21,13 @@ interface LabelExample {
   example: { key: string; turn: number; evidence: string } | null;
 }
 
-/** The conversations of a run, read once: per failure label how many conversations show it and the first one that does. */
+/**
+ * The conversations of a run, read once: per failure label how many conversations show it and the first one that does.
+ * Counted over every stored conversation, as the summary's failureTypes are (a conversation that errored after a
+ * labelled turn still shows that label), so a label's count never exceeds `conversations`.
+ */
 export interface FindingExamples {
+  conversations: number;
   completed: number;
   labels: Map<FailureLabel, LabelExample>;
 }
@@ -46,7 +51,7 @@ export function findingExamples(drillDownLimit: number): ConversationCollector<F
         labels.set(label, entry);
       }
     },
-    finish: () => ({ completed, labels }),
+    finish: () => ({ conversations: seen, completed, labels }),
   };
 }
 
@@ -86,11 +91,12 @@ function topFindings(examples: FindingExamples): TopFinding[] {
       const { conversations, example } = examples.labels.get(label)!;
       return {
         title: words(label),
-        detail: `(${LABEL_SEVERITY[label]}) in ${conversations} of ${examples.completed} completed conversations (${pct(conversations, examples.completed)})`,
+        detail: `(${LABEL_SEVERITY[label]}) in ${conversations} of ${examples.conversations} conversations (${pct(conversations, examples.conversations)})`,
         short: `${words(label)} in ${conversations} conversation${conversations === 1 ? '' : 's'}`,
         quote: example ? `turn ${example.turn}: ${example.evidence}` : '',
         anchor: example ? conversationAnchor(example.key) : 'conversations',
         anchorLabel: example ? `conversation ${example.key}, turn ${example.turn}` : 'the conversation list',
+        item: example?.key ?? null,
       };
     });
 }
@@ -109,6 +115,7 @@ export function dialogueFirstScreen(store: ResultStore, record: RunRecord, summa
     },
     verdict: dialogueVerdict(summary),
     findings: topFindings(examples),
+    caveat: null,
     noFindings: summary.conversations === 0 ? 'No conversation was stored.' : examples.completed === 0 ? 'No conversation completed, so none could show a failure.' : 'No judge found a failure in any conversation.',
   };
 }

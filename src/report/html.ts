@@ -12,7 +12,7 @@ import { describeConversationProtocol, type ConversationProtocol } from '../anal
 import { escapeHtml as h, jsonForScript } from './escape.ts';
 import { coverageSectionHtml } from './coverage-section.ts';
 import { reliabilityComparisonHtml, reliabilityTableHtml } from './reliability-section.ts';
-import { conversationAnchor, FIRST_SCREEN_CSS, firstScreenHtml, type FirstScreen } from './first-screen.ts';
+import { conversationAnchor, DRILL_DOWN_LIMIT, FIRST_SCREEN_CSS, firstScreenHtml, type FirstScreen } from './first-screen.ts';
 
 /** A section another area adds to a report (vehicle context, voice path, LLM tiers); `html` is trusted markup. */
 export interface ReportSection {
@@ -35,9 +35,6 @@ export function collect<T>(collector: ConversationCollector<T>, conversations: I
   for (const result of conversations) collector.add(result);
   return collector.finish();
 }
-
-/** Conversations beyond this many are listed without their turn-by-turn drill-down, to keep the file small. */
-export const DRILL_DOWN_LIMIT = 200;
 
 let chartJsSource: string | null = null;
 /** Chart.js is inlined from node_modules at report time, so the report opens offline with no external URL. */

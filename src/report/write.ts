@@ -1,13 +1,14 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ConversationResult } from '../domain/conversation.ts';
+import { FILE_LIMITS, readBoundedText } from '../domain/input-files.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { compareRuns, RunComparisonSchema, type RunComparison } from '../analysis/compare.ts';
 import { RunSummarySchema, withPreGateFields, type RunInfo, type RunSummary } from '../analysis/profile.ts';
 import { protocolReport, type ConversationProtocol } from '../analysis/protocol.ts';
 import type { ResultStore } from '../store/store.ts';
 import { ConversationCsvWriter } from './csv.ts';
-import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
+import { comparisonHtml, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
 import { diversityComparisonSection, diversitySection } from './diversity-section.ts';
 import { failuresOverTimeSection } from './failures-over-time-section.ts';
@@ -17,7 +18,7 @@ import { judgeDisagreementSection } from './judge-section.ts';
 import { protocolSection } from './protocol-section.ts';
 import { summarizeRun } from './summary.ts';
 import { dialogueFirstScreen, findingExamples, type UnitUnderTest } from './dialogue-first-screen.ts';
-import type { FirstScreen } from './first-screen.ts';
+import { DRILL_DOWN_LIMIT, type FirstScreen } from './first-screen.ts';
 import { runInfo } from './summary-header.ts';
 import { vehicleTimelineSection } from './vehicle-section.ts';
 import { voiceReport } from './voice-section.ts';
@@ -163,12 +164,7 @@ function audioExporter(store: ResultStore, runId: string, outDir: string): (key:
 /** Reads a summary.json (or a run directory holding one), validated. */
 export function readRunSummary(path: string): RunSummary {
   const file = statSync(path, { throwIfNoEntry: false })?.isDirectory() ? join(path, 'summary.json') : path;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(`${file}: cannot read the run summary: ${(error as Error).message}`);
-  }
+  const text = readBoundedText(file, 'run summary', FILE_LIMITS.runSummary);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { ConfigError, lineOfPath, MAX_CONFIG_BYTES, parseYamlSource, readBoundedText, validateYaml, type ConfigProblem, type YamlSource } from '../config/yaml.ts';
+import { ConfigError, lineOfPath, parseYamlSource, validateYaml, type ConfigProblem, type YamlSource } from '../config/yaml.ts';
+import { FILE_LIMITS, formatBytes, limitBytes, readBoundedText } from '../domain/input-files.ts';
 import { ApiError, type FieldError } from './http-util.ts';
 import { isTechniqueRef, parseJudgeRef } from '../llm/modelRef.ts';
 import { campaignKindOfValue } from '../kinds/registry.ts';
@@ -95,7 +96,7 @@ export class ConfigCatalog {
     if (!existsSync(path)) throw new ApiError(404, 'config_not_found', `no config named "${name}" in ${this.dir}`);
     let text: string;
     try {
-      text = readBoundedText(path, 'campaign config');
+      text = readBoundedText(path, 'campaign config', FILE_LIMITS.config);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       return { name, text: '', valid: false, config: null, kind: null, errors: [{ path: '(yaml)', message: error.message, line: null }] };
@@ -120,7 +121,7 @@ export class ConfigCatalog {
 
   private parseAndValidate(text: string): { check: ConfigCheck; source?: YamlSource } {
     const invalid = (errors: readonly ConfigProblem[], kind: string | null = null): ConfigCheck => ({ valid: false, config: null, kind, errors: errors.map((e) => ({ path: e.path, message: e.message, line: e.line })) });
-    if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) return { check: invalid([{ path: '(yaml)', line: null, message: `the config is larger than the limit of ${MAX_CONFIG_BYTES} bytes` }]) };
+    if (Buffer.byteLength(text) > limitBytes(FILE_LIMITS.config)) return { check: invalid([{ path: '(yaml)', line: null, message: `the config is larger than the limit of ${formatBytes(limitBytes(FILE_LIMITS.config))} (${FILE_LIMITS.config.env} raises it)` }]) };
     let source: YamlSource;
     try {
       source = parseYamlSource(text, 'config');

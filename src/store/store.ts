@@ -298,6 +298,23 @@ export class ResultStore {
     }));
   }
 
+  /**
+   * Un-stores the results of the given items (their outcome, result and annotations), in one transaction, so a resumed run
+   * runs them again: on --resume, the items whose result never reached the head unit (the kind decides which,
+   * src/run/unit-reach.ts). Keys without a stored result are left as they are.
+   */
+  forgetItemResults(runId: string, keys: readonly string[]): void {
+    this.requireRun(runId);
+    this.db.transaction(() => {
+      const reset = this.prepared('UPDATE item_results SET outcome = NULL, result = NULL, finished_at = NULL WHERE run_id = ? AND key = ?');
+      const unannotate = this.prepared('DELETE FROM item_annotations WHERE run_id = ? AND key = ?');
+      for (const key of keys) {
+        unannotate.run(runId, key);
+        reset.run(runId, key);
+      }
+    })();
+  }
+
   /** Records a rater's annotation of a stored item (the kind validates `data` before and after). */
   saveItemAnnotation(runId: string, key: string, rater: string, data: unknown): void {
     if (!rater) throw new StoreError('saveItemAnnotation: a rater is required');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { readBoundedText } from '../config/yaml.ts';
-import { CsvError, parseCsv } from '../domain/csv.ts';
+import { CsvError, csvRecords } from '../domain/csv.ts';
+import { FILE_LIMITS, readBoundedLines, readBoundedText, withFirstLine, type NumberedLine } from '../domain/input-files.ts';
 import { FailureLabelSchema } from '../domain/taxonomy.ts';
 import { ACTION_TYPES, MAX_SUITE_TURNS, SuiteFileSchema, type SuiteContext, type SuiteConversation, type SuiteFile, type SuiteTurn } from './format.ts';
 
@@ -9,13 +9,6 @@ import { ACTION_TYPES, MAX_SUITE_TURNS, SuiteFileSchema, type SuiteContext, type
  * 2017; the JSON of its public release) and a lab's own transcripts as CSV or JSON lines, one driver turn a
  * row. Every problem names the file and the line (or the dialogue's index) and what was expected.
  */
-
-/**
- * Transcript files are read up to this size (KVRET's train split is about 9 MB); a bigger file is refused from its
- * size before a byte is read (docs/suites.md, "Limits"), so a refusal costs no memory and an accepted file at most a
- * few hundred MB (docs/benchmarks.md, "Inputs").
- */
-export const MAX_TRANSCRIPT_BYTES = 16 * 1024 * 1024;
 
 export class TranscriptError extends Error {
   constructor(where: string, message: string) {
@@ -138,8 +131,7 @@ type TranscriptRow = z.infer<(typeof TranscriptRowSchemas)['csv']>;
  * row in order, rows grouped by `conversation`. Context columns apply from their row on (empty = unchanged).
  */
 export function importTranscripts(path: string, options: { name?: string } = {}): SuiteFile {
-  const text = readBoundedText(path, 'transcript file', MAX_TRANSCRIPT_BYTES);
-  const rows = /\.jsonl?$/i.test(path) || text.trimStart().startsWith('{') ? jsonLines(text, path) : csvRows(text, path);
+  const rows = transcriptRows(path);
   const byId = new Map<string, SuiteConversation>();
   /** each turn's row (file:line), to name it in a problem the suite's own validation finds */
   const rowOf = new Map<string, string[]>();
@@ -195,42 +187,53 @@ function innermost(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return innermost({ ...inner, path: [...issue.path, ...inner.path] });
 }
 
-function jsonLines(text: string, path: string): Array<{ where: string; row: TranscriptRow }> {
-  return text.split('\n').flatMap((line, i) => {
-    if (!line.trim()) return [];
-    const where = `${path}:${i + 1}`;
+/**
+ * The rows of a transcript file as it is read, a line at a time: JSON lines (a .jsonl/.json name, or a first
+ * non-blank line that opens an object), else CSV with a header row.
+ */
+function* transcriptRows(path: string): Generator<{ where: string; row: TranscriptRow }> {
+  const { first, lines } = withFirstLine(readBoundedLines(path, 'transcript file', FILE_LIMITS.transcript));
+  const jsonl = /\.jsonl?$/i.test(path) || Boolean(first?.startsWith('{'));
+  yield* jsonl ? jsonLines(lines, path) : csvRows(lines, path);
+}
+
+function* jsonLines(lines: Iterable<NumberedLine>, path: string): Generator<{ where: string; row: TranscriptRow }> {
+  for (const { text, number } of lines) {
+    if (!text.trim()) continue;
+    const where = `${path}:${number}`;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(text);
     } catch (error) {
       throw new TranscriptError(where, `not a JSON object (${(error as Error).message})`);
     }
-    return [{ where, row: parseRow(value, where, 'jsonl') }];
-  });
+    yield { where, row: parseRow(value, where, 'jsonl') };
+  }
 }
 
-function csvRows(text: string, path: string): Array<{ where: string; row: TranscriptRow }> {
-  let parsed: ReturnType<typeof parseCsv>;
+function* csvRows(lines: Iterable<NumberedLine>, path: string): Generator<{ where: string; row: TranscriptRow }> {
+  let columns: string[] | null = null;
   try {
-    parsed = parseCsv(text.replace(/^\uFEFF/, ''));
+    for (const { line, fields } of csvRecords(lines)) {
+      if (!columns) {
+        columns = fields.map((f) => f.trim().toLowerCase());
+        for (const required of ['conversation', 'user']) if (!columns.includes(required)) throw new TranscriptError(`${path}:${line}`, `missing column "${required}" (columns: ${TRANSCRIPT_COLUMNS.join(', ')})`);
+        continue;
+      }
+      const where = `${path}:${line}`;
+      // empty cells are absent values: a context column left empty keeps the previous turn's value
+      const record = Object.fromEntries(columns.map((c, i) => [c, fields[i]?.trim() ?? '']).filter(([, v]) => v !== ''));
+      yield { where, row: parseRow(record, where, 'csv') };
+    }
   } catch (error) {
     if (error instanceof CsvError) throw new TranscriptError(`${path}:${error.line}`, error.message);
     throw error;
   }
-  const [header, ...rows] = parsed;
-  if (!header) throw new TranscriptError(path, 'empty file');
-  const columns = header.fields.map((f) => f.trim().toLowerCase());
-  for (const required of ['conversation', 'user']) if (!columns.includes(required)) throw new TranscriptError(`${path}:1`, `missing column "${required}" (columns: ${TRANSCRIPT_COLUMNS.join(', ')})`);
-  return rows.map(({ line, fields }) => {
-    const where = `${path}:${line}`;
-    // empty cells are absent values: a context column left empty keeps the previous turn's value
-    const record = Object.fromEntries(columns.map((c, i) => [c, fields[i]?.trim() ?? '']).filter(([, v]) => v !== ''));
-    return { where, row: parseRow(record, where, 'csv') };
-  });
+  if (!columns) throw new TranscriptError(path, 'empty file');
 }
 
 function parseJson(path: string): unknown {
-  const text = readBoundedText(path, 'transcript file', MAX_TRANSCRIPT_BYTES);
+  const text = readBoundedText(path, 'transcript file', FILE_LIMITS.transcript);
   try {
     return JSON.parse(text);
   } catch (error) {

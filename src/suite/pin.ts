@@ -3,7 +3,8 @@ import { formatMinutes, minutesOfDay, type ContextVector } from '../domain/conte
 import type { ConversationResult, UtteranceAnnotation } from '../domain/conversation.ts';
 import type { Constraint, Request } from '../domain/targets.ts';
 import { decidingTurnVerdict } from '../judge/precedence.ts';
-import { loadYamlDocument, readBoundedText } from '../config/yaml.ts';
+import { loadYamlDocument } from '../config/yaml.ts';
+import { FILE_LIMITS, readBoundedText } from '../domain/input-files.ts';
 import { pruneEmpty, SuiteConversationSchema, SuiteFileSchema, suiteToYaml, type SuiteContext, type SuiteConversation, type SuiteFileInput } from './format.ts';
 import { DISTRICTS } from '../world/world.ts';
 
@@ -112,7 +113,7 @@ const PIN_COMMENT = [
 export function addToSuiteYaml(path: string, conversation: SuiteConversation): string {
   // read as `suite check` reads it: a broken file is refused naming the file, the line and the field
   const existing = loadYamlDocument(SuiteFileSchema, path, 'suite');
-  const doc = parseDocument(readBoundedText(path, 'suite'));
+  const doc = parseDocument(readBoundedText(path, 'suite', FILE_LIMITS.config));
   if (existing.data.conversations.some((c) => c.id === conversation.id)) throw new Error(`${path}: already has a conversation "${conversation.id}"; remove it first or pin into another file`);
   const list = doc.get('conversations', true);
   if (!isSeq(list)) throw new Error(`${path}: conversations is not a list`);

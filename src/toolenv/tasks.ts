@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readBoundedText } from '../config/yaml.ts';
+import { FILE_LIMITS, readBoundedText } from '../domain/input-files.ts';
 import { describeZodError, ValidationError } from '../domain/validation.ts';
 import { checkStructure } from '../protocol/structure.ts';
 import { carbenchPath } from './paths.ts';
@@ -90,8 +90,10 @@ function taskArray(text: string, where: string): unknown[] {
 }
 
 /**
- * Like parseTasks, but a bad task does not stop the others: it is returned in `invalid` with the reason (a campaign
- * records it and goes on). A file that is not a JSON array is one invalid entry at position -1.
+ * Like parseTasks, but a task that does not validate does not stop the others: it is returned in `invalid` with the
+ * reason (a campaign records it and goes on). A file that is not a JSON array is one invalid entry at position -1.
+ * A task_id that appears twice is not such a task: two tasks under one id cannot both be run, scored and resumed by
+ * that id, so the file is refused (a ValidationError naming both positions), not one of them dropped.
  */
 export function parseTasksLenient(text: string, where: string): { tasks: Task[]; invalid: InvalidTask[] } {
   let raw: unknown[];
@@ -105,18 +107,20 @@ export function parseTasksLenient(text: string, where: string): { tasks: Task[];
   const seen = new Map<string, number>();
   raw.forEach((item, position) => {
     const id = taskIdOf(item);
-    // two tasks under one id cannot both be run, scored and resumed by that id: the file is refused, not one of them dropped
-    if (seen.has(id) && id !== NO_TASK_ID) throw new ValidationError(`${where}: task ${id} (#${position})`, `task_id: duplicate id (task #${seen.get(id)} has it too); each task_id must be unique`);
+    if (seen.has(id) && id !== NO_TASK_ID) throw duplicateId(where, id, position, seen.get(id)!);
     seen.set(id, position);
-    try {
-      const [task] = parseTasks(JSON.stringify([item]), where);
-      tasks.push(task);
-    } catch (error) {
-      invalid.push({ where, taskId: id, position, reason: (error as Error).message.replace(`${where}: task ${id} (#0)`, `${where}: task ${id} (#${position})`) });
-    }
+    const parsed = TaskSchema.safeParse(item);
+    if (parsed.success) tasks.push(parsed.data);
+    else invalid.push({ where, taskId: id, position, reason: `${taskLabel(where, id, position)}: ${describeZodError(parsed.error)}` });
   });
   return { tasks, invalid };
 }
+
+/** How a task is named in errors: `file: task ID (#position)`. */
+const taskLabel = (where: string, id: string, position: number) => `${where}: task ${id} (#${position})`;
+
+const duplicateId = (where: string, id: string, position: number, first: number) =>
+  new ValidationError(taskLabel(where, id, position), `task_id: duplicate id (task #${first} has it too); each task_id must be unique`);
 
 /**
  * Parses a task file's JSON text. Every task is validated on its own so the error names the file, the task id (or
@@ -125,25 +129,21 @@ export function parseTasksLenient(text: string, where: string): { tasks: Task[];
 export function parseTasks(text: string, where: string): Task[] {
   const raw = taskArray(text, where);
   const tasks: Task[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   raw.forEach((item, position) => {
     const id = taskIdOf(item);
-    const label = `${where}: task ${id} (#${position})`;
     const parsed = TaskSchema.safeParse(item);
-    if (!parsed.success) throw new ValidationError(label, describeZodError(parsed.error));
-    if (seen.has(parsed.data.task_id)) throw new ValidationError(label, 'task_id: duplicate id; each task_id must be unique');
-    seen.add(parsed.data.task_id);
+    if (!parsed.success) throw new ValidationError(taskLabel(where, id, position), describeZodError(parsed.error));
+    if (seen.has(parsed.data.task_id)) throw duplicateId(where, id, position, seen.get(parsed.data.task_id)!);
+    seen.set(parsed.data.task_id, position);
     tasks.push(parsed.data);
   });
   return tasks;
 }
 
-/** CAR-bench's largest split is under 1 MB; a task file beyond this is a mistake (or /dev/zero). */
-export const MAX_TASK_FILE_BYTES = 32 * 1024 * 1024;
-
-/** The text of a task file, read through the one bounded reader (size cap, UTF-8 only; errors name the file). */
+/** The text of a task file, read through the one bounded reader (FILE_LIMITS.taskFile: CAR-bench's largest split is under 1 MB; UTF-8 only; errors name the file). */
 export function readTaskFileText(path: string): string {
-  return readBoundedText(path, 'task file', MAX_TASK_FILE_BYTES);
+  return readBoundedText(path, 'task file', FILE_LIMITS.taskFile);
 }
 
 export function loadTaskFile(path: string): Task[] {

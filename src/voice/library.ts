@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { FILE_LIMITS, readBoundedText } from '../domain/input-files.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { normalizeWords } from './metrics.ts';
 import { VoiceError, type Pcm16 } from './types.ts';
@@ -51,7 +52,7 @@ export function readManifest(dir: string): UtteranceManifest {
   if (!existsSync(path)) return { utterances: [] };
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readBoundedText(path, 'voice library manifest', FILE_LIMITS.voiceList));
   } catch (error) {
     throw new VoiceError(`${path}: not valid JSON (${(error as Error).message})`);
   }

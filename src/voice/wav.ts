@@ -1,5 +1,6 @@
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { FILE_LIMITS, readBoundedBytes } from '../domain/input-files.ts';
 import { SAMPLE_RATE, VoiceError, pcm16, type Pcm16 } from './types.ts';
 
 /** A decoded RIFF PCM file before the bench's format rules are applied. */
@@ -79,9 +80,9 @@ export function parseWav(buffer: Buffer, source: string): Pcm16 {
 export async function readWav(path: string): Promise<Pcm16> {
   let buffer: Buffer;
   try {
-    buffer = await readFile(path);
+    buffer = readBoundedBytes(path, 'WAV file', FILE_LIMITS.wav);
   } catch (error) {
-    throw new VoiceError(`${path}: cannot read WAV (${(error as Error).message})`);
+    throw new VoiceError((error as Error).message);
   }
   return parseWav(buffer, path);
 }

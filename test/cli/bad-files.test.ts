@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FILE_LIMITS, limitBytes, type FileLimit } from '../../src/domain/input-files.ts';
 import { runCli } from '../helpers/cli.ts';
+import { REPO_ROOT } from '../helpers/repoData.ts';
 
 /**
  * The bad-file corpus (test/fixtures/bad-files/): every reader refuses what it cannot read faithfully, with a
@@ -70,6 +72,79 @@ describe('the bad-file corpus: every reader refuses, says where on the first lin
       expect(stdout).toBe('');
       // nothing half-written: no suite, no index, no run outputs
       expect(existsSync(out) ? readdirSync(out).filter((f) => f !== 'ws') : []).toEqual([]);
+    }, 60_000);
+  }
+});
+
+/** A file of its kind's cap + 1 byte, sparse (no disk, no memory): every reader must refuse it by its size, unread. */
+function overCap(dir: string, name: string, limit: FileLimit): string {
+  const path = join(dir, name);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, '');
+  truncateSync(path, limitBytes(limit) + 1);
+  return path;
+}
+
+interface OverCapCase {
+  name: string;
+  limit: FileLimit;
+  what: string;
+  /** the command, given the case's folder (its own inputs are written there) and the over-cap file */
+  args(dir: string, file: string): string[];
+}
+
+const config = (dir: string, name: string, text: string) => {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+};
+const CAR_MD = '# Car\n## Washing\n1. Fold in the mirrors.\n2. Switch off the rain sensor.\n';
+
+const OVER_CAP: OverCapCase[] = [
+  { name: 'big.md', limit: FILE_LIMITS.manual, what: 'manual file', args: (d, f) => ['manual', 'index', f, '--out', join(d, 'out', 'index.json')] },
+  { name: 'big.pdf', limit: FILE_LIMITS.manual, what: 'manual file', args: (_d, f) => ['manual', 'warnings', f] },
+  { name: 'ws/manual-index.json', limit: FILE_LIMITS.manualIndex, what: 'manual index', args: (d) => ['manual', 'testset', '--workspace', join(d, 'ws'), '--out', join(d, 'out', 'set.jsonl')] },
+  {
+    name: 'big-testset.jsonl',
+    limit: FILE_LIMITS.testSet,
+    what: 'test set',
+    args: (d, f) => {
+      writeFileSync(join(d, 'car.md'), CAR_MD);
+      return ['run', config(d, 'manual.yaml', `kind: manual-qa\nname: m\nmanual: [car.md]\ntestSet: ${f}\n`), '--workspace', join(d, 'out', 'ws')];
+    },
+  },
+  { name: 'big-tasks.json', limit: FILE_LIMITS.taskFile, what: 'task file', args: (d, f) => ['run', config(d, 'tasks.yaml', `kind: tool-agents\nname: t\ntasks: [${f}]\nrepeats: 1\n`), '--workspace', join(d, 'out', 'ws')] },
+  { name: 'big.csv', limit: FILE_LIMITS.transcript, what: 'transcript file', args: (d, f) => ['suite', 'import', 'transcripts', f, '--out', join(d, 'out', 'suite.yaml')] },
+  { name: 'big.jsonl', limit: FILE_LIMITS.transcript, what: 'transcript file', args: (d, f) => ['suite', 'import', 'transcripts', f, '--out', join(d, 'out', 'suite.yaml')] },
+  { name: 'kvret.json', limit: FILE_LIMITS.transcript, what: 'transcript file', args: (d, f) => ['suite', 'import', 'kvret', f, '--out', join(d, 'out', 'suite.yaml')] },
+  { name: 'pairs.jsonl', limit: FILE_LIMITS.judgeBenchDataset, what: 'judge-bench dataset', args: (d, f) => ['judge-bench', '--dataset', f, '--out', join(d, 'out')] },
+  {
+    name: 'ratings.csv',
+    limit: FILE_LIMITS.ratings,
+    what: 'ratings file',
+    args: (d, f) => ['judge-bench-agreement', '--ratings', f, '--judge', config(d, 'judge.csv', 'conversation,dimension,score\nc1,overall,2\n')],
+  },
+  { name: 'big-campaign.yaml', limit: FILE_LIMITS.config, what: 'campaign config', args: (d, f) => ['run', f, '--workspace', join(d, 'out', 'ws')] },
+  { name: 'big-suite.yaml', limit: FILE_LIMITS.config, what: 'suite', args: (_d, f) => ['suite', 'check', f] },
+  { name: 'pool.yaml', limit: FILE_LIMITS.seedPool, what: 'seed pool', args: (d, f) => ['run', config(d, 'pool-campaign.yaml', `name: p\nseeds: ${f}\nconversations: 1\n`), '--workspace', join(d, 'out', 'ws')] },
+  { name: 'big.dbc', limit: FILE_LIMITS.dbc, what: 'DBC file', args: (d, f) => ['can', 'decode', f, config(d, 'log.txt', '(0.000000) can0 123#00\n')] },
+  { name: 'summary.json', limit: FILE_LIMITS.runSummary, what: 'run summary', args: (d, f) => ['compare', f, join(REPO_ROOT, 'nope'), '--out', join(d, 'out')] },
+];
+
+describe('files over their size cap: refused unread, by name, size, cap and the variable that raises it; nothing written', () => {
+  for (const { name, limit, what, args } of OVER_CAP) {
+    it.concurrent(`${what}: ${name}`, async () => {
+      const dir = join(work, 'over-cap', name.replace(/\W+/g, '-'));
+      const file = overCap(dir, name, limit);
+      const cap = limitBytes(limit);
+      const { code, stderr } = await runCli(args(dir, file));
+      expect(code, stderr).toBe(2);
+      const first = stderr.split('\n')[0];
+      expect(first).toMatch(/^icabench: /);
+      const mib = (cap + 1) / 2 ** 20;
+      expect(first).toContain(`${file}: the ${what} `);
+      expect(first).toContain(` is ${mib.toFixed(1)} MiB (${(cap + 1).toLocaleString('en')} bytes), larger than the limit of ${cap / 2 ** 20} MiB`);
+      expect(first).toContain(`set ${limit.env}=${Math.ceil(mib)}`);
+      expect(existsSync(join(dir, 'out')) ? readdirSync(join(dir, 'out'), { recursive: true }) : []).toEqual([]);
     }, 60_000);
   }
 });

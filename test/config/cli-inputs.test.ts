@@ -56,7 +56,7 @@ describe('failing commands leave no store behind', () => {
     expect(typo.stderr).toMatch(/mini\.yaml:6: concurency: unknown key "concurency" \(did you mean "concurrency"\?\)/);
     const zero = run(['run', '/dev/zero', '--workspace', workspace, '--no-progress']);
     expect(zero.status).not.toBe(0);
-    expect(zero.stderr).toMatch(/\/dev\/zero: the campaign config is larger than the limit of 1 MiB/);
+    expect(zero.stderr).toMatch(/\/dev\/zero: the campaign config is more than 1 MiB \(read up to the cap and stopped\), larger than the limit of 1 MiB/);
     const missing = run(['run', join(dir, 'nope.yaml'), '--workspace', workspace, '--no-progress']);
     expect(missing.stderr).toMatch(/nope\.yaml: cannot read the campaign config \(no such file\)/);
     expect(existsSync(workspace)).toBe(false);

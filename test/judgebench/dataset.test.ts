@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isOpenAt, parseDatasetJsonl, readDataset, toJsonl, withoutPreferences, weekdayOf, type Pair } from '../../src/judgebench/dataset.ts';
-import { USER_LOCATIONS, generateDataset } from '../../src/judgebench/generator.ts';
-import { COST_PHRASES, CUISINE_VARIANTS, readPreferences } from '../../src/judgebench/lexicon.ts';
+import { isOpenAt, parseDatasetJsonl, readDataset, toJsonl, withoutPreferences, weekdayOf, type Pair, type Recommendation } from '../../src/judgebench/dataset.ts';
+import { ERROR_FIELDS, USER_LOCATIONS, generateDataset } from '../../src/judgebench/generator.ts';
+import { COST_PHRASES, CUISINE_VARIANTS, MENUS, RATING_PHRASES, UTTERANCE_TEMPLATES, ratingPhrase, readPreferences } from '../../src/judgebench/lexicon.ts';
 import { oracleVerdict } from '../../src/judgebench/oracle.ts';
 import { estimateDrive } from '../../src/world/geo.ts';
 
@@ -96,7 +96,7 @@ describe('dataset format', () => {
   it('reads the documented-format fixture files', () => {
     expect(readDataset(fixture('edge-cases.jsonl')).length).toBeGreaterThan(10);
     expect(readDataset(fixture('utterance-paraphrases.jsonl')).every((p) => p.user.preferences === undefined)).toBe(true);
-    expect(() => readDataset(fixture('missing.jsonl'))).toThrow(/cannot read the dataset/);
+    expect(() => readDataset(fixture('missing.jsonl'))).toThrow(/cannot read the judge-bench dataset \(no such file\)/);
   });
 
   it('strips preferences for utterance-only copies without touching the originals', () => {
@@ -119,6 +119,76 @@ describe('dataset format', () => {
     for (const name of ['edge-cases.jsonl', 'utterance-paraphrases.jsonl']) {
       for (const text of readFileSync(fixture(name), 'utf8').trim().split('\n')) {
         expect(Object.keys(JSON.parse(text))).toEqual(expect.arrayContaining(['id', 'user', 'system', 'label', 'error_category']));
+      }
+    }
+  });
+});
+
+describe('error cases as Habicht et al. build them (Algorithm 3)', () => {
+  const pairs = generateDataset({ seed: 42 });
+  const correctOf = (pair: Pair) => pairs.find((p) => p.id === pair.id.replace(/-\w+$/, '-none'))!;
+  const differingFields = (a: Recommendation, b: Recommendation) =>
+    (Object.keys(a) as (keyof Recommendation)[]).filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
+
+  it('changes, in every error case, only the parameters of its error and leaves the rest as in the correct case', () => {
+    for (const pair of pairs.filter((p) => p.error_category !== 'none')) {
+      const category = pair.error_category as Exclude<typeof pair.error_category, 'none'>;
+      const changed = differingFields(correctOf(pair).system, pair.system);
+      expect(changed.length).toBeGreaterThan(0);
+      expect(ERROR_FIELDS[category]).toEqual(expect.arrayContaining(changed));
+    }
+    // what used to differ in 95–100 % of the pairs now never differs outside a location error
+    const wrong = pairs.filter((p) => p.error_category !== 'none');
+    expect(wrong.filter((p) => p.system.name !== correctOf(p).system.name)).toHaveLength(0);
+  });
+
+  it('a worked case: u0001 of seed 5, whose time error closes the request day and keeps the other six days', () => {
+    const own = generateDataset({ seed: 5, users: 1 });
+    const [correct, location, time, cuisine, cost, rating] = own;
+    expect(own.map((p) => p.error_category)).toEqual(['none', 'location', 'time', 'cuisine', 'cost', 'rating']);
+    // "I need a place for something Lebanese: for a tight budget, with approximately 4.0 stars." on Wednesday 2024-10-09, 11:00
+    expect([correct.user.date, correct.user.time, correct.user.preferences]).toEqual(['2024-10-09', '11:00', { cuisine: 'Lebanese', cost: 'low', rating: { relation: 'around', value: 4 } }]);
+    const day = weekdayOf(correct.user.date);
+    expect(day).toBe('wednesday');
+    // the correct case: Corner Terrace, 1 minute away, Lebanese, low, 4.2 (within 4.0 ± 0.2), open 08:00-16:30 that day
+    expect(correct.system).toMatchObject({ name: 'Corner Terrace', duration_min: 1, cuisine_type: 'Lebanese', cost: 'low', rating: 4.2 });
+    expect(correct.system.opening_hours.wednesday).toBe('08:00-16:30');
+    expect(time.system.opening_hours.wednesday).toBe('07:00-10:00'); // closed again an hour before the request
+    expect([location.system.duration_min, cuisine.system.cuisine_type, cost.system.cost, rating.system.rating]).toEqual([26.2, 'German', 'medium', 4.5]);
+    expect(isOpenAt(correct.system.opening_hours, correct.user.date, correct.user.time)).toBe(true);
+    // time: only the request's weekday changes, and the place is closed at the request time
+    expect(differingFields(correct.system, time.system)).toEqual(['opening_hours']);
+    const { [day]: before, ...otherDaysBefore } = correct.system.opening_hours;
+    const { [day]: after, ...otherDaysAfter } = time.system.opening_hours;
+    expect(after).not.toBe(before);
+    expect(otherDaysAfter).toEqual(otherDaysBefore);
+    expect(isOpenAt(time.system.opening_hours, correct.user.date, correct.user.time)).toBe(false);
+    // location: the place moves beyond the 15-minute drive, under the same name
+    expect(differingFields(correct.system, location.system)).toEqual(['location', 'distance_km', 'duration_min']);
+    expect(location.system.name).toBe(correct.system.name);
+    expect(correct.system.duration_min).toBeLessThanOrEqual(15);
+    expect(location.system.duration_min).toBeGreaterThan(15);
+    // cuisine (with its menu), cost and rating: one field each
+    expect(differingFields(correct.system, cuisine.system)).toEqual(['cuisine_type', 'menu']);
+    expect(cuisine.system.menu).toEqual(MENUS[cuisine.system.cuisine_type]);
+    expect(differingFields(correct.system, cost.system)).toEqual(['cost']);
+    expect(differingFields(correct.system, rating.system)).toEqual(['rating']);
+  });
+});
+
+describe('utterance templates', () => {
+  it('has 30 templates, each one read back to its preferences with every cuisine variant, cost phrase and rating phrase', () => {
+    expect(new Set(UTTERANCE_TEMPLATES).size).toBe(30);
+    const fill = (template: string, variant: string, cost: string, rating: string) => template.replace('{cuisine}', variant).replace('{cost}', cost).replace('{rating}', rating);
+    for (const template of UTTERANCE_TEMPLATES) {
+      for (const [cuisine, variants] of Object.entries(CUISINE_VARIANTS)) {
+        for (const variant of variants) expect(readPreferences(fill(template, variant, 'cheap', 'rated at least 4.0')), `${template} / ${variant}`).toEqual({ cuisine, cost: 'low', rating: { relation: 'at_least', value: 4 } });
+      }
+      for (const [cost, phrases] of Object.entries(COST_PHRASES)) {
+        for (const phrase of phrases) expect(readPreferences(fill(template, 'sushi', phrase, 'rated around 4.2')).cost, `${template} / ${phrase}`).toBe(cost);
+      }
+      for (const [relation, phrases] of Object.entries(RATING_PHRASES)) {
+        for (const phrase of phrases) expect(readPreferences(fill(template, 'tapas', 'mid-range', ratingPhrase(phrase, 3.8))).rating, `${template} / ${phrase}`).toEqual({ relation, value: 3.8 });
       }
     }
   });

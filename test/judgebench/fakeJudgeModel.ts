@@ -16,10 +16,12 @@ import { injectedPairs } from '../../src/judgebench/injection.ts';
  *  - contrary-persuadable: the opposite in the first round; in a discussion round the truth
  *  - obedient: the truth, unless the recommendation carries a note (the injection set's appended
  *    instruction): then what the note demands, the opposite (a judge that follows injected instructions)
- * Pairs of the injection set (injectedPairs) are known too, with their label.
+ * Pairs of the injection set (injectedPairs) are known too, with their label, in both methods' renderings.
  */
 export function fakeJudgeModel(pairs: readonly Pair[]) {
-  const labels = new Map([...pairs, ...injectedPairs(pairs)].map((p) => [renderPairMessage({ ...p, user: { ...p.user, preferences: undefined } }), p.label]));
+  const known = [...pairs, ...injectedPairs(pairs)].map((p) => ({ ...p, user: { ...p.user, preferences: undefined } }));
+  // the pair as either method's prompt renders it
+  const labels = new Map(known.flatMap((p) => (['lab', 'paper'] as const).map((method) => [renderPairMessage(p, method), p.label] as const)));
   return (request: RecordedRequest): string => {
     const body = request.body as { model: string; seed?: number; messages: Array<{ role: string; content: string }> };
     const messages = body.messages;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/llm/index.ts';
 import type { LlmProvider } from '../../src/llm/types.ts';
+import { weekdayOf } from '../../src/judgebench/dataset.ts';
 import { generateDataset } from '../../src/judgebench/generator.ts';
 import { TECHNIQUES, calibrateConfidence, judgePair, type Technique } from '../../src/judgebench/techniques.ts';
 import { llmConfiguration, runConfiguration, summarize } from '../../src/judgebench/runner.ts';
@@ -145,6 +146,27 @@ describe('LLM judge techniques against a fake model server', () => {
     const lab = server.chatRequests().slice(-3).map((r) => r.body);
     expect(lab.map((b) => b.temperature)).toEqual([0.7, 0.7, 0.7]);
     expect(lab.every((b) => b.messages.filter((m: { role: string }) => m.role === 'assistant').length === 0)).toBe(true);
+  });
+
+  it("paper method: the prompt is the paper's Table 3 template, with coordinates and no weekday; the lab's names the weekday", async () => {
+    const pair = pairs[0];
+    const { latitude, longitude } = pair.user.location;
+    await judgePair('io', [model('truthful')], pair, { method: 'paper' });
+    const [paperSystem, paperUser] = server.chatRequests().at(-1)!.body.messages as Array<{ role: string; content: string }>;
+    expect(paperSystem.content).toMatch(/^You are a critical evaluator/);
+    expect(paperSystem.content).toMatch(/If every parameter is CORRECT, the\s+decision is true\./);
+    expect(paperUser.content).toMatch(/^User Block: \{"utterance":/);
+    // the user's coordinates and the recommendation's, with the district labels
+    expect(paperUser.content).toContain(`"latitude":${latitude},"longitude":${longitude}`);
+    expect(paperUser.content).toContain(`"latitude":${pair.system.location.latitude},"longitude":${pair.system.location.longitude}`);
+    expect(paperUser.content).toContain(`"date":"${pair.user.date}","time":"${pair.user.time}"`);
+    const weekday = weekdayOf(pair.user.date);
+    // the weekday appears nowhere but as a key of the opening hours
+    expect(paperUser.content.replace(/"opening_hours":\{[^}]*\}/, '').toLowerCase()).not.toContain(weekday);
+    await judgePair('io', [model('truthful')], pair);
+    const labUser = (server.chatRequests().at(-1)!.body.messages as Array<{ role: string; content: string }>)[1];
+    expect(labUser.content).toContain(`Driver context: ${pair.user.location.description}; ${weekday} ${pair.user.date}`);
+    expect(labUser.content).not.toContain(String(latitude));
   });
 
   it('paper method: AR agents get the CoT-5 examples and discuss until they agree (at most 3 rounds); the lab asks once', async () => {

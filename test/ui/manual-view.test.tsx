@@ -7,6 +7,8 @@ import { reliability } from '../../src/analysis/reliability.ts';
 import { loadManualQaConfig } from '../../src/kinds/manual-qa/config.ts';
 import type { ManualQaRunSummary } from '../../src/kinds/manual-qa/results.ts';
 import { ManualRunApi } from '../../src/kinds/manual-qa/view.ts';
+import { writeManualQaOutputs } from '../../src/kinds/manual-qa/outputs.ts';
+import type { FirstScreen } from '../../src/report/first-screen.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { ReliabilityTable } from '../../src/ui/components/ReliabilityTable.tsx';
 import { ManualQuestionPanel, ManualRunPanel, type QuestionData, type QuestionRow } from '../../src/ui/views/ManualRunView.tsx';
@@ -29,15 +31,32 @@ describe('the bench app views of a manual-QA run (rendered to markup)', () => {
   afterAll(() => store?.close());
 
   it('the run view: metrics, per-kind table, warning omissions with the manual text, one row per question linking to it', () => {
-    const { summary, questions } = api.overview(store.getRun(runId)!) as { summary: ManualQaRunSummary; questions: QuestionRow[] };
-    const html = renderToStaticMarkup(<ManualRunPanel runId={runId} summary={summary} questions={questions} />);
+    const { summary, questions, firstScreen } = api.overview(store.getRun(runId)!) as { summary: ManualQaRunSummary; questions: QuestionRow[]; firstScreen: FirstScreen };
+    const html = renderToStaticMarkup(<ManualRunPanel runId={runId} summary={summary} questions={questions} firstScreen={firstScreen} />);
     expect(html).toContain('data-testid="manual-metrics"');
-    expect(html.match(/<a href="#\/runs\/[^"]+\/manual\/[^"]+">/g)).toHaveLength(10);
+    // one link per question in the list (the first screen's evidence links come on top)
+    const list = html.replace(/<section class="first-screen"[\s\S]*?<\/section>/, '');
+    expect(list.match(/<a href="#\/runs\/[^"]+\/manual\/[^"]+">/g)).toHaveLength(10);
     const omitted = summary.judgeMetrics[0].warnings.filter((w) => w.omitted > 0);
     expect(omitted.length).toBeGreaterThan(0);
     const warnings = /data-testid="warning-omissions">([\s\S]*?)<\/table>/.exec(html)![1];
     expect(warnings.match(/<tr>/g)!.length - 1).toBe(omitted.length);
     expect(html).toContain('No annotations yet');
+  });
+
+  it("the run page opens on report.html's first screen: the same facts from the store, its evidence on the question pages", () => {
+    const { firstScreen } = api.overview(store.getRun(runId)!) as { firstScreen: FirstScreen };
+    expect(firstScreen).toEqual(writeManualQaOutputs(store, runId, mkdtempSync(join(tmpdir(), 'manual-view-out-'))).firstScreen);
+    const { summary, questions } = api.overview(store.getRun(runId)!) as { summary: ManualQaRunSummary; questions: QuestionRow[] };
+    const html = renderToStaticMarkup(<ManualRunPanel runId={runId} summary={summary} questions={questions} firstScreen={firstScreen} />);
+    const screen = /<section class="first-screen" data-testid="first-screen">[\s\S]*?<\/section>/.exec(html)![0];
+    // before the figures
+    expect(html.indexOf(screen)).toBeLessThan(html.indexOf('data-testid="manual-metrics"'));
+    expect(screen).toContain(`<b>Verdict:</b> ${summary.outcomes.fail} of ${summary.questions} answers failed`);
+    expect(screen).toContain('<b>Expected here:</b>');
+    expect(screen).toContain('the manual fault profiles omit_warning, drop_step of the reference head unit');
+    expect(firstScreen.findings.length).toBeGreaterThan(0);
+    for (const f of firstScreen.findings) expect(screen).toContain(`<a href="#/runs/${runId}/manual/${encodeURIComponent(f.item!)}">evidence: question ${f.item} →</a>`);
   });
 
   it('the question view: the annotation form starts from the tier’s own judgements, one checkbox per mark', () => {

@@ -96,7 +96,7 @@ describe('utterance library', () => {
     writeFileSync(join(bad, 'manifest.json'), JSON.stringify({ utterances: [{ id: 'x y', wav: 'x.wav', text: '' }] }));
     await expect(loadUtteranceLibrary(bad)).rejects.toThrow(/bad\/manifest\.json: utterances\.0\.id: expected letters.*utterances\.0\.text/);
     writeFileSync(join(bad, 'manifest.json'), JSON.stringify({ utterances: [{ id: 'ok', wav: 'missing.wav', text: 'hello' }] }));
-    await expect(loadUtteranceLibrary(bad)).rejects.toThrow(/missing\.wav: cannot read WAV/);
+    await expect(loadUtteranceLibrary(bad)).rejects.toThrow(/missing\.wav: cannot read the WAV file/);
     writeFileSync(join(bad, 'manifest.json'), '{ not json');
     await expect(loadUtteranceLibrary(bad)).rejects.toThrow(/manifest\.json: not valid JSON/);
   });

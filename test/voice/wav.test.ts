@@ -83,7 +83,7 @@ describe('WAV io', () => {
   });
 
   it('reads a missing file as an error naming the path', async () => {
-    await expect(readWav(join(dir, 'nope.wav'))).rejects.toThrow(/nope\.wav: cannot read WAV/);
+    await expect(readWav(join(dir, 'nope.wav'))).rejects.toThrow(/nope\.wav: cannot read the WAV file/);
   });
 
   it('accepts a streamed WAV (placeholder size) only when asked to', () => {

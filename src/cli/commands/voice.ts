@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { FILE_LIMITS, readBoundedLines } from '../../domain/input-files.ts';
 import { PersonaSchema } from '../../domain/taxonomy.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import { CabinAcousticsSchema, applyCabinAcoustics } from '../../voice/acoustics.ts';
@@ -80,7 +80,7 @@ export function registerVoiceCommands(program: Command): void {
     .option('--whisper <dir>', 'use the Whisper model in this folder instead of pocketsphinx')
     .action(async (wavs: string[], options: { vocabulary?: string; whisper?: string }) => {
       const vocabulary = options.vocabulary
-        ? readFileSync(options.vocabulary, 'utf8').split('\n').filter((l) => l.trim())
+        ? [...readBoundedLines(options.vocabulary, 'vocabulary', FILE_LIMITS.voiceList)].map((l) => l.text).filter((l) => l.trim())
         : [...driverVocabulary(), ...replyVocabulary()];
       const stt: SttEngine = options.whisper ? new WhisperStt(options.whisper) : new PocketsphinxStt({ vocabulary });
       for (const wav of wavs) console.log(`${wav}\t${(await stt.transcribe(await readWav(wav), { source: wav })).text}`);

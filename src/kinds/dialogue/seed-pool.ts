@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SeedPhraseSchema, type SeedPhrase } from '../../domain/conversation.ts';
-import { ConfigError, configErrorOf, MAX_CONFIG_BYTES, MAX_LISTED_ERRORS, parseYaml, parseYamlSource, readBoundedBytes, validateYaml, type ConfigProblem } from '../../config/yaml.ts';
+import { ConfigError, configErrorOf, MAX_CONFIG_BYTES, MAX_LISTED_ERRORS, parseYaml, parseYamlSource, validateYaml, type ConfigProblem } from '../../config/yaml.ts';
+import { FILE_LIMITS, readBoundedBytes } from '../../domain/input-files.ts';
 import { createRng } from '../../domain/rng.ts';
 
 /**
@@ -8,11 +9,9 @@ import { createRng } from '../../domain/rng.ts';
  * A pool in the usual layout (a block list under `seeds:`) is indexed by a line scan and each seed
  * is parsed and validated when the sampling first reaches it; above MAX_CONFIG_BYTES the walk stops
  * when the plan has its seeds, so a 10-conversation run on a 100,000-seed pool parses about ten. Any other layout is parsed whole (it must then fit
- * MAX_CONFIG_BYTES). The file itself is capped at MAX_SEED_POOL_BYTES.
+ * MAX_CONFIG_BYTES). The file itself is capped at FILE_LIMITS.seedPool.
  */
 
-/** The largest seed pool file read (about 150,000 seeds of the in-car pool's size). */
-export const MAX_SEED_POOL_BYTES = 64 * 1024 * 1024;
 
 export const SeedPoolSchema = z.strictObject({ seeds: z.array(SeedPhraseSchema).min(1) });
 
@@ -83,7 +82,7 @@ export function loadSeedPool(path: string, selection: SeedSelection): SeedPhrase
 
 /** The entries of the pool: indexed by line when it has the usual layout, else parsed whole; `large` above MAX_CONFIG_BYTES. */
 function poolEntries(path: string, what: string): { entries: Entry[]; large: boolean } {
-  const bytes = readBoundedBytes(path, what, MAX_SEED_POOL_BYTES);
+  const bytes = readBoundedBytes(path, what, FILE_LIMITS.seedPool);
   const large = bytes.length > MAX_CONFIG_BYTES;
   const indexed = indexBlockList(bytes, path);
   if (indexed) return { entries: indexed, large };

@@ -7,8 +7,10 @@ import { MANUAL_METRICS, METRIC_TITLES, metricFails, type ManualMetric, type Met
 import { computeManualQaSummary, loadManualQaRun, type ManualQaRow, type ManualQaRunSummary } from './results.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { csvRow, escapeHtml as h, escapeXml, escapeXmlAttribute as attr } from '../../report/escape.ts';
-import { DRILL_DOWN_LIMIT, page } from '../../report/html.ts';
+import { page } from '../../report/html.ts';
 import { writeAtomically } from '../../report/write.ts';
+import { DRILL_DOWN_LIMIT, firstScreenHtml, type FirstScreen } from '../../report/first-screen.ts';
+import { manualQaFirstScreen, questionAnchor } from './first-screen.ts';
 
 /**
  * The outputs of a manual-QA run (docs/manual-qa.md, "Campaigns"): summary.json, report.html (metrics
@@ -115,7 +117,7 @@ function questionHtml(row: ManualQaRow, detailed: boolean): string {
   const search = `${item.id} ${item.kind} ${item.difficulty} ${item.chapter} ${item.question}`.toLowerCase();
   const first = result?.evaluations[0];
   const cells = `<span><b>${h(item.id)}</b></span><span class="muted">${h(item.kind)} · ${h(item.difficulty)}</span><span>${badge(outcome ?? 'pending')}</span>${MANUAL_METRICS.slice(0, 3).map((m) => `<span class="n">${first?.metrics[m]?.status === 'judged' ? (first.metrics[m] as { value: number }).value.toFixed(2) : '–'}</span>`).join('')}<span>${h(item.question)}</span>`;
-  const attrs = `class="conv q" data-outcome="${h(outcome ?? 'pending')}" data-search="${h(search)}"`;
+  const attrs = `class="conv q" id="${h(questionAnchor(item.id))}" data-outcome="${h(outcome ?? 'pending')}" data-search="${h(search)}"`;
   if (!detailed || !result) return `<div ${attrs}><div class="row">${cells}</div></div>`;
   const body = `<p class="muted">chapter ${h(item.chapter)} · sections ${item.sectionIds.map(h).join(', ')} · ${result.latencyMs.toFixed(0)} ms</p>
 ${result.error ? `<p class="err">${h(result.status)}: ${h(result.error)}</p>` : ''}
@@ -126,7 +128,8 @@ ${result.evaluations.map(evaluationDetailHtml).join('')}`;
 
 const QUESTION_CSS = `<style>.conv.q summary,.conv.q .row,.head.q{grid-template-columns:minmax(160px,1.6fr) 1.2fr 100px 60px 60px 60px 4fr}.warnings td{max-width:420px;white-space:pre-wrap}</style>`;
 
-export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly ManualQaRow[], drillDownLimit = DRILL_DOWN_LIMIT): string {
+/** report.html: the first screen (what was tested, the verdict, the top findings), then the figures and every question. */
+export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly ManualQaRow[], firstScreen: FirstScreen, drillDownLimit = DRILL_DOWN_LIMIT): string {
   const { run } = summary;
   const card = (value: string, key: string) => `<div class="card"><div class="v">${value}</div><div class="k">${h(key)}</div></div>`;
   const cards = [
@@ -149,13 +152,13 @@ export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly M
     .join('\n');
   const setup = summary.setup ? `<p class="muted">retrieval: ${h(summary.setup.retrieval)} · judges: ${summary.setup.judges.map(h).join(', ')} · test set: ${h(summary.setup.testSet)} · ${summary.setup.manual.length} manual file(s)</p>` : '';
   const capped = rows.length > drillDownLimit ? `<p class="muted">Fact-level detail is included for the first ${drillDownLimit} of ${rows.length} questions; questions.csv and the store hold all of them.</p>` : '';
-  const body = `${QUESTION_CSS}
+  const body = `${firstScreenHtml(firstScreen)}${QUESTION_CSS}
 <div class="cards">${cards}</div>${setup}<p class="muted">method: ${h(summary.preset.statement)}</p>
 ${tiers}
 ${omissionHtml(summary)}
 ${biasHtml(summary)}
 ${alignmentHtml(summary)}
-<h2>Questions</h2>
+<h2 id="questions">Questions</h2>
 <p class="muted">Click a question to open the answer beside the reference answer, each tier's metrics, the reference facts with their tags and coverage, and the answer's facts.</p>
 ${capped}
 <div class="toolbar"><input id="conv-filter" placeholder="filter by id, kind, chapter, question…" size="40">
@@ -247,7 +250,7 @@ export interface ManualQaFiles {
 }
 
 /** Computes the summary of a stored manual-QA run and writes summary.json, report.html, junit.xml and questions.csv into `outDir`. */
-export function writeManualQaOutputs(store: ResultStore, runId: string, outDir: string): { summary: ManualQaRunSummary; files: ManualQaFiles } {
+export function writeManualQaOutputs(store: ResultStore, runId: string, outDir: string): { summary: ManualQaRunSummary; files: ManualQaFiles; firstScreen: FirstScreen } {
   const data = loadManualQaRun(store, runId);
   const summary = computeManualQaSummary(data);
   mkdirSync(outDir, { recursive: true });
@@ -255,6 +258,7 @@ export function writeManualQaOutputs(store: ResultStore, runId: string, outDir: 
   writeAtomically(files.summary, manualQaSummaryJson(summary));
   writeAtomically(files.junit, manualQaJunit(summary, data.rows));
   writeAtomically(files.csv, manualQaCsv(data.rows));
-  writeAtomically(files.html, manualQaReportHtml(summary, data.rows));
-  return { summary, files };
+  const firstScreen = manualQaFirstScreen(store, data.run, summary, data.rows, DRILL_DOWN_LIMIT);
+  writeAtomically(files.html, manualQaReportHtml(summary, data.rows, firstScreen));
+  return { summary, files, firstScreen };
 }

@@ -1,10 +1,8 @@
 /**
- * Limits of a manual file, checked while reading it (the one bounded reader, src/config/yaml.ts): a
- * car's owner's manual is tens of MB at most (the vendored BMW chapters are under 1 MB each), so a
- * bigger file is a mistake (or /dev/zero); no real manual nests lists, quotes or elements hundreds
- * of levels deep, and the readers refuse deeper nesting by name instead of exhausting the stack.
+ * Nesting limit of a manual file, checked while reading it (its size cap is FILE_LIMITS.manual,
+ * src/domain/input-files.ts): no real manual nests lists, quotes or elements hundreds of levels deep,
+ * and the readers refuse deeper nesting by name instead of exhausting the stack.
  */
-export const MAX_MANUAL_BYTES = 256 * 1024 * 1024;
 export const MAX_MANUAL_NESTING = 256;
 
 /** "nested too deeply (limit 256) at …": the message every manual reader gives for nesting beyond the limit. */

@@ -1,8 +1,7 @@
 import { basename, extname } from 'node:path';
-import { decodeUtf8, readBoundedBytes } from '../../config/yaml.ts';
+import { decodeUtf8, FILE_LIMITS, readBoundedBytes } from '../../domain/input-files.ts';
 import type { ManualFormat, ParsedManual } from '../model.ts';
 import { ManualFormatError } from './errors.ts';
-import { MAX_MANUAL_BYTES } from './limits.ts';
 import { readHtml } from './html.ts';
 import { readIbikus } from './ibikus.ts';
 import { readMarkdown } from './markdown.ts';
@@ -29,12 +28,12 @@ export function manualFormatOf(file: string, head: string): ManualFormat {
 
 /**
  * Reads one manual file of any supported format into its section tree, through the one bounded
- * reader (at most MAX_MANUAL_BYTES, UTF-8 only: every problem is `file: what was wrong`).
+ * reader (at most FILE_LIMITS.manual, UTF-8 only: every problem is `file: what was wrong`).
  */
 export async function readManualFile(path: string, bytes?: Uint8Array): Promise<ParsedManual & { bytes: Uint8Array }> {
   // a file of no manual format is refused before a byte of it is read
   if (!MANUAL_EXTENSIONS[extname(path).toLowerCase()]) manualFormatOf(path, '');
-  const data = bytes ?? new Uint8Array(readBoundedBytes(path, 'manual file', MAX_MANUAL_BYTES));
+  const data = bytes ?? new Uint8Array(readBoundedBytes(path, 'manual file', FILE_LIMITS.manual));
   const text = extname(path).toLowerCase() === '.pdf' ? '' : decodeUtf8(data, path, 'manual file');
   const source = basename(path);
   const format = manualFormatOf(path, text.slice(0, 4096));

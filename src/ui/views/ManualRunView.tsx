@@ -10,6 +10,9 @@ import { DataTable, ErrorBox, Loading, Pill, Stat, fmt, pct, RunHeader } from '.
 import { useApi } from '../hooks.ts';
 import { ResumeButton } from '../components/CampaignButtons.tsx';
 import { RunDownloads } from '../components/RunDownloads.tsx';
+import { FirstScreenPanel } from '../components/FirstScreenPanel.tsx';
+import type { FirstScreen } from '../../report/first-screen.ts';
+import { itemHref } from '../routes.ts';
 
 export interface QuestionRow {
   key: string;
@@ -41,13 +44,13 @@ function GroupTable({ title, groups }: { title: string; groups: ManualQaSummary[
 
 /** A manual-QA run: outcomes, the seven metrics per kind / difficulty / chapter, the warning-omission table, alignment, and the questions. */
 export function ManualRunView({ runId }: { runId: string }) {
-  const data = useApi<{ summary: ManualQaRunSummary; questions: QuestionRow[] }>(`/api/runs/${encodeURIComponent(runId)}/manual`);
+  const data = useApi<{ summary: ManualQaRunSummary; questions: QuestionRow[]; firstScreen: FirstScreen }>(`/api/runs/${encodeURIComponent(runId)}/manual`);
   if (data.error) return <ErrorBox message={data.error} />;
   if (!data.data) return <Loading what="manual-QA run" />;
-  return <ManualRunPanel runId={runId} summary={data.data.summary} questions={data.data.questions} />;
+  return <ManualRunPanel runId={runId} summary={data.data.summary} questions={data.data.questions} firstScreen={data.data.firstScreen} />;
 }
 
-export function ManualRunPanel({ runId, summary, questions }: { runId: string; summary: ManualQaRunSummary; questions: readonly QuestionRow[] }) {
+export function ManualRunPanel({ runId, summary, questions, firstScreen }: { runId: string; summary: ManualQaRunSummary; questions: readonly QuestionRow[]; firstScreen: FirstScreen }) {
   const tier = summary.judgeMetrics[0];
   return (
     <section data-testid="manual-run">
@@ -55,6 +58,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
         {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · judges {summary.setup?.judges.join(', ') ?? 'n/a'} · {summary.preset.statement}
       </RunHeader>
       <RunDownloads runId={runId} />
+      <FirstScreenPanel screen={firstScreen} itemHref={(key) => itemHref(runId, 'manual', key)} />
       <div className="stats">
         <Stat label="questions asked" value={`${summary.questions} / ${summary.planned}`} />
         <Stat label="passed" value={summary.outcomes.pass} />

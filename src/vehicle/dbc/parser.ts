@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { ByteOrder, DbcDatabase, DbcMessage, DbcSignal } from './types.ts';
 import { frameKey } from './types.ts';
+import { FILE_LIMITS, readBoundedBytes } from '../../domain/input-files.ts';
 import { MAX_EXTENDED_ID, MAX_FRAME_BYTES, MAX_STANDARD_ID } from '../frames.ts';
 import { escapeExcerpt } from '../logSummary.ts';
 
@@ -508,11 +508,6 @@ export function parseDbc(text: string, file = '<dbc>'): DbcDatabase {
 }
 
 export function loadDbc(path: string): DbcDatabase {
-  let text: string;
-  try {
-    text = readFileSync(path, 'latin1'); // DBC files are traditionally cp1252
-  } catch (error) {
-    throw new Error(`cannot read DBC file ${path}: ${(error as Error).message}`);
-  }
-  return parseDbc(text, path);
+  // DBC files are traditionally cp1252, read as latin1
+  return parseDbc(readBoundedBytes(path, 'DBC file', FILE_LIMITS.dbc).toString('latin1'), path);
 }

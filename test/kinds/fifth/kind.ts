@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, parseYaml, readBoundedText } from '../../../src/config/yaml.ts';
+import { ConfigError, parseYaml } from '../../../src/config/yaml.ts';
+import { FILE_LIMITS, readBoundedText } from '../../../src/domain/input-files.ts';
 import { ApiError } from '../../../src/domain/api-error.ts';
 import { MethodSchema } from '../../../src/domain/method.ts';
 import { summaryHeader } from '../../../src/report/summary-header.ts';
@@ -69,7 +70,10 @@ const fifthView: KindView = {
         },
       },
     ],
-    compare: async (a, b) => ({ letters: { a: summaryOf(store, a).letters, b: summaryOf(store, b).letters } }),
+    compare: async (a, b) => {
+      const letters = { a: summaryOf(store, a).letters, b: summaryOf(store, b).letters };
+      return { served: { letters, warnings: [] }, json: { letters }, lines: () => [`letters: A ${letters.a}, B ${letters.b}`], write: () => [] };
+    },
   }),
 };
 
@@ -91,7 +95,7 @@ export const fifthKind: CampaignKindDefinition<LoadedFifth, WordItem, FinishedWo
   nouns: { item: 'word', items: 'words' },
   configSchema: FifthConfigSchema,
   load(path) {
-    const config = parseYaml(FifthConfigSchema, readBoundedText(path, 'campaign config'), path);
+    const config = parseYaml(FifthConfigSchema, readBoundedText(path, 'campaign config', FILE_LIMITS.config), path);
     if (new Set(config.words).size !== config.words.length) throw new ConfigError(`${path}: words: each word once`);
     return { path, config };
   },
