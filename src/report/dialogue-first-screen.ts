@@ -1,7 +1,7 @@
 import type { ConversationResult } from '../domain/conversation.ts';
 import { describeFailOn, FAILURE_LABELS, LABEL_SEVERITY, SEVERITIES, type FailureLabel } from '../domain/taxonomy.ts';
 import type { RunSummary } from '../analysis/profile.ts';
-import { findingsOf } from '../analysis/verdict.ts';
+import { findingsOf, type CombinedVerdict } from '../analysis/verdict.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { conversationAnchor, testedFromFacts, type FirstScreen, type InjectedFaults, type TopFinding } from './first-screen.ts';
@@ -38,11 +38,11 @@ export function findingExamples(drillDownLimit: number): ConversationCollector<F
   let seen = 0;
   let completed = 0;
   return {
-    add(result: ConversationResult) {
+    add(result: ConversationResult, combined?: CombinedVerdict) {
       seen += 1;
       if (result.status === 'completed') completed += 1;
       const firstByLabel = new Map<FailureLabel, { turn: number; evidence: string }>();
-      for (const finding of findingsOf(result.turns)) if (!firstByLabel.has(finding.label)) firstByLabel.set(finding.label, finding);
+      for (const finding of combined?.findings ?? findingsOf(result.turns)) if (!firstByLabel.has(finding.label)) firstByLabel.set(finding.label, finding);
       for (const [label, finding] of firstByLabel) {
         const entry = labels.get(label) ?? { conversations: 0, example: null };
         entry.conversations += 1;

@@ -144,7 +144,7 @@ class SummaryCache {
   constructor(private readonly store: ResultStore) {}
 
   get(run: RunRecord): Promise<RunSummary> {
-    const stamp = `${run.stored}:${run.status}:${this.store.countRunFacts(run.id)}`;
+    const stamp = this.store.runStamp(run);
     const hit = this.cache.get(run.id);
     if (hit && hit.stamp === stamp) return hit.summary;
     const summary = summarizeRun(this.store, run.id, { yieldEvery: SUMMARY_SLICE });

@@ -29,18 +29,19 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   nouns: { item: 'question', items: 'questions' },
   configSchema: ManualQaConfigSchema,
   load: loadManualQaConfig,
-  modelRefs: (config) => config.judges.filter((ref) => ref !== 'oracle'),
+  modelRefs: (config) => [...config.judges.filter((ref) => ref !== 'oracle'), ...(config.generate ? [config.generate.model] : [])],
   pathFields: (config) => [
     ...config.manual.map((path, i): PathField<ManualQaConfig> => ({ field: `manual.${i}`, path, kind: 'read', rewrite: (c, p) => (c.manual[i] = p) })),
     ...(config.testSet ? [{ field: 'testSet', path: config.testSet, kind: 'read', rewrite: (c, p) => (c.testSet = p) } satisfies PathField<ManualQaConfig>] : []),
     ...(config.embeddingModel ? [{ field: 'embeddingModel', path: config.embeddingModel, kind: 'read', rewrite: (c, p) => (c.embeddingModel = p) } satisfies PathField<ManualQaConfig>] : []),
     ...config.judges.flatMap((ref, i) => modelRefPathFields<ManualQaConfig>(`judges.${i}`, ref, (c, r) => (c.judges[i] = r))),
+    ...(config.generate ? modelRefPathFields<ManualQaConfig>('generate.model', config.generate.model, (c, r) => (c.generate!.model = r)) : []),
     ...headUnitPathFields(config),
     ...llmPathFields(config),
   ],
-  async plan(loaded) {
+  async plan(loaded, log) {
     const { plannedQuestions } = await import('./campaign.ts');
-    return (await plannedQuestions(loaded)).items.map((item) => ({ key: item.id, item }));
+    return (await plannedQuestions(loaded, log)).map((item) => ({ key: item.id, item }));
   },
   open: async (loaded, options) => (await import('./campaign.ts')).openManualQaRig(loaded, options),
   storage: {

@@ -78,7 +78,7 @@ function alignmentHtml(summary: ManualQaRunSummary): string {
     `<tr><td>${h(name)}</td><td class="n">${s ? num(s.precision) : '–'}</td><td class="n">${s ? num(s.recall) : '–'}</td><td class="n">${s ? num(s.f1) : '–'}</td></tr>`;
   return `<h2>Human alignment (${h(a.tier)} vs ${a.raters} rater(s), ${a.annotations} annotations)</h2><div class="grid"><div class="panel"><table><thead><tr><th>metric</th><th class="n">Pearson r</th><th class="n">n</th><th class="n">ICC(3,1) raters</th><th class="n">n</th></tr></thead><tbody>${rows}</tbody></table></div>
 <div class="panel"><table><thead><tr><th>tag / label</th><th class="n">precision</th><th class="n">recall</th><th class="n">F1</th></tr></thead><tbody>${tag('essential', a.report.tags.essential)}${tag('safety-critical', a.report.tags.safetyCritical)}${tag('confidence', a.report.binary.confidence)}${tag('actionability', a.report.binary.actionability)}</tbody></table><p class="note">The tier's tags and binary labels against the raters' majority label.</p></div>
-<div class="panel"><h3>Test-set generator</h3><table><tbody><tr><td>reference facts on the question (relevance)</td><td class="n">${pct(a.report.testSet.relevance.value)}</td><td class="n">n ${a.report.testSet.relevance.n}</td></tr><tr><td>reference facts the manual states (correctness)</td><td class="n">${pct(a.report.testSet.correctness.value)}</td><td class="n">n ${a.report.testSet.correctness.n}</td></tr></tbody></table><p class="note">Raters' marks on the reference facts, averaged over raters (GEAR's Table 3).</p></div></div>`;
+<div class="panel"><h3>Test-set generator</h3><table><tbody><tr><td>raters' own essential facts the reference states (completeness)</td><td class="n">${pct(a.report.testSet.completeness.value)}</td><td class="n">n ${a.report.testSet.completeness.n}</td></tr><tr><td>reference facts on the question (relevance)</td><td class="n">${pct(a.report.testSet.relevance.value)}</td><td class="n">n ${a.report.testSet.relevance.n}</td></tr><tr><td>reference facts the manual states (correctness)</td><td class="n">${pct(a.report.testSet.correctness.value)}</td><td class="n">n ${a.report.testSet.correctness.n}</td></tr></tbody></table><p class="note">Raters' marks on the reference facts, averaged over raters (GEAR's Table 3).</p></div></div>`;
 }
 
 function biasHtml(summary: ManualQaRunSummary): string {
@@ -88,6 +88,17 @@ function biasHtml(summary: ManualQaRunSummary): string {
     .map(([m, b]) => `<tr><td>${h(METRIC_TITLES[m as keyof typeof METRIC_TITLES])}</td><td class="n">${b!.p === null ? '–' : b!.p.toFixed(3)}</td><td class="n">${b!.h === null ? '–' : b!.h.toFixed(2)}</td><td>${Object.entries(b!.n).map(([t, n]) => `${h(t)} ${n}`).join(', ')}</td></tr>`)
     .join('');
   return `<h2>Evaluator bias (Kruskal–Wallis across the evaluator tiers)</h2><div class="panel"><table><thead><tr><th>metric</th><th class="n">p</th><th class="n">H</th><th>judged answers per tier</th></tr></thead><tbody>${rows}</tbody></table><p class="note">p &lt; 0.05: the tiers score the same answers differently (GEAR §4.5). – : fewer than two tiers judged the metric, or every value is tied.</p></div>`;
+}
+
+function familyBiasHtml(summary: ManualQaRunSummary): string {
+  const bias = summary.familyBias;
+  if (!bias) return '';
+  const title = `<h2>Evaluator bias (GEAR: the assistant's family${bias.assistantFamily ? ` ${h(bias.assistantFamily)}` : ''} as evaluator vs each other family)</h2>`;
+  if (bias.undecided) return `${title}<div class="panel"><p>Not tested: ${h(bias.undecided)}.</p></div>`;
+  const metrics = Object.keys(bias.pairs[0].metrics) as (keyof (typeof bias.pairs)[number]['metrics'])[];
+  const head = bias.pairs.map((p) => `<th class="n">${h(bias.sameFamily!)} vs ${h(p.other)} (${h(p.otherFamily)}): p</th>`).join('');
+  const rows = metrics.map((m) => `<tr><td>${h(METRIC_TITLES[m])}</td>${bias.pairs.map((p) => `<td class="n">${p.metrics[m].p === null ? '–' : p.metrics[m].p!.toFixed(3)} <span class="muted">(n ${p.metrics[m].n.same}/${p.metrics[m].n.other})</span></td>`).join('')}</tr>`).join('');
+  return `${title}<div class="panel"><table><thead><tr><th>metric</th>${head}</tr></thead><tbody>${rows}</tbody></table><p class="note">Kruskal–Wallis of the two evaluators' scores of the same answers (GEAR §4.5, Table 7); p &lt; 0.05: they score them differently. – : a side judged nothing, or every value is tied.</p></div>`;
 }
 
 /** The fact-level evidence of one evaluation: reference facts with their tags and coverage, answer facts with their judgements. */
@@ -156,7 +167,7 @@ export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly M
 <div class="cards">${cards}</div>${setup}<p class="muted">method: ${h(summary.preset.statement)}</p>
 ${tiers}
 ${omissionHtml(summary)}
-${biasHtml(summary)}
+${biasHtml(summary)}${familyBiasHtml(summary)}
 ${alignmentHtml(summary)}
 <h2 id="questions">Questions</h2>
 <p class="muted">Click a question to open the answer beside the reference answer, each tier's metrics, the reference facts with their tags and coverage, and the answer's facts.</p>

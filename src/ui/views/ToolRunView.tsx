@@ -8,7 +8,7 @@ import { useApi } from '../hooks.ts';
 import { RunDownloads } from '../components/RunDownloads.tsx';
 import { FirstScreenPanel } from '../components/FirstScreenPanel.tsx';
 import type { FirstScreen } from '../../report/first-screen.ts';
-import { itemHref } from '../routes.ts';
+import { pageItemHref, type KindPage } from '../kind-page.ts';
 
 /** One task of a tool-agents run as GET /api/runs/:id/tool-agents lists it (src/server/tool-runs.ts). */
 export interface ToolTaskRow {
@@ -48,7 +48,7 @@ export function ToolRunPanel({ runId, summary, tasks, firstScreen }: { runId: st
         {summary.run.id} · {summary.run.status} · agent {summary.agent ?? 'none ran'} · {summary.preset.statement}
       </RunHeader>
       <RunDownloads runId={runId} />
-      <FirstScreenPanel screen={firstScreen} itemHref={(key) => itemHref(runId, 'tool-agents', key)} />
+      <FirstScreenPanel screen={firstScreen} itemHref={(key) => pageItemHref(TOOL_AGENTS_PAGE, runId, key)} />
       <div className="stats">
         <Stat label="task trials" value={`${summary.trials} / ${summary.planned}`} />
         <Stat label="R = 1" value={successes} testId="tool-successes" />
@@ -210,3 +210,12 @@ export function ToolTrialPanel({ runId, outcome, result: r }: { runId: string; o
     </section>
   );
 }
+
+/** The tool-agents page (a kind's view names it `tool-agents`): the run at `#/runs/<id>/tool-agents`, a trial at `…/tool-agents/<key>`. */
+export const TOOL_AGENTS_PAGE: KindPage = {
+  name: 'tool-agents',
+  run: 'tool-agents',
+  items: 'tool-agents',
+  RunView: ToolRunView,
+  ItemView: ({ runId, itemKey }) => <ToolTrialView runId={runId} trialKey={itemKey} />,
+};
