@@ -393,7 +393,8 @@ export class ResultStore {
            WHERE c.run_id = ? AND c.status = ? ORDER BY p.ordinal`,
         )
         .all(runId, status) as ConversationDbRow[];
-      const forgotten = rows.filter((row) => forget(this.toResult(runId, row)));
+      const turns = this.turnsOf(rows);
+      const forgotten = rows.filter((row) => forget(this.toResult(runId, row, turns.get(row.id) ?? [])));
       const remove = this.prepared('DELETE FROM conversations WHERE id = ?');
       for (const row of forgotten) remove.run(row.id);
       return forgotten.map((row) => row.key);
