@@ -42,11 +42,23 @@ const markdownSection = (n: number) =>
 const htmlSection = (n: number) =>
   `<h2>Climate control ${n}</h2><p>The system keeps the cabin at the set temperature; press AUTO to let it choose the air flow.</p><ol><li>Press the AUTO button.</li><li>Turn the knob to the temperature.</li></ol>\n`;
 
-/** A PDF of text pages (Helvetica, 40 lines a page) of about `bytes`. */
+/** A PDF of text pages (Helvetica, 40 lines a page) of at most `bytes`. */
 function writePdf(path: string, bytes: number): number {
   const page = (n: number) =>
     Array.from({ length: 40 }, (_, line) => `BT /F1 10 Tf 72 ${760 - line * 18} Td (Climate control ${n}.${line}: press AUTO to let the system choose the air flow.) Tj ET`).join('\n');
-  const pages = Math.max(1, Math.floor((bytes - 1000) / (Buffer.byteLength(page(0)) + 300)));
+  let pages = Math.max(1, Math.floor(bytes / Buffer.byteLength(page(0))));
+  let body = pdfOf(page, pages);
+  // the first guess leaves out the objects around each page's text: shrink until it fits
+  while (body.length > bytes && pages > 1) {
+    pages = Math.max(1, Math.floor(pages * (bytes / body.length) * 0.999));
+    body = pdfOf(page, pages);
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, body);
+  return body.length;
+}
+
+function pdfOf(page: (n: number) => string, pages: number): Buffer {
   const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '', '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>'];
   const kids: string[] = [];
   for (let n = 0; n < pages; n++) {
@@ -68,8 +80,7 @@ function writePdf(path: string, bytes: number): number {
   parts.push(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`);
   parts.push(`trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${offset}\n%%EOF\n`);
   const body = Buffer.from(parts.join(''), 'latin1');
-  writeFileSync(path, body);
-  return body.length;
+  return body;
 }
 
 /** A small manual's chunks and questions, the material the index and test-set generators repeat. */
@@ -177,7 +188,7 @@ export const CAP_CASES: CapCase[] = [
     limit: FILE_LIMITS.transcript,
     file: 'transcripts.csv',
     stream: true,
-    writeValid: async (path, cap) => writeUpTo(path, cap, (n) => `c${Math.floor(n / 10)},"Find a cafe near the station, please (${n})",30,D\n`, 'conversation,user,speed_kmh,gear\n'),
+    writeValid: async (path, cap) => writeUpTo(path, cap, (n) => `c${Math.floor(n / 50)},"Find a cafe near the station, please (${n})",30,D\n`, 'conversation,user,speed_kmh,gear\n'),
     read: async (path) => {
       const { importTranscripts } = await import('../src/suite/import.ts');
       return `${importTranscripts(path).conversations.length} conversations`;
@@ -188,7 +199,7 @@ export const CAP_CASES: CapCase[] = [
     limit: FILE_LIMITS.transcript,
     file: 'transcripts.jsonl',
     stream: true,
-    writeValid: async (path, cap) => writeUpTo(path, cap, (n) => `${JSON.stringify({ conversation: `c${Math.floor(n / 10)}`, user: `Find a cafe near the station, please (${n})`, speed_kmh: 30, gear: 'D' })}\n`),
+    writeValid: async (path, cap) => writeUpTo(path, cap, (n) => `${JSON.stringify({ conversation: `c${Math.floor(n / 50)}`, user: `Find a cafe near the station, please (${n})`, speed_kmh: 30, gear: 'D' })}\n`),
     read: async (path) => {
       const { importTranscripts } = await import('../src/suite/import.ts');
       return `${importTranscripts(path).conversations.length} conversations`;
@@ -200,8 +211,12 @@ export const CAP_CASES: CapCase[] = [
     file: 'kvret.json',
     stream: true,
     writeValid: async (path, cap) => {
-      const dialogues = JSON.parse(readFileSync(join(ROOT, 'data/kvret/kvret_dev_excerpt.json'), 'utf8')) as unknown[];
-      return writeUpTo(path, cap, (n) => `${n ? ',\n' : ''}${JSON.stringify(dialogues[n % dialogues.length])}`, '[', ']\n');
+      const dialogues = JSON.parse(readFileSync(join(ROOT, 'data/kvret/kvret_dev_excerpt.json'), 'utf8')) as Array<{ scenario: { uuid: string } }>;
+      const dialogue = (n: number) => {
+        const original = dialogues[n % dialogues.length];
+        return { ...original, scenario: { ...original.scenario, uuid: `${original.scenario.uuid}-${n}` } };
+      };
+      return writeUpTo(path, cap, (n) => `${n ? ',\n' : ''}${JSON.stringify(dialogue(n))}`, '[', ']\n');
     },
     read: async (path) => {
       const { importKvret } = await import('../src/suite/import.ts');
@@ -283,6 +298,7 @@ export const CAP_CASES: CapCase[] = [
       const samples = new Int16Array(Math.floor((cap - 44) / 2));
       for (let i = 0; i < samples.length; i++) samples[i] = Math.round(8000 * Math.sin(i / 7));
       const wav = encodeWav(pcm16(samples));
+      mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, wav);
       return wav.length;
     },

@@ -126,7 +126,7 @@ async function capTable(dir: string, self: string, only: string[]): Promise<void
     const [over, stream, valid] = ['over', 'stream', 'valid'].map(run);
     const refusedOk = over.detail.startsWith('refused: ') && stream.detail.startsWith('refused: ');
     console.log(
-      `${testCase.name.padEnd(33)} ${String(cap).padStart(7)} | ${cell(over)} | ${cell(stream).padEnd(17)} | ${(files.validBytes / 2 ** 20).toFixed(1)} MiB in ${(valid.ms / 1000).toFixed(1)} s: ${cell(valid)}, ${valid.detail.slice(0, 60)}${refusedOk ? '' : `  (NOT refused: ${over.detail.slice(0, 60)} / ${stream.detail.slice(0, 60)})`}`,
+      `${testCase.name.padEnd(33)} ${String(cap).padStart(7)} | ${cell(over)} | ${cell(stream).padEnd(17)} | ${(files.validBytes / 2 ** 20).toFixed(1)} MiB in ${(valid.ms / 1000).toFixed(1)} s: ${cell(valid)}, ${valid.detail.slice(0, valid.detail.startsWith("refused") ? 300 : 60)}${refusedOk ? '' : `  (NOT refused: ${over.detail.slice(0, 60)} / ${stream.detail.slice(0, 60)})`}`,
     );
   }
 }
