@@ -72,7 +72,7 @@ describe('the bad-file corpus: every reader refuses, says where on the first lin
       expect(stdout).toBe('');
       // nothing half-written: no suite, no index, no run outputs
       expect(existsSync(out) ? readdirSync(out).filter((f) => f !== 'ws') : []).toEqual([]);
-    }, 60_000);
+    }, 180_000);
   }
 });
 
@@ -145,6 +145,6 @@ describe('files over their size cap: refused unread, by name, size, cap and the 
       expect(first).toContain(` is ${mib.toFixed(1)} MiB (${(cap + 1).toLocaleString('en')} bytes), larger than the limit of ${cap / 2 ** 20} MiB`);
       expect(first).toContain(`set ${limit.env}=${Math.ceil(mib)}`);
       expect(existsSync(join(dir, 'out')) ? readdirSync(join(dir, 'out'), { recursive: true }) : []).toEqual([]);
-    }, 60_000);
+    }, 180_000);
   }
 });
