@@ -133,7 +133,21 @@ async function manualRows(dir: string): Promise<string[][]> {
   return [
     ['Beyranvand et al.', `Fig. 5 metric means, ${tier?.tier ?? 'n/a'} tier`, 'per evaluator (Fig. 5)', Object.entries(metrics).map(([m, a]) => `${m} ${num(a.mean)}`).join(', ') || 'n/a'],
     ['Beyranvand et al.', 'image-based questions', 'part of the test set', 'not reproducible offline (the vendored manual has no images)'],
+    ['Beyranvand et al.', 'evaluation set: one question per section', '716 of 2,967 text questions', await onePerSectionCount(dir)],
+    ['Beyranvand et al.', 'test-set generator (two calls per question)', '3,202 QA pairs (GPT-4o)', 'needs a local model (`generate.model`, `icabench manual generate --model`)'],
+    ['Beyranvand et al.', 'Table 7 evaluator bias, same vs other family', 'p 0.00–0.92', `needs local models: ${(summary.familyBias as Json | undefined)?.undecided ?? 'n/a'}`],
   ];
+}
+
+/** The deterministic test set of the vendored manual, all of it and one question per section (`icabench manual testset`). */
+async function onePerSectionCount(dir: string): Promise<string> {
+  const count = async (name: string, extra: string[]) => {
+    const out = join(dir, name);
+    await cli(['manual', 'testset', join(root, 'data/bmw-manual/xml'), '--out', out, ...extra], dir);
+    return readFileSync(out, 'utf8').split('\n').filter(Boolean).length;
+  };
+  const [all, one] = [await count('all.jsonl', []), await count('one.jsonl', ['--one-per-section'])];
+  return `${one} of ${all} deterministic questions (one per main section)`;
 }
 
 /** Kirmayr et al. (CAR-bench): the replay agent on the vendored train split. */

@@ -85,8 +85,7 @@ export const DiversityPopulationSchema = z.enum(['failing', 'findings']);
 export type DiversityPopulation = z.infer<typeof DiversityPopulationSchema>;
 
 /** Whether a conversation belongs to a population. */
-export function inPopulation(result: ConversationResult, population: DiversityPopulation): boolean {
-  const combined = combinedVerdict(result);
+export function inPopulation(result: ConversationResult, population: DiversityPopulation, combined = combinedVerdict(result)): boolean {
   return population === 'failing' ? combined.outcome === 'fail' : result.status === 'completed' && combined.findings.length > 0;
 }
 
@@ -340,10 +339,10 @@ export async function analyseDiversity(
 export function diversityCollector(run: string) {
   const items: Record<DiversityPopulation, DiversityItem[]> = { failing: [], findings: [] };
   return {
-    add(result: ConversationResult) {
+    add(result: ConversationResult, combined = combinedVerdict(result)) {
       let item: DiversityItem | null = null;
       for (const population of DiversityPopulationSchema.options) {
-        if (!inPopulation(result, population)) continue;
+        if (!inPopulation(result, population, combined)) continue;
         item ??= { key: result.spec.key, run, text: renderConversation(result) };
         items[population].push(item);
       }

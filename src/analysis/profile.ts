@@ -437,15 +437,23 @@ function summaryOfTally(tally: RunTally, run: RunInfo | undefined, options: { sa
  * combinedVerdict (precedence and the critical-failure gate), so a failure seen by two judges is counted once.
  */
 export function computeRunSummary(conversations: Iterable<ConversationResult>, run?: RunInfo, options: { safety?: SafetyPolicy } = {}): RunSummary {
+  const summary = runSummaryTally();
+  for (const result of conversations) summary.add(result, combinedVerdict(result));
+  return summary.finish(run, options);
+}
+
+/** computeRunSummary fed one conversation at a time, with the combined verdict the caller's pass computed once for every collector. */
+export function runSummaryTally() {
   const tally = emptyRunTally();
-  for (const result of conversations) {
-    tally.coverage.add(result);
-    const combined = combinedVerdict(result);
-    tallyConversationVerdict(tally, result, combined);
-    const distinct = tallyTurns(tally, result);
-    tally.perConversation.push(perConversationRow(result, combined, distinct));
-  }
-  return summaryOfTally(tally, run, options);
+  return {
+    add(result: ConversationResult, combined: CombinedVerdict): void {
+      tally.coverage.add(result);
+      tallyConversationVerdict(tally, result, combined);
+      const distinct = tallyTurns(tally, result);
+      tally.perConversation.push(perConversationRow(result, combined, distinct));
+    },
+    finish: (run?: RunInfo, options: { safety?: SafetyPolicy } = {}): RunSummary => summaryOfTally(tally, run, options),
+  };
 }
 
 const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);

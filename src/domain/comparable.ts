@@ -10,8 +10,18 @@ import type { ConversationSpec } from './conversation.ts';
 export function compareRefusal(kind: string, groups: readonly (readonly string[])[], other?: string | null): string | null {
   const family = groups.find((kinds) => kinds.includes(kind));
   if (!family) return `a ${kind} run is not compared (its summary and report hold the figures); the app compares ${groups.map((g) => `two ${orList(g)} runs`).join(', or ')}`;
-  if (other && !family.includes(other)) return `a ${kind} run compares with ${family.length === 1 ? `another ${kind} run` : `a ${family.join(', ')} run`}, not with a ${other} run`;
+  if (other && !family.includes(other)) return `${comparesWith(kind, family)}, not with a ${other} run`;
   return null;
+}
+
+/** "a tool-agents run compares with another tool-agents run", "a live run compares with a dialogue, suite, live run" */
+export function comparesWith(kind: string, family: readonly string[]): string {
+  return `a ${kind} run compares with ${family.length === 1 ? `another ${kind} run` : `a ${family.join(', ')} run`}`;
+}
+
+/** The warnings of a comparison as the compare page and `icabench compare` say them; null when there are none. */
+export function comparisonWarningsText(warnings: readonly string[]): string | null {
+  return warnings.length ? `Read these side by side with care: ${warnings.join('; ')}.` : null;
 }
 
 /** "a", "a or b", "a, b or c" */

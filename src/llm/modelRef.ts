@@ -135,3 +135,20 @@ export const JudgeRefInputSchema = z
 export function resolveRefAgainst(ref: string, baseDir: string): string {
   return ref.startsWith('gguf:') ? `gguf:${resolve(baseDir, ref.slice('gguf:'.length))}` : ref;
 }
+
+/**
+ * The model family of a model reference, for GEAR's evaluator-bias test (an evaluator of the assistant's own family
+ * against the others): the leading letters of the model's name, lower-cased — "ollama:qwen2.5:14b" → qwen,
+ * "openai-compat:…#gpt-4o" → gpt, "gguf:models/Llama-3.1-8B.gguf" → llama, "deepseek-r1" → deepseek. Null for a
+ * reference that is not a single model (a deterministic tier, a technique judge) or whose name opens with no letter.
+ */
+export function modelFamily(ref: string): string | null {
+  let parsed: ModelRef;
+  try {
+    parsed = parseModelRef(ref);
+  } catch {
+    return null;
+  }
+  const name = parsed.provider === 'gguf' ? (parsed.path.split(/[\\/]/).at(-1) ?? '') : parsed.model;
+  return /^[a-z]+/i.exec(name)?.[0].toLowerCase() ?? null;
+}

@@ -134,14 +134,18 @@ function contextLine(context: ContextVector, before: ContextVector | undefined):
 /**
  * Every model call of a conversation shows the dialogue so far, so a turn is rendered once per call after it
  * (quadratic in the turns); each turn's block is kept with the record instead, and reused while the record still
- * has the same index, utterance, reply and context line it was rendered from.
+ * has the same index, utterance, reply, context and turn before it was rendered from (so a hit computes nothing,
+ * not even the context line).
  */
-const renderedTurns = new WeakMap<ShownTurn, { index: number; utterance: ShownTurn['utterance']; reply: ShownTurn['reply']; context: string; block: string }>();
+const renderedTurns = new WeakMap<
+  ShownTurn,
+  { index: number; utterance: ShownTurn['utterance']; reply: ShownTurn['reply']; context: ContextVector; before: ContextVector | undefined; block: string }
+>();
 
 function turnBlock(turn: ShownTurn, before: ShownTurn | undefined): string {
-  const context = contextLine(turn.context, before?.context);
   const kept = renderedTurns.get(turn);
-  if (kept && kept.index === turn.index && kept.utterance === turn.utterance && kept.reply === turn.reply && kept.context === context) return kept.block;
+  if (kept && kept.index === turn.index && kept.utterance === turn.utterance && kept.reply === turn.reply && kept.context === turn.context && kept.before === before?.context) return kept.block;
+  const context = contextLine(turn.context, before?.context);
   // how to use a reference is said where one is shown (imports, pins), so no other prompt pays for it
   const reference = turn.utterance.reference
     ? `\nRecorded reference reply, evidence of a correct answer (a reply contradicting what it commits to fails that request, one in other words does not; safety and stated constraints come first): ${delimitUntrusted('reference_reply', turn.utterance.reference)}`
@@ -150,7 +154,7 @@ function turnBlock(turn: ShownTurn, before: ShownTurn | undefined): string {
   const block =
     `Turn ${turn.index + 1} · ${context}\nDriver: ${JSON.stringify(turn.utterance.text)}\n${asks ? `The words: ${asks}\n` : ''}` +
     `${delimitUntrusted('head_unit_reply', replyData(turn.reply, 1500, turn.context.date))}${reference}`;
-  renderedTurns.set(turn, { index: turn.index, utterance: turn.utterance, reply: turn.reply, context, block });
+  renderedTurns.set(turn, { index: turn.index, utterance: turn.utterance, reply: turn.reply, context: turn.context, before: before?.context, block });
   return block;
 }
 

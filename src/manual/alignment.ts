@@ -27,6 +27,11 @@ export const FactAnnotationSchema = z
         .strict(),
     ),
     answerFacts: z.array(z.object({ factId: z.string(), relevant: z.boolean(), correct: z.boolean() }).strict()),
+    /**
+     * the rater's own key facts for the question (GEAR's Table 3: annotators answered each question themselves), each
+     * tagged essential or not and marked when the reference answer states it; absent when the rater wrote none
+     */
+    ownFacts: z.array(z.object({ text: z.string().trim().min(1).max(2000), essential: z.boolean(), inReference: z.boolean() }).strict()).max(100).optional(),
     /** the rater's binary labels of the whole answer (GEAR's Table 6); absent in annotations made before they existed */
     confidence: z.boolean().optional(),
     actionability: z.boolean().optional(),
@@ -60,10 +65,11 @@ export interface AlignmentReport {
   /** the tier's binary confidence / actionability against the raters' majority label (positive class: 1), over items both exist for */
   binary: { confidence: ClassificationScores | null; actionability: ClassificationScores | null };
   /**
-   * the test-set generator against the raters (GEAR's Table 3): the share of reference facts the raters found on the
-   * question (relevance) and stated by the manual (correctness), averaged over raters; n = facts marked
+   * the test-set generator against the raters (GEAR's Table 3): the share of the raters' own essential key facts the
+   * reference states (completeness), of reference facts the raters found on the question (relevance) and stated by
+   * the manual (correctness), each averaged over raters; n = facts marked
    */
-  testSet: { relevance: { value: number | null; n: number }; correctness: { value: number | null; n: number } };
+  testSet: { completeness: { value: number | null; n: number }; relevance: { value: number | null; n: number }; correctness: { value: number | null; n: number } };
 }
 
 function finiteOrNull(x: number): number | null {
@@ -87,6 +93,54 @@ export function evaluatorBias(tiers: ReadonlyArray<{ tier: string; evaluations: 
     out[metric] = { p: test ? finiteOrNull(test.p) : null, h: test ? finiteOrNull(test.h) : null, n };
   }
   return out;
+}
+
+/** One metric of a family pair: Kruskal–Wallis of the two evaluators' values on the same answers. */
+export interface PairTest {
+  p: number | null;
+  h: number | null;
+  /** judged answers: by the same-family evaluator, by the other one */
+  n: { same: number; other: number };
+}
+
+/** GEAR's evaluator-bias test (§4.5, Tables 7, 9, 10): the assistant's own family as evaluator against each other family. */
+export interface FamilyBias {
+  assistantFamily: string | null;
+  /** each judge tier's model family (null: not a model, e.g. the deterministic tier) */
+  families: Record<string, string | null>;
+  /** the judge tier of the assistant's family */
+  sameFamily: string | null;
+  pairs: Array<{ other: string; otherFamily: string; metrics: Record<(typeof RATED_METRICS)[number], PairTest> }>;
+  /** why no pair could be tested (no assistant family, no evaluator of it, no evaluator of another family) */
+  undecided: string | null;
+}
+
+/**
+ * Evaluator bias as GEAR tests it: the answers of an assistant of family F scored by the evaluator of family F against
+ * the same answers scored by each evaluator of another family, one Kruskal–Wallis test per pair and metric (p < 0.05:
+ * the two evaluators score the answers differently). Without the assistant's family, an evaluator of it, or one of
+ * another family, no pair is tested and `undecided` says why — never "no bias".
+ */
+export function familyBias(assistantFamily: string | null, tiers: ReadonlyArray<{ tier: string; family: string | null; evaluations: readonly ManualEvaluation[] }>): FamilyBias {
+  const families = Object.fromEntries(tiers.map((t) => [t.tier, t.family]));
+  const same = assistantFamily === null ? undefined : tiers.find((t) => t.family === assistantFamily);
+  const others = tiers.filter((t) => t.family !== null && t.family !== assistantFamily);
+  const base = { assistantFamily, families, sameFamily: same?.tier ?? null, pairs: [] };
+  if (assistantFamily === null) return { ...base, undecided: "the assistant's model family is not set (assistantFamily in the config)" };
+  if (!same) return { ...base, undecided: `no judge tier of the assistant's family (${assistantFamily})` };
+  if (others.length === 0) return { ...base, undecided: `no judge tier of another model family than ${assistantFamily}` };
+  const judged = (t: { evaluations: readonly ManualEvaluation[] }, metric: ManualMetric) => t.evaluations.flatMap((e) => (e.metrics[metric]?.status === 'judged' ? [(e.metrics[metric] as { value: number }).value] : []));
+  const pairs = others.map((other) => {
+    const metrics = {} as FamilyBias['pairs'][number]['metrics'];
+    for (const metric of RATED_METRICS) {
+      const a = judged(same, metric);
+      const b = judged(other, metric);
+      const test = a.length && b.length && new Set([...a, ...b]).size > 1 ? kruskalWallis([a, b]) : null;
+      metrics[metric] = { p: test ? finiteOrNull(test.p) : null, h: test ? finiteOrNull(test.h) : null, n: { same: a.length, other: b.length } };
+    }
+    return { other: other.tier, otherFamily: other.family!, metrics };
+  });
+  return { ...base, pairs, undecided: null };
 }
 
 /** Compares one evaluator tier's evaluations (by item id) with the raters' annotations. */
@@ -144,17 +198,21 @@ export function alignmentReport(evaluations: ReadonlyMap<string, ManualEvaluatio
     }
     binary[metric] = tier.length ? precisionRecallF1(tier, human) : null;
   }
-  const testSetShare = (field: 'relevantToQuestion' | 'correctInManual') => {
-    const perRater = raters
-      .map((r) => annotations.filter((a) => a.rater === r).flatMap((a) => a.referenceFacts.map((f) => f[field])).filter((v): v is boolean => v !== undefined))
-      .filter((marks) => marks.length > 0);
+  // each rater's share over all the marks they made, then the mean over the raters who made any
+  const meanOverRaters = (marksOf: (a: FactAnnotation) => Array<boolean | undefined>) => {
+    const perRater = raters.map((r) => annotations.filter((a) => a.rater === r).flatMap(marksOf).filter((v): v is boolean => v !== undefined)).filter((marks) => marks.length > 0);
     return { value: perRater.length ? mean(perRater.map((marks) => marks.filter(Boolean).length / marks.length)) : null, n: perRater.reduce((n, marks) => n + marks.length, 0) };
   };
+  const testSetShare = (field: 'relevantToQuestion' | 'correctInManual') => meanOverRaters((a) => a.referenceFacts.map((f) => f[field]));
   return {
     pearson: pearsonOut,
     icc: iccOut,
     binary,
-    testSet: { relevance: testSetShare('relevantToQuestion'), correctness: testSetShare('correctInManual') },
+    testSet: {
+      completeness: meanOverRaters((a) => (a.ownFacts ?? []).filter((f) => f.essential).map((f) => f.inReference)),
+      relevance: testSetShare('relevantToQuestion'),
+      correctness: testSetShare('correctInManual'),
+    },
     tags: {
       essential: predicted.essential.length ? precisionRecallF1(predicted.essential, actual.essential) : null,
       safetyCritical: predicted.safetyCritical.length ? precisionRecallF1(predicted.safetyCritical, actual.safetyCritical) : null,

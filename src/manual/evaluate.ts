@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ManualCorpus } from './corpus.ts';
 import { MANUAL_METRICS, MetricValueSchema, type ManualMetric, type MetricValue } from './model.ts';
 import type { ReferenceFact, TestItem } from './testset.ts';
+import type { Method } from '../domain/method.ts';
 import { BASE_IMPERATIVE_VERBS, dice, firstWord, hazardTerms, hedgesIn, isListedLine, normalise, splitSentences, termRecall, termSet } from './text.ts';
 
 /** An atomic fact of the assistant's answer, as the tier that split it saw it. */
@@ -111,7 +112,8 @@ function increasingRun(values: readonly number[]): Set<number> {
  *   of the manual's sentences) and, if it is a step, in the manual's order; an instruction the manual
  *   does not give is incorrect; other unmatched sentences stay undecided;
  * - confidence: 0 when a hedge ("maybe", "I think" …) appears outside what the manual says;
- * - actionability (questions with steps): 1 when the answer gives at least one of the manual's steps;
+ * - actionability (questions with steps): 1 when the answer gives at least one of the manual's steps; with
+ *   `method: paper`, on every question: 1 when it gives at least one reference fact (paperActionability);
  * - relevance: an answer sentence is on the question when it covers a reference fact or at least half of its
  *   terms are the question's or its manual sections'; off it when at most a fifth are (a refusal such as
  *   "Sorry, I couldn't find that in the owner's manual.", a sentence about another topic); in between it stays
@@ -123,7 +125,11 @@ export class DeterministicManualEvaluator {
   private readonly sentences: string[] = [];
   private readonly postings = new Map<string, number[]>();
 
-  constructor(private readonly corpus: ManualCorpus) {
+  /** `method: paper` judges actionability on every question, as GEAR does (any fact of the manual the answer gives); the lab where the question asks for steps */
+  constructor(
+    private readonly corpus: ManualCorpus,
+    private readonly method: Method = 'lab',
+  ) {
     this.verbs = new Set<string>(BASE_IMPERATIVE_VERBS);
     for (const chunk of corpus.chunks) for (const step of chunk.steps) this.verbs.add(firstWord(step));
     const seen = new Set<string>();
@@ -171,7 +177,7 @@ export class DeterministicManualEvaluator {
     return {
       tier: 'oracle',
       outcome: 'judged',
-      metrics: manualMetrics(item, units, covering.coverage, answerFacts),
+      metrics: { ...manualMetrics(item, units, covering.coverage, answerFacts), ...(this.method === 'paper' ? { actionability: paperActionability(item, covering.coverage) } : {}) },
       referenceFacts: facts.map((f) => ({ id: f.id, text: f.text, essential: f.essential, safetyCritical: f.safetyCritical })),
       coverage: facts.map((f) => covering.coverage.get(f.id)!),
       answerFacts,
@@ -277,6 +283,17 @@ function coverWarnings(covering: Covering, item: TestItem, units: Unit[]): void 
     const own = best.run.filter((u) => termRecall(u.terms, terms) >= 0.5);
     cover(covering, fact, best.score >= MATCHING.warningRecall ? own : [], best.score);
   }
+}
+
+/**
+ * GEAR's actionability (Fig. 15) read lexically, for every question: the answer is actionable when it gives at least one
+ * fact of the reference — a step as an instruction, a statement of the manual, a warning to heed; an answer that gives
+ * none of them (a refusal, "the manual does not cover this", another topic) is not.
+ */
+function paperActionability(item: TestItem, coverage: ReadonlyMap<string, FactCoverage>): MetricValue {
+  if (item.facts.length === 0) return { status: 'not_judged', reason: 'the reference answer has no facts to act on' };
+  const given = item.facts.filter((f) => coverage.get(f.id)?.covered === true);
+  return judged(given.length ? 1 : 0, given.length ? `gives ${given.length} of the reference's facts (${[...new Set(given.map((f) => f.role))].join(', ')}) to act on` : 'gives none of the reference facts: nothing to act on');
 }
 
 /** The metrics of one answer from its coverage and its judged sentences. */

@@ -24,7 +24,8 @@ export const MANUAL_PROMPTS = {
   /** paper: the answer's facts against the reference key facts, "not mentioned" ones left out (GEAR Fig. 11) */
   correctnessFacts: 'manual/correctness-facts.v1',
   confidence: 'manual/confidence.v1',
-  actionability: 'manual/actionability.v1',
+  /** GEAR Fig. 15: instructions, recommendations, warnings, next steps or insight that informs action; "I don't know" is not actionable */
+  actionability: 'manual/actionability.v2',
   /** Test Set Generator, call 1: questions from the main section */
   generateQuestions: 'manual/generate-questions.v2',
   /** Test Set Generator, call 2: one question's answer from the main and the two related sections */

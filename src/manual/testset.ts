@@ -6,6 +6,7 @@ import { describeZodError, ValidationError } from '../domain/validation.ts';
 import type { ManualCorpus } from './corpus.ts';
 import { DifficultySchema, QuestionKindSchema, WarningTypeSchema, type Difficulty, type ManualChunk, type QuestionKind } from './model.ts';
 import { splitSentences, termSet } from './text.ts';
+import { createRng } from '../domain/rng.ts';
 
 /** One atomic fact of a reference answer, with GEAR's tags. */
 export const ReferenceFactSchema = z.object({
@@ -233,4 +234,16 @@ function disambiguate(items: TestItem[]): TestItem[] {
     });
   }
   return out;
+}
+
+/**
+ * One question per manual section, as GEAR builds its evaluation set ("we sampled one question per semantic section"):
+ * the questions grouped by their main section (the first of `sectionIds`), one picked per section with a seeded draw,
+ * in the order the sections first appear.
+ */
+export function onePerSection(items: readonly TestItem[], seed: number): TestItem[] {
+  const bySection = new Map<string, TestItem[]>();
+  for (const item of items) bySection.set(item.sectionIds[0], [...(bySection.get(item.sectionIds[0]) ?? []), item]);
+  const rng = createRng(seed);
+  return [...bySection.values()].map((group) => (group.length === 1 ? group[0] : rng.shuffle(group)[0]));
 }

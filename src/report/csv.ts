@@ -1,6 +1,7 @@
 import type { ConversationResult } from '../domain/conversation.ts';
 import { combinedVerdict, turnLabels } from '../analysis/verdict.ts';
 import { csvRow } from './escape.ts';
+import { RowSpool } from './spool.ts';
 
 export const CONVERSATION_CSV_COLUMNS = [
   'key',
@@ -26,13 +27,17 @@ export const CONVERSATION_CSV_COLUMNS = [
 
 /** conversations.csv: one row per conversation; labels and strategies joined with ";". */
 export class ConversationCsvWriter {
-  private readonly rows: string[] = [csvRow(CONVERSATION_CSV_COLUMNS)];
+  private readonly rows: RowSpool;
 
-  add(result: ConversationResult): void {
-    const combined = combinedVerdict(result);
+  /** `path`: the CSV to write; its rows are spooled beside it as they come */
+  constructor(path: string) {
+    this.rows = new RowSpool(path);
+  }
+
+  add(result: ConversationResult, combined = combinedVerdict(result)): void {
     const labels = [...new Set(result.turns.flatMap((t) => turnLabels(t).map((l) => l.label)))];
     const strategies = [...new Set(result.turns.flatMap((t) => (t.utterance.strategy ? [t.utterance.strategy] : [])))];
-    this.rows.push(
+    this.rows.add(
       csvRow([
         result.spec.key,
         result.spec.seed.id,
@@ -57,7 +62,11 @@ export class ConversationCsvWriter {
     );
   }
 
-  toString(): string {
-    return this.rows.join('');
+  write(): void {
+    this.rows.writeAround(csvRow(CONVERSATION_CSV_COLUMNS), '');
+  }
+
+  discard(): void {
+    this.rows.discard();
   }
 }

@@ -1,7 +1,7 @@
 import type { ConversationResult } from '../domain/conversation.ts';
 import { describeFailOn, FAILURE_LABELS, LABEL_SEVERITY, SEVERITIES, type FailureLabel } from '../domain/taxonomy.ts';
 import type { RunSummary } from '../analysis/profile.ts';
-import { findingsOf } from '../analysis/verdict.ts';
+import { findingsOf, type CombinedVerdict } from '../analysis/verdict.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { conversationAnchor, testedFromFacts, type FirstScreen, type InjectedFaults, type TopFinding } from './first-screen.ts';
@@ -21,8 +21,13 @@ interface LabelExample {
   example: { key: string; turn: number; evidence: string } | null;
 }
 
-/** The conversations of a run, read once: per failure label how many conversations show it and the first one that does. */
+/**
+ * The conversations of a run, read once: per failure label how many conversations show it and the first one that does.
+ * Counted over every stored conversation, as the summary's failureTypes are (a conversation that errored after a
+ * labelled turn still shows that label), so a label's count never exceeds `conversations`.
+ */
 export interface FindingExamples {
+  conversations: number;
   completed: number;
   labels: Map<FailureLabel, LabelExample>;
 }
@@ -33,11 +38,11 @@ export function findingExamples(drillDownLimit: number): ConversationCollector<F
   let seen = 0;
   let completed = 0;
   return {
-    add(result: ConversationResult) {
+    add(result: ConversationResult, combined?: CombinedVerdict) {
       seen += 1;
       if (result.status === 'completed') completed += 1;
       const firstByLabel = new Map<FailureLabel, { turn: number; evidence: string }>();
-      for (const finding of findingsOf(result.turns)) if (!firstByLabel.has(finding.label)) firstByLabel.set(finding.label, finding);
+      for (const finding of combined?.findings ?? findingsOf(result.turns)) if (!firstByLabel.has(finding.label)) firstByLabel.set(finding.label, finding);
       for (const [label, finding] of firstByLabel) {
         const entry = labels.get(label) ?? { conversations: 0, example: null };
         entry.conversations += 1;
@@ -46,7 +51,7 @@ export function findingExamples(drillDownLimit: number): ConversationCollector<F
         labels.set(label, entry);
       }
     },
-    finish: () => ({ completed, labels }),
+    finish: () => ({ conversations: seen, completed, labels }),
   };
 }
 
@@ -86,11 +91,12 @@ function topFindings(examples: FindingExamples): TopFinding[] {
       const { conversations, example } = examples.labels.get(label)!;
       return {
         title: words(label),
-        detail: `(${LABEL_SEVERITY[label]}) in ${conversations} of ${examples.completed} completed conversations (${pct(conversations, examples.completed)})`,
+        detail: `(${LABEL_SEVERITY[label]}) in ${conversations} of ${examples.conversations} conversations (${pct(conversations, examples.conversations)})`,
         short: `${words(label)} in ${conversations} conversation${conversations === 1 ? '' : 's'}`,
         quote: example ? `turn ${example.turn}: ${example.evidence}` : '',
         anchor: example ? conversationAnchor(example.key) : 'conversations',
         anchorLabel: example ? `conversation ${example.key}, turn ${example.turn}` : 'the conversation list',
+        item: example?.key ?? null,
       };
     });
 }
@@ -109,6 +115,7 @@ export function dialogueFirstScreen(store: ResultStore, record: RunRecord, summa
     },
     verdict: dialogueVerdict(summary),
     findings: topFindings(examples),
+    caveat: null,
     noFindings: summary.conversations === 0 ? 'No conversation was stored.' : examples.completed === 0 ? 'No conversation completed, so none could show a failure.' : 'No judge found a failure in any conversation.',
   };
 }

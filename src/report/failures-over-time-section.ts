@@ -1,6 +1,8 @@
 import type { ConversationResult } from '../domain/conversation.ts';
-import { combinedVerdict, turnLabels } from '../analysis/verdict.ts';
-import type { ConversationCollector, ReportSection } from './html.ts';
+import { threeOrMoreFailureTypes } from '../analysis/compare.ts';
+import type { RunSummary } from '../analysis/profile.ts';
+import { combinedVerdict } from '../analysis/verdict.ts';
+import type { ReportSection } from './html.ts';
 
 const WIDTH = 520;
 const HEIGHT = 200;
@@ -11,7 +13,6 @@ interface Ended {
   startMs: number;
   endMs: number;
   failed: boolean;
-  types: number;
 }
 
 /** The cumulative failed conversations at each conversation's end, minutes since the run's first conversation started. */
@@ -48,27 +49,27 @@ function stepChart(points: readonly { minutes: number; failed: number }[]): stri
 /**
  * "Failures over time" (Negi et al., Fig. 1 bottom: cumulative failures over the time budget): the failed
  * conversations counted at the moment each ended, over the run's wall-clock time, and the share of conversations
- * with at least three distinct failure types (§VI). Self-contained SVG, no script.
+ * with at least three distinct failure types (§VI, the summary's figure: threeOrMoreFailureTypes). Self-contained SVG, no script.
  */
-export function failuresOverTimeSection(): ConversationCollector<ReportSection> {
+export function failuresOverTimeSection() {
   const ended: Ended[] = [];
   return {
-    add(result: ConversationResult) {
+    add(result: ConversationResult, combined = combinedVerdict(result)): void {
       const startMs = Date.parse(result.startedAt);
       if (!Number.isFinite(startMs)) return;
-      const types = new Set(result.turns.flatMap((turn) => turnLabels(turn).map((l) => l.label))).size;
-      ended.push({ startMs, endMs: startMs + result.durationMs, failed: combinedVerdict(result).outcome === 'fail', types });
+      ended.push({ startMs, endMs: startMs + result.durationMs, failed: combined.outcome === 'fail' });
     },
-    finish() {
+    finish(summary: Pick<RunSummary, 'perConversation'>): ReportSection | null {
       if (ended.length === 0) return null;
       const points = cumulativeFailures(ended);
-      const three = ended.filter((e) => e.types >= 3).length;
+      const conversations = summary.perConversation.length;
+      const three = Math.round((threeOrMoreFailureTypes(summary) ?? 0) * conversations);
       return {
         title: 'Failures over time',
         html:
           `<p>Failed conversations, counted as each ended, over the run's wall-clock time: ${points.at(-1)!.failed} of ${ended.length} in ${points.at(-1)!.minutes.toFixed(1)} minutes. ` +
           `The slope is the discovery rate (the paper's Fig. 1, bottom, over a 4-hour budget). ` +
-          `${three} of ${ended.length} conversations (${((three / ended.length) * 100).toFixed(1)} %) have at least three distinct failure types.</p>${stepChart(points)}`,
+          `${three} of ${conversations} conversations (${((three / conversations) * 100).toFixed(1)} %) have at least three distinct failure types.</p>${stepChart(points)}`,
       };
     },
   };

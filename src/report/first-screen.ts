@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 import { unitBuildOf } from '../run/run-facts.ts';
+import { INJECTED_FAULTS_EXPECTED, INJECTED_FAULTS_MEANING } from '../domain/injected-faults.ts';
 import { escapeHtml as h } from './escape.ts';
 import { runTiers } from './summary-header.ts';
 
@@ -20,10 +21,6 @@ export const InjectedFaultsSchema = z.object({
   short: z.string().min(1),
 });
 export type InjectedFaults = z.infer<typeof InjectedFaultsSchema>;
-
-/** What injected faults mean, said the same way in every kind's report and on the command line. */
-export const INJECTED_FAULTS_MEANING =
-  'They are injected on purpose so that the bench has failures to find: a high fail rate here is the expected demonstration that the judges catch them, not a verdict on a real head unit.';
 
 export const FirstScreenSchema = z.object({
   tested: z.object({
@@ -46,6 +43,8 @@ export const FirstScreenSchema = z.object({
     /** the verdict in plain words, one or two sentences, the headline first */
     text: z.string().min(1),
   }),
+  /** what qualifies every figure, said before the verdict (a replay of reference answers, not a unit under test); null: nothing */
+  caveat: z.string().nullable(),
   /** at most three, most important first */
   findings: z
     .array(
@@ -60,6 +59,8 @@ export const FirstScreenSchema = z.object({
         /** the anchor (without #) of the evidence in the report below, and what it is */
         anchor: z.string().min(1),
         anchorLabel: z.string().min(1),
+        /** the key of the item (conversation, question, trial) that holds the evidence, for the app's item page; null: none linked */
+        item: z.string().nullable(),
       }),
     )
     .max(3),
@@ -68,6 +69,12 @@ export const FirstScreenSchema = z.object({
 });
 export type FirstScreen = z.infer<typeof FirstScreenSchema>;
 export type TopFinding = FirstScreen['findings'][number];
+
+/**
+ * Items (conversations, questions) beyond this many are listed in report.html without their drill-down, to keep the file
+ * small; a first screen's evidence is one with a drill-down, so the report and the app's run page link the same one.
+ */
+export const DRILL_DOWN_LIMIT = 200;
 
 /** An element id for an item's key (conversation, question, task): the anchors the first screen links to. */
 export function anchorOf(prefix: string, key: string): string {
@@ -107,7 +114,8 @@ export function firstScreenHtml(screen: FirstScreen): string {
     ? `<ol>${s.findings.map((f) => `<li><b>${h(f.title)}</b> ${h(f.detail)}${f.quote ? `<blockquote>${h(clip(f.quote))}</blockquote>` : ''}<a href="#${h(f.anchor)}">evidence: ${h(f.anchorLabel)} →</a></li>`).join('')}</ol>`
     : `<p class="muted">${h(s.noFindings)}</p>`;
   return `<section class="first" id="first-screen" data-testid="first-screen">
-<div class="verdict t-${s.verdict.tone}" data-testid="verdict"><b>Verdict:</b> ${h(s.verdict.text)}${t.faults && s.verdict.tone !== 'pass' ? ` <b>Expected here:</b> the unit's faults are injected on purpose (below).` : ''}</div>
+${s.caveat ? `<div class="verdict t-inconclusive" data-testid="caveat"><b>Read this first:</b> ${h(s.caveat)}</div>
+` : ''}<div class="verdict t-${s.verdict.tone}" data-testid="verdict"><b>Verdict:</b> ${h(s.verdict.text)}${t.faults && s.verdict.tone !== 'pass' ? ` <b>Expected here:</b> ${h(INJECTED_FAULTS_EXPECTED)}` : ''}</div>
 <div class="panel" data-testid="tested"><h3>What was tested</h3>${tested}</div>
 <div class="panel" data-testid="top-findings"><h3>Top findings</h3>${findings}</div>
 </section>`;
@@ -118,5 +126,5 @@ export function firstScreenLine(screen: FirstScreen): string {
   const s = FirstScreenSchema.parse(screen);
   const faults = s.tested.faults ? `, whose faults were injected on purpose (${s.tested.faults.short}): the failures are the expected demonstration, not a verdict on a real unit` : '';
   const top = s.findings.length ? ` Top findings: ${s.findings.map((f) => f.short).join('; ')}.` : ` ${s.noFindings}`;
-  return `Verdict: ${s.verdict.headline} on ${s.tested.unit}${faults}.${top} The report's first screen says more.`;
+  return `${s.caveat ? `${s.caveat} ` : ''}Verdict: ${s.verdict.headline} on ${s.tested.unit}${faults}.${top} The report's first screen says more.`;
 }

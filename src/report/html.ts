@@ -12,7 +12,8 @@ import { describeConversationProtocol, type ConversationProtocol } from '../anal
 import { escapeHtml as h, jsonForScript } from './escape.ts';
 import { coverageSectionHtml } from './coverage-section.ts';
 import { reliabilityComparisonHtml, reliabilityTableHtml } from './reliability-section.ts';
-import { conversationAnchor, FIRST_SCREEN_CSS, firstScreenHtml, type FirstScreen } from './first-screen.ts';
+import { conversationAnchor, DRILL_DOWN_LIMIT, FIRST_SCREEN_CSS, firstScreenHtml, type FirstScreen } from './first-screen.ts';
+import { RowSpool } from './spool.ts';
 
 /** A section another area adds to a report (vehicle context, voice path, LLM tiers); `html` is trusted markup. */
 export interface ReportSection {
@@ -25,19 +26,17 @@ export interface ReportSection {
  * pass over the store (src/cli/outputs.ts).
  */
 export interface ConversationCollector<T> {
-  add(result: ConversationResult): void;
+  /** `combined`: the conversation's combinedVerdict, computed once by the pass for every collector (computed here when not given) */
+  add(result: ConversationResult, combined?: CombinedVerdict): void;
   /** the result; null when the run has nothing for it */
   finish(): T | null;
 }
 
 /** Feeds every conversation to a collector and returns what it built. */
 export function collect<T>(collector: ConversationCollector<T>, conversations: Iterable<ConversationResult>): T | null {
-  for (const result of conversations) collector.add(result);
+  for (const result of conversations) collector.add(result, combinedVerdict(result));
   return collector.finish();
 }
-
-/** Conversations beyond this many are listed without their turn-by-turn drill-down, to keep the file small. */
-export const DRILL_DOWN_LIMIT = 200;
 
 let chartJsSource: string | null = null;
 /** Chart.js is inlined from node_modules at report time, so the report opens offline with no external URL. */
@@ -298,28 +297,42 @@ function tiersHtml(summary: RunSummary): string {
   return `<h2>Simulator and judges</h2><div class="panel">${warning}<table><thead><tr><th class="n">invocation</th><th>simulator</th><th>judges (precedence order)</th><th>fallbacks</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
+/** Where the spooled conversation list goes in the page. */
+const CONVERSATION_LIST = '\u0000conversation list\u0000';
+
 /** The HTML report of one run: summary cards, charts of the analysis, conversation list with drill-down. */
 export class RunHtmlWriter {
-  private readonly items: string[] = [];
-  private count = 0;
+  /** the conversation list, one item per conversation, spooled beside the file as the run is read */
+  private readonly items: RowSpool;
 
   constructor(
+    /** the report.html to write */
+    path: string,
     private readonly drillDownLimit = DRILL_DOWN_LIMIT,
     /** the conversation's protocol anomalies (src/analysis/protocol.ts), for the protocol column; default: what the result stored */
     private readonly protocolOf?: (result: ConversationResult) => ConversationProtocol | null,
-  ) {}
+  ) {
+    this.items = new RowSpool(path);
+  }
 
-  add(result: ConversationResult): void {
-    const combined = combinedVerdict(result);
+  private get count(): number {
+    return this.items.count;
+  }
+
+  /** items are separated by a line break, as the list always was */
+  private addItem(item: string): void {
+    this.items.add(this.count === 0 ? item : `\n${item}`);
+  }
+
+  add(result: ConversationResult, combined = combinedVerdict(result)): void {
     const found = new Set(result.turns.flatMap((t) => turnLabels(t).map((l) => l.label)));
     const labels = FAILURE_LABELS.filter((l: FailureLabel) => found.has(l));
     const search = `${result.spec.key} ${result.spec.seed.id} ${result.spec.persona} ${labels.join(' ')}`.toLowerCase();
     const cells = `<span><b>${h(result.spec.key)}</b></span><span class="muted">${h(result.spec.seed.id)} · ${h(result.spec.persona)}</span>
 <span>${badge(combined.outcome)}${combined.gate.length ? ' <span class="chip l" title="failed by its findings (scoring.failOn)">findings</span>' : ''}${combined.outcome === 'inconclusive' && combined.undecidedTurns.length ? ' <span class="chip" title="a turn no judge could decide">needs review</span>' : ''}</span><span class="n">${num(combined.score)}</span><span class="n">${result.turns.length}</span><span>${chips(labels, 'l')}</span><span class="muted" data-col="protocol">${h(this.protocolCell(result))}</span>`;
     const attrs = `class="conv" id="${h(conversationAnchor(result.spec.key))}" data-outcome="${combined.outcome}" data-search="${h(search)}"`;
-    this.count += 1;
-    if (this.count > this.drillDownLimit) {
-      this.items.push(`<div ${attrs}><div class="row">${cells}</div></div>`);
+    if (this.count >= this.drillDownLimit) {
+      this.addItem(`<div ${attrs}><div class="row">${cells}</div></div>`);
       return;
     }
     const deciding = decidingConversationVerdict(result.verdicts);
@@ -330,7 +343,7 @@ export class RunHtmlWriter {
       })
       .join('');
     const error = result.error ? `<p class="err">${h(result.status)}: ${h(result.error)}</p>` : '';
-    this.items.push(`<details ${attrs}><summary>${cells}</summary><div class="body">${error}<p>${h(outcomeReason(combined))}</p>${findingsTable(combined)}${verdicts || '<p class="muted">no conversation verdict</p>'}
+    this.addItem(`<details ${attrs}><summary>${cells}</summary><div class="body">${error}<p>${h(outcomeReason(combined))}</p>${findingsTable(combined)}${verdicts || '<p class="muted">no conversation verdict</p>'}
 <table><thead><tr><th class="n">#</th><th>strategy</th><th>user</th><th>assistant</th><th>failure labels</th><th>judges · latency</th></tr></thead>
 <tbody>${turnRows(result.turns)}</tbody></table></div></details>`);
   }
@@ -341,8 +354,8 @@ export class RunHtmlWriter {
     return describeConversationProtocol(row) || '–';
   }
 
-  /** `firstScreen`: what was tested, the verdict and the top findings (src/report/first-screen.ts), shown first */
-  toString(run: RunInfo, summary: RunSummary, extraSections: readonly ReportSection[] = [], firstScreen?: FirstScreen): string {
+  /** Writes the file: `firstScreen` (what was tested, the verdict and the top findings: src/report/first-screen.ts) first, the conversations spooled so far last. */
+  write(run: RunInfo, summary: RunSummary, extraSections: readonly ReportSection[] = [], firstScreen?: FirstScreen): void {
     const errors = summary.errors.sut_error + summary.errors.simulator_error + summary.errors.judge_error;
     const judges = Object.entries(summary.judgeTiers.judges);
     const cards = [
@@ -399,10 +412,17 @@ ${capped}
 <div class="toolbar"><input id="conv-filter" placeholder="filter by key, seed, persona, failure…" size="40">
 <select id="conv-outcome"><option value="">all outcomes</option><option>pass</option><option>fail</option><option>inconclusive</option><option>error</option></select></div>
 <div class="head"><span>conversation</span><span>seed · persona</span><span>outcome</span><span>C</span><span>turns</span><span>failure types</span><span>protocol</span></div>
-${this.items.join('\n')}
+${CONVERSATION_LIST}
 `;
     const subtitle = `${h(run.name)} · run ${h(run.id)} · ${h(run.mode)} · ${h(run.status)} · started ${h(run.createdAt)}${run.finishedAt ? ` · finished ${h(run.finishedAt)}` : ''}`;
-    return page(`icabench report: ${run.name}`, subtitle, body, { charts: runChartData(summary) });
+    const html = page(`icabench report: ${run.name}`, subtitle, body, { charts: runChartData(summary) });
+    // the last one: after it come only the page's own scripts and the chart data (JSON, which escapes a NUL)
+    const at = html.lastIndexOf(CONVERSATION_LIST);
+    this.items.writeAround(html.slice(0, at), html.slice(at + CONVERSATION_LIST.length));
+  }
+
+  discard(): void {
+    this.items.discard();
   }
 }
 

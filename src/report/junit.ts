@@ -2,6 +2,7 @@ import type { ConversationResult } from '../domain/conversation.ts';
 import { combinedVerdict, findingLine, type CombinedVerdict } from '../analysis/verdict.ts';
 import type { RunInfo } from '../analysis/profile.ts';
 import { escapeXml, escapeXmlAttribute as attr } from './escape.ts';
+import { RowSpool } from './spool.ts';
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
@@ -26,14 +27,18 @@ function failRule(combined: CombinedVerdict): string {
  * - a passing one lists findings outside `failOn` in <system-out>.
  */
 export class JunitWriter {
-  private readonly cases: string[] = [];
+  private readonly cases: RowSpool;
   private failures = 0;
   private errors = 0;
   private skipped = 0;
   private totalMs = 0;
 
-  add(result: ConversationResult): void {
-    const combined = combinedVerdict(result);
+  /** `path`: the junit.xml to write; its test cases are spooled beside it as they come */
+  constructor(path: string) {
+    this.cases = new RowSpool(path);
+  }
+
+  add(result: ConversationResult, combined = combinedVerdict(result)): void {
     const lines = combined.findings.map(findingLine);
     const attrs = `name="${attr(result.spec.key)}" classname="${attr(result.spec.seed.id)}" time="${seconds(result.durationMs)}"`;
     this.totalMs += result.durationMs;
@@ -57,23 +62,26 @@ export class JunitWriter {
     } else if (lines.length > 0) {
       parts = [`<system-out>${escapeXml(`passed with score ${combined.score?.toFixed(2)}; findings outside failOn:\n${lines.join('\n')}`)}</system-out>`];
     }
-    this.cases.push(parts.length ? `    <testcase ${attrs}>\n${parts.map((p) => `      ${p}\n`).join('')}    </testcase>` : `    <testcase ${attrs}/>`);
+    this.cases.add(parts.length ? `    <testcase ${attrs}>\n${parts.map((p) => `      ${p}\n`).join('')}    </testcase>\n` : `    <testcase ${attrs}/>\n`);
   }
 
-  toString(run: RunInfo, failOn: readonly string[] = []): string {
-    const counts = `tests="${this.cases.length}" failures="${this.failures}" errors="${this.errors}" skipped="${this.skipped}" time="${seconds(this.totalMs)}"`;
+  /** Writes the file: the suite's totals, then the test cases spooled so far. */
+  write(run: RunInfo, failOn: readonly string[] = []): void {
+    const counts = `tests="${this.cases.count}" failures="${this.failures}" errors="${this.errors}" skipped="${this.skipped}" time="${seconds(this.totalMs)}"`;
     const properties = Object.entries({ 'run.id': run.id, 'run.mode': run.mode, 'run.status': run.status, 'scoring.failOn': failOn.join(',') })
       .map(([name, value]) => `      <property name="${name}" value="${attr(value)}"/>`)
       .join('\n');
-    return [
+    const head = [
       '<?xml version="1.0" encoding="UTF-8"?>',
       `<testsuites name="icabench" ${counts}>`,
       `  <testsuite name="${attr(run.name)}" ${counts} timestamp="${attr(run.createdAt)}">`,
       `    <properties>\n${properties}\n    </properties>`,
-      ...this.cases,
-      '  </testsuite>',
-      '</testsuites>',
       '',
     ].join('\n');
+    this.cases.writeAround(head, '  </testsuite>\n</testsuites>\n');
+  }
+
+  discard(): void {
+    this.cases.discard();
   }
 }

@@ -1,4 +1,5 @@
-import { computeRunSummary, type RunSummary } from '../analysis/profile.ts';
+import { runSummaryTally, type RunSummary } from '../analysis/profile.ts';
+import { combinedVerdict, type CombinedVerdict } from '../analysis/verdict.ts';
 import { protocolReport } from '../analysis/protocol.ts';
 import { llmUsage, vehicleSection } from '../run/run-facts.ts';
 import type { ConversationResult } from '../domain/conversation.ts';
@@ -13,13 +14,16 @@ import { methodEmbeddingModel } from '../llm/manifest.ts';
 
 export interface SummarizeOptions {
   /**
-   * Read the conversations in slices of this many, yielding to the event loop between slices, and
-   * hold them in memory meanwhile (the bench app: pages and the live feed stay responsive). Default:
-   * stream them from the store in one pass, never holding the run in memory (the CLI).
+   * Yield to the event loop after every slice of this many conversations (the bench app: pages and the live feed
+   * stay responsive). Default: one synchronous pass (the CLI). Either way the run is streamed from the store, never
+   * held in memory.
    */
   yieldEvery?: number;
-  /** sees every conversation as the summary reads it: the report files are written from the same pass over the store */
-  observe?: (result: ConversationResult) => void;
+  /**
+   * sees every conversation as the summary reads it, with its combined verdict (computed once per conversation for
+   * the summary and every observer): the report files are written from the same pass over the store
+   */
+  observe?: (result: ConversationResult, combined: CombinedVerdict) => void;
 }
 
 /**
@@ -31,22 +35,23 @@ export interface SummarizeOptions {
 export async function summarizeRun(store: ResultStore, runId: string, options: SummarizeOptions = {}): Promise<RunSummary> {
   const record = store.getRun(runId);
   if (!record) throw new Error(`${store.path}: no run with id "${runId}"`);
-  const conversations = options.yieldEvery ? await readYielding(store, runId, options.yieldEvery) : store.conversations(runId);
   const voice = voiceReport();
   const protocol = protocolReport(store.runFacts(runId));
   const diversity = diversityCollector(record.name);
-  function* observed(): Generator<ConversationResult> {
-    for (const result of conversations) {
-      voice.add(result);
-      protocol.add(result);
-      diversity.add(result);
-      options.observe?.(result);
-      yield result;
-    }
-  }
+  const tally = runSummaryTally();
+  const add = (result: ConversationResult) => {
+    const combined = combinedVerdict(result);
+    tally.add(result, combined);
+    voice.add(result, combined);
+    protocol.add(result);
+    diversity.add(result, combined);
+    options.observe?.(result, combined);
+  };
+  if (options.yieldEvery) await readYielding(store, runId, options.yieldEvery, add);
+  else for (const result of store.conversations(runId)) add(result);
   // a run of conversations follows Negi et al. (dialogue, suites and live sessions alike)
   const header = summaryHeader(store, record, PAPERS.negi);
-  const base = computeRunSummary(observed(), header.run, { safety: safetyPolicyOfStoredConfig(record.config) });
+  const base = tally.finish(header.run, { safety: safetyPolicyOfStoredConfig(record.config) });
   const voiceSummary = voice.finish()?.summary;
   const protocolSection = protocol.finish();
   const vehicle = vehicleSection(store, runId);
@@ -80,11 +85,14 @@ async function failureDiversity(collected: ReturnType<typeof diversityCollector>
   }
 }
 
-async function readYielding(store: ResultStore, runId: string, slice: number): Promise<ConversationResult[]> {
-  const results: ConversationResult[] = [];
+/**
+ * Hands every conversation to `add` as it is read, yielding to the event loop after every `slice` of them (the store
+ * reads in batches with no statement left open, so the run may go on writing meanwhile); nothing is kept.
+ */
+async function readYielding(store: ResultStore, runId: string, slice: number, add: (result: ConversationResult) => void): Promise<void> {
+  let read = 0;
   for (const result of store.conversations(runId)) {
-    results.push(result);
-    if (results.length % slice === 0) await new Promise((resolveTick) => setImmediate(resolveTick));
+    add(result);
+    if (++read % slice === 0) await new Promise((resolveTick) => setImmediate(resolveTick));
   }
-  return results;
 }

@@ -1,6 +1,6 @@
 import type { ConversationResult, VoiceTurn } from '../domain/conversation.ts';
 import { snrLevelName } from '../voice/acoustics.ts';
-import { combinedVerdict } from '../analysis/verdict.ts';
+import { combinedVerdict, type CombinedVerdict } from '../analysis/verdict.ts';
 import { buildVoiceSummary, type VoiceConversationOutcome, type VoiceSummary } from '../voice/metrics.ts';
 import { escapeHtml as h } from './escape.ts';
 import type { ConversationCollector, ReportSection } from './html.ts';
@@ -57,10 +57,10 @@ export function voiceReport(options: VoiceReportOptions = {}): ConversationColle
   const turns: SpokenTurn[] = [];
   const outcomes: VoiceConversationOutcome[] = [];
   return {
-    add(result: ConversationResult) {
+    add(result: ConversationResult, combined?: CombinedVerdict) {
       const spoken = result.turns.filter((turn) => turn.voice);
       if (spoken.length === 0) return;
-      outcomes.push({ snrDb: result.spec.snrDb ?? spoken[0].voice!.snrDb, outcome: combinedVerdict(result).outcome });
+      outcomes.push({ snrDb: result.spec.snrDb ?? spoken[0].voice!.snrDb, outcome: (combined ?? combinedVerdict(result)).outcome });
       for (const turn of spoken) turns.push({ key: result.spec.key, turn: turn.index, voice: turn.voice! });
     },
     finish: () => (turns.length === 0 ? null : buildVoiceReport(turns, outcomes, options)),

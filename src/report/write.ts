@@ -8,7 +8,8 @@ import { RunSummarySchema, withPreGateFields, type RunInfo, type RunSummary } fr
 import { protocolReport, type ConversationProtocol } from '../analysis/protocol.ts';
 import type { ResultStore } from '../store/store.ts';
 import { ConversationCsvWriter } from './csv.ts';
-import { comparisonHtml, DRILL_DOWN_LIMIT, RunHtmlWriter, type ReportSection } from './html.ts';
+import { PieceFile } from './spool.ts';
+import { comparisonHtml, RunHtmlWriter, type ReportSection } from './html.ts';
 import { JunitWriter } from './junit.ts';
 import { diversityComparisonSection, diversitySection } from './diversity-section.ts';
 import { failuresOverTimeSection } from './failures-over-time-section.ts';
@@ -18,11 +19,12 @@ import { judgeDisagreementSection } from './judge-section.ts';
 import { protocolSection } from './protocol-section.ts';
 import { summarizeRun } from './summary.ts';
 import { dialogueFirstScreen, findingExamples, type UnitUnderTest } from './dialogue-first-screen.ts';
-import type { FirstScreen } from './first-screen.ts';
+import { DRILL_DOWN_LIMIT, type FirstScreen } from './first-screen.ts';
 import { runInfo } from './summary-header.ts';
 import { vehicleTimelineSection } from './vehicle-section.ts';
 import { voiceReport } from './voice-section.ts';
 import { holdsConversations } from '../domain/run-items.ts';
+import { combinedVerdict } from '../analysis/verdict.ts';
 
 export interface RunReportInput {
   run: RunInfo;
@@ -54,42 +56,76 @@ export function writeAtomically(path: string, content: string): void {
 
 /** The text of summary.json: validated (so its keys come in the schema's order), two-space JSON, one final newline. */
 export function summaryJson(summary: RunSummary): string {
-  return summaryText(parseOrThrow(RunSummarySchema, summary, 'summary.json'));
+  return [...summaryPieces(parseOrThrow(RunSummarySchema, summary, 'summary.json'))].join('');
 }
 
-/** The text of a summary already validated against RunSummarySchema. */
-function summaryText(parsed: RunSummary): string {
-  return `${JSON.stringify(parsed, null, 2)}\n`;
+/** Stands for the per-conversation rows while the rest of the summary is turned into text. */
+const ROWS = '\u0000perConversation\u0000';
+const ROWS_AT = `\n  "perConversation": ${JSON.stringify(ROWS)}`;
+
+/**
+ * The text of a summary already validated against RunSummarySchema, in pieces: the rows of `perConversation` (one
+ * per conversation, most of a large run's summary) one at a time, laid out exactly as JSON.stringify(summary, null, 2)
+ * lays them out, so the file is written without the whole text in memory.
+ */
+function* summaryPieces(parsed: RunSummary): Generator<string> {
+  const text = `${JSON.stringify({ ...parsed, perConversation: ROWS }, null, 2)}\n`;
+  // a top-level key starts a line; no string value can (JSON escapes its line breaks)
+  const at = text.indexOf(ROWS_AT) + ROWS_AT.length - JSON.stringify(ROWS).length;
+  yield text.slice(0, at);
+  if (parsed.perConversation.length === 0) yield '[]';
+  else {
+    yield '[';
+    for (const [i, row] of parsed.perConversation.entries()) yield `${i === 0 ? '' : ','}\n    ${JSON.stringify(row, null, 2).replace(/\n/g, '\n    ')}`;
+    yield '\n  ]';
+  }
+  yield text.slice(at + JSON.stringify(ROWS).length);
+}
+
+/** Writes summary.json a piece at a time. */
+function writeSummaryFile(path: string, parsed: RunSummary): void {
+  const file = new PieceFile(path);
+  try {
+    for (const piece of summaryPieces(parsed)) file.write(piece);
+    file.commit();
+  } catch (error) {
+    file.discard();
+    throw error;
+  }
 }
 
 /**
- * The writers of report.html, junit.xml and conversations.csv, fed one conversation at a time (so the pass that
- * computes the summary can feed them too), and written with summary.json once the summary is known.
+ * The writers of report.html, junit.xml and conversations.csv into `dir`, fed one conversation at a time (so the pass
+ * that computes the summary can feed them too; each spools its rows beside its file, never holding them), and written
+ * with summary.json once the summary is known. `discard` removes the spooled rows of a report that failed.
  */
-export function runReportWriter(options: Pick<RunReportInput, 'drillDownLimit' | 'protocolOf'> = {}) {
-  const html = new RunHtmlWriter(options.drillDownLimit ?? DRILL_DOWN_LIMIT, options.protocolOf);
-  const junit = new JunitWriter();
-  const csv = new ConversationCsvWriter();
+export function runReportWriter(dir: string, options: Pick<RunReportInput, 'drillDownLimit' | 'protocolOf'> = {}) {
+  mkdirSync(dir, { recursive: true });
+  const files: RunReportFiles = {
+    html: join(dir, 'report.html'),
+    summary: join(dir, 'summary.json'),
+    junit: join(dir, 'junit.xml'),
+    csv: join(dir, 'conversations.csv'),
+  };
+  const html = new RunHtmlWriter(files.html, options.drillDownLimit ?? DRILL_DOWN_LIMIT, options.protocolOf);
+  const junit = new JunitWriter(files.junit);
+  const csv = new ConversationCsvWriter(files.csv);
   return {
-    add(result: ConversationResult): void {
-      html.add(result);
-      junit.add(result);
-      csv.add(result);
+    add(result: ConversationResult, combined = combinedVerdict(result)): void {
+      html.add(result, combined);
+      junit.add(result, combined);
+      csv.add(result, combined);
     },
-    write(dir: string, input: Pick<RunReportInput, 'run' | 'summary' | 'extraSections' | 'firstScreen'>): RunReportFiles {
+    write(input: Pick<RunReportInput, 'run' | 'summary' | 'extraSections' | 'firstScreen'>): RunReportFiles {
       const summary = parseOrThrow(RunSummarySchema, input.summary, 'writeRunReport: summary');
-      mkdirSync(dir, { recursive: true });
-      const files: RunReportFiles = {
-        html: join(dir, 'report.html'),
-        summary: join(dir, 'summary.json'),
-        junit: join(dir, 'junit.xml'),
-        csv: join(dir, 'conversations.csv'),
-      };
-      writeAtomically(files.summary, summaryText(summary));
-      writeAtomically(files.junit, junit.toString(input.run, summary.gate.failOn));
-      writeAtomically(files.csv, csv.toString());
-      writeAtomically(files.html, html.toString(input.run, summary, input.extraSections, input.firstScreen));
+      writeSummaryFile(files.summary, summary);
+      junit.write(input.run, summary.gate.failOn);
+      csv.write();
+      html.write(input.run, summary, input.extraSections, input.firstScreen);
       return files;
+    },
+    discard(): void {
+      for (const writer of [html, junit, csv]) writer.discard();
     },
   };
 }
@@ -98,9 +134,14 @@ export function runReportWriter(options: Pick<RunReportInput, 'drillDownLimit' |
 export function writeRunReport(dir: string, input: RunReportInput): RunReportFiles {
   // a bad summary is refused before the conversations are read
   parseOrThrow(RunSummarySchema, input.summary, 'writeRunReport: summary');
-  const writer = runReportWriter(input);
-  for (const result of input.conversations) writer.add(result);
-  return writer.write(dir, input);
+  const writer = runReportWriter(dir, input);
+  try {
+    for (const result of input.conversations) writer.add(result);
+    return writer.write(input);
+  } finally {
+    // after a failure: no spooled rows left behind (after success there are none left to remove)
+    writer.discard();
+  }
 }
 
 /**
@@ -112,24 +153,45 @@ export function writeRunReport(dir: string, input: RunReportInput): RunReportFil
  */
 export async function writeRunOutputs(store: ResultStore, runId: string, outDir: string, unit: UnitUnderTest): Promise<{ summary: RunSummary; firstScreen: FirstScreen }> {
   const protocolCollector = protocolReport(store.runFacts(runId));
-  const collectors = { vehicle: vehicleTimelineSection(), overTime: failuresOverTimeSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol: protocolCollector };
+  const collectors = reportCollectors(store, runId, outDir, protocolCollector);
   const examples = findingExamples(DRILL_DOWN_LIMIT);
-  const writer = runReportWriter({ protocolOf: protocolCollector.rowFor });
+  const writer = runReportWriter(outDir, { protocolOf: protocolCollector.rowFor });
+  try {
+    return await writeThroughOnePass(store, runId, unit, { collectors, examples, writer });
+  } finally {
+    // after a failure: no spooled rows left behind (after success there are none left to remove)
+    writer.discard();
+  }
+}
+
+/** The report sections collected in writeRunOutputs' pass (beside the summary's own collectors). */
+function reportCollectors(store: ResultStore, runId: string, outDir: string, protocol: ReturnType<typeof protocolReport>) {
+  return { vehicle: vehicleTimelineSection(), overTime: failuresOverTimeSection(), disagreements: judgeDisagreementSection(), voice: voiceReport({ exportAudio: audioExporter(store, runId, outDir) }), protocol };
+}
+type ReportCollectors = ReturnType<typeof reportCollectors>;
+
+/** writeRunOutputs' pass over the store: each conversation to the summary, every collector and the writer; then the files. */
+async function writeThroughOnePass(
+  store: ResultStore,
+  runId: string,
+  unit: UnitUnderTest,
+  { collectors, examples, writer }: { collectors: ReportCollectors; examples: ReturnType<typeof findingExamples>; writer: ReturnType<typeof runReportWriter> },
+): Promise<{ summary: RunSummary; firstScreen: FirstScreen }> {
   const summary = await summarizeRun(store, runId, {
-    observe: (result) => {
-      for (const collector of Object.values(collectors)) collector.add(result);
-      examples.add(result);
-      writer.add(result);
+    observe: (result, combined) => {
+      for (const collector of Object.values(collectors)) collector.add(result, combined);
+      examples.add(result, combined);
+      writer.add(result, combined);
     },
   });
   const vehicle = collectors.vehicle.finish();
-  const overTime = collectors.overTime.finish();
+  const overTime = collectors.overTime.finish(summary);
   const disagreements = collectors.disagreements.finish();
   const voice = collectors.voice.finish();
   const protocol = collectors.protocol.finish();
   const record = store.getRun(runId)!;
   const firstScreen = dialogueFirstScreen(store, record, summary, examples.finish()!, unit);
-  writer.write(outDir, {
+  writer.write({
     run: runInfo(record),
     summary,
     firstScreen,

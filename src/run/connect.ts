@@ -20,6 +20,8 @@ export interface ConnectedHeadUnit {
    * rejects with SutError 'unavailable' when it does not. The runner's pause hook (src/run/run-monitor.ts).
    */
   ensureReady(): Promise<void>;
+  /** a unit the bench runs on audio devices (the reference unit's acoustic link): why a device failed, or null; absent: none to fail */
+  deviceFault?(): Error | null;
   close(): Promise<void>;
 }
 
@@ -39,16 +41,19 @@ export interface ReferenceVoiceOptions {
  * What dials in for the reference head unit: the unit itself, or with `voice` the unit behind its
  * voice front end plus the relay that carries its audio (pass it to connectHeadUnit).
  */
-export async function referenceDialIn(reference: ReferenceHeadUnit, voice?: ReferenceVoiceOptions): Promise<{ handler: HeadUnitHandler; audio?: SocketRelay | AudioBinding; frontEnd: HeadUnitVoiceFrontEnd | null }> {
+export async function referenceDialIn(
+  reference: ReferenceHeadUnit,
+  voice?: ReferenceVoiceOptions,
+): Promise<{ handler: HeadUnitHandler; audio?: SocketRelay | AudioBinding; frontEnd: HeadUnitVoiceFrontEnd | null; deviceFault?: () => Error | null }> {
   if (!voice) return { handler: reference, frontEnd: null };
   if (voice.acoustic) {
     // its microphone and loudspeaker are audio devices; it speaks at real time, as a loudspeaker does
-    const link = new AcousticLink({ devices: voice.acoustic, speaks: 'to_bench', env: voice.audioEnv });
+    const link = new AcousticLink({ devices: voice.acoustic, speaks: 'to_bench', env: voice.audioEnv, fields: { output: 'headUnit.acoustic.output', input: 'headUnit.acoustic.input' } });
     await link.open();
     const frontEnd = new HeadUnitVoiceFrontEnd({ link, vocabulary: voice.vocabulary, onError: voice.onError, realtime: true });
     // its audio travels through the air, not over the bridge socket: nothing to bind there
     const overTheAir: AudioBinding = { bind: () => undefined };
-    return { handler: withVoiceFrontEnd(reference, frontEnd), audio: overTheAir, frontEnd };
+    return { handler: withVoiceFrontEnd(reference, frontEnd), audio: overTheAir, frontEnd, deviceFault: () => link.failed() };
   }
   const audio = new SocketRelay(`head unit "${reference.unit.name}"`);
   const frontEnd = new HeadUnitVoiceFrontEnd({ link: createSocketAudioLink(audio), vocabulary: voice.vocabulary, onError: voice.onError });

@@ -1,6 +1,6 @@
 import { TIERS_FACT } from '../domain/tiers.ts';
 import type { ConnectedHeadUnit } from './connect.ts';
-import type { CampaignKindDefinition, FinishedItem, ItemRunner, KindRig, LoadedKindConfig, OpenOptions } from './kind.ts';
+import { ItemAborted, type CampaignKindDefinition, type FinishedItem, type ItemRunner, type KindRig, type LoadedKindConfig, type OpenOptions } from './kind.ts';
 import { invocationFact, LlmCallRecorder, recordRunFact, RUN_FACTS, type RunFactSink, type UnitBuildFact } from './run-facts.ts';
 import { watchHeadUnit, type HeadUnitWatch } from './run-monitor.ts';
 
@@ -37,7 +37,9 @@ export function rigItemRunner<Item, Finished extends FinishedItem, AfterIn, Afte
   let watch: HeadUnitWatch | null = null;
   let sink: RunFactSink | null = null;
   let closing: Promise<void> | null = null;
-  const ready = () => watch?.ready() ?? Promise.resolve(null);
+  // a failed device of the rig (the bench's or the reference unit's audio devices) stops the run before the unit's absence is asked
+  const fault = () => rig.fault?.() ?? envelope.headUnit?.deviceFault?.()?.message ?? null;
+  const ready = async () => fault() ?? (await watch?.ready()) ?? null;
   return {
     concurrency: rig.concurrency,
     meta: rig.meta,
@@ -61,7 +63,15 @@ export function rigItemRunner<Item, Finished extends FinishedItem, AfterIn, Afte
       } catch (error) {
         // an abandoned item's model calls happened too: recorded with the run at once, under its key
         if (sink) calls?.flush(sink, runId, planned.key);
-        throw error;
+        throw fault() ? new ItemAborted(planned.key) : error;
+      }
+      if (fault()) {
+        // the item ran into a failed device: its errors are the rig's, not the unit's. Abandoned (run again on resume), what it produced is recorded with the run
+        if (sink) {
+          for (const fact of finished.facts ?? []) sink.addRunFact(runId, fact.kind, fact.data);
+          calls?.flush(sink, runId, planned.key);
+        }
+        throw new ItemAborted(planned.key);
       }
       return { ...finished, facts: [...(finished.facts ?? []), ...(calls?.take(runId, planned.key) ?? [])] };
     },

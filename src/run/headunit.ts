@@ -56,7 +56,7 @@ export async function connectConfiguredHeadUnit(
       frontEnd = dialIn.frontEnd;
       client = await connectHeadUnit({ url: bridge.url, token, handler: dialIn.handler, audio: dialIn.audio });
       const connection = await bridge.waitForHeadUnit(10_000, reference.unit.name);
-      return { connection, bridge, reference, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection), close: closeAll };
+      return { connection, bridge, reference, audio: connection.audio, ensureReady: bridgeReadiness(bridge, connection), ...(dialIn.deviceFault ? { deviceFault: dialIn.deviceFault } : {}), close: closeAll };
     } catch (error) {
       await closeAll();
       throw error;

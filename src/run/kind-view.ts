@@ -1,3 +1,5 @@
+import type { DiversityConfig } from '../analysis/diversity.ts';
+import type { Embedder } from '../embedding/types.ts';
 import type { ResultStore } from '../store/store.ts';
 import type { RunRecord } from '../store/types.ts';
 
@@ -23,6 +25,26 @@ export interface KindView {
   open(context: ViewContext): Promise<KindRunView>;
 }
 
+/** How `icabench compare` asks for a comparison (its flags); the app asks with none, and a view uses its own defaults. */
+export interface CompareOptions {
+  /** the embedder a comparison of failure diversity uses (`--embedding-model`) */
+  embedder?: Embedder;
+  /** the diversity settings (`--diversity-threshold`) */
+  diversity?: DiversityConfig;
+}
+
+/** Two stored runs compared by their kind's view: what the compare page is served, and what `icabench compare` prints and writes. */
+export interface RunsCompared {
+  /** GET /api/compare's answer (the compare page reads it by the view's page), with why the figures may not be read as like for like */
+  served: { warnings: readonly string[] };
+  /** `icabench compare --json`: the comparison itself */
+  json: unknown;
+  /** `icabench compare`: the comparison as lines of text (the warnings are printed before them) */
+  lines(): string[];
+  /** `icabench compare --out DIR`: writes comparison.json (and what else the kind writes) into DIR; the files written */
+  write(dir: string): string[];
+}
+
 export interface ViewLink {
   label: string;
   path: string;
@@ -40,8 +62,8 @@ export interface KindRunView {
   readonly routes: readonly KindRoute[];
   /** summary.json of a stored run, byte for byte what `icabench run` writes, when the view caches it; absent: the kind's outputs.summaryJson */
   summaryJson?(run: RunRecord): Promise<string>;
-  /** two stored runs of this kind side by side, as `icabench compare` shows them; present exactly when the kind's `compared` says so */
-  compare?(a: RunRecord, b: RunRecord): Promise<unknown>;
+  /** two stored runs of this kind side by side, for the compare page and `icabench compare` alike; present exactly when the kind's `compared` says so */
+  compare?(a: RunRecord, b: RunRecord, options?: CompareOptions): Promise<RunsCompared>;
   /** the run changed (an item stored, the run ended): drop what was cached of it */
   invalidate?(runId: string): void;
 }

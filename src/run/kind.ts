@@ -119,6 +119,12 @@ export interface KindRig<Item, Finished extends FinishedItem, AfterIn = never, A
    */
   run(runId: string, planned: PlannedItem<Item>, signal: AbortSignal, emit: (event: CampaignEvent) => void, ready: () => Promise<string | null>): Promise<Finished>;
   afterItems?(runId: string, input: AfterIn, log: (line: string) => void): Promise<AfterOut>;
+  /**
+   * Why the rig itself cannot run another item (an audio device of the bench failed, naming its config field and the fix),
+   * or null. The envelope (src/run/envelope.ts) then abandons the item that ran into it (run again on resume, not stored as the
+   * unit's failure) and stops the run with this reason. Absent: nothing of the rig fails on its own.
+   */
+  fault?(): string | null;
   /** Closes what the rig opened; a second call does nothing. */
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { ConversationResult } from '../domain/conversation.ts';
+import type { ResultStore } from '../store/store.ts';
 
 /**
  * Whether a run reached its head unit. A run in which no conversation got a single reply is not a result about
@@ -63,4 +64,18 @@ export function trackUnitReach(maxErrorShare: number = DEFAULT_MAX_ERROR_SHARE, 
     neverReached: () => finished > 0 && reached === 0,
     summary: () => `none of the ${finished} ${nouns.item}(s) that ran reached the head unit (last cause: ${lastCause ?? 'unknown'})`,
   };
+}
+
+/**
+ * On --resume, for a kind stored as item results (manual-QA questions, task trials): un-stores the items whose stored result
+ * did not reach the head unit, as the kind's `reach` reads it (the same reading as its `unitReach`), so they run again;
+ * returns their keys in plan order. An item that never tried the unit (`reach` gives null) is kept.
+ */
+export function forgetUnreachedItems(store: ResultStore, runId: string, reach: (result: unknown, where: string) => UnitReachSample | null): string[] {
+  const unreached = store
+    .itemResults(runId, { done: true })
+    .filter((row) => reach(row.result, `${store.path}: run ${runId} item "${row.key}"`)?.reached === false)
+    .map((row) => row.key);
+  store.forgetItemResults(runId, unreached);
+  return unreached;
 }

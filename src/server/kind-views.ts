@@ -83,7 +83,7 @@ export class KindViews {
     if (refused) throw new ApiError(400, 'unsupported_kind', `compare: ${refused}`);
     const { kind, view } = await this.ofRun(a);
     if (!view.compare) throw new ApiError(400, 'unsupported_kind', `compare: the ${kind.name} view has no comparison`);
-    return { kind: a.kind, page: kind.view.page, ...((await view.compare(a, b)) as object) };
+    return { kind: a.kind, page: kind.view.page, ...(await view.compare(a, b)).served };
   }
 
   /** A run changed (an item stored, the run ended): every opened view drops what it cached of it. */

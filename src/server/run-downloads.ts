@@ -82,7 +82,7 @@ export class RunDownloads {
 
   /** The run's output files (names), written by its kind's writer unless the run has not changed since the last time. */
   private write(run: RunRecord): Promise<string[]> {
-    const stamp = `${run.stored}:${run.status}:${this.store.countRunFacts(run.id)}`;
+    const stamp = this.store.runStamp(run);
     const hit = this.written.get(run.id);
     if (hit && hit.stamp === stamp) return hit.files;
     const dir = this.dirOf(run.id);

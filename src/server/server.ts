@@ -25,6 +25,7 @@ import { campaignConfigSchemaFor, campaignKindOfValue, comparedKindGroups, confi
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
 import { LiveSessionApi } from './live-session-api.ts';
 import { PathPolicy } from './path-policy.ts';
+import { generateTestSetFromConfig, GenerateTestSetBodySchema } from './manual-testsets.ts';
 import { ApiError, decodePathSegment, parseRequest, readJsonBody, sendError, sendJson, sendJsonText } from './http-util.ts';
 import { KindViews } from './kind-views.ts';
 import { rigStatus, type RigStatusSources } from './rig-status.ts';
@@ -103,7 +104,8 @@ interface ServerContext {
   requireAllowedPaths(kind: AnyCampaignKind, config: KindConfig, where: string): void;
   loadCampaign(load: () => LoadedKindConfig): LoadedKindConfig;
   resumeFrom(run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }>;
-  listedRun(run: RunRecord): Promise<ListedRun>;
+  /** `outcomes`: the run's outcome counts when the caller read them for many runs at once (the runs list) */
+  listedRun(run: RunRecord, outcomes?: Record<string, number>): Promise<ListedRun>;
   /** starts a campaign from a config value the server built (a pinned suite's replay), checked as one from the editor */
   startFromValue(value: unknown, label: string): Promise<{ runId: string }>;
 }
@@ -216,8 +218,8 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
       });
     },
     /** A run as the API lists it: without its config, how its kind shows it, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
-    async listedRun(run) {
-      const listed = { ...withoutConfig(run), outcomes: store.outcomeCounts(run.id), view: await views.listed(run) };
+    async listedRun(run, outcomes = store.outcomeCounts(run.id)) {
+      const listed = { ...withoutConfig(run), outcomes, view: await views.listed(run) };
       if (run.status === 'completed') return { ...listed, resumeRefusal: null };
       const refusal = await resumeFrom(run).then(
         () => null,
@@ -238,7 +240,25 @@ const ok = (res: ServerResponse, value: unknown, status = 200) => {
 
 /** Every route of the API, in the order a request is matched against them. */
 function apiRoutes(ctx: ServerContext): Route[] {
-  return [...statusRoutes(ctx), ...configRoutes(ctx), ...campaignRoutes(ctx), ...sessionRoutes(ctx), ...runRoutes(ctx)];
+  return [...statusRoutes(ctx), ...configRoutes(ctx), ...campaignRoutes(ctx), ...sessionRoutes(ctx), ...runRoutes(ctx), manualTestSetRoute(ctx)];
+}
+
+/** GEAR's test-set generator with a model, on the manual a config names (src/server/manual-testsets.ts). */
+function manualTestSetRoute({ options, catalog, body }: ServerContext): Route {
+  return {
+    method: 'POST',
+    pattern: /^\/api\/manual\/testsets$/,
+    handle: async (req, res) => {
+      const request = await body(req, GenerateTestSetBodySchema, 'test-set generation request');
+      const readValidConfig = async (name: string) => {
+        // the catalog's check includes the app's path policy: a manual outside the allowed folders is refused here
+        const read = await catalog.read(name);
+        if (!read.valid) throw new ApiError(400, 'invalid_config', `${name}: ${read.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, read.errors);
+        return read.config;
+      };
+      return ok(res, await generateTestSetFromConfig(request, { configsDir: options.configsDir, workspace: options.workspace, readValidConfig }), 201);
+    },
+  };
 }
 
 /** The server's health, the rig status and the conformance screen. */
@@ -384,7 +404,12 @@ function runRoutes(ctx: ServerContext): Route[] {
       method: 'GET',
       pattern: /^\/api\/runs$/,
       // with the stored kinds whose runs compare, so the compare page refuses a pair with the server's own reason
-      handle: async (_q, res) => ok(res, { runs: await Promise.all(store.listRuns().map(listedRun)), comparedKindGroups: await comparedKindGroups() }),
+      handle: async (_q, res) => {
+        // every run's outcome counts in one query, not one per run
+        const outcomes = store.outcomeCountsByRun();
+        const runs = await Promise.all(store.listRuns().map((run) => listedRun(run, outcomes.get(run.id) ?? {})));
+        return ok(res, { runs, comparedKindGroups: await comparedKindGroups() });
+      },
     },
     { method: 'GET', pattern: /^\/api\/runs\/(?<id>[^/]+)$/, handle: async (_q, res, p) => ok(res, { run: await listedRun(requireRun(p.id)) }) },
     {

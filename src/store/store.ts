@@ -118,6 +118,11 @@ interface RunRow {
   stored: number;
 }
 
+interface StoredTurn {
+  idx: number;
+  json: string;
+}
+
 interface ConversationDbRow {
   id: number;
   key: string;
@@ -296,6 +301,23 @@ export class ResultStore {
     }));
   }
 
+  /**
+   * Un-stores the results of the given items (their outcome, result and annotations), in one transaction, so a resumed run
+   * runs them again: on --resume, the items whose result never reached the head unit (the kind decides which,
+   * src/run/unit-reach.ts). Keys without a stored result are left as they are.
+   */
+  forgetItemResults(runId: string, keys: readonly string[]): void {
+    this.requireRun(runId);
+    this.db.transaction(() => {
+      const reset = this.prepared('UPDATE item_results SET outcome = NULL, result = NULL, finished_at = NULL WHERE run_id = ? AND key = ?');
+      const unannotate = this.prepared('DELETE FROM item_annotations WHERE run_id = ? AND key = ?');
+      for (const key of keys) {
+        unannotate.run(runId, key);
+        reset.run(runId, key);
+      }
+    })();
+  }
+
   /** Records a rater's annotation of a stored item (the kind validates `data` before and after). */
   saveItemAnnotation(runId: string, key: string, rater: string, data: unknown): void {
     if (!rater) throw new StoreError('saveItemAnnotation: a rater is required');
@@ -466,17 +488,33 @@ export class ResultStore {
 
   /** A run's stored items by outcome (conversations by their combined outcome, other kinds' items by their one word): the runs list's pass / fail columns. */
   outcomeCounts(runId: string): Record<string, number> {
-    const rows = this.prepared(
-      "SELECT outcome, COUNT(*) AS n FROM conversations WHERE run_id = ? GROUP BY outcome UNION ALL SELECT outcome, COUNT(*) AS n FROM item_results WHERE run_id = ? AND result IS NOT NULL GROUP BY outcome",
-    ).all(runId, runId) as { outcome: string | null; n: number }[];
-    const counts: Record<string, number> = {};
-    for (const row of rows) if (row.outcome !== null) counts[row.outcome] = (counts[row.outcome] ?? 0) + row.n;
-    return counts;
+    return this.outcomeCountsByRun(runId).get(runId) ?? {};
   }
 
-  /** How many facts a run has (a cache stamp: it grows with every fact recorded). */
-  countRunFacts(runId: string): number {
-    return (this.prepared('SELECT COUNT(*) AS n FROM run_facts WHERE run_id = ?').get(runId) as { n: number }).n;
+  /** outcomeCounts of every run in the workspace (the runs list), or of one run, in one query; a run with nothing stored has no entry. */
+  outcomeCountsByRun(runId?: string): Map<string, Record<string, number>> {
+    const of = runId === undefined ? '' : ' AND run_id = ?';
+    const rows = this.prepared(
+      `SELECT run_id, outcome, COUNT(*) AS n FROM conversations WHERE 1${of} GROUP BY run_id, outcome
+       UNION ALL SELECT run_id, outcome, COUNT(*) AS n FROM item_results WHERE result IS NOT NULL${of} GROUP BY run_id, outcome`,
+    ).all(...(runId === undefined ? [] : [runId, runId])) as { run_id: string; outcome: string | null; n: number }[];
+    const byRun = new Map<string, Record<string, number>>();
+    for (const row of rows) {
+      if (row.outcome === null) continue;
+      let counts = byRun.get(row.run_id);
+      if (!counts) byRun.set(row.run_id, (counts = {}));
+      counts[row.outcome] = (counts[row.outcome] ?? 0) + row.n;
+    }
+    return byRun;
+  }
+
+  /**
+   * A stamp that changes whenever the stored run does (a conversation or item stored, its status, a fact recorded):
+   * what the bench app computes from a run (its summary, its output files) is cached under it.
+   */
+  runStamp(run: Pick<RunRecord, 'id' | 'stored' | 'status'>): string {
+    const facts = (this.prepared('SELECT COUNT(*) AS n FROM run_facts WHERE run_id = ?').get(run.id) as { n: number }).n;
+    return `${run.stored}:${run.status}:${facts}`;
   }
 
   countConversations(runId: string, filter: ConversationFilter = {}): number {
@@ -484,20 +522,40 @@ export class ResultStore {
     return (this.db.prepare(`SELECT COUNT(*) AS n FROM conversations c WHERE ${where}`).get(...params) as { n: number }).n;
   }
 
-  /** Streams a run's conversations in plan order, a batch at a time, so a large run never sits in memory. */
+  /**
+   * Streams a run's conversations in plan order, STREAM_BATCH at a time (two queries per batch: its conversations,
+   * then all their turns), so a large run never sits in memory. Each batch is read whole before the first of it is
+   * handed out: no statement stays open while the caller works, so it may write to the store (or await) meanwhile.
+   */
   *conversations(runId: string): Generator<ConversationResult> {
     this.requireRun(runId);
-    const page = this.db.prepare(
+    const page = this.prepared(
       `SELECT c.*, p.ordinal FROM conversations c JOIN planned p ON p.run_id = c.run_id AND p.key = c.key
        WHERE c.run_id = ? AND p.ordinal > ? ORDER BY p.ordinal LIMIT ?`,
     );
     let after = -1;
     for (;;) {
       const rows = page.all(runId, after, STREAM_BATCH) as ConversationDbRow[];
-      for (const row of rows) yield this.toResult(runId, row);
+      const turns = this.turnsOf(rows);
+      for (const row of rows) yield this.toResult(runId, row, turns.get(row.id) ?? []);
       if (rows.length < STREAM_BATCH) return;
       after = rows[rows.length - 1].ordinal;
     }
+  }
+
+  /** The stored turns of these conversations, in one query: per conversation id, its turns' JSON in turn order. */
+  private turnsOf(rows: readonly ConversationDbRow[]): Map<number, StoredTurn[]> {
+    const byConversation = new Map<number, StoredTurn[]>();
+    if (rows.length === 0) return byConversation;
+    const turns = this.prepared('SELECT conversation_id, idx, json FROM turns WHERE conversation_id IN (SELECT value FROM json_each(?)) ORDER BY conversation_id, idx').all(
+      JSON.stringify(rows.map((row) => row.id)),
+    ) as (StoredTurn & { conversation_id: number })[];
+    for (const turn of turns) {
+      let list = byConversation.get(turn.conversation_id);
+      if (!list) byConversation.set(turn.conversation_id, (list = []));
+      list.push(turn);
+    }
+    return byConversation;
   }
 
   getConversation(runId: string, key: string): ConversationResult | null {
@@ -507,7 +565,7 @@ export class ResultStore {
          WHERE c.run_id = ? AND c.key = ?`,
       )
       .get(runId, key) as ConversationDbRow | undefined;
-    return row ? this.toResult(runId, row) : null;
+    return row ? this.toResult(runId, row, this.turnsOf([row]).get(row.id) ?? []) : null;
   }
 
   /** Summary rows (no turns) in plan order, for conversation lists in UIs and reports. */
@@ -604,11 +662,9 @@ export class ResultStore {
       );
   }
 
-  private toResult(runId: string, row: ConversationDbRow): ConversationResult {
+  private toResult(runId: string, row: ConversationDbRow, stored: readonly StoredTurn[]): ConversationResult {
     const where = `${this.path}: run ${runId} conversation "${row.key}"`;
-    const turns = (this.prepared('SELECT idx, json FROM turns WHERE conversation_id = ? ORDER BY idx').all(row.id) as { idx: number; json: string }[]).map(
-      (turn) => parseOrThrow(TurnRecordSchema, JSON.parse(turn.json), `${where} turn ${turn.idx}`),
-    );
+    const turns = stored.map((turn) => parseOrThrow(TurnRecordSchema, JSON.parse(turn.json), `${where} turn ${turn.idx}`));
     return parseOrThrow(StoredConversationSchema, { ...JSON.parse(row.result), turns }, where);
   }
 

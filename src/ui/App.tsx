@@ -7,11 +7,9 @@ import { CampaignSetupView } from './views/CampaignSetupView.tsx';
 import { LiveView } from './views/LiveView.tsx';
 import { RunsView } from './views/RunsView.tsx';
 import { RunPage } from './views/RunPage.tsx';
-import { ConversationView } from './views/ConversationView.tsx';
 import { AgreementView } from './views/AgreementView.tsx';
 import { CompareView } from './views/CompareView.tsx';
-import { ManualQuestionView, ManualRunView } from './views/ManualRunView.tsx';
-import { ToolRunView, ToolTrialView } from './views/ToolRunView.tsx';
+import { KIND_PAGES } from './kind-pages.ts';
 import { ConformanceView } from './views/ConformanceView.tsx';
 import { SessionView } from './views/SessionView.tsx';
 import { DemoView } from './views/DemoView.tsx';
@@ -35,16 +33,16 @@ export function App() {
   if (refusal) return <TokenHelpPage refusal={refusal} />;
   // demo mode is the whole window (a second screen), without the app's navigation
   if (section === 'demo') return <DemoView />;
+  // a kind's page under a run, as its view file declares it (src/ui/kind-pages.ts): an item's page, or the run's
+  const itemPage = section === 'runs' && sub && key ? KIND_PAGES.find((page) => page.items === sub) : undefined;
+  const runPage = section === 'runs' && sub && !key ? KIND_PAGES.find((page) => page.run === sub) : undefined;
   let view;
   if (section === 'setup') view = <CampaignSetupView />;
   else if (section === 'live') view = <LiveView />;
   else if (section === 'session') view = <SessionView />;
-  else if (section === 'runs' && id && sub === 'conversations' && key) view = <ConversationView runId={id} conversationKey={key} />;
+  else if (id && itemPage && key) view = <itemPage.ItemView runId={id} itemKey={key} />;
+  else if (id && runPage) view = <runPage.RunView runId={id} />;
   else if (section === 'runs' && id && sub === 'agreement') view = <AgreementView runId={id} />;
-  else if (section === 'runs' && id && sub === 'manual' && key) view = <ManualQuestionView runId={id} questionKey={key} />;
-  else if (section === 'runs' && id && sub === 'manual') view = <ManualRunView runId={id} />;
-  else if (section === 'runs' && id && sub === 'tool-agents' && key) view = <ToolTrialView runId={id} trialKey={key} />;
-  else if (section === 'runs' && id && sub === 'tool-agents') view = <ToolRunView runId={id} />;
   else if (section === 'runs' && id) view = <RunPage runId={id} />;
   else if (section === 'runs') view = <RunsView />;
   else if (section === 'conformance') view = <ConformanceView reportId={id ?? null} />;

@@ -54,6 +54,8 @@ export interface AcousticLinkOptions {
    */
   latencyMs?: number;
   onRigFault?: (fault: RigFault) => void;
+  /** the config fields that name the devices (`voice.link.output`, `headUnit.acoustic.input`…): a failure names its field */
+  fields?: { output: string; input: string };
   /** environment of the player and recorder processes (PULSE_SERVER, XDG_RUNTIME_DIR in tests) */
   env?: NodeJS.ProcessEnv;
 }
@@ -61,7 +63,7 @@ export interface AcousticLinkOptions {
 const FRAME_SAMPLES = AUDIO_CHUNK_SAMPLES; // 20 ms frames, the bridge's chunk size
 
 /** Plays raw PCM written to its stdin on one sink (pacat, Debian: pulseaudio-utils). */
-function startPlayer(device: string, env: NodeJS.ProcessEnv | undefined, onFailure: (error: VoiceError) => void): ChildProcessWithoutNullStreams {
+function startPlayer(device: string, env: NodeJS.ProcessEnv | undefined, onFailure: (error: VoiceError) => void, field?: string): ChildProcessWithoutNullStreams {
   // a 100 ms buffer rides out a late write on a busy machine (an underrun would cut gaps into the speech);
   // the loopback calibration plays through the same buffer, so it is part of the measured latency
   const args = ['--playback', `--device=${device}`, '--raw', '--format=s16le', `--rate=${AUDIO_SAMPLE_RATE}`, '--channels=1', '--latency-msec=100'];
@@ -73,15 +75,15 @@ function startPlayer(device: string, env: NodeJS.ProcessEnv | undefined, onFailu
     onFailure(new VoiceError(error.code === 'ENOENT' ? missingProgramMessage(PACAT) : `${PACAT.binary} could not be started: ${error.message}`)),
   );
   child.on('close', (code, signal) => {
-    if (code !== 0 && signal === null) onFailure(deviceFailure(device, 'playback', Buffer.concat(stderr).toString('utf8') || `pacat exit ${code}`));
+    if (code !== 0 && signal === null) onFailure(deviceFailure(device, 'playback', Buffer.concat(stderr).toString('utf8') || `pacat exit ${code}`, field));
   });
   return child;
 }
 
-/** A device that failed, as one line: the device, what it was doing, the sound server's first line, and the fix. */
-function deviceFailure(device: string, doing: 'playback' | 'record', cause: string): VoiceError {
+/** A device that failed, as one line: the device (and the config field naming it), what it was doing, the sound server's first line, and the fix. */
+function deviceFailure(device: string, doing: 'playback' | 'record', cause: string, field?: string): VoiceError {
   const first = cause.trim().split('\n')[0]?.trim() || 'it failed';
-  return new VoiceError(`audio device "${device}" (${doing}): ${first.replace(/\.$/, '')}: ${AUDIO_DEVICE_FIX}`);
+  return new VoiceError(`audio device "${device}" (${field ? `${field}, ` : ''}${doing}): ${first.replace(/\.$/, '')}: ${AUDIO_DEVICE_FIX}`);
 }
 
 interface Capture {
@@ -96,7 +98,8 @@ interface Capture {
  * Records raw PCM from one source through node-record-lpcm16 (with the pacat recorder module beside
  * this file); `onData` gets each read with its arrival time on the bench clock.
  */
-function startCapture(device: string, env: NodeJS.ProcessEnv | undefined, onData: (data: Buffer, arrivedAt: number) => void, timeoutMs = 5_000): Capture {
+function startCapture(device: string, env: NodeJS.ProcessEnv | undefined, onData: (data: Buffer, arrivedAt: number) => void, options: { timeoutMs?: number; field?: string } = {}): Capture {
+  const { timeoutMs = 5_000, field } = options;
   const require = createRequire(import.meta.url);
   const { record } = require('node-record-lpcm16') as { record: (o: object) => { process: ChildProcess; stream(): Readable; stop(): void } };
   const recording = record({ recorder: fileURLToPath(new URL('./pulse-recorder.cjs', import.meta.url)), device, env, sampleRate: AUDIO_SAMPLE_RATE, channels: 1, audioType: 'raw' });
@@ -115,7 +118,7 @@ function startCapture(device: string, env: NodeJS.ProcessEnv | undefined, onData
     stream.on('error', (message: unknown) => {
       clearTimeout(timer);
       // the exit is reported once the process closed, so its stderr is complete
-      failed ??= deviceFailure(device, 'record', stderr || String(message));
+      failed ??= deviceFailure(device, 'record', stderr || String(message), field);
       reject(failed);
     });
   });
@@ -204,7 +207,7 @@ export class AcousticLink implements AudioLink {
 
   /** Starts recording from the input device; resolves once the recorder delivers audio. */
   async open(): Promise<void> {
-    this.capture = startCapture(this.options.devices.input, this.options.env, (data, arrivedAt) => this.frames.push(data, arrivedAt));
+    this.capture = startCapture(this.options.devices.input, this.options.env, (data, arrivedAt) => this.frames.push(data, arrivedAt), { field: this.options.fields?.input });
     try {
       await this.capture.started;
     } catch (error) {
@@ -218,7 +221,7 @@ export class AcousticLink implements AudioLink {
     const key = `${chunk.sessionId}\u0000${chunk.turn}`;
     if (this.player?.key !== key) {
       this.player?.process.stdin.end();
-      const process = startPlayer(this.options.devices.output, this.options.env, (error) => (this.failure ??= error));
+      const process = startPlayer(this.options.devices.output, this.options.env, (error) => (this.failure ??= error), this.options.fields?.output);
       // half-duplex: nothing is heard from the first chunk until the player has drained
       this.playing += 1;
       this.discardHeard();

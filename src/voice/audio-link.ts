@@ -23,6 +23,8 @@ export interface AudioLink {
   expect?(sessionId: string, turn: number): void;
   /** Links that own devices or processes (the acoustic link's player and recorder) release them. */
   close?(): Promise<void>;
+  /** Links over audio devices (the acoustic link): why they cannot carry audio any more (a device failed), or null. */
+  failed?(): Error | null;
 }
 
 /** Two connected in-process links (bench end, unit end): for an in-process head unit and for tests. */

@@ -154,6 +154,7 @@ export async function openBenchAcousticLink(link: Extract<VoiceLinkConfig, { typ
     speaks: 'to_unit',
     vad: link.vad,
     latencyMs: latencyMs ?? 0,
+    fields: { output: 'voice.link.output', input: 'voice.link.input' },
     env,
     onRigFault: (fault) => log(`voice: rig fault on ${fault.device} (${fault.kind}): ${fault.detail}`),
   });

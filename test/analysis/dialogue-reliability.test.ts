@@ -50,9 +50,11 @@ describe('pass^k / pass@k of dialogue campaigns with repeats', () => {
       expect(rel.byK[k].passAtK.unbiased).toBeGreaterThanOrEqual(rel.byK[k - 1].passAtK.unbiased - 1e-12);
     }
 
-    const writer = new RunHtmlWriter();
+    const html = join(mkdtempSync(join(tmpdir(), 'icabench-reliability-')), 'report.html');
+    const writer = new RunHtmlWriter(html);
     for (const c of conversations) writer.add(c);
-    expect(writer.toString({ id: 'r', name: 'rep', mode: 'guided', status: 'completed', createdAt: 'now', finishedAt: null }, summary)).toContain('Reliability over repeats (pass^k / pass@k)');
+    writer.write({ id: 'r', name: 'rep', mode: 'guided', status: 'completed', createdAt: 'now', finishedAt: null }, summary);
+    expect(readFileSync(html, 'utf8')).toContain('Reliability over repeats (pass^k / pass@k)');
 
     const single = computeRunSummary(conversations.filter((c) => c.spec.repeat === 0));
     expect(single.reliability).toBeUndefined();

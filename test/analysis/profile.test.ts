@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/analysis/compare.ts';
 import { RunSummarySchema, computeRunSummary, positionShares } from '../../src/analysis/profile.ts';
@@ -142,10 +145,12 @@ describe('undecided turns: no silent inconclusive', () => {
   });
 
   it('fails it in JUnit with "needs review" and the turn, or skips it under inconclusive: pass', () => {
-    const junit = new JunitWriter();
+    const file = join(mkdtempSync(join(tmpdir(), 'icabench-junit-')), 'junit.xml');
+    const junit = new JunitWriter(file);
     junit.add(undecided());
     junit.add(result('none', [{}], { verdicts: [conversationVerdict('oracle', null, null, 'inconclusive')], inconclusive: 'pass' }));
-    const xml = junit.toString({ id: 'r', name: 'n', mode: 'guided', status: 'completed', createdAt: 'x', finishedAt: null });
+    junit.write({ id: 'r', name: 'n', mode: 'guided', status: 'completed', createdAt: 'x', finishedAt: null });
+    const xml = readFileSync(file, 'utf8');
     expect(xml).toContain('<failure type="needs_review" message="needs review: no judge could decide turn(s) 2"></failure>');
     expect(xml).toContain('<skipped message="inconclusive: no judge tier reached a verdict"/>');
     expect(xml).toMatch(/tests="2" failures="1" errors="0" skipped="1"/);

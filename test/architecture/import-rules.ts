@@ -95,6 +95,7 @@ export const RULES: Record<string, RoleRule> = {
       'voice',
       'bridge',
       'store',
+      { role: 'embedding', typesOnly: true, why: "a kind's view compares failure diversity with the embedder `icabench compare` chose" },
     ],
   },
   kinds: {
@@ -205,6 +206,7 @@ export const RULES: Record<string, RoleRule> = {
       { role: 'kinds/tool-agents', typesOnly: true },
       { role: 'conformance', typesOnly: true },
       { role: 'voice', files: ['metrics.ts'], typesOnly: true, why: "the run report's voice section" },
+      { role: 'report', files: ['first-screen.ts'], typesOnly: true, why: "a run page shows its report's first screen" },
     ],
   },
   cli: { is: 'the command line: the entry point, may import anything', may: '*' },

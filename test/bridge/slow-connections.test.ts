@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { io as dial } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBridgeServer, type BridgeServer } from '../../src/bridge/server.ts';
 import { ConformanceReportSchema } from '../../src/conformance/checks.ts';
 import { connectHeadUnit } from '../../packages/bridge-sdk/src/index.ts';
-import { CLI, runCli } from '../helpers/cli.ts';
+import { CLI, runCli, spawnCli } from '../helpers/cli.ts';
 import { goodHandler } from '../conformance/units.ts';
 
 const TOKEN = 'slow-token';
@@ -108,6 +108,46 @@ describe('connections that never complete the handshake', () => {
       running = false;
       for (const peer of peers) peer.destroy();
       await Promise.all(swarm);
+      unit.kill('SIGINT');
+    }
+  });
+
+  it('a dialogue campaign with 20 trickling connections on its bridge port writes its report and exits, every conversation done and every slow socket hung up by the bench', { timeout: 240_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'icabench-campaign-slow-'));
+    const config = join(dir, 'slow.yaml');
+    writeFileSync(config, `name: slow-peers\nseeds: ${resolve('bench-configs/seeds/in-car.yaml')}\nconversations: 20\nmaxTurns: [2]\nconcurrency: 2\nheadUnit: { type: bridge, port: 0, tokenEnv: ICABENCH_SLOW_TOKEN, waitSeconds: 120 }\n`);
+    const out = join(dir, 'out');
+    const run = spawnCli(['run', config, '--workspace', join(dir, 'ws'), '--out', out, '--no-progress'], { ICABENCH_SLOW_TOKEN: TOKEN });
+    const [, url] = await run.waitFor(/bridge listening on (\S+);/);
+    const port = Number(new URL(url!).port);
+    // 20 peers that open the port and trickle bytes without a handshake, each replaced as soon as the bench hangs it up
+    let running = true;
+    let opened = 0;
+    const keepTrickling = async () => {
+      while (running) {
+        const peer = trickler(port);
+        peers.push(peer.socket);
+        peer.socket.once('connect', () => opened++);
+        await peer.closed;
+      }
+    };
+    const swarm = Array.from({ length: 20 }, () => keepTrickling());
+    while (opened < 20) await new Promise((resolve) => setTimeout(resolve, 50));
+    // the unit dials in beside them
+    const unit = spawn(process.execPath, [CLI, 'headunit', '--url', url!, '--token', TOKEN], { stdio: 'ignore' });
+    try {
+      // the peers keep trickling until the run has exited: it must end without waiting for them
+      expect(await run.exited, run.output()).toBe(0);
+      expect(run.output()).toMatch(/^run \S+ completed: 20 conversations/m);
+      const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+      expect(summary.run.status).toBe('completed');
+      expect(summary.conversations).toBe(20);
+      // every slow peer is hung up by the bench (the test destroys none before this): the swarm ends only once each one closed
+      running = false;
+      await Promise.all(swarm);
+      expect(peers.every((peer) => peer.destroyed)).toBe(true);
+    } finally {
+      running = false;
       unit.kill('SIGINT');
     }
   });

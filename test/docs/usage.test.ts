@@ -32,7 +32,7 @@ const NOT_RUN: Record<string, string> = {
   'node bin/icabench.js voice say|transcribe|check|record|library|devices': 'a list of subcommands, each with its own arguments (test/voice covers them)',
   'node bin/icabench.js run bench-configs/voice-acoustic.yaml': 'needs loudspeakers and microphones, or scripts/virtual-audio.sh',
   'node bin/icabench.js doctor': 'probes model hosts and audio devices: 30 s where none answers (test/doctor covers the checks)',
-  'node bin/icabench.js manual index|warnings|testset FILE…': 'a template: FILE stands for manual files (test/docs/readme.test.ts runs `manual warnings`)',
+  'node bin/icabench.js manual index|warnings|testset|generate FILE…': 'a template: FILE stands for manual files (test/docs/readme.test.ts runs `manual warnings`; test/manual/generate.test.ts runs `manual generate` against a fake model server)',
   'node bin/icabench.js run bench-configs/manual-qa.yaml --out runs/manual': 'long: 300 questions and an omission search, 50 s on 2 cores under load',
   'node bin/icabench.js run bench-configs/carbench-train.yaml --out runs/carbench': 'long: 387 task trials, 23 s on 2 cores under load (test/kinds/tool-agents runs it)',
   'node bin/icabench.js conformance --host 0.0.0.0 --out conformance/hu-lab-3': 'waits for a head unit to dial in (test/conformance covers it)',

@@ -26,10 +26,25 @@ export function describeInBrowser(name: string, body: () => void): void {
   describe.runIf(gate.run)(name, body);
 }
 
-/** Starts `icabench serve` on a free port and resolves with the URL it prints (rejects after 60 s or if it exits first); Pin writes into the workspace's suites/. */
-function startServe(workspace: string): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * Builds the bench UI into `dir` with the project's own build script (`npm run build:ui`), as a fresh clone would build
+ * it; `icabench serve` serves that folder when ICABENCH_UI_DIR names it. Rejects with the build's output if it fails.
+ */
+export function buildUiInto(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--workspace', workspace, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [SUITES_DIR_ENV]: join(workspace, 'suites') } });
+    const child = spawn('npm', ['run', 'build:ui', '--', '--outDir', dir, '--emptyOutDir'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build:ui exited with ${code}:\n${out}`))));
+  });
+}
+
+/** Starts `icabench serve` on a free port and resolves with the URL it prints (rejects after 60 s or if it exits first); Pin writes into the workspace's suites/. */
+function startServe(workspace: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--workspace', workspace, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [SUITES_DIR_ENV]: join(workspace, 'suites'), ...env } });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`icabench serve printed no URL within 60 s:\n${out}`)), 60_000);
     const onData = (chunk: Buffer) => {
@@ -67,10 +82,11 @@ export interface BenchApp {
 
 /**
  * The bench app on a fresh workspace (a temporary folder named `prefix…`): `prepare` fills it (runs, stores)
+ * and `serveEnv` adds to `icabench serve`'s environment (ICABENCH_UI_DIR: a UI build of its own)
  * before `icabench serve` starts on it, and headless Chromium opens beside it. A failure on the way
  * undoes what was started and removes the workspace.
  */
-export async function startBenchApp(prefix: string, prepare: (workspace: string) => void | Promise<void> = () => undefined): Promise<BenchApp> {
+export async function startBenchApp(prefix: string, prepare: (workspace: string) => void | Promise<void> = () => undefined, serveEnv: Record<string, string> = {}): Promise<BenchApp> {
   const workspace = mkdtempSync(join(tmpdir(), prefix));
   const undo: (() => void | Promise<void>)[] = [() => rmSync(workspace, { recursive: true, force: true })];
   // undone in reverse order of starting; every step runs, the first failure is thrown after the last
@@ -87,7 +103,7 @@ export async function startBenchApp(prefix: string, prepare: (workspace: string)
   };
   try {
     await prepare(workspace);
-    const serve = await startServe(workspace);
+    const serve = await startServe(workspace, serveEnv);
     undo.push(() => void serve.child.kill('SIGTERM'));
     const browser = await launchBrowser();
     undo.push(() => browser.close());

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/repoData.ts';
-import { describeInBrowser, screenshot, startBenchApp, type BenchApp } from './app.ts';
+import { buildUiInto, describeInBrowser, screenshot, startBenchApp, type BenchApp } from './app.ts';
 
 /** how many conversations the quickstart plans */
 const PLANNED = (parse(readFileSync(join(REPO_ROOT, 'bench-configs', 'quickstart.yaml'), 'utf8')) as { conversations: number }).conversations;
@@ -14,7 +15,8 @@ const OUTPUTS = ['conversations.csv', 'export.jsonl', 'junit.xml', 'report.html'
 const MAX_PAGE_WIDTH = 1440;
 
 /**
- * The technician's first day (#35), in Chromium: the app opened with the URL `icabench serve` printed, the quickstart
+ * The technician's first day (#35), in Chromium: the UI built fresh from this checkout's sources with the project's
+ * build script into a folder of its own (not the checkout's src/ui/dist), the app opened from it with the URL `icabench serve` printed, the quickstart
  * started and its Live tally watched, the report's first screen read, every output downloaded, a failing conversation
  * pinned and its suite run from the app, and the replay compared with the original run.
  */
@@ -23,16 +25,26 @@ describeInBrowser('the first day in the bench app', () => {
   let page: Page;
   let pageErrors: string[];
   let runId: string;
+  const uiBuild = mkdtempSync(join(tmpdir(), 'icabench-first-day-ui-'));
 
   beforeAll(async () => {
-    app = await startBenchApp('icabench-first-day-');
+    await buildUiInto(uiBuild);
+    app = await startBenchApp('icabench-first-day-', undefined, { ICABENCH_UI_DIR: uiBuild });
     ({ page, errors: pageErrors } = await app.newPage({ consoleErrors: true }));
+  }, 240_000);
+  afterAll(async () => {
+    await app?.close();
+    rmSync(uiBuild, { recursive: true, force: true });
   });
-  afterAll(() => app?.close());
 
   const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
 
   it('opens with the printed URL and starts the quickstart', async () => {
+    // the page is the fresh build's: the script it loads is one that build wrote
+    const served = await (await fetch(`${app.origin}/`)).text();
+    expect(served).toBe(readFileSync(join(uiBuild, 'index.html'), 'utf8'));
+    const script = /<script[^>]+src="\/(assets\/[^"]+\.js)"/.exec(served)![1];
+    expect(existsSync(join(uiBuild, script))).toBe(true);
     await page.goto(app.url);
     await page.getByTestId('rig-table').waitFor({ timeout: 60_000 });
     await page.goto(`${app.origin}/#/setup`);

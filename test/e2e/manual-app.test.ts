@@ -41,10 +41,13 @@ describeInBrowser('manual-QA run view in Chromium', () => {
 
     await page.locator('[data-testid=manual-questions] tbody tr a').first().click();
     await page.getByTestId('annotation-form').waitFor();
-    expect(await page.getByTestId('reference-facts').first().locator('tbody tr').count()).toBeGreaterThan(0);
+    // blinded: the evaluators' judgements are hidden until the rater asks for them
+    expect(await page.getByTestId('reference-facts').count()).toBe(0);
     await page.getByTestId('rater').fill('ann');
     await page.getByTestId('save-annotation').click();
     await expect.poll(() => page.getByTestId('annotation-message').innerText()).toBe('saved for ann');
+    await page.getByTestId('show-judgements').click();
+    expect(await page.getByTestId('reference-facts').first().locator('tbody tr').count()).toBeGreaterThan(0);
     await screenshot(page, 'manual-02-question');
 
     await page.locator('a', { hasText: '← manual-QA run' }).click();

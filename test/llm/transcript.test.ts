@@ -41,6 +41,27 @@ describe('the dialogue as every model role sees it', () => {
     expect(dialogue([])).toBe('(no turns yet)');
   });
 
+  it('reuses a rendered turn without reading its context again, and renders it anew when its context or the turn before it changed', () => {
+    const history = [turn(0, 'Find parking', 'Two garages nearby.'), turn(1, 'The cheaper one', 'Garage A.')];
+    history[1].context = { ...CONTEXT, time: '13:01' };
+    expect(dialogue(history)).toContain('Turn 2 · 13:01\n');
+    // a cache hit reads nothing of the context (the context line is computed only when the block is rendered)
+    let reads = 0;
+    const counted = new Proxy(history[1].context, { get: (target, key, receiver) => ((reads += 1), Reflect.get(target, key, receiver)) });
+    history[1].context = counted;
+    dialogue(history);
+    const readsWhenRendered = reads;
+    expect(readsWhenRendered).toBeGreaterThan(0);
+    dialogue(history);
+    expect(reads).toBe(readsWhenRendered);
+    // the turn before moved to another district: the next turn's heading names its own place in full
+    history[0].context = { ...CONTEXT, location: { ...CONTEXT.location, district: 'Maxvorstadt' } };
+    expect(dialogue(history)).toContain('Turn 2 · Schwabing, Munich; 2026-05-12 13:01, driving\n');
+    // the turn's own context replaced
+    history[1].context = { ...CONTEXT, time: '13:05', location: { ...CONTEXT.location, district: 'Maxvorstadt' } };
+    expect(dialogue(history)).toContain('Turn 2 · 13:05\n');
+  });
+
   it('shows places as a table of what a constraint can name, with the opening hours of the turn\'s weekday', () => {
     const actions: Action[] = [{ type: 'poi_results', category: 'restaurant', pois: [poi('Trattoria Sole', 'low'), poi('Caffè Nero', 'high', 'cafe')] }];
     expect(replyData({ sessionId: 's', turn: 0, text: 'Two places.', actions }, 1500, '2026-05-12')).toEqual({

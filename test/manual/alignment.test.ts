@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { alignmentReport, evaluatorBias, humanMetrics, type FactAnnotation } from '../../src/manual/alignment.ts';
+import { alignmentReport, evaluatorBias, familyBias, humanMetrics, type FactAnnotation } from '../../src/manual/alignment.ts';
+import { modelFamily } from '../../src/llm/modelRef.ts';
 import { kruskalWallis } from '../../src/domain/stats.ts';
-import { marksFrom } from '../../src/ui/views/ManualRunView.tsx';
+import { blankMarks } from '../../src/ui/views/ManualRunView.tsx';
 import type { ManualEvaluation } from '../../src/manual/evaluate.ts';
 import { MANUAL_METRICS } from '../../src/manual/model.ts';
 
@@ -108,15 +109,70 @@ describe('human alignment: Pearson per metric, ICC among raters, P/R/F1 of the t
     expect(evaluatorBias([tier('a', [0.5])])).toEqual({});
   });
 
-  it('the rater form does not pre-check relevant or correct for an answer fact the evaluator left undecided', () => {
-    const e = evaluation(1, [true]);
-    e.answerFacts = [
-      { id: 'a0', text: 'Press the button.', instruction: true, grounded: true, relevant: true, correct: true, covers: ['f0'], note: '' },
-      { id: 'a1', text: "Sorry, I couldn't find that in the owner's manual.", instruction: false, grounded: false, relevant: null, correct: null, covers: [], note: '' },
-    ];
-    expect(marksFrom(e, 'r').answerFacts).toEqual([
-      { factId: 'a0', relevant: true, correct: true },
-      { factId: 'a1', relevant: false, correct: false },
+  it("GEAR's bias test: the assistant's family as evaluator against each other family, by hand", () => {
+    const tier = (name: string, values: number[]) => ({ tier: name, family: modelFamily(name), evaluations: values.map((v) => ({ ...evaluation(v, [true]), tier: name })) });
+    const qwen = tier('ollama:qwen2.5:14b', [0.2, 0.4, 0.6]);
+    const llama = tier('ollama:llama3.1:8b', [0.8, 0.9, 1]);
+    const gpt = tier('openai-compat:http://127.0.0.1:8080/v1#gpt-4o', [0.2, 0.4, 0.6]);
+    const oracle = { tier: 'oracle', family: modelFamily('oracle'), evaluations: [evaluation(1, [true])] };
+    const bias = familyBias('qwen', [oracle, qwen, llama, gpt]);
+    expect(bias.families).toEqual({ oracle: null, 'ollama:qwen2.5:14b': 'qwen', 'ollama:llama3.1:8b': 'llama', 'openai-compat:http://127.0.0.1:8080/v1#gpt-4o': 'gpt' });
+    expect(bias.sameFamily).toBe('ollama:qwen2.5:14b');
+    expect(bias.pairs.map((p) => [p.other, p.otherFamily])).toEqual([
+      ['ollama:llama3.1:8b', 'llama'],
+      ['openai-compat:http://127.0.0.1:8080/v1#gpt-4o', 'gpt'],
     ]);
+    // qwen 0.2 0.4 0.6 vs llama 0.8 0.9 1: ranks 1 2 3 | 4 5 6, rank sums 6 and 15, N = 6:
+    // H = 12 / (6·7) · (6²/3 + 15²/3) − 3·7 = (2/7) · 87 − 21 = 27/7 ≈ 3.857; df 1: p = erfc(√(H/2)) ≈ 0.0495
+    const llamaPair = bias.pairs[0].metrics.completeness_hard;
+    expect(llamaPair.h).toBeCloseTo(27 / 7, 12);
+    expect(llamaPair.p).toBeCloseTo(0.049535, 5);
+    expect(llamaPair.n).toEqual({ same: 3, other: 3 });
+    // gpt scored the same values: H = 0 after the tie correction, p = 1 (no sign of a difference)
+    expect(bias.pairs[1].metrics.completeness_hard.p).toBeCloseTo(1, 12);
+    // a metric neither judged has no p
+    expect(bias.pairs[0].metrics.relevance).toEqual({ p: null, h: null, n: { same: 0, other: 0 } });
+    // without what the test needs, it says why instead of "no bias"
+    expect(familyBias(null, [qwen, llama]).undecided).toMatch(/assistantFamily/);
+    expect(familyBias('gemma', [qwen, llama]).undecided).toBe("no judge tier of the assistant's family (gemma)");
+    expect(familyBias('qwen', [oracle, qwen]).undecided).toBe('no judge tier of another model family than qwen');
+    expect(modelFamily('gguf:models/Llama-3.1-8B-Q4.gguf')).toBe('llama');
+    expect(modelFamily('ollama:deepseek-r1:7b')).toBe('deepseek');
+  });
+
+  it('the rater form starts blank: none of the machine\'s labels (coverage, tags, relevance, correctness, confidence, actionability)', () => {
+    const e = evaluation(1, [true, false]);
+    e.coverage = [{ factId: 'f0', covered: true, by: ['a0'], score: null }];
+    e.metrics.confidence = { status: 'judged', value: 1, reason: '' };
+    e.metrics.actionability = { status: 'judged', value: 1, reason: '' };
+    e.answerFacts = [{ id: 'a0', text: 'Press the button.', instruction: true, grounded: true, relevant: true, correct: true, covers: ['f0'], note: '' }];
+    expect(blankMarks(e, 'r')).toEqual({
+      rater: 'r',
+      referenceFacts: [
+        { factId: 'f0', covered: false, essential: false, safetyCritical: false },
+        { factId: 'f1', covered: false, essential: false, safetyCritical: false },
+      ],
+      answerFacts: [{ factId: 'a0', relevant: false, correct: false }],
+      confidence: false,
+      actionability: false,
+    });
+  });
+
+  it("GEAR's Table 3 completeness: the share of the raters' own essential key facts the reference states, averaged over raters, by hand", () => {
+    const own = (itemId: string, rater: string, facts: Array<[essential: boolean, inReference: boolean]>): FactAnnotation => ({
+      ...mark(itemId, rater, [true], [true]),
+      ownFacts: facts.map(([essential, inReference], i) => ({ text: `own ${i}`, essential, inReference })),
+    });
+    // rater A: q1 essential facts in/in/out, q2 in → 3 of 4 essential; an optional fact (not in) does not count
+    // rater B: q1 in/out, q2 out → 1 of 3; rater C wrote no own facts and is left out
+    // completeness = (3/4 + 1/3) / 2 = 13/24 ≈ 0.5417, over 7 essential facts
+    const annotations = [own('q1', 'A', [[true, true], [true, true], [true, false], [false, false]]), own('q2', 'A', [[true, true]]), own('q1', 'B', [[true, true], [true, false]]), own('q2', 'B', [[true, false]]), mark('q1', 'C', [true], [true])];
+    const report = alignmentReport(new Map(), annotations);
+    expect(report.testSet.completeness.n).toBe(7);
+    expect(report.testSet.completeness.value).toBeCloseTo(13 / 24, 12);
+    // without own facts there is nothing to measure: null, not 0 or 1
+    expect(alignmentReport(new Map(), [mark('q1', 'A', [true], [true])]).testSet.completeness).toEqual({ value: null, n: 0 });
+    // an own fact without text is refused, naming the field
+    expect(() => alignmentReport(new Map(), [{ ...own('q1', 'A', []), ownFacts: [{ text: ' ', essential: true, inReference: true }] }])).toThrow(/text/);
   });
 });

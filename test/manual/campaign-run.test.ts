@@ -274,7 +274,18 @@ describe('the GEAR paper preset (bench-configs/manual-qa-paper.yaml)', () => {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.preset).toEqual({ method: 'paper', statement: expect.stringMatching(/^paper preset: Beyranvand et al\., GEAR/) });
     expect(summary.questions).toBe(6);
-    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('paper preset: Beyranvand et al.');
+    const report = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(report).toContain('paper preset: Beyranvand et al.');
+    // GEAR's evaluation set: one question per main section
+    expect(loadManualQaConfig(config).config.onePerSection).toBe(true);
+    const store = ResultStore.open(join(dir, 'paper-ws', 'icabench.db'));
+    const sections = store.itemResults(summary.run.id).map((row) => (row.item as { sectionIds: string[] }).sectionIds[0]);
+    store.close();
+    expect(new Set(sections).size).toBe(6);
+    // the bias test is GEAR's family pairs, not one test across the tiers; offline it says what it needs
+    expect(summary.evaluatorBias).toBeUndefined();
+    expect(summary.familyBias).toMatchObject({ assistantFamily: null, pairs: [], undecided: expect.stringMatching(/assistantFamily/) });
+    expect(report).toContain('Not tested: the assistant&#39;s model family is not set');
   }, 180_000);
 });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadManualQaConfig, manualSkillFor, planManualQa } from '../../src/kinds/manual-qa/config.ts';
+import { loadManualCorpus, loadManualQaConfig, manualSkillFor, planManualQa } from '../../src/kinds/manual-qa/config.ts';
 import { ManualCorpus } from '../../src/manual/corpus.ts';
 import { buildManualIndex } from '../../src/manual/manual-index.ts';
 import { REPO_ROOT } from '../helpers/repoData.ts';
@@ -12,9 +12,11 @@ describe('the manual-QA campaign config (kind: manual-qa)', () => {
     const loaded = loadManualQaConfig(resolve(REPO_ROOT, 'bench-configs/manual-qa.yaml'));
     expect(loaded.files).toHaveLength(41);
     expect(loaded.config.manualFaults.profiles).toBe('all');
-    const first = await planManualQa(loaded);
+    const corpus = await loadManualCorpus(loaded);
+    const first = await planManualQa(loaded, corpus);
     expect(first.items).toHaveLength(300);
-    const again = await planManualQa(loaded);
+    expect(first.generation).toBeNull();
+    const again = await planManualQa(loaded, corpus);
     expect(again.items.map((i) => i.id)).toEqual(first.items.map((i) => i.id));
   }, 300_000);
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DeterministicManualEvaluator } from '../../src/manual/evaluate.ts';
-import { generateDeterministicTestSet, readTestSet, writeTestSet } from '../../src/manual/testset.ts';
+import { generateDeterministicTestSet, onePerSection, readTestSet, TESTSET_FORMAT, writeTestSet, type TestItem } from '../../src/manual/testset.ts';
 import { bmwCorpus, readWarningsCsv } from './helpers.ts';
 
 describe('deterministic test set and the warnings oracle (41 BMW chapters)', () => {
@@ -62,4 +62,29 @@ describe('deterministic test set and the warnings oracle (41 BMW chapters)', () 
     writeFileSync(join(dir, 'dup.jsonl'), `${JSON.stringify(items[0])}\n${JSON.stringify(items[0])}\n`);
     await expect(readTestSet(join(dir, 'dup.jsonl'))).rejects.toThrow(/dup\.jsonl:2: id .* appears twice/);
   }, 300_000);
+});
+
+describe('one question per section (GEAR samples its evaluation set so)', () => {
+  const at = (id: string, section: string): TestItem => ({ format: TESTSET_FORMAT, id, kind: 'procedure', difficulty: 'beginner', question: `${id}?`, answer: '', facts: [], chapter: 'c', sectionIds: [section, 'other'], chunkIds: [], warningIds: [], generator: 'deterministic', parentId: null });
+
+  it('keeps one of each main section, in the order the sections first appear, the same for the same seed', () => {
+    // sections A (3 questions), B (1), C (2): 6 questions → 3, one per main section; "other" (a second section) is not a main section
+    const items = [at('a1', 'A'), at('b1', 'B'), at('a2', 'A'), at('c1', 'C'), at('a3', 'A'), at('c2', 'C')];
+    const picked = onePerSection(items, 7);
+    expect(picked.map((i) => i.sectionIds[0])).toEqual(['A', 'B', 'C']);
+    expect(['a1', 'a2', 'a3']).toContain(picked[0].id);
+    expect(picked[1].id).toBe('b1');
+    expect(['c1', 'c2']).toContain(picked[2].id);
+    expect(onePerSection(items, 7)).toEqual(picked);
+    // every question of a section can be the one: over seeds, each of A's three is drawn
+    expect(new Set(Array.from({ length: 40 }, (_, seed) => onePerSection(items, seed)[0].id))).toEqual(new Set(['a1', 'a2', 'a3']));
+  });
+
+  it('on the vendored manual: as many questions as main sections, each section once', async () => {
+    const all = generateDeterministicTestSet(await bmwCorpus());
+    const sections = new Set(all.map((i) => i.sectionIds[0]));
+    const picked = onePerSection(all, 42);
+    expect(picked).toHaveLength(sections.size);
+    expect(new Set(picked.map((i) => i.sectionIds[0]))).toEqual(sections);
+  }, 120_000);
 });

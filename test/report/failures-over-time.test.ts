@@ -27,7 +27,7 @@ describe('failures over time (Negi et al., Fig. 1 bottom) and the share with ≥
 
   it('counts the failed conversations at the moment each ended, in minutes from the first start', () => {
     // ends at 2 (fail), 3 (fail), 5 (pass), 8 (fail) minutes
-    const ended = run.map((r) => ({ startMs: Date.parse(r.startedAt), endMs: Date.parse(r.startedAt) + r.durationMs, failed: r.verdicts[0].pass === false, types: 0 }));
+    const ended = run.map((r) => ({ startMs: Date.parse(r.startedAt), endMs: Date.parse(r.startedAt) + r.durationMs, failed: r.verdicts[0].pass === false }));
     expect(cumulativeFailures(ended)).toEqual([
       { minutes: 2, failed: 1 },
       { minutes: 3, failed: 2 },
@@ -36,16 +36,17 @@ describe('failures over time (Negi et al., Fig. 1 bottom) and the share with ≥
     ]);
   });
 
-  it('the report section states the total and the ≥ 3 share and draws the curve', () => {
+  it('the report section states the total and the ≥ 3 share from the summary and draws the curve', () => {
     const collector = failuresOverTimeSection();
     for (const r of run) collector.add(r);
-    const section = collector.finish()!;
+    // the summary's per-conversation distinct failure types of the run above
+    const section = collector.finish({ perConversation: [3, 0, 1, 4].map((uniqueFailureTypes) => ({ uniqueFailureTypes })) } as never)!;
     expect(section.title).toBe('Failures over time');
     expect(section.html).toContain('3 of 4 in 8.0 minutes');
     // two conversations (3 and 4 distinct labels) of four
     expect(section.html).toContain('2 of 4 conversations (50.0 %) have at least three distinct failure types');
     expect(section.html).toMatch(/<svg role="img"[^>]*3 at the end/);
-    expect(failuresOverTimeSection().finish()).toBeNull();
+    expect(failuresOverTimeSection().finish({ perConversation: [] })).toBeNull();
   });
 
   it('compare reports the share of conversations with ≥ 3 distinct failure types', () => {

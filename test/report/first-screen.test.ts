@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INJECTED_FAULTS_MEANING } from '../../src/report/first-screen.ts';
+import { INJECTED_FAULTS_MEANING } from '../../src/domain/injected-faults.ts';
 import { runCli } from '../helpers/cli.ts';
 
 /**
@@ -46,13 +46,14 @@ describe('the quickstart report explains itself', () => {
     );
 
     // three findings, gravest first, each counted as the summary counts it and linking to a conversation below that shows it
-    const findings = [...section(screen, 'top-findings').matchAll(/<li><b>([^<]+)<\/b> \((\w+)\) in (\d+) of (\d+) completed conversations[\s\S]*?<blockquote>turn (\d+): ([^<]*)<\/blockquote><a href="#([^"]+)">evidence: conversation ([^,]+), turn (\d+) →<\/a><\/li>/g)];
+    const findings = [...section(screen, 'top-findings').matchAll(/<li><b>([^<]+)<\/b> \((\w+)\) in (\d+) of (\d+) conversations[\s\S]*?<blockquote>turn (\d+): ([^<]*)<\/blockquote><a href="#([^"]+)">evidence: conversation ([^,]+), turn (\d+) →<\/a><\/li>/g)];
     expect(findings).toHaveLength(3);
     expect(findings[0][1]).toBe('safety violation');
     expect(findings[0][2]).toBe('critical');
-    for (const [, title, , count, completed, turn, , anchor, key, linkTurn] of findings) {
+    for (const [, title, , count, all, turn, , anchor, key, linkTurn] of findings) {
       const label = title.replace(/ /g, '_');
-      expect(Number(count), title).toBe(Math.round(summary.failureTypes[label].prevalence * Number(completed)));
+      expect(Number(count), title).toBe(summary.failureTypes[label].conversations);
+      expect(Number(all)).toBe(summary.conversations);
       expect(linkTurn).toBe(turn);
       // the link opens that conversation's drill-down, which holds the label on that turn
       const drill = new RegExp(`<details class="conv" id="${anchor}"[\\s\\S]*?</details>`).exec(html)?.[0];

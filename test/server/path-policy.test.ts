@@ -24,6 +24,7 @@ import {
 } from '../../src/server/api-schemas.ts';
 import { StartConformanceBodySchema } from '../../src/server/conformance-runs.ts';
 import { RunPinnedSuiteBodySchema } from '../../src/server/pinned-suites.ts';
+import { GenerateTestSetBodySchema } from '../../src/server/manual-testsets.ts';
 import { stringFields } from '../helpers/string-fields.ts';
 import { CONFIGS_DIR, startHarness, type Harness } from './helpers.ts';
 
@@ -36,7 +37,7 @@ import { CONFIGS_DIR, startHarness, type Harness } from './helpers.ts';
 
 /** Text fields that name no file: names, hosts, environment variables, audio devices (PulseAudio names), CAN interfaces, dates. */
 const NOT_FILES = new Set([
-  'name', 'description', 'seedIds[]', 'taskIds[]', 'dates[]', 'timeWindow.from', 'timeWindow.to',
+  'name', 'description', 'assistantFamily', 'seedIds[]', 'taskIds[]', 'dates[]', 'timeWindow.from', 'timeWindow.to',
   'headUnit.acoustic.input', 'headUnit.acoustic.output', 'headUnit.apiKeyEnv', 'headUnit.baseUrl', 'headUnit.build', 'headUnit.host', 'headUnit.model', 'headUnit.systemPrompt', 'headUnit.tokenEnv',
   'headUnit.bus.transport.iface', 'vehicle.transport.iface', 'vehicle.observe.transport.iface',
   'llm.allowedHosts[]', 'llm.keepAlive', 'llm.ollamaHost',
@@ -98,6 +99,7 @@ const KINDS: Array<{ kind: string; schema: z.ZodType; config: string; files: Fil
       'manual[]': { change: { manual: [`${OUT}.md`] }, refused: 'manual.0' },
       testSet: { change: { testSet: `${OUT}.jsonl` }, refused: 'testSet' },
       embeddingModel: { change: { embeddingModel: OUT }, refused: 'embeddingModel' },
+      'generate.model': { change: { generate: { model: `gguf:${OUT}.gguf` } }, refused: 'generate.model' },
       'judges[]': JUDGE_FILES['judges[]'],
       ...BUS_FILES,
       ...CACHE,
@@ -218,6 +220,8 @@ const ROUTES: Record<string, { body?: z.ZodType; files: 'none' | 'campaign confi
   'GET /api/runs/:id/outputs/:name': { files: 'none' },
   // `suite` is a file name in the pinned suites' folder; the suite campaign built on it starts through the same policy
   'POST /api/suites/run': { body: RunPinnedSuiteBodySchema, files: 'campaign config' },
+  // `configName` is a bench config read through the catalog (its files checked by the policy); the test set goes to <workspace>/testsets/
+  'POST /api/manual/testsets': { body: GenerateTestSetBodySchema, files: 'campaign config' },
 };
 /** Text fields of request bodies that name no file (a config's text is checked as a config, above). */
 const REQUEST_TEXT = new Set(['host', 'token', 'text', 'configName', 'runId', 'rater', 'comment', 'note', 'notes', 'itemId', 'factId']);

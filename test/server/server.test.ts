@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONTENT_SECURITY_POLICY } from '../../src/server/csp.ts';
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { io as connectSocket } from 'socket.io-client';
 import type { CampaignEvent } from '../../src/run/events.ts';
 import type { CampaignLauncher } from '../../src/server/campaign-control.ts';
@@ -49,6 +49,14 @@ describe('bench server over a real campaign', () => {
     expect(runs.json.runs).toHaveLength(1);
     expect(runs.json.runs[0]).toMatchObject({ id: runId, name: 'quickstart', planned: 6, stored: 6, status: 'completed' });
     expect(runs.json.runs[0].config).toBeUndefined();
+    expect(runs.json.runs[0].outcomes).toEqual(h.store.outcomeCounts(runId));
+    // the list reads every run's outcome counts in one query, not one query per run
+    const perRun = vi.spyOn(h.store, 'outcomeCounts');
+    const allRuns = vi.spyOn(h.store, 'outcomeCountsByRun');
+    await h.api('/api/runs');
+    expect([perRun.mock.calls.length, allRuns.mock.calls.length]).toEqual([0, 1]);
+    perRun.mockRestore();
+    allRuns.mockRestore();
     const live = await h.api('/api/campaign');
     expect(live.json).toMatchObject({ state: 'finished', runId, done: 6, planned: 6, finalStatus: 'completed' });
   });

@@ -127,9 +127,11 @@ describe('a turn no judge had grounds for is undecided in a suite run, and every
     const summary = await summarizeRun(store, runId);
     expect(summary.passed).toBe(0);
     expect(summary.inconclusive).toBe(undecided.length);
-    const junit = new JunitWriter();
+    const file = join(mkdtempSync(join(tmpdir(), 'icabench-undecided-')), 'junit.xml');
+    const junit = new JunitWriter(file);
     results.forEach((r) => junit.add(r));
-    const xml = junit.toString({ id: runId, name: 'kvret-plausible', mode: 'scripted', status: 'completed', createdAt: '' } as Parameters<JunitWriter['toString']>[0]);
+    junit.write({ id: runId, name: 'kvret-plausible', mode: 'scripted', status: 'completed', createdAt: '' } as Parameters<JunitWriter['write']>[0]);
+    const xml = readFileSync(file, 'utf8');
     expect(xml.match(/type="needs_review"/g)).toHaveLength(undecided.length);
     // compare: against a run of the same suite where the unit gave fallbacks, the undecided ones are inconclusive, not fixed
     const fallback = await runSuites('kvret-fallback-compare', [resolve('bench-configs/suites/kvret-excerpt.yaml')], new FixedReplyUnit(FALLBACK));

@@ -7,6 +7,8 @@ import { reliability } from '../../src/analysis/reliability.ts';
 import { loadManualQaConfig } from '../../src/kinds/manual-qa/config.ts';
 import type { ManualQaRunSummary } from '../../src/kinds/manual-qa/results.ts';
 import { ManualRunApi } from '../../src/kinds/manual-qa/view.ts';
+import { writeManualQaOutputs } from '../../src/kinds/manual-qa/outputs.ts';
+import type { FirstScreen } from '../../src/report/first-screen.ts';
 import { ResultStore } from '../../src/store/store.ts';
 import { ReliabilityTable } from '../../src/ui/components/ReliabilityTable.tsx';
 import { ManualQuestionPanel, ManualRunPanel, type QuestionData, type QuestionRow } from '../../src/ui/views/ManualRunView.tsx';
@@ -29,10 +31,12 @@ describe('the bench app views of a manual-QA run (rendered to markup)', () => {
   afterAll(() => store?.close());
 
   it('the run view: metrics, per-kind table, warning omissions with the manual text, one row per question linking to it', () => {
-    const { summary, questions } = api.overview(store.getRun(runId)!) as { summary: ManualQaRunSummary; questions: QuestionRow[] };
-    const html = renderToStaticMarkup(<ManualRunPanel runId={runId} summary={summary} questions={questions} />);
+    const { summary, questions, firstScreen } = api.overview(store.getRun(runId)!) as { summary: ManualQaRunSummary; questions: QuestionRow[]; firstScreen: FirstScreen };
+    const html = renderToStaticMarkup(<ManualRunPanel runId={runId} summary={summary} questions={questions} firstScreen={firstScreen} />);
     expect(html).toContain('data-testid="manual-metrics"');
-    expect(html.match(/<a href="#\/runs\/[^"]+\/manual\/[^"]+">/g)).toHaveLength(10);
+    // one link per question in the list (the first screen's evidence links come on top)
+    const list = html.replace(/<section class="first-screen"[\s\S]*?<\/section>/, '');
+    expect(list.match(/<a href="#\/runs\/[^"]+\/manual\/[^"]+">/g)).toHaveLength(10);
     const omitted = summary.judgeMetrics[0].warnings.filter((w) => w.omitted > 0);
     expect(omitted.length).toBeGreaterThan(0);
     const warnings = /data-testid="warning-omissions">([\s\S]*?)<\/table>/.exec(html)![1];
@@ -40,7 +44,22 @@ describe('the bench app views of a manual-QA run (rendered to markup)', () => {
     expect(html).toContain('No annotations yet');
   });
 
-  it('the question view: the annotation form starts from the tier’s own judgements, one checkbox per mark', () => {
+  it("the run page opens on report.html's first screen: the same facts from the store, its evidence on the question pages", () => {
+    const { firstScreen } = api.overview(store.getRun(runId)!) as { firstScreen: FirstScreen };
+    expect(firstScreen).toEqual(writeManualQaOutputs(store, runId, mkdtempSync(join(tmpdir(), 'manual-view-out-'))).firstScreen);
+    const { summary, questions } = api.overview(store.getRun(runId)!) as { summary: ManualQaRunSummary; questions: QuestionRow[] };
+    const html = renderToStaticMarkup(<ManualRunPanel runId={runId} summary={summary} questions={questions} firstScreen={firstScreen} />);
+    const screen = /<section class="first-screen" data-testid="first-screen">[\s\S]*?<\/section>/.exec(html)![0];
+    // before the figures
+    expect(html.indexOf(screen)).toBeLessThan(html.indexOf('data-testid="manual-metrics"'));
+    expect(screen).toContain(`<b>Verdict:</b> ${summary.outcomes.fail} of ${summary.questions} answers failed`);
+    expect(screen).toContain('<b>Expected here:</b>');
+    expect(screen).toContain('the manual fault profiles omit_warning, drop_step of the reference head unit');
+    expect(firstScreen.findings.length).toBeGreaterThan(0);
+    for (const f of firstScreen.findings) expect(screen).toContain(`<a href="#/runs/${runId}/manual/${encodeURIComponent(f.item!)}">evidence: question ${f.item} →</a>`);
+  });
+
+  it('the question view: the annotation form starts blank, one checkbox per mark, and the evaluators\' judgements stay hidden (blinded)', () => {
     const key = store.itemResults(runId)[0].key;
     const data = api.question(store.getRun(runId)!, key) as QuestionData;
     const evaluation = data.result!.evaluations[0];
@@ -51,15 +70,12 @@ describe('the bench app views of a manual-QA run (rendered to markup)', () => {
     // confidence and actionability and the switch that adds the test-set marks (off: their columns are hidden)
     expect(boxes).toHaveLength(evaluation.referenceFacts.length * 3 + evaluation.answerFacts.length * 2 + 3);
     expect(boxes.filter((b) => /aria-label="(relevantToQuestion|correctInManual) /.test(b))).toHaveLength(0);
-    // an answer fact the tier left undecided starts unchecked and says so
-    const undecided = evaluation.answerFacts.filter((f) => f.relevant === null);
-    for (const fact of undecided) expect(boxes.find((b) => b.includes(`aria-label="relevant ${fact.id}"`))).not.toMatch(/ checked/);
-    if (undecided.length) expect(html).toContain('the evaluator left this undecided: decide it yourself');
-    const covered = evaluation.coverage.filter((c) => c.covered === true).length;
-    const coveredBoxes = boxes.filter((b) => /aria-label="covered /.test(b) && / checked/.test(b));
-    expect(coveredBoxes).toHaveLength(covered);
-    const essentialBoxes = boxes.filter((b) => /aria-label="essential /.test(b) && / checked/.test(b));
-    expect(essentialBoxes).toHaveLength(evaluation.referenceFacts.filter((f) => f.essential).length);
+    // nothing is pre-checked, whatever the evaluator decided (it covered some facts and tagged some essential)
+    expect(evaluation.coverage.some((c) => c.covered) || evaluation.referenceFacts.some((f) => f.essential)).toBe(true);
+    expect(boxes.filter((b) => / checked/.test(b))).toEqual([]);
+    // the evaluators' facts and labels are not on the page until the rater asks for them
+    expect(html).not.toContain('data-testid="reference-facts"');
+    expect(html).toContain('data-testid="show-judgements"');
   });
 
   it('the reliability table shows both conventions per k, and nothing without repeats', () => {

@@ -10,6 +10,7 @@ import { toolAgentsKind } from '../../src/kinds/tool-agents/kind.ts';
 import { writeToolAgentsOutputs } from '../../src/kinds/tool-agents/outputs.ts';
 import { ToolRunApi } from '../../src/kinds/tool-agents/view.ts';
 import { ResultStore } from '../../src/store/store.ts';
+import type { FirstScreen } from '../../src/report/first-screen.ts';
 import { ToolRunPanel, ToolTrialPanel, type ToolTaskRow } from '../../src/ui/views/ToolRunView.tsx';
 import { dataPath } from '../helpers/repoData.ts';
 import { runToolAgentsCampaign } from '../helpers/run-kinds.ts';
@@ -31,11 +32,19 @@ describe('the bench app views of a tool-agents run (API + rendered markup)', () 
   afterAll(() => store?.close());
 
   it('the run view: pass^k per family, one row per task with R per trial linking to the trial', async () => {
-    const { summary, tasks } = api.overview(store.getRun(runId)!) as { summary: ToolAgentsRunSummary; tasks: ToolTaskRow[] };
+    const { summary, tasks, firstScreen } = api.overview(store.getRun(runId)!) as { summary: ToolAgentsRunSummary; tasks: ToolTaskRow[]; firstScreen: FirstScreen };
     expect(tasks.map((t) => [t.taskId, t.trials.map((x) => x.key)])).toEqual(['base_0', 'base_2', 'base_4'].map((id) => [id, [`${id}#0`, `${id}#1`]]));
-    const html = renderToStaticMarkup(<ToolRunPanel runId={runId} summary={summary} tasks={tasks} />);
-    expect(html.match(/<a href="#\/runs\/[^"]+\/tool-agents\/base_\d%230">/g)).toHaveLength(3);
-    expect(html.match(/<a href="#\/runs\/[^"]+\/tool-agents\/[^"]+">/g)).toHaveLength(6);
+    const html = renderToStaticMarkup(<ToolRunPanel runId={runId} summary={summary} tasks={tasks} firstScreen={firstScreen} />);
+    // #35: the run page says, before any figure, that a replay tested no agent (from the stored trials' agent)
+    expect(html).toContain(
+      '<div class="warn-box" data-testid="caveat"><b>Read this first:</b> This run is a replay of the reference trajectories with the fault profile half_done injected, not an agent under test',
+    );
+    expect(html).toContain('<td>the replay agent (a replay of the reference trajectories, not an agent)</td>');
+    expect(firstScreen).toEqual(writeToolAgentsOutputs(store, runId, join(dir, 'first')).firstScreen);
+    expect(html).toMatch(/<a href="#\/runs\/[^"]+\/tool-agents\/base_\d%23\d">evidence: task base_\d, trial \d →<\/a>/);
+    const table = html.replace(/<section class="first-screen"[\s\S]*?<\/section>/, '');
+    expect(table.match(/<a href="#\/runs\/[^"]+\/tool-agents\/base_\d%230">/g)).toHaveLength(3);
+    expect(table.match(/<a href="#\/runs\/[^"]+\/tool-agents\/[^"]+">/g)).toHaveLength(6);
     expect(html).toContain('data-testid="reliability-table"');
     expect(html).toContain('all k trials of a task pass');
     const failed = tasks.flatMap((t) => t.trials).filter((x) => x.outcome === 'fail').length;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { AcousticLink, measureLoopbackLatency, PLAUSIBLE_LATENCY_MS, type RigFault } from '../../src/voice/acoustic-link.ts';
 import { streamUtterance, UtteranceCollector } from '../../src/voice/audio-link.ts';
-import { checkAcousticDevices } from '../../src/voice/config.ts';
+import { checkAcousticDevices, openBenchAcousticLink } from '../../src/voice/config.ts';
 import { CLIP_LEVEL } from '../../src/system/audio-devices.ts';
 import { pcm16 } from '../../src/voice/types.ts';
 import { startVirtualAudio, VIRTUAL_SINK_VOLUME, type VirtualAudio } from '../helpers/virtual-audio.ts';
@@ -110,6 +110,30 @@ describe('the shipped virtual rig', () => {
       expect(error.message).toMatch(/voice\.link\.latencyMs/);
     } finally {
       steady.kill();
+    }
+  });
+});
+
+describe('a sound server that goes away in the middle of a run', () => {
+  it("the bench's acoustic link reports the failed device with its config field and the fix, and refuses to play (test/run/device-fault.test.ts: the run then stops)", { timeout: 60_000 }, async () => {
+    const audio = startVirtualAudio();
+    let stopped = false;
+    const link = await openBenchAcousticLink({ type: 'acoustic', output: 'bench_out', input: 'unit_out.monitor', latencyMs: 40 } as never, () => undefined, audio.env);
+    try {
+      expect(link.failed()).toBeNull();
+      // the sound server dies under a recording link (a USB sound card unplugged, PipeWire restarted)
+      audio.stop();
+      stopped = true;
+      // the recorder's exit is reported as it happens; the test's timeout bounds the wait
+      while (link.failed() === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      const failure = link.failed()!;
+      expect(failure.message).toMatch(/^audio device "unit_out\.monitor" \(voice\.link\.input, record\): /);
+      expect(failure.message).toMatch(FIX);
+      expect(failure.message).not.toContain('\n');
+      expect(() => link.sendChunk({ sessionId: 's', turn: 0, direction: 'to_unit', seq: 0, offsetMs: 0, sentAt: 0, sampleRate: 16_000, encoding: 'pcm_s16le', data: new Uint8Array(640) })).toThrow(failure.message);
+    } finally {
+      await link.close();
+      if (!stopped) audio.stop();
     }
   });
 });

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { RunSummary } from '../../analysis/profile.ts';
-import { compareRunsWithDiversity } from '../../analysis/compare.ts';
+import { compareRunsWithDiversity, type RunComparison } from '../../analysis/compare.ts';
 import { ApiError, parseRequest } from '../../domain/api-error.ts';
 import { comparisonWarnings } from '../../domain/comparable.ts';
 import { ConversationStatusSchema, type ConversationResult } from '../../domain/conversation.ts';
@@ -11,11 +11,12 @@ import { TfidfEmbedder } from '../../embedding/tfidf.ts';
 import { judgeAgreementView } from '../../judge/agreement.ts';
 import { storedRunChanges } from '../../report/changes-section.ts';
 import { summarizeRun } from '../../report/summary.ts';
-import { summaryJson } from '../../report/write.ts';
+import { summaryJson, writeComparisonReport } from '../../report/write.ts';
 import type { KindRoute, KindRunView, ViewContext } from '../../run/kind-view.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { CombinedOutcomeSchema, type RunRecord } from '../../store/types.ts';
 import { computeAgreement } from './agreement.ts';
+import { comparisonLines } from './compare-text.ts';
 import { RatingFormSchema, decodeRatings, encodeRating } from './ratings.ts';
 
 /** A page of a run's conversations (GET /api/runs/<id>/conversations). */
@@ -85,13 +86,14 @@ export function conversationRunView({ store, workspace }: ViewContext): KindRunV
     routes,
     // a run's summary.json is cached while the app runs (summarising reads every conversation)
     summaryJson: async (run) => summaryJson(await summaries.get(run)),
-    async compare(a, b) {
+    async compare(a, b, options = {}) {
       const [sa, sb] = await Promise.all([a, b].map((run) => summaries.get(run)));
-      // failure diversity of the union with the lexical embedder (labelled in the result), as `icabench compare` does by default
-      const comparison = await compareRunsWithDiversity(sa, sb, new TfidfEmbedder());
-      // the same conversation-by-conversation changes as `icabench compare`: fixed, regressed, per-turn reply diffs
+      // failure diversity of the union with the embedder `icabench compare` chose, else the lexical one (labelled in the result)
+      const comparison: RunComparison = await compareRunsWithDiversity(sa, sb, options.embedder ?? new TfidfEmbedder(), options.diversity);
+      // conversation by conversation: fixed, regressed, per-turn reply diffs
       Object.assign(comparison, storedRunChanges(store, a.id, b.id));
-      return { comparison, warnings: comparisonWarnings(a.config, b.config, comparison.unpaired) };
+      const warnings = comparisonWarnings(a.config, b.config, comparison.unpaired);
+      return { served: { comparison, warnings }, json: comparison, lines: () => comparisonLines(comparison), write: (dir) => Object.values(writeComparisonReport(dir, comparison)) };
     },
     invalidate: (runId) => summaries.invalidate(runId),
   };
@@ -142,7 +144,7 @@ class SummaryCache {
   constructor(private readonly store: ResultStore) {}
 
   get(run: RunRecord): Promise<RunSummary> {
-    const stamp = `${run.stored}:${run.status}:${this.store.countRunFacts(run.id)}`;
+    const stamp = this.store.runStamp(run);
     const hit = this.cache.get(run.id);
     if (hit && hit.stamp === stamp) return hit.summary;
     const summary = summarizeRun(this.store, run.id, { yieldEvery: SUMMARY_SLICE });

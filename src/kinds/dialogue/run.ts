@@ -123,6 +123,8 @@ export function conversationRig(rig: Rig, campaign: LoadedConversations, log: (l
       }
       return { ...finished, facts: [...(finished.facts ?? []), ...take(key)] };
     },
+    // a device of the bench's acoustic link that fails ends the run (resumable) instead of failing every conversation after it
+    fault: () => rig.voice?.deviceFault() ?? null,
     close: () => rig.close(),
   };
 }

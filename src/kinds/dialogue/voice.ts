@@ -96,6 +96,11 @@ export class CampaignVoice {
     return { result: { ...result, turns }, artifacts };
   }
 
+  /** Why the bench cannot speak or listen any more (a device of its acoustic link failed: named with its config field and the fix), or null. */
+  deviceFault(): string | null {
+    return this.link.failed?.()?.message ?? null;
+  }
+
   /** Forgets an abandoned conversation (it is run again on resume). */
   discard(key: string): void {
     this.spoken.delete(key);

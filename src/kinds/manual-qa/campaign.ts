@@ -3,7 +3,8 @@ import type { ContextVector } from '../../domain/context.ts';
 import { connectConfiguredHeadUnit } from '../../run/headunit.ts';
 import type { ConnectedHeadUnit } from '../../run/connect.ts';
 import { MANUAL_QA_FACTS, runPlannedQuestion, type ManualQaJudge, type ManualQaResult, type ManualQaSetup } from './item.ts';
-import { manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
+import { loadManualCorpus, manualSkillFor, planManualQa, type LoadedManualQa, type ManualQaConfig } from './config.ts';
+import type { GenerationRecord } from '../../manual/generate.ts';
 import type { ManualCorpus } from '../../manual/corpus.ts';
 import { DeterministicManualEvaluator } from '../../manual/evaluate.ts';
 import { searchWarningOmissions, type OmissionSearchResult } from '../../manual/omission.ts';
@@ -31,7 +32,7 @@ export const MANUAL_QA_CONTEXT: ContextVector = {
  * `tiers.resolved` fact: the judges, and the test set's questions as the (scripted) user.
  */
 export async function buildManualTiers(config: ManualQaConfig, corpus: ManualCorpus, log: (line: string) => void = () => undefined): Promise<{ tiers: ManualQaJudge[]; tracker: LlmUsageTracker | null; record: TiersRecord; modelHosts: InvocationFact['modelHosts'] }> {
-  const oracle = new DeterministicManualEvaluator(corpus);
+  const oracle = new DeterministicManualEvaluator(corpus, config.method);
   const built = await buildModelTiers(
     {
       judges: {
@@ -60,13 +61,23 @@ export interface FinishedQuestion {
   facts: RecordedFact[];
 }
 
-/** The plan of a loaded config, made once: the kind's plan and its runner (the evaluators need the corpus) share it. */
-const planned = new WeakMap<LoadedManualQa, ReturnType<typeof planManualQa>>();
-export const plannedQuestions = (loaded: LoadedManualQa): ReturnType<typeof planManualQa> => {
-  const plan = planned.get(loaded) ?? planManualQa(loaded);
-  planned.set(loaded, plan);
-  return plan;
+/** The manual of a loaded config, read once: the plan and the rig (the evaluators) share it; a resumed run reads it without planning again. */
+const corpora = new WeakMap<LoadedManualQa, Promise<ManualCorpus>>();
+const corpusOf = (loaded: LoadedManualQa): Promise<ManualCorpus> => {
+  const corpus = corpora.get(loaded) ?? loadManualCorpus(loaded);
+  corpora.set(loaded, corpus);
+  return corpus;
 };
+
+/** What generated the planned questions, by loaded config (recorded with the run's setup; none on a resume). */
+const generations = new WeakMap<LoadedManualQa, GenerationRecord>();
+
+/** The questions of a new run (generated with the config's model when it asks for that), made once per loaded config. */
+export async function plannedQuestions(loaded: LoadedManualQa, log: (line: string) => void = () => undefined): Promise<TestItem[]> {
+  const { items, generation } = await planManualQa(loaded, await corpusOf(loaded), log);
+  if (generation) generations.set(loaded, generation);
+  return items;
+}
 
 /**
  * Opens what the questions of a manual-QA run are asked on: the evaluator tiers (models checked first) and the
@@ -77,7 +88,7 @@ export async function openManualQaRig(loaded: LoadedManualQa, options: OpenOptio
   const config = options.overrides?.judges ? { ...loaded.config, judges: options.overrides.judges } : loaded.config;
   if (options.overrides?.simulator) throw new ConfigError(`--simulator: a manual-qa campaign asks the questions of its test set; it has no user simulator`);
   const log = options.log ?? (() => undefined);
-  const { corpus } = await plannedQuestions(loaded);
+  const corpus = await corpusOf(loaded);
   const { tiers, tracker, record: tiersRecord, modelHosts: hosts } = await buildManualTiers(config, corpus, log);
   // the reference unit answers from the manual with its skill; any other head unit answers on its own
   const skill = !options.headUnit && config.headUnit.type === 'reference' ? await manualSkillFor(config, corpus, log) : null;
@@ -96,7 +107,9 @@ export async function openManualQaRig(loaded: LoadedManualQa, options: OpenOptio
     meta: { judges: tiers.map((t) => t.tier) },
     envelope: { config, modelHosts: hosts, prices: config.llm.prices, tiers: tiersRecord, tracker, headUnit },
     record(runStore, runId) {
-      runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, judges: tiers.map((t) => t.tier), manual: loaded.files, testSet: config.testSet ?? 'deterministic' } satisfies ManualQaSetup);
+      const generation = generations.get(loaded);
+      const testSet = config.testSet ?? (config.generate ? `llm:${config.generate.model}` : 'deterministic');
+      runStore.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval, judges: tiers.map((t) => t.tier), manual: loaded.files, testSet, ...(generation ? { generation } : {}), assistantFamily: config.assistantFamily ?? null } satisfies ManualQaSetup);
     },
     async run(runId, { key, item }, signal) {
       if (signal.aborted) throw new ItemAborted(key);

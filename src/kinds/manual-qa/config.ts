@@ -15,7 +15,8 @@ import { manualFiles } from '../../manual/files.ts';
 import { ManualCorpus } from '../../manual/corpus.ts';
 import { buildManualIndex } from '../../manual/manual-index.ts';
 import { QUESTION_KINDS, QuestionKindSchema, type QuestionKind } from '../../manual/model.ts';
-import { generateDeterministicTestSet, readTestSet, type TestItem } from '../../manual/testset.ts';
+import { generateDeterministicTestSet, onePerSection, readTestSet, type TestItem } from '../../manual/testset.ts';
+import { generateTestSetWithModel, TestSetGeneratorSchema, type GenerationRecord } from '../../manual/generate.ts';
 
 
 /**
@@ -32,6 +33,10 @@ export const ManualQaConfigSchema = acceptingRenamedFields(
       manual: z.array(z.string().min(1)).min(1),
       /** a test set file (.jsonl); default: the deterministic test set of the manual */
       testSet: z.string().optional(),
+      /** generate the test set with a model when the run starts (GEAR's two-call generator; instead of `testSet`) */
+      generate: TestSetGeneratorSchema.optional(),
+      /** one question per manual section (a seeded pick among the section's questions), as GEAR samples its evaluation set */
+      onePerSection: z.boolean().default(false),
       /** question kinds to ask ("all" or a list) */
       kinds: z.union([z.literal('all'), z.array(QuestionKindSchema).min(1)], { error: () => `expected "all" or a list of question kinds (${QUESTION_KINDS.join(', ')})` }).default('all'),
       /** ask at most this many questions (a seeded sample) */
@@ -51,10 +56,13 @@ export const ManualQaConfigSchema = acceptingRenamedFields(
       concurrency: z.number().int().min(1).max(64).default(4),
       budgetMinutes: z.number().positive().optional(),
       llm: LlmSettingsSchema.prefault({}),
+      /** the model family of the assistant under test (e.g. qwen), for GEAR's evaluator-bias test: its family's judge tier against the others */
+      assistantFamily: z.string().regex(/^[a-z]+$/, 'a model family in lower-case letters, e.g. qwen, llama, gpt').optional(),
       /** lab (default) or GEAR as published: model tiers judge correctness against the reference key facts ("not mentioned" left out) and actionability on every answer (docs/reproduction.md) */
       method: MethodSchema.default('lab'),
     })
-    .strict(),
+    .strict()
+    .refine((c) => !(c.testSet && c.generate), { path: ['generate'], message: 'give either testSet (a file) or generate (a model generates the set at run start), not both' }),
   MANUAL_QA_RENAMED_FIELDS,
 );
 export type ManualQaConfig = z.infer<typeof ManualQaConfigSchema>;
@@ -79,18 +87,27 @@ export function loadManualQaConfig(path: string): LoadedManualQa {
   return { config: resolved, path: absolute, files };
 }
 
-/** The questions a run asks, in plan order: the test set (given or deterministic), the kinds asked for, a seeded sample of `limit`. */
-export async function planManualQa(loaded: LoadedManualQa): Promise<{ corpus: ManualCorpus; items: TestItem[] }> {
-  const corpus = new ManualCorpus(await buildManualIndex(loaded.files));
+/** The manual of a config as one corpus (its index built from the files). */
+export async function loadManualCorpus(loaded: LoadedManualQa): Promise<ManualCorpus> {
+  return new ManualCorpus(await buildManualIndex(loaded.files));
+}
+
+/**
+ * The questions a run asks, in plan order: the test set (given, generated with the `generate` model, or deterministic),
+ * one per section when asked, the kinds asked for, a seeded sample of `limit`. `generation`: what the generator ran with.
+ */
+export async function planManualQa(loaded: LoadedManualQa, corpus: ManualCorpus, log: (line: string) => void = () => undefined): Promise<{ items: TestItem[]; generation: GenerationRecord | null }> {
   const { config } = loaded;
-  let items = config.testSet ? await readTestSet(config.testSet) : generateDeterministicTestSet(corpus);
+  const generated = config.generate ? await generateTestSetWithModel(corpus, config.generate, { llm: config.llm, embeddingModel: config.embeddingModel, log }) : null;
+  let items = generated ? generated.items : config.testSet ? await readTestSet(config.testSet) : generateDeterministicTestSet(corpus);
+  if (config.onePerSection) items = onePerSection(items, config.seed);
   if (config.kinds !== 'all') {
     const kinds = new Set<QuestionKind>(config.kinds);
     items = items.filter((i) => kinds.has(i.kind));
   }
   if (config.limit !== undefined && items.length > config.limit) items = createRng(config.seed).shuffle(items).slice(0, config.limit);
   if (items.length === 0) throw new ConfigError(`${loaded.path}: kinds/limit leave no question to ask`);
-  return { corpus, items };
+  return { items, generation: generated?.record ?? null };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { HeadUnitConnection } from '../../headunit/types.ts';
 import { ManualEvaluationSchema, type ManualEvaluation } from '../../manual/evaluate.ts';
 import { MANUAL_METRICS, metricFails, type ManualMetric } from '../../manual/model.ts';
 import type { TestItem } from '../../manual/testset.ts';
+import { GenerationRecordSchema } from '../../manual/generate.ts';
 import { PARAPHRASE_OPERATORS, type OmissionSearchResult } from '../../manual/omission.ts';
 
 /** Fields renamed for one vocabulary across kinds; the old names are read for one release. */
@@ -14,7 +15,7 @@ export const MANUAL_QA_RENAMED_FIELDS: readonly RenamedField[] = [{ old: 'evalua
 /** The setup fact; runs stored before the vocabulary change name the judge tiers `evaluators`, and still report. */
 export const ManualQaSetupSchema = z.preprocess(
   (stored) => renameFields(stored, MANUAL_QA_RENAMED_FIELDS),
-  z.object({ retrieval: z.string(), judges: z.array(z.string()), manual: z.array(z.string()), testSet: z.string() }),
+  z.object({ retrieval: z.string(), judges: z.array(z.string()), manual: z.array(z.string()), testSet: z.string(), generation: GenerationRecordSchema.optional(), assistantFamily: z.string().nullable().default(null) }),
 );
 export type ManualQaSetup = z.infer<typeof ManualQaSetupSchema>;
 

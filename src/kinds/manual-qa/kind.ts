@@ -4,14 +4,20 @@ import { z } from 'zod';
 import { RecordedFactSchema } from '../../run/run-facts.ts';
 import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField } from '../../run/kind.ts';
 import { headUnitPathFields, modelRefPathFields } from '../../run/path-fields.ts';
+import { forgetUnreachedItems, type UnitReachSample } from '../../run/unit-reach.ts';
 import type { FinishedQuestion } from './campaign.ts';
 import { loadManualQaConfig, ManualQaConfigSchema, type LoadedManualQa, type ManualQaConfig } from './config.ts';
-import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, OmissionSearchResultSchema, manualItemOutcome } from './item.ts';
+import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, OmissionSearchResultSchema, manualItemOutcome, type ManualQaResult } from './item.ts';
 import type { OmissionSearchResult } from '../../manual/omission.ts';
 import { manualQaView } from './view.ts';
 
 /** A loaded manual-QA config as a fleet worker receives it: paths as the coordinator resolved them (the worker reads the same manual files). */
 const WireManualQaSchema = z.strictObject({ config: ManualQaConfigSchema, path: z.string().min(1), files: z.array(z.string().min(1)) });
+
+/** A question the unit answered reached it; one whose session failed did not. */
+function questionReach(result: ManualQaResult): UnitReachSample {
+  return { reached: result.status !== 'sut_error' || result.answer !== null, cause: result.error };
+}
 
 /**
  * The manual-QA kind (docs/manual-qa.md): the questions of an owner's-manual test set, each asked as an ordinary
@@ -23,27 +29,28 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   nouns: { item: 'question', items: 'questions' },
   configSchema: ManualQaConfigSchema,
   load: loadManualQaConfig,
-  modelRefs: (config) => config.judges.filter((ref) => ref !== 'oracle'),
+  modelRefs: (config) => [...config.judges.filter((ref) => ref !== 'oracle'), ...(config.generate ? [config.generate.model] : [])],
   pathFields: (config) => [
     ...config.manual.map((path, i): PathField<ManualQaConfig> => ({ field: `manual.${i}`, path, kind: 'read', rewrite: (c, p) => (c.manual[i] = p) })),
     ...(config.testSet ? [{ field: 'testSet', path: config.testSet, kind: 'read', rewrite: (c, p) => (c.testSet = p) } satisfies PathField<ManualQaConfig>] : []),
     ...(config.embeddingModel ? [{ field: 'embeddingModel', path: config.embeddingModel, kind: 'read', rewrite: (c, p) => (c.embeddingModel = p) } satisfies PathField<ManualQaConfig>] : []),
     ...config.judges.flatMap((ref, i) => modelRefPathFields<ManualQaConfig>(`judges.${i}`, ref, (c, r) => (c.judges[i] = r))),
+    ...(config.generate ? modelRefPathFields<ManualQaConfig>('generate.model', config.generate.model, (c, r) => (c.generate!.model = r)) : []),
     ...headUnitPathFields(config),
     ...llmPathFields(config),
   ],
-  async plan(loaded) {
+  async plan(loaded, log) {
     const { plannedQuestions } = await import('./campaign.ts');
-    return (await plannedQuestions(loaded)).items.map((item) => ({ key: item.id, item }));
+    return (await plannedQuestions(loaded, log)).map((item) => ({ key: item.id, item }));
   },
   open: async (loaded, options) => (await import('./campaign.ts')).openManualQaRig(loaded, options),
   storage: {
     create: (store, loaded, plan, meta) => store.createItemRun({ name: loaded.config.name, kind: MANUAL_QA_KIND, config: loaded.config, plan, meta }),
     remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(TestItemSchema, row.item, `${store.path}: run ${run.id} item "${row.key}"`) })),
     save: (store, runId, key, { result, facts }) => store.saveItemResult(runId, key, manualItemOutcome(result), result, facts),
+    forgetUnreached: (store, runId) => forgetUnreachedItems(store, runId, (result, where) => questionReach(parseOrThrow(ManualQaResultSchema, result, where))),
   },
-  // a question the unit answered reached it; one whose session failed did not
-  unitReach: ({ result }) => ({ reached: result.status !== 'sut_error' || result.answer !== null, cause: result.error }),
+  unitReach: ({ result }) => questionReach(result),
   startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: item.question }),
   finishedEvent: (runId, key, { result }) => ({ type: 'item_finished', runId, key, outcome: manualItemOutcome(result), word: manualItemOutcome(result) }),
   wire: {
@@ -64,8 +71,8 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
   view: manualQaView,
   outputs: {
     async write(store, runId, outDir) {
-      const { writeManualQaOutputs } = await import('./outputs.ts');
-      const { summary } = writeManualQaOutputs(store, runId, outDir);
+      const [{ writeManualQaOutputs }, { firstScreenLine }] = await Promise.all([import('./outputs.ts'), import('../../report/first-screen.ts')]);
+      const { summary, firstScreen } = writeManualQaOutputs(store, runId, outDir);
       const status = store.getRun(runId)?.status;
       const first = summary.judgeMetrics[0];
       const mean = (m: keyof typeof first.metrics) => (first.metrics[m].mean === null ? 'n/a' : first.metrics[m].mean!.toFixed(3));
@@ -73,6 +80,8 @@ export const manualQaKind: CampaignKindDefinition<LoadedManualQa, TestItem, Fini
         `run ${runId} ${status}: ${summary.questions}/${summary.planned} questions, ${summary.outcomes.fail} failed, ${summary.outcomes.error} head unit errors; ` +
           `${first.tier}: completeness ${mean('completeness_hard')}, risk awareness ${mean('risk_awareness')}, correctness ${mean('correctness')}` +
           (summary.omissionSearch ? `; omission search ${summary.omissionSearch.omissions}/${summary.omissionSearch.asked}` : ''),
+        // last: the report's first screen in one line
+        firstScreenLine(firstScreen),
       ];
     },
     async summaryJson(store, run) {

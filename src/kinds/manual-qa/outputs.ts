@@ -7,8 +7,10 @@ import { MANUAL_METRICS, METRIC_TITLES, metricFails, type ManualMetric, type Met
 import { computeManualQaSummary, loadManualQaRun, type ManualQaRow, type ManualQaRunSummary } from './results.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { csvRow, escapeHtml as h, escapeXml, escapeXmlAttribute as attr } from '../../report/escape.ts';
-import { DRILL_DOWN_LIMIT, page } from '../../report/html.ts';
+import { page } from '../../report/html.ts';
 import { writeAtomically } from '../../report/write.ts';
+import { DRILL_DOWN_LIMIT, firstScreenHtml, type FirstScreen } from '../../report/first-screen.ts';
+import { manualQaFirstScreen, questionAnchor } from './first-screen.ts';
 
 /**
  * The outputs of a manual-QA run (docs/manual-qa.md, "Campaigns"): summary.json, report.html (metrics
@@ -76,7 +78,7 @@ function alignmentHtml(summary: ManualQaRunSummary): string {
     `<tr><td>${h(name)}</td><td class="n">${s ? num(s.precision) : '–'}</td><td class="n">${s ? num(s.recall) : '–'}</td><td class="n">${s ? num(s.f1) : '–'}</td></tr>`;
   return `<h2>Human alignment (${h(a.tier)} vs ${a.raters} rater(s), ${a.annotations} annotations)</h2><div class="grid"><div class="panel"><table><thead><tr><th>metric</th><th class="n">Pearson r</th><th class="n">n</th><th class="n">ICC(3,1) raters</th><th class="n">n</th></tr></thead><tbody>${rows}</tbody></table></div>
 <div class="panel"><table><thead><tr><th>tag / label</th><th class="n">precision</th><th class="n">recall</th><th class="n">F1</th></tr></thead><tbody>${tag('essential', a.report.tags.essential)}${tag('safety-critical', a.report.tags.safetyCritical)}${tag('confidence', a.report.binary.confidence)}${tag('actionability', a.report.binary.actionability)}</tbody></table><p class="note">The tier's tags and binary labels against the raters' majority label.</p></div>
-<div class="panel"><h3>Test-set generator</h3><table><tbody><tr><td>reference facts on the question (relevance)</td><td class="n">${pct(a.report.testSet.relevance.value)}</td><td class="n">n ${a.report.testSet.relevance.n}</td></tr><tr><td>reference facts the manual states (correctness)</td><td class="n">${pct(a.report.testSet.correctness.value)}</td><td class="n">n ${a.report.testSet.correctness.n}</td></tr></tbody></table><p class="note">Raters' marks on the reference facts, averaged over raters (GEAR's Table 3).</p></div></div>`;
+<div class="panel"><h3>Test-set generator</h3><table><tbody><tr><td>raters' own essential facts the reference states (completeness)</td><td class="n">${pct(a.report.testSet.completeness.value)}</td><td class="n">n ${a.report.testSet.completeness.n}</td></tr><tr><td>reference facts on the question (relevance)</td><td class="n">${pct(a.report.testSet.relevance.value)}</td><td class="n">n ${a.report.testSet.relevance.n}</td></tr><tr><td>reference facts the manual states (correctness)</td><td class="n">${pct(a.report.testSet.correctness.value)}</td><td class="n">n ${a.report.testSet.correctness.n}</td></tr></tbody></table><p class="note">Raters' marks on the reference facts, averaged over raters (GEAR's Table 3).</p></div></div>`;
 }
 
 function biasHtml(summary: ManualQaRunSummary): string {
@@ -86,6 +88,17 @@ function biasHtml(summary: ManualQaRunSummary): string {
     .map(([m, b]) => `<tr><td>${h(METRIC_TITLES[m as keyof typeof METRIC_TITLES])}</td><td class="n">${b!.p === null ? '–' : b!.p.toFixed(3)}</td><td class="n">${b!.h === null ? '–' : b!.h.toFixed(2)}</td><td>${Object.entries(b!.n).map(([t, n]) => `${h(t)} ${n}`).join(', ')}</td></tr>`)
     .join('');
   return `<h2>Evaluator bias (Kruskal–Wallis across the evaluator tiers)</h2><div class="panel"><table><thead><tr><th>metric</th><th class="n">p</th><th class="n">H</th><th>judged answers per tier</th></tr></thead><tbody>${rows}</tbody></table><p class="note">p &lt; 0.05: the tiers score the same answers differently (GEAR §4.5). – : fewer than two tiers judged the metric, or every value is tied.</p></div>`;
+}
+
+function familyBiasHtml(summary: ManualQaRunSummary): string {
+  const bias = summary.familyBias;
+  if (!bias) return '';
+  const title = `<h2>Evaluator bias (GEAR: the assistant's family${bias.assistantFamily ? ` ${h(bias.assistantFamily)}` : ''} as evaluator vs each other family)</h2>`;
+  if (bias.undecided) return `${title}<div class="panel"><p>Not tested: ${h(bias.undecided)}.</p></div>`;
+  const metrics = Object.keys(bias.pairs[0].metrics) as (keyof (typeof bias.pairs)[number]['metrics'])[];
+  const head = bias.pairs.map((p) => `<th class="n">${h(bias.sameFamily!)} vs ${h(p.other)} (${h(p.otherFamily)}): p</th>`).join('');
+  const rows = metrics.map((m) => `<tr><td>${h(METRIC_TITLES[m])}</td>${bias.pairs.map((p) => `<td class="n">${p.metrics[m].p === null ? '–' : p.metrics[m].p!.toFixed(3)} <span class="muted">(n ${p.metrics[m].n.same}/${p.metrics[m].n.other})</span></td>`).join('')}</tr>`).join('');
+  return `${title}<div class="panel"><table><thead><tr><th>metric</th>${head}</tr></thead><tbody>${rows}</tbody></table><p class="note">Kruskal–Wallis of the two evaluators' scores of the same answers (GEAR §4.5, Table 7); p &lt; 0.05: they score them differently. – : a side judged nothing, or every value is tied.</p></div>`;
 }
 
 /** The fact-level evidence of one evaluation: reference facts with their tags and coverage, answer facts with their judgements. */
@@ -115,7 +128,7 @@ function questionHtml(row: ManualQaRow, detailed: boolean): string {
   const search = `${item.id} ${item.kind} ${item.difficulty} ${item.chapter} ${item.question}`.toLowerCase();
   const first = result?.evaluations[0];
   const cells = `<span><b>${h(item.id)}</b></span><span class="muted">${h(item.kind)} · ${h(item.difficulty)}</span><span>${badge(outcome ?? 'pending')}</span>${MANUAL_METRICS.slice(0, 3).map((m) => `<span class="n">${first?.metrics[m]?.status === 'judged' ? (first.metrics[m] as { value: number }).value.toFixed(2) : '–'}</span>`).join('')}<span>${h(item.question)}</span>`;
-  const attrs = `class="conv q" data-outcome="${h(outcome ?? 'pending')}" data-search="${h(search)}"`;
+  const attrs = `class="conv q" id="${h(questionAnchor(item.id))}" data-outcome="${h(outcome ?? 'pending')}" data-search="${h(search)}"`;
   if (!detailed || !result) return `<div ${attrs}><div class="row">${cells}</div></div>`;
   const body = `<p class="muted">chapter ${h(item.chapter)} · sections ${item.sectionIds.map(h).join(', ')} · ${result.latencyMs.toFixed(0)} ms</p>
 ${result.error ? `<p class="err">${h(result.status)}: ${h(result.error)}</p>` : ''}
@@ -126,7 +139,8 @@ ${result.evaluations.map(evaluationDetailHtml).join('')}`;
 
 const QUESTION_CSS = `<style>.conv.q summary,.conv.q .row,.head.q{grid-template-columns:minmax(160px,1.6fr) 1.2fr 100px 60px 60px 60px 4fr}.warnings td{max-width:420px;white-space:pre-wrap}</style>`;
 
-export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly ManualQaRow[], drillDownLimit = DRILL_DOWN_LIMIT): string {
+/** report.html: the first screen (what was tested, the verdict, the top findings), then the figures and every question. */
+export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly ManualQaRow[], firstScreen: FirstScreen, drillDownLimit = DRILL_DOWN_LIMIT): string {
   const { run } = summary;
   const card = (value: string, key: string) => `<div class="card"><div class="v">${value}</div><div class="k">${h(key)}</div></div>`;
   const cards = [
@@ -149,13 +163,13 @@ export function manualQaReportHtml(summary: ManualQaRunSummary, rows: readonly M
     .join('\n');
   const setup = summary.setup ? `<p class="muted">retrieval: ${h(summary.setup.retrieval)} · judges: ${summary.setup.judges.map(h).join(', ')} · test set: ${h(summary.setup.testSet)} · ${summary.setup.manual.length} manual file(s)</p>` : '';
   const capped = rows.length > drillDownLimit ? `<p class="muted">Fact-level detail is included for the first ${drillDownLimit} of ${rows.length} questions; questions.csv and the store hold all of them.</p>` : '';
-  const body = `${QUESTION_CSS}
+  const body = `${firstScreenHtml(firstScreen)}${QUESTION_CSS}
 <div class="cards">${cards}</div>${setup}<p class="muted">method: ${h(summary.preset.statement)}</p>
 ${tiers}
 ${omissionHtml(summary)}
-${biasHtml(summary)}
+${biasHtml(summary)}${familyBiasHtml(summary)}
 ${alignmentHtml(summary)}
-<h2>Questions</h2>
+<h2 id="questions">Questions</h2>
 <p class="muted">Click a question to open the answer beside the reference answer, each tier's metrics, the reference facts with their tags and coverage, and the answer's facts.</p>
 ${capped}
 <div class="toolbar"><input id="conv-filter" placeholder="filter by id, kind, chapter, question…" size="40">
@@ -247,7 +261,7 @@ export interface ManualQaFiles {
 }
 
 /** Computes the summary of a stored manual-QA run and writes summary.json, report.html, junit.xml and questions.csv into `outDir`. */
-export function writeManualQaOutputs(store: ResultStore, runId: string, outDir: string): { summary: ManualQaRunSummary; files: ManualQaFiles } {
+export function writeManualQaOutputs(store: ResultStore, runId: string, outDir: string): { summary: ManualQaRunSummary; files: ManualQaFiles; firstScreen: FirstScreen } {
   const data = loadManualQaRun(store, runId);
   const summary = computeManualQaSummary(data);
   mkdirSync(outDir, { recursive: true });
@@ -255,6 +269,7 @@ export function writeManualQaOutputs(store: ResultStore, runId: string, outDir: 
   writeAtomically(files.summary, manualQaSummaryJson(summary));
   writeAtomically(files.junit, manualQaJunit(summary, data.rows));
   writeAtomically(files.csv, manualQaCsv(data.rows));
-  writeAtomically(files.html, manualQaReportHtml(summary, data.rows));
-  return { summary, files };
+  const firstScreen = manualQaFirstScreen(store, data.run, summary, data.rows, DRILL_DOWN_LIMIT);
+  writeAtomically(files.html, manualQaReportHtml(summary, data.rows, firstScreen));
+  return { summary, files, firstScreen };
 }

@@ -7,7 +7,8 @@ import { PAPERS } from '../../domain/method.ts';
 import { parseOrThrow } from '../../domain/validation.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
-import { alignmentReport, evaluatorBias, FactAnnotationSchema, type AlignmentReport, type FactAnnotation } from '../../manual/alignment.ts';
+import { alignmentReport, evaluatorBias, FactAnnotationSchema, familyBias, type AlignmentReport, type FactAnnotation, type FamilyBias } from '../../manual/alignment.ts';
+import { modelFamily } from '../../llm/modelRef.ts';
 import { MANUAL_QA_FACTS, MANUAL_QA_KIND, ManualQaResultSchema, ManualQaSetupSchema, type ManualQaSetup, OmissionSearchResultSchema, manualItemOutcome, summariseManualQa, type ManualItemOutcome, type ManualQaResult, type ManualQaSummary } from './item.ts';
 import type { ManualEvaluation } from '../../manual/evaluate.ts';
 import type { OmissionSearchResult } from '../../manual/omission.ts';
@@ -48,12 +49,20 @@ export function loadManualQaRun(store: ResultStore, runId: string): ManualQaRun 
   return {
     run,
     rows,
-    setup: setups.length ? parseOrThrow(ManualQaSetupSchema, setups.at(-1)!.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`) : null,
+    setup: latestSetup(setups.map((fact) => parseOrThrow(ManualQaSetupSchema, fact.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.setup}`))),
     header: summaryHeader(store, run, PAPERS.gear),
     llm: llmUsage(store, runId, rows.filter((r) => r.result !== null).length),
     omission: omission ? parseOrThrow(OmissionSearchResultSchema, omission.data, `${store.path}: run ${runId} fact ${MANUAL_QA_FACTS.omission}`) : null,
     annotations,
   };
+}
+
+/** The latest invocation's setup, with the test-set generation of the run's first (a resumed run does not generate again). */
+function latestSetup(setups: readonly ManualQaSetup[]): ManualQaSetup | null {
+  const latest = setups.at(-1);
+  if (!latest) return null;
+  const generation = setups.find((s) => s.generation)?.generation;
+  return generation ? { ...latest, generation } : latest;
 }
 
 /** The latest annotation of each rater per item (a rater may revise), in the order first made. */
@@ -74,8 +83,10 @@ export interface ManualQaRunSummary extends SummaryHeader {
   /** per judge tier: the seven metrics overall, per question kind, difficulty and chapter; the warning-omission table */
   judgeMetrics: ManualQaSummary[];
   omissionSearch: OmissionSearchResult | null;
-  /** with two judge tiers or more: per metric, Kruskal–Wallis over the tiers' per-question values (GEAR §4.5) */
+  /** lab, with two judge tiers or more: per metric, Kruskal–Wallis over all the tiers' per-question values */
   evaluatorBias?: ReturnType<typeof evaluatorBias>;
+  /** GEAR's bias test (paper, or lab with assistantFamily set): the assistant's family as evaluator against each other family */
+  familyBias?: FamilyBias;
   /** the first tier against the raters' annotations (absent without annotations) */
   alignment?: { tier: string; annotations: number; raters: number; report: AlignmentReport };
   /** the LLM judge tiers' calls, tokens, latency, cost (absent when only the deterministic tier ran) */
@@ -101,10 +112,15 @@ export function computeManualQaSummary(data: ManualQaRun): ManualQaRunSummary {
     }
     alignment = { tier: first, annotations: annotations.length, raters: new Set(annotations.map((a) => a.rater)).size, report: alignmentReport(evaluations, annotations) };
   }
-  const bias = tierNames.length >= 2 ? evaluatorBias(tierNames.map((tier) => ({ tier, evaluations: results.flatMap((r) => r.evaluations.filter((e) => e.tier === tier)) }))) : undefined;
+  const evaluationsOf = (tier: string) => results.flatMap((r) => r.evaluations.filter((e) => e.tier === tier));
+  const paper = data.header.preset.method === 'paper';
+  const assistantFamily = data.setup?.assistantFamily ?? null;
+  const bias = !paper && tierNames.length >= 2 ? evaluatorBias(tierNames.map((tier) => ({ tier, evaluations: evaluationsOf(tier) }))) : undefined;
+  const families = paper || assistantFamily !== null ? familyBias(assistantFamily, tierNames.map((tier) => ({ tier, family: modelFamily(tier), evaluations: evaluationsOf(tier) }))) : undefined;
   return {
     ...data.header,
     ...(bias ? { evaluatorBias: bias } : {}),
+    ...(families ? { familyBias: families } : {}),
     planned: rows.length,
     questions: asked.length,
     outcomes,

@@ -4,6 +4,8 @@ import type { KindRunView, KindView } from '../../run/kind-view.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { MANUAL_METRICS, type ManualMetric } from '../../manual/model.ts';
+import { DRILL_DOWN_LIMIT } from '../../report/first-screen.ts';
+import { manualQaFirstScreen } from './first-screen.ts';
 import { computeManualQaSummary, FactAnnotationFormSchema, latestAnnotations, loadManualQaRun, type FactAnnotationForm } from './results.ts';
 
 /**
@@ -34,7 +36,7 @@ export function manualRunView(store: ResultStore): KindRunView {
 export class ManualRunApi {
   constructor(private readonly store: ResultStore) {}
 
-  /** The summary (metrics per kind/difficulty/chapter, warning omissions, alignment) and one row per question. */
+  /** The summary (metrics per kind/difficulty/chapter, warning omissions, alignment), one row per question, and report.html's first screen. */
   overview(run: RunRecord): unknown {
     const data = loadManualQaRun(this.store, run.id);
     const summary = computeManualQaSummary(data);
@@ -43,7 +45,7 @@ export class ManualRunApi {
       const metrics = Object.fromEntries(MANUAL_METRICS.map((m) => [m, first?.metrics[m]?.status === 'judged' ? (first.metrics[m] as { value: number }).value : null])) as Record<ManualMetric, number | null>;
       return { key: item.id, kind: item.kind, difficulty: item.difficulty, chapter: item.chapter, question: item.question, outcome, metrics, annotated: data.annotations.some((a) => a.itemId === item.id) };
     });
-    return { summary, questions };
+    return { summary, questions, firstScreen: manualQaFirstScreen(this.store, run, summary, data.rows, DRILL_DOWN_LIMIT) };
   }
 
   /** One question: the item with its reference facts, the answer and every tier's evaluation, and the raters' latest annotations. */

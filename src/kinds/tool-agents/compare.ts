@@ -49,3 +49,15 @@ export function compareToolRuns(a: readonly TrialResult[], b: readonly TrialResu
     onlyIn: { a: [...ra.keys()].filter((id) => !rb.has(id)), b: [...rb.keys()].filter((id) => !ra.has(id)) },
   };
 }
+
+/** Two tool-agents runs compared, as `icabench compare` prints them: pass^k per family and the tasks that moved. */
+export function toolComparisonLines(a: { id: string; name: string; agent: string | null }, b: { id: string; name: string; agent: string | null }, comparison: ToolRunComparison): string[] {
+  const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+  return [
+    `A ${a.name} (${a.id}, ${a.agent ?? 'no trials'}) vs B ${b.name} (${b.id}, ${b.agent ?? 'no trials'})`,
+    ...comparison.families.map((f) => `  ${f.family}: pass^${f.k} (unbiased) A ${pct(f.a)}, B ${pct(f.b)}, B − A ${f.delta === null ? 'n/a' : `${(f.delta * 100).toFixed(1)} pts`}`),
+    `  tasks whose success rate changed: ${comparison.changed.length}`,
+    ...comparison.changed.slice(0, 20).map((c) => `    ${c.taskId}: ${pct(c.a)} → ${pct(c.b)}`),
+    ...(comparison.onlyIn.a.length || comparison.onlyIn.b.length ? [`  only in A: ${comparison.onlyIn.a.length} tasks, only in B: ${comparison.onlyIn.b.length} tasks`] : []),
+  ];
+}

@@ -2,7 +2,8 @@ import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
 import { anchorOf, testedFromFacts, type FirstScreen, type TopFinding } from '../../report/first-screen.ts';
 import type { TrialResult } from './loop.ts';
-import type { ToolAgentsRunSummary } from './results.ts';
+import { isReplayAgentName } from './replay.ts';
+import { trialKey, type ToolAgentsRunSummary } from './results.ts';
 
 /** The anchor of a task's trials in report.html. */
 export const taskAnchor = (taskId: string) => anchorOf('task', taskId);
@@ -16,13 +17,28 @@ const COMPONENT_WORDS: Record<string, string> = {
   manipulation: 'addressed the judge',
 };
 
-/** The agent under test and its injected fault, from the stored config (`agent:`). */
-function agentOf(config: unknown, summary: ToolAgentsRunSummary): { unit: string; faults: FirstScreen['tested']['faults'] } {
-  const agent = (config as { agent?: { type?: string; fault?: { kind?: string; rule?: string } } } | null)?.agent;
-  const replay = agent?.type === 'replay' || agent === undefined;
-  const unit = replay ? "the replay agent (it replays each task's reference actions: the figures test the bench, not an agent)" : `the agent ${summary.agent ?? agent?.type ?? 'not recorded'}`;
-  const fault = replay && agent?.fault?.kind && agent.fault.kind !== 'none' ? `${agent.fault.kind}${agent.fault.rule ? ` (policy ${agent.fault.rule})` : ''}` : null;
-  return { unit, faults: fault ? { what: `the replay agent's fault profile ${fault}, on every trial where it applies`, short: fault } : null };
+/**
+ * The agent under test, read from the stored trials (the agent each one ran with), and the fault the stored config gave
+ * a replay agent. A run whose every trial was replayed tested no agent: its caveat says so before any figure.
+ */
+function agentOf(config: unknown, results: readonly TrialResult[]): { unit: string; faults: FirstScreen['tested']['faults']; caveat: string | null } {
+  const agents = [...new Set(results.map((r) => r.agent))];
+  const replay = agents.length > 0 && agents.every(isReplayAgentName);
+  if (!replay) return { unit: agents.length ? `the agent ${agents.join(', ')}` : 'no agent ran (no trial was stored)', faults: null, caveat: null };
+  const fault = (config as { agent?: { fault?: { kind?: string; rule?: string } } } | null)?.agent?.fault;
+  const profile = fault?.kind && fault.kind !== 'none' ? `${fault.kind}${fault.rule ? ` (policy ${fault.rule})` : ''}` : null;
+  const unit = 'the replay agent (a replay of the reference trajectories, not an agent)';
+  if (!profile)
+    return {
+      unit,
+      faults: null,
+      caveat: "This run is a replay of the reference trajectories, not an agent under test: the replay agent performs each task's reference actions, so the figures are 100 % by construction and check the bench itself. Set `agent:` to a real agent to measure one (docs/tool-agents.md).",
+    };
+  return {
+    unit,
+    faults: { what: `the replay agent's fault profile ${profile}, on every trial where it applies`, short: profile },
+    caveat: `This run is a replay of the reference trajectories with the fault profile ${profile} injected, not an agent under test: its failures are the injected fault's, and show that the bench finds them.`,
+  };
 }
 
 /** The failed components that failed most trials, each with the first trial that shows it. */
@@ -41,6 +57,7 @@ function topComponents(results: readonly TrialResult[], summary: ToolAgentsRunSu
         quote: example ? `${example.taskId} trial ${example.trial}: ${example.reason}` : '',
         anchor: example ? taskAnchor(example.taskId) : 'tasks',
         anchorLabel: example ? `task ${example.taskId}, trial ${example.trial}` : 'the task list',
+        item: example ? trialKey(example.taskId, example.trial) : null,
       };
     });
 }
@@ -48,7 +65,7 @@ function topComponents(results: readonly TrialResult[], summary: ToolAgentsRunSu
 /** The first screen of a tool-agents run's report, from the store: record, facts and trials. */
 export function toolAgentsFirstScreen(store: ResultStore, record: RunRecord, summary: ToolAgentsRunSummary, results: readonly TrialResult[]): FirstScreen {
   const facts = testedFromFacts(store, record);
-  const agent = agentOf(record.config, summary);
+  const agent = agentOf(record.config, results);
   const scored = results.filter((r) => r.reward !== null);
   const passed = scored.filter((r) => r.reward === 1).length;
   const failed = scored.length - passed;
@@ -69,6 +86,7 @@ export function toolAgentsFirstScreen(store: ResultStore, record: RunRecord, sum
       text: `${headline}. A trial passes (R = 1) only when every component holds: the final car state, the tools called, their execution, the ending and the policies.`,
     },
     findings: topComponents(results, summary),
+    caveat: agent.caveat,
     noFindings: scored.length === 0 ? 'No trial was scored.' : 'Every scored trial passed every component.',
   };
 }

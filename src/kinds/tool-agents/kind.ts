@@ -4,7 +4,7 @@ import { RecordedFactSchema } from '../../run/run-facts.ts';
 import { modelRefPathFields } from '../../run/path-fields.ts';
 import { jsonCodec, llmPathFields, type CampaignKindDefinition, type PathField, type RigNeeds } from '../../run/kind.ts';
 import { TrialResultSchema, type TrialResult } from './loop.ts';
-import type { UnitReachSample } from '../../run/unit-reach.ts';
+import { forgetUnreachedItems, type UnitReachSample } from '../../run/unit-reach.ts';
 import type { FinishedTrial } from './campaign.ts';
 import { toolAgentsModelRefs } from './config.ts';
 import { loadToolAgentsConfig, ToolAgentsConfigSchema, type LoadedToolAgents, type ToolAgentsConfig } from './config.ts';
@@ -69,6 +69,7 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
     },
     remaining: (store, run) => store.remainingItems(run.id).map((row) => ({ key: row.key, item: parseOrThrow(ToolTrialItemSchema, row.item, `${store.path}: run ${run.id} trial "${row.key}"`) })),
     save: (store, runId, key, { result, facts }) => store.saveItemResult(runId, key, trialOutcomeWord(result), result, facts),
+    forgetUnreached: (store, runId) => forgetUnreachedItems(store, runId, (result, where) => trialReach(parseOrThrow(TrialResultSchema, result, where))),
   },
   unitReach: ({ result }) => trialReach(result),
   startedEvent: (runId, { key, item }) => ({ type: 'item_started', runId, key, label: `${item.taskId} (trial ${item.trial + 1})` }),

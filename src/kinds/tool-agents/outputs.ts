@@ -5,10 +5,10 @@ import { toolTrialsJunit } from './report.ts';
 import { computeToolAgentsSummary, trialOutcomeWord, type ToolAgentsRunSummary } from './results.ts';
 import type { ResultStore } from '../../store/store.ts';
 import { escapeHtml as h } from '../../report/escape.ts';
-import { DRILL_DOWN_LIMIT, page } from '../../report/html.ts';
+import { page } from '../../report/html.ts';
 import { reliabilityTableHtml } from '../../report/reliability-section.ts';
 import { writeAtomically } from '../../report/write.ts';
-import { firstScreenHtml, type FirstScreen } from '../../report/first-screen.ts';
+import { DRILL_DOWN_LIMIT, firstScreenHtml, type FirstScreen } from '../../report/first-screen.ts';
 import { taskAnchor, toolAgentsFirstScreen } from './first-screen.ts';
 
 /**

@@ -227,6 +227,16 @@ export function planReplay(task: Task, fault: FaultProfile = { kind: 'none' }): 
 
 export const DONE_TEXT = 'Done, all requested actions are complete.';
 
+/** The name a replay agent stores with every trial it ran: `replay`, or `replay+<fault>` with a fault profile. */
+export function replayAgentName(fault: FaultProfile): string {
+  return fault.kind === 'none' ? 'replay' : `replay+${fault.kind}${fault.kind === 'violates_policy' ? `:${fault.rule}` : ''}`;
+}
+
+/** Whether a stored trial's agent was the replay agent (it performs the task's reference actions; no agent was tested). */
+export function isReplayAgentName(name: string): boolean {
+  return name === 'replay' || name.startsWith('replay+');
+}
+
 export class ReplayAgent implements ToolAgent {
   readonly name: string;
   private steps: Step[] = [];
@@ -235,7 +245,7 @@ export class ReplayAgent implements ToolAgent {
   faultFired = false;
 
   constructor(readonly fault: FaultProfile = { kind: 'none' }) {
-    this.name = fault.kind === 'none' ? 'replay' : `replay+${fault.kind}${fault.kind === 'violates_policy' ? `:${fault.rule}` : ''}`;
+    this.name = replayAgentName(fault);
   }
 
   begin(task: Task): void {

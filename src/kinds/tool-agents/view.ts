@@ -1,9 +1,14 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ApiError } from '../../domain/api-error.ts';
+import { comparisonWarnings } from '../../domain/comparable.ts';
 import { PAPERS } from '../../domain/method.ts';
+import { writeAtomically } from '../../report/write.ts';
 import type { KindRunView, KindView } from '../../run/kind-view.ts';
 import type { ResultStore } from '../../store/store.ts';
 import type { RunRecord } from '../../store/types.ts';
-import { compareToolRuns, type ToolRunComparison } from './compare.ts';
+import { compareToolRuns, toolComparisonLines, type ToolRunComparison } from './compare.ts';
+import { toolAgentsFirstScreen } from './first-screen.ts';
 import { computeToolAgentsSummary, loadToolAgentsRun, loadToolTrial, trialKey, trialOutcomeWord } from './results.ts';
 
 /**
@@ -19,11 +24,13 @@ export const toolAgentsView: KindView = {
   open: async ({ store }) => toolRunView(store),
 };
 
-/** Two tool-agents runs as the compare page shows them (GET /api/compare), as `icabench compare` prints them. */
+/** Two tool-agents runs as the compare page is served them (GET /api/compare), as `icabench compare` prints them. */
 export interface ToolRunsCompared {
   a: { id: string; name: string };
   b: { id: string; name: string };
   toolComparison: ToolRunComparison;
+  /** why the figures may not be read as like for like (method, judges differ) */
+  warnings: string[];
 }
 
 export function toolRunView(store: ResultStore): KindRunView {
@@ -33,9 +40,21 @@ export function toolRunView(store: ResultStore): KindRunView {
       { method: 'GET', path: /^tool-agents$/, handle: async ({ run }) => ({ json: api.overview(run) }) },
       { method: 'GET', path: /^tool-agents\/trials\/(?<key>[^/]+)$/, handle: async ({ run, params }) => ({ json: api.trial(run, params.key) }) },
     ],
-    async compare(a, b): Promise<ToolRunsCompared> {
+    async compare(a, b) {
       const [ra, rb] = [a, b].map((run) => loadToolAgentsRun(store, run.id).results);
-      return { a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, toolComparison: compareToolRuns(ra, rb) };
+      const toolComparison = compareToolRuns(ra, rb);
+      const served: ToolRunsCompared = { a: { id: a.id, name: a.name }, b: { id: b.id, name: b.name }, toolComparison, warnings: comparisonWarnings(a.config, b.config) };
+      return {
+        served,
+        json: toolComparison,
+        lines: () => toolComparisonLines({ ...served.a, agent: ra[0]?.agent ?? null }, { ...served.b, agent: rb[0]?.agent ?? null }, toolComparison),
+        write(dir) {
+          mkdirSync(dir, { recursive: true });
+          const file = join(dir, 'comparison.json');
+          writeAtomically(file, `${JSON.stringify({ a: served.a, b: served.b, ...toolComparison }, null, 2)}\n`);
+          return [file];
+        },
+      };
     },
   };
 }
@@ -44,7 +63,7 @@ export function toolRunView(store: ResultStore): KindRunView {
 export class ToolRunApi {
   constructor(private readonly store: ResultStore) {}
 
-  /** The summary and the tasks in plan order, each with its trials' key, outcome and R. */
+  /** The summary, the tasks in plan order (each with its trials' key, outcome and R), and report.html's first screen. */
   overview(run: RunRecord): unknown {
     const { summary, results } = computeToolAgentsSummary(this.store, run.id);
     const tasks = new Map<string, { taskId: string; taskType: string; family: string; trials: { key: string; trial: number; outcome: string; reward: 0 | 1 | null; reason: string }[] }>();
@@ -54,7 +73,7 @@ export class ToolRunApi {
       tasks.set(r.taskId, task);
     }
     for (const task of tasks.values()) task.trials.sort((a, b) => a.trial - b.trial);
-    return { summary, tasks: [...tasks.values()] };
+    return { summary, tasks: [...tasks.values()], firstScreen: toolAgentsFirstScreen(this.store, run, summary, results) };
   }
 
   /** One stored trial (key `<task id>#<trial>`) in full. */

@@ -6,6 +6,7 @@ import { api, ApiFailure } from '../api.ts';
 import { ErrorBox, Pill } from '../components/common.tsx';
 import { campaignBusy, isResumable, ResumeButton, StopButton } from '../components/CampaignButtons.tsx';
 import { YamlEditor } from '../components/YamlEditor.tsx';
+import { TestSetGeneratorPanel } from '../components/TestSetGeneratorPanel.tsx';
 import { navigate, useApi } from '../hooks.ts';
 
 /** The config being edited: its text as read and as edited, and the field errors of the edit (validated as the user types, with the schema of `icabench run`). */
@@ -91,6 +92,8 @@ export function CampaignSetupView() {
             onStopped={() => (live.reload(), runs.reload())}
           />
           {message && <ErrorBox message={message} />}
+          {/* a config that names a manual (a manual-QA config) can have its test set generated with a model */}
+          {name && /^manual:/m.test(config.original) && <TestSetGeneratorPanel configName={name} />}
         </aside>
         <div className="editor-wrap">
           <div className="editor-head">

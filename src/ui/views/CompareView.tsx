@@ -3,7 +3,7 @@ import type { ChartConfiguration } from 'chart.js';
 import type { ConversationChange, ReplyDiffPart, RunChanges } from '../../analysis/changes.ts';
 import type { RunComparison } from '../../analysis/compare.ts';
 import type { ToolRunsCompared } from '../../kinds/tool-agents/view.ts';
-import { comparePairRefusal, compareRefusal } from '../../domain/comparable.ts';
+import { comparePairRefusal, compareRefusal, comparisonWarningsText } from '../../domain/comparable.ts';
 import { describeFailOn, FAILURE_LABELS } from '../../domain/taxonomy.ts';
 import type { ListedRun } from '../../server/server.ts';
 import { ChartCanvas } from '../components/ChartCanvas.tsx';
@@ -13,7 +13,7 @@ import { navigate, useApi } from '../hooks.ts';
 import { turnNumber } from '../../domain/conversation.ts';
 
 /** GET /api/compare: the stored kind, the page of its view (src/run/kind-view.ts), and what that view's comparison holds. */
-type Served = { kind: string; page: string } & ({ page: 'report'; comparison: RunComparison; warnings: string[] } | ({ page: 'tool-agents' } & ToolRunsCompared) | Record<string, unknown>);
+type Served = { kind: string; page: string; warnings?: unknown } & ({ page: 'report'; comparison: RunComparison; warnings: string[] } | ({ page: 'tool-agents' } & ToolRunsCompared) | Record<string, unknown>);
 
 export function CompareView({ a, b }: { a: string | null; b: string | null }) {
   const runs = useApi<{ runs: ListedRun[]; comparedKindGroups: string[][] }>('/api/runs');
@@ -57,22 +57,28 @@ export function CompareView({ a, b }: { a: string | null; b: string | null }) {
 
 /** A comparison on the page its kind's view names; a page the app does not have shows the comparison as it was served. */
 function ServedComparison({ served }: { served: Served }) {
+  const warning = comparisonWarningsText(Array.isArray(served.warnings) ? (served.warnings as string[]) : []);
+  const warnings = warning && (
+    <div className="warn-box" data-testid="compare-warnings">
+      {warning}
+    </div>
+  );
   if (served.page === 'report' && 'comparison' in served) {
-    const warnings = (served.warnings ?? []) as string[];
     return (
       <>
-        {warnings.length > 0 && (
-          <div className="warn-box" data-testid="compare-warnings">
-            Read these side by side with care: {warnings.join('; ')}.
-          </div>
-        )}
+        {warnings}
         <Comparison c={served.comparison as RunComparison} />
       </>
     );
   }
   if (served.page === 'tool-agents' && 'toolComparison' in served) {
     const tool = served as ToolRunsCompared;
-    return <ToolComparison a={tool.a} b={tool.b} c={tool.toolComparison} />;
+    return (
+      <>
+        {warnings}
+        <ToolComparison a={tool.a} b={tool.b} c={tool.toolComparison} />
+      </>
+    );
   }
   return <pre data-testid="served-comparison">{JSON.stringify(served, null, 2)}</pre>;
 }

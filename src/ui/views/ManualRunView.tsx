@@ -10,6 +10,9 @@ import { DataTable, ErrorBox, Loading, Pill, Stat, fmt, pct, RunHeader } from '.
 import { useApi } from '../hooks.ts';
 import { ResumeButton } from '../components/CampaignButtons.tsx';
 import { RunDownloads } from '../components/RunDownloads.tsx';
+import { FirstScreenPanel } from '../components/FirstScreenPanel.tsx';
+import type { FirstScreen } from '../../report/first-screen.ts';
+import { pageItemHref, type KindPage } from '../kind-page.ts';
 
 export interface QuestionRow {
   key: string;
@@ -41,13 +44,13 @@ function GroupTable({ title, groups }: { title: string; groups: ManualQaSummary[
 
 /** A manual-QA run: outcomes, the seven metrics per kind / difficulty / chapter, the warning-omission table, alignment, and the questions. */
 export function ManualRunView({ runId }: { runId: string }) {
-  const data = useApi<{ summary: ManualQaRunSummary; questions: QuestionRow[] }>(`/api/runs/${encodeURIComponent(runId)}/manual`);
+  const data = useApi<{ summary: ManualQaRunSummary; questions: QuestionRow[]; firstScreen: FirstScreen }>(`/api/runs/${encodeURIComponent(runId)}/manual`);
   if (data.error) return <ErrorBox message={data.error} />;
   if (!data.data) return <Loading what="manual-QA run" />;
-  return <ManualRunPanel runId={runId} summary={data.data.summary} questions={data.data.questions} />;
+  return <ManualRunPanel runId={runId} summary={data.data.summary} questions={data.data.questions} firstScreen={data.data.firstScreen} />;
 }
 
-export function ManualRunPanel({ runId, summary, questions }: { runId: string; summary: ManualQaRunSummary; questions: readonly QuestionRow[] }) {
+export function ManualRunPanel({ runId, summary, questions, firstScreen }: { runId: string; summary: ManualQaRunSummary; questions: readonly QuestionRow[]; firstScreen: FirstScreen }) {
   const tier = summary.judgeMetrics[0];
   return (
     <section data-testid="manual-run">
@@ -55,6 +58,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
         {summary.run.id} · {summary.run.status} · retrieval {summary.setup?.retrieval ?? 'n/a'} · judges {summary.setup?.judges.join(', ') ?? 'n/a'} · {summary.preset.statement}
       </RunHeader>
       <RunDownloads runId={runId} />
+      <FirstScreenPanel screen={firstScreen} itemHref={(key) => pageItemHref(MANUAL_PAGE, runId, key)} />
       <div className="stats">
         <Stat label="questions asked" value={`${summary.questions} / ${summary.planned}`} />
         <Stat label="passed" value={summary.outcomes.pass} />
@@ -65,6 +69,7 @@ export function ManualRunPanel({ runId, summary, questions }: { runId: string; s
       </div>
       {tier && <TierMetrics tier={tier} />}
       {summary.evaluatorBias && <EvaluatorBias bias={summary.evaluatorBias} />}
+      {summary.familyBias && <FamilyBiasTable bias={summary.familyBias} />}
       <HumanAlignment alignment={summary.alignment} />
       <QuestionList runId={runId} questions={questions} />
     </section>
@@ -136,6 +141,30 @@ function EvaluatorBias({ bias }: { bias: NonNullable<ManualQaRunSummary['evaluat
   );
 }
 
+/** GEAR's bias test: the assistant's own family as evaluator against each other family, one p per pair and metric. */
+function FamilyBiasTable({ bias }: { bias: NonNullable<ManualQaRunSummary['familyBias']> }) {
+  return (
+    <>
+      <h2>Evaluator bias (the assistant's family {bias.assistantFamily ?? ''} as evaluator vs each other family)</h2>
+      {bias.undecided ? (
+        <p data-testid="manual-family-bias">Not tested: {bias.undecided}.</p>
+      ) : (
+        <DataTable headers={['Metric', ...bias.pairs.map((p) => `${bias.sameFamily} vs ${p.other} (${p.otherFamily}): p`)]} testId="manual-family-bias">
+          {Object.keys(bias.pairs[0].metrics).map((m) => (
+            <tr key={m}>
+              <td>{METRIC_TITLES[m as ManualMetric]}</td>
+              {bias.pairs.map((p) => {
+                const test = p.metrics[m as keyof typeof p.metrics];
+                return <td key={p.other}>{test.p === null ? 'n/a' : fmt(test.p, 3)}</td>;
+              })}
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </>
+  );
+}
+
 /** The tier against the raters (Pearson, ICC, the tags' and labels' P/R/F1, the test-set generator). */
 function HumanAlignment({ alignment }: { alignment: ManualQaRunSummary['alignment'] }) {
   return (
@@ -172,11 +201,12 @@ function HumanAlignment({ alignment }: { alignment: ManualQaRunSummary['alignmen
               </tr>
             );
           })}
-          {(['relevance', 'correctness'] as const).map((field) => {
+          {(['completeness', 'relevance', 'correctness'] as const).map((field) => {
             const t = alignment!.report.testSet[field];
+            const what = { completeness: "raters' own essential facts the reference states", relevance: 'reference facts on the question', correctness: 'reference facts stated by the manual' }[field];
             return (
               <tr key={`testset-${field}`}>
-                <td>test-set generator: reference facts {field === 'relevance' ? 'on the question' : 'stated by the manual'}</td>
+                <td>test-set generator: {what}</td>
                 <td colSpan={2}>{t.value === null ? 'n/a' : `${pct(t.value)} (n ${t.n})`}</td>
               </tr>
             );
@@ -263,19 +293,51 @@ function Facts({ evaluation }: { evaluation: ManualEvaluation }) {
 }
 
 type Marks = Omit<FactAnnotation, 'itemId'>;
+type OwnFact = NonNullable<FactAnnotation['ownFacts']>[number];
 
 /**
- * The rater's form: starts from the tier's own decided judgements, so a rater only changes what they disagree with.
- * Where the tier decided nothing ("?", e.g. "Sorry, I couldn't find that in the owner's manual.") the box starts
- * unchecked: a guess the machine did not make must not become the rater's answer (it would bias the alignment).
+ * The rater's own key facts for the question (GEAR's Table 3: annotators answered each question themselves), each
+ * tagged essential or not and marked when the reference answer states it: the test-set generator's completeness.
  */
-export function marksFrom(evaluation: ManualEvaluation, rater: string): Marks {
+function OwnFactsForm({ facts, onChange }: { facts: readonly OwnFact[]; onChange: (facts: OwnFact[]) => void }) {
+  const set = (i: number, change: Partial<OwnFact>) => onChange(facts.map((f, j) => (j === i ? { ...f, ...change } : f)));
+  return (
+    <div data-testid="own-facts">
+      <h4>Your own key facts (answer the question yourself, one fact per row)</h4>
+      <DataTable headers={['Key fact', 'Essential', 'The reference answer states it']}>
+        {facts.map((f, i) => (
+          <tr key={i}>
+            <td>
+              <input value={f.text} onChange={(e) => set(i, { text: e.target.value })} aria-label={`own fact ${i}`} />
+            </td>
+            <td>
+              <input type="checkbox" checked={f.essential} onChange={(e) => set(i, { essential: e.target.checked })} aria-label={`own fact ${i} essential`} />
+            </td>
+            <td>
+              <input type="checkbox" checked={f.inReference} onChange={(e) => set(i, { inReference: e.target.checked })} aria-label={`own fact ${i} in the reference`} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+      <button onClick={() => onChange([...facts, { text: '', essential: false, inReference: false }])} data-testid="add-own-fact">
+        Add a key fact
+      </button>
+    </div>
+  );
+}
+
+/**
+ * The rater's form starts blank: every box unchecked, nothing taken from the machine's labels (coverage, tags,
+ * relevance, correctness, confidence, actionability), as GEAR's annotators labelled without seeing the evaluator's
+ * answers; a form pre-filled with them would pull the raters toward the machine and inflate the alignment.
+ */
+export function blankMarks(evaluation: ManualEvaluation, rater: string): Marks {
   return {
     rater,
-    referenceFacts: evaluation.referenceFacts.map((f) => ({ factId: f.id, covered: evaluation.coverage.find((c) => c.factId === f.id)?.covered === true, essential: f.essential, safetyCritical: f.safetyCritical })),
-    answerFacts: evaluation.answerFacts.map((f) => ({ factId: f.id, relevant: f.relevant === true, correct: f.correct === true })),
-    confidence: evaluation.metrics.confidence?.status === 'judged' && evaluation.metrics.confidence.value === 1,
-    actionability: evaluation.metrics.actionability?.status === 'judged' && evaluation.metrics.actionability.value === 1,
+    referenceFacts: evaluation.referenceFacts.map((f) => ({ factId: f.id, covered: false, essential: false, safetyCritical: false })),
+    answerFacts: evaluation.answerFacts.map((f) => ({ factId: f.id, relevant: false, correct: false })),
+    confidence: false,
+    actionability: false,
   };
 }
 
@@ -317,19 +379,35 @@ export function ManualQuestionPanel({ runId, path, data, onSaved }: { runId: str
           <p className="pre">{item.answer}</p>
         </div>
       </div>
-      {result?.evaluations.map((e) => <Facts key={e.tier} evaluation={e} />)}
       {evaluation && <AnnotationForm evaluation={evaluation} path={path} annotations={annotations} onSaved={onSaved} />}
+      <EvaluatorJudgements evaluations={result?.evaluations ?? []} />
     </section>
   );
 }
 
-/** The rater's marks on a tier's facts (starting from the tier's own judgements), and optionally on the reference answer. */
+/** The evaluators' own judgements, hidden until asked for: a rater fills the form first, without them (blinded). */
+function EvaluatorJudgements({ evaluations }: { evaluations: readonly ManualEvaluation[] }) {
+  const [shown, setShown] = useState(false);
+  if (evaluations.length === 0) return null;
+  return shown ? (
+    <>{evaluations.map((e) => <Facts key={e.tier} evaluation={e} />)}</>
+  ) : (
+    <p>
+      <button onClick={() => setShown(true)} data-testid="show-judgements">
+        Show the evaluators' judgements
+      </button>{' '}
+      <span className="muted">hidden while you rate, so that the machine's labels do not lead yours</span>
+    </p>
+  );
+}
+
+/** The rater's marks on a tier's facts (starting blank), and optionally on the reference answer and with their own key facts. */
 function AnnotationForm({ evaluation, path, annotations, onSaved }: { evaluation: ManualEvaluation; path: string; annotations: readonly FactAnnotation[]; onSaved: () => void }) {
-  const [marks, setMarks] = useState<Marks>(() => marksFrom(evaluation, ''));
+  const [marks, setMarks] = useState<Marks>(() => blankMarks(evaluation, ''));
+  const [ownFacts, setOwnFacts] = useState<OwnFact[]>([]);
   const [message, setMessage] = useState<string | null>(null);
   const facts = new Map(evaluation.referenceFacts.map((f) => [f.id, f.text]));
   const answerFacts = new Map(evaluation.answerFacts.map((f) => [f.id, f.text]));
-  const undecided = new Set(evaluation.answerFacts.filter((f) => f.relevant === null || f.correct === null).map((f) => f.id));
   const [rateTestSet, setRateTestSet] = useState(false);
   const save = async () => {
     // the test-set marks are saved only when the rater rated the reference answer too (then an unticked box is a "no")
@@ -337,7 +415,7 @@ function AnnotationForm({ evaluation, path, annotations, onSaved }: { evaluation
       rateTestSet ? { ...rest, relevantToQuestion: relevantToQuestion ?? false, correctInManual: correctInManual ?? false } : rest,
     );
     try {
-      await api.post(`${path}/annotations`, { ...marks, referenceFacts });
+      await api.post(`${path}/annotations`, { ...marks, referenceFacts, ...(rateTestSet && ownFacts.length ? { ownFacts: ownFacts.filter((f) => f.text.trim()) } : {}) });
       setMessage(`saved for ${marks.rater}`);
       onSaved();
     } catch (error) {
@@ -371,13 +449,11 @@ function AnnotationForm({ evaluation, path, annotations, onSaved }: { evaluation
           </tr>
         ))}
       </DataTable>
+      {rateTestSet && <OwnFactsForm facts={ownFacts} onChange={setOwnFacts} />}
       <DataTable headers={['Answer fact', 'Relevant', 'Correct']}>
         {marks.answerFacts.map((f, i) => (
           <tr key={f.factId}>
-            <td>
-              {answerFacts.get(f.factId)}
-              {undecided.has(f.factId) && <span className="muted"> (the evaluator left this undecided: decide it yourself)</span>}
-            </td>
+            <td>{answerFacts.get(f.factId)}</td>
             {(['relevant', 'correct'] as const).map((field) => (
               <td key={field}>
                 <input type="checkbox" checked={f[field]} onChange={(e) => setAns(i, field, e.target.checked)} aria-label={`${field} ${f.factId}`} />
@@ -404,3 +480,12 @@ function AnnotationForm({ evaluation, path, annotations, onSaved }: { evaluation
     </div>
   );
 }
+
+/** The manual-QA page (a kind's view names it `manual`): the run at `#/runs/<id>/manual`, a question at `…/manual/<key>`. */
+export const MANUAL_PAGE: KindPage = {
+  name: 'manual',
+  run: 'manual',
+  items: 'manual',
+  RunView: ManualRunView,
+  ItemView: ({ runId, itemKey }) => <ManualQuestionView runId={runId} questionKey={itemKey} />,
+};

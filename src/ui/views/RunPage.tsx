@@ -1,20 +1,15 @@
 import type { ListedRun } from '../../server/server.ts';
 import { ErrorBox, Loading, RunHeader } from '../components/common.tsx';
 import { useApi } from '../hooks.ts';
-import { ManualRunView } from './ManualRunView.tsx';
-import { RunReportView } from './RunReportView.tsx';
-import { ToolRunView } from './ToolRunView.tsx';
+import { pageNamed } from '../kind-pages.ts';
 
 /** `#/runs/<id>`: the run's own page, the one its kind's view names (the live view links here before it knows more than the id). */
 export function RunPage({ runId }: { runId: string }) {
   const run = useApi<{ run: ListedRun }>(`/api/runs/${encodeURIComponent(runId)}`);
   if (run.error) return <ErrorBox message={run.error} />;
   if (!run.data) return <Loading what="run" />;
-  const page = run.data.run.view?.page;
-  if (page === 'report') return <RunReportView runId={runId} />;
-  if (page === 'manual') return <ManualRunView runId={runId} />;
-  if (page === 'tool-agents') return <ToolRunView runId={runId} />;
-  return <GenericRunView run={run.data.run} />;
+  const page = pageNamed(run.data.run.view?.page);
+  return page ? <page.RunView runId={runId} /> : <GenericRunView run={run.data.run} />;
 }
 
 /**

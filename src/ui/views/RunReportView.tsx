@@ -12,6 +12,8 @@ import { DataTable, ErrorBox, Loading, Pager, Pill, Stat, fmt, pct } from '../co
 import { navigate, useApi, type Loaded } from '../hooks.ts';
 import { ResumeButton } from '../components/CampaignButtons.tsx';
 import { RunDownloads } from '../components/RunDownloads.tsx';
+import type { KindPage } from '../kind-page.ts';
+import { ConversationView } from './ConversationView.tsx';
 
 type Summary = Omit<RunSummary, 'perConversation'>;
 const PAGE = 50;
@@ -297,3 +299,12 @@ function ProtocolPanel({ protocol }: { protocol: ProtocolSection }) {
     </div>
   );
 }
+
+/** The page of runs of conversations (dialogue, suite and live views name it `report`): the run at `#/runs/<id>`, a conversation at `…/conversations/<key>`. */
+export const REPORT_PAGE: KindPage = {
+  name: 'report',
+  run: null,
+  items: 'conversations',
+  RunView: RunReportView,
+  ItemView: ({ runId, itemKey }) => <ConversationView runId={runId} conversationKey={itemKey} />,
+};

@@ -6,6 +6,9 @@ import { ReliabilityTable } from '../components/ReliabilityTable.tsx';
 import { ResumeButton } from '../components/CampaignButtons.tsx';
 import { useApi } from '../hooks.ts';
 import { RunDownloads } from '../components/RunDownloads.tsx';
+import { FirstScreenPanel } from '../components/FirstScreenPanel.tsx';
+import type { FirstScreen } from '../../report/first-screen.ts';
+import { pageItemHref, type KindPage } from '../kind-page.ts';
 
 /** One task of a tool-agents run as GET /api/runs/:id/tool-agents lists it (src/server/tool-runs.ts). */
 export interface ToolTaskRow {
@@ -20,13 +23,13 @@ const trialHref = (runId: string, key: string) => `#/runs/${encodeURIComponent(r
 
 /** A tool-agents run: pass^k / pass@k per task family, policies, and every task with R per trial. */
 export function ToolRunView({ runId }: { runId: string }) {
-  const data = useApi<{ summary: ToolAgentsRunSummary; tasks: ToolTaskRow[] }>(`/api/runs/${encodeURIComponent(runId)}/tool-agents`);
+  const data = useApi<{ summary: ToolAgentsRunSummary; tasks: ToolTaskRow[]; firstScreen: FirstScreen }>(`/api/runs/${encodeURIComponent(runId)}/tool-agents`);
   if (data.error) return <ErrorBox message={data.error} />;
   if (!data.data) return <Loading what="tool-agents run" />;
-  return <ToolRunPanel runId={runId} summary={data.data.summary} tasks={data.data.tasks} />;
+  return <ToolRunPanel runId={runId} summary={data.data.summary} tasks={data.data.tasks} firstScreen={data.data.firstScreen} />;
 }
 
-export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary: ToolAgentsRunSummary; tasks: readonly ToolTaskRow[] }) {
+export function ToolRunPanel({ runId, summary, tasks, firstScreen }: { runId: string; summary: ToolAgentsRunSummary; tasks: readonly ToolTaskRow[]; firstScreen: FirstScreen }) {
   const [filter, setFilter] = useState('');
   const shown = tasks.filter((t) => !filter || `${t.taskId} ${t.taskType} ${t.trials.map((x) => x.outcome).join(' ')}`.toLowerCase().includes(filter.toLowerCase()));
   const successes = Object.values(summary.families).reduce((n, f) => n + f.successes, 0);
@@ -45,6 +48,7 @@ export function ToolRunPanel({ runId, summary, tasks }: { runId: string; summary
         {summary.run.id} · {summary.run.status} · agent {summary.agent ?? 'none ran'} · {summary.preset.statement}
       </RunHeader>
       <RunDownloads runId={runId} />
+      <FirstScreenPanel screen={firstScreen} itemHref={(key) => pageItemHref(TOOL_AGENTS_PAGE, runId, key)} />
       <div className="stats">
         <Stat label="task trials" value={`${summary.trials} / ${summary.planned}`} />
         <Stat label="R = 1" value={successes} testId="tool-successes" />
@@ -206,3 +210,12 @@ export function ToolTrialPanel({ runId, outcome, result: r }: { runId: string; o
     </section>
   );
 }
+
+/** The tool-agents page (a kind's view names it `tool-agents`): the run at `#/runs/<id>/tool-agents`, a trial at `…/tool-agents/<key>`. */
+export const TOOL_AGENTS_PAGE: KindPage = {
+  name: 'tool-agents',
+  run: 'tool-agents',
+  items: 'tool-agents',
+  RunView: ToolRunView,
+  ItemView: ({ runId, itemKey }) => <ToolTrialView runId={runId} trialKey={itemKey} />,
+};

@@ -132,7 +132,7 @@ describe('a fifth kind from a fixture folder and its registry entry', () => {
     it('compares two of its runs by its own comparison, and refuses a pair with a run of another kind', async () => {
       const compare = await h.api(`/api/compare?a=${runIds[0]}&b=${runIds[1]}`);
       expect(compare.status, JSON.stringify(compare.json)).toBe(200);
-      expect(compare.json).toEqual({ kind: FIFTH_KIND, page: 'fifth-words', letters: { a: 30, b: 30 } });
+      expect(compare.json).toEqual({ kind: FIFTH_KIND, page: 'fifth-words', letters: { a: 30, b: 30 }, warnings: [] });
       const talk = h.store.createRun({ name: 'talk', mode: 'guided', config: { name: 'talk' }, plan: [] });
       const mixed = await h.api(`/api/compare?a=${runIds[0]}&b=${talk}`);
       expect(mixed.status).toBe(400);

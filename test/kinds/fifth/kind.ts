@@ -70,7 +70,10 @@ const fifthView: KindView = {
         },
       },
     ],
-    compare: async (a, b) => ({ letters: { a: summaryOf(store, a).letters, b: summaryOf(store, b).letters } }),
+    compare: async (a, b) => {
+      const letters = { a: summaryOf(store, a).letters, b: summaryOf(store, b).letters };
+      return { served: { letters, warnings: [] }, json: { letters }, lines: () => [`letters: A ${letters.a}, B ${letters.b}`], write: () => [] };
+    },
   }),
 };
 

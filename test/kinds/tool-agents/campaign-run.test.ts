@@ -73,8 +73,13 @@ describe('kind: tool-agents campaigns through icabench run', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/completed: 12\/12 task trials, R = 1 in 10; 1 tasks not runnable, 2 not loaded/);
     // #35: the report's first screen and the CLI's last line say what was tested and the verdict in plain words
-    expect(run.stdout.trim().split('\n').at(-1)).toBe("Verdict: 0 of 10 task trials failed (R = 0), 10 passed on the replay agent (it replays each task's reference actions: the figures test the bench, not an agent). Every scored trial passed every component. The report's first screen says more.");
+    // a replay tested no agent: said before the verdict, from the stored trials' agent
+    const replay = "This run is a replay of the reference trajectories, not an agent under test: the replay agent performs each task's reference actions, so the figures are 100 % by construction and check the bench itself. Set `agent:` to a real agent to measure one (docs/tool-agents.md).";
+    expect(run.stdout.trim().split('\n').at(-1)).toBe(
+      `${replay} Verdict: 0 of 10 task trials failed (R = 0), 10 passed on the replay agent (a replay of the reference trajectories, not an agent). Every scored trial passed every component. The report's first screen says more.`,
+    );
     const firstScreen = /<section class="first"[\s\S]*?<\/section>/.exec(readFileSync(join(out, 'report.html'), 'utf8'))![0];
+    expect(firstScreen).toContain(`<div class="verdict t-inconclusive" data-testid="caveat"><b>Read this first:</b> ${replay.replace(/'/g, '&#39;')}</div>`);
     expect(firstScreen).toContain('<th>kind</th><td>tool-agents: 12 task trials, 1 tasks not runnable here</td>');
     expect(firstScreen).toContain('<th>faults</th><td>none injected</td>');
     expect(run.stderr).toMatch(/task not loaded: .*missing\.json \(file\): .*missing\.json: cannot read the task file \(no such file\)/);
