@@ -101,7 +101,10 @@ const ANCHORS: ReadonlySet<string> = new Set(
   ].flatMap((entry) => entry.split(/[^\p{L}\p{N}_]+/u).filter((token) => token.length >= 2)),
 );
 const TEMPLATE_TOKEN = /<\||\[\/?inst\]|<<\/?sys>>|<\/?s>/u;
-const mayManipulate = (form: string) => TEMPLATE_TOKEN.test(form) || form.split(/[^\p{L}\p{N}_]+/u).some((token) => ANCHORS.has(token));
+/** the word separators of the anchor check; on plain ASCII the Unicode classes are exactly these, and cheaper */
+const NON_WORD = /[^\p{L}\p{N}_]+/u;
+const ASCII_NON_WORD = /[^A-Za-z0-9_]+/;
+const mayManipulate = (form: string) => TEMPLATE_TOKEN.test(form) || form.split(PRINTABLE_ASCII.test(form) ? ASCII_NON_WORD : NON_WORD).some((token) => ANCHORS.has(token));
 
 /** plain ASCII needs no Unicode normalisation (the common case: ids, names, most replies) */
 const PRINTABLE_ASCII = /^[\x20-\x7e\t\n\r]*$/;
@@ -114,6 +117,8 @@ const COMMENTS: readonly RegExp[] = [
   /\{#([\s\S]*?)#\}/g,
   /%%([\s\S]*?)%%/g,
 ];
+/** what each of COMMENTS needs to match: a string of plain ASCII with none of these has no hidden part */
+const COMMENT_OPENERS = /<!--|\]:|\/\*|\{#|%%/;
 const QUOTES: Readonly<Record<string, string>> = { '\u2018': "'", '\u2019': "'", '\u02BC': "'", '\u201B': "'", '\u2032': "'", '\u201C': '"', '\u201D': '"', '\u201E': '"', '\u00AB': '"', '\u00BB': '"' };
 
 /** Text as the detector reads it: NFKC, look-alikes folded, invisible characters out, whitespace collapsed (line breaks kept, they mark roles). */
@@ -130,6 +135,8 @@ export function normaliseUnitText(raw: string): string {
 
 /** The text a reader does not see: markup comments, and ASCII written in Unicode tag characters. The visible rest is returned apart. */
 export function hiddenParts(raw: string): { visible: string; hidden: string[] } {
+  // plain ASCII is its own NFKC form and holds no tag or invisible characters: only a comment could hide text
+  if (PRINTABLE_ASCII.test(raw) && !COMMENT_OPENERS.test(raw)) return { visible: raw, hidden: [] };
   const hidden: string[] = [];
   const text = raw.normalize('NFKC');
   for (const match of text.matchAll(TAG_CHARACTERS)) hidden.push(String.fromCodePoint(...[...match[0]].map((c) => c.codePointAt(0)! - 0xe0000)));
@@ -254,6 +261,20 @@ export function examineString(raw: string, field: string, place: Exclude<FieldPl
 
 const STRUCTURED_KEY = re(`^${words(V.structuredVerdictKeys)}$`);
 
+/** What an object key is to the detector: a key of a judge's answer, a key with words in it (examined as text), or a plain name. */
+type KeyKind = 'verdict' | 'text' | 'name';
+/** Units send the same few keys in every reply: each is classified once (the first KEY_KINDS_KEPT keys; a flood of new keys is classified each time). */
+const KEY_KINDS_KEPT = 512;
+const keyKinds = new Map<string, KeyKind>();
+function keyKind(key: string): KeyKind {
+  let kind = keyKinds.get(key);
+  if (kind === undefined) {
+    kind = STRUCTURED_KEY.test(comparisonForm(normaliseUnitText(key))) ? 'verdict' : /[\s:]/u.test(key) ? 'text' : 'name';
+    if (keyKinds.size < KEY_KINDS_KEPT) keyKinds.set(key, kind);
+  }
+  return kind;
+}
+
 /**
  * Walks a structure the unit sent and examines every string in it (values and object keys), each under its
  * path ("actions[0].pois[1].name"). `freeText` names the paths meant for the driver; every other string is a
@@ -272,9 +293,9 @@ export function examineUnitOutput(value: unknown, options: { path?: string; free
     } else if (node !== null && typeof node === 'object') {
       for (const [key, child] of Object.entries(node)) {
         const at = path ? `${path}.${key}` : key;
-        const normalisedKey = comparisonForm(normaliseUnitText(key));
-        if (STRUCTURED_KEY.test(normalisedKey)) findings.push({ field: at, text: `${key}: ${JSON.stringify(child)?.slice(0, 80)}`, why: [`a verdict in a judge’s answer format (the key ${quote(key)})`] });
-        else if (/[\s:]/u.test(key)) findings.push(...examineString(key, `${at} (key)`, 'data'));
+        const kind = keyKind(key);
+        if (kind === 'verdict') findings.push({ field: at, text: `${key}: ${JSON.stringify(child)?.slice(0, 80)}`, why: [`a verdict in a judge’s answer format (the key ${quote(key)})`] });
+        else if (kind === 'text') findings.push(...examineString(key, `${at} (key)`, 'data'));
         walk(child, at, depth + 1);
       }
     }

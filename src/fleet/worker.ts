@@ -74,13 +74,16 @@ interface OpenedRun {
  * worker stop taking jobs and say so.
  */
 export async function startFleetWorker(options: FleetWorkerOptions): Promise<FleetWorker> {
+  // a rig that can serve no queue is refused before anything connects: it would hold a Redis connection it never uses
+  const queues = servedQueueNames(options.capabilities, options.transports);
+  if (queues.length === 0) throw new Error(`worker of rig "${options.rig}": with capabilities ${options.capabilities.join(', ')} it can serve no run (every run needs text)`);
   const { redis, health } = await connectFleetRedis(options.redisUrl, '--redis', options.log);
   // the model hosts' slots are counted across the fleet, not per worker
   setSharedSlotGate(new RedisHostLimiter(redis));
   const worker = new RigWorker(options, redis, health);
   await worker.beat();
   worker.startHeartbeat();
-  worker.takeJobs();
+  worker.takeJobs(queues);
   return { id: worker.id, close: () => worker.close() };
 }
 
@@ -143,10 +146,10 @@ class RigWorker {
     this.heartbeat = setInterval(() => void this.beat(), this.heartbeatMs);
   }
 
-  /** One BullMQ worker per queue this rig can serve. */
-  takeJobs(): void {
+  /** One BullMQ worker per queue this rig can serve (servedQueueNames). */
+  takeJobs(queues: readonly string[]): void {
     const { options } = this;
-    for (const queue of servedQueueNames(options.capabilities, options.transports)) {
+    for (const queue of queues) {
       const worker = new Worker(queue, (job) => (job.name === AFTER_ITEMS_JOB ? this.processAfterItems(job) : this.processItem(job)), {
         connection: this.connection,
         concurrency: options.concurrency,
@@ -159,7 +162,6 @@ class RigWorker {
       worker.on('error', this.health.errorListener(`queue ${queue}`));
       this.workers.push(worker);
     }
-    if (this.workers.length === 0) throw new Error(`worker ${this.id}: with capabilities ${options.capabilities.join(', ')} it can serve no run (every run needs text)`);
     this.log(`worker ${this.id} on ${redactedRedisUrl(options.redisUrl)}: ${options.capabilities.join('+')} over ${options.transports.join('/')}, ${options.concurrency} at once`);
   }
 

@@ -1,19 +1,18 @@
-import { z } from 'zod';
 import type { ConversationVerdict, TurnVerdict } from '../domain/conversation.ts';
-import { TargetStatusSchema } from '../domain/targets.ts';
-import { DIMENSION_TITLES, DIMENSIONS, FailureLabelSchema, PER_TARGET_LABELS, type Dimension, type FailureLabel } from '../domain/taxonomy.ts';
+import { DIMENSIONS, type Dimension } from '../domain/taxonomy.ts';
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
 import { DIALOGUE_SYSTEM_PROMPT, loadPromptSections, renderDialoguePrompt } from '../llm/prompts.ts';
 import type { LlmProvider } from '../llm/types.ts';
 import { describeTargets, dialogue } from '../llm/transcript.ts';
+import { dimensionAnswerSchema, turnAnswerSchema } from './answers.ts';
 import { computeConversationScore, DEFAULT_SCORING, type Scoring } from './score.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
 import { completedTargetShare, describeT, targetsCountedInT } from './targets.ts';
 
 export const JUDGE_PROMPTS = {
   system: DIALOGUE_SYSTEM_PROMPT,
-  turn: 'judge/turn-labels.v5',
-  dimension: 'judge/dimension.v4',
+  turn: 'judge/turn-labels.v6',
+  dimension: 'judge/dimension.v5',
   rubrics: 'judge/rubrics.v2',
 } as const;
 
@@ -29,59 +28,6 @@ export interface LlmJudgeOptions {
   /** an already built provider (shared with the simulator, or a test double) */
   llm?: LlmProvider;
 }
-
-const PER_TARGET = new Set<FailureLabel>(PER_TARGET_LABELS);
-
-const turnSchemas = new Map<string, ReturnType<typeof buildTurnOutputSchema>>();
-
-/**
- * The turn judge's answer; target ids must be real, per-target labels exclusive per target,
- * per-response labels without a target. With `confidence` (technique ar), also a confidence 0..1.
- * Memoised per target ids.
- */
-export function turnOutputSchema(targetIds: readonly string[], confidence = false) {
-  const key = `${confidence}|${targetIds.join(',')}`;
-  let schema = turnSchemas.get(key);
-  if (!schema) {
-    if (turnSchemas.size > 1000) turnSchemas.clear();
-    schema = buildTurnOutputSchema(targetIds, confidence);
-    turnSchemas.set(key, schema);
-  }
-  return schema;
-}
-
-const Confidence = z.number().min(0).max(1);
-
-function buildTurnOutputSchema(targetIds: readonly string[], confidence: boolean) {
-  const shape = {
-    labels: z.array(z.object({ label: FailureLabelSchema, targetId: z.string().nullable(), evidence: z.string().max(1000) })).max(12),
-    targetUpdates: z.array(z.object({ targetId: z.string(), status: TargetStatusSchema })).default([]),
-    reasoning: z.string().max(2000),
-  };
-  return z
-    .object(confidence ? { ...shape, confidence: Confidence } : shape)
-    .superRefine((value, ctx) => {
-      const seen = new Set<string>();
-      value.labels.forEach((l, i) => {
-        if (PER_TARGET.has(l.label)) {
-          if (l.targetId === null || !targetIds.includes(l.targetId)) {
-            ctx.addIssue({ code: 'custom', path: ['labels', i, 'targetId'], message: `${l.label} is a per-target label: targetId must be one of ${targetIds.join(', ') || '(no targets)'}` });
-          } else if (seen.has(l.targetId)) {
-            ctx.addIssue({ code: 'custom', path: ['labels', i], message: `only one per-target label per target; ${l.targetId} already has one` });
-          } else seen.add(l.targetId);
-        } else if (l.targetId !== null) {
-          ctx.addIssue({ code: 'custom', path: ['labels', i, 'targetId'], message: `${l.label} describes the whole reply: targetId must be null` });
-        }
-      });
-      value.targetUpdates.forEach((u, i) => {
-        if (!targetIds.includes(u.targetId)) ctx.addIssue({ code: 'custom', path: ['targetUpdates', i, 'targetId'], message: `unknown target id "${u.targetId}"` });
-      });
-    });
-}
-
-export const DimensionOutputSchema = z.object({ score: z.union([z.literal(0), z.literal(1), z.literal(2)]), reasoning: z.string().min(1).max(2000) });
-/** A rubric score with a confidence (technique ar). */
-export const ConfidentDimensionOutputSchema = DimensionOutputSchema.extend({ confidence: Confidence });
 
 /** The turn judge's prompt (EvaluateTurn), shared by the LLM judge and the technique judges: the dialogue with the judged turn last, then the task. */
 export function renderTurnJudgePrompt(input: TurnJudgeInput): { system: string; user: string } {
@@ -159,7 +105,7 @@ class LlmJudge implements Judge {
     const result = await generateStructured(
       this.provider,
       this.request(prompt.system, prompt.user, input.spec.rngSeed, input.spec.repeat),
-      turnOutputSchema(input.targets.map((t) => t.id)),
+      turnAnswerSchema(input.targets.map((t) => t.id)),
       { kind: 'judge', tracker: this.options.tracker, maxRetries: this.options.maxRetries, schemaName: 'turn_verdict', conversationKey: input.spec.key },
     );
     if (!result.ok) {
@@ -179,7 +125,7 @@ class LlmJudge implements Judge {
   async evaluateConversation(input: ConversationJudgeInput): Promise<ConversationVerdict> {
     const outcomes = await Promise.all(
       renderDimensionJudgePrompts(input).map(async ([dimension, prompt]) => {
-        const result = await generateStructured(this.provider, this.request(prompt.system, prompt.user, input.spec.rngSeed, input.spec.repeat), DimensionOutputSchema, {
+        const result = await generateStructured(this.provider, this.request(prompt.system, prompt.user, input.spec.rngSeed, input.spec.repeat), dimensionAnswerSchema(), {
           kind: 'judge',
           tracker: this.options.tracker,
           maxRetries: this.options.maxRetries,

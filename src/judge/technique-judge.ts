@@ -1,20 +1,12 @@
 import type { ConversationVerdict, TurnVerdict } from '../domain/conversation.ts';
 import { PER_TARGET_LABELS, FAILURE_LABELS, type Dimension, type FailureLabel } from '../domain/taxonomy.ts';
-import type { TargetStatus } from '../domain/targets.ts';
 import type { Method } from '../domain/method.ts';
 import { createProvider, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
 import { parseJudgeRef } from '../llm/modelRef.ts';
 import { delimitUntrusted, loadPromptSections, renderTemplate } from '../llm/prompts.ts';
 import type { ChatMessage, LlmProvider } from '../llm/types.ts';
-import {
-  ConfidentDimensionOutputSchema,
-  conversationVerdictFrom,
-  DimensionOutputSchema,
-  JUDGE_PROMPTS,
-  renderDimensionJudgePrompts,
-  renderTurnJudgePrompt,
-  turnOutputSchema,
-} from './llm.ts';
+import { conversationVerdictFrom, JUDGE_PROMPTS, renderDimensionJudgePrompts, renderTurnJudgePrompt } from './llm.ts';
+import { dimensionAnswerSchema, turnAnswerSchema, type AnswerOptions, type DimensionAnswer, type TurnAnswer } from './answers.ts';
 import { DEFAULT_SCORING, type Scoring } from './score.ts';
 import { runTechnique, TECHNIQUE_PROFILES, type AnswerKind, type Persona, type Technique, type TechniqueQuestion, type TechniqueVote } from '../llm/technique.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from './types.ts';
@@ -34,8 +26,8 @@ function systemFor(system: string, kind: AnswerKind, persona: Persona | null): s
 
 const debate = (others: string) => renderTemplate(section('debate'), { others: delimitUntrusted('answers', others) }, TECHNIQUE_PROMPT);
 
-type TurnAnswer = { labels: { label: FailureLabel; targetId: string | null; evidence: string }[]; targetUpdates: { targetId: string; status: TargetStatus }[]; reasoning: string; confidence?: number };
-type DimensionAnswer = { score: 0 | 1 | 2; reasoning: string; confidence?: number };
+/** What an answer of this kind holds besides the verdict: the reasoning techniques give `why` first, ar also a confidence. */
+const answerOptions = (kind: AnswerKind): AnswerOptions => ({ why: kind !== 'io', confidence: kind === 'confidence' });
 
 const labelKey = (l: { label: string; targetId: string | null }) => `${l.label}@${l.targetId ?? ''}`;
 const PER_TARGET = new Set<FailureLabel>(PER_TARGET_LABELS);
@@ -178,7 +170,7 @@ class TechniqueJudge implements Judge {
     const targetIds = input.targets.map((t) => t.id);
     const examples = this.showsExamples() ? await (this.turnExamples ??= this.workedExamples().turns()) : [];
     const question: TechniqueQuestion<TurnAnswer> = {
-      schema: (kind) => turnOutputSchema(targetIds, kind === 'confidence'),
+      schema: (kind) => turnAnswerSchema(targetIds, answerOptions(kind)),
       opening: (kind, persona, n) => [{ role: 'system', content: systemFor(prompt.system, kind, persona) }, ...examples.slice(0, n).flat(), { role: 'user', content: prompt.user }],
       debate,
       key: (a) => [...a.labels.map(labelKey)].sort().join(',') || 'no labels',
@@ -205,7 +197,7 @@ class TechniqueJudge implements Judge {
     const outcomes = await Promise.all(
       renderDimensionJudgePrompts(input).map(async ([dimension, prompt]) => {
         const question: TechniqueQuestion<DimensionAnswer> = {
-          schema: (kind) => (kind === 'confidence' ? ConfidentDimensionOutputSchema : DimensionOutputSchema),
+          schema: (kind) => dimensionAnswerSchema(answerOptions(kind)),
           opening: (kind, persona, n) => [
             { role: 'system', content: systemFor(prompt.system, kind, persona) },
             ...(examples?.[dimension] ?? []).slice(0, n).flat(),

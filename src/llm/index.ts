@@ -8,6 +8,7 @@ import type { ProviderOptions } from './provider-options.ts';
 import { createOllamaProvider, resolveOllamaHost } from './providers/ollama.ts';
 import { createOpenAiCompatProvider } from './providers/openaiCompat.ts';
 import type { ChatRequest, ChatResponse, LlmProvider } from './types.ts';
+import { sharedSessionSlots, type SessionSlots } from './session-slots.ts';
 
 export { parseModelRef, ModelRefSchema, ModelRefError, MODEL_REF_FORMS, type ModelRef } from './modelRef.ts';
 export { LlmUsageTracker, PriceTableSchema, LlmUsageSummarySchema, type LlmUsageSummary, type LlmCallRecord, type LlmCallKind, type PriceTable } from './usage.ts';
@@ -15,6 +16,7 @@ export { generateStructured, jsonSchemaFor, DEFAULT_MAX_RETRIES, type Structured
 export { parseNearJson } from './nearJson.ts';
 export { assertAllowedEndpoint, guardedFetch, type EndpointPolicy } from './endpointPolicy.ts';
 export { ConcurrencyLimiter, sharedLimiter } from './limiter.ts';
+export { CacheHintsSchema, endSession, SessionSlots, type CacheHints } from './session-slots.ts';
 export { FileRequestCache, MemoryRequestCache, requestCacheKey, type RequestCache } from './cache.ts';
 export { resolveOllamaHost, DEFAULT_OLLAMA_HOST } from './providers/ollama.ts';
 export type { ProviderOptions } from './provider-options.ts';
@@ -56,6 +58,7 @@ export function createProvider(ref: string, options: ProviderOptions = {}): LlmP
         stream: options.stream,
         structuredMode: options.openaiStructuredMode,
         cachePrompt: options.openaiCachePrompt,
+        cacheHints: options.cacheHints,
         fetch: options.fetch,
       });
       endpoint = `openai-compat ${parsed.baseUrl}`;
@@ -67,11 +70,17 @@ export function createProvider(ref: string, options: ProviderOptions = {}): LlmP
       break;
   }
   const limiter = options.limiter ?? sharedLimiter(endpoint, options.maxConcurrent ?? defaultConcurrency(raw.kind));
-  return withLimiterAndCache(raw, limiter, options.cache);
+  // llama-server slots: each conversation on its own (the provider sends it as id_slot)
+  const sessions = raw.kind === 'openai-compat' && options.cacheHints === 'llama.cpp' ? sharedSessionSlots(endpoint, options.slots ?? limiter.maxConcurrent) : undefined;
+  return withLimiterAndCache(raw, limiter, options.cache, sessions);
 }
 
-/** Queues calls through the limiter and answers repeated identical requests from the cache when one is given. */
-export function withLimiterAndCache(provider: LlmProvider, limiter: ConcurrencyLimiter, cache?: RequestCache): LlmProvider {
+/**
+ * Queues calls through the limiter and answers repeated identical requests from the cache when one is given; with
+ * `sessions`, a conversation's calls go one at a time to its slot (the wait for its own previous call holds no place
+ * in the limiter).
+ */
+export function withLimiterAndCache(provider: LlmProvider, limiter: ConcurrencyLimiter, cache?: RequestCache, sessions?: SessionSlots): LlmProvider {
   return {
     ref: provider.ref,
     kind: provider.kind,
@@ -82,7 +91,8 @@ export function withLimiterAndCache(provider: LlmProvider, limiter: ConcurrencyL
         const hit = await cache.get(key);
         if (hit) return { ...hit, cached: true };
       }
-      const response = await limiter.run(() => provider.chat(request));
+      const session = request.session;
+      const response = sessions && session !== undefined ? await sessions.run(session, (slot) => limiter.run(() => provider.chat({ ...request, slot }))) : await limiter.run(() => provider.chat(request));
       if (cache) await cache.set(key, response);
       return response;
     },

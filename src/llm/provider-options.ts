@@ -2,6 +2,7 @@ import type { RequestCache } from './cache.ts';
 import type { EndpointPolicy } from './endpointPolicy.ts';
 import type { ConcurrencyLimiter } from './limiter.ts';
 import type { GgufProviderOptions } from './providers/gguf.ts';
+import type { CacheHints } from './session-slots.ts';
 
 /** How a chat provider is built (createProvider in ./index.ts); the run's `llm:` settings give them (providerOptionsFrom in ./settings.ts). */
 export interface ProviderOptions extends EndpointPolicy {
@@ -24,6 +25,10 @@ export interface ProviderOptions extends EndpointPolicy {
   openaiStructuredMode?: 'json_schema' | 'tool';
   /** llama.cpp's `cache_prompt: true` on OpenAI-compatible calls (see OpenAiCompatProviderOptions.cachePrompt) */
   openaiCachePrompt?: boolean;
+  /** hints that keep a conversation on its slot or cache entry, for OpenAI-compatible servers (./session-slots.ts); default off */
+  cacheHints?: CacheHints;
+  /** the server's slots (llama-server `--parallel`) for `cacheHints: llama.cpp`; default: the calls in flight allowed (maxConcurrent) */
+  slots?: number;
   gguf?: GgufProviderOptions;
   /** replaces the global fetch (tests); still guarded by the endpoint policy */
   fetch?: typeof fetch;

@@ -3,6 +3,7 @@ import { FileRequestCache } from './cache.ts';
 import { DEFAULT_OLLAMA_KEEP_ALIVE } from './providers/common.ts';
 import type { ProviderOptions } from './provider-options.ts';
 import { PriceTableSchema } from './usage.ts';
+import { CacheHintsSchema } from './session-slots.ts';
 import { timerMsSchema } from '../domain/durations.ts';
 
 /**
@@ -36,6 +37,13 @@ export const LlmSettingsSchema = z.strictObject({
   openaiStructuredMode: z.enum(['json_schema', 'tool']).default('json_schema'),
   /** send llama.cpp's `cache_prompt: true` to OpenAI-compatible servers (older llama.cpp builds; some servers refuse unknown fields) */
   openaiCachePrompt: z.boolean().default(false),
+  /**
+   * Keep each conversation where the server has its prompt cached (./session-slots.ts): `llama.cpp` (id_slot and
+   * cache_prompt), `prompt-cache-key` (OpenAI's prompt_cache_key), `off`. OpenAI-compatible servers only.
+   */
+  cacheHints: CacheHintsSchema.default('off'),
+  /** llama-server's slots (`--parallel`) for cacheHints llama.cpp; default maxConcurrent */
+  slots: z.number().int().min(1).max(256).optional(),
   gguf: z.strictObject({ gpu: z.union([z.literal('auto'), z.literal(false)]).default('auto'), contextSize: z.number().int().min(512).default(8192), threads: z.number().int().min(1).optional() }).default({ gpu: 'auto', contextSize: 8192 }),
 });
 export type LlmSettings = z.infer<typeof LlmSettingsSchema>;
@@ -50,6 +58,8 @@ export function providerOptionsFrom(settings: LlmSettings): ProviderOptions {
     keepAlive: settings.keepAlive,
     openaiStructuredMode: settings.openaiStructuredMode,
     openaiCachePrompt: settings.openaiCachePrompt,
+    cacheHints: settings.cacheHints,
+    slots: settings.slots,
     gguf: settings.gguf,
     ...(settings.cacheDir ? { cache: new FileRequestCache(settings.cacheDir) } : {}),
   };

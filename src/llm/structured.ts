@@ -19,7 +19,10 @@ export interface StructuredOptions {
   jsonSchema?: Record<string, unknown>;
 }
 
-/** The JSON schema the server is asked to follow for a zod schema. Refinements are not representable; they are checked after parsing. */
+/**
+ * The JSON schema the server is asked to follow for a zod schema. Refinements are not representable; they are checked
+ * after parsing. A schema registered with `sendsAs` is asked for as its wire shape.
+ */
 export function jsonSchemaFor(schema: z.ZodType): Record<string, unknown> {
   const cached = jsonSchemaCache.get(schema);
   if (cached) return cached;
@@ -27,6 +30,31 @@ export function jsonSchemaFor(schema: z.ZodType): Record<string, unknown> {
   jsonSchemaCache.set(schema, rest);
   return rest;
 }
+
+/**
+ * `accepting` is asked for as `wire`: the model is given the wire shape (the grammar it is held to), and its answer
+ * is read with `accepting`, which may also take the shapes of earlier prompt versions and turn them into one value.
+ */
+export function sendsAs<S extends z.ZodType>(accepting: S, wire: z.ZodType): S {
+  jsonSchemaCache.set(accepting, jsonSchemaFor(wire));
+  return accepting;
+}
+
+/**
+ * Reads an answer with `current`, or with `earlier` when `isEarlier` says it has the shape of an earlier prompt version
+ * (a stored or cached answer); a bad answer's errors are those of the shape it was read as, naming its fields.
+ */
+export function eitherShape<T>(isEarlier: (value: unknown) => boolean, earlier: z.ZodType, current: z.ZodType): z.ZodType<T> {
+  return z.unknown().transform((value, ctx) => {
+    const result = (isEarlier(value) ? earlier : current).safeParse(value);
+    if (result.success) return result.data as T;
+    for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  }) as unknown as z.ZodType<T>;
+}
+
+/** Whether a value is an object with this key (an answer's shape, told by a field only that shape has). */
+export const hasKey = (key: string) => (value: unknown) => typeof value === 'object' && value !== null && key in value;
 
 // conversion costs about a millisecond for the utterance schema; the same schema object is asked for on every turn
 const jsonSchemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
@@ -56,7 +84,7 @@ export async function generateStructured<S extends z.ZodType>(
     calls++;
     let response;
     try {
-      response = await provider.chat({ ...request, messages, jsonSchema, schemaName: options.schemaName });
+      response = await provider.chat({ ...request, messages, jsonSchema, schemaName: options.schemaName, ...(options.conversationKey !== undefined ? { session: options.conversationKey } : {}) });
     } catch (error) {
       if (request.signal?.aborted && !(error instanceof LlmError)) throw error;
       lastError = error instanceof LlmError ? error : new LlmError('server_error', `${provider.ref}: ${(error as Error).message}`);

@@ -16,6 +16,10 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** repeat index of the conversation (pass^k); part of the request-cache key so repeats stay independent */
   repeat?: number;
+  /** the conversation the call serves: the key of the host's prompt cache for it (llm.cacheHints, ./session-slots.ts) */
+  session?: string;
+  /** the host slot the session holds (llama.cpp `id_slot`), set by SessionSlots */
+  slot?: number;
 }
 
 export interface ChatResponse {

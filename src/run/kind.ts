@@ -141,8 +141,8 @@ export class ItemAborted extends Error {
 export interface KindStorage<L, Item, Finished> {
   /** Records a new run with its plan (one transaction); returns its id. */
   create(store: ResultStore, loaded: L, plan: readonly PlannedItem<Item>[], meta: Record<string, unknown>): string;
-  /** the planned items not stored yet, in plan order */
-  remaining(store: ResultStore, run: RunRecord): PlannedItem<Item>[];
+  /** the planned items not stored yet, in plan order; taken one by one as the run goes (a kind may page them from the store) */
+  remaining(store: ResultStore, run: RunRecord): Iterable<PlannedItem<Item>>;
   save(store: ResultStore, runId: string, key: string, finished: Finished): void;
   /**
    * On --resume: removes the stored items that never reached the head unit (an outage is no result about the unit),

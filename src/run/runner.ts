@@ -74,7 +74,8 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   const log = options.log ?? (() => undefined);
   const { config } = loaded;
 
-  const { resumed, plan } = await resumedOrPlanned(kind, loaded, options, log);
+  // `let`: once stored, the plan is let go (the run takes its items from the store a page at a time)
+  let { resumed, plan } = await resumedOrPlanned(kind, loaded, options, log);
   const runner = options.runner ?? (await openItemRunner(kind, loaded, { log }));
   let runId: string;
   let invocation: InvocationRecord;
@@ -86,6 +87,7 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
       if (again.length) log(`--resume: ${again.length} ${again.length === 1 ? kind.nouns.item : kind.nouns.items} that never reached the head unit run again (${again.slice(0, 5).join(', ')}${again.length > 5 ? `, … ${again.length - 5} more` : ''})`);
     } else {
       runId = kind.storage.create(store, loaded, plan!, { ...runner.meta });
+      plan = null;
     }
     invocation = runner.record(store, runId, emit);
   } catch (error) {
@@ -96,10 +98,10 @@ export async function runKindCampaign<L extends LoadedKindConfig, Item, Finished
   const planned = run.planned;
   const remaining = kind.storage.remaining(store, run);
   const budgetMs = config.budgetMinutes ? config.budgetMinutes * 60_000 : null;
-  emit({ type: 'run_started', runId, name: config.name, kind: kind.name, page: kind.view.page, nouns: kind.nouns, planned, remaining: remaining.length, budgetMs });
+  emit({ type: 'run_started', runId, name: config.name, kind: kind.name, page: kind.view.page, nouns: kind.nouns, planned, remaining: planned - run.stored, budgetMs });
 
   const started = Date.now();
-  let done = planned - remaining.length;
+  let done = run.stored;
   let budgetHit = false;
   const inflight = new Set<AbortController>();
   const onAbort = () => inflight.forEach((c) => c.abort());

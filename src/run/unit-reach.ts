@@ -12,9 +12,20 @@ export const DEFAULT_MAX_ERROR_SHARE = 1;
 /** How many of the latest finished conversations `maxErrorShare` looks at; a run stops early only after this many. */
 export const REACH_WINDOW = 20;
 
+/** The one status a conversation that missed the unit ends in (a unit error); any other status reached it. */
+const UNREACHED_STATUS = 'sut_error';
+
 /** A conversation reached the unit when the unit answered at least one of its turns (a conversation without a unit error did too). */
 export function reachedUnit(result: Pick<ConversationResult, 'status' | 'turns'>): boolean {
-  return result.status !== 'sut_error' || result.turns.some((turn) => turn.reply !== null);
+  return result.status !== UNREACHED_STATUS || result.turns.some((turn) => turn.reply !== null);
+}
+
+/**
+ * On --resume: deletes the run's stored conversations that never reached the unit (by `reachedUnit`, the rule the
+ * run counts them by), so they run again instead of keeping an outage as the unit's result; their keys in plan order.
+ */
+export function forgetUnreachedConversations(store: ResultStore, runId: string): string[] {
+  return store.forgetConversations(runId, UNREACHED_STATUS, (result) => !reachedUnit(result));
 }
 
 /** What the reach count needs of a finished item: whether the unit answered it, and why not when it did not. */

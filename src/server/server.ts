@@ -19,7 +19,7 @@ import {
   ValidateConfigBodySchema, StartSessionBodySchema, SessionTurnBodySchema, SessionContextBodySchema, EndSessionBodySchema } from './api-schemas.ts';
 import { authorize, isLoopbackHost, newToken, tokensEqual } from './auth.ts';
 import { CampaignControl, type CampaignLauncher } from './campaign-control.ts';
-import { ConfigCatalog } from './configs.ts';
+import { ConfigCatalog, type ConfigFieldError } from './configs.ts';
 import { ConformanceApi, StartConformanceBodySchema } from './conformance-runs.ts';
 import { campaignConfigSchemaFor, campaignKindOfValue, comparedKindGroups, configModelRefs, type AnyCampaignKind } from '../kinds/registry.ts';
 import { RunnerLauncher, discardMaterialized, materializeConfig } from './launcher.ts';
@@ -101,13 +101,29 @@ interface ServerContext {
   maxBodyBytes: number;
   body<S extends z.ZodType>(req: IncomingMessage, schema: S, where: string): Promise<z.output<S>>;
   requireRun(id: string): RunRecord;
-  requireAllowedPaths(kind: AnyCampaignKind, config: KindConfig, where: string): void;
-  loadCampaign(load: () => LoadedKindConfig): LoadedKindConfig;
   resumeFrom(run: RunRecord): Promise<{ kind: AnyCampaignKind; config: KindConfig }>;
   /** `outcomes`: the run's outcome counts when the caller read them for many runs at once (the runs list) */
   listedRun(run: RunRecord, outcomes?: Record<string, number>): Promise<ListedRun>;
+  /** the one start sequence of every start path (a bench config, its edited text, a pinned suite, a resumed run); see serverContext */
+  startCampaign(start: CampaignStart): Promise<{ runId: string }>;
   /** starts a campaign from a config value the server built (a pinned suite's replay), checked as one from the editor */
   startFromValue(value: unknown, label: string): Promise<{ runId: string }>;
+}
+
+/** What a start path hands to the one start sequence: a validated config of a kind, and how the run is named and begins. */
+interface CampaignStart {
+  kind: AnyCampaignKind;
+  config: KindConfig;
+  /** the config's name in messages and with the run (a bench config's file name, a stored run's name) */
+  label: string;
+  /** a bench config started as it is on disk: loaded from this file instead of written where the app keeps edited configs */
+  file?: string;
+  resumeRunId?: string;
+}
+
+/** A config that does not validate: the client's mistake, 400 with every field's error (the same answer on every start path). */
+function invalidConfig(label: string, errors: ConfigFieldError[]): ApiError {
+  return new ApiError(400, 'invalid_config', `${label}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
 }
 
 /** Starts the bench server: JSON API under /api, live campaign events over socket.io, the UI everywhere else. */
@@ -184,6 +200,19 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
       throw error;
     }
   };
+  /**
+   * The one start sequence: the config's files checked against the path policy before anything is read, the config loaded
+   * (from its file, or written where the app keeps the configs it starts), the run started; what was written for a start
+   * that fails is removed again.
+   */
+  const startCampaign = async ({ kind, config, label, file, resumeRunId }: CampaignStart): Promise<{ runId: string }> => {
+    requireAllowedPaths(kind, config, label);
+    const campaign = loadCampaign(() => (file ? kind.load(file) : materializeConfig(kind, config, options.configsDir, options.workspace, label)));
+    return control.start({ kind, loaded: campaign, configName: label, ...(resumeRunId ? { resumeRunId } : {}) }).catch((error: unknown) => {
+      discardMaterialized(campaign, options.workspace);
+      throw error;
+    });
+  };
   return {
     options,
     store,
@@ -203,19 +232,12 @@ function serverContext(options: BenchServerOptions, control: CampaignControl, ru
       if (!run) throw new ApiError(404, 'run_not_found', `no run "${runId}" in this workspace`);
       return run;
     },
-    requireAllowedPaths,
-    loadCampaign,
     resumeFrom,
+    startCampaign,
     async startFromValue(value, label) {
       const check = catalog.checkValue(value);
-      if (!check.valid) throw new ApiError(422, 'invalid_config', `${label}: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
-      const kind = await views.kind(check.kind, label);
-      requireAllowedPaths(kind, check.config as KindConfig, label);
-      const campaign = loadCampaign(() => materializeConfig(kind, check.config as KindConfig, options.configsDir, options.workspace, label));
-      return control.start({ kind, loaded: campaign, configName: label }).catch((error: unknown) => {
-        discardMaterialized(campaign, options.workspace);
-        throw error;
-      });
+      if (!check.valid) throw invalidConfig(label, check.errors);
+      return startCampaign({ kind: await views.kind(check.kind, label), config: check.config as KindConfig, label });
     },
     /** A run as the API lists it: without its config, how its kind shows it, and for a run with work left, why Resume would refuse it (null: it resumes), so the page can say so before the click. */
     async listedRun(run, outcomes = store.outcomeCounts(run.id)) {
@@ -308,7 +330,7 @@ function configRoutes(ctx: ServerContext): Route[] {
 
 /** The campaign: what runs now, start (a bench config, or its edited text), resume a stored run, stop. */
 function campaignRoutes(ctx: ServerContext): Route[] {
-  const { options, catalog, control, body, views, requireAllowedPaths, loadCampaign, requireRun, resumeFrom } = ctx;
+  const { options, catalog, control, body, views, requireRun, resumeFrom, startCampaign } = ctx;
   return [
     { method: 'GET', pattern: /^\/api\/campaign$/, handle: (_q, res) => ok(res, control.current()) },
     {
@@ -319,21 +341,10 @@ function campaignRoutes(ctx: ServerContext): Route[] {
         const config = await catalog.read(request.configName);
         // the schema's verdict here; a path the app refuses is answered below as path_not_allowed (unreadable file: the read's error)
         const check = request.text === undefined && config.config === null ? config : catalog.check(request.text ?? config.text);
-        if (!check.valid) {
-          throw new ApiError(400, 'invalid_config', `${request.configName}: ${check.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, check.errors);
-        }
+        if (!check.valid) throw invalidConfig(request.configName, check.errors);
         const kind = await views.kind(campaignKindOfValue(check.config), request.configName);
-        requireAllowedPaths(kind, check.config as KindConfig, request.configName);
-        const campaign = loadCampaign(() =>
-          request.text === undefined
-            ? kind.load(join(options.configsDir, request.configName))
-            : materializeConfig(kind, check.config as KindConfig, options.configsDir, options.workspace, request.configName),
-        );
-        const started = await control.start({ kind, loaded: campaign, configName: request.configName }).catch((error: unknown) => {
-          discardMaterialized(campaign, options.workspace);
-          throw error;
-        });
-        return ok(res, started, 202);
+        const file = request.text === undefined ? join(options.configsDir, request.configName) : undefined;
+        return ok(res, await startCampaign({ kind, config: check.config as KindConfig, label: request.configName, file }), 202);
       },
     },
     {
@@ -343,12 +354,7 @@ function campaignRoutes(ctx: ServerContext): Route[] {
         const { runId } = await body(req, ResumeCampaignBodySchema, 'resume request');
         const run = requireRun(runId);
         const { kind, config } = await resumeFrom(run);
-        const campaign = loadCampaign(() => materializeConfig(kind, config, options.configsDir, options.workspace, run.name));
-        const started = await control.start({ kind, loaded: campaign, configName: run.name, resumeRunId: runId }).catch((error: unknown) => {
-          discardMaterialized(campaign, options.workspace);
-          throw error;
-        });
-        return ok(res, started, 202);
+        return ok(res, await startCampaign({ kind, config, label: run.name, resumeRunId: runId }), 202);
       },
     },
     {

@@ -1,21 +1,22 @@
 import { z } from 'zod';
 import type { ContextVector } from '../domain/context.ts';
-import { SimulatedUtteranceSchema, UtteranceAnnotationSchema, type ConversationSpec, type SimulatedUtterance } from '../domain/conversation.ts';
-import { RequestSchema, type Target } from '../domain/targets.ts';
+import { SimulatedUtteranceSchema, type ConversationSpec, type SimulatedUtterance } from '../domain/conversation.ts';
+import type { Target } from '../domain/targets.ts';
 import { DEFAULT_CONSECUTIVE_LIMITS, STRATEGIES, StrategySchema, type Strategy } from '../domain/taxonomy.ts';
 import { createProvider, generateStructured, type LlmUsageTracker, type ProviderOptions } from '../llm/index.ts';
 import { DIALOGUE_SYSTEM_PROMPT, loadPromptSections, renderDialoguePrompt } from '../llm/prompts.ts';
 import { describeContext, describeTargets, dialogue } from '../llm/transcript.ts';
 import type { LlmProvider } from '../llm/types.ts';
+import { ExtractedTargetsSchema, utteranceAnswerSchema } from './answers.ts';
 import { SimulatorError, type SimulatorSession, type SimulatorTurnInput, type UserSimulator } from './types.ts';
 
 /** Prompt files (prompts/<id>.md) this simulator uses; a new prompt version is a new file. */
 export const SIMULATOR_PROMPTS = {
   system: DIALOGUE_SYSTEM_PROMPT,
-  extractTargets: 'simulator/extract-targets.v2',
-  opening: 'simulator/opening-utterance.v3',
-  next: 'simulator/select-and-generate.v4',
-  strategies: 'simulator/strategies.v2',
+  extractTargets: 'simulator/extract-targets.v3',
+  opening: 'simulator/opening-utterance.v4',
+  next: 'simulator/select-and-generate.v5',
+  strategies: 'simulator/strategies.v3',
   personas: 'simulator/personas.v1',
 } as const;
 
@@ -33,48 +34,6 @@ export interface LlmSimulatorOptions {
   llm?: LlmProvider;
 }
 
-export const ExtractedTargetsSchema = z.object({ targets: z.array(z.object({ request: RequestSchema })).min(1).max(5) });
-
-const utteranceSchemas = new Map<string, ReturnType<typeof buildUtteranceOutputSchema>>();
-
-/** What the model returns for an utterance; ids it mentions must be targets (or ones it introduces now). Memoised per target ids and strategies. */
-export function utteranceOutputSchema(targetIds: readonly string[], allowed: readonly Strategy[] | null) {
-  const key = `${targetIds.join(',')}|${allowed === null ? 'opening' : allowed.join(',')}`;
-  let schema = utteranceSchemas.get(key);
-  if (!schema) {
-    if (utteranceSchemas.size > 1000) utteranceSchemas.clear();
-    schema = buildUtteranceOutputSchema(targetIds, allowed);
-    utteranceSchemas.set(key, schema);
-  }
-  return schema;
-}
-
-function buildUtteranceOutputSchema(targetIds: readonly string[], allowed: readonly Strategy[] | null) {
-  const base = z.object({
-    ...(allowed === null ? {} : { strategy: allowed.length ? z.enum(allowed as [Strategy, ...Strategy[]]).nullable() : z.null() }),
-    text: z.string().min(1).max(600),
-    annotation: UtteranceAnnotationSchema,
-  });
-  return base.superRefine((value, ctx) => {
-    const introduced = value.annotation.introduces.map((t) => t.id);
-    for (const id of introduced) {
-      if (targetIds.includes(id)) ctx.addIssue({ code: 'custom', path: ['annotation', 'introduces'], message: `"${id}" is already a target id; use a new id` });
-    }
-    const known = new Set([...targetIds, ...introduced]);
-    const refs: Array<[string, string[]]> = [
-      ['addresses', value.annotation.addresses],
-      ['returnsTo', value.annotation.returnsTo],
-      ['drops', value.annotation.drops],
-      ['addedConstraints', Object.keys(value.annotation.addedConstraints)],
-    ];
-    for (const [field, ids] of refs) {
-      for (const id of ids) {
-        if (!known.has(id)) ctx.addIssue({ code: 'custom', path: ['annotation', field], message: `unknown target id "${id}" (known: ${[...known].join(', ')})` });
-      }
-    }
-  });
-}
-
 class LlmSimulatorSession implements SimulatorSession {
   constructor(
     private readonly simulator: LlmSimulator,
@@ -88,7 +47,7 @@ class LlmSimulatorSession implements SimulatorSession {
       context: describeContext(this.spec.context),
     });
     const value = await this.simulator.ask(this.spec, prompt, ExtractedTargetsSchema, 'targets', 'ExtractTargets');
-    return value.targets.map((t, i) => ({ id: `g${i + 1}`, request: t.request, status: 0, introducedTurn: null, completedTurn: null }));
+    return value.targets.map((request, i) => ({ id: `g${i + 1}`, request, status: 0, introducedTurn: null, completedTurn: null }));
   }
 
   async openingUtterance(targets: readonly Target[], context: ContextVector): Promise<SimulatedUtterance> {
@@ -99,7 +58,7 @@ class LlmSimulatorSession implements SimulatorSession {
       context: describeContext(context),
       targets: describeTargets(targets),
     });
-    const schema = utteranceOutputSchema(targets.map((t) => t.id), null);
+    const schema = utteranceAnswerSchema(targets.map((t) => t.id), null);
     const value = await this.simulator.ask(this.spec, prompt, schema, 'utterance', 'GenerateUtterance');
     return SimulatedUtteranceSchema.parse({ text: value.text, strategy: null, annotation: value.annotation });
   }
@@ -116,9 +75,9 @@ class LlmSimulatorSession implements SimulatorSession {
       targets: describeTargets(input.targets),
       strategies: describeStrategies(allowed),
     });
-    const schema = utteranceOutputSchema(input.targets.map((t) => t.id), allowed);
+    const schema = utteranceAnswerSchema(input.targets.map((t) => t.id), allowed);
     const value = await this.simulator.ask(this.spec, prompt, schema, 'next_utterance', 'SelectAndGenerate');
-    return SimulatedUtteranceSchema.parse({ text: value.text, strategy: (value as { strategy?: Strategy | null }).strategy ?? null, annotation: value.annotation });
+    return SimulatedUtteranceSchema.parse(value);
   }
 }
 

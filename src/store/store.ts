@@ -96,6 +96,8 @@ export interface ConversationPage {
 }
 
 const STREAM_BATCH = 64;
+/** planned specs read per page while a run takes them (src/store/store.ts remainingSpecs): the most a run holds beyond those in flight */
+export const PLAN_PAGE = 16;
 const TERMINAL_STATUSES: readonly RunStatus[] = ['interrupted', 'completed', 'budget_exhausted', 'unit_unreachable'];
 
 /** Short, sortable run id: UTC timestamp to the second plus 4 random characters. */
@@ -356,38 +358,46 @@ export class ResultStore {
     if (changed === 0) throw this.unknownRun(runId);
   }
 
-  /** The planned specs not yet stored, in plan order: what a resumed run still has to do. */
-  remainingSpecs(runId: string): ConversationSpec[] {
+  /**
+   * The planned specs not yet stored, in plan order: what a run (new or resumed) still has to do. Read a page at a
+   * time as the caller takes them, so a run holds the specs in flight, not its whole plan; a spec stored meanwhile
+   * (in flight when its page was read) is not handed out again, as the next page starts after the last one.
+   */
+  *remainingSpecs(runId: string): Generator<ConversationSpec> {
     this.requireRun(runId);
-    const rows = this.db
-      .prepare(
-        `SELECT p.key, p.spec FROM planned p
-         WHERE p.run_id = ? AND NOT EXISTS (SELECT 1 FROM conversations c WHERE c.run_id = p.run_id AND c.key = p.key)
-         ORDER BY p.ordinal`,
-      )
-      .all(runId) as { key: string; spec: string }[];
-    return rows.map((row) => parseOrThrow(ConversationSpecSchema, JSON.parse(row.spec), `${this.path}: run ${runId} planned spec "${row.key}"`));
+    const page = this.prepared(
+      `SELECT p.key, p.spec, p.ordinal FROM planned p
+       WHERE p.run_id = ? AND p.ordinal > ? AND NOT EXISTS (SELECT 1 FROM conversations c WHERE c.run_id = p.run_id AND c.key = p.key)
+       ORDER BY p.ordinal LIMIT ?`,
+    );
+    let after = -1;
+    for (;;) {
+      const rows = page.all(runId, after, PLAN_PAGE) as { key: string; spec: string; ordinal: number }[];
+      for (const row of rows) yield parseOrThrow(ConversationSpecSchema, JSON.parse(row.spec), `${this.path}: run ${runId} planned spec "${row.key}"`);
+      if (rows.length < PLAN_PAGE) return;
+      after = rows[rows.length - 1].ordinal;
+    }
   }
 
   /**
-   * Deletes the run's conversations that never reached the head unit (sut_error with no reply in any turn, as
-   * src/run/unit-reach.ts counts them), with their turns, labels, scores and artifacts, in one transaction; returns
-   * their keys in plan order. A resumed run then runs them again instead of keeping an outage as the unit's result.
+   * Deletes the run's conversations of `status` that `forget` picks, with their turns, labels, scores and artifacts,
+   * in one transaction; returns their keys in plan order. The rule is the caller's (src/run/unit-reach.ts: those that
+   * never reached the head unit, which a resumed run runs again); `status` only narrows what is read.
    */
-  forgetUnreachedConversations(runId: string): string[] {
+  forgetConversations(runId: string, status: ConversationResult['status'], forget: (result: ConversationResult) => boolean): string[] {
     this.requireRun(runId);
     return this.db.transaction(() => {
       const rows = this.db
         .prepare(
-          `SELECT c.id, c.key FROM conversations c JOIN planned p ON p.run_id = c.run_id AND p.key = c.key
-           WHERE c.run_id = ? AND c.status = 'sut_error'
-             AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.conversation_id = c.id AND json_extract(t.json, '$.reply') IS NOT NULL)
-           ORDER BY p.ordinal`,
+          `SELECT c.*, p.ordinal FROM conversations c JOIN planned p ON p.run_id = c.run_id AND p.key = c.key
+           WHERE c.run_id = ? AND c.status = ? ORDER BY p.ordinal`,
         )
-        .all(runId) as { id: number; key: string }[];
+        .all(runId, status) as ConversationDbRow[];
+      const turns = this.turnsOf(rows);
+      const forgotten = rows.filter((row) => forget(this.toResult(runId, row, turns.get(row.id) ?? [])));
       const remove = this.prepared('DELETE FROM conversations WHERE id = ?');
-      for (const row of rows) remove.run(row.id);
-      return rows.map((row) => row.key);
+      for (const row of forgotten) remove.run(row.id);
+      return forgotten.map((row) => row.key);
     })();
   }
 

@@ -280,7 +280,7 @@ describe('fleet campaigns on a real redis-server', () => {
       const keys = [...store.conversations(result.runId)].map((c) => c.spec.key);
       expect(keys).toHaveLength(200);
       expect(new Set(keys).size).toBe(200);
-      expect(store.remainingSpecs(result.runId)).toHaveLength(0);
+      expect([...store.remainingSpecs(result.runId)]).toHaveLength(0);
       // the conversations the killed workers held went back to the queue and ran on another worker
       expect(stalled).toBeGreaterThanOrEqual(5);
     } finally {
@@ -342,7 +342,7 @@ describe('a worker whose rig cannot reach its head unit', () => {
       controller.abort();
       const result = await running;
       expect(result.status).toBe('interrupted');
-      expect(store.remainingSpecs(result.runId)).toHaveLength(2);
+      expect([...store.remainingSpecs(result.runId)]).toHaveLength(2);
     } finally {
       store.close();
       await worker.close();

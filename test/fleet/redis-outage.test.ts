@@ -65,7 +65,7 @@ describe('the fleet when its Redis is killed (SIGKILL, no persistence)', () => {
       const keys = [...store.conversations(result.runId)].map((c) => c.spec.key);
       expect(keys).toHaveLength(40);
       expect(new Set(keys).size).toBe(40);
-      expect(store.remainingSpecs(result.runId)).toHaveLength(0);
+      expect([...store.remainingSpecs(result.runId)]).toHaveLength(0);
       // the jobs waiting in the killed Redis were found missing and enqueued again, said in one line
       expect(executor.counts().requeued).toBeGreaterThan(0);
       expect(lines.filter((l) => /vanished from the queue .*; enqueued again: /.test(l))).not.toHaveLength(0);

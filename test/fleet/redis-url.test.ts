@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectFleetRedis, fleetRedisOptions, redactedRedisUrl } from '../../src/fleet/redis.ts';
 import { canServe, servedQueueNames, itemQueueName } from '../../src/fleet/protocol.ts';
+import { startFleetWorker } from '../../src/fleet/worker.ts';
 
 describe('fleet Redis URL', () => {
   it('takes a loopback Redis as it is', () => {
@@ -30,6 +31,11 @@ describe('fleet Redis URL', () => {
 });
 
 describe('capability routing', () => {
+  it('a worker whose rig can serve no queue is refused before it connects to Redis (nothing listens on this one)', async () => {
+    const start = startFleetWorker({ redisUrl: 'redis://127.0.0.1:1', rig: 'mute', capabilities: ['audio'], transports: ['reference'], concurrency: 1, lockMs: 5_000, log: () => undefined });
+    await expect(start).rejects.toThrow('worker of rig "mute": with capabilities audio it can serve no run (every run needs text)');
+  });
+
   const voice = { transport: 'reference' as const, capabilities: ['audio' as const, 'text' as const] };
   it('a text worker does not listen on the queue of spoken campaigns; an audio worker listens on both', () => {
     expect(servedQueueNames(['text', 'vehicle'], ['reference'])).not.toContain(itemQueueName(voice));

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chatPromptText, ModelHost, type HostCharge, type ModelHostCost } from './modelHost.ts';
+import { requestedSchema, write } from './schemaAnswer.ts';
 
 /**
  * A local stand-in for Ollama and OpenAI-compatible servers, speaking their real HTTP APIs
@@ -215,7 +216,8 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
 }
 
 /**
- * One call on the modelled host: wait for a slot (llama.cpp's `id_slot` names one), hold it for the modelled time.
+ * One call on the modelled host: wait for a slot (llama.cpp's `id_slot` names one), hold it for the modelled time;
+ * `cache_prompt: false` computes the whole prompt, as llama-server does.
  * Ollama's API has no slot field: its runner picks the slot by prefix, as the host does without one.
  */
 async function runOnHost(host: ModelHost, timeScale: number, body: any, completion: string): Promise<HostCharge> {
@@ -223,7 +225,7 @@ async function runOnHost(host: ModelHost, timeScale: number, body: any, completi
   const model = String(body?.model ?? '');
   const slot = await host.acquire(prompt, typeof body?.id_slot === 'number' ? body.id_slot : undefined, model);
   try {
-    const charge = host.charge(slot, prompt, completion, model);
+    const charge = host.charge(slot, prompt, completion, model, body?.cache_prompt !== false);
     await sleepUntil(performance.now() + charge.modelMs * timeScale);
     return charge;
   } finally {
@@ -348,16 +350,42 @@ export function stepOf(request: RecordedRequest): (typeof BENCH_STEPS)[number] |
   return undefined;
 }
 
+/**
+ * What the stand-in model means at each bench step, in every vocabulary the bench's prompt versions use (the walker
+ * in schemaAnswer.ts writes only the fields the request's schema asks for): the same decisions whatever the schema.
+ */
+function benchMeaning(step: (typeof BENCH_STEPS)[number] | undefined, dimensionScore: 0 | 1 | 2): Record<string, unknown> | undefined {
+  const italian = { intent: 'find_poi', category: 'restaurant', constraints: [{ kind: 'cuisine', value: 'italian' }] };
+  switch (step) {
+    case 'ExtractTargets':
+      return { targets: [{ ...italian, request: italian }] };
+    case 'GenerateUtterance':
+      return { text: 'Find me an Italian restaurant nearby.', addresses: ['g1'], annotation: { addresses: ['g1'] } };
+    case 'SelectAndGenerate':
+      return { strategy: null, text: 'Thanks, that is all.', closing: true, annotation: { closing: true } };
+    case 'EvaluateTurn': {
+      const reasoning = 'The reply lists Italian restaurants.';
+      return { labels: [], fail: [], targetUpdates: [{ targetId: 'g1', status: 1 }], done: ['g1'], reasoning, why: reasoning, confidence: 0.9 };
+    }
+    case 'EvaluateConversation':
+      return { score: dimensionScore, reasoning: 'Requests handled.', why: 'Requests handled.', confidence: 0.9 };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The stand-in model's answer: what it means at the step (benchMeaning), written as the request's JSON schema asks
+ * (schemaAnswer.ts, as a grammar-constrained model writes it); a request without a schema gets the earlier shapes.
+ */
 export function benchModelResponder(options: { dimensionScore?: 0 | 1 | 2 } = {}): (request: RecordedRequest) => string {
   return (request) => {
-    const system = stepOf(request) ?? '';
-    if (system.includes('ExtractTargets')) {
-      return JSON.stringify({ targets: [{ request: { intent: 'find_poi', category: 'restaurant', constraints: [{ kind: 'cuisine', value: 'italian' }] } }] });
-    }
-    if (system.includes('GenerateUtterance')) return JSON.stringify({ text: 'Find me an Italian restaurant nearby.', annotation: { addresses: ['g1'] } });
-    if (system.includes('SelectAndGenerate')) return JSON.stringify({ strategy: null, text: 'Thanks, that is all.', annotation: { closing: true } });
-    if (system.includes('EvaluateTurn')) return JSON.stringify({ labels: [], targetUpdates: [{ targetId: 'g1', status: 1 }], reasoning: 'The reply lists Italian restaurants.' });
-    if (system.includes('EvaluateConversation')) return JSON.stringify({ score: options.dimensionScore ?? 2, reasoning: 'Requests handled.' });
-    return 'I do not know this prompt.';
+    const meaning = benchMeaning(stepOf(request), options.dimensionScore ?? 2);
+    if (!meaning) return 'I do not know this prompt.';
+    const schema = requestedSchema(request.body);
+    if (schema) return JSON.stringify(write(schema, meaning));
+    const { fail: _f, done: _d, why: _w, addresses: _a, closing: _c, ...earlier } = meaning;
+    if (stepOf(request) === 'ExtractTargets') return JSON.stringify({ targets: [{ request: (meaning.targets as Array<{ request: unknown }>)[0].request }] });
+    return JSON.stringify(earlier);
   };
 }

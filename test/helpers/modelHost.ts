@@ -109,13 +109,16 @@ export class ModelHost {
     });
   }
 
-  /** What a call of `model` with this prompt and completion costs on `slot`; the slot's cache then holds them. */
-  charge(slot: number, prompt: string, completion: string, model = ''): HostCharge {
+  /**
+   * What a call of `model` with this prompt and completion costs on `slot`; the slot's cache then holds them.
+   * `cachePrompt` false: the call asked for no reuse (llama-server's `cache_prompt: false`) and computes its whole prompt.
+   */
+  charge(slot: number, prompt: string, completion: string, model = '', cachePrompt = true): HostCharge {
     const held = this.slots[slot];
     const promptTokens = tokensOf(prompt);
     const completionTokens = tokensOf(completion);
     // the last prompt token is always computed (it yields the first output token)
-    const reusable = this.reusable(held, model, prompt);
+    const reusable = cachePrompt ? this.reusable(held, model, prompt) : 0;
     const cachedTokens = Math.max(0, Math.floor(Math.min(reusable, prompt.length - 1) / 4));
     held.model = model;
     held.cached = prompt + completion;

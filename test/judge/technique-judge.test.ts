@@ -152,8 +152,10 @@ describe('technique judges give turn labels and rubric scores through the Judge 
     const [request] = cotRequests;
     expect(request.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
     const examples = request.messages.filter((m) => m.role === 'assistant').map((m) => JSON.parse(m.content));
-    expect(examples[0].labels).toEqual([]);
-    expect(examples[1].labels.length).toBeGreaterThan(0);
+    // worked examples in the compact answer (src/judge/answers.ts): the reasoning first, failures only where there are
+    expect(examples[0].why).toEqual(expect.any(String));
+    expect(examples[0].fail).toBeUndefined();
+    expect(examples[1].fail.length).toBeGreaterThan(0);
   }, 60_000);
 
   it('ar weighs two models by calibrated confidence; every call is recorded by the tracker', async () => {

@@ -32,10 +32,10 @@ describe('building the tiers a run names: explicit means explicit', () => {
         ['ollama:judge', 'llm'],
         ['oracle', 'oracle'],
       ]);
-      expect(record.judges[0].prompts.map((p) => p.id)).toEqual(['dialogue/system.v1', 'judge/turn-labels.v5', 'judge/dimension.v4', 'judge/rubrics.v2']);
+      expect(record.judges[0].prompts.map((p) => p.id)).toEqual(['dialogue/system.v1', 'judge/turn-labels.v6', 'judge/dimension.v5', 'judge/rubrics.v2']);
       expect(record.judges[0].prompts[0].sha256).toMatch(/^[0-9a-f]{16}$/);
       expect(record.judges[1].prompts).toEqual([]);
-      expect(record.simulator.prompts.map((p) => p.id)).toContain('simulator/select-and-generate.v4');
+      expect(record.simulator.prompts.map((p) => p.id)).toContain('simulator/select-and-generate.v5');
     } finally {
       await server.close();
     }

@@ -85,8 +85,8 @@ describe('ResultStore', () => {
     const id = store.createRun({ name: 'r', mode: 'guided', config: {}, plan: plan(5) });
     store.saveConversation(id, result('c001', [{}], { spec: spec('c001') }));
     store.saveConversation(id, result('c003', [{}], { spec: spec('c003') }));
-    expect(store.remainingSpecs(id).map((s) => s.key)).toEqual(['c000', 'c002', 'c004']);
-    expect(store.remainingSpecs(id)[0]).toEqual(spec('c000'));
+    expect([...store.remainingSpecs(id)].map((s) => s.key)).toEqual(['c000', 'c002', 'c004']);
+    expect([...store.remainingSpecs(id)][0]).toEqual(spec('c000'));
 
     expect(() => store.saveConversation(id, result('c001', [{}, {}], { spec: spec('c001') }))).toThrow(DuplicateConversationError);
     expect(store.getConversation(id, 'c001')!.turns).toHaveLength(1);
@@ -117,7 +117,7 @@ describe('ResultStore', () => {
     expect(() => store.saveConversation(id, result('c002', [{}], { spec: spec('c002') }), [{ name: 'a', mime: 'x/y' }])).toThrow(/exactly one of bytes or path/);
 
     expect(store.getConversation(id, 'c000')).toEqual(good);
-    expect(store.remainingSpecs(id).map((s) => s.key)).toEqual(['c001', 'c002']);
+    expect([...store.remainingSpecs(id)].map((s) => s.key)).toEqual(['c001', 'c002']);
     const db = new Database(dbPath(), { readonly: true });
     expect((db.prepare('SELECT COUNT(*) AS n FROM turns').get() as { n: number }).n).toBe(1);
     expect((db.prepare('SELECT COUNT(*) AS n FROM labels').get() as { n: number }).n).toBe(1);
@@ -271,7 +271,7 @@ describe('ResultStore', () => {
     store.close();
     store = ResultStore.open(dbPath());
     expect(store.getRun(id)!.mode).toBe('baseline');
-    expect(store.remainingSpecs(id).map((s) => s.key)).toEqual(['c001']);
+    expect([...store.remainingSpecs(id)].map((s) => s.key)).toEqual(['c001']);
   });
 });
 
@@ -302,10 +302,10 @@ describe('crash safety', () => {
     for (const row of perConversation) expect(row).toEqual({ key: row.key, turns: 40, labels: 26 });
     expect(orphans.n).toBe(0);
 
-    const remaining = store.remainingSpecs(id);
+    const remaining = [...store.remainingSpecs(id)];
     expect(remaining.length + perConversation.length).toBe(total);
     for (const s of remaining) store.saveConversation(id, result(s.key, [{}], { spec: s }));
     expect(store.countConversations(id)).toBe(total);
-    expect(store.remainingSpecs(id)).toEqual([]);
+    expect([...store.remainingSpecs(id)]).toEqual([]);
   });
 });

@@ -29,6 +29,18 @@ export const REDIAL_BACKOFF_MS = { first: 1_000, max: 30_000 } as const;
  */
 export const HANDSHAKE_BACKOFF_MS = { first: 1_000, max: 8_000 } as const;
 export const HANDSHAKE_ATTEMPTS = 3;
+/** Delays that double from `first` up to `max`, for the handshake retries and the redials alike: `next()` is the delay to wait now. */
+function doublingBackoff(limits: { first: number; max: number }): { next(): number; reset(): void } {
+  let delay = limits.first;
+  return {
+    next() {
+      const now = delay;
+      delay = Math.min(limits.max, delay * 2);
+      return now;
+    },
+    reset: () => void (delay = limits.first),
+  };
+}
 /** A link that lasted this long resets the backoff; a unit hung up sooner (e.g. two units fighting over one name) keeps backing off. */
 const STABLE_LINK_MS = 60_000;
 /** A user_turn whose text is empty is a spoken turn: its words are in the driver audio sent just before it. */
@@ -165,21 +177,19 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
 
   let closing = false;
   let linkedAt = 0;
-  let redialDelay = options.redialBackoffMs?.first ?? REDIAL_BACKOFF_MS.first;
+  const redialBackoff = doublingBackoff(options.redialBackoffMs ?? REDIAL_BACKOFF_MS);
   let redialTimer: ReturnType<typeof setTimeout> | null = null;
   socket.on('connect', () => socket.emit(EVENTS.hello, hello));
   socket.on('disconnect', (reason) => {
     // the client's own hang-up (a handshake retry) is no lost link
     if (closing || !reconnect || reason === 'io client disconnect') return;
-    const backoff = options.redialBackoffMs ?? REDIAL_BACKOFF_MS;
-    if (linkedAt > 0 && Date.now() - linkedAt >= STABLE_LINK_MS) redialDelay = backoff.first;
+    if (linkedAt > 0 && Date.now() - linkedAt >= STABLE_LINK_MS) redialBackoff.reset();
     if (reason !== 'io server disconnect') {
       linkEvent(`link to ${options.url} lost (${reason}); reconnecting`);
       return;
     }
     // the bench hung up on purpose: socket.io does not reconnect by itself, so redial with backoff
-    const delay = redialDelay;
-    redialDelay = Math.min(backoff.max, redialDelay * 2);
+    const delay = redialBackoff.next();
     linkEvent(`the bench at ${options.url} hung up; redialling in ${delay} ms`);
     redialTimer = setTimeout(() => {
       redialTimer = null;
@@ -253,12 +263,11 @@ export function connectHeadUnit(options: BridgeClientOptions): Promise<BridgeCli
     const timeoutMs = options.connectTimeoutMs ?? 10_000;
     const attempts = Math.max(1, options.handshakeAttempts ?? HANDSHAKE_ATTEMPTS);
     let attempt = 1;
-    let retryDelay: number = HANDSHAKE_BACKOFF_MS.first;
+    const retryBackoff = doublingBackoff(HANDSHAKE_BACKOFF_MS);
     // no hello_ack in time: hang up and dial again after a back-off, until the attempts are used up
     const noAck = () => {
       if (attempt >= attempts) return fail(`no hello_ack within ${timeoutMs} ms in ${attempts} attempt${attempts === 1 ? '' : 's'}`);
-      const delay = retryDelay;
-      retryDelay = Math.min(HANDSHAKE_BACKOFF_MS.max, retryDelay * 2);
+      const delay = retryBackoff.next();
       linkEvent(`no hello_ack from ${options.url} within ${timeoutMs} ms (attempt ${attempt} of ${attempts}); dialling again in ${delay} ms`);
       attempt += 1;
       socket.disconnect();

@@ -10,6 +10,7 @@ import { awaitDecidingTurnVerdict, decidingTurnVerdict } from '../../judge/prece
 import type { Judge } from '../../judge/types.ts';
 import { SimulatorError, type UserSimulator } from '../../simulator/types.ts';
 import { ItemAborted } from '../../run/kind.ts';
+import { endSession } from '../../llm/session-slots.ts';
 
 export interface ConversationDeps {
   spec: ConversationSpec;
@@ -238,6 +239,8 @@ export async function runConversation(deps: ConversationDeps): Promise<Conversat
   await recording?.catch(() => undefined);
 
   const verdicts = turns.length > 0 ? await evaluateConversation(judges, { spec, turns, targets }) : [];
+  // the model host's slot this conversation held (llm.cacheHints) is free for the next one
+  endSession(spec.key);
   if (status === 'completed' && verdicts.length > 0 && verdicts.every((v) => v.outcome === 'judge_error')) {
     status = 'judge_error';
     error = verdicts.map((v) => v.reasoning).join('; ');

@@ -8,7 +8,7 @@ import { planConversations } from './sampling.ts';
 import { runFiguresLine } from './summary-text.ts';
 import { unitUnderTest } from './unit-under-test.ts';
 import { dialogueWire } from './wire.ts';
-import { conversationReach } from '../../run/unit-reach.ts';
+import { conversationReach, forgetUnreachedConversations } from '../../run/unit-reach.ts';
 import { dialogueView } from './view.ts';
 
 /** Who plays the driver in a run of conversations: the config's mode (a simulator), "scripted" (suites), "live" (a technician). */
@@ -21,10 +21,12 @@ export type ConversationRunMode = CampaignConfig['mode'] | 'scripted' | 'live';
 export function conversationStorage<L extends LoadedConversations>(kind: string, mode: (loaded: L) => ConversationRunMode): KindStorage<L, ConversationSpec, FinishedConversation> {
   return {
     create: (store, loaded, plan, meta) => store.createRun({ name: loaded.config.name, kind, mode: mode(loaded), config: loaded.config, plan: plan.map((p) => p.item), meta }),
-    remaining: (store, run) => store.remainingSpecs(run.id).map((spec) => ({ key: spec.key, item: spec })),
+    remaining: function* (store, run) {
+      for (const spec of store.remainingSpecs(run.id)) yield { key: spec.key, item: spec };
+    },
     // the run loop built the result from validated parts (a fleet worker's message is validated by the coordinator)
     save: (store, runId, _key, finished) => store.saveConversation(runId, finished.result, finished.artifacts, finished.facts, { validated: true }),
-    forgetUnreached: (store, runId) => store.forgetUnreachedConversations(runId),
+    forgetUnreached: forgetUnreachedConversations,
   };
 }
 

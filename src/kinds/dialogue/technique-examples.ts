@@ -1,5 +1,6 @@
 import type { ConversationVerdict, TurnVerdict } from '../../domain/conversation.ts';
 import type { Dimension } from '../../domain/taxonomy.ts';
+import { compactTurnAnswer, WHY_MAX } from '../../judge/answers.ts';
 import { renderDimensionJudgePrompts, renderTurnJudgePrompt } from '../../judge/llm.ts';
 import { OracleJudge } from '../../judge/oracle.ts';
 import type { ConversationJudgeInput, Judge, TurnJudgeInput } from '../../judge/types.ts';
@@ -76,11 +77,13 @@ export async function workedTurnExamples(): Promise<Example[]> {
     { role: 'user', content: renderTurnJudgePrompt(input).user },
     {
       role: 'assistant',
-      content: JSON.stringify({
-        labels: verdict.labels.map(({ label, targetId, evidence }) => ({ label, targetId, evidence })),
-        targetUpdates: verdict.targetUpdates,
-        reasoning: verdict.reasoning || (verdict.labels.length ? verdict.labels.map((l) => `${l.label}: ${l.evidence}`).join('; ') : 'The reply does what was asked.'),
-      }),
+      content: JSON.stringify(
+        compactTurnAnswer({
+          why: verdict.reasoning || (verdict.labels.length ? verdict.labels.map((l) => `${l.label}: ${l.evidence}`).join('; ') : 'The reply does what was asked.'),
+          labels: verdict.labels,
+          targetUpdates: verdict.targetUpdates,
+        }),
+      ),
     },
   ]);
 }
@@ -96,7 +99,7 @@ export async function workedDimensionExamples(): Promise<Record<Dimension, Examp
       if (!given || list.length >= 3 || list.some(([, answer]) => JSON.parse(answer.content).score === given.score)) continue;
       list.push([
         { role: 'user', content: prompt.user },
-        { role: 'assistant', content: JSON.stringify({ score: given.score, reasoning: given.reasoning }) },
+        { role: 'assistant', content: JSON.stringify({ why: given.reasoning.slice(0, WHY_MAX), score: given.score }) },
       ]);
     }
   }

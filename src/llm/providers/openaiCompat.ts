@@ -3,6 +3,7 @@ import { assertAllowedEndpoint, guardedFetch, type EndpointPolicy } from '../end
 import { LlmError, type ChatRequest, type ChatResponse, type LlmProvider } from '../types.ts';
 import { callSignal, classifyCallError, DEFAULT_TIMEOUT_MS } from './common.ts';
 import { keepAliveFetch } from './keepAliveFetch.ts';
+import type { CacheHints } from '../session-slots.ts';
 
 export interface OpenAiCompatProviderOptions extends EndpointPolicy {
   /** most local servers ignore it; OPENAI_API_KEY when set, else a placeholder */
@@ -20,12 +21,25 @@ export interface OpenAiCompatProviderOptions extends EndpointPolicy {
    * field (vLLM before 0.6.5) or log a warning per request (later vLLM), hence off unless asked for.
    */
   cachePrompt?: boolean;
+  /**
+   * Hints that keep a conversation where the server has its prompt cached (../session-slots.ts): `llama.cpp` sends
+   * the session's slot as `id_slot` with `cache_prompt: true`, `prompt-cache-key` the session as `prompt_cache_key`.
+   */
+  cacheHints?: CacheHints;
   /** replaces the HTTP fetch (tests); default: the keep-alive fetch for non-streaming calls, the platform fetch for streaming */
   fetch?: typeof fetch;
 }
 
-// cache_prompt is llama.cpp's field, not OpenAI's; the client sends body fields it does not know as they are
-type CreateParams = OpenAI.Chat.Completions.ChatCompletionCreateParams & { cache_prompt?: boolean };
+// cache_prompt and id_slot are llama.cpp's fields, not OpenAI's; the client sends body fields it does not know as they are
+type CreateParams = OpenAI.Chat.Completions.ChatCompletionCreateParams & { cache_prompt?: boolean; id_slot?: number; prompt_cache_key?: string };
+
+/** The body fields of a call's cache hints. */
+function cacheHintFields(hints: CacheHints | undefined, request: ChatRequest, cachePrompt: boolean): Partial<CreateParams> {
+  if (hints === 'llama.cpp') return { cache_prompt: true, ...(request.slot !== undefined ? { id_slot: request.slot } : {}) };
+  const always = cachePrompt ? { cache_prompt: true } : {};
+  if (hints === 'prompt-cache-key' && request.session !== undefined) return { ...always, prompt_cache_key: request.session };
+  return always;
+}
 
 export function createOpenAiCompatProvider(ref: string, baseUrl: string, model: string, options: OpenAiCompatProviderOptions = {}): LlmProvider {
   assertAllowedEndpoint(baseUrl, options);
@@ -48,7 +62,7 @@ export function createOpenAiCompatProvider(ref: string, baseUrl: string, model: 
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
       ...(request.seed !== undefined ? { seed: request.seed } : {}),
       ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-      ...(options.cachePrompt ? { cache_prompt: true } : {}),
+      ...cacheHintFields(options.cacheHints, request, options.cachePrompt ?? false),
     };
     if (request.jsonSchema && mode === 'json_schema') {
       params.response_format = { type: 'json_schema', json_schema: { name: schemaName, schema: request.jsonSchema, strict: true } };

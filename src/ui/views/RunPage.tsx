@@ -14,7 +14,7 @@ export function RunPage({ runId }: { runId: string }) {
 
 /**
  * The page of a run whose kind names a page this app does not have: its method line, its links and its summary.json as
- * `icabench run` writes it. A kind brings its own page to the app (src/ui/routes.ts) when it needs more.
+ * `icabench run` writes it. A kind brings its own page to the app (a `KindPage` listed in src/ui/kind-pages.ts) when it needs more.
  */
 export function GenericRunView({ run }: { run: ListedRun }) {
   const summary = useApi<unknown>(`/api/runs/${encodeURIComponent(run.id)}/summary.json`);

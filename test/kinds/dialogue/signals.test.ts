@@ -82,7 +82,7 @@ describe('icabench run', () => {
     const store = ResultStore.open(join(workspace, 'icabench.db'));
     try {
       expect(store.getRun(runId)?.status).toBe('running');
-      expect(store.remainingSpecs(runId)).toHaveLength(4);
+      expect([...store.remainingSpecs(runId)]).toHaveLength(4);
     } finally {
       store.close();
     }
