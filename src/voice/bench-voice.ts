@@ -76,6 +76,9 @@ export class BenchVoice {
   /** Runs one spoken turn. SutErrors from the session propagate (the campaign records sut_error). */
   async runSpokenTurn(input: SpokenTurnInput): Promise<SpokenTurnResult> {
     const { session, turn } = input;
+    // a device of the link that failed earlier (its recorder or player gone): the turn cannot be spoken or heard, so it ends here
+    const failed = this.options.link.failed?.();
+    if (failed) throw failed;
     let driver: { pcm: Pcm16; source: string };
     try {
       driver = await this.driverAudio(input.text, input.persona, input.snrDb);

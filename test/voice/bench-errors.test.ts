@@ -40,4 +40,22 @@ describe('a failure on the bench side of a spoken turn', () => {
     expect(sent).toEqual([]);
     await voice.close();
   });
+
+  it('a link whose device failed ends the turn before anything is synthesized or sent, with the device\'s line', async () => {
+    const [benchLink] = createAudioLinkPair();
+    const deviceLine = 'audio device "unit_out.monitor" (voice.link.input, record): Connection failure: Connection terminated: start the sound server';
+    let synthesized = 0;
+    const voice = new BenchVoice({
+      link: { ...benchLink, failed: () => new VoiceError(deviceLine) },
+      tts: { name: 'counting', synthesize: async () => { synthesized++; throw new VoiceError('must not be asked'); } },
+      replyStt: { name: 'unused', transcribe: async () => ({ text: '', words: [] }) },
+      acoustics: CabinAcousticsSchema.parse({}),
+      realtime: false,
+      replyTimeoutMs: 1_000,
+    });
+    const session: HeadUnitSession = { sessionId: 's-2', send: async () => { throw new Error('the unit must not be asked'); }, close: async () => undefined };
+    await expect(voice.runSpokenTurn({ session, turn: 0, text: 'Find a charger', context: specFor(0).context, persona: 'polite', snrDb: null })).rejects.toThrow(deviceLine);
+    expect(synthesized).toBe(0);
+    await voice.close();
+  });
 });
