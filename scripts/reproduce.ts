@@ -9,6 +9,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { z } from 'zod';
+import { RunComparisonSchema } from '../src/analysis/compare.ts';
+import { parseOrThrow } from '../src/domain/validation.ts';
+import { readDataset, type Pair } from '../src/judgebench/dataset.ts';
+import { readRunSummary } from '../src/report/write.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const DOC = join(root, 'docs/reproduction.md');
@@ -45,7 +50,15 @@ function scaledConfig(dir: string, preset: string, edit: (config: Json) => void)
   return path;
 }
 
-const readJson = (path: string): Json => JSON.parse(readFileSync(path, 'utf8'));
+/** A JSON file the CLI wrote, validated with `schema` (an error names the file and the field that is not as expected). */
+const readJson = <S extends z.ZodType>(schema: S, path: string): z.output<S> => parseOrThrow(schema, JSON.parse(readFileSync(path, 'utf8')), path);
+const metric = z.number().nullable().optional();
+/** The fields of a judge-bench summary.json (one entry per judge configuration) this table reads. */
+const JudgeBenchSummarySchema = z.array(z.looseObject({ precision: metric, recall: metric, f1: metric, pairs: z.number().optional(), total: z.number().optional() })).min(1);
+/** The fields of a manual-QA summary.json this table reads: each judge tier's metric means. */
+const ManualSummarySchema = z.looseObject({ judgeMetrics: z.array(z.looseObject({ tier: z.string(), metrics: z.record(z.string(), z.looseObject({ mean: metric })) })) });
+/** The fields of a tool-agents summary.json this table reads. */
+const CarbenchSummarySchema = z.looseObject({ competition: z.looseObject({ macroPassHat3: metric }).optional(), misfires: z.looseObject({ trials: z.array(z.unknown()) }).optional() });
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)} %`);
 const num = (x: number | null | undefined, digits = 3) => (x === null || x === undefined ? 'n/a' : x.toFixed(digits));
 
@@ -61,13 +74,14 @@ async function dialogueRows(dir: string): Promise<string[][]> {
   const preset = async (path: string, name: string) => {
     const config = scaledConfig(dir, path, (c) => (c.conversations = SCALE.dialogueConversations));
     await cli(['run', config, '--out', join(dir, name), '--workspace', join(dir, `ws-${name}`), '--no-progress'], dir);
-    return readJson(join(dir, name, 'summary.json'));
+    return readRunSummary(join(dir, name, 'summary.json'));
   };
   const [guided, baseline] = await Promise.all([preset('bench-configs/paper-guided.yaml', 'guided'), preset('bench-configs/paper-baseline.yaml', 'baseline')]);
-  const comparison = JSON.parse(await cli(['compare', join(dir, 'guided'), join(dir, 'baseline'), '--json'], dir)) as Json;
-  const scores = (s: Json) => (s.perConversation as Json[]).map((c) => c.score).filter((x): x is number => typeof x === 'number');
-  const both = (f: (s: Json) => string) => `${f(guided)} / ${f(baseline)}`;
-  const test = comparison.uniqueFailureTypes as Json;
+  const comparison = parseOrThrow(RunComparisonSchema, JSON.parse(await cli(['compare', join(dir, 'guided'), join(dir, 'baseline'), '--json'], dir)), 'icabench compare --json');
+  type Summary = typeof guided;
+  const scores = (s: Summary) => s.perConversation.map((c) => c.score).filter((x): x is number => typeof x === 'number');
+  const both = (f: (s: Summary) => string) => `${f(guided)} / ${f(baseline)}`;
+  const test = comparison.uniqueFailureTypes;
   return [
     ['Negi et al.', 'RQ1 fail rate (C < 0.75), guided / baseline', '82.7 % / 19.2 %', both((s) => pct(s.gate.scoreOnly.failRate))],
     ['Negi et al.', 'RQ1 mean C ± sd, guided / baseline', '0.49 ± 0.23 / 0.87 ± 0.16', both((s) => meanSd(scores(s)))],
@@ -86,24 +100,23 @@ async function judgeBenchRows(dir: string): Promise<string[][]> {
     c.generate.users = SCALE.judgeBenchUsers;
   });
   await cli(['judge-bench', config, '--out', join(dir, 'judge-bench')], dir);
-  const [oracle] = readJson(join(dir, 'judge-bench', 'summary.json')) as unknown as Json[];
+  const [oracle] = readJson(JudgeBenchSummarySchema, join(dir, 'judge-bench', 'summary.json'));
   const preset = parse(readFileSync(join(root, 'bench-configs/judge-bench/judge-bench-paper.yaml'), 'utf8')) as Json;
   const dataset = join(dir, 'judge-bench-pairs.jsonl');
   await cli(['judge-bench-dataset', '--seed', String(preset.generate.seed), '--users', String(SCALE.judgeBenchUsers), '--out', dataset], dir);
   return [
     ['Habicht et al.', 'F1 with "correct" as the positive class (Table 4), rule oracle', 'up to 0.990 (models)', `P ${num(oracle.precision)}, R ${num(oracle.recall)}, F1 ${num(oracle.f1)} on ${oracle.pairs ?? oracle.total ?? 'n/a'} pairs`],
-    ['Habicht et al.', 'error cases whose name / place / opening hours differ from the correct case outside their own error', '0 (one parameter changed, Algorithm 3)', errorCaseDrift(readFileSync(dataset, 'utf8'))],
+    ['Habicht et al.', 'error cases whose name / place / opening hours differ from the correct case outside their own error', '0 (one parameter changed, Algorithm 3)', errorCaseDrift(readDataset(dataset))],
     ['Habicht et al.', "location errors' drive time", 'Mapbox API', "not reproducible offline (the bench's road model)"],
     ['Habicht et al.', 'model rows (I/O, CoT, SC, MAB, MAD, AR)', 'Fig. 3, Table 4', 'needs local models (not run offline)'],
   ];
 }
 
 /** How many error cases differ from their user's correct case in the name, the place (outside location errors) or the hours (outside time errors). */
-function errorCaseDrift(jsonl: string): string {
-  const pairs = jsonl.trim().split('\n').map((line) => JSON.parse(line) as Json);
-  const correct = new Map(pairs.filter((p) => p.error_category === 'none').map((p) => [String(p.id).replace(/-none$/, ''), p.system as Json]));
+function errorCaseDrift(pairs: readonly Pair[]): string {
+  const correct = new Map(pairs.filter((p) => p.error_category === 'none').map((p) => [p.id.replace(/-none$/, ''), p.system]));
   const wrong = pairs.filter((p) => p.error_category !== 'none');
-  const differs = (p: Json, field: string) => JSON.stringify(p.system[field]) !== JSON.stringify(correct.get(String(p.id).replace(/-\w+$/, ''))![field]);
+  const differs = (p: Pair, field: 'name' | 'location' | 'opening_hours') => JSON.stringify(p.system[field]) !== JSON.stringify(correct.get(p.id.replace(/-\w+$/, ''))![field]);
   const name = wrong.filter((p) => differs(p, 'name')).length;
   const place = wrong.filter((p) => p.error_category !== 'location' && differs(p, 'location')).length;
   const hours = wrong.filter((p) => p.error_category !== 'time' && differs(p, 'opening_hours')).length;
@@ -114,9 +127,9 @@ function errorCaseDrift(jsonl: string): string {
 async function manualRows(dir: string): Promise<string[][]> {
   const config = scaledConfig(dir, 'bench-configs/manual-qa-paper.yaml', (c) => (c.limit = SCALE.manualQuestions));
   await cli(['run', config, '--out', join(dir, 'manual'), '--workspace', join(dir, 'ws-manual'), '--no-progress'], dir);
-  const summary = readJson(join(dir, 'manual', 'summary.json'));
-  const [tier] = summary.judgeMetrics as Json[];
-  const metrics = (tier?.metrics ?? {}) as Record<string, { mean: number | null }>;
+  const summary = readJson(ManualSummarySchema, join(dir, 'manual', 'summary.json'));
+  const [tier] = summary.judgeMetrics;
+  const metrics = tier?.metrics ?? {};
   return [
     ['Beyranvand et al.', `Fig. 5 metric means, ${tier?.tier ?? 'n/a'} tier`, 'per evaluator (Fig. 5)', Object.entries(metrics).map(([m, a]) => `${m} ${num(a.mean)}`).join(', ') || 'n/a'],
     ['Beyranvand et al.', 'image-based questions', 'part of the test set', 'not reproducible offline (the vendored manual has no images)'],
@@ -141,7 +154,7 @@ async function onePerSectionCount(dir: string): Promise<string> {
 async function carbenchRows(dir: string): Promise<string[][]> {
   const config = scaledConfig(dir, 'bench-configs/carbench-paper.yaml', (c) => (c.repeats = SCALE.carbenchTrials));
   await cli(['run', config, '--out', join(dir, 'carbench'), '--workspace', join(dir, 'ws-carbench'), '--no-progress'], dir);
-  const summary = readJson(join(dir, 'carbench', 'summary.json'));
+  const summary = readJson(CarbenchSummarySchema, join(dir, 'carbench', 'summary.json'));
   return [
     ['Kirmayr et al.', 'Avg Pass^3 (leaderboard), replay agent', 'per model', num(summary.competition?.macroPassHat3)],
     ['Kirmayr et al.', 'failures with a user-simulator error: sole source / all', 'sole-source user errors cost up to 9 % of Pass^5 (hallucination)', `${summary.misfires?.soleSource ?? 'n/a'} / ${summary.misfires?.trials?.length ?? 'n/a'} of ${summary.misfires?.failedTrials ?? 'n/a'} failed trials`],

@@ -35,6 +35,8 @@ export interface FileLimit {
 }
 
 const MiB = 1024 * 1024;
+/** Files that are not read whole are read this much at a time. */
+const LINE_CHUNK_BYTES = 64 * 1024;
 const limit = (defaultMiB: number, name: string): FileLimit => ({ defaultMiB, env: `ICABENCH_MAX_${name}_MIB` });
 
 /**
@@ -82,15 +84,18 @@ export function limitBytes(limit: FileLimit, env: NodeJS.ProcessEnv = process.en
   return Math.floor(parsed.data * MiB);
 }
 
+/** 16777217 → "16,777,217" (by hand: toLocaleString would load the locale data, megabytes, on a refusal's path). */
+const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+
 export function formatBytes(bytes: number): string {
-  if (bytes < MiB) return `${bytes.toLocaleString('en')} bytes`;
+  if (bytes < MiB) return `${thousands(bytes)} bytes`;
   const mib = bytes / MiB;
   return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
 }
 
 /** The refusal of an oversized file: the file, its size (`null`: a stream read past the cap), the cap and how to raise it. */
 function tooLarge(path: string, what: string, limit: FileLimit, cap: number, size: number | null): ConfigError {
-  const measured = size === null ? `more than ${formatBytes(cap)} (read up to the cap and stopped)` : size < MiB ? formatBytes(size) : `${formatBytes(size)} (${size.toLocaleString('en')} bytes)`;
+  const measured = size === null ? `more than ${formatBytes(cap)} (read up to the cap and stopped)` : size < MiB ? formatBytes(size) : `${formatBytes(size)} (${thousands(size)} bytes)`;
   const raiseTo = size === null ? `a larger number of MiB` : String(Math.ceil(size / MiB));
   return new ConfigError(`${path}: the ${what} is ${measured}, larger than the limit of ${formatBytes(cap)} (docs/configuration.md, "Limits"); to read it anyway set ${limit.env}=${raiseTo}`);
 }
@@ -131,23 +136,35 @@ function openBounded(path: string, what: string, limit: FileLimit): { fd: number
 export function readBoundedBytes(path: string, what: string, limit: FileLimit): Buffer {
   const { fd, cap, size } = openBounded(path, what, limit);
   try {
-    // a regular file is read into one buffer of its size (+1 to notice growth); anything else in growing chunks
-    let buffer = Buffer.allocUnsafe(size !== null ? size + 1 : Math.min(cap + 1, 64 * 1024));
-    let total = 0;
-    for (;;) {
-      if (total === buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.min(cap + 1, buffer.length * 2));
-        buffer.copy(grown, 0, 0, total);
-        buffer = grown;
-      }
-      const read = readInto(fd, buffer, total, path, what);
-      if (read === 0) break;
-      total += read;
-      if (total > cap) throw tooLarge(path, what, limit, cap, null);
-    }
-    return buffer.subarray(0, total);
+    return size !== null ? readRegularFile(fd, size, cap, path, what, limit) : readStream(fd, cap, path, what, limit);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A regular file into one buffer of its size (+1 byte, to notice a file that grew past the cap while it was read). */
+function readRegularFile(fd: number, size: number, cap: number, path: string, what: string, limit: FileLimit): Buffer {
+  const buffer = Buffer.allocUnsafe(size + 1);
+  let total = 0;
+  while (total < buffer.length) {
+    const read = readInto(fd, buffer, total, path, what);
+    if (read === 0) return buffer.subarray(0, total);
+    total += read;
+  }
+  throw total > cap ? tooLarge(path, what, limit, cap, null) : new ConfigError(`${path}: the ${what} grew while it was read; read it again once it is written`);
+}
+
+/** A stream (a pipe, a device) in chunks kept apart until it ends, so refusing one holds at most the cap, copied never. */
+function readStream(fd: number, cap: number, path: string, what: string, limit: FileLimit): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
+    const read = readInto(fd, chunk, 0, path, what);
+    if (read === 0) return Buffer.concat(chunks, total);
+    total += read;
+    if (total > cap) throw tooLarge(path, what, limit, cap, null);
+    chunks.push(chunk.subarray(0, read));
   }
 }
 
@@ -199,7 +216,6 @@ export interface NumberedLine {
   number: number;
 }
 
-const LINE_CHUNK_BYTES = 64 * 1024;
 
 /** A text already in memory as numbered lines, the way readBoundedLines yields a file's. */
 export function textLines(text: string): NumberedLine[] {
@@ -247,6 +263,11 @@ export function* readBoundedLines(path: string, what: string, limit: FileLimit):
         text = decoder.decode(bytes, { stream: read > 0 });
       } catch {
         throw notUtf8(bytes, total - read, path, what);
+      }
+      // a chunk without a line break only lengthens the line (no copy of what came before)
+      if (read > 0 && !text.includes('\n')) {
+        pending += text;
+        continue;
       }
       const lines = (pending + text).split('\n');
       pending = lines.pop()!;

@@ -51,8 +51,14 @@ export function readManifest(dir: string): UtteranceManifest {
   const path = join(dir, MANIFEST_FILE);
   if (!existsSync(path)) return { utterances: [] };
   let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(readBoundedText(path, 'voice library manifest', FILE_LIMITS.voiceList));
+    text = readBoundedText(path, 'voice library manifest', FILE_LIMITS.voiceList);
+  } catch (error) {
+    throw new VoiceError((error as Error).message);
+  }
+  try {
+    raw = JSON.parse(text);
   } catch (error) {
     throw new VoiceError(`${path}: not valid JSON (${(error as Error).message})`);
   }

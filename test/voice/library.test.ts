@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { REPO_ROOT } from '../helpers/repoData.ts';
@@ -14,6 +14,7 @@ import { pcm16, type Pcm16, type SttEngine } from '../../src/voice/types.ts';
 import { writeWav } from '../../src/voice/wav.ts';
 import { DEFAULT_WHISPER_MODEL_DIR, WhisperStt, missingWhisperFiles } from '../../src/voice/whisper.ts';
 import { MUNICH_CONTEXT } from './helpers.ts';
+import { FILE_LIMITS, limitBytes } from '../../src/domain/input-files.ts';
 
 /** The stand-in microphone: a node-record-lpcm16 recorder module that plays a WAV (no microphone in CI). */
 const STAND_IN_RECORDER = resolve('test/fixtures/voice/wav-player-recorder.cjs');
@@ -99,6 +100,8 @@ describe('utterance library', () => {
     await expect(loadUtteranceLibrary(bad)).rejects.toThrow(/missing\.wav: cannot read the WAV file/);
     writeFileSync(join(bad, 'manifest.json'), '{ not json');
     await expect(loadUtteranceLibrary(bad)).rejects.toThrow(/manifest\.json: not valid JSON/);
+    truncateSync(join(bad, 'manifest.json'), limitBytes(FILE_LIMITS.voiceList) + 1);
+    await expect(loadUtteranceLibrary(bad)).rejects.toThrow(/bad\/manifest\.json: the voice library manifest is 16\.0 MiB \(16,777,217 bytes\), larger than the limit of 16 MiB .*set ICABENCH_MAX_VOICE_LIST_MIB=17$/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { EspeakTts, voiceForPersona } from '../../src/voice/espeak.ts';
 import { PocketsphinxStt } from '../../src/voice/pocketsphinx.ts';
 import { runProgram } from '../../src/voice/system.ts';
 import { pcm16 } from '../../src/voice/types.ts';
+import { FILE_LIMITS, limitBytes } from '../../src/domain/input-files.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icabench-wav-'));
 
@@ -80,6 +81,13 @@ describe('WAV io', () => {
 
   it('rejects 8-bit samples and names the expected encoding', () => {
     expect(() => parseWav(wavBytes({ bits: 8 }), 'eight.wav')).toThrow(/eight\.wav: 8-bit samples; expected 16-bit PCM/);
+  });
+
+  it('refuses a WAV over its cap by its size, unread, naming the size, the cap and the variable that raises it', async () => {
+    const path = join(dir, 'hours.wav');
+    writeFileSync(path, '');
+    truncateSync(path, limitBytes(FILE_LIMITS.wav) + 1);
+    await expect(readWav(path)).rejects.toThrow(`${path}: the WAV file is 64.0 MiB (67,108,865 bytes), larger than the limit of 64 MiB (docs/configuration.md, "Limits"); to read it anyway set ICABENCH_MAX_WAV_MIB=65`);
   });
 
   it('reads a missing file as an error naming the path', async () => {
