@@ -157,7 +157,8 @@ async function carbenchRows(dir: string): Promise<string[][]> {
   const summary = readJson(CarbenchSummarySchema, join(dir, 'carbench', 'summary.json'));
   return [
     ['Kirmayr et al.', 'Avg Pass^3 (leaderboard), replay agent', 'per model', num(summary.competition?.macroPassHat3)],
-    ['Kirmayr et al.', 'user-simulator misfires (trials)', 'per model', String(summary.misfires?.trials?.length ?? 'n/a')],
+    ['Kirmayr et al.', 'failures with a user-simulator error: sole source / all', 'sole-source user errors cost up to 9 % of Pass^5 (hallucination)', `${summary.misfires?.soleSource ?? 'n/a'} / ${summary.misfires?.trials?.length ?? 'n/a'} of ${summary.misfires?.failedTrials ?? 'n/a'} failed trials`],
+    ['Kirmayr et al.', 'failed hallucination trials: fabrication / concealment, replay agent', 'thinking models conceal more, non-thinking fabricate more', `${summary.hallucinationFailures?.fabrication ?? 'n/a'} / ${summary.hallucinationFailures?.concealment ?? 'n/a'}`],
   ];
 }
 

@@ -28,6 +28,8 @@ export interface FakeReply {
    * when the request offers tools; arguments as the API carries them (OpenAI: JSON text, Ollama: object)
    */
   toolCalls?: Array<{ name: string; arguments: unknown }>;
+  /** agent-endpoint mode: the model's reasoning, as OpenAI-compatible servers (`reasoning_content`) and Ollama (`thinking`) return it */
+  reasoning?: string;
 }
 
 export interface RecordedRequest {
@@ -276,7 +278,7 @@ function ollamaChat(res: ServerResponse, body: any, reply: FakeReply, charge?: H
   // Ollama streams unless the request says stream: false
   if (body?.stream === false) {
     const toolCalls = reply.toolCalls?.length ? reply.toolCalls.map((c) => ({ function: { name: c.name, arguments: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : c.arguments } })) : undefined;
-    return json(res, 200, { ...final, message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
+    return json(res, 200, { ...final, message: { role: 'assistant', content, ...(reply.reasoning ? { thinking: reply.reasoning } : {}), ...(toolCalls ? { tool_calls: toolCalls } : {}) } });
   }
   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
   const parts = pieces(content);
@@ -300,7 +302,8 @@ function openaiChat(res: ServerResponse, body: any, reply: FakeReply, charge?: H
   if (reply.toolCalls) {
     if (body?.stream) throw new Error('fake server: scripted tool calls need a non-streaming request');
     const tool_calls = reply.toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } }));
-    const message = tool_calls.length ? { role: 'assistant', content: content || null, tool_calls } : { role: 'assistant', content };
+    const reasoning = reply.reasoning ? { reasoning_content: reply.reasoning } : {};
+    const message = tool_calls.length ? { role: 'assistant', content: content || null, ...reasoning, tool_calls } : { role: 'assistant', content, ...reasoning };
     return json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: tool_calls.length ? 'tool_calls' : 'stop', logprobs: null }], usage: usageBlock });
   }
   if (!body?.stream) {

@@ -92,7 +92,7 @@ export async function openToolAgentsRig(loaded: LoadedToolAgents, options: OpenO
         role: 'agent',
         refs: endpoint ? [endpoint.model] : [],
         deterministic: {},
-        model: (ref, models): ToolAgent => createEndpointAgent(ref, { temperature: endpoint!.temperature, timeoutMs: endpoint!.timeoutMs, allowedHosts: settings.allowedHosts, ollamaHost: settings.ollamaHost, tracker: models.tracker }),
+        model: (ref, models): ToolAgent => createEndpointAgent(ref, { temperature: endpoint!.temperature, timeoutMs: endpoint!.timeoutMs, thinking: endpoint!.thinking, allowedHosts: settings.allowedHosts, ollamaHost: settings.ollamaHost, tracker: models.tracker }),
       },
       simulator: {
         role: 'simulator',

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { TrialResult } from './loop.ts';
 import { summarizeTrials } from './summary.ts';
 
+const HallucinationSplitSchema = z.object({ fabrication: z.number().int(), concealment: z.number().int() });
+
 /** Two tool-agent runs side by side (e.g. two agents on the same tasks): pass^k per family and the tasks that moved. */
 export const ToolRunComparisonSchema = z.object({
   families: z.array(
@@ -17,6 +19,8 @@ export const ToolRunComparisonSchema = z.object({
   /** tasks whose success rate differs, largest change first */
   changed: z.array(z.object({ taskId: z.string(), a: z.number().nullable(), b: z.number().nullable() })),
   onlyIn: z.object({ a: z.array(z.string()), b: z.array(z.string()) }),
+  /** failed hallucination trials of each run: active fabrication vs implicit concealment (Kirmayr et al.) */
+  hallucinationFailures: z.object({ a: HallucinationSplitSchema, b: HallucinationSplitSchema }),
 });
 export type ToolRunComparison = z.infer<typeof ToolRunComparisonSchema>;
 
@@ -47,6 +51,10 @@ export function compareToolRuns(a: readonly TrialResult[], b: readonly TrialResu
     families,
     changed,
     onlyIn: { a: [...ra.keys()].filter((id) => !rb.has(id)), b: [...rb.keys()].filter((id) => !ra.has(id)) },
+    hallucinationFailures: {
+      a: { fabrication: sa.hallucinationFailures.fabrication, concealment: sa.hallucinationFailures.concealment },
+      b: { fabrication: sb.hallucinationFailures.fabrication, concealment: sb.hallucinationFailures.concealment },
+    },
   };
 }
 
@@ -59,5 +67,6 @@ export function toolComparisonLines(a: { id: string; name: string; agent: string
     `  tasks whose success rate changed: ${comparison.changed.length}`,
     ...comparison.changed.slice(0, 20).map((c) => `    ${c.taskId}: ${pct(c.a)} → ${pct(c.b)}`),
     ...(comparison.onlyIn.a.length || comparison.onlyIn.b.length ? [`  only in A: ${comparison.onlyIn.a.length} tasks, only in B: ${comparison.onlyIn.b.length} tasks`] : []),
+    `  failed hallucination trials, fabrication / concealment: A ${comparison.hallucinationFailures.a.fabrication} / ${comparison.hallucinationFailures.a.concealment}, B ${comparison.hallucinationFailures.b.fabrication} / ${comparison.hallucinationFailures.b.concealment}`,
   ];
 }

@@ -6,6 +6,7 @@ import { LlmSettingsSchema } from '../../llm/settings.ts';
 import { BRIDGE_LISTEN_FIELDS } from '../../run/headunit-config.ts';
 import { MethodSchema } from '../../domain/method.ts';
 import { timerMsSchema } from '../../domain/durations.ts';
+import { ThinkingModeSchema } from './thinking.ts';
 
 /**
  * The config of a tool-agents campaign and the replay agent's fault profiles: schemas only, light to import (the
@@ -59,6 +60,8 @@ export const ToolAgentsConfigSchema = acceptingRenamedFields(
               timeoutMs: timerMsSchema().default(120_000),
               /** offer the `think` and `planning_tool` helpers (CAR-bench's --planning-and-thinking-tool, on by default); false measures the agent without them */
               planningAndThinking: z.boolean().default(true),
+              /** the model's own reasoning mode (CAR-bench compares thinking and non-thinking models): off, on, or an effort; absent leaves the server's default (endpoint.ts) */
+              thinking: ThinkingModeSchema.optional(),
             })
             .strict(),
           /** a head unit speaking icabench-tools/1 that dials in to the bench's bridge */

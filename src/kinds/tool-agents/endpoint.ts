@@ -9,6 +9,7 @@ import { LlmError } from '../../llm/types.ts';
 import type { LlmCallRecord, LlmUsageTracker } from '../../llm/usage.ts';
 import type { AgentReply, AgentTurnInput, ToolAgent } from './loop.ts';
 import type { TrajectoryMessage } from './trajectory.ts';
+import { agentNameWithThinking, ollamaThink, openAiThinkingFields, type ThinkingMode } from './thinking.ts';
 
 /**
  * The system under test as a chat endpoint with tool calling: an OpenAI-compatible server (`openai-compat:<url>#<model>`)
@@ -26,6 +27,8 @@ export interface EndpointAgentOptions extends EndpointPolicy {
   fetch?: typeof fetch;
   /** records every call with its usage (kind `agent`), like every model role's calls (stored as `llm.calls`) */
   tracker?: LlmUsageTracker | null;
+  /** the model's reasoning mode (thinking.ts); absent sends nothing and leaves the server's default */
+  thinking?: ThinkingMode;
 }
 
 /** What one agent call cost, as the server reported it. */
@@ -81,6 +84,13 @@ export function toOllamaMessages(systemPrompt: string, messages: readonly Trajec
   return out;
 }
 
+/** The reasoning an OpenAI-compatible server returned beside the answer: `reasoning_content` (vLLM, llama.cpp, DeepSeek) or `reasoning`. */
+function reasoningField(message: object): { reasoning?: string } {
+  const fields = message as { reasoning_content?: unknown; reasoning?: unknown };
+  const text = typeof fields.reasoning_content === 'string' ? fields.reasoning_content : typeof fields.reasoning === 'string' ? fields.reasoning : '';
+  return text ? { reasoning: text } : {};
+}
+
 export function createEndpointAgent(ref: string, options: EndpointAgentOptions = {}): ToolAgent {
   const parsed = parseModelRef(ref);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -95,7 +105,7 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
       timeout: timeoutMs,
     });
     return {
-      name: ref,
+      name: agentNameWithThinking(ref, options.thinking),
       next: (input: AgentTurnInput): Promise<AgentReply> =>
         recordedCall(ref, options.tracker, async () => {
           const { signal, timedOut, done } = callSignal(timeoutMs);
@@ -107,8 +117,9 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
                 tools: input.tools as OpenAI.Chat.Completions.ChatCompletionTool[],
                 ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
                 ...(options.seed !== undefined ? { seed: options.seed } : {}),
+                ...openAiThinkingFields(options.thinking),
                 stream: false,
-              },
+              } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
               { signal },
             );
             const message = completion.choices[0]?.message;
@@ -116,6 +127,7 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
             return {
               value: {
                 content: message.content ?? '',
+                ...reasoningField(message),
                 toolCalls: (message.tool_calls ?? []).map((c) =>
                   c.type === 'function' ? { id: c.id, name: c.function.name, arguments: c.function.arguments } : { id: c.id, name: `(unsupported tool call type ${c.type})`, arguments: '' },
                 ),
@@ -136,7 +148,7 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
     assertAllowedEndpoint(host, options);
     const baseFetch = guardedFetch(options, options.fetch ?? keepAliveFetch);
     return {
-      name: ref,
+      name: agentNameWithThinking(ref, options.thinking),
       next: (input: AgentTurnInput): Promise<AgentReply> =>
         recordedCall(ref, options.tracker, async () => {
           const { signal, timedOut, done } = callSignal(timeoutMs);
@@ -146,12 +158,14 @@ export function createEndpointAgent(ref: string, options: EndpointAgentOptions =
               model: parsed.model,
               messages: toOllamaMessages(input.systemPrompt, input.messages),
               tools: input.tools as never,
+              ...ollamaThink(options.thinking),
               stream: false,
               options: { ...(options.temperature !== undefined ? { temperature: options.temperature } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) },
             });
             return {
               value: {
                 content: response.message.content ?? '',
+                ...(response.message.thinking ? { reasoning: response.message.thinking } : {}),
                 toolCalls: (response.message.tool_calls ?? []).map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
               },
               usage: { promptTokens: response.prompt_eval_count ?? 0, completionTokens: response.eval_count ?? 0, ...(response.total_duration ? { computeMs: response.total_duration / 1e6 } : {}) },

@@ -96,8 +96,9 @@ export const toolAgentsKind: CampaignKindDefinition<LoadedToolAgents, ToolTrialI
         `  Avg Pass^3 (CAR-bench leaderboard): ${summary.competition.macroPassHat3 === null ? 'n/a (needs base, hallucination and disambiguation tasks with 3 trials)' : summary.competition.macroPassHat3.toFixed(3)}`,
         `  ${summary.reward.statement}`,
         ...(summary.misfires.trials.length
-          ? [`  user-simulator misfires: ${summary.misfires.trials.length} of ${summary.misfires.failedTrials} failed trials; pass rate ${summary.misfires.passRate.included?.toFixed(3)} with them, ${summary.misfires.passRate.excluded?.toFixed(3)} without`]
+          ? [`  user-simulator errors: in ${summary.misfires.trials.length} of ${summary.misfires.failedTrials} failed trials, the sole source in ${summary.misfires.soleSource}; pass rate ${summary.misfires.passRate.included?.toFixed(3)} as scored, ${summary.misfires.passRate.excluded?.toFixed(3)} without the sole-source ones`]
           : []),
+        ...(summary.hallucinationFailures.trials.length ? [`  failed hallucination trials: ${summary.hallucinationFailures.fabrication} fabrication, ${summary.hallucinationFailures.concealment} concealment`] : []),
         // last: the report's first screen in one line
         firstScreenLine(firstScreen),
       ];

@@ -23,6 +23,8 @@ export interface AgentTurnInput {
 /** An agent's reply: text, or tool calls (each run as a separate action). `arguments` may be raw text. */
 export interface AgentReply {
   content: string;
+  /** the model's reasoning, when its server returns it (an endpoint agent in a reasoning mode) */
+  reasoning?: string;
   toolCalls: Array<{ id?: string; name: string; arguments: unknown }>;
 }
 export interface ToolAgent {
@@ -42,6 +44,8 @@ export const TrialResultSchema = z.object({
   trial: z.number().int().nonnegative(),
   agent: z.string(),
   userSimulator: z.string(),
+  /** a hallucination task's removed_part, kept with the trial so that its failure can be read from the stored trajectory (absent in runs stored before) */
+  removedPart: z.array(z.string()).optional(),
   outcome: TrialOutcomeSchema,
   /** R ∈ {0, 1}; 0 for every outcome except a scored success; null only when the task is not runnable */
   reward: z.union([z.literal(0), z.literal(1)]).nullable(),
@@ -154,7 +158,7 @@ interface TrialRun {
   agent: ToolAgent;
   user: TaskSimulator;
   judge: PolicyJudge | undefined;
-  base: Pick<TrialResult, 'taskId' | 'taskType' | 'family' | 'trial' | 'agent' | 'userSimulator'>;
+  base: Pick<TrialResult, 'taskId' | 'taskType' | 'family' | 'trial' | 'agent' | 'userSimulator' | 'removedPart'>;
   clock: BenchClock;
   env: ToolEnvironment;
   reference: ReferenceReplay;
@@ -207,6 +211,8 @@ function executeToolCall(run: TrialRun, call: ToolCall, step: number): boolean {
   return Boolean(toolByName(call.name)?.terminates_conversation && (outcome.status === 'success' || outcome.status === 'rejected'));
 }
 
+const reasoningOf = (reply: AgentReply): { reasoning?: string } => (reply.reasoning ? { reasoning: reply.reasoning } : {});
+
 /** Records an agent message with tool calls and runs each call as a separate action; true when a terminate tool ran. */
 function runToolCalls(run: TrialRun, reply: AgentReply, step: number): boolean {
   const { state } = run;
@@ -214,7 +220,7 @@ function runToolCalls(run: TrialRun, reply: AgentReply, step: number): boolean {
     const parsed = parseArguments(c.arguments);
     return { id: c.id ?? `call_${step}_${i}`, name: String(c.name), arguments: parsed.value, ...(parsed.malformed ? { malformed: parsed.malformed } : {}) };
   });
-  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: calls, step });
+  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: calls, step, ...reasoningOf(reply) });
   let terminated = false;
   for (const call of calls) {
     state.toolCalls++;
@@ -231,7 +237,7 @@ function runToolCalls(run: TrialRun, reply: AgentReply, step: number): boolean {
 /** Passes an agent's text reply to the user simulator; the episode's end when the simulator stops, undefined to go on. */
 async function answerUser(run: TrialRun, reply: AgentReply, step: number): Promise<EpisodeEnd | undefined> {
   const { task, env, reference, state } = run;
-  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: [], step });
+  state.messages.push({ role: 'assistant', content: reply.content, toolCalls: [], step, ...reasoningOf(reply) });
   state.boundaryStates.push(env.snapshot());
   // after an end-of-conversation failure the next simulator turn stops without asking the simulator (user.py:68-73)
   let answer: UserReply;
@@ -290,7 +296,7 @@ export async function runToolTaskTrial(task: Task, agent: ToolAgent, options: Tr
   const trial = options.trial ?? 0;
   const user = options.user ?? new DeterministicTaskUser();
   const maxMessages = options.maxAgentMessages ?? MAX_AGENT_MESSAGES;
-  const base = { taskId: task.task_id, taskType: task.task_type, family: taskFamily(task.task_type), trial, agent: agent.name, userSimulator: user.name };
+  const base = { taskId: task.task_id, taskType: task.task_type, family: taskFamily(task.task_type), trial, agent: agent.name, userSimulator: user.name, ...(task.removed_part?.length ? { removedPart: task.removed_part } : {}) };
   const clock = new BenchClock();
 
   const runnable = clock.timed(() => checkRunnable(task));

@@ -87,6 +87,23 @@ function taskHtml(trials: readonly TrialResult[], detailed: boolean): string {
   return `<details ${attrs}><summary>${cells}</summary><div class="body">${trials.map(trialHtml).join('<hr>')}</div></details>`;
 }
 
+/** The failed trials the user simulator caused, with the agent's own errors beside them (CAR-bench's user-error attribution). */
+function userErrorPanel(misfires: ToolAgentsRunSummary['misfires']): string {
+  const rows = misfires.trials.map((m) => `<tr><td>${h(m.taskId)}</td><td class="n">${m.trial}</td><td>${h(m.keyword ?? '–')}</td><td>${h(m.userErrors.join('; '))}</td><td>${m.sole ? 'sole source' : h(m.agentErrors.join('; '))}</td></tr>`).join('');
+  const table = misfires.trials.length ? `<table><thead><tr><th>task</th><th class="n">trial</th><th>stop</th><th>user error</th><th>agent errors</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">none</p>';
+  const passHatK = Object.entries(misfires.passHatK).map(([family, p]) => `${h(family)} pass^${p.k} ${pct(p.asScored)} → ${pct(p.withoutSoleUserErrors)}`).join(', ');
+  return `<div class="panel"><h3>User-simulator errors</h3>${table}<p class="note">${misfires.trials.length} of ${misfires.failedTrials} failed trial(s) carry a user-simulator error, ${misfires.soleSource} with no agent error (sole source). Pass rate as scored: ${pct(misfires.passRate.included)}; without the sole-source ones: ${pct(misfires.passRate.excluded)}. With them counted as passed: ${passHatK || 'n/a'}.</p></div>`;
+}
+
+/** Failed hallucination trials: fabrication (the removed part used or spoken of as if there) vs concealment (ignored). */
+function hallucinationPanel(split: ToolAgentsRunSummary['hallucinationFailures']): string {
+  const total = split.fabrication + split.concealment;
+  const bar = (n: number, colour: string) => (total ? `<span style="display:inline-block;height:12px;width:${(200 * n) / total}px;background:${colour}"></span>` : '');
+  const rows = split.trials.map((t) => `<tr><td>${h(t.taskId)}</td><td class="n">${t.trial}</td><td>${h(t.kind)}</td><td>${h(t.evidence)}</td></tr>`).join('');
+  const table = total ? `<table><thead><tr><th>task</th><th class="n">trial</th><th>kind</th><th>evidence</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">no failed hallucination trial</p>';
+  return `<div class="panel"><h3>Hallucinations: fabrication vs concealment</h3><p>fabrication ${split.fabrication} ${bar(split.fabrication, '#c53030')}<br>concealment ${split.concealment} ${bar(split.concealment, '#d69e2e')}</p>${table}</div>`;
+}
+
 export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: readonly TrialResult[], drillDownLimit = DRILL_DOWN_LIMIT, firstScreen?: FirstScreen): string {
   const { run } = summary;
   const card = (value: string, key: string) => `<div class="card"><div class="v">${value}</div><div class="k">${h(key)}</div></div>`;
@@ -99,12 +116,11 @@ export function toolAgentsReportHtml(summary: ToolAgentsRunSummary, results: rea
     card(String(summary.invalidTasks.length), 'tasks not loaded'),
     card(pct(summary.prematureActionRate), 'premature actions (disambiguation_user)'),
     card(pct(summary.competition.macroPassHat3), 'Avg Pass^3 (CAR-bench leaderboard)'),
-    card(String(summary.misfires.trials.length), 'user-simulator misfires'),
+    card(`${summary.misfires.soleSource} / ${summary.misfires.trials.length}`, 'user-simulator errors (sole source / all)'),
+    card(`${summary.hallucinationFailures.fabrication} / ${summary.hallucinationFailures.concealment}`, 'hallucinations: fabrication / concealment'),
   ].join('');
-  const misfires = summary.misfires;
-  const misfireList = misfires.trials.length ? `<table><thead><tr><th>task</th><th class="n">trial</th><th>stop</th></tr></thead><tbody>${misfires.trials.map((m) => `<tr><td>${h(m.taskId)}</td><td class="n">${m.trial}</td><td>${h(m.keyword)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none</p>';
-  const scopeHtml = `<h2>R, its scope, and user-simulator misfires</h2><div class="grid"><div class="panel"><h3>R and its scope</h3><p>${h(summary.reward.statement)}.</p></div>
-<div class="panel"><h3>Misfires: error stops by the user simulator before any tool call</h3>${misfireList}<p class="note">${misfires.trials.length} of ${misfires.failedTrials} failed trial(s). Pass rate with them counted as failures (as R counts them): ${pct(misfires.passRate.included)}; with them left out: ${pct(misfires.passRate.excluded)}.</p></div>
+  const scopeHtml = `<h2>R, its scope, user-simulator errors and hallucinations</h2><div class="grid"><div class="panel"><h3>R and its scope</h3><p>${h(summary.reward.statement)}.</p></div>
+${userErrorPanel(summary.misfires)}${hallucinationPanel(summary.hallucinationFailures)}
 <div class="panel"><h3>Avg Pass^3 (CAR-bench leaderboard)</h3><p>${pct(summary.competition.macroPassHat3)}: the unweighted mean of ${Object.entries(summary.competition.byFamily).map(([f, v]) => `${h(f)} ${pct(v)}`).join(', ')} (Pass^3 of the first three trials of each task).</p></div></div>`;
   const familyRows = families.map(([family, f]) => `<tr><td>${h(family)}</td><td class="n">${f.tasks}</td><td class="n">${f.runnableTasks}</td><td class="n">${f.trials}</td><td class="n">${f.successes}</td><td class="n">${f.reliability.rdi === null ? '–' : f.reliability.rdi.toFixed(3)}</td></tr>`).join('');
   const typeRows = Object.entries(summary.taskTypes)

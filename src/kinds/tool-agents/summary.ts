@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { toolByName } from '../../toolenv/catalog.ts';
 import type { TrialResult } from './loop.ts';
 import { reliability, ReliabilitySchema } from '../../analysis/reliability.ts';
+import { attributeFailure, hallucinationFailure, HallucinationFailureSchema, TrialAttributionSchema } from './attribution.ts';
 
 /** One group of tasks (a family, or one of CAR-bench's six task types). */
 const GroupSummarySchema = z.object({
@@ -37,15 +38,20 @@ export const TrialsSummarySchema = z.object({
    */
   competition: z.object({ macroPassHat3: share.nullable(), byFamily: z.record(z.string(), share.nullable()) }),
   /**
-   * User-simulator misfires as the CAR-bench authors count them: the simulator stopped the trial with an error
-   * keyword before the agent made any tool call. Listed for review, and the pass rate both ways: misfires counted
-   * as failures (included, as R counts them) and left out of the trials (excluded).
+   * Failures whose source is the user simulator, by CAR-bench's user-error attribution (src/kinds/tool-agents/attribution.ts):
+   * every failed trial with a user error, with the agent errors beside it (`sole` when there are none). The pass rate
+   * and each family's pass^k (unbiased, at the family's largest k) as scored and with the sole-source user-error trials
+   * counted as passed, as the paper measures what the simulator's own errors cost.
    */
   misfires: z.object({
-    trials: z.array(z.object({ taskId: z.string(), trial: z.number().int(), keyword: z.string() })),
+    trials: z.array(TrialAttributionSchema),
     failedTrials: z.number().int(),
+    soleSource: z.number().int(),
     passRate: z.object({ included: share.nullable(), excluded: share.nullable() }),
+    passHatK: z.record(z.string(), z.object({ k: z.number().int(), asScored: share, withoutSoleUserErrors: share })),
   }),
+  /** failed hallucination trials split as the paper does: active fabrication vs implicit concealment (attribution.ts) */
+  hallucinationFailures: z.object({ fabrication: z.number().int(), concealment: z.number().int(), trials: z.array(HallucinationFailureSchema) }),
   /**
    * R and its scope. Offline, the LLM-judged policies other than 004 have no judge: their trials are scored over
    * the components that were judged (`overJudged`, what R reports), and only the trials whose every applicable
@@ -63,14 +69,6 @@ function prematureAction(result: TrialResult): boolean {
   return false;
 }
 
-/** The user simulator's stops that end a trial as a failure. */
-const ERROR_STOPS = new Set(['OUT_OF_SCOPE', 'HALLUCINATION_ERROR', 'DISAMBIGUATION_ERROR']);
-
-/** A trial the user simulator ended with an error keyword before the agent made any tool call. */
-export function isSimulatorMisfire(result: TrialResult): boolean {
-  return result.outcome === 'scored' && result.endedBy === 'user' && result.userKeyword !== null && ERROR_STOPS.has(result.userKeyword) && result.toolCalls === 0;
-}
-
 const COMPETITION_FAMILIES = ['base', 'hallucination', 'disambiguation'] as const;
 
 function competition(families: TrialsSummary['families']): TrialsSummary['competition'] {
@@ -81,14 +79,30 @@ function competition(families: TrialsSummary['families']): TrialsSummary['compet
 
 function misfireReport(results: readonly TrialResult[]): TrialsSummary['misfires'] {
   const scored = results.filter((r) => r.outcome !== 'not_runnable');
-  const misfires = scored.filter(isSimulatorMisfire);
+  const attributed = scored.map((r) => ({ result: r, attribution: attributeFailure(r) }));
+  const withUserErrors = attributed.flatMap(({ attribution }) => (attribution && attribution.userErrors.length ? [attribution] : []));
+  const sole = new Set(attributed.filter(({ attribution }) => attribution?.sole).map(({ result }) => result));
   const successes = scored.filter((r) => r.reward === 1).length;
-  const rest = scored.length - misfires.length;
+  const rest = scored.length - sole.size;
   return {
-    trials: misfires.map((r) => ({ taskId: r.taskId, trial: r.trial, keyword: r.userKeyword! })),
+    trials: withUserErrors,
     failedTrials: scored.length - successes,
+    soleSource: sole.size,
     passRate: { included: scored.length ? successes / scored.length : null, excluded: rest ? successes / rest : null },
+    passHatK: Object.fromEntries(
+      [...new Set(scored.map((r) => r.family))].sort().flatMap((family) => {
+        const inFamily = results.filter((r) => r.family === family);
+        const asScored = groupSummaries(inFamily, (r) => r.family)[family].reliability.byK.at(-1);
+        const corrected = groupSummaries(inFamily.map((r) => (sole.has(r) ? { ...r, reward: 1 as const } : r)), (r) => r.family)[family].reliability.byK.at(-1);
+        return asScored && corrected ? [[family, { k: asScored.k, asScored: asScored.passHatK.unbiased, withoutSoleUserErrors: corrected.passHatK.unbiased }]] : [];
+      }),
+    ),
   };
+}
+
+function hallucinationSplit(results: readonly TrialResult[]): TrialsSummary['hallucinationFailures'] {
+  const trials = results.flatMap((r) => hallucinationFailure(r) ?? []);
+  return { fabrication: trials.filter((t) => t.kind === 'fabrication').length, concealment: trials.filter((t) => t.kind === 'concealment').length, trials };
 }
 
 function rewardScope(results: readonly TrialResult[]): TrialsSummary['reward'] {
@@ -151,6 +165,7 @@ export function summarizeTrials(results: readonly TrialResult[]): TrialsSummary 
     failedComponents,
     competition: competition(families),
     misfires: misfireReport(results),
+    hallucinationFailures: hallucinationSplit(results),
     reward: rewardScope(results),
   };
 }

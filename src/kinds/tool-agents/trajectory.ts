@@ -12,7 +12,14 @@ export type ToolCall = z.infer<typeof ToolCallSchema>;
 
 export const TrajectoryMessageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('user'), content: z.string() }),
-  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCallSchema), step: z.number().int().nonnegative() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: z.string(),
+    toolCalls: z.array(ToolCallSchema),
+    step: z.number().int().nonnegative(),
+    /** the model's own reasoning when it ran in a reasoning mode and its server returned it (never sent back to the model) */
+    reasoning: z.string().optional(),
+  }),
   z.object({
     role: z.literal('tool'),
     toolCallId: z.string(),

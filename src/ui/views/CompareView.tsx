@@ -115,6 +115,10 @@ function ToolComparison({ a, b, c }: { a: ToolRunsCompared['a']; b: ToolRunsComp
           Only in A: {c.onlyIn.a.length} tasks; only in B: {c.onlyIn.b.length} tasks.
         </p>
       )}
+      <p className="muted" data-testid="tool-hallucination-split">
+        Failed hallucination trials, fabrication / concealment: A {c.hallucinationFailures.a.fabrication} / {c.hallucinationFailures.a.concealment}, B{' '}
+        {c.hallucinationFailures.b.fabrication} / {c.hallucinationFailures.b.concealment}.
+      </p>
     </>
   );
 }

@@ -56,11 +56,12 @@ export function ToolRunPanel({ runId, summary, tasks, firstScreen }: { runId: st
         <Stat label="tasks not loaded" value={summary.invalidTasks.length} />
         <Stat label="premature actions" value={pct(summary.prematureActionRate)} />
         <Stat label="Avg Pass^3 (leaderboard)" value={pct(summary.competition.macroPassHat3)} testId="tool-macro-pass3" />
-        <Stat label="simulator misfires" value={summary.misfires.trials.length} testId="tool-misfires" />
+        <Stat label="user-simulator errors (sole source)" value={summary.misfires.soleSource} testId="tool-misfires" />
+        <Stat label="hallucinations: fabrication / concealment" value={`${summary.hallucinationFailures.fabrication} / ${summary.hallucinationFailures.concealment}`} testId="tool-hallucination-split" />
       </div>
       <p className="muted" data-testid="tool-reward-scope">
-        {summary.reward.statement}. Misfires (the user simulator stopped with an error before any tool call): pass rate {pct(summary.misfires.passRate.included)} with them
-        counted as failures, {pct(summary.misfires.passRate.excluded)} without them.
+        {summary.reward.statement}. User-simulator errors: in {summary.misfires.trials.length} of {summary.misfires.failedTrials} failed trials, the sole source in{' '}
+        {summary.misfires.soleSource}; pass rate {pct(summary.misfires.passRate.included)} as scored, {pct(summary.misfires.passRate.excluded)} without the sole-source ones.
       </p>
       <ReliabilityTable item="task" runs={Object.entries(summary.families).map(([family, f]) => ({ name: `${family} (${f.runnableTasks}/${f.tasks} runnable)`, reliability: f.reliability }))} />
       <h2>Task types (pass^k / pass@k at the largest k)</h2>

@@ -60,8 +60,14 @@ describe('kind: tool-agents campaigns through icabench run', () => {
     const summary = readSummary(join(dir, 'out'));
     expect(summary.preset).toEqual({ method: 'paper', statement: expect.stringMatching(/^paper preset: Kirmayr et al\., CAR-bench/) });
     expect(summary.competition).toEqual({ macroPassHat3: 1, byFamily: { base: 1, hallucination: 1, disambiguation: 1 } });
-    expect(summary.misfires).toEqual({ trials: [], failedTrials: 0, passRate: { included: 1, excluded: 1 } });
-    expect(readFileSync(join(dir, 'out', 'report.html'), 'utf8')).toContain('paper preset: Kirmayr et al.');
+    expect(summary.misfires).toMatchObject({ trials: [], failedTrials: 0, soleSource: 0, passRate: { included: 1, excluded: 1 } });
+    for (const family of ['base', 'hallucination', 'disambiguation']) expect(summary.misfires.passHatK[family]).toEqual({ k: 3, asScored: 1, withoutSoleUserErrors: 1 });
+    expect(summary.hallucinationFailures).toEqual({ fabrication: 0, concealment: 0, trials: [] });
+    const report = readFileSync(join(dir, 'out', 'report.html'), 'utf8');
+    expect(report).toContain('paper preset: Kirmayr et al.');
+    // the hallucination split and the user-error attribution as report figures
+    expect(report).toContain('<h3>Hallucinations: fabrication vs concealment</h3><p>fabrication 0 <br>concealment 0 </p>');
+    expect(report).toContain('<h3>User-simulator errors</h3>');
     writeFileSync(join(dir, 'two.yaml'), 'kind: tool-agents\nname: p\nmethod: paper\ntasks: [x.json]\nrepeats: 2\n');
     expect(() => loadToolAgentsConfig(join(dir, 'two.yaml'))).toThrow(/repeats.*Pass\^3/s);
   }, 180_000);

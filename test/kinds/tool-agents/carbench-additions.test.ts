@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { confirmationRuleJudge, type PolicyJudge } from '../../../src/kinds/tool-agents/judge.ts';
 import { runToolTaskTrial, type AgentTurnInput, type TrialResult } from '../../../src/kinds/tool-agents/loop.ts';
 import { ReplayAgent } from '../../../src/kinds/tool-agents/replay.ts';
-import { isSimulatorMisfire, summarizeTrials } from '../../../src/kinds/tool-agents/summary.ts';
+import { summarizeTrials } from '../../../src/kinds/tool-agents/summary.ts';
 import { loadTaskFile, type Task } from '../../../src/toolenv/tasks.ts';
 import { dataPath } from '../../helpers/repoData.ts';
 import { scripted } from './scripted.ts';
@@ -34,22 +34,6 @@ describe('CAR-bench additions', () => {
     // a family without three trials per task gives no leaderboard figure
     expect(summarizeTrials(results.filter((r) => r.trial < 2)).competition.macroPassHat3).toBeNull();
     expect(summarizeTrials(results.filter((r) => r.family !== 'hallucination')).competition.macroPassHat3).toBeNull();
-  });
-
-  it('lists user-simulator misfires (an error stop before any tool call) and gives the pass rate with and without them', async () => {
-    // the agent answers without a single tool call: the user simulator stops with HALLUCINATION_ERROR at once
-    const misfire = await runToolTaskTrial(byId('hallucination_2'), scripted('talker', [{ content: 'Done, the trunk is open.', toolCalls: [] }]));
-    expect(misfire).toMatchObject({ endedBy: 'user', userKeyword: 'HALLUCINATION_ERROR', toolCalls: 0, reward: 0 });
-    expect(isSimulatorMisfire(misfire)).toBe(true);
-    const passed = await runToolTaskTrial(byId('hallucination_4'), new ReplayAgent());
-    const fabricated = await runToolTaskTrial(byId('hallucination_6'), new ReplayAgent({ kind: 'fabricates_removed' }));
-    expect(fabricated.toolCalls).toBeGreaterThan(0);
-    expect(isSimulatorMisfire(fabricated)).toBe(false);
-    const summary = summarizeTrials([misfire, passed, fabricated]);
-    expect(summary.misfires.trials).toEqual([{ taskId: 'hallucination_2', trial: 0, keyword: 'HALLUCINATION_ERROR' }]);
-    expect(summary.misfires.failedTrials).toBe(2);
-    expect(summary.misfires.passRate.included).toBeCloseTo(1 / 3, 12);
-    expect(summary.misfires.passRate.excluded).toBeCloseTo(1 / 2, 12);
   });
 
   it('reports R with its scope: over the judged components when an LLM-judged policy had no judge, complete when every one was judged', async () => {

@@ -22,4 +22,11 @@ describe('comparing two tool-agent runs', () => {
     expect(compareToolRuns(clean, clean.slice(0, 6)).onlyIn).toEqual({ a: [], b: [] });
     expect(compareToolRuns(clean.slice(0, 3), clean).onlyIn.b).toEqual(tasks.slice(3).map((t) => t.task_id));
   }, 60_000);
+
+  it('sets the two runs\' fabrication / concealment counts side by side', async () => {
+    const tasks = loadTaskFile(dataPath('carbench/tasks_hallucination.json')).filter((t) => t.task_type === 'hallucination_missing_tool_parameter').slice(0, 3);
+    const run = async (fault: FaultProfile) => Promise.all(tasks.map((t) => runToolTaskTrial(t, new ReplayAgent(fault))));
+    const c = compareToolRuns(await run({ kind: 'none' }), await run({ kind: 'fabricates_removed' }));
+    expect(c.hallucinationFailures).toEqual({ a: { fabrication: 0, concealment: 0 }, b: { fabrication: 3, concealment: 0 } });
+  }, 60_000);
 });

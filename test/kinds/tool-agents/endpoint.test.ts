@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ToolAgentsConfigSchema } from '../../../src/kinds/tool-agents/config.ts';
 import { createEndpointAgent } from '../../../src/kinds/tool-agents/endpoint.ts';
 import { confirmationRuleJudge } from '../../../src/kinds/tool-agents/judge.ts';
 import { runToolTaskTrial } from '../../../src/kinds/tool-agents/loop.ts';
@@ -67,4 +68,51 @@ describe('agent endpoint (bench runs the loop, the model answers with tool calls
     expect(dead.reason).toMatch(/server_error/);
     expect(() => createEndpointAgent('gguf:models/x.gguf')).toThrow(/ollama: or openai-compat:/);
   }, 30_000);
+});
+
+describe('the agent model in a reasoning mode ("thinking", CAR-bench\'s thinking vs non-thinking models)', () => {
+  const task = TASKS.find((t) => t.task_id === 'base_0')!;
+  const reasoned: FakeReply = { content: 'Done.', toolCalls: [], reasoning: 'The user wants the sunroof open; check the weather first.' };
+
+  it('OpenAI-compatible: an effort goes out as reasoning_effort with enable_thinking; off switches thinking off; absent sends neither', async () => {
+    server = await startFakeLlmServer({ respond: () => reasoned });
+    const ref = `openai-compat:${server.url}/v1#fake-agent`;
+    const high = await runToolTaskTrial(task, createEndpointAgent(ref, { thinking: 'high' }));
+    expect(server.chatRequests().at(-1)!.body).toMatchObject({ reasoning_effort: 'high', chat_template_kwargs: { enable_thinking: true } });
+    expect(high.agent).toBe(`${ref} (thinking: high)`);
+    // the reasoning the server returned is kept with the agent's message, and not sent back to the model
+    expect(high.messages.find((m) => m.role === 'assistant')).toMatchObject({ content: 'Done.', reasoning: reasoned.reasoning });
+    await runToolTaskTrial(task, createEndpointAgent(ref, { thinking: 'on' }));
+    expect(server.chatRequests().at(-1)!.body).toMatchObject({ reasoning_effort: 'medium', chat_template_kwargs: { enable_thinking: true } });
+    await runToolTaskTrial(task, createEndpointAgent(ref, { thinking: 'off' }));
+    const off = server.chatRequests().at(-1)!.body;
+    expect(off.chat_template_kwargs).toEqual({ enable_thinking: false });
+    expect(off).not.toHaveProperty('reasoning_effort');
+    const plain = await runToolTaskTrial(task, createEndpointAgent(ref));
+    expect(server.chatRequests().at(-1)!.body).not.toHaveProperty('chat_template_kwargs');
+    expect(plain.agent).toBe(ref);
+    for (const request of server.chatRequests()) expect(JSON.stringify(request.body.messages)).not.toContain('check the weather first');
+  }, 30_000);
+
+  it('Ollama: think true / false / an effort level; the thinking it returns is kept', async () => {
+    server = await startFakeLlmServer({ respond: () => reasoned });
+    const think = async (thinking?: 'on' | 'off' | 'low') => {
+      const trial = await runToolTaskTrial(task, createEndpointAgent('ollama:fake-agent', { ollamaHost: server!.url, thinking }));
+      return { body: server!.chatRequests().at(-1)!.body, trial };
+    };
+    expect((await think('on')).body.think).toBe(true);
+    expect((await think('off')).body.think).toBe(false);
+    const low = await think('low');
+    expect(low.body.think).toBe('low');
+    expect(low.trial.messages.find((m) => m.role === 'assistant')).toMatchObject({ reasoning: reasoned.reasoning });
+    expect((await think()).body).not.toHaveProperty('think');
+  }, 30_000);
+
+  it('a tool-agents config takes agent.thinking and refuses a mode it does not know, naming the field', () => {
+    const base = { kind: 'tool-agents', name: 't', tasks: ['x.json'] };
+    expect(ToolAgentsConfigSchema.parse({ ...base, agent: { type: 'endpoint', model: 'ollama:qwen3:8b', thinking: 'high' } }).agent).toMatchObject({ thinking: 'high' });
+    const bad = ToolAgentsConfigSchema.safeParse({ ...base, agent: { type: 'endpoint', model: 'ollama:qwen3:8b', thinking: 'max' } });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues[0].path).toEqual(['agent', 'thinking']);
+  });
 });
