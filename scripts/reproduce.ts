@@ -58,7 +58,12 @@ const JudgeBenchSummarySchema = z.array(z.looseObject({ precision: metric, recal
 /** The fields of a manual-QA summary.json this table reads: each judge tier's metric means. */
 const ManualSummarySchema = z.looseObject({ judgeMetrics: z.array(z.looseObject({ tier: z.string(), metrics: z.record(z.string(), z.looseObject({ mean: metric })) })) });
 /** The fields of a tool-agents summary.json this table reads. */
-const CarbenchSummarySchema = z.looseObject({ competition: z.looseObject({ macroPassHat3: metric }).optional(), misfires: z.looseObject({ trials: z.array(z.unknown()) }).optional() });
+const count = z.number().int();
+const CarbenchSummarySchema = z.looseObject({
+  competition: z.looseObject({ macroPassHat3: metric }).optional(),
+  misfires: z.looseObject({ trials: z.array(z.unknown()), soleSource: count, failedTrials: count }).optional(),
+  hallucinationFailures: z.looseObject({ fabrication: count, concealment: count }).optional(),
+});
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)} %`);
 const num = (x: number | null | undefined, digits = 3) => (x === null || x === undefined ? 'n/a' : x.toFixed(digits));
 
