@@ -34,17 +34,8 @@ import { LOCAL_GPU_HOST } from '../test/helpers/modelHost.ts';
 import { describeRoleCost, hostFigures, roleOf, totalCost, type HostFigures } from './model-host-figures.ts';
 import { baselineTree, ISSUE_37_BASELINE_REF, type BaselineTree } from './bench-baseline.ts';
 import type { ScenarioFigures } from './bench-scenario.ts';
+import { arg, flag, text } from './bench-args.ts';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => argv.includes(`--${name}`);
-function arg(name: string, fallback: number): number {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-}
-function text(name: string): string | undefined {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-}
 
 const AT_ONCE = 8;
 const scriptPath = new URL(import.meta.url).pathname;

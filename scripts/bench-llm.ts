@@ -23,11 +23,8 @@ import { createLlmSimulator } from '../src/simulator/llm.ts';
 import { ResultStore } from '../src/store/store.ts';
 import { benchModelResponder, startFakeLlmServer, type FakeLlmServer } from '../test/helpers/fakeLlmServer.ts';
 import { runCampaign } from '../test/helpers/run-kinds.ts';
+import { arg } from './bench-args.ts';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 const latencyMs = arg('latency', 100);
 const concurrency = arg('concurrency', 8);

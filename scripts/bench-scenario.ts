@@ -19,17 +19,8 @@ import { ResultStore } from '../src/store/store.ts';
 import { llmUsage } from '../src/run/run-facts.ts';
 import { workspaceStorePath } from '../src/store/workspace.ts';
 import { runCampaign } from '../test/helpers/run-kinds.ts';
+import { arg, flag, text } from './bench-args.ts';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => argv.includes(`--${name}`);
-function arg(name: string, fallback: number): number {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-}
-function text(name: string): string | undefined {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-}
 
 /** The limiter's places: the model host's slots. */
 const AT_ONCE = 8;
