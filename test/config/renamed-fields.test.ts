@@ -67,9 +67,9 @@ describe('one vocabulary across kinds: the old field names for one release', () 
     expect(printed(() => loadToolAgentsConfig(tools)).error).toContain(`${tools}:4: user: "user" is the old name of "simulator"; give only "simulator"`);
   });
 
-  it('a setup fact stored before the rename reads in the new name', () => {
+  it('a setup fact stored before the rename reads in the new name (and, older than the family-bias test, with no assistant family)', () => {
     const stored = { retrieval: 'bm25', evaluators: ['oracle'], manual: ['a.xml'], testSet: 'deterministic' };
-    expect(ManualQaSetupSchema.parse(stored)).toEqual({ retrieval: 'bm25', judges: ['oracle'], manual: ['a.xml'], testSet: 'deterministic' });
+    expect(ManualQaSetupSchema.parse(stored)).toEqual({ retrieval: 'bm25', judges: ['oracle'], manual: ['a.xml'], testSet: 'deterministic', assistantFamily: null });
   });
 
   it('a run stored with the old name resumes with the config in the new name; another config is still refused', () => {
@@ -92,7 +92,7 @@ describe('one vocabulary across kinds: the old field names for one release', () 
       const runId = store.createItemRun({ name: 'old', kind: 'manual-qa', config: { kind: 'manual-qa', name: 'old', manual: ['a.xml'], evaluators: ['oracle'] }, plan: [{ key: 'q1', item }], meta: { evaluators: ['oracle'] } });
       store.addRunFact(runId, MANUAL_QA_FACTS.setup, { retrieval: 'bm25', evaluators: ['oracle'], manual: ['a.xml'], testSet: 'deterministic' });
       const summary = computeManualQaSummary(loadManualQaRun(store, runId));
-      expect(summary.setup).toEqual({ retrieval: 'bm25', judges: ['oracle'], manual: ['a.xml'], testSet: 'deterministic' });
+      expect(summary.setup).toEqual({ retrieval: 'bm25', judges: ['oracle'], manual: ['a.xml'], testSet: 'deterministic', assistantFamily: null });
       expect(summary.judgeMetrics.map((m) => m.tier)).toEqual(['oracle']);
       expect(summary.tiers).toEqual([]);
     } finally {
