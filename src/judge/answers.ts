@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TargetStatusSchema, type TargetStatus } from '../domain/targets.ts';
 import { FailureLabelSchema, PER_TARGET_LABELS, type FailureLabel } from '../domain/taxonomy.ts';
-import { eitherShape, hasKey, sendsAs } from '../llm/structured.ts';
+import { eitherShape, hasKey, memoisedSchema, sendsAs } from '../llm/structured.ts';
 
 /**
  * What a model judge answers (issue #37: fewer completion tokens). A model host spends most of a judged turn decoding
@@ -105,19 +105,11 @@ function buildTurnAnswerSchema(targetIds: readonly string[], options: AnswerOpti
   return sendsAs(accepted, compactTurnSchema(options));
 }
 
-const turnSchemas = new Map<string, ReturnType<typeof buildTurnAnswerSchema>>();
-
 /** A turn verdict's schema for these targets (memoised): the compact answer is asked for, the earlier shape still read. */
-export function turnAnswerSchema(targetIds: readonly string[], options: AnswerOptions = {}) {
-  const key = `${options.why ?? false}|${options.confidence ?? false}|${targetIds.join(',')}`;
-  let schema = turnSchemas.get(key);
-  if (!schema) {
-    if (turnSchemas.size > 1000) turnSchemas.clear();
-    schema = buildTurnAnswerSchema(targetIds, options);
-    turnSchemas.set(key, schema);
-  }
-  return schema;
-}
+export const turnAnswerSchema: (targetIds: readonly string[], options?: AnswerOptions) => ReturnType<typeof buildTurnAnswerSchema> = memoisedSchema(
+  (targetIds: readonly string[], options: AnswerOptions = {}) => `${options.why ?? false}|${options.confidence ?? false}|${targetIds.join(',')}`,
+  (targetIds: readonly string[], options: AnswerOptions = {}) => buildTurnAnswerSchema(targetIds, options),
+);
 
 /** The turn answer as the model is asked to write it (worked examples show this shape). */
 export function compactTurnAnswer(answer: Pick<TurnAnswer, 'labels' | 'targetUpdates'> & { why?: string }): Record<string, unknown> {

@@ -130,3 +130,21 @@ function validate<S extends z.ZodType>(text: string, schema: S): { ok: true; val
   if (!checked.success) return { ok: false, error: `the JSON does not follow the schema: ${describeZodError(checked.error)}` };
   return { ok: true, value: checked.data };
 }
+
+/**
+ * `build` memoised by `keyOf` for answer schemas, which depend on a conversation's target ids: the map is emptied
+ * when it passes `limit` entries, so a long campaign's distinct keys never pile up.
+ */
+export function memoisedSchema<A extends unknown[], S>(keyOf: (...args: A) => string, build: (...args: A) => S, limit = 1000): (...args: A) => S {
+  const built = new Map<string, S>();
+  return (...args: A) => {
+    const key = keyOf(...args);
+    let schema = built.get(key);
+    if (schema === undefined) {
+      if (built.size > limit) built.clear();
+      schema = build(...args);
+      built.set(key, schema);
+    }
+    return schema;
+  };
+}

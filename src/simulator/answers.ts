@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UtteranceAnnotationSchema, type UtteranceAnnotation } from '../domain/conversation.ts';
 import { RequestSchema, type Request } from '../domain/targets.ts';
 import type { Strategy } from '../domain/taxonomy.ts';
-import { eitherShape, hasKey, sendsAs } from '../llm/structured.ts';
+import { eitherShape, hasKey, memoisedSchema, sendsAs } from '../llm/structured.ts';
 
 /**
  * What the model simulator answers (issue #37: fewer completion tokens). The model is asked (through the provider's
@@ -64,19 +64,11 @@ function buildUtteranceAnswerSchema(targetIds: readonly string[], allowed: reado
   return sendsAs(eitherShape<UtteranceAnswer>(hasKey('annotation'), legacy, compact).superRefine(checkIds(targetIds)), compactUtteranceSchema(allowed));
 }
 
-const utteranceSchemas = new Map<string, ReturnType<typeof buildUtteranceAnswerSchema>>();
-
 /** An utterance's schema (memoised per target ids and strategies; `allowed` null: the opening, which has no strategy). */
-export function utteranceAnswerSchema(targetIds: readonly string[], allowed: readonly Strategy[] | null) {
-  const key = `${targetIds.join(',')}|${allowed === null ? 'opening' : allowed.join(',')}`;
-  let schema = utteranceSchemas.get(key);
-  if (!schema) {
-    if (utteranceSchemas.size > 1000) utteranceSchemas.clear();
-    schema = buildUtteranceAnswerSchema(targetIds, allowed);
-    utteranceSchemas.set(key, schema);
-  }
-  return schema;
-}
+export const utteranceAnswerSchema = memoisedSchema(
+  (targetIds: readonly string[], allowed: readonly Strategy[] | null) => `${targetIds.join(',')}|${allowed === null ? 'opening' : allowed.join(',')}`,
+  buildUtteranceAnswerSchema,
+);
 
 const compactTargets = z.object({ targets: z.array(RequestSchema).min(1).max(5) });
 const legacyTargets = z.object({ targets: z.array(z.object({ request: RequestSchema })).min(1).max(5) }).transform(({ targets }) => ({ targets: targets.map((t) => t.request) }));
